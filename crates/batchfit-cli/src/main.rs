@@ -1,0 +1,69 @@
+//! `batchfit`: the web app's estimate on the command line.
+//!
+//! ```text
+//! batchfit [--json] 'form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16'
+//! batchfit [--json] 'https://…/batchfit/?form=activations&batch=16'
+//! ```
+//!
+//! The argument is the page's URL query string (or a whole URL); the format is
+//! documented in docs/url-parameters.md. Exit codes: 0 ok, 2 bad input.
+
+use std::process::ExitCode;
+
+use batchfit_core::query::{self, Config};
+
+mod report;
+
+const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL   (see docs/url-parameters.md)";
+
+fn main() -> ExitCode {
+    let mut json = false;
+    let mut query_text = None;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--json" => json = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            _ if query_text.is_none() => query_text = Some(arg),
+            _ => return usage_error("takes one query string or URL"),
+        }
+    }
+    let Some(query_text) = query_text else {
+        return usage_error("needs a query string or URL");
+    };
+    match config_from(&query_text) {
+        Ok(config) => {
+            let out = if json {
+                report::json(&config)
+            } else {
+                report::text(&config)
+            };
+            println!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(lines) => {
+            for line in lines {
+                eprintln!("batchfit: {line}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Unlike the page, which falls back to defaults and shows a notice, a script
+/// wants to hear about every problem: any rejected parameter is an error.
+fn config_from(text: &str) -> Result<Config, Vec<String>> {
+    let parsed = query::parse(text);
+    if parsed.problems.is_empty() {
+        Ok(parsed.config)
+    } else {
+        Err(parsed.problems.iter().map(ToString::to_string).collect())
+    }
+}
+
+fn usage_error(what: &str) -> ExitCode {
+    eprintln!("batchfit: {what}; {USAGE}");
+    ExitCode::from(2)
+}
