@@ -2,13 +2,13 @@
 //!
 //! activation memory ≈ batch × sequence length × hidden size × layers × bytes × k
 //!
-//! `k` stands for "how many hidden-sized tensors each layer keeps per token for the
-//! backward pass". Around 10 at 16-bit is what the per-layer count of Korthikanti et
-//! al. 2022 ("Reducing Activation Recomputation in Large Transformer Models", §4.1:
-//! 34·s·b·h bytes per layer with FlashAttention-style attention, i.e. 17 two-byte
-//! tensors) comes to once the attention-score term is gone and the MLP tensors
-//! are recomputed or fused; it is a rule of thumb, and the transformer form models
-//! the terms one by one.
+//! `k` stands for "how many hidden-sized values each layer keeps per token for the
+//! backward pass". k = 10 is the rule of thumb this form starts from, not a derived
+//! constant. For comparison, Korthikanti et al. 2022 ("Reducing Activation
+//! Recomputation in Large Transformer Models", §4.1, Eq. 1) count 34 bytes per token
+//! per hidden unit per layer at 16 bit for a GPT-3-style layer without the
+//! attention-score term (k = 17 here), fewer without dropout masks. The transformer
+//! form models those terms one by one; this form is the quick napkin estimate.
 
 use crate::Precision;
 use crate::fields::{HundredthsField, WholeField};

@@ -23,6 +23,9 @@ pub enum Problem {
     Unknown,
     /// The same URL parameter given more than once (the first one is used).
     Duplicate,
+    /// Two parameters that say the same thing differently (`gpu` and `gpu_gb`);
+    /// the first one is used.
+    Conflict { with: &'static str },
 }
 
 /// A rejected value: which field (its URL parameter name) and why.
@@ -56,6 +59,9 @@ impl fmt::Display for ParamError {
             }
             Problem::Unknown => write!(f, "`{name}` is not a parameter batchfit knows"),
             Problem::Duplicate => write!(f, "`{name}` is given more than once"),
+            Problem::Conflict { with } => {
+                write!(f, "`{name}` and `{with}` cannot both be given; use one")
+            }
         }
     }
 }
@@ -134,6 +140,66 @@ impl HundredthsField {
     fn error(&self, problem: Problem) -> ParamError {
         ParamError::new(self.name, problem)
     }
+}
+
+/// A field that takes a count written the way people write model sizes: `7B`,
+/// `7000M`, `125M`, `125k`, `1.3e9`, `1.5T` or an exact number. Suffixes are
+/// decimal (k = 10^3, M = 10^6, B = G = 10^9, T = 10^12), any letter case; a
+/// fraction of a unit is rounded to the nearest whole count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountField {
+    pub name: &'static str,
+    pub min: u64,
+    pub max: u64,
+    pub default: u64,
+}
+
+impl CountField {
+    pub fn parse(&self, text: &str) -> Result<u64, ParamError> {
+        let text = text.trim();
+        let (digits, scale) = match text.char_indices().last() {
+            Some((i, c)) => match c.to_ascii_lowercase() {
+                'k' => (&text[..i], 1e3),
+                'm' => (&text[..i], 1e6),
+                'b' | 'g' => (&text[..i], 1e9),
+                't' => (&text[..i], 1e12),
+                _ => (text, 1.0),
+            },
+            None => (text, 1.0),
+        };
+        let error = |problem| ParamError::new(self.name, problem);
+        let range = || {
+            error(Problem::OutOfRange {
+                min: format_count(self.min),
+                max: format_count(self.max),
+            })
+        };
+        let value = match parse_number(digits).map_err(error)? {
+            Number::Negative => return Err(range()),
+            Number::Whole(n) if scale == 1.0 => n as f64,
+            Number::Whole(n) => n as f64 * scale,
+            Number::Fraction(x) => (x * scale).round(),
+        };
+        if !(self.min as f64..=self.max as f64).contains(&value) {
+            return Err(range());
+        }
+        match parse_number(digits) {
+            // Exact counts stay exact even above 2^53.
+            Ok(Number::Whole(n)) if scale == 1.0 => Ok(n),
+            _ => Ok(value as u64),
+        }
+    }
+}
+
+/// 7_000_000_000 → "7B", 125_000_000 → "125M", 124_439_808 → "124439808": the
+/// shortest spelling [`CountField::parse`] reads back exactly.
+pub fn format_count(count: u64) -> String {
+    for (unit, suffix) in [(1_000_000_000_000, "T"), (1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")] {
+        if count >= unit && count % unit == 0 {
+            return format!("{}{suffix}", count / unit);
+        }
+    }
+    count.to_string()
 }
 
 /// "1000" → "10", "1050" → "10.5", "1" → "0.01".
@@ -285,6 +351,36 @@ mod tests {
         }
         assert_eq!(format_hundredths(1050), "10.5");
         assert_eq!(format_hundredths(1005), "10.05");
+    }
+
+    #[test]
+    fn counts_read_the_way_model_sizes_are_written() {
+        const PARAMS: CountField = CountField { name: "params", min: 1, max: 1_000_000_000_000_000, default: 7_000_000_000 };
+        for (text, want) in [
+            ("7B", 7_000_000_000),
+            ("7b", 7_000_000_000),
+            ("7000M", 7_000_000_000),
+            ("125M", 125_000_000),
+            ("125k", 125_000),
+            ("1.3e9", 1_300_000_000),
+            ("1.5T", 1_500_000_000_000),
+            ("6.74B", 6_740_000_000),
+            ("124439808", 124_439_808),
+            ("1000000000000000", 1_000_000_000_000_000),
+            ("1", 1),
+        ] {
+            assert_eq!(PARAMS.parse(text), Ok(want), "{text:?}");
+            assert_eq!(PARAMS.parse(&format_count(want)), Ok(want), "{want}");
+        }
+        for text in ["0", "-7B", "1001T", "0.1"] {
+            assert!(matches!(PARAMS.parse(text), Err(ParamError { problem: Problem::OutOfRange { .. }, .. })), "{text:?}");
+        }
+        for (text, problem) in [("", Problem::Empty), ("B", Problem::Empty), ("7X", Problem::NotANumber), ("seven", Problem::NotANumber)] {
+            assert_eq!(PARAMS.parse(text), Err(ParamError::new("params", problem)), "{text:?}");
+        }
+        assert_eq!(format_count(7_000_000_000), "7B");
+        assert_eq!(format_count(124_439_808), "124439808");
+        assert_eq!(PARAMS.parse("2e15").unwrap_err().to_string(), "`params` must be from 1 to 1000T");
     }
 
     #[test]

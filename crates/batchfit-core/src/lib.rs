@@ -1,8 +1,13 @@
 //! The memory model behind batchfit.
 //!
-//! Raw text (URL query values, form fields) passes two stages: [`fields`] turns it
-//! into validated numbers or names a [`fields::ParamError`]; the model functions
-//! ([`activations::estimate`]) then take only validated inputs and cannot fail.
+//! Raw text (URL query values, form fields) passes two stages: [`fields`] (through
+//! [`query::parse`]) turns it into validated numbers or names a
+//! [`fields::ParamError`]; the model functions then take only validated inputs and
+//! cannot fail. [`memory::estimate`] answers for all three forms: the activations
+//! rule of thumb ([`activations`]), the parameters rule ([`parameters`]) and the
+//! transformer model ([`transformer`]); [`memory`] also sweeps batches, finds the
+//! largest batch that fits and what would make a configuration fit. [`presets`]
+//! holds published models and devices, [`hf`] imports a Hugging Face config.json.
 //! All sizes are integer bytes (`u128`, so that no product of in-range inputs can
 //! overflow); [`units`] formats them as GB (10^9 bytes) or GiB (2^30 bytes).
 //!
@@ -25,9 +30,16 @@
 
 pub mod activations;
 pub mod fields;
+pub mod hf;
+pub mod json;
+pub mod memory;
+pub mod parameters;
+pub mod presets;
 pub mod query;
+pub mod transformer;
 pub mod units;
 
+mod choice;
 mod precision;
 
 pub use precision::Precision;

@@ -6,41 +6,172 @@
 //! Reading never fails: a bad or unknown parameter is reported as a
 //! [`ParamError`] and its field keeps its default, so a link that is partly wrong
 //! still opens a working page. The CLI treats any problem as fatal instead.
+//!
+//! A URL describes the form it shows: a parameter of another form is known (not
+//! reported) but ignored, and the values the forms share (`batch`, `seq`,
+//! `hidden`, `layers`, `precision`) are copied to every form that has them, so
+//! switching forms keeps them.
 
-use crate::Precision;
 use crate::activations::{self, ActivationsInput, Multiplier};
-use crate::fields::{ParamError, Problem};
+use crate::choice::choice;
+use crate::fields::{self, HundredthsField, ParamError, Problem, WholeField};
+use crate::parameters::{self, ParametersInput};
+use crate::presets::{self, Device, ModelPreset};
+use crate::transformer::{self as tf, Architecture, TransformerInput};
 use crate::units::Units;
+use crate::Precision;
 
-/// Which of the three forms is shown.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Form {
-    #[default]
-    Activations,
+choice! {
+    /// Which of the three forms is shown.
+    pub enum Form {
+        /// The rule of thumb for activations only.
+        Activations = "activations",
+        /// Memory from a parameter count.
+        Parameters = "parameters",
+        /// Memory from a transformer's architecture, term by term.
+        Transformer = "transformer",
+    }
+    default Activations
 }
 
-impl Form {
-    pub const NAMES: &'static [&'static str] = &["activations"];
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Activations => "activations",
-        }
+choice! {
+    /// The page's language; absent means the browser's.
+    pub enum Lang {
+        En = "en",
+        Es = "es",
     }
-
-    fn parse(text: &str) -> Option<Self> {
-        text.trim()
-            .eq_ignore_ascii_case("activations")
-            .then_some(Self::Activations)
-    }
+    default En
 }
+
+/// A custom device capacity in GB (10^9 bytes), in hundredths.
+pub const GPU_GB: HundredthsField = HundredthsField {
+    name: "gpu_gb",
+    min: 1,
+    max: 100_000_000,
+    default: 8_000,
+};
+/// CUDA context and framework buffers, in hundredths of a GB. The default, 1 GB,
+/// is a CUDA context with cuBLAS/cuDNN handles (0.3–0.5 GB with lazy module
+/// loading, about 1.3 GB without) plus the caching allocator's slack; see
+/// docs/model.md.
+pub const OVERHEAD_GB: HundredthsField = HundredthsField {
+    name: "overhead_gb",
+    min: 0,
+    max: 100_000,
+    default: 100,
+};
+/// Safety margin in percent, in hundredths of a percent (0 – 100 %).
+pub const MARGIN: HundredthsField = HundredthsField {
+    name: "margin",
+    min: 0,
+    max: 10_000,
+    default: 0,
+};
+/// Target global batch for gradient accumulation (0 = none).
+pub const GLOBAL_BATCH: WholeField = WholeField {
+    name: "global_batch",
+    min: 0,
+    max: 1_000_000_000_000,
+    default: 0,
+};
 
 /// Everything a URL can say.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Config {
     pub form: Form,
     pub activations: ActivationsInput,
+    pub parameters: ParametersInput,
+    pub transformer: TransformerInput,
+    /// The model preset the transformer form started from, if any.
+    pub model: Option<&'static ModelPreset>,
+    pub device: Option<Device>,
+    /// Hundredths of a GB.
+    pub overhead: u64,
+    /// Hundredths of a percent.
+    pub margin: u64,
+    pub global_batch: u64,
     pub units: Units,
+    pub lang: Option<Lang>,
+    /// The page is embedded in an iframe (compact layout).
+    pub embed: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            form: Form::default(),
+            activations: ActivationsInput::default(),
+            parameters: ParametersInput::default(),
+            transformer: TransformerInput::default(),
+            model: None,
+            device: None,
+            overhead: OVERHEAD_GB.default,
+            margin: MARGIN.default,
+            global_batch: GLOBAL_BATCH.default,
+            units: Units::default(),
+            lang: None,
+            embed: false,
+        }
+    }
+}
+
+impl Config {
+    /// The batch of the current form.
+    pub fn batch(&self) -> u64 {
+        match self.form {
+            Form::Activations => self.activations.batch,
+            Form::Parameters => self.parameters.batch,
+            Form::Transformer => self.transformer.batch,
+        }
+    }
+
+    /// The same configuration with another batch, in every form.
+    pub fn with_batch(&self, batch: u64) -> Self {
+        let mut changed = *self;
+        changed.activations.batch = batch;
+        changed.parameters.batch = batch;
+        changed.transformer.batch = batch;
+        changed
+    }
+
+    /// The overhead in bytes.
+    pub fn overhead_bytes(&self) -> u128 {
+        u128::from(self.overhead) * 10_000_000
+    }
+
+    /// Copies the current form's shared values (batch, seq, hidden, layers,
+    /// precision) into the other forms that have them.
+    pub fn synced(mut self) -> Self {
+        let (batch, seq, hidden, layers, precision) = match self.form {
+            Form::Activations => {
+                let a = &self.activations;
+                (a.batch, Some(a.seq), Some(a.hidden), Some(a.layers), Some(a.precision))
+            }
+            Form::Parameters => (self.parameters.batch, None, None, None, Some(self.parameters.precision)),
+            Form::Transformer => {
+                let t = &self.transformer;
+                (t.batch, Some(t.seq), Some(t.arch.hidden), Some(t.arch.layers), None)
+            }
+        };
+        self = self.with_batch(batch);
+        if let Some(seq) = seq {
+            self.activations.seq = seq;
+            self.transformer.seq = seq;
+        }
+        if let Some(hidden) = hidden {
+            self.activations.hidden = hidden;
+            self.transformer.arch.hidden = hidden;
+        }
+        if let Some(layers) = layers {
+            self.activations.layers = layers;
+            self.transformer.arch.layers = layers;
+        }
+        if let Some(precision) = precision {
+            self.activations.precision = precision;
+            self.parameters.precision = precision;
+        }
+        self
+    }
 }
 
 /// A parsed query: the configuration to use and what was wrong with the query.
@@ -51,21 +182,29 @@ pub struct Parsed {
     pub problems: Vec<ParamError>,
 }
 
-/// Names every parameter this version understands, in the order [`to_query`] writes them.
-pub const PARAMETERS: &[&str] = &[
-    "form",
-    "batch",
-    "seq",
-    "hidden",
-    "layers",
-    "precision",
-    "k",
-    "ckpt",
-    "units",
+/// The activations form's parameters, in the order [`to_query`] writes them.
+pub const ACTIVATIONS_PARAMETERS: &[&str] = &["batch", "seq", "hidden", "layers", "precision", "k", "ckpt"];
+/// The parameters form's parameters, in order.
+pub const PARAMETERS_PARAMETERS: &[&str] = &["params", "precision", "optimizer", "batch", "act_mb"];
+/// The transformer form's parameters, in order.
+pub const TRANSFORMER_PARAMETERS: &[&str] = &[
+    "model", "kind", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "mlp", "norm", "vocab", "tied",
+    "bias", "qkv_bias", "positions", "token_types", "labels", "dropout", "image", "patch", "channels", "batch", "seq",
+    "recipe", "optimizer", "recompute", "attn", "mode", "gen", "quant", "gpus", "zero", "tp", "sp", "foreach",
 ];
+/// Parameters every form takes, in order.
+pub const COMMON_PARAMETERS: &[&str] = &["gpu", "gpu_gb", "overhead_gb", "margin", "global_batch", "units", "lang", "embed"];
+
+fn form_parameters(form: Form) -> &'static [&'static str] {
+    match form {
+        Form::Activations => ACTIVATIONS_PARAMETERS,
+        Form::Parameters => PARAMETERS_PARAMETERS,
+        Form::Transformer => TRANSFORMER_PARAMETERS,
+    }
+}
 
 /// Values a yes/no parameter accepts.
-const SWITCH_NAMES: &[&str] = &["0", "1"];
+pub const SWITCH_NAMES: &[&str] = &["0", "1"];
 
 /// The query part of `text`: everything after the first `?` (or all of it when
 /// there is none) and before any `#`. Accepts a bare query or a whole URL.
@@ -75,80 +214,324 @@ pub fn query_part(text: &str) -> &str {
     query.split_once('#').map_or(query, |(q, _)| q)
 }
 
-/// Reads a query string (with or without its leading `?`, or a whole URL).
-pub fn parse(text: &str) -> Parsed {
-    let mut parsed = Parsed::default();
-    let mut seen: Vec<&'static str> = Vec::new();
-    for (raw_name, value) in pairs(query_part(text)) {
-        let Some(&name) = PARAMETERS.iter().find(|&&known| known == raw_name) else {
-            parsed.problems.push(ParamError::new(raw_name, Problem::Unknown));
-            continue;
-        };
-        if seen.contains(&name) {
-            parsed.problems.push(ParamError::new(name, Problem::Duplicate));
-            continue;
-        }
-        seen.push(name);
-        if let Err(problem) = apply(&mut parsed.config, name, &value) {
-            parsed.problems.push(problem);
-        }
-    }
-    parsed
+/// The `'static` spelling of a parameter this version knows.
+fn known_name(name: &str) -> Option<&'static str> {
+    ["form"]
+        .iter()
+        .chain(ACTIVATIONS_PARAMETERS)
+        .chain(PARAMETERS_PARAMETERS)
+        .chain(TRANSFORMER_PARAMETERS)
+        .chain(COMMON_PARAMETERS)
+        .find(|&&known| known == name)
+        .copied()
 }
 
-/// Sets one known parameter on `config`, leaving it untouched on error.
-fn apply(config: &mut Config, name: &'static str, value: &str) -> Result<(), ParamError> {
-    let not_an_option = |allowed| ParamError::new(name, Problem::NotAnOption { allowed });
-    let act = &mut config.activations;
-    match name {
-        "form" => config.form = Form::parse(value).ok_or_else(|| not_an_option(Form::NAMES))?,
-        "batch" => act.batch = activations::BATCH.parse(value)?,
-        "seq" => act.seq = activations::SEQ.parse(value)?,
-        "hidden" => act.hidden = activations::HIDDEN.parse(value)?,
-        "layers" => act.layers = activations::LAYERS.parse(value)?,
-        "k" => act.k = Multiplier::from_hundredths(activations::K.parse(value)?),
-        "precision" => {
-            act.precision = value
-                .parse::<Precision>()
-                .map_err(|()| not_an_option(Precision::NAMES))?;
+/// Reads a query string (with or without its leading `?`, or a whole URL).
+pub fn parse(text: &str) -> Parsed {
+    // Problems carry the position of their parameter, to be reported in the
+    // order the query was written.
+    let mut problems: Vec<(usize, ParamError)> = Vec::new();
+    let mut known: Vec<(usize, &'static str, String)> = Vec::new();
+    for (index, (raw_name, value)) in pairs(query_part(text)).enumerate() {
+        match known_name(&raw_name) {
+            None => problems.push((index, ParamError::new(raw_name, Problem::Unknown))),
+            Some(name) if known.iter().any(|(_, n, _)| *n == name) => {
+                problems.push((index, ParamError::new(name, Problem::Duplicate)));
+            }
+            Some(name) => known.push((index, name, value)),
         }
-        "ckpt" => act.checkpointing = parse_switch(value).ok_or_else(|| not_an_option(SWITCH_NAMES))?,
-        "units" => config.units = value.parse().map_err(|()| not_an_option(Units::NAMES))?,
-        _ => unreachable!("every name in PARAMETERS is handled"),
+    }
+    let mut config = Config::default();
+    // The form decides which parameters apply: read it first.
+    if let Some((index, name, value)) = known.iter().find(|(_, n, _)| *n == "form") {
+        match Form::parse(value) {
+            Some(form) => config.form = form,
+            None => problems.push((*index, ParamError::new(*name, Problem::NotAnOption { allowed: Form::NAMES }))),
+        }
+    }
+    let form = config.form;
+    let applies = |name: &str| name != "form" && (COMMON_PARAMETERS.contains(&name) || form_parameters(form).contains(&name));
+    // A model preset is the base the other architecture parameters change.
+    let presets_first = known
+        .iter()
+        .filter(|(_, n, _)| *n == "model")
+        .chain(known.iter().filter(|(_, n, _)| *n != "model"));
+    let mut device_from: Option<&'static str> = None;
+    for (index, name, value) in presets_first {
+        if !applies(name) {
+            continue;
+        }
+        if matches!(*name, "gpu" | "gpu_gb") {
+            if let Some(first) = device_from {
+                problems.push((*index, ParamError::new(*name, Problem::Conflict { with: first })));
+                continue;
+            }
+            device_from = Some(name);
+        }
+        if let Err(error) = apply(&mut config, name, value) {
+            problems.push((*index, error));
+        }
+    }
+    problems.sort_by_key(|(index, _)| *index);
+    Parsed {
+        config: config.synced(),
+        problems: problems.into_iter().map(|(_, error)| error).collect(),
+    }
+}
+
+fn switch(name: &'static str, value: &str) -> Result<bool, ParamError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => Err(ParamError::new(name, Problem::NotAnOption { allowed: SWITCH_NAMES })),
+    }
+}
+
+fn option<T>(name: &'static str, parsed: Option<T>, allowed: &'static [&'static str]) -> Result<T, ParamError> {
+    parsed.ok_or_else(|| ParamError::new(name, Problem::NotAnOption { allowed }))
+}
+
+/// Sets one parameter of the current form (or of every form) on `config`,
+/// leaving it untouched on error.
+fn apply(config: &mut Config, name: &'static str, value: &str) -> Result<(), ParamError> {
+    let form = config.form;
+    let act = &mut config.activations;
+    let par = &mut config.parameters;
+    let t = &mut config.transformer;
+    let arch = &mut t.arch;
+    match name {
+        "batch" => {
+            let batch = activations::BATCH.parse(value)?;
+            (act.batch, par.batch, t.batch) = (batch, batch, batch);
+        }
+        "seq" => {
+            let seq = activations::SEQ.parse(value)?;
+            (act.seq, t.seq) = (seq, seq);
+        }
+        "hidden" => {
+            let hidden = activations::HIDDEN.parse(value)?;
+            (act.hidden, arch.hidden) = (hidden, hidden);
+        }
+        "layers" => {
+            let layers = activations::LAYERS.parse(value)?;
+            (act.layers, arch.layers) = (layers, layers);
+        }
+        "precision" => {
+            let precision = option(name, value.parse::<Precision>().ok(), Precision::NAMES)?;
+            (act.precision, par.precision) = (precision, precision);
+        }
+        "k" => act.k = Multiplier::from_hundredths(activations::K.parse(value)?),
+        "ckpt" => act.checkpointing = switch(name, value)?,
+        "params" => par.params = parameters::PARAMS.parse(value)?,
+        "act_mb" => par.act_mb = parameters::ACT_MB.parse(value)?,
+        "optimizer" if form == Form::Parameters => {
+            par.optimizer = option(name, parameters::Optimizer::parse(value), parameters::Optimizer::NAMES)?;
+        }
+        "optimizer" => t.optimizer = option(name, tf::Optimizer::parse(value), tf::Optimizer::NAMES)?,
+        "model" => {
+            let ids: &'static [&'static str] = MODEL_IDS;
+            let preset = option(name, presets::model(value), ids)?;
+            config.model = Some(preset);
+            config.transformer.arch = preset.arch;
+        }
+        "kind" => arch.kind = option(name, tf::Kind::parse(value), tf::Kind::NAMES)?,
+        "heads" => arch.heads = tf::HEADS.parse(value)?,
+        "kv_heads" => arch.kv_heads = tf::KV_HEADS.parse(value)?,
+        "head_dim" => arch.head_dim = tf::HEAD_DIM.parse(value)?,
+        "ffn" => arch.ffn = tf::FFN.parse(value)?,
+        "mlp" => arch.mlp = option(name, tf::Mlp::parse(value), tf::Mlp::NAMES)?,
+        "norm" => arch.norm = option(name, tf::Norm::parse(value), tf::Norm::NAMES)?,
+        "vocab" => arch.vocab = tf::VOCAB.parse(value)?,
+        "tied" => arch.tied = switch(name, value)?,
+        "bias" => arch.bias = switch(name, value)?,
+        "qkv_bias" => arch.qkv_bias = switch(name, value)?,
+        "positions" => arch.positions = tf::POSITIONS.parse(value)?,
+        "token_types" => arch.token_types = tf::TOKEN_TYPES.parse(value)?,
+        "labels" => arch.labels = tf::LABELS.parse(value)?,
+        "dropout" => arch.dropout = switch(name, value)?,
+        "image" => arch.image = tf::IMAGE.parse(value)?,
+        "patch" => arch.patch = tf::PATCH.parse(value)?,
+        "channels" => arch.channels = tf::CHANNELS.parse(value)?,
+        "recipe" => t.recipe = option(name, tf::Recipe::parse(value), tf::Recipe::NAMES)?,
+        "recompute" => t.recompute = option(name, tf::Recompute::parse(value), tf::Recompute::NAMES)?,
+        "attn" => t.attention = option(name, tf::Attention::parse(value), tf::Attention::NAMES)?,
+        "mode" => t.mode = option(name, tf::Mode::parse(value), tf::Mode::NAMES)?,
+        "gen" => t.generated = tf::GEN.parse(value)?,
+        "quant" => t.quant = option(name, tf::Quant::parse(value), tf::Quant::NAMES)?,
+        "gpus" => t.gpus = tf::GPUS.parse(value)?,
+        // ZERO's bound is 3: the conversion cannot fail.
+        "zero" => t.zero = u8::try_from(tf::ZERO.parse(value)?).unwrap_or(3),
+        "tp" => t.tp = tf::TP.parse(value)?,
+        "sp" => t.sp = switch(name, value)?,
+        "foreach" => t.foreach = switch(name, value)?,
+        "gpu" => {
+            let ids: &'static [&'static str] = DEVICE_IDS;
+            config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
+        }
+        "gpu_gb" => config.device = Some(Device::Custom { hundredths_gb: GPU_GB.parse(value)? }),
+        "overhead_gb" => config.overhead = OVERHEAD_GB.parse(value)?,
+        "margin" => config.margin = MARGIN.parse(value)?,
+        "global_batch" => config.global_batch = GLOBAL_BATCH.parse(value)?,
+        "units" => config.units = option(name, value.parse().ok(), Units::NAMES)?,
+        "lang" => config.lang = Some(option(name, Lang::parse(value), Lang::NAMES)?),
+        "embed" => config.embed = switch(name, value)?,
+        // `parse` only passes names from the lists above, all handled here.
+        _ => return Err(ParamError::new(name, Problem::Unknown)),
     }
     Ok(())
 }
 
-fn parse_switch(value: &str) -> Option<bool> {
-    match value.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "on" | "yes" => Some(true),
-        "0" | "false" | "off" | "no" => Some(false),
-        _ => None,
+/// Every model preset id, in the order of [`presets::MODELS`].
+pub const MODEL_IDS: &[&str] = &{
+    let mut ids = [""; presets::MODELS.len()];
+    let mut i = 0;
+    while i < ids.len() {
+        ids[i] = presets::MODELS[i].id;
+        i += 1;
     }
+    ids
+};
+
+/// Every device preset id, in the order of [`presets::DEVICES`].
+pub const DEVICE_IDS: &[&str] = &{
+    let mut ids = [""; presets::DEVICES.len()];
+    let mut i = 0;
+    while i < ids.len() {
+        ids[i] = presets::DEVICES[i].id;
+        i += 1;
+    }
+    ids
+};
+
+fn bit(value: bool) -> String {
+    u8::from(value).to_string()
 }
 
-/// Writes `config` as a query string (no leading `?`), every parameter of the
-/// current form in the order of [`PARAMETERS`]; `units` only when not the default.
+/// Writes `config` as a query string (no leading `?`): the form, every parameter
+/// of the current form in the documented order (the transformer form writes its
+/// model preset and only the architecture values that differ from it, and its
+/// other settings only when not at their defaults), then the common parameters
+/// that are not at their defaults.
 pub fn to_query(config: &Config) -> String {
-    let act = &config.activations;
-    let mut pairs: Vec<(&str, String)> = vec![
-        ("form", config.form.name().to_owned()),
-        ("batch", act.batch.to_string()),
-        ("seq", act.seq.to_string()),
-        ("hidden", act.hidden.to_string()),
-        ("layers", act.layers.to_string()),
-        ("precision", act.precision.name().to_owned()),
-        ("k", crate::fields::format_hundredths(act.k.hundredths())),
-        ("ckpt", u8::from(act.checkpointing).to_string()),
-    ];
-    if config.units != Units::default() {
-        pairs.push(("units", config.units.name().to_owned()));
+    let mut pairs: Vec<(&str, String)> = vec![("form", config.form.name().to_owned())];
+    match config.form {
+        Form::Activations => {
+            let act = &config.activations;
+            pairs.extend([
+                ("batch", act.batch.to_string()),
+                ("seq", act.seq.to_string()),
+                ("hidden", act.hidden.to_string()),
+                ("layers", act.layers.to_string()),
+                ("precision", act.precision.name().to_owned()),
+                ("k", fields::format_hundredths(act.k.hundredths())),
+                ("ckpt", bit(act.checkpointing)),
+            ]);
+        }
+        Form::Parameters => {
+            let par = &config.parameters;
+            pairs.extend([
+                ("params", fields::format_count(par.params)),
+                ("precision", par.precision.name().to_owned()),
+                ("optimizer", par.optimizer.name().to_owned()),
+                ("batch", par.batch.to_string()),
+                ("act_mb", fields::format_hundredths(par.act_mb)),
+            ]);
+        }
+        Form::Transformer => transformer_pairs(config, &mut pairs),
     }
+    if let Some(device) = config.device {
+        pairs.push(match device {
+            Device::Preset(preset) => ("gpu", preset.id.to_owned()),
+            Device::Custom { hundredths_gb } => ("gpu_gb", fields::format_hundredths(hundredths_gb)),
+        });
+    }
+    let defaults = Config::default();
+    let optional = [
+        ("overhead_gb", fields::format_hundredths(config.overhead), fields::format_hundredths(defaults.overhead)),
+        ("margin", fields::format_hundredths(config.margin), fields::format_hundredths(defaults.margin)),
+        ("global_batch", config.global_batch.to_string(), defaults.global_batch.to_string()),
+        ("units", config.units.name().to_owned(), defaults.units.name().to_owned()),
+        ("lang", config.lang.map_or("", Lang::name).to_owned(), String::new()),
+        ("embed", bit(config.embed), bit(defaults.embed)),
+    ];
+    pairs.extend(optional.into_iter().filter(|(_, value, default)| value != default).map(|(name, value, _)| (name, value)));
     pairs
         .iter()
         .map(|(name, value)| format!("{name}={}", encode(value)))
         .collect::<Vec<_>>()
         .join("&")
+}
+
+fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
+    let t = &config.transformer;
+    let a = &t.arch;
+    let base = config.model.map(|m| m.arch);
+    if let Some(model) = config.model {
+        pairs.push(("model", model.id.to_owned()));
+    }
+    let arch_values = |arch: &Architecture| -> [(&'static str, String); 20] {
+        [
+            ("kind", arch.kind.name().to_owned()),
+            ("layers", arch.layers.to_string()),
+            ("hidden", arch.hidden.to_string()),
+            ("heads", arch.heads.to_string()),
+            ("kv_heads", arch.kv_heads.to_string()),
+            ("head_dim", arch.head_dim.to_string()),
+            ("ffn", arch.ffn.to_string()),
+            ("mlp", arch.mlp.name().to_owned()),
+            ("norm", arch.norm.name().to_owned()),
+            ("vocab", arch.vocab.to_string()),
+            ("tied", bit(arch.tied)),
+            ("bias", bit(arch.bias)),
+            ("qkv_bias", bit(arch.qkv_bias)),
+            ("positions", arch.positions.to_string()),
+            ("token_types", arch.token_types.to_string()),
+            ("labels", arch.labels.to_string()),
+            ("dropout", bit(arch.dropout)),
+            ("image", arch.image.to_string()),
+            ("patch", arch.patch.to_string()),
+            ("channels", arch.channels.to_string()),
+        ]
+    };
+    let ours = arch_values(a);
+    match base {
+        Some(preset) => {
+            let theirs = arch_values(&preset);
+            pairs.extend(ours.into_iter().zip(theirs).filter(|(o, p)| o != p).map(|(o, _)| o));
+        }
+        None => pairs.extend(ours),
+    }
+    pairs.push(("batch", t.batch.to_string()));
+    pairs.push(("seq", t.seq.to_string()));
+    let d = TransformerInput::default();
+    let settings = [
+        ("recipe", t.recipe.name().to_owned(), d.recipe.name()),
+        ("optimizer", t.optimizer.name().to_owned(), d.optimizer.name()),
+        ("recompute", t.recompute.name().to_owned(), d.recompute.name()),
+        ("attn", t.attention.name().to_owned(), d.attention.name()),
+        ("mode", t.mode.name().to_owned(), d.mode.name()),
+    ];
+    for (name, value, default) in settings {
+        if value != default {
+            pairs.push((name, value));
+        }
+    }
+    if t.generated != d.generated {
+        pairs.push(("gen", t.generated.to_string()));
+    }
+    if t.quant != d.quant {
+        pairs.push(("quant", t.quant.name().to_owned()));
+    }
+    for (name, value, default) in [("gpus", t.gpus, d.gpus), ("zero", u64::from(t.zero), u64::from(d.zero)), ("tp", t.tp, d.tp)] {
+        if value != default {
+            pairs.push((name, value.to_string()));
+        }
+    }
+    for (name, value, default) in [("sp", t.sp, d.sp), ("foreach", t.foreach, d.foreach)] {
+        if value != default {
+            pairs.push((name, bit(value)));
+        }
+    }
 }
 
 /// Splits `a=1&b=2` into decoded pairs; empty segments are skipped, a segment
@@ -203,85 +586,4 @@ pub fn encode(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const WORKED: &str = "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10";
-
-    #[test]
-    fn the_documented_example_parses_without_problems() {
-        let parsed = parse(WORKED);
-        assert_eq!(parsed.problems, []);
-        assert_eq!(parsed.config, Config::default());
-        assert_eq!(activations::estimate(&parsed.config.activations).total, 85_899_345_920);
-    }
-
-    #[test]
-    fn whole_urls_and_leading_question_marks_are_accepted() {
-        for text in [
-            format!("?{WORKED}"),
-            format!("https://example.org/some/sub/path/?{WORKED}#results"),
-            format!("  {WORKED}  "),
-        ] {
-            assert_eq!(parse(&text), parse(WORKED), "{text}");
-        }
-    }
-
-    #[test]
-    fn writing_then_reading_gives_back_the_config() {
-        let config = Config {
-            activations: ActivationsInput {
-                batch: 3,
-                precision: Precision::Fp32,
-                k: Multiplier::from_hundredths(1234),
-                checkpointing: true,
-                ..ActivationsInput::default()
-            },
-            units: Units::Binary,
-            ..Config::default()
-        };
-        let query = to_query(&config);
-        assert_eq!(query, "form=activations&batch=3&seq=2048&hidden=4096&layers=32&precision=fp32&k=12.34&ckpt=1&units=gib");
-        assert_eq!(parse(&query), Parsed { config, problems: vec![] });
-    }
-
-    #[test]
-    fn bad_values_keep_defaults_and_are_named() {
-        let parsed = parse("batch=-1&seq=abc&layers=&precision=fp8&zzz=1&batch=4&ckpt=maybe&units=tb&form=nope");
-        assert_eq!(parsed.config, Config::default());
-        let named: Vec<(&str, &Problem)> =
-            parsed.problems.iter().map(|p| (p.name.as_str(), &p.problem)).collect();
-        assert_eq!(
-            named,
-            [
-                ("batch", &activations::BATCH.range()),
-                ("seq", &Problem::NotANumber),
-                ("layers", &Problem::Empty),
-                ("precision", &Problem::NotAnOption { allowed: Precision::NAMES }),
-                ("zzz", &Problem::Unknown),
-                ("batch", &Problem::Duplicate),
-                ("ckpt", &Problem::NotAnOption { allowed: SWITCH_NAMES }),
-                ("units", &Problem::NotAnOption { allowed: Units::NAMES }),
-                ("form", &Problem::NotAnOption { allowed: Form::NAMES }),
-            ]
-        );
-    }
-
-    #[test]
-    fn hostile_text_decodes_to_plain_strings() {
-        assert_eq!(decode("%3Cscript%3E+x"), "<script> x");
-        assert_eq!(decode("%ff%fe"), "\u{fffd}\u{fffd}");
-        assert_eq!(decode("%zz%4"), "%zz%4");
-        assert_eq!(decode("100%"), "100%");
-        let parsed = parse("batch=%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&%3Cscript%3E=1");
-        assert_eq!(parsed.problems[0], ParamError::new("batch", Problem::NotANumber));
-        assert_eq!(parsed.problems[1], ParamError::new("<script>", Problem::Unknown));
-    }
-
-    #[test]
-    fn encoding_round_trips() {
-        for text in ["a b&c=d", "ñ%", "<img src=x>", ""] {
-            assert_eq!(decode(&encode(text)), text);
-        }
-    }
-}
+mod tests;

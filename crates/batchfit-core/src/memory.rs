@@ -1,0 +1,339 @@
+//! One estimate for all three forms, and the answers derived from it: the batch
+//! sweep, the largest batch that fits, gradient-accumulation steps, GPUs needed,
+//! and what would make a configuration fit.
+//!
+//! ```
+//! use batchfit_core::{memory, query};
+//!
+//! let config = query::parse("form=parameters&params=7B&precision=fp16&optimizer=adamw&gpu=h100-80gb").config;
+//! let estimate = memory::estimate(&config);
+//! assert_eq!(estimate.weights, 14_000_000_000);
+//! assert_eq!(estimate.fits, Some(false));
+//! ```
+
+use crate::activations::{self, BATCH};
+use crate::parameters;
+use crate::query::{Config, Form};
+use crate::transformer::{self, GPUS, Mode, Recipe, Recompute};
+use crate::Precision;
+
+/// Memory of one configuration, per GPU, in bytes.
+///
+/// `total` is the sum of the model's terms (weights, gradients, optimizer states,
+/// optimizer step buffers, KV cache, activations); `overhead` (CUDA context and
+/// framework buffers) is kept apart; `required = (total + overhead) × (1 + margin)`
+/// is what is compared with the device. The activations form models activations
+/// only: its weights, gradients and optimizer states are 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Estimate {
+    /// Parameters of the whole model (0 for the activations form).
+    pub parameters: u128,
+    pub weights: u128,
+    pub gradients: u128,
+    /// Optimizer state, including FP32 master weights when the recipe keeps them.
+    pub optimizer_states: u128,
+    /// Temporary buffers of the optimizer step (only when asked for).
+    pub optimizer_step: u128,
+    /// Inference only: keys and values of every token, for the whole batch.
+    pub kv_cache: u128,
+    pub activations: u128,
+    pub activations_per_sample: u128,
+    pub total: u128,
+    pub overhead: u128,
+    pub required: u128,
+    /// The device's memory, when one is chosen.
+    pub device_bytes: Option<u128>,
+    pub fits: Option<bool>,
+    /// The largest batch whose `required` fits the device (0: not even one sample).
+    pub max_batch: Option<u64>,
+    /// Steps of gradient accumulation to reach the target global batch.
+    pub accumulation_steps: Option<u64>,
+}
+
+impl Estimate {
+    /// Memory that does not depend on the batch.
+    pub fn model_states(&self) -> u128 {
+        self.weights + self.gradients + self.optimizer_states + self.optimizer_step
+    }
+}
+
+/// The batch-independent and per-sample parts of one configuration.
+#[derive(Clone, Copy, Debug, Default)]
+struct Parts {
+    parameters: u128,
+    weights: u128,
+    gradients: u128,
+    optimizer_states: u128,
+    optimizer_step: u128,
+    activations_per_sample: u128,
+    kv_per_sample: u128,
+}
+
+impl Parts {
+    fn of(config: &Config) -> Self {
+        match config.form {
+            Form::Activations => Self {
+                activations_per_sample: activations::estimate(&config.activations).per_sample,
+                ..Self::default()
+            },
+            Form::Parameters => {
+                let e = parameters::estimate(&config.parameters);
+                Self {
+                    parameters: u128::from(config.parameters.params),
+                    weights: e.weights,
+                    gradients: e.gradients,
+                    optimizer_states: e.optimizer_states,
+                    activations_per_sample: e.activations_per_sample,
+                    ..Self::default()
+                }
+            }
+            Form::Transformer => {
+                let input = &config.transformer;
+                let count = transformer::parameter_count(&input.arch);
+                let states = transformer::model_states(&count, input);
+                Self {
+                    parameters: count.total,
+                    weights: states.weights,
+                    gradients: states.gradients,
+                    optimizer_states: states.optimizer_states,
+                    optimizer_step: states.optimizer_step,
+                    activations_per_sample: transformer::activations_per_sample(input),
+                    kv_per_sample: transformer::kv_cache_per_sample(input),
+                }
+            }
+        }
+    }
+
+    fn fixed(&self) -> u128 {
+        self.weights + self.gradients + self.optimizer_states + self.optimizer_step
+    }
+
+    fn total(&self, batch: u64) -> u128 {
+        self.fixed() + (self.activations_per_sample + self.kv_per_sample) * u128::from(batch)
+    }
+}
+
+
+/// `(total + overhead) × (1 + margin)`, rounded up to a byte.
+fn required(total: u128, config: &Config) -> u128 {
+    let with_overhead = total + config.overhead_bytes();
+    (with_overhead * (10_000 + u128::from(config.margin))).div_ceil(10_000)
+}
+
+/// The estimate for `config`. Pure and total: never fails, panics or overflows
+/// for any configuration [`crate::query::parse`] can produce.
+pub fn estimate(config: &Config) -> Estimate {
+    let parts = Parts::of(config);
+    let batch = config.batch();
+    let total = parts.total(batch);
+    let device_bytes = config.device.map(|d| d.bytes());
+    let required_bytes = required(total, config);
+    Estimate {
+        parameters: parts.parameters,
+        weights: parts.weights,
+        gradients: parts.gradients,
+        optimizer_states: parts.optimizer_states,
+        optimizer_step: parts.optimizer_step,
+        kv_cache: parts.kv_per_sample * u128::from(batch),
+        activations: parts.activations_per_sample * u128::from(batch),
+        activations_per_sample: parts.activations_per_sample,
+        total,
+        overhead: config.overhead_bytes(),
+        required: required_bytes,
+        device_bytes,
+        fits: device_bytes.map(|d| required_bytes <= d),
+        max_batch: device_bytes.map(|d| max_batch_within(&parts, config, d)),
+        accumulation_steps: accumulation_steps(config),
+    }
+}
+
+/// The largest batch in 1 … `BATCH.max` whose required memory is at most
+/// `device`, or 0. Binary search on the monotone `required(batch)`: exact, not
+/// a search over powers of two.
+fn max_batch_within(parts: &Parts, config: &Config, device: u128) -> u64 {
+    let fits = |batch: u64| required(parts.total(batch), config) <= device;
+    if !fits(1) {
+        return 0;
+    }
+    let (mut fitting, mut too_big) = (1u64, BATCH.max + 1);
+    if fits(BATCH.max) {
+        return BATCH.max;
+    }
+    while too_big - fitting > 1 {
+        let middle = fitting + (too_big - fitting) / 2;
+        if fits(middle) {
+            fitting = middle;
+        } else {
+            too_big = middle;
+        }
+    }
+    fitting
+}
+
+/// Steps of gradient accumulation so that micro-batch × data-parallel GPUs ×
+/// steps reaches the target global batch (`global_batch`), if one is set.
+pub fn accumulation_steps(config: &Config) -> Option<u64> {
+    if config.global_batch == 0 {
+        return None;
+    }
+    let replicas = match config.form {
+        Form::Transformer => config.transformer.gpus,
+        Form::Activations | Form::Parameters => 1,
+    };
+    let per_step = config.batch().saturating_mul(replicas);
+    Some(config.global_batch.div_ceil(per_step.max(1)))
+}
+
+/// One row of the batch sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SweepRow {
+    pub batch: u64,
+    /// Weights, gradients, optimizer states and step buffers: the same on every row.
+    pub model_states: u128,
+    /// Everything that grows with the batch: activations, and the KV cache in inference.
+    pub activations: u128,
+    pub total: u128,
+    pub required: u128,
+}
+
+/// Powers of two from 1 until one batch past the largest that fits (without a
+/// device: past the chosen batch), plus the chosen batch, in increasing order.
+pub fn sweep(config: &Config) -> Vec<SweepRow> {
+    let parts = Parts::of(config);
+    let chosen = config.batch();
+    let last = match config.device {
+        Some(device) => max_batch_within(&parts, config, device.bytes()).max(chosen),
+        None => chosen,
+    };
+    let mut batches: Vec<u64> = std::iter::successors(Some(1u64), |&b| (b <= last && b < BATCH.max).then(|| (b * 2).min(BATCH.max))).collect();
+    batches.push(chosen);
+    batches.sort_unstable();
+    batches.dedup();
+    batches
+        .into_iter()
+        .map(|batch| {
+            let total = parts.total(batch);
+            SweepRow {
+                batch,
+                model_states: parts.fixed(),
+                activations: total - parts.fixed(),
+                total,
+                required: required(total, config),
+            }
+        })
+        .collect()
+}
+
+/// The smallest data-parallel degree at which the transformer configuration fits
+/// its device with its ZeRO stage (model states shrink as GPUs are added from
+/// stage 1 on), or `None` when no device is chosen, the form is not the
+/// transformer form, or even `GPUS.max` GPUs are not enough.
+pub fn gpus_needed(config: &Config) -> Option<u64> {
+    let device = config.device?.bytes();
+    if config.form != Form::Transformer {
+        return None;
+    }
+    let fits = |gpus: u64| {
+        let mut trial = *config;
+        trial.transformer.gpus = gpus;
+        required(Parts::of(&trial).total(trial.batch()), &trial) <= device
+    };
+    if !fits(GPUS.max) {
+        return None;
+    }
+    let (mut too_few, mut enough) = (0u64, GPUS.max);
+    while enough - too_few > 1 {
+        let middle = too_few + (enough - too_few) / 2;
+        if fits(middle) {
+            enough = middle;
+        } else {
+            too_few = middle;
+        }
+    }
+    Some(enough)
+}
+
+/// One change that might make a configuration fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Change {
+    /// Half the batch (rounded up).
+    HalfBatch,
+    /// Gradient checkpointing: `ckpt=1` in the activations form, full
+    /// recomputation in the transformer form.
+    Checkpointing,
+    /// BF16 instead of FP32: the precision of the activations and parameters
+    /// forms, the pure-BF16 recipe in the transformer form.
+    Bf16,
+    /// ZeRO stage 3 over the smallest number of GPUs that fits.
+    Zero3 { gpus: u64 },
+    /// Half the sequence length (rounded up).
+    HalfSeq,
+}
+
+/// A changed configuration and its estimate, for "what would make it fit".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WhatIf {
+    pub change: Change,
+    pub config: Config,
+    pub estimate: Estimate,
+}
+
+/// Every change that applies to `config` (changes something), with its estimate.
+pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
+    let mut changes: Vec<(Change, Config)> = Vec::new();
+    let mut push = |change, changed: Config| {
+        if changed != *config {
+            changes.push((change, changed));
+        }
+    };
+
+    let batch = config.batch();
+    push(Change::HalfBatch, config.with_batch(batch.div_ceil(2)));
+
+    let mut changed = *config;
+    match config.form {
+        Form::Activations => changed.activations.checkpointing = true,
+        Form::Parameters => {}
+        Form::Transformer if config.transformer.mode == Mode::Train => changed.transformer.recompute = Recompute::Full,
+        Form::Transformer => {}
+    }
+    push(Change::Checkpointing, changed);
+
+    let mut changed = *config;
+    match config.form {
+        Form::Activations if config.activations.precision == Precision::Fp32 => changed.activations.precision = Precision::Bf16,
+        Form::Parameters if config.parameters.precision == Precision::Fp32 => changed.parameters.precision = Precision::Bf16,
+        Form::Transformer if config.transformer.recipe == Recipe::Fp32 => changed.transformer.recipe = Recipe::Bf16,
+        Form::Activations | Form::Parameters | Form::Transformer => {}
+    }
+    push(Change::Bf16, changed);
+
+    if config.form == Form::Transformer {
+        let mut zero3 = *config;
+        zero3.transformer.zero = 3;
+        if let Some(gpus) = gpus_needed(&zero3).filter(|&g| g > 1) {
+            zero3.transformer.gpus = gpus;
+            push(Change::Zero3 { gpus }, zero3);
+        }
+    }
+
+    let mut changed = *config;
+    match config.form {
+        Form::Activations => changed.activations.seq = config.activations.seq.div_ceil(2),
+        Form::Transformer => changed.transformer.seq = config.transformer.seq.div_ceil(2),
+        Form::Parameters => {}
+    }
+    push(Change::HalfSeq, changed);
+
+    changes
+        .into_iter()
+        .map(|(change, config)| WhatIf {
+            change,
+            config,
+            estimate: estimate(&config),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,859 @@
+//! The transformer form: memory per GPU from the architecture, term by term.
+//!
+//! Parameters are counted from the architecture (every matrix, bias and norm), the
+//! model states follow from the precision recipe, optimizer and sharding, and the
+//! activations follow Korthikanti et al. 2022, "Reducing Activation Recomputation
+//! in Large Transformer Models" (arXiv:2205.05198), §4, generalised to grouped-query
+//! attention, gated MLPs, other FFN sizes and 32-bit activations. docs/model.md
+//! derives every formula; each term below names its source.
+
+use crate::choice::choice;
+use crate::fields::WholeField;
+
+choice! {
+    /// What the model reads: tokens with an LM head, tokens without one (BERT),
+    /// or image patches (ViT).
+    pub enum Kind {
+        /// Decoder-only language model (GPT-2, Llama, …): LM head and logits.
+        Decoder = "decoder",
+        /// Encoder-only (BERT): post-norm, embedding norm, pooler, no LM head.
+        Encoder = "encoder",
+        /// Vision transformer: patches as tokens plus one class token, no vocabulary.
+        Vision = "vision",
+    }
+    default Decoder
+}
+
+choice! {
+    /// The feed-forward block.
+    pub enum Mlp {
+        /// Two matrices around a GELU (GPT-2, BERT, ViT).
+        Gelu = "gelu",
+        /// Three matrices, gated (SwiGLU in Llama/Qwen/Mistral/Phi-3, GeGLU in Gemma).
+        Swiglu = "swiglu",
+    }
+    default Swiglu
+}
+
+choice! {
+    pub enum Norm {
+        /// Weight and bias: 2 × hidden parameters.
+        LayerNorm = "layernorm",
+        /// Weight only: hidden parameters.
+        RmsNorm = "rmsnorm",
+    }
+    default RmsNorm
+}
+
+choice! {
+    /// Which number formats hold the weights, gradients and optimizer state.
+    pub enum Recipe {
+        /// Everything in FP32: 4 B weights, 4 B gradients, FP32 optimizer state.
+        Fp32 = "fp32",
+        /// Mixed precision with FP32 master weights and FP32 gradients (Megatron-LM,
+        /// Hugging Face docs): 2 B compute copy + 4 B gradients + 4 B master + state.
+        Amp = "amp",
+        /// Mixed precision with FP32 master weights and 16-bit gradients (the ZeRO
+        /// paper's setting, DeepSpeed fp16/bf16): 2 + 2 + 4 B master + state.
+        Amp16 = "amp16",
+        /// 16-bit weights with FP32 gradients and FP32 state, no master copy
+        /// (the parameters form's rule).
+        Mixed = "mixed",
+        /// Pure BF16: weights, gradients and optimizer state all 2 bytes.
+        Bf16 = "bf16",
+    }
+    default Amp
+}
+
+choice! {
+    pub enum Optimizer {
+        /// Adam/AdamW: two moments per parameter.
+        AdamW = "adamw",
+        /// bitsandbytes 8-bit Adam: two 1-byte moments plus block-wise scales.
+        Adam8bit = "adam8bit",
+        /// Adafactor: factored second moment (rows + columns per matrix), no first moment.
+        Adafactor = "adafactor",
+        /// SGD with momentum: one buffer per parameter.
+        SgdMomentum = "sgd_momentum",
+        /// Plain SGD: no state.
+        Sgd = "sgd",
+        /// No optimizer step (gradients only).
+        None = "none",
+    }
+    default AdamW
+}
+
+choice! {
+    /// Activation recomputation (gradient checkpointing).
+    pub enum Recompute {
+        None = "none",
+        /// Recompute only the attention core (Korthikanti et al. §4.2).
+        Selective = "selective",
+        /// Keep only each layer's input; recompute layers one at a time.
+        Full = "full",
+    }
+    default None
+}
+
+choice! {
+    /// The attention kernel.
+    pub enum Attention {
+        /// Materialises the seq × seq score matrix (PyTorch "eager").
+        Eager = "eager",
+        /// FlashAttention / PyTorch SDPA flash or memory-efficient kernels.
+        Flash = "flash",
+    }
+    default Flash
+}
+
+choice! {
+    pub enum Mode {
+        Train = "train",
+        /// Generation: weights and KV cache, no gradients or optimizer state.
+        Inference = "inference",
+    }
+    default Train
+}
+
+choice! {
+    /// Weight quantization for inference.
+    pub enum Quant {
+        None = "none",
+        /// 1 byte per weight plus one FP32 scale per output row (LLM.int8, bitsandbytes).
+        Int8 = "int8",
+        /// 4 bits per weight plus, per group of 128, an FP16 scale and a 4-bit zero point (GPTQ, AWQ).
+        Int4 = "int4",
+    }
+    default None
+}
+
+const fn whole(name: &'static str, min: u64, max: u64, default: u64) -> WholeField {
+    WholeField {
+        name,
+        min,
+        max,
+        default,
+    }
+}
+
+pub const HEADS: WholeField = whole("heads", 1, 100_000, 32);
+pub const KV_HEADS: WholeField = whole("kv_heads", 1, 100_000, 8);
+/// 0 means hidden / heads, the usual choice.
+pub const HEAD_DIM: WholeField = whole("head_dim", 0, 100_000, 0);
+pub const FFN: WholeField = whole("ffn", 1, 10_000_000, 14_336);
+pub const VOCAB: WholeField = whole("vocab", 1, 100_000_000, 128_256);
+/// Learned position embeddings (GPT-2, BERT); 0 for rotary or none.
+pub const POSITIONS: WholeField = whole("positions", 0, 10_000_000, 0);
+/// Token-type (segment) embeddings (BERT has 2).
+pub const TOKEN_TYPES: WholeField = whole("token_types", 0, 1_000, 0);
+/// Outputs of a classification head on top (0 = none).
+pub const LABELS: WholeField = whole("labels", 0, 1_000_000, 0);
+pub const IMAGE: WholeField = whole("image", 1, 100_000, 224);
+pub const PATCH: WholeField = whole("patch", 1, 100_000, 16);
+pub const CHANNELS: WholeField = whole("channels", 1, 1_000, 3);
+/// Tokens generated after the prompt (inference).
+pub const GEN: WholeField = whole("gen", 0, 10_000_000, 256);
+/// Data-parallel degree: model replicas (or ZeRO shards).
+pub const GPUS: WholeField = whole("gpus", 1, 100_000, 1);
+pub const ZERO: WholeField = whole("zero", 0, 3, 0);
+/// Tensor-parallel degree.
+pub const TP: WholeField = whole("tp", 1, 1_024, 1);
+
+/// A transformer's shape: enough to count every parameter exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Architecture {
+    pub kind: Kind,
+    pub layers: u64,
+    pub hidden: u64,
+    pub heads: u64,
+    /// Key/value heads: = heads for multi-head, fewer for GQA, 1 for MQA.
+    pub kv_heads: u64,
+    /// Per-head size; 0 means hidden / heads.
+    pub head_dim: u64,
+    pub ffn: u64,
+    pub mlp: Mlp,
+    pub norm: Norm,
+    pub vocab: u64,
+    /// Input embedding and LM head share one matrix.
+    pub tied: bool,
+    /// Every linear map has a bias (GPT-2, BERT, ViT).
+    pub bias: bool,
+    /// Only the query/key/value maps have biases (Qwen2).
+    pub qkv_bias: bool,
+    pub positions: u64,
+    pub token_types: u64,
+    pub labels: u64,
+    /// Dropout active in training (GPT-2, BERT, ViT: 0.1; Llama-style: 0):
+    /// each dropout keeps a 1-byte mask.
+    pub dropout: bool,
+    pub image: u64,
+    pub patch: u64,
+    pub channels: u64,
+}
+
+impl Default for Architecture {
+    /// Llama 3.1 8B (meta-llama/Llama-3.1-8B, config.json).
+    fn default() -> Self {
+        Self {
+            kind: Kind::Decoder,
+            layers: 32,
+            hidden: 4096,
+            heads: 32,
+            kv_heads: 8,
+            head_dim: 0,
+            ffn: 14_336,
+            mlp: Mlp::Swiglu,
+            norm: Norm::RmsNorm,
+            vocab: 128_256,
+            tied: false,
+            bias: false,
+            qkv_bias: false,
+            positions: 0,
+            token_types: 0,
+            labels: 0,
+            dropout: false,
+            image: IMAGE.default,
+            patch: PATCH.default,
+            channels: CHANNELS.default,
+        }
+    }
+}
+
+impl Architecture {
+    /// The per-head size actually used: `head_dim`, or hidden / heads when 0.
+    pub fn head_size(&self) -> u64 {
+        match self.head_dim {
+            0 => (self.hidden / self.heads.max(1)).max(1),
+            d => d,
+        }
+    }
+
+    /// Tokens per sample for a vision transformer: one per patch plus the class token.
+    pub fn patch_tokens(&self) -> u64 {
+        let side = self.image / self.patch.max(1);
+        side * side + 1
+    }
+}
+
+/// Parameters of an architecture, split the ways the memory terms need.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ParameterCount {
+    pub total: u128,
+    /// Weights of the layers' linear maps: what int8/int4 quantization compresses
+    /// (embeddings, head and norms stay 16-bit, as GPTQ/AWQ/bitsandbytes do).
+    pub linear: u128,
+    /// Output rows of those linear maps: one int8 scale each.
+    pub linear_rows: u128,
+    /// Norm weights and biases: replicated on every tensor-parallel rank.
+    pub norms: u128,
+    /// Σ (rows + columns) over matrices plus the size of every vector: the
+    /// entries of Adafactor's factored second moment.
+    pub factored: u128,
+}
+
+/// Counts every parameter of `arch`.
+pub fn parameter_count(arch: &Architecture) -> ParameterCount {
+    let h = u128::from(arch.hidden);
+    let layers = u128::from(arch.layers);
+    let head = u128::from(arch.head_size());
+    let q = u128::from(arch.heads) * head;
+    let kv = u128::from(arch.kv_heads) * head;
+    let f = u128::from(arch.ffn);
+    let norm = match arch.norm {
+        Norm::LayerNorm => 2 * h,
+        Norm::RmsNorm => h,
+    };
+    let gate = match arch.mlp {
+        Mlp::Gelu => 0,
+        Mlp::Swiglu => 1,
+    };
+
+    // One layer: W_q (h×q), W_k and W_v (h×kv), W_o (q×h); up (and gate) h×f, down f×h.
+    let attention = 2 * h * q + 2 * h * kv;
+    let mlp = (2 + gate) * h * f;
+    let linear_per_layer = attention + mlp;
+    let rows_per_layer = q + 2 * kv + h + (1 + gate) * f + h;
+    let factored_matrices = (h + q) * 2 + (h + kv) * 2 + (2 + gate) * (h + f);
+    let biases = if arch.bias {
+        q + 2 * kv + h + (1 + gate) * f + h
+    } else if arch.qkv_bias {
+        q + 2 * kv
+    } else {
+        0
+    };
+    let per_layer = linear_per_layer + biases + 2 * norm;
+
+    let mut total = layers * per_layer;
+    let mut norms = layers * 2 * norm;
+    let mut factored = layers * (factored_matrices + biases + 2 * norm);
+
+    let matrix = |rows: u128, cols: u128, total: &mut u128, factored: &mut u128| {
+        *total += rows * cols;
+        *factored += rows + cols;
+    };
+    match arch.kind {
+        Kind::Decoder | Kind::Encoder => {
+            matrix(u128::from(arch.vocab), h, &mut total, &mut factored);
+            if arch.positions > 0 {
+                matrix(u128::from(arch.positions), h, &mut total, &mut factored);
+            }
+            if arch.token_types > 0 {
+                matrix(u128::from(arch.token_types), h, &mut total, &mut factored);
+            }
+        }
+        Kind::Vision => {
+            // Patch embedding: a conv of h filters over channels × patch × patch,
+            // with bias; the class token; one learned position per token.
+            let patch = u128::from(arch.patch);
+            matrix(h, u128::from(arch.channels) * patch * patch, &mut total, &mut factored);
+            let vectors = h + h;
+            total += vectors;
+            factored += vectors;
+            matrix(u128::from(arch.patch_tokens()), h, &mut total, &mut factored);
+        }
+    }
+    // Decoder and ViT are pre-norm with a final norm; BERT is post-norm with a
+    // norm on the embeddings instead. One extra norm either way.
+    total += norm;
+    norms += norm;
+    factored += norm;
+    match arch.kind {
+        Kind::Decoder if !arch.tied => matrix(u128::from(arch.vocab), h, &mut total, &mut factored),
+        Kind::Decoder => {}
+        Kind::Encoder => {
+            // BERT's pooler: dense h×h with bias on the [CLS] token.
+            matrix(h, h, &mut total, &mut factored);
+            total += h;
+            factored += h;
+        }
+        Kind::Vision => {}
+    }
+    if arch.labels > 0 && arch.kind != Kind::Decoder {
+        let labels = u128::from(arch.labels);
+        matrix(labels, h, &mut total, &mut factored);
+        total += labels;
+        factored += labels;
+    }
+    ParameterCount {
+        total,
+        linear: layers * linear_per_layer,
+        linear_rows: layers * rows_per_layer,
+        norms,
+        factored,
+    }
+}
+
+/// Everything the transformer form asks, validated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TransformerInput {
+    pub arch: Architecture,
+    /// Micro-batch: samples per step on one GPU.
+    pub batch: u64,
+    /// Sequence length in tokens; the prompt length in inference. A vision
+    /// transformer's length comes from its image and patch size instead.
+    pub seq: u64,
+    pub recipe: Recipe,
+    pub optimizer: Optimizer,
+    pub recompute: Recompute,
+    pub attention: Attention,
+    pub mode: Mode,
+    pub generated: u64,
+    pub quant: Quant,
+    /// Data-parallel degree (ZeRO shards over these).
+    pub gpus: u64,
+    /// ZeRO stage 0–3 (FSDP full shard = 3, shard-grad-op = 2).
+    pub zero: u8,
+    pub tp: u64,
+    /// Megatron sequence parallelism (only meaningful with tp > 1).
+    pub sp: bool,
+    /// Count the optimizer step's temporary buffers (PyTorch's default
+    /// `foreach` Adam/AdamW).
+    pub foreach: bool,
+}
+
+impl Default for TransformerInput {
+    fn default() -> Self {
+        Self {
+            arch: Architecture::default(),
+            batch: crate::activations::BATCH.default,
+            seq: crate::activations::SEQ.default,
+            recipe: Recipe::default(),
+            optimizer: Optimizer::default(),
+            recompute: Recompute::default(),
+            attention: Attention::default(),
+            mode: Mode::default(),
+            generated: GEN.default,
+            quant: Quant::default(),
+            gpus: GPUS.default,
+            zero: 0,
+            tp: TP.default,
+            sp: false,
+            foreach: false,
+        }
+    }
+}
+
+impl TransformerInput {
+    /// Tokens per sample the layers see.
+    pub fn tokens(&self) -> u64 {
+        match self.arch.kind {
+            Kind::Vision => self.arch.patch_tokens(),
+            Kind::Decoder | Kind::Encoder => self.seq,
+        }
+    }
+
+    /// Bytes per activation element: FP32 recipes compute in FP32, every other
+    /// recipe computes in 16 bits.
+    pub fn activation_bytes(&self) -> u128 {
+        match self.recipe {
+            Recipe::Fp32 => 4,
+            Recipe::Amp | Recipe::Amp16 | Recipe::Mixed | Recipe::Bf16 => 2,
+        }
+    }
+
+    /// Effective ZeRO stage: 0 when there is only one replica to shard over.
+    fn zero_stage(&self) -> u8 {
+        if self.gpus > 1 { self.zero.min(3) } else { 0 }
+    }
+}
+
+/// The batch-independent memory per GPU, in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ModelStates {
+    pub weights: u128,
+    pub gradients: u128,
+    /// Optimizer state, including FP32 master weights where the recipe keeps them
+    /// (the ZeRO paper counts them there too: its K = 12 is 4 + 4 + 4).
+    pub optimizer_states: u128,
+    /// Temporary buffers the optimizer step allocates (only with `foreach`).
+    pub optimizer_step: u128,
+}
+
+impl ModelStates {
+    pub fn total(&self) -> u128 {
+        self.weights + self.gradients + self.optimizer_states + self.optimizer_step
+    }
+}
+
+fn ceil_div(n: u128, d: u128) -> u128 {
+    n.div_ceil(d.max(1))
+}
+
+/// Model states per GPU for a model of `count` parameters.
+pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelStates {
+    let t = u128::from(input.tp);
+    // Megatron tensor parallelism splits every matrix (and its bias) over t ranks
+    // (Shoeybi et al. 2019, §3); norms are replicated.
+    let per_rank = count.norms + ceil_div(count.total - count.norms, t);
+    let linear = ceil_div(count.linear, t);
+    let rest = per_rank - linear.min(per_rank);
+    let training = input.mode == Mode::Train;
+
+    let compute_bytes = input.activation_bytes();
+    let weights = if training {
+        per_rank * compute_bytes
+    } else {
+        match input.quant {
+            Quant::None => per_rank * compute_bytes,
+            // LLM.int8 (Dettmers et al. 2022, §3): int8 weights + one FP32 absmax per row.
+            Quant::Int8 => linear + 4 * ceil_div(count.linear_rows, t) + rest * compute_bytes,
+            // GPTQ/AWQ layout: 4-bit weights; per 128 weights an FP16 scale (16 bits)
+            // and a packed 4-bit zero point: 4 + 20/128 bits per weight.
+            Quant::Int4 => ceil_div(4 * linear + 20 * ceil_div(linear, 128), 8) + rest * compute_bytes,
+        }
+    };
+    if !training {
+        return shard(ModelStates { weights, ..ModelStates::default() }, input);
+    }
+
+    let gradients = per_rank
+        * match input.recipe {
+            Recipe::Fp32 | Recipe::Amp | Recipe::Mixed => 4,
+            Recipe::Amp16 | Recipe::Bf16 => 2,
+        };
+    // Master weights: the FP32 copy the optimizer updates (Micikevicius et al.
+    // 2018, "Mixed Precision Training", §3.1).
+    let master = match input.recipe {
+        Recipe::Amp | Recipe::Amp16 => 4 * per_rank,
+        Recipe::Fp32 | Recipe::Mixed | Recipe::Bf16 => 0,
+    };
+    let state_bytes: u128 = match input.recipe {
+        Recipe::Bf16 => 2,
+        Recipe::Fp32 | Recipe::Amp | Recipe::Amp16 | Recipe::Mixed => 4,
+    };
+    let state = match input.optimizer {
+        // Loshchilov & Hutter 2019: first and second moment per parameter.
+        Optimizer::AdamW => 2 * state_bytes * per_rank,
+        // Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", §2:
+        // two 1-byte moments and one FP32 absmax per block of 2048 for each.
+        Optimizer::Adam8bit => 2 * per_rank + 2 * 4 * ceil_div(per_rank, 2048),
+        // Shazeer & Stern 2018, "Adafactor", §3–4: row and column sums of the
+        // second moment per matrix, full second moment for vectors, β1 = 0.
+        Optimizer::Adafactor => state_bytes * ceil_div(count.factored, t),
+        Optimizer::SgdMomentum => state_bytes * per_rank,
+        Optimizer::Sgd | Optimizer::None => 0,
+    };
+    // torch.optim's `_multi_tensor_adam(w)` computes sqrt(v) for all parameters
+    // into one new list of tensors before the addcdiv: one state-sized temporary.
+    let optimizer_step = match (input.foreach, input.optimizer) {
+        (true, Optimizer::AdamW) => state_bytes * per_rank,
+        _ => 0,
+    };
+    shard(
+        ModelStates {
+            weights,
+            gradients,
+            optimizer_states: master + state,
+            optimizer_step,
+        },
+        input,
+    )
+}
+
+/// ZeRO (Rajbhandari et al. 2020, §5.1–5.3): stage 1 partitions the optimizer
+/// states over the data-parallel ranks, stage 2 also the gradients, stage 3 also
+/// the weights.
+fn shard(states: ModelStates, input: &TransformerInput) -> ModelStates {
+    let n = u128::from(input.gpus);
+    let stage = input.zero_stage();
+    let split = |bytes: u128, from: u8| if stage >= from { ceil_div(bytes, n) } else { bytes };
+    ModelStates {
+        weights: split(states.weights, 3),
+        gradients: split(states.gradients, 2),
+        optimizer_states: split(states.optimizer_states, 1),
+        optimizer_step: split(states.optimizer_step, 1),
+    }
+}
+
+/// One layer's activations for one sample, split the way tensor parallelism
+/// divides them (Korthikanti et al. 2022, §4.2.2, Eq. 2).
+#[derive(Clone, Copy, Debug, Default)]
+struct LayerActivations {
+    /// Not split by tensor parallelism (split only with sequence parallelism):
+    /// the norm inputs, the inputs of the first linear maps, the dropout masks
+    /// after the attention and MLP blocks — Korthikanti's 10sbh.
+    replicated: u128,
+    /// Split by tensor parallelism: Q, K, V, the attention output, the MLP's
+    /// intermediate tensors — Korthikanti's 24sbh.
+    split: u128,
+    /// The attention core's seq × seq tensors — Korthikanti's 5as²b; gone with
+    /// flash kernels and with selective recomputation.
+    scores: u128,
+}
+
+impl LayerActivations {
+    fn per_rank(&self, input: &TransformerInput, scores: bool) -> u128 {
+        let t = u128::from(input.tp);
+        let replicated = if input.sp { ceil_div(self.replicated, t) } else { self.replicated };
+        let scores = if scores { self.scores } else { 0 };
+        replicated + ceil_div(self.split + scores, t)
+    }
+}
+
+/// Korthikanti et al. 2022, §4.1, term by term, for one layer and one sample.
+/// At 16-bit with MHA, a 4h GELU MLP and dropout this is s·h·34 + 5·a·s² bytes
+/// (Eq. 1); each line says which of Korthikanti's terms it generalises.
+fn layer_activations(input: &TransformerInput) -> LayerActivations {
+    let arch = &input.arch;
+    let s = u128::from(input.tokens());
+    let e = input.activation_bytes();
+    let h = u128::from(arch.hidden);
+    let a = u128::from(arch.heads);
+    let q = a * u128::from(arch.head_size());
+    let kv = u128::from(arch.kv_heads) * u128::from(arch.head_size());
+    let f = u128::from(arch.ffn);
+    // Dropout masks are 1 byte per element whatever the compute precision (§4.1).
+    let mask = u128::from(arch.dropout);
+
+    let replicated = s
+        * (e * h // input of the first norm (Korthikanti: 2sbh of the 4sbh for norms)
+            + e * h // input of the Q/K/V projections (2sbh)
+            + mask * h // dropout mask after the attention block (sbh)
+            + e * h // input of the second norm (2sbh)
+            + e * h // input of the MLP's first linear map(s) (2sbh)
+            + mask * h); // dropout mask after the MLP (sbh)
+    let mlp = match arch.mlp {
+        // GELU input and GELU output (= input of the second linear map): 8sbh + 8sbh at f = 4h.
+        Mlp::Gelu => 2 * e * f,
+        // Gated MLP, same reasoning per tensor: the gate projection (input of the
+        // activation), the up projection and the activation's output (both needed
+        // for the product's gradient), and the product (input of the down map).
+        Mlp::Swiglu => 4 * e * f,
+    };
+    let flash_statistics = match input.attention {
+        // FlashAttention (Dao et al. 2022, §3.1; FlashAttention-2 §3.1.2) saves
+        // the softmax log-sum-exp per row and head, in FP32, for the backward pass.
+        Attention::Flash => 4 * a,
+        Attention::Eager => 0,
+    };
+    let split = s
+        * (e * q // Q (Korthikanti: Q and K, 4sbh; K and V sized by kv_heads under GQA)
+            + e * 2 * kv // K and V (V: 2sbh)
+            + e * q // attention output, input of the output projection (2sbh)
+            + mlp
+            + flash_statistics);
+    let scores = match input.attention {
+        // Softmax output (2as²b at 16-bit); with dropout, its mask (as²b) and
+        // output (2as²b).
+        Attention::Eager => a * s * s * (e + mask * (1 + e)),
+        Attention::Flash => 0,
+    };
+    LayerActivations {
+        replicated,
+        split,
+        scores,
+    }
+}
+
+/// Activation bytes one sample keeps alive per GPU at the peak of training (the
+/// start of the backward pass), or the transient activations of the prefill in
+/// inference.
+pub fn activations_per_sample(input: &TransformerInput) -> u128 {
+    match input.mode {
+        Mode::Train => training_activations(input),
+        Mode::Inference => prefill_activations(input),
+    }
+}
+
+fn training_activations(input: &TransformerInput) -> u128 {
+    let arch = &input.arch;
+    let layer = layer_activations(input);
+    let layers = u128::from(arch.layers);
+    let t = u128::from(input.tp);
+    let s = u128::from(input.tokens());
+    let e = input.activation_bytes();
+    let h = u128::from(arch.hidden);
+    let sp_split = |bytes: u128| if input.sp { ceil_div(bytes, t) } else { bytes };
+
+    let in_layers = match input.recompute {
+        Recompute::None => layers * layer.per_rank(input, true),
+        // Korthikanti §4.2: recompute the attention core (the s² terms) only.
+        Recompute::Selective => layers * layer.per_rank(input, false),
+        // Korthikanti §4.1 end: full recomputation keeps each layer's input (2sbh
+        // per layer at 16-bit); the layer being recomputed holds its full set.
+        Recompute::Full => layers * sp_split(s * e * h) + layer.per_rank(input, true),
+    };
+
+    // Korthikanti §4.3 (input and output layers).
+    let embedding_dropout = sp_split(s * u128::from(arch.dropout) * h);
+    let outside_layers = match arch.kind {
+        // Final norm input and LM head input (2sbh each at 16-bit); logits in FP32
+        // for the loss, and their gradient at the start of the backward pass
+        // (4sbv each), split over the vocabulary-parallel ranks.
+        Kind::Decoder => {
+            let v = u128::from(arch.vocab);
+            2 * sp_split(s * e * h) + ceil_div(2 * 4 * s * v, t)
+        }
+        // BERT's embedding norm input (post-norm model).
+        Kind::Encoder => sp_split(s * e * h),
+        // ViT's final norm input; the head reads one token.
+        Kind::Vision => sp_split(s * e * h),
+    };
+    in_layers + embedding_dropout + outside_layers
+}
+
+/// Inference holds no activations between layers: the peak is the largest
+/// block's temporaries during the prefill of the prompt.
+fn prefill_activations(input: &TransformerInput) -> u128 {
+    let arch = &input.arch;
+    let s = u128::from(input.tokens());
+    let e = input.activation_bytes();
+    let t = u128::from(input.tp);
+    let h = u128::from(arch.hidden);
+    let a = u128::from(arch.heads);
+    let q = a * u128::from(arch.head_size());
+    let kv = u128::from(arch.kv_heads) * u128::from(arch.head_size());
+    let f = u128::from(arch.ffn);
+    // The residual stream and its normed copy.
+    let stream = 2 * s * e * h;
+    // Q, K, V and the attention output; eager attention adds the scores and
+    // their softmax.
+    let scores = match input.attention {
+        Attention::Eager => 2 * e * a * s * s,
+        Attention::Flash => 0,
+    };
+    let attention = s * e * (2 * q + 2 * kv) + scores;
+    // GELU: up projection and its activation; gated: gate, up and product.
+    let mlp = match arch.mlp {
+        Mlp::Gelu => 2 * s * e * f,
+        Mlp::Swiglu => 3 * s * e * f,
+    };
+    // Generation needs the logits of the last position only, in FP32.
+    let logits = match arch.kind {
+        Kind::Decoder => ceil_div(4 * u128::from(arch.vocab), t),
+        Kind::Encoder | Kind::Vision => 0,
+    };
+    stream + ceil_div(attention.max(mlp), t) + logits
+}
+
+/// KV cache per sample per GPU: 2 (K and V) × layers × kv_heads × head_dim ×
+/// (prompt + generated tokens) × bytes (Pope et al. 2022, "Efficiently Scaling
+/// Transformer Inference", §2). Only decoders generate.
+pub fn kv_cache_per_sample(input: &TransformerInput) -> u128 {
+    let arch = &input.arch;
+    if input.mode != Mode::Inference || arch.kind != Kind::Decoder {
+        return 0;
+    }
+    let kv = u128::from(arch.kv_heads) * u128::from(arch.head_size());
+    let tokens = u128::from(input.seq) + u128::from(input.generated);
+    let bytes = 2 * u128::from(arch.layers) * kv * tokens * input.activation_bytes();
+    // Tensor parallelism splits the KV heads over the ranks.
+    ceil_div(bytes, u128::from(input.tp))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    fn arch(id: &str) -> Architecture {
+        presets::model(id).map(|m| m.arch).unwrap_or_else(|| panic!("preset {id}"))
+    }
+
+    /// Published parameter counts, within 0.5 %.
+    #[test]
+    fn parameter_counts_match_published_counts() {
+        for (id, published) in [
+            ("gpt2", 124_439_808.0),
+            ("bert-large", 335_141_888.0),
+            ("llama-2-7b", 6.74e9),
+            ("llama-3.1-8b", 8.03e9),
+            ("qwen2.5-7b", 7.62e9),
+        ] {
+            let count = parameter_count(&arch(id)).total as f64;
+            let error = (count - published).abs() / published;
+            assert!(error < 0.005, "{id}: {count} vs {published}");
+        }
+        // The exact counts, from the checkpoints' tensor shapes.
+        assert_eq!(parameter_count(&arch("gpt2")).total, 124_439_808);
+        assert_eq!(parameter_count(&arch("bert-large")).total, 335_141_888);
+        assert_eq!(parameter_count(&arch("llama-2-7b")).total, 6_738_415_616);
+        assert_eq!(parameter_count(&arch("llama-3.1-8b")).total, 8_030_261_248);
+        assert_eq!(parameter_count(&arch("qwen2.5-7b")).total, 7_615_616_512);
+    }
+
+    fn gpt_like(a: u64, s: u64, h: u64, dropout: bool) -> TransformerInput {
+        TransformerInput {
+            arch: Architecture {
+                heads: a,
+                kv_heads: a,
+                hidden: h,
+                ffn: 4 * h,
+                mlp: Mlp::Gelu,
+                dropout,
+                layers: 1,
+                ..Architecture::default()
+            },
+            seq: s,
+            batch: 1,
+            recipe: Recipe::Amp,
+            attention: Attention::Eager,
+            ..TransformerInput::default()
+        }
+    }
+
+    /// Korthikanti et al. 2022, Eq. 1: sbh(34 + 5as/h) per layer at 16-bit.
+    #[test]
+    fn one_layer_reproduces_korthikanti_equation_1() {
+        let (a, s, h) = (32u128, 2048u128, 4096u128);
+        let input = gpt_like(32, 2048, 4096, true);
+        let layer = layer_activations(&input);
+        assert_eq!(layer.replicated + layer.split + layer.scores, s * h * 34 + 5 * a * s * s);
+        // Eq. 2 (tensor parallel t = 8, no sequence parallelism): sbh(10 + 24/t + 5as/(ht)).
+        let tp = TransformerInput { tp: 8, ..input };
+        assert_eq!(layer.per_rank(&tp, true), s * h * 10 + s * h * 24 / 8 + 5 * a * s * s / 8);
+        // Eq. 4 (with sequence parallelism): sbh/t (34 + 5as/h).
+        let sp = TransformerInput { tp: 8, sp: true, ..input };
+        assert_eq!(layer.per_rank(&sp, true), (s * h * 34 + 5 * a * s * s) / 8);
+        // Selective recomputation (§4.2): 34sbh.
+        assert_eq!(layer.per_rank(&input, false), s * h * 34);
+    }
+
+    #[test]
+    fn without_dropout_and_with_flash_only_the_kept_tensors_remain() {
+        let (a, s, h) = (32u128, 2048u128, 4096u128);
+        let input = TransformerInput { attention: Attention::Flash, ..gpt_like(32, 2048, 4096, false) };
+        let layer = layer_activations(&input);
+        // 34 − 2 masks = 32 two-byte-ish units of sbh, plus FP32 log-sum-exp per head.
+        assert_eq!(layer.replicated + layer.split + layer.scores, s * h * 32 + 4 * a * s);
+    }
+
+    /// Rajbhandari et al. 2020, §5 / Figure 1: Ψ = 7.5B, K = 12, N_d = 64.
+    #[test]
+    fn zero_paper_example() {
+        let count = ParameterCount { total: 7_500_000_000, ..ParameterCount::default() };
+        let gb = |stage: u8| {
+            let input = TransformerInput {
+                recipe: Recipe::Amp16,
+                optimizer: Optimizer::AdamW,
+                gpus: 64,
+                zero: stage,
+                ..TransformerInput::default()
+            };
+            model_states(&count, &input).total() as f64 / 1e9
+        };
+        for (stage, want) in [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)] {
+            assert!((gb(stage) - want).abs() < 0.05, "stage {stage}: {} GB", gb(stage));
+        }
+    }
+
+    #[test]
+    fn recipes_cost_the_documented_bytes_per_parameter() {
+        let count = ParameterCount { total: 1_000_000, ..ParameterCount::default() };
+        for (recipe, optimizer, want) in [
+            (Recipe::Fp32, Optimizer::AdamW, 16),
+            (Recipe::Amp, Optimizer::AdamW, 18),
+            (Recipe::Amp16, Optimizer::AdamW, 16),
+            (Recipe::Mixed, Optimizer::AdamW, 14),
+            (Recipe::Bf16, Optimizer::AdamW, 8),
+            (Recipe::Fp32, Optimizer::SgdMomentum, 12),
+            (Recipe::Fp32, Optimizer::Sgd, 8),
+            (Recipe::Amp, Optimizer::None, 10),
+        ] {
+            let input = TransformerInput { recipe, optimizer, ..TransformerInput::default() };
+            assert_eq!(model_states(&count, &input).total(), want * 1_000_000, "{recipe:?} {optimizer:?}");
+        }
+        let foreach = TransformerInput { recipe: Recipe::Fp32, foreach: true, ..TransformerInput::default() };
+        assert_eq!(model_states(&count, &foreach).total(), 20_000_000);
+        let adam8 = TransformerInput { recipe: Recipe::Fp32, optimizer: Optimizer::Adam8bit, ..TransformerInput::default() };
+        assert_eq!(model_states(&count, &adam8).optimizer_states, 2_000_000 + 8 * 489);
+    }
+
+    #[test]
+    fn adafactor_keeps_rows_plus_columns() {
+        let arch = Architecture { layers: 1, hidden: 4, heads: 1, kv_heads: 1, ffn: 8, vocab: 10, tied: true, mlp: Mlp::Gelu, ..Architecture::default() };
+        let count = parameter_count(&arch);
+        // q,k,v,o: 4 × (4 + 4); up, down: 2 × (4 + 8); embedding 10 + 4; 3 RMSNorms of 4.
+        assert_eq!(count.factored, 32 + 24 + 14 + 12);
+        let input = TransformerInput { arch, recipe: Recipe::Fp32, optimizer: Optimizer::Adafactor, ..TransformerInput::default() };
+        assert_eq!(model_states(&count, &input).optimizer_states, 4 * 82);
+    }
+
+    #[test]
+    fn kv_cache_follows_the_formula() {
+        let input = TransformerInput {
+            arch: arch("qwen2.5-7b"),
+            mode: Mode::Inference,
+            seq: 30_720,
+            generated: 2048,
+            batch: 1,
+            ..TransformerInput::default()
+        };
+        // 2 × 28 layers × 4 kv heads × 128 × 32,768 tokens × 2 bytes.
+        assert_eq!(kv_cache_per_sample(&input), 2 * 28 * 4 * 128 * 32_768 * 2);
+    }
+
+    #[test]
+    fn quantized_weights_carry_their_scales() {
+        let arch = arch("llama-2-7b");
+        let count = parameter_count(&arch);
+        let input = |quant| TransformerInput { arch, mode: Mode::Inference, quant, ..TransformerInput::default() };
+        let rest = count.total - count.linear;
+        assert_eq!(model_states(&count, &input(Quant::None)).weights, 2 * count.total);
+        assert_eq!(model_states(&count, &input(Quant::Int8)).weights, count.linear + 4 * count.linear_rows + 2 * rest);
+        let int4 = (4 * count.linear + 20 * count.linear.div_ceil(128)).div_ceil(8) + 2 * rest;
+        assert_eq!(model_states(&count, &input(Quant::Int4)).weights, int4);
+        // About 3.9 GB for Llama 2 7B in 4 bits (0.52 B per linear weight + 16-bit embeddings).
+        assert!((3.8e9..4.0e9).contains(&(int4 as f64)), "{int4}");
+    }
+}
