@@ -586,4 +586,4 @@ pub fn encode(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

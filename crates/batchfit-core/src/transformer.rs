@@ -148,7 +148,9 @@ pub const POSITIONS: WholeField = whole("positions", 0, 10_000_000, 0);
 pub const TOKEN_TYPES: WholeField = whole("token_types", 0, 1_000, 0);
 /// Outputs of a classification head on top (0 = none).
 pub const LABELS: WholeField = whole("labels", 0, 1_000_000, 0);
-pub const IMAGE: WholeField = whole("image", 1, 100_000, 224);
+/// Image side in pixels; the bound keeps (image / patch)² tokens, and their
+/// seq² attention scores, far inside integer range.
+pub const IMAGE: WholeField = whole("image", 1, 4_096, 224);
 pub const PATCH: WholeField = whole("patch", 1, 100_000, 16);
 pub const CHANNELS: WholeField = whole("channels", 1, 1_000, 3);
 /// Tokens generated after the prompt (inference).

@@ -1,6 +1,13 @@
 use super::*;
+use crate::memory;
+use crate::transformer::{Attention, Kind, Mlp, Mode, Norm, Optimizer, Quant, Recipe, Recompute};
+use proptest::prelude::*;
 
 const WORKED: &str = "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10";
+
+fn named(parsed: &Parsed) -> Vec<(&str, &Problem)> {
+    parsed.problems.iter().map(|p| (p.name.as_str(), &p.problem)).collect()
+}
 
 #[test]
 fn the_documented_example_parses_without_problems() {
@@ -8,4 +15,238 @@ fn the_documented_example_parses_without_problems() {
     assert_eq!(parsed.problems, []);
     assert_eq!(parsed.config, Config::default());
     assert_eq!(activations::estimate(&parsed.config.activations).total, 85_899_345_920);
+}
+
+#[test]
+fn whole_urls_and_leading_question_marks_are_accepted() {
+    for text in [
+        format!("?{WORKED}"),
+        format!("https://example.org/some/sub/path/?{WORKED}#results"),
+        format!("  {WORKED}  "),
+    ] {
+        assert_eq!(parse(&text), parse(WORKED), "{text}");
+    }
+}
+
+#[test]
+fn writing_then_reading_gives_back_the_config() {
+    let config = Config {
+        activations: ActivationsInput {
+            batch: 3,
+            precision: Precision::Fp32,
+            k: Multiplier::from_hundredths(1234),
+            checkpointing: true,
+            ..ActivationsInput::default()
+        },
+        units: Units::Binary,
+        ..Config::default()
+    }
+    .synced();
+    let query = to_query(&config);
+    assert_eq!(query, "form=activations&batch=3&seq=2048&hidden=4096&layers=32&precision=fp32&k=12.34&ckpt=1&units=gib");
+    assert_eq!(parse(&query), Parsed { config, problems: vec![] });
+}
+
+#[test]
+fn bad_values_keep_defaults_and_are_named() {
+    let parsed = parse("batch=-1&seq=abc&layers=&precision=fp8&zzz=1&batch=4&ckpt=maybe&units=tb&form=nope");
+    assert_eq!(parsed.config, Config::default());
+    assert_eq!(
+        named(&parsed),
+        [
+            ("batch", &activations::BATCH.range()),
+            ("seq", &Problem::NotANumber),
+            ("layers", &Problem::Empty),
+            ("precision", &Problem::NotAnOption { allowed: Precision::NAMES }),
+            ("zzz", &Problem::Unknown),
+            ("batch", &Problem::Duplicate),
+            ("ckpt", &Problem::NotAnOption { allowed: SWITCH_NAMES }),
+            ("units", &Problem::NotAnOption { allowed: Units::NAMES }),
+            ("form", &Problem::NotAnOption { allowed: Form::NAMES }),
+        ]
+    );
+}
+
+#[test]
+fn the_parameters_form_reads_its_documented_query() {
+    let parsed = parse("form=parameters&params=7B&precision=fp16&optimizer=sgd_momentum&batch=8&act_mb=250.5");
+    assert_eq!(parsed.problems, []);
+    let p = parsed.config.parameters;
+    assert_eq!((p.params, p.precision, p.optimizer, p.batch, p.act_mb), (7_000_000_000, Precision::Fp16, parameters::Optimizer::SgdMomentum, 8, 25_050));
+    assert_eq!(to_query(&parsed.config), "form=parameters&params=7B&precision=fp16&optimizer=sgd_momentum&batch=8&act_mb=250.5");
+    // Shared values follow into the other forms.
+    assert_eq!((parsed.config.activations.batch, parsed.config.activations.precision), (8, Precision::Fp16));
+    assert_eq!(parsed.config.transformer.batch, 8);
+    // The transformer form's optimizers are not the parameters form's.
+    let parsed = parse("form=parameters&optimizer=adafactor");
+    assert_eq!(named(&parsed), [("optimizer", &Problem::NotAnOption { allowed: parameters::Optimizer::NAMES })]);
+}
+
+#[test]
+fn a_preset_is_the_base_and_changes_are_written_against_it() {
+    // The preset applies first wherever it is written.
+    let parsed = parse("form=transformer&layers=40&model=llama-2-7b&gpu=a100-80gb&recipe=bf16");
+    assert_eq!(parsed.problems, []);
+    let config = parsed.config;
+    assert_eq!(config.model.map(|m| m.id), Some("llama-2-7b"));
+    assert_eq!((config.transformer.arch.layers, config.transformer.arch.hidden), (40, 4096));
+    assert_eq!(config.activations.layers, 40);
+    let query = to_query(&config);
+    assert_eq!(query, "form=transformer&model=llama-2-7b&layers=40&batch=16&seq=2048&recipe=bf16&gpu=a100-80gb");
+    assert_eq!(parse(&query).config, config);
+}
+
+#[test]
+fn every_knob_is_a_parameter() {
+    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
+    let parsed = parse(query);
+    assert_eq!(parsed.problems, []);
+    let c = parsed.config;
+    let t = c.transformer;
+    let a = t.arch;
+    assert_eq!((a.kind, a.layers, a.hidden, a.heads, a.kv_heads, a.head_dim, a.ffn), (Kind::Encoder, 2, 64, 4, 2, 32, 100));
+    assert_eq!((a.mlp, a.norm, a.vocab, a.tied, a.bias, a.qkv_bias), (Mlp::Gelu, Norm::LayerNorm, 1000, true, true, true));
+    assert_eq!((a.positions, a.token_types, a.labels, a.dropout, a.image, a.patch, a.channels), (128, 2, 3, true, 64, 8, 1));
+    assert_eq!((t.batch, t.seq, t.recipe, t.optimizer, t.recompute, t.attention), (3, 77, Recipe::Fp32, Optimizer::Adafactor, Recompute::Selective, Attention::Eager));
+    assert_eq!((t.mode, t.generated, t.quant, t.gpus, t.zero, t.tp, t.sp, t.foreach), (Mode::Inference, 9, Quant::Int4, 8, 2, 2, true, true));
+    assert_eq!(c.device, Some(Device::Custom { hundredths_gb: 1250 }));
+    assert_eq!((c.overhead, c.margin, c.global_batch, c.units, c.lang, c.embed), (75, 1500, 512, Units::Binary, Some(Lang::Es), true));
+    assert_eq!(to_query(&c), query);
+}
+
+#[test]
+fn other_forms_parameters_are_known_but_ignored() {
+    let parsed = parse("form=activations&params=7B&model=gpt2&recipe=amp&lang=en&embed=0");
+    assert_eq!(parsed.problems, []);
+    assert_eq!(parsed.config.model, None);
+    assert_eq!(parsed.config.parameters.params, parameters::PARAMS.default);
+    assert_eq!(parsed.config.lang, Some(Lang::En));
+}
+
+#[test]
+fn device_problems_are_named() {
+    let parsed = parse("gpu=h100-80gb&gpu_gb=80");
+    assert_eq!(named(&parsed), [("gpu_gb", &Problem::Conflict { with: "gpu" })]);
+    assert_eq!(parsed.config.device.map(|d| d.bytes()), Some(81_559 * (1 << 20)));
+    let parsed = parse("gpu=h100&lang=fr&model=gpt-5");
+    assert_eq!(named(&parsed), [("gpu", &Problem::NotAnOption { allowed: DEVICE_IDS }), ("lang", &Problem::NotAnOption { allowed: Lang::NAMES })]);
+    let parsed = parse("form=transformer&model=gpt-5");
+    assert_eq!(named(&parsed), [("model", &Problem::NotAnOption { allowed: MODEL_IDS })]);
+    assert_eq!(parse("gpu_gb=0").problems[0].to_string(), "`gpu_gb` must be from 0.01 to 1000000");
+}
+
+#[test]
+fn hostile_text_decodes_to_plain_strings() {
+    assert_eq!(decode("%3Cscript%3E+x"), "<script> x");
+    assert_eq!(decode("%ff%fe"), "\u{fffd}\u{fffd}");
+    assert_eq!(decode("%zz%4"), "%zz%4");
+    assert_eq!(decode("100%"), "100%");
+    let parsed = parse("batch=%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&%3Cscript%3E=1");
+    assert_eq!(parsed.problems[0], ParamError::new("batch", Problem::NotANumber));
+    assert_eq!(parsed.problems[1], ParamError::new("<script>", Problem::Unknown));
+}
+
+#[test]
+fn encoding_round_trips() {
+    for text in ["a b&c=d", "ñ%", "<img src=x>", ""] {
+        assert_eq!(decode(&encode(text)), text);
+    }
+}
+
+fn whole(field: WholeField) -> impl Strategy<Value = u64> {
+    field.min..=field.max
+}
+
+fn pick<T: Copy + Debug + 'static>(all: &'static [T]) -> impl Strategy<Value = T> {
+    proptest::sample::select(all)
+}
+
+use std::fmt::Debug;
+
+prop_compose! {
+    fn any_arch()(
+        kind in pick(Kind::ALL), layers in whole(activations::LAYERS), hidden in whole(activations::HIDDEN),
+        heads in whole(tf::HEADS), kv_heads in whole(tf::KV_HEADS), head_dim in whole(tf::HEAD_DIM),
+        ffn in whole(tf::FFN), mlp in pick(Mlp::ALL), norm in pick(Norm::ALL), vocab in whole(tf::VOCAB),
+        switches in any::<[bool; 4]>(), positions in whole(tf::POSITIONS), token_types in whole(tf::TOKEN_TYPES),
+        labels in whole(tf::LABELS), image in whole(tf::IMAGE), patch in whole(tf::PATCH), channels in whole(tf::CHANNELS),
+    ) -> Architecture {
+        let [tied, bias, qkv_bias, dropout] = switches;
+        Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, positions, token_types, labels, dropout, image, patch, channels }
+    }
+}
+
+prop_compose! {
+    fn any_transformer()(
+        arch in any_arch(), batch in whole(activations::BATCH), seq in whole(activations::SEQ),
+        recipe in pick(Recipe::ALL), optimizer in pick(Optimizer::ALL), recompute in pick(Recompute::ALL),
+        attention in pick(Attention::ALL), mode in pick(Mode::ALL), generated in whole(tf::GEN), quant in pick(Quant::ALL),
+        gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 2]>(),
+    ) -> TransformerInput {
+        let [sp, foreach] = switches;
+        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach }
+    }
+}
+
+prop_compose! {
+    /// Any configuration a page could hold, with its shared values in sync.
+    pub(crate) fn any_config()(
+        form in pick(Form::ALL),
+        act in (whole(activations::BATCH), whole(activations::SEQ), whole(activations::HIDDEN), whole(activations::LAYERS), pick(&Precision::ALL), activations::K.min..=activations::K.max, any::<bool>()),
+        par in (1u64..=parameters::PARAMS.max, pick(&Precision::ALL), pick(parameters::Optimizer::ALL), whole(activations::BATCH), parameters::ACT_MB.min..=parameters::ACT_MB.max),
+        transformer in any_transformer(),
+        model in proptest::option::of((0..presets::MODELS.len()).prop_map(|i| &presets::MODELS[i])),
+        device in proptest::option::of(prop_oneof![(0..presets::DEVICES.len()).prop_map(|i| Device::Preset(&presets::DEVICES[i])), (GPU_GB.min..=GPU_GB.max).prop_map(|h| Device::Custom { hundredths_gb: h })]),
+        overhead in OVERHEAD_GB.min..=OVERHEAD_GB.max, margin in MARGIN.min..=MARGIN.max, global_batch in whole(GLOBAL_BATCH),
+        units in pick(&[Units::Decimal, Units::Binary]), lang in proptest::option::of(pick(Lang::ALL)), embed in any::<bool>(),
+    ) -> Config {
+        let (batch, seq, hidden, layers, precision, k, checkpointing) = act;
+        let (params, par_precision, optimizer, par_batch, act_mb) = par;
+        Config {
+            form,
+            activations: ActivationsInput { batch, seq, hidden, layers, precision, k: Multiplier::from_hundredths(k), checkpointing },
+            parameters: ParametersInput { params, precision: par_precision, optimizer, batch: par_batch, act_mb },
+            transformer,
+            model,
+            device,
+            overhead,
+            margin,
+            global_batch,
+            units,
+            lang,
+            embed,
+        }
+        .synced()
+    }
+}
+
+proptest! {
+    #[test]
+    fn to_query_then_parse_gives_back_the_form_shown(config in any_config()) {
+        let query = to_query(&config);
+        let parsed = parse(&query);
+        prop_assert_eq!(&parsed.problems, &vec![], "{}", query);
+        let back = parsed.config;
+        match config.form {
+            Form::Activations => prop_assert_eq!(back.activations, config.activations),
+            Form::Parameters => prop_assert_eq!(back.parameters, config.parameters),
+            Form::Transformer => {
+                prop_assert_eq!(back.transformer, config.transformer);
+                prop_assert_eq!(back.model, config.model);
+            }
+        }
+        prop_assert_eq!((back.device, back.overhead, back.margin, back.global_batch), (config.device, config.overhead, config.margin, config.global_batch));
+        prop_assert_eq!((back.units, back.lang, back.embed), (config.units, config.lang, config.embed));
+        // And the round trip is exact from then on.
+        prop_assert_eq!(parse(&to_query(&back)).config, back);
+        // Every configuration estimates without panicking.
+        let estimate = memory::estimate(&back);
+        prop_assert!(estimate.required >= estimate.total);
+    }
+
+    #[test]
+    fn reading_never_fails(text in ".{0,200}") {
+        let parsed = parse(&text);
+        prop_assert!(parsed.problems.len() <= text.len() + 1);
+    }
 }
