@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! batchfit [--json] 'form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16'
-//! batchfit [--json] 'https://…/batchfit/?form=activations&batch=16'
+//! batchfit [--json] 'https://…/batchfit/?form=transformer&model=llama-3.1-8b&gpu=h100-80gb'
+//! batchfit presets [--json]
 //! ```
 //!
 //! The argument is the page's URL query string (or a whole URL); the format is
@@ -14,7 +15,7 @@ use batchfit_core::query::{self, Config};
 
 mod report;
 
-const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL   (see docs/url-parameters.md)";
+const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL | batchfit presets [--json]   (see docs/url-parameters.md)";
 
 fn main() -> ExitCode {
     let mut json = false;
@@ -33,6 +34,10 @@ fn main() -> ExitCode {
     let Some(query_text) = query_text else {
         return usage_error("needs a query string or URL");
     };
+    if query_text == "presets" {
+        println!("{}", report::presets(json));
+        return ExitCode::SUCCESS;
+    }
     match config_from(&query_text) {
         Ok(config) => {
             let out = if json {

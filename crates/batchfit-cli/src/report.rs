@@ -1,8 +1,11 @@
-//! The two ways the CLI prints an estimate: text for people, JSON for scripts.
+//! The ways the CLI prints: text for people, JSON for scripts. Every number comes
+//! from batchfit-core; this module only lays them out.
 
-use batchfit_core::activations;
 use batchfit_core::fields::{format_hundredths, group_thousands};
-use batchfit_core::query::Config;
+use batchfit_core::memory::{self, Change, Estimate, SweepRow};
+use batchfit_core::presets::{self, Device};
+use batchfit_core::query::{Config, Form};
+use batchfit_core::transformer::{self, Mode};
 use batchfit_core::units::{self, Units};
 use serde::Serialize;
 
@@ -11,58 +14,375 @@ use serde::Serialize;
 struct Report {
     form: &'static str,
     units: &'static str,
-    activations_per_sample: u128,
+    parameters: u128,
+    weights: u128,
+    gradients: u128,
+    optimizer_states: u128,
+    optimizer_step: u128,
+    kv_cache: u128,
     activations: u128,
+    activations_per_sample: u128,
+    total: u128,
+    overhead: u128,
+    required: u128,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device_bytes: Option<u128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fits: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_batch: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accumulation_steps: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpus_needed: Option<u64>,
+    sweep: Vec<Row>,
+    what_ifs: Vec<WhatIfRow>,
+}
+
+#[derive(Serialize)]
+struct Row {
+    batch: u64,
+    model_states: u128,
+    activations: u128,
+    total: u128,
+    required: u128,
+}
+
+impl From<&SweepRow> for Row {
+    fn from(row: &SweepRow) -> Self {
+        Self {
+            batch: row.batch,
+            model_states: row.model_states,
+            activations: row.activations,
+            total: row.total,
+            required: row.required,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct WhatIfRow {
+    change: String,
+    query: String,
+    required: u128,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fits: Option<bool>,
+}
+
+fn change_name(change: Change) -> String {
+    match change {
+        Change::HalfBatch => "half_batch".to_owned(),
+        Change::Checkpointing => "checkpointing".to_owned(),
+        Change::Bf16 => "bf16".to_owned(),
+        Change::Zero3 { gpus } => format!("zero3_{gpus}_gpus"),
+        Change::HalfSeq => "half_seq".to_owned(),
+    }
+}
+
+fn change_label(change: Change) -> String {
+    match change {
+        Change::HalfBatch => "with half the batch".to_owned(),
+        Change::Checkpointing => "with gradient checkpointing".to_owned(),
+        Change::Bf16 => "in BF16 instead of FP32".to_owned(),
+        Change::Zero3 { gpus } => format!("with ZeRO-3 over {gpus} GPUs"),
+        Change::HalfSeq => "with half the sequence length".to_owned(),
+    }
 }
 
 pub fn json(config: &Config) -> String {
-    let estimate = activations::estimate(&config.activations);
+    let e = memory::estimate(config);
     let report = Report {
         form: config.form.name(),
         units: config.units.name(),
-        activations_per_sample: estimate.per_sample,
-        activations: estimate.total,
+        parameters: e.parameters,
+        weights: e.weights,
+        gradients: e.gradients,
+        optimizer_states: e.optimizer_states,
+        optimizer_step: e.optimizer_step,
+        kv_cache: e.kv_cache,
+        activations: e.activations,
+        activations_per_sample: e.activations_per_sample,
+        total: e.total,
+        overhead: e.overhead,
+        required: e.required,
+        device_bytes: e.device_bytes,
+        fits: e.fits,
+        max_batch: e.max_batch,
+        accumulation_steps: e.accumulation_steps,
+        gpus_needed: memory::gpus_needed(config),
+        sweep: memory::sweep(config).iter().map(Row::from).collect(),
+        what_ifs: memory::what_ifs(config)
+            .iter()
+            .map(|w| WhatIfRow {
+                change: change_name(w.change),
+                query: batchfit_core::query::to_query(&w.config),
+                required: w.estimate.required,
+                fits: w.estimate.fits,
+            })
+            .collect(),
     };
-    serde_json::to_string_pretty(&report).expect("a struct of strings and integers serializes")
+    serde_json::to_string_pretty(&report)
+        .expect("a struct of strings, integers and booleans serializes")
+}
+
+fn size(bytes: u128, units: Units) -> String {
+    units::format_bytes(bytes, units)
+}
+
+fn group_bytes(bytes: u128) -> String {
+    u64::try_from(bytes).map_or_else(|_| bytes.to_string(), group_thousands)
+}
+
+fn line(out: &mut String, label: &str, bytes: u128, units: Units) {
+    out.push_str(&format!(
+        "  {label:<28}{:>14}   ({} bytes)\n",
+        size(bytes, units),
+        group_bytes(bytes)
+    ));
+}
+
+fn describe(config: &Config, e: &Estimate) -> String {
+    match config.form {
+        Form::Activations => {
+            let input = &config.activations;
+            let checkpointing = if input.checkpointing {
+                "gradient checkpointing (√layers layers kept)"
+            } else {
+                "no checkpointing"
+            };
+            format!(
+                "Activations rule of thumb: batch × seq × hidden × layers × bytes × k\n\
+                 batch {}, seq {}, hidden {}, layers {}, {} ({} bytes), k = {}, {checkpointing}\n",
+                input.batch,
+                input.seq,
+                input.hidden,
+                input.layers,
+                input.precision,
+                input.precision.bytes(),
+                format_hundredths(input.k.hundredths()),
+            )
+        }
+        Form::Parameters => {
+            let input = &config.parameters;
+            format!(
+                "Parameters rule: {} parameters, {} weights, optimizer {}, batch {}, {} MB of activations per sample\n",
+                group_bytes(u128::from(input.params)),
+                input.precision,
+                input.optimizer.name(),
+                input.batch,
+                format_hundredths(input.act_mb),
+            )
+        }
+        Form::Transformer => {
+            let t = &config.transformer;
+            let a = &t.arch;
+            let model = config.model.map_or("custom architecture".to_owned(), |m| {
+                format!("{} ({})", m.name, m.id)
+            });
+            let mut text = format!(
+                "Transformer: {model}, {} parameters\n\
+                 {} layers, hidden {}, {} heads ({} KV), ffn {} {}, vocab {}\n\
+                 {} × {} tokens per GPU, recipe {}, optimizer {}, recompute {}, attention {}\n",
+                group_bytes(e.parameters),
+                a.layers,
+                a.hidden,
+                a.heads,
+                a.kv_heads,
+                a.ffn,
+                a.mlp.name(),
+                a.vocab,
+                t.batch,
+                t.tokens(),
+                t.recipe.name(),
+                t.optimizer.name(),
+                t.recompute.name(),
+                t.attention.name(),
+            );
+            if t.mode == Mode::Inference {
+                text.push_str(&format!(
+                    "inference: prompt {} + {} generated tokens, weights {}\n",
+                    t.seq,
+                    t.generated,
+                    t.quant.name()
+                ));
+            }
+            if t.gpus > 1 || t.tp > 1 {
+                let sp = if t.sp {
+                    " with sequence parallelism"
+                } else {
+                    ""
+                };
+                text.push_str(&format!(
+                    "{} data-parallel GPUs, ZeRO stage {}, tensor parallel {}{sp}\n",
+                    t.gpus, t.zero, t.tp
+                ));
+            }
+            text
+        }
+    }
 }
 
 pub fn text(config: &Config) -> String {
-    let input = &config.activations;
-    let estimate = activations::estimate(input);
-    let checkpointing = if input.checkpointing {
-        "gradient checkpointing (√layers layers kept)"
-    } else {
-        "no checkpointing"
-    };
-    let rows = [
-        ("Activations per sample".to_owned(), estimate.per_sample),
-        (format!("Activations (batch {})", input.batch), estimate.total),
-    ];
-    let mut out = format!(
-        "Activations rule of thumb: batch × seq × hidden × layers × bytes × k\n\
-         batch {}, seq {}, hidden {}, layers {}, {} ({} bytes), k = {}, {checkpointing}\n\n",
-        input.batch,
-        input.seq,
-        input.hidden,
-        input.layers,
-        input.precision,
-        input.precision.bytes(),
-        format_hundredths(input.k.hundredths()),
+    let units = config.units;
+    let e = memory::estimate(config);
+    let mut out = describe(config, &e);
+    out.push('\n');
+    if config.form != Form::Activations {
+        line(&mut out, "Weights", e.weights, units);
+        line(&mut out, "Gradients", e.gradients, units);
+        line(&mut out, "Optimizer states", e.optimizer_states, units);
+        if e.optimizer_step > 0 {
+            line(&mut out, "Optimizer step buffers", e.optimizer_step, units);
+        }
+        if e.kv_cache > 0 {
+            line(&mut out, "KV cache", e.kv_cache, units);
+        }
+    }
+    line(
+        &mut out,
+        "Activations per sample",
+        e.activations_per_sample,
+        units,
     );
-    for (label, bytes) in rows {
+    line(
+        &mut out,
+        &format!("Activations (batch {})", config.batch()),
+        e.activations,
+        units,
+    );
+    line(&mut out, "Total", e.total, units);
+    line(&mut out, "Overhead (CUDA context…)", e.overhead, units);
+    let margin = if config.margin > 0 {
+        format!(" (+{}% margin)", format_hundredths(config.margin))
+    } else {
+        String::new()
+    };
+    line(&mut out, &format!("Required{margin}"), e.required, units);
+    if let (Some(device), Some(bytes), Some(fits), Some(max_batch)) =
+        (config.device, e.device_bytes, e.fits, e.max_batch)
+    {
+        let name = match device {
+            Device::Preset(preset) => preset.name.to_owned(),
+            Device::Custom { hundredths_gb } => {
+                format!("{} GB device", format_hundredths(hundredths_gb))
+            }
+        };
         out.push_str(&format!(
-            "  {label:<28}{:>14}   ({} bytes)\n",
-            units::format_bytes(bytes, config.units),
-            group_bytes(bytes)
+            "\n{name}: {} — {}. Largest batch that fits: {max_batch}.\n",
+            size(bytes, units),
+            if fits { "fits" } else { "does not fit" },
+        ));
+        if let Some(gpus) = memory::gpus_needed(config).filter(|_| !fits) {
+            out.push_str(&format!(
+                "Fits with {gpus} data-parallel GPUs at ZeRO stage {}.\n",
+                config.transformer.zero
+            ));
+        }
+        if !fits {
+            for what_if in memory::what_ifs(config) {
+                let verdict = if what_if.estimate.fits == Some(true) {
+                    "fits"
+                } else {
+                    "still too big"
+                };
+                out.push_str(&format!(
+                    "  {}: {} required, {verdict}\n",
+                    change_label(what_if.change),
+                    size(what_if.estimate.required, units)
+                ));
+            }
+        }
+    }
+    if let Some(steps) = e.accumulation_steps {
+        out.push_str(&format!(
+            "\nGradient accumulation: {steps} steps to reach a global batch of {}.\n",
+            config.global_batch
         ));
     }
-    out.push_str(match config.units {
+    out.push_str("\n  batch   model states    activations          total       required\n");
+    for row in memory::sweep(config) {
+        out.push_str(&format!(
+            "  {:>5} {:>14} {:>14} {:>14} {:>14}\n",
+            row.batch,
+            size(row.model_states, units),
+            size(row.activations, units),
+            size(row.total, units),
+            size(row.required, units)
+        ));
+    }
+    out.push_str(match units {
         Units::Decimal => "\nGB = 10^9 bytes.",
         Units::Binary => "\nGiB = 2^30 bytes.",
     });
     out
 }
 
-fn group_bytes(bytes: u128) -> String {
-    u64::try_from(bytes).map_or_else(|_| bytes.to_string(), group_thousands)
+#[derive(Serialize)]
+struct PresetList {
+    models: Vec<ModelRow>,
+    devices: Vec<DeviceRow>,
+}
+
+#[derive(Serialize)]
+struct ModelRow {
+    id: &'static str,
+    name: &'static str,
+    published: &'static str,
+    parameters: u128,
+    source: &'static str,
+}
+
+#[derive(Serialize)]
+struct DeviceRow {
+    id: &'static str,
+    name: &'static str,
+    bytes: u128,
+    source: &'static str,
+}
+
+pub fn presets(json: bool) -> String {
+    let models: Vec<ModelRow> = presets::MODELS
+        .iter()
+        .map(|m| ModelRow {
+            id: m.id,
+            name: m.name,
+            published: m.published,
+            parameters: transformer::parameter_count(&m.arch).total,
+            source: m.source,
+        })
+        .collect();
+    let devices: Vec<DeviceRow> = presets::DEVICES
+        .iter()
+        .map(|d| DeviceRow {
+            id: d.id,
+            name: d.name,
+            bytes: d.bytes,
+            source: d.source,
+        })
+        .collect();
+    if json {
+        return serde_json::to_string_pretty(&PresetList { models, devices })
+            .expect("strings and integers serialize");
+    }
+    let mut out = String::from("Models (model=ID in form=transformer):\n");
+    for m in &models {
+        out.push_str(&format!(
+            "  {:<14} {:<18} {:>16} parameters (published {})\n",
+            m.id,
+            m.name,
+            group_bytes(m.parameters),
+            m.published
+        ));
+    }
+    out.push_str("\nDevices (gpu=ID):\n");
+    for d in &devices {
+        out.push_str(&format!(
+            "  {:<12} {:<30} {:>12} = {:>8} MiB\n",
+            d.id,
+            d.name,
+            size(d.bytes, Units::Decimal),
+            group_bytes(d.bytes >> 20)
+        ));
+    }
+    out
 }

@@ -13,7 +13,11 @@ fn batchfit(args: &[&str]) -> Output {
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = batchfit(args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
 }
 
@@ -55,16 +59,24 @@ fn bad_input_exits_2_with_one_line_naming_the_parameter() {
         ("batch=-1", "`batch` must be from 1 to 1,000,000,000"),
         ("batch=abc", "`batch` must be a number"),
         ("layers=", "`layers` is empty"),
-        ("precision=fp8", "`precision` must be one of: fp32, fp16, bf16, int8"),
+        (
+            "precision=fp8",
+            "`precision` must be one of: fp32, fp16, bf16, int8",
+        ),
     ] {
         let (name, _) = query.split_once('=').expect("name=value");
-        let others = WORKED.split('&').filter(|pair| !pair.starts_with(&format!("{name}=")));
+        let others = WORKED
+            .split('&')
+            .filter(|pair| !pair.starts_with(&format!("{name}=")));
         let full = others.chain([query]).collect::<Vec<_>>().join("&");
         let out = batchfit(&["--json", &full]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{query}");
         assert!(out.stdout.is_empty(), "{query}");
-        assert!(stderr.lines().any(|l| l.contains(expected)), "{query}: {stderr}");
+        assert!(
+            stderr.lines().any(|l| l.contains(expected)),
+            "{query}: {stderr}"
+        );
     }
     let out = batchfit(&["--json", "batch=-1"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -77,4 +89,123 @@ fn missing_argument_is_a_usage_error() {
     let out = batchfit(&[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage: batchfit"));
+}
+
+#[test]
+fn json_has_every_term_and_the_device_answers() {
+    let report = json(&[
+        "--json",
+        "form=parameters&params=7B&precision=fp16&optimizer=adamw&batch=4&act_mb=1000&gpu_gb=120",
+    ]);
+    for (key, bytes) in [
+        ("weights", 14_000_000_000_u64),
+        ("gradients", 28_000_000_000),
+        ("optimizer_states", 56_000_000_000),
+        ("activations", 4_000_000_000),
+        ("activations_per_sample", 1_000_000_000),
+        ("total", 102_000_000_000),
+        ("overhead", 1_000_000_000),
+        ("required", 103_000_000_000),
+        ("device_bytes", 120_000_000_000),
+    ] {
+        assert_eq!(report[key], bytes, "{key}");
+    }
+    assert_eq!(report["fits"], true);
+    // 98 GB of model states + 1 GB overhead + 1 GB per sample ≤ 120 GB: 21 samples.
+    assert_eq!(report["max_batch"], 21);
+    let sweep = report["sweep"].as_array().expect("a list");
+    let batches: Vec<u64> = sweep
+        .iter()
+        .filter_map(|row| row["batch"].as_u64())
+        .collect();
+    assert_eq!(batches, [1, 2, 4, 8, 16, 32]);
+    assert_eq!(sweep[0]["model_states"], 98_000_000_000_u64);
+    assert_eq!(sweep[0]["activations"], 1_000_000_000_u64);
+    assert_eq!(sweep[0]["total"], 99_000_000_000_u64);
+    // Without a device, no device answers.
+    let report = json(&["--json", "form=parameters&params=7B"]);
+    assert!(report.get("fits").is_none() && report.get("max_batch").is_none());
+}
+
+#[test]
+fn the_transformer_form_reports_per_gpu_numbers() {
+    let report = json(&[
+        "--json",
+        "form=transformer&model=llama-3.1-8b&batch=1&seq=2048&recompute=full&zero=3&gpus=8&gpu=h100-80gb",
+    ]);
+    assert_eq!(report["parameters"], 8_030_261_248_u64);
+    // AMP + AdamW: 18 bytes per parameter, sharded over 8 GPUs by ZeRO-3.
+    let states = ["weights", "gradients", "optimizer_states"]
+        .iter()
+        .filter_map(|k| report[k].as_u64())
+        .sum::<u64>();
+    assert!(
+        (states as f64 - 18.0 * 8_030_261_248.0 / 8.0).abs() < 10.0,
+        "{states}"
+    );
+    assert_eq!(report["fits"], true);
+    assert!(report["what_ifs"].is_array());
+}
+
+#[test]
+fn presets_are_listed() {
+    let out = batchfit(&["presets"]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(out.status.success());
+    for id in [
+        "llama-3.1-8b",
+        "qwen2.5-72b",
+        "vit-l-16",
+        "h100-80gb",
+        "rtx-4090",
+        "cpu-64gb",
+    ] {
+        assert!(text.contains(id), "{id}");
+    }
+    let list = json(&["presets", "--json"]);
+    assert!(list["models"].as_array().is_some_and(|m| m.len() >= 20));
+    assert_eq!(
+        list["devices"]
+            .as_array()
+            .and_then(|d| d.iter().find(|d| d["id"] == "a100-80gb"))
+            .map(|d| d["bytes"].clone()),
+        Some(serde_json::json!(85_899_345_920_u64))
+    );
+}
+
+#[test]
+fn every_problem_gets_its_own_line() {
+    let out = batchfit(&["form=transformer&model=gpt-9&recipe=fp8&gpu=h100&gpu_gb=80"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert!(
+        lines[0].contains("`model` must be one of: gpt2, "),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].contains("`recipe` must be one of: fp32, amp, amp16, mixed, bf16"),
+        "{stderr}"
+    );
+    assert!(lines[2].contains("`gpu` must be one of: t4, "), "{stderr}");
+    assert!(
+        lines[3].contains("`gpu_gb` and `gpu` cannot both be given"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn text_output_says_whether_it_fits_and_what_would_help() {
+    let out = batchfit(&[
+        "form=transformer&model=llama-3.1-8b&batch=2&seq=2048&recipe=fp32&gpu=a100-80gb",
+    ]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(out.status.success());
+    assert!(
+        text.contains("NVIDIA A100 80GB: 85.90 GB — does not fit"),
+        "{text}"
+    );
+    assert!(text.contains("with ZeRO-3 over"), "{text}");
+    assert!(text.contains("GB = 10^9 bytes"), "{text}");
 }

@@ -181,8 +181,8 @@ mod tests {
             K.min..=K.max,
             any::<bool>(),
         )
-            .prop_map(|(batch, seq, hidden, layers, precision, k, checkpointing)| {
-                ActivationsInput {
+            .prop_map(
+                |(batch, seq, hidden, layers, precision, k, checkpointing)| ActivationsInput {
                     batch,
                     seq,
                     hidden,
@@ -190,8 +190,8 @@ mod tests {
                     precision,
                     k: Multiplier::from_hundredths(k),
                     checkpointing,
-                }
-            })
+                },
+            )
     }
 
     proptest! {

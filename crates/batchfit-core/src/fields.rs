@@ -194,8 +194,13 @@ impl CountField {
 /// 7_000_000_000 → "7B", 125_000_000 → "125M", 124_439_808 → "124439808": the
 /// shortest spelling [`CountField::parse`] reads back exactly.
 pub fn format_count(count: u64) -> String {
-    for (unit, suffix) in [(1_000_000_000_000, "T"), (1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")] {
-        if count >= unit && count % unit == 0 {
+    for (unit, suffix) in [
+        (1_000_000_000_000, "T"),
+        (1_000_000_000, "B"),
+        (1_000_000, "M"),
+        (1_000, "k"),
+    ] {
+        if count >= unit && count.is_multiple_of(unit) {
             return format!("{}{suffix}", count / unit);
         }
     }
@@ -217,7 +222,7 @@ pub fn group_thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -329,7 +334,11 @@ mod tests {
             ("1000001", range.clone()),
             ("0.5", range.clone()),
         ] {
-            assert_eq!(BATCH.parse(text), Err(ParamError::new("batch", problem)), "{text:?}");
+            assert_eq!(
+                BATCH.parse(text),
+                Err(ParamError::new("batch", problem)),
+                "{text:?}"
+            );
         }
     }
 
@@ -343,11 +352,26 @@ mod tests {
 
     #[test]
     fn hundredths_fields_round_to_two_decimals() {
-        for (text, want) in [("10", 1000), ("10.5", 1050), ("0.01", 1), ("1e1", 1000), ("3.14159", 314)] {
+        for (text, want) in [
+            ("10", 1000),
+            ("10.5", 1050),
+            ("0.01", 1),
+            ("1e1", 1000),
+            ("3.14159", 314),
+        ] {
             assert_eq!(K.parse(text), Ok(want), "{text:?}");
         }
         for text in ["0", "0.001", "-3", "1001", "1e30"] {
-            assert!(matches!(K.parse(text), Err(ParamError { problem: Problem::OutOfRange { .. }, .. })), "{text:?}");
+            assert!(
+                matches!(
+                    K.parse(text),
+                    Err(ParamError {
+                        problem: Problem::OutOfRange { .. },
+                        ..
+                    })
+                ),
+                "{text:?}"
+            );
         }
         assert_eq!(format_hundredths(1050), "10.5");
         assert_eq!(format_hundredths(1005), "10.05");
@@ -355,7 +379,12 @@ mod tests {
 
     #[test]
     fn counts_read_the_way_model_sizes_are_written() {
-        const PARAMS: CountField = CountField { name: "params", min: 1, max: 1_000_000_000_000_000, default: 7_000_000_000 };
+        const PARAMS: CountField = CountField {
+            name: "params",
+            min: 1,
+            max: 1_000_000_000_000_000,
+            default: 7_000_000_000,
+        };
         for (text, want) in [
             ("7B", 7_000_000_000),
             ("7b", 7_000_000_000),
@@ -373,19 +402,45 @@ mod tests {
             assert_eq!(PARAMS.parse(&format_count(want)), Ok(want), "{want}");
         }
         for text in ["0", "-7B", "1001T", "0.1"] {
-            assert!(matches!(PARAMS.parse(text), Err(ParamError { problem: Problem::OutOfRange { .. }, .. })), "{text:?}");
+            assert!(
+                matches!(
+                    PARAMS.parse(text),
+                    Err(ParamError {
+                        problem: Problem::OutOfRange { .. },
+                        ..
+                    })
+                ),
+                "{text:?}"
+            );
         }
-        for (text, problem) in [("", Problem::Empty), ("B", Problem::Empty), ("7X", Problem::NotANumber), ("seven", Problem::NotANumber)] {
-            assert_eq!(PARAMS.parse(text), Err(ParamError::new("params", problem)), "{text:?}");
+        for (text, problem) in [
+            ("", Problem::Empty),
+            ("B", Problem::Empty),
+            ("7X", Problem::NotANumber),
+            ("seven", Problem::NotANumber),
+        ] {
+            assert_eq!(
+                PARAMS.parse(text),
+                Err(ParamError::new("params", problem)),
+                "{text:?}"
+            );
         }
         assert_eq!(format_count(7_000_000_000), "7B");
         assert_eq!(format_count(124_439_808), "124439808");
-        assert_eq!(PARAMS.parse("2e15").unwrap_err().to_string(), "`params` must be from 1 to 1000T");
+        assert_eq!(
+            PARAMS.parse("2e15").unwrap_err().to_string(),
+            "`params` must be from 1 to 1000T"
+        );
     }
 
     #[test]
     fn thousands_are_grouped() {
-        for (n, want) in [(0, "0"), (999, "999"), (1000, "1,000"), (1_234_567, "1,234,567")] {
+        for (n, want) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (1_234_567, "1,234,567"),
+        ] {
             assert_eq!(group_thousands(n), want);
         }
     }

@@ -18,11 +18,18 @@ use crate::json::{self, Json};
 use crate::transformer::{self as tf, Architecture, Kind, Mlp, Norm};
 
 /// The families this importer reads, as `model_type` spells them.
-pub const MODEL_TYPES: &[&str] = &["llama", "mistral", "qwen2", "gemma", "phi3", "gpt2", "bert", "vit"];
+pub const MODEL_TYPES: &[&str] = &[
+    "llama", "mistral", "qwen2", "gemma", "phi3", "gpt2", "bert", "vit",
+];
 
 /// Keys that describe an architecture batchfit does not model (mixture of
 /// experts): importing such a config would give a wrong count.
-const UNSUPPORTED_KEYS: &[&str] = &["num_local_experts", "num_experts", "n_routed_experts", "moe_intermediate_size"];
+const UNSUPPORTED_KEYS: &[&str] = &[
+    "num_local_experts",
+    "num_experts",
+    "n_routed_experts",
+    "moe_intermediate_size",
+];
 
 /// Why a pasted config could not be imported.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,7 +41,11 @@ pub enum ImportError {
     /// A key the family needs is absent.
     Missing { key: &'static str },
     /// A key has the wrong type of value (`"hidden_size": "4096"`).
-    WrongType { key: &'static str, expected: &'static str, found: &'static str },
+    WrongType {
+        key: &'static str,
+        expected: &'static str,
+        found: &'static str,
+    },
     /// A number outside what batchfit accepts for that quantity.
     BadValue { key: &'static str, problem: Problem },
     /// `model_type` names a family this importer does not read.
@@ -47,17 +58,31 @@ impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NotJson(error) => write!(f, "the config is {error}"),
-            Self::NotAnObject { found } => write!(f, "a config.json is an object {{…}}, not {found}"),
+            Self::NotAnObject { found } => {
+                write!(f, "a config.json is an object {{…}}, not {found}")
+            }
             Self::Missing { key } => write!(f, "the config has no `{key}`"),
-            Self::WrongType { key, expected, found } => write!(f, "`{key}` must be {expected}, not {found}"),
+            Self::WrongType {
+                key,
+                expected,
+                found,
+            } => write!(f, "`{key}` must be {expected}, not {found}"),
             Self::BadValue { key, problem } => match problem {
-                Problem::OutOfRange { min, max } => write!(f, "`{key}` must be from {min} to {max}"),
+                Problem::OutOfRange { min, max } => {
+                    write!(f, "`{key}` must be from {min} to {max}")
+                }
                 _ => write!(f, "`{key}` must be a whole number"),
             },
             Self::UnknownModelType { found } => {
-                write!(f, "`model_type` \"{found}\" is not one batchfit reads ({})", MODEL_TYPES.join(", "))
+                write!(
+                    f,
+                    "`model_type` \"{found}\" is not one batchfit reads ({})",
+                    MODEL_TYPES.join(", ")
+                )
             }
-            Self::Unsupported { key } => write!(f, "`{key}`: mixture-of-experts models are not modelled"),
+            Self::Unsupported { key } => {
+                write!(f, "`{key}`: mixture-of-experts models are not modelled")
+            }
         }
     }
 }
@@ -77,7 +102,11 @@ impl Keys<'_> {
             return Ok(None);
         };
         let Json::Number(x) = *value else {
-            return Err(ImportError::WrongType { key, expected: "a number", found: value.kind() });
+            return Err(ImportError::WrongType {
+                key,
+                expected: "a number",
+                found: value.kind(),
+            });
         };
         let bad = |problem| ImportError::BadValue { key, problem };
         if x.fract() != 0.0 {
@@ -98,7 +127,11 @@ impl Keys<'_> {
         match self.get(key) {
             None => Ok(None),
             Some(Json::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err(ImportError::WrongType { key, expected: "true or false", found: other.kind() }),
+            Some(other) => Err(ImportError::WrongType {
+                key,
+                expected: "true or false",
+                found: other.kind(),
+            }),
         }
     }
 
@@ -106,7 +139,11 @@ impl Keys<'_> {
         match self.get(key) {
             None => Ok(None),
             Some(Json::Number(x)) => Ok(Some(*x > 0.0)),
-            Some(other) => Err(ImportError::WrongType { key, expected: "a number", found: other.kind() }),
+            Some(other) => Err(ImportError::WrongType {
+                key,
+                expected: "a number",
+                found: other.kind(),
+            }),
         }
     }
 }
@@ -115,7 +152,9 @@ impl Keys<'_> {
 pub fn import(text: &str) -> Result<Architecture, ImportError> {
     let document = json::parse(text).map_err(ImportError::NotJson)?;
     if !matches!(document, Json::Object(_)) {
-        return Err(ImportError::NotAnObject { found: document.kind() });
+        return Err(ImportError::NotAnObject {
+            found: document.kind(),
+        });
     }
     let keys = Keys(&document);
     if let Some(key) = UNSUPPORTED_KEYS.iter().find(|k| keys.get(k).is_some()) {
@@ -123,14 +162,22 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
     }
     let model_type = match keys.get("model_type") {
         Some(Json::String(s)) => s.as_str(),
-        Some(other) => return Err(ImportError::WrongType { key: "model_type", expected: "a string", found: other.kind() }),
+        Some(other) => {
+            return Err(ImportError::WrongType {
+                key: "model_type",
+                expected: "a string",
+                found: other.kind(),
+            });
+        }
         None => return Err(ImportError::Missing { key: "model_type" }),
     };
     match model_type {
         "llama" | "mistral" | "qwen2" | "gemma" | "phi3" => llama_like(&keys, model_type),
         "gpt2" => gpt2(&keys),
         "bert" | "vit" => bert_like(&keys, model_type == "vit"),
-        other => Err(ImportError::UnknownModelType { found: other.to_owned() }),
+        other => Err(ImportError::UnknownModelType {
+            found: other.to_owned(),
+        }),
     }
 }
 
@@ -143,7 +190,9 @@ fn llama_like(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportE
         hidden: keys.required("hidden_size", HIDDEN)?,
         heads,
         // Absent means multi-head attention (the classes' default).
-        kv_heads: keys.whole("num_key_value_heads", tf::KV_HEADS)?.unwrap_or(heads),
+        kv_heads: keys
+            .whole("num_key_value_heads", tf::KV_HEADS)?
+            .unwrap_or(heads),
         head_dim: keys.whole("head_dim", tf::HEAD_DIM)?.unwrap_or(0),
         ffn: keys.required("intermediate_size", tf::FFN)?,
         mlp: Mlp::Swiglu,
@@ -151,7 +200,9 @@ fn llama_like(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportE
         vocab: keys.required("vocab_size", tf::VOCAB)?,
         // PretrainedConfig defaults to tied; LlamaConfig, MistralConfig,
         // Qwen2Config and Phi3Config default to untied, GemmaConfig to tied.
-        tied: keys.switch("tie_word_embeddings")?.unwrap_or(model_type == "gemma"),
+        tied: keys
+            .switch("tie_word_embeddings")?
+            .unwrap_or(model_type == "gemma"),
         bias: false,
         // Qwen2 always has Q/K/V biases; Llama's `attention_bias` adds them (and
         // an output bias, which is h parameters per layer: not counted).

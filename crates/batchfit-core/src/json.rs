@@ -51,13 +51,20 @@ pub struct SyntaxError {
 
 impl fmt::Display for SyntaxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "not valid JSON at byte {}: expected {}", self.offset, self.expected)
+        write!(
+            f,
+            "not valid JSON at byte {}: expected {}",
+            self.offset, self.expected
+        )
     }
 }
 
 /// Parses one JSON document (surrounding whitespace allowed).
 pub fn parse(text: &str) -> Result<Json, SyntaxError> {
-    let mut reader = Reader { bytes: text.as_bytes(), at: 0 };
+    let mut reader = Reader {
+        bytes: text.as_bytes(),
+        at: 0,
+    };
     let value = reader.value(0)?;
     reader.skip_space();
     if reader.at != reader.bytes.len() {
@@ -73,7 +80,10 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn error(&self, expected: &'static str) -> SyntaxError {
-        SyntaxError { offset: self.at, expected }
+        SyntaxError {
+            offset: self.at,
+            expected,
+        }
     }
 
     fn peek(&self) -> Option<u8> {
@@ -168,7 +178,10 @@ impl Reader<'_> {
     }
 
     fn hex4(&mut self) -> Result<u32, SyntaxError> {
-        let digits = self.bytes.get(self.at..self.at + 4).ok_or_else(|| self.error("four hex digits"))?;
+        let digits = self
+            .bytes
+            .get(self.at..self.at + 4)
+            .ok_or_else(|| self.error("four hex digits"))?;
         let text = std::str::from_utf8(digits).map_err(|_| self.error("four hex digits"))?;
         let value = u32::from_str_radix(text, 16).map_err(|_| self.error("four hex digits"))?;
         self.at += 4;
@@ -199,10 +212,14 @@ impl Reader<'_> {
                         b't' => '\t',
                         b'u' => {
                             let first = self.hex4()?;
-                            let code = if (0xD800..0xDC00).contains(&first) && self.bytes[self.at..].starts_with(b"\\u") {
+                            let code = if (0xD800..0xDC00).contains(&first)
+                                && self.bytes[self.at..].starts_with(b"\\u")
+                            {
                                 self.at += 2;
                                 let second = self.hex4()?;
-                                0x10000 + ((first - 0xD800) << 10) + (second.wrapping_sub(0xDC00) & 0x3FF)
+                                0x10000
+                                    + ((first - 0xD800) << 10)
+                                    + (second.wrapping_sub(0xDC00) & 0x3FF)
                             } else {
                                 first
                             };
@@ -249,7 +266,8 @@ impl Reader<'_> {
                 return Err(self.error("an exponent"));
             }
         }
-        let text = std::str::from_utf8(&self.bytes[start..self.at]).map_err(|_| self.error("a number"))?;
+        let text =
+            std::str::from_utf8(&self.bytes[start..self.at]).map_err(|_| self.error("a number"))?;
         let value: f64 = text.parse().map_err(|_| self.error("a number"))?;
         Ok(Json::Number(value))
     }
@@ -263,8 +281,18 @@ mod tests {
     fn reads_config_shaped_documents() {
         let doc = parse(r#" {"a": 1, "b": [true, false, null], "c": {"d": "x\"y\u00e9\ud83d\ude00"}, "e": -1.5e3} "#).expect("valid");
         assert_eq!(doc.get("a"), Some(&Json::Number(1.0)));
-        assert_eq!(doc.get("b"), Some(&Json::Array(vec![Json::Bool(true), Json::Bool(false), Json::Null])));
-        assert_eq!(doc.get("c").and_then(|c| c.get("d")), Some(&Json::String("x\"yé😀".into())));
+        assert_eq!(
+            doc.get("b"),
+            Some(&Json::Array(vec![
+                Json::Bool(true),
+                Json::Bool(false),
+                Json::Null
+            ]))
+        );
+        assert_eq!(
+            doc.get("c").and_then(|c| c.get("d")),
+            Some(&Json::String("x\"yé😀".into()))
+        );
         assert_eq!(doc.get("e"), Some(&Json::Number(-1500.0)));
         assert_eq!(doc.get("zz"), None);
     }

@@ -11,11 +11,11 @@
 //! assert_eq!(estimate.fits, Some(false));
 //! ```
 
+use crate::Precision;
 use crate::activations::{self, BATCH};
 use crate::parameters;
 use crate::query::{Config, Form};
 use crate::transformer::{self, GPUS, Mode, Recipe, Recompute};
-use crate::Precision;
 
 /// Memory of one configuration, per GPU, in bytes.
 ///
@@ -113,7 +113,6 @@ impl Parts {
     }
 }
 
-
 /// `(total + overhead) × (1 + margin)`, rounded up to a byte.
 fn required(total: u128, config: &Config) -> u128 {
     let with_overhead = total + config.overhead_bytes();
@@ -205,7 +204,10 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
         Some(device) => max_batch_within(&parts, config, device.bytes()).max(chosen),
         None => chosen,
     };
-    let mut batches: Vec<u64> = std::iter::successors(Some(1u64), |&b| (b <= last && b < BATCH.max).then(|| (b * 2).min(BATCH.max))).collect();
+    let mut batches: Vec<u64> = std::iter::successors(Some(1u64), |&b| {
+        (b <= last && b < BATCH.max).then(|| (b * 2).min(BATCH.max))
+    })
+    .collect();
     batches.push(chosen);
     batches.sort_unstable();
     batches.dedup();
@@ -294,16 +296,24 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
     match config.form {
         Form::Activations => changed.activations.checkpointing = true,
         Form::Parameters => {}
-        Form::Transformer if config.transformer.mode == Mode::Train => changed.transformer.recompute = Recompute::Full,
+        Form::Transformer if config.transformer.mode == Mode::Train => {
+            changed.transformer.recompute = Recompute::Full
+        }
         Form::Transformer => {}
     }
     push(Change::Checkpointing, changed);
 
     let mut changed = *config;
     match config.form {
-        Form::Activations if config.activations.precision == Precision::Fp32 => changed.activations.precision = Precision::Bf16,
-        Form::Parameters if config.parameters.precision == Precision::Fp32 => changed.parameters.precision = Precision::Bf16,
-        Form::Transformer if config.transformer.recipe == Recipe::Fp32 => changed.transformer.recipe = Recipe::Bf16,
+        Form::Activations if config.activations.precision == Precision::Fp32 => {
+            changed.activations.precision = Precision::Bf16
+        }
+        Form::Parameters if config.parameters.precision == Precision::Fp32 => {
+            changed.parameters.precision = Precision::Bf16
+        }
+        Form::Transformer if config.transformer.recipe == Recipe::Fp32 => {
+            changed.transformer.recipe = Recipe::Bf16
+        }
         Form::Activations | Form::Parameters | Form::Transformer => {}
     }
     push(Change::Bf16, changed);

@@ -118,17 +118,28 @@ mod tests {
             (seven_b(Precision::Int8, Optimizer::None), 7, 0, 0),
         ] {
             let got = estimate(&input);
-            assert_eq!((got.weights, got.gradients, got.optimizer_states), (weights * GB, gradients * GB, optimizer * GB), "{input:?}");
+            assert_eq!(
+                (got.weights, got.gradients, got.optimizer_states),
+                (weights * GB, gradients * GB, optimizer * GB),
+                "{input:?}"
+            );
         }
     }
 
     #[test]
     fn doubling_the_batch_doubles_activations_and_nothing_else() {
-        let one = ParametersInput { batch: 8, act_mb: 123_45, ..ParametersInput::default() };
+        let one = ParametersInput {
+            batch: 8,
+            act_mb: 12_345,
+            ..ParametersInput::default()
+        };
         let two = ParametersInput { batch: 16, ..one };
         let (a, b) = (estimate(&one), estimate(&two));
         assert_eq!(a.activations, 8 * 123_450_000);
         assert_eq!(b.activations, 2 * a.activations);
-        assert_eq!((a.weights, a.gradients, a.optimizer_states), (b.weights, b.gradients, b.optimizer_states));
+        assert_eq!(
+            (a.weights, a.gradients, a.optimizer_states),
+            (b.weights, b.gradients, b.optimizer_states)
+        );
     }
 }

@@ -95,7 +95,14 @@ const fn vit(layers: u64, hidden: u64, heads: u64) -> Architecture {
 }
 
 /// Llama-style decoder: RMSNorm, SwiGLU, rotary, no biases.
-const fn llama(layers: u64, hidden: u64, heads: u64, kv_heads: u64, ffn: u64, vocab: u64) -> Architecture {
+const fn llama(
+    layers: u64,
+    hidden: u64,
+    heads: u64,
+    kv_heads: u64,
+    ffn: u64,
+    vocab: u64,
+) -> Architecture {
     Architecture {
         layers,
         hidden,
@@ -108,7 +115,15 @@ const fn llama(layers: u64, hidden: u64, heads: u64, kv_heads: u64, ffn: u64, vo
 }
 
 /// Qwen2.5: Llama-style with biases on Q, K and V.
-const fn qwen(layers: u64, hidden: u64, heads: u64, kv_heads: u64, ffn: u64, vocab: u64, tied: bool) -> Architecture {
+const fn qwen(
+    layers: u64,
+    hidden: u64,
+    heads: u64,
+    kv_heads: u64,
+    ffn: u64,
+    vocab: u64,
+    tied: bool,
+) -> Architecture {
     Architecture {
         qkv_bias: true,
         tied,
@@ -116,7 +131,13 @@ const fn qwen(layers: u64, hidden: u64, heads: u64, kv_heads: u64, ffn: u64, voc
     }
 }
 
-const fn entry(id: &'static str, name: &'static str, published: &'static str, arch: Architecture, source: &'static str) -> ModelPreset {
+const fn entry(
+    id: &'static str,
+    name: &'static str,
+    published: &'static str,
+    arch: Architecture,
+    source: &'static str,
+) -> ModelPreset {
     ModelPreset {
         id,
         name,
@@ -127,60 +148,216 @@ const fn entry(id: &'static str, name: &'static str, published: &'static str, ar
 }
 
 pub const MODELS: &[ModelPreset] = &[
-    entry("gpt2", "GPT-2 small", "124M", gpt2(12, 768, 12), "huggingface.co/openai-community/gpt2/blob/main/config.json"),
-    entry("gpt2-medium", "GPT-2 medium", "355M", gpt2(24, 1024, 16), "huggingface.co/openai-community/gpt2-medium/blob/main/config.json"),
-    entry("gpt2-large", "GPT-2 large", "774M", gpt2(36, 1280, 20), "huggingface.co/openai-community/gpt2-large/blob/main/config.json"),
-    entry("gpt2-xl", "GPT-2 XL", "1.56B", gpt2(48, 1600, 25), "huggingface.co/openai-community/gpt2-xl/blob/main/config.json"),
-    entry("bert-base", "BERT base", "110M", bert(12, 768, 12), "huggingface.co/google-bert/bert-base-uncased/blob/main/config.json"),
-    entry("bert-large", "BERT large", "335M", bert(24, 1024, 16), "huggingface.co/google-bert/bert-large-uncased/blob/main/config.json"),
-    entry("vit-b-16", "ViT-B/16", "86M", vit(12, 768, 12), "huggingface.co/google/vit-base-patch16-224/blob/main/config.json"),
-    entry("vit-l-16", "ViT-L/16", "304M", vit(24, 1024, 16), "huggingface.co/google/vit-large-patch16-224/blob/main/config.json"),
-    entry("llama-2-7b", "Llama 2 7B", "6.74B", llama(32, 4096, 32, 32, 11_008, 32_000), "huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json"),
-    entry("llama-2-13b", "Llama 2 13B", "13.0B", llama(40, 5120, 40, 40, 13_824, 32_000), "huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json"),
-    entry("llama-2-70b", "Llama 2 70B", "69.0B", llama(80, 8192, 64, 8, 28_672, 32_000), "huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json"),
-    entry("llama-3.1-8b", "Llama 3.1 8B", "8.03B", llama(32, 4096, 32, 8, 14_336, 128_256), "huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json"),
-    entry("llama-3.1-70b", "Llama 3.1 70B", "70.6B", llama(80, 8192, 64, 8, 28_672, 128_256), "huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json"),
+    entry(
+        "gpt2",
+        "GPT-2 small",
+        "124M",
+        gpt2(12, 768, 12),
+        "huggingface.co/openai-community/gpt2/blob/main/config.json",
+    ),
+    entry(
+        "gpt2-medium",
+        "GPT-2 medium",
+        "355M",
+        gpt2(24, 1024, 16),
+        "huggingface.co/openai-community/gpt2-medium/blob/main/config.json",
+    ),
+    entry(
+        "gpt2-large",
+        "GPT-2 large",
+        "774M",
+        gpt2(36, 1280, 20),
+        "huggingface.co/openai-community/gpt2-large/blob/main/config.json",
+    ),
+    entry(
+        "gpt2-xl",
+        "GPT-2 XL",
+        "1.56B",
+        gpt2(48, 1600, 25),
+        "huggingface.co/openai-community/gpt2-xl/blob/main/config.json",
+    ),
+    entry(
+        "bert-base",
+        "BERT base",
+        "110M",
+        bert(12, 768, 12),
+        "huggingface.co/google-bert/bert-base-uncased/blob/main/config.json",
+    ),
+    entry(
+        "bert-large",
+        "BERT large",
+        "335M",
+        bert(24, 1024, 16),
+        "huggingface.co/google-bert/bert-large-uncased/blob/main/config.json",
+    ),
+    entry(
+        "vit-b-16",
+        "ViT-B/16",
+        "86M",
+        vit(12, 768, 12),
+        "huggingface.co/google/vit-base-patch16-224/blob/main/config.json",
+    ),
+    entry(
+        "vit-l-16",
+        "ViT-L/16",
+        "304M",
+        vit(24, 1024, 16),
+        "huggingface.co/google/vit-large-patch16-224/blob/main/config.json",
+    ),
+    entry(
+        "llama-2-7b",
+        "Llama 2 7B",
+        "6.74B",
+        llama(32, 4096, 32, 32, 11_008, 32_000),
+        "huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json",
+    ),
+    entry(
+        "llama-2-13b",
+        "Llama 2 13B",
+        "13.0B",
+        llama(40, 5120, 40, 40, 13_824, 32_000),
+        "huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json",
+    ),
+    entry(
+        "llama-2-70b",
+        "Llama 2 70B",
+        "69.0B",
+        llama(80, 8192, 64, 8, 28_672, 32_000),
+        "huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json",
+    ),
+    entry(
+        "llama-3.1-8b",
+        "Llama 3.1 8B",
+        "8.03B",
+        llama(32, 4096, 32, 8, 14_336, 128_256),
+        "huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json",
+    ),
+    entry(
+        "llama-3.1-70b",
+        "Llama 3.1 70B",
+        "70.6B",
+        llama(80, 8192, 64, 8, 28_672, 128_256),
+        "huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json",
+    ),
     entry(
         "llama-3.2-1b",
         "Llama 3.2 1B",
         "1.24B",
-        Architecture { tied: true, ..llama(16, 2048, 32, 8, 8192, 128_256) },
+        Architecture {
+            tied: true,
+            ..llama(16, 2048, 32, 8, 8192, 128_256)
+        },
         "huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json",
     ),
     entry(
         "llama-3.2-3b",
         "Llama 3.2 3B",
         "3.21B",
-        Architecture { tied: true, ..llama(28, 3072, 24, 8, 8192, 128_256) },
+        Architecture {
+            tied: true,
+            ..llama(28, 3072, 24, 8, 8192, 128_256)
+        },
         "huggingface.co/meta-llama/Llama-3.2-3B/blob/main/config.json",
     ),
-    entry("mistral-7b", "Mistral 7B v0.1", "7.24B", llama(32, 4096, 32, 8, 14_336, 32_000), "huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json"),
-    entry("qwen2.5-0.5b", "Qwen2.5 0.5B", "0.49B", qwen(24, 896, 14, 2, 4864, 151_936, true), "huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json"),
-    entry("qwen2.5-1.5b", "Qwen2.5 1.5B", "1.54B", qwen(28, 1536, 12, 2, 8960, 151_936, true), "huggingface.co/Qwen/Qwen2.5-1.5B/blob/main/config.json"),
-    entry("qwen2.5-3b", "Qwen2.5 3B", "3.09B", qwen(36, 2048, 16, 2, 11_008, 151_936, true), "huggingface.co/Qwen/Qwen2.5-3B/blob/main/config.json"),
-    entry("qwen2.5-7b", "Qwen2.5 7B", "7.62B", qwen(28, 3584, 28, 4, 18_944, 152_064, false), "huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json"),
-    entry("qwen2.5-14b", "Qwen2.5 14B", "14.7B", qwen(48, 5120, 40, 8, 13_824, 152_064, false), "huggingface.co/Qwen/Qwen2.5-14B/blob/main/config.json"),
-    entry("qwen2.5-32b", "Qwen2.5 32B", "32.5B", qwen(64, 5120, 40, 8, 27_648, 152_064, false), "huggingface.co/Qwen/Qwen2.5-32B/blob/main/config.json"),
-    entry("qwen2.5-72b", "Qwen2.5 72B", "72.7B", qwen(80, 8192, 64, 8, 29_568, 152_064, false), "huggingface.co/Qwen/Qwen2.5-72B/blob/main/config.json"),
+    entry(
+        "mistral-7b",
+        "Mistral 7B v0.1",
+        "7.24B",
+        llama(32, 4096, 32, 8, 14_336, 32_000),
+        "huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json",
+    ),
+    entry(
+        "qwen2.5-0.5b",
+        "Qwen2.5 0.5B",
+        "0.49B",
+        qwen(24, 896, 14, 2, 4864, 151_936, true),
+        "huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json",
+    ),
+    entry(
+        "qwen2.5-1.5b",
+        "Qwen2.5 1.5B",
+        "1.54B",
+        qwen(28, 1536, 12, 2, 8960, 151_936, true),
+        "huggingface.co/Qwen/Qwen2.5-1.5B/blob/main/config.json",
+    ),
+    entry(
+        "qwen2.5-3b",
+        "Qwen2.5 3B",
+        "3.09B",
+        qwen(36, 2048, 16, 2, 11_008, 151_936, true),
+        "huggingface.co/Qwen/Qwen2.5-3B/blob/main/config.json",
+    ),
+    entry(
+        "qwen2.5-7b",
+        "Qwen2.5 7B",
+        "7.62B",
+        qwen(28, 3584, 28, 4, 18_944, 152_064, false),
+        "huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json",
+    ),
+    entry(
+        "qwen2.5-14b",
+        "Qwen2.5 14B",
+        "14.7B",
+        qwen(48, 5120, 40, 8, 13_824, 152_064, false),
+        "huggingface.co/Qwen/Qwen2.5-14B/blob/main/config.json",
+    ),
+    entry(
+        "qwen2.5-32b",
+        "Qwen2.5 32B",
+        "32.5B",
+        qwen(64, 5120, 40, 8, 27_648, 152_064, false),
+        "huggingface.co/Qwen/Qwen2.5-32B/blob/main/config.json",
+    ),
+    entry(
+        "qwen2.5-72b",
+        "Qwen2.5 72B",
+        "72.7B",
+        qwen(80, 8192, 64, 8, 29_568, 152_064, false),
+        "huggingface.co/Qwen/Qwen2.5-72B/blob/main/config.json",
+    ),
     entry(
         "gemma-2b",
         "Gemma 2B",
         "2.51B",
-        Architecture { head_dim: 256, tied: true, ..llama(18, 2048, 8, 1, 16_384, 256_000) },
+        Architecture {
+            head_dim: 256,
+            tied: true,
+            ..llama(18, 2048, 8, 1, 16_384, 256_000)
+        },
         "huggingface.co/google/gemma-2b/blob/main/config.json",
     ),
     entry(
         "gemma-7b",
         "Gemma 7B",
         "8.54B",
-        Architecture { head_dim: 256, tied: true, ..llama(28, 3072, 16, 16, 24_576, 256_000) },
+        Architecture {
+            head_dim: 256,
+            tied: true,
+            ..llama(28, 3072, 16, 16, 24_576, 256_000)
+        },
         "huggingface.co/google/gemma-7b/blob/main/config.json",
     ),
-    entry("phi-3-mini", "Phi-3 mini (4k)", "3.8B", llama(32, 3072, 32, 32, 8192, 32_064), "huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json"),
+    entry(
+        "phi-3-mini",
+        "Phi-3 mini (4k)",
+        "3.8B",
+        llama(32, 3072, 32, 32, 8192, 32_064),
+        "huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json",
+    ),
 ];
 
-const fn gpu(id: &'static str, name: &'static str, bytes: u128, source: &'static str) -> DevicePreset {
-    DevicePreset { id, name, bytes, source }
+const fn gpu(
+    id: &'static str,
+    name: &'static str,
+    bytes: u128,
+    source: &'static str,
+) -> DevicePreset {
+    DevicePreset {
+        id,
+        name,
+        bytes,
+        source,
+    }
 }
 
 const SMI: &str = "nvidia-smi memory.total as the driver reports it";
@@ -198,16 +375,66 @@ pub const DEVICES: &[DevicePreset] = &[
     gpu("a100-80gb", "NVIDIA A100 80GB", 81_920 * MIB, SMI),
     gpu("h100-80gb", "NVIDIA H100 80GB SXM", 81_559 * MIB, SMI),
     gpu("h200", "NVIDIA H200 141GB", 143_771 * MIB, SMI),
-    gpu("mi300x", "AMD Instinct MI300X 192GB", 196_592 * MIB, "rocm-smi VRAM total (192 GiB HBM3 less the driver's reservation)"),
-    gpu("apple-16gb", "Apple silicon, 16 GB unified", 16 * GIB, "installed unified memory; macOS lets the GPU use about 2/3–3/4 of it by default"),
-    gpu("apple-32gb", "Apple silicon, 32 GB unified", 32 * GIB, "installed unified memory; macOS lets the GPU use about 2/3–3/4 of it by default"),
-    gpu("apple-64gb", "Apple silicon, 64 GB unified", 64 * GIB, "installed unified memory; macOS lets the GPU use about 3/4 of it by default"),
-    gpu("apple-128gb", "Apple silicon, 128 GB unified", 128 * GIB, "installed unified memory; macOS lets the GPU use about 3/4 of it by default"),
-    gpu("apple-192gb", "Apple silicon, 192 GB unified", 192 * GIB, "installed unified memory; macOS lets the GPU use about 3/4 of it by default"),
-    gpu("cpu-16gb", "CPU, 16 GB RAM", 16 * GIB, "installed RAM (DIMMs are sold in GiB); the OS needs some of it"),
-    gpu("cpu-32gb", "CPU, 32 GB RAM", 32 * GIB, "installed RAM (DIMMs are sold in GiB); the OS needs some of it"),
-    gpu("cpu-64gb", "CPU, 64 GB RAM", 64 * GIB, "installed RAM (DIMMs are sold in GiB); the OS needs some of it"),
-    gpu("cpu-128gb", "CPU, 128 GB RAM", 128 * GIB, "installed RAM (DIMMs are sold in GiB); the OS needs some of it"),
+    gpu(
+        "mi300x",
+        "AMD Instinct MI300X 192GB",
+        196_592 * MIB,
+        "rocm-smi VRAM total (192 GiB HBM3 less the driver's reservation)",
+    ),
+    gpu(
+        "apple-16gb",
+        "Apple silicon, 16 GB unified",
+        16 * GIB,
+        "installed unified memory; macOS lets the GPU use about 2/3–3/4 of it by default",
+    ),
+    gpu(
+        "apple-32gb",
+        "Apple silicon, 32 GB unified",
+        32 * GIB,
+        "installed unified memory; macOS lets the GPU use about 2/3–3/4 of it by default",
+    ),
+    gpu(
+        "apple-64gb",
+        "Apple silicon, 64 GB unified",
+        64 * GIB,
+        "installed unified memory; macOS lets the GPU use about 3/4 of it by default",
+    ),
+    gpu(
+        "apple-128gb",
+        "Apple silicon, 128 GB unified",
+        128 * GIB,
+        "installed unified memory; macOS lets the GPU use about 3/4 of it by default",
+    ),
+    gpu(
+        "apple-192gb",
+        "Apple silicon, 192 GB unified",
+        192 * GIB,
+        "installed unified memory; macOS lets the GPU use about 3/4 of it by default",
+    ),
+    gpu(
+        "cpu-16gb",
+        "CPU, 16 GB RAM",
+        16 * GIB,
+        "installed RAM (DIMMs are sold in GiB); the OS needs some of it",
+    ),
+    gpu(
+        "cpu-32gb",
+        "CPU, 32 GB RAM",
+        32 * GIB,
+        "installed RAM (DIMMs are sold in GiB); the OS needs some of it",
+    ),
+    gpu(
+        "cpu-64gb",
+        "CPU, 64 GB RAM",
+        64 * GIB,
+        "installed RAM (DIMMs are sold in GiB); the OS needs some of it",
+    ),
+    gpu(
+        "cpu-128gb",
+        "CPU, 128 GB RAM",
+        128 * GIB,
+        "installed RAM (DIMMs are sold in GiB); the OS needs some of it",
+    ),
 ];
 
 /// The device a configuration is compared with.
@@ -215,7 +442,9 @@ pub const DEVICES: &[DevicePreset] = &[
 pub enum Device {
     Preset(&'static DevicePreset),
     /// A capacity typed in, in hundredths of a GB (10^9 bytes).
-    Custom { hundredths_gb: u64 },
+    Custom {
+        hundredths_gb: u64,
+    },
 }
 
 impl Device {
@@ -256,10 +485,20 @@ mod tests {
 
     #[test]
     fn ids_are_unique_and_url_safe() {
-        let ids: Vec<&str> = MODELS.iter().map(|m| m.id).chain(DEVICES.iter().map(|d| d.id)).collect();
+        let ids: Vec<&str> = MODELS
+            .iter()
+            .map(|m| m.id)
+            .chain(DEVICES.iter().map(|d| d.id))
+            .collect();
         for (i, id) in ids.iter().enumerate() {
             assert!(!ids[..i].contains(id), "{id} twice");
-            assert!(id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.'), "{id}");
+            assert!(
+                id.bytes().all(|b| b.is_ascii_lowercase()
+                    || b.is_ascii_digit()
+                    || b == b'-'
+                    || b == b'.'),
+                "{id}"
+            );
         }
         assert!(MODELS.len() >= 20);
     }
@@ -282,7 +521,13 @@ mod tests {
 
     #[test]
     fn devices_are_as_the_driver_reports_them() {
-        for (id, mib) in [("a100-40gb", 40_960), ("a100-80gb", 81_920), ("h100-80gb", 81_559), ("h200", 143_771), ("rtx-4090", 24_564)] {
+        for (id, mib) in [
+            ("a100-40gb", 40_960),
+            ("a100-80gb", 81_920),
+            ("h100-80gb", 81_559),
+            ("h200", 143_771),
+            ("rtx-4090", 24_564),
+        ] {
             assert_eq!(device(id).map(|d| d.bytes), Some(mib * MIB), "{id}");
         }
         assert_eq!(model("LLAMA-3.1-8B").map(|m| m.id), Some("llama-3.1-8b"));

@@ -12,6 +12,7 @@
 //! `hidden`, `layers`, `precision`) are copied to every form that has them, so
 //! switching forms keeps them.
 
+use crate::Precision;
 use crate::activations::{self, ActivationsInput, Multiplier};
 use crate::choice::choice;
 use crate::fields::{self, HundredthsField, ParamError, Problem, WholeField};
@@ -19,7 +20,6 @@ use crate::parameters::{self, ParametersInput};
 use crate::presets::{self, Device, ModelPreset};
 use crate::transformer::{self as tf, Architecture, TransformerInput};
 use crate::units::Units;
-use crate::Precision;
 
 choice! {
     /// Which of the three forms is shown.
@@ -145,12 +145,30 @@ impl Config {
         let (batch, seq, hidden, layers, precision) = match self.form {
             Form::Activations => {
                 let a = &self.activations;
-                (a.batch, Some(a.seq), Some(a.hidden), Some(a.layers), Some(a.precision))
+                (
+                    a.batch,
+                    Some(a.seq),
+                    Some(a.hidden),
+                    Some(a.layers),
+                    Some(a.precision),
+                )
             }
-            Form::Parameters => (self.parameters.batch, None, None, None, Some(self.parameters.precision)),
+            Form::Parameters => (
+                self.parameters.batch,
+                None,
+                None,
+                None,
+                Some(self.parameters.precision),
+            ),
             Form::Transformer => {
                 let t = &self.transformer;
-                (t.batch, Some(t.seq), Some(t.arch.hidden), Some(t.arch.layers), None)
+                (
+                    t.batch,
+                    Some(t.seq),
+                    Some(t.arch.hidden),
+                    Some(t.arch.layers),
+                    None,
+                )
             }
         };
         self = self.with_batch(batch);
@@ -183,17 +201,59 @@ pub struct Parsed {
 }
 
 /// The activations form's parameters, in the order [`to_query`] writes them.
-pub const ACTIVATIONS_PARAMETERS: &[&str] = &["batch", "seq", "hidden", "layers", "precision", "k", "ckpt"];
+pub const ACTIVATIONS_PARAMETERS: &[&str] =
+    &["batch", "seq", "hidden", "layers", "precision", "k", "ckpt"];
 /// The parameters form's parameters, in order.
 pub const PARAMETERS_PARAMETERS: &[&str] = &["params", "precision", "optimizer", "batch", "act_mb"];
 /// The transformer form's parameters, in order.
 pub const TRANSFORMER_PARAMETERS: &[&str] = &[
-    "model", "kind", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "mlp", "norm", "vocab", "tied",
-    "bias", "qkv_bias", "positions", "token_types", "labels", "dropout", "image", "patch", "channels", "batch", "seq",
-    "recipe", "optimizer", "recompute", "attn", "mode", "gen", "quant", "gpus", "zero", "tp", "sp", "foreach",
+    "model",
+    "kind",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "ffn",
+    "mlp",
+    "norm",
+    "vocab",
+    "tied",
+    "bias",
+    "qkv_bias",
+    "positions",
+    "token_types",
+    "labels",
+    "dropout",
+    "image",
+    "patch",
+    "channels",
+    "batch",
+    "seq",
+    "recipe",
+    "optimizer",
+    "recompute",
+    "attn",
+    "mode",
+    "gen",
+    "quant",
+    "gpus",
+    "zero",
+    "tp",
+    "sp",
+    "foreach",
 ];
 /// Parameters every form takes, in order.
-pub const COMMON_PARAMETERS: &[&str] = &["gpu", "gpu_gb", "overhead_gb", "margin", "global_batch", "units", "lang", "embed"];
+pub const COMMON_PARAMETERS: &[&str] = &[
+    "gpu",
+    "gpu_gb",
+    "overhead_gb",
+    "margin",
+    "global_batch",
+    "units",
+    "lang",
+    "embed",
+];
 
 fn form_parameters(form: Form) -> &'static [&'static str] {
     match form {
@@ -246,11 +306,22 @@ pub fn parse(text: &str) -> Parsed {
     if let Some((index, name, value)) = known.iter().find(|(_, n, _)| *n == "form") {
         match Form::parse(value) {
             Some(form) => config.form = form,
-            None => problems.push((*index, ParamError::new(*name, Problem::NotAnOption { allowed: Form::NAMES }))),
+            None => problems.push((
+                *index,
+                ParamError::new(
+                    *name,
+                    Problem::NotAnOption {
+                        allowed: Form::NAMES,
+                    },
+                ),
+            )),
         }
     }
     let form = config.form;
-    let applies = |name: &str| name != "form" && (COMMON_PARAMETERS.contains(&name) || form_parameters(form).contains(&name));
+    let applies = |name: &str| {
+        name != "form"
+            && (COMMON_PARAMETERS.contains(&name) || form_parameters(form).contains(&name))
+    };
     // A model preset is the base the other architecture parameters change.
     let presets_first = known
         .iter()
@@ -263,7 +334,10 @@ pub fn parse(text: &str) -> Parsed {
         }
         if matches!(*name, "gpu" | "gpu_gb") {
             if let Some(first) = device_from {
-                problems.push((*index, ParamError::new(*name, Problem::Conflict { with: first })));
+                problems.push((
+                    *index,
+                    ParamError::new(*name, Problem::Conflict { with: first }),
+                ));
                 continue;
             }
             device_from = Some(name);
@@ -283,11 +357,20 @@ fn switch(name: &'static str, value: &str) -> Result<bool, ParamError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "on" | "yes" => Ok(true),
         "0" | "false" | "off" | "no" => Ok(false),
-        _ => Err(ParamError::new(name, Problem::NotAnOption { allowed: SWITCH_NAMES })),
+        _ => Err(ParamError::new(
+            name,
+            Problem::NotAnOption {
+                allowed: SWITCH_NAMES,
+            },
+        )),
     }
 }
 
-fn option<T>(name: &'static str, parsed: Option<T>, allowed: &'static [&'static str]) -> Result<T, ParamError> {
+fn option<T>(
+    name: &'static str,
+    parsed: Option<T>,
+    allowed: &'static [&'static str],
+) -> Result<T, ParamError> {
     parsed.ok_or_else(|| ParamError::new(name, Problem::NotAnOption { allowed }))
 }
 
@@ -325,9 +408,15 @@ fn apply(config: &mut Config, name: &'static str, value: &str) -> Result<(), Par
         "params" => par.params = parameters::PARAMS.parse(value)?,
         "act_mb" => par.act_mb = parameters::ACT_MB.parse(value)?,
         "optimizer" if form == Form::Parameters => {
-            par.optimizer = option(name, parameters::Optimizer::parse(value), parameters::Optimizer::NAMES)?;
+            par.optimizer = option(
+                name,
+                parameters::Optimizer::parse(value),
+                parameters::Optimizer::NAMES,
+            )?;
         }
-        "optimizer" => t.optimizer = option(name, tf::Optimizer::parse(value), tf::Optimizer::NAMES)?,
+        "optimizer" => {
+            t.optimizer = option(name, tf::Optimizer::parse(value), tf::Optimizer::NAMES)?
+        }
         "model" => {
             let ids: &'static [&'static str] = MODEL_IDS;
             let preset = option(name, presets::model(value), ids)?;
@@ -353,7 +442,9 @@ fn apply(config: &mut Config, name: &'static str, value: &str) -> Result<(), Par
         "patch" => arch.patch = tf::PATCH.parse(value)?,
         "channels" => arch.channels = tf::CHANNELS.parse(value)?,
         "recipe" => t.recipe = option(name, tf::Recipe::parse(value), tf::Recipe::NAMES)?,
-        "recompute" => t.recompute = option(name, tf::Recompute::parse(value), tf::Recompute::NAMES)?,
+        "recompute" => {
+            t.recompute = option(name, tf::Recompute::parse(value), tf::Recompute::NAMES)?
+        }
         "attn" => t.attention = option(name, tf::Attention::parse(value), tf::Attention::NAMES)?,
         "mode" => t.mode = option(name, tf::Mode::parse(value), tf::Mode::NAMES)?,
         "gen" => t.generated = tf::GEN.parse(value)?,
@@ -368,7 +459,11 @@ fn apply(config: &mut Config, name: &'static str, value: &str) -> Result<(), Par
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
         }
-        "gpu_gb" => config.device = Some(Device::Custom { hundredths_gb: GPU_GB.parse(value)? }),
+        "gpu_gb" => {
+            config.device = Some(Device::Custom {
+                hundredths_gb: GPU_GB.parse(value)?,
+            })
+        }
         "overhead_gb" => config.overhead = OVERHEAD_GB.parse(value)?,
         "margin" => config.margin = MARGIN.parse(value)?,
         "global_batch" => config.global_batch = GLOBAL_BATCH.parse(value)?,
@@ -442,19 +537,46 @@ pub fn to_query(config: &Config) -> String {
     if let Some(device) = config.device {
         pairs.push(match device {
             Device::Preset(preset) => ("gpu", preset.id.to_owned()),
-            Device::Custom { hundredths_gb } => ("gpu_gb", fields::format_hundredths(hundredths_gb)),
+            Device::Custom { hundredths_gb } => {
+                ("gpu_gb", fields::format_hundredths(hundredths_gb))
+            }
         });
     }
     let defaults = Config::default();
     let optional = [
-        ("overhead_gb", fields::format_hundredths(config.overhead), fields::format_hundredths(defaults.overhead)),
-        ("margin", fields::format_hundredths(config.margin), fields::format_hundredths(defaults.margin)),
-        ("global_batch", config.global_batch.to_string(), defaults.global_batch.to_string()),
-        ("units", config.units.name().to_owned(), defaults.units.name().to_owned()),
-        ("lang", config.lang.map_or("", Lang::name).to_owned(), String::new()),
+        (
+            "overhead_gb",
+            fields::format_hundredths(config.overhead),
+            fields::format_hundredths(defaults.overhead),
+        ),
+        (
+            "margin",
+            fields::format_hundredths(config.margin),
+            fields::format_hundredths(defaults.margin),
+        ),
+        (
+            "global_batch",
+            config.global_batch.to_string(),
+            defaults.global_batch.to_string(),
+        ),
+        (
+            "units",
+            config.units.name().to_owned(),
+            defaults.units.name().to_owned(),
+        ),
+        (
+            "lang",
+            config.lang.map_or("", Lang::name).to_owned(),
+            String::new(),
+        ),
         ("embed", bit(config.embed), bit(defaults.embed)),
     ];
-    pairs.extend(optional.into_iter().filter(|(_, value, default)| value != default).map(|(name, value, _)| (name, value)));
+    pairs.extend(
+        optional
+            .into_iter()
+            .filter(|(_, value, default)| value != default)
+            .map(|(name, value, _)| (name, value)),
+    );
     pairs
         .iter()
         .map(|(name, value)| format!("{name}={}", encode(value)))
@@ -497,7 +619,12 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
     match base {
         Some(preset) => {
             let theirs = arch_values(&preset);
-            pairs.extend(ours.into_iter().zip(theirs).filter(|(o, p)| o != p).map(|(o, _)| o));
+            pairs.extend(
+                ours.into_iter()
+                    .zip(theirs)
+                    .filter(|(o, p)| o != p)
+                    .map(|(o, _)| o),
+            );
         }
         None => pairs.extend(ours),
     }
@@ -506,8 +633,16 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
     let d = TransformerInput::default();
     let settings = [
         ("recipe", t.recipe.name().to_owned(), d.recipe.name()),
-        ("optimizer", t.optimizer.name().to_owned(), d.optimizer.name()),
-        ("recompute", t.recompute.name().to_owned(), d.recompute.name()),
+        (
+            "optimizer",
+            t.optimizer.name().to_owned(),
+            d.optimizer.name(),
+        ),
+        (
+            "recompute",
+            t.recompute.name().to_owned(),
+            d.recompute.name(),
+        ),
         ("attn", t.attention.name().to_owned(), d.attention.name()),
         ("mode", t.mode.name().to_owned(), d.mode.name()),
     ];
@@ -522,7 +657,11 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
     if t.quant != d.quant {
         pairs.push(("quant", t.quant.name().to_owned()));
     }
-    for (name, value, default) in [("gpus", t.gpus, d.gpus), ("zero", u64::from(t.zero), u64::from(d.zero)), ("tp", t.tp, d.tp)] {
+    for (name, value, default) in [
+        ("gpus", t.gpus, d.gpus),
+        ("zero", u64::from(t.zero), u64::from(d.zero)),
+        ("tp", t.tp, d.tp),
+    ] {
         if value != default {
             pairs.push((name, value.to_string()));
         }

@@ -307,11 +307,21 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
             // Patch embedding: a conv of h filters over channels × patch × patch,
             // with bias; the class token; one learned position per token.
             let patch = u128::from(arch.patch);
-            matrix(h, u128::from(arch.channels) * patch * patch, &mut total, &mut factored);
+            matrix(
+                h,
+                u128::from(arch.channels) * patch * patch,
+                &mut total,
+                &mut factored,
+            );
             let vectors = h + h;
             total += vectors;
             factored += vectors;
-            matrix(u128::from(arch.patch_tokens()), h, &mut total, &mut factored);
+            matrix(
+                u128::from(arch.patch_tokens()),
+                h,
+                &mut total,
+                &mut factored,
+            );
         }
     }
     // Decoder and ViT are pre-norm with a final norm; BERT is post-norm with a
@@ -461,11 +471,19 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
             Quant::Int8 => linear + 4 * ceil_div(count.linear_rows, t) + rest * compute_bytes,
             // GPTQ/AWQ layout: 4-bit weights; per 128 weights an FP16 scale (16 bits)
             // and a packed 4-bit zero point: 4 + 20/128 bits per weight.
-            Quant::Int4 => ceil_div(4 * linear + 20 * ceil_div(linear, 128), 8) + rest * compute_bytes,
+            Quant::Int4 => {
+                ceil_div(4 * linear + 20 * ceil_div(linear, 128), 8) + rest * compute_bytes
+            }
         }
     };
     if !training {
-        return shard(ModelStates { weights, ..ModelStates::default() }, input);
+        return shard(
+            ModelStates {
+                weights,
+                ..ModelStates::default()
+            },
+            input,
+        );
     }
 
     let gradients = per_rank
@@ -518,7 +536,13 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
 fn shard(states: ModelStates, input: &TransformerInput) -> ModelStates {
     let n = u128::from(input.gpus);
     let stage = input.zero_stage();
-    let split = |bytes: u128, from: u8| if stage >= from { ceil_div(bytes, n) } else { bytes };
+    let split = |bytes: u128, from: u8| {
+        if stage >= from {
+            ceil_div(bytes, n)
+        } else {
+            bytes
+        }
+    };
     ModelStates {
         weights: split(states.weights, 3),
         gradients: split(states.gradients, 2),
@@ -546,7 +570,11 @@ struct LayerActivations {
 impl LayerActivations {
     fn per_rank(&self, input: &TransformerInput, scores: bool) -> u128 {
         let t = u128::from(input.tp);
-        let replicated = if input.sp { ceil_div(self.replicated, t) } else { self.replicated };
+        let replicated = if input.sp {
+            ceil_div(self.replicated, t)
+        } else {
+            self.replicated
+        };
         let scores = if scores { self.scores } else { 0 };
         replicated + ceil_div(self.split + scores, t)
     }
@@ -709,7 +737,9 @@ mod tests {
     use crate::presets;
 
     fn arch(id: &str) -> Architecture {
-        presets::model(id).map(|m| m.arch).unwrap_or_else(|| panic!("preset {id}"))
+        presets::model(id)
+            .map(|m| m.arch)
+            .unwrap_or_else(|| panic!("preset {id}"))
     }
 
     /// Published parameter counts, within 0.5 %.
@@ -760,12 +790,22 @@ mod tests {
         let (a, s, h) = (32u128, 2048u128, 4096u128);
         let input = gpt_like(32, 2048, 4096, true);
         let layer = layer_activations(&input);
-        assert_eq!(layer.replicated + layer.split + layer.scores, s * h * 34 + 5 * a * s * s);
+        assert_eq!(
+            layer.replicated + layer.split + layer.scores,
+            s * h * 34 + 5 * a * s * s
+        );
         // Eq. 2 (tensor parallel t = 8, no sequence parallelism): sbh(10 + 24/t + 5as/(ht)).
         let tp = TransformerInput { tp: 8, ..input };
-        assert_eq!(layer.per_rank(&tp, true), s * h * 10 + s * h * 24 / 8 + 5 * a * s * s / 8);
+        assert_eq!(
+            layer.per_rank(&tp, true),
+            s * h * 10 + s * h * 24 / 8 + 5 * a * s * s / 8
+        );
         // Eq. 4 (with sequence parallelism): sbh/t (34 + 5as/h).
-        let sp = TransformerInput { tp: 8, sp: true, ..input };
+        let sp = TransformerInput {
+            tp: 8,
+            sp: true,
+            ..input
+        };
         assert_eq!(layer.per_rank(&sp, true), (s * h * 34 + 5 * a * s * s) / 8);
         // Selective recomputation (§4.2): 34sbh.
         assert_eq!(layer.per_rank(&input, false), s * h * 34);
@@ -774,16 +814,25 @@ mod tests {
     #[test]
     fn without_dropout_and_with_flash_only_the_kept_tensors_remain() {
         let (a, s, h) = (32u128, 2048u128, 4096u128);
-        let input = TransformerInput { attention: Attention::Flash, ..gpt_like(32, 2048, 4096, false) };
+        let input = TransformerInput {
+            attention: Attention::Flash,
+            ..gpt_like(32, 2048, 4096, false)
+        };
         let layer = layer_activations(&input);
         // 34 − 2 masks = 32 two-byte-ish units of sbh, plus FP32 log-sum-exp per head.
-        assert_eq!(layer.replicated + layer.split + layer.scores, s * h * 32 + 4 * a * s);
+        assert_eq!(
+            layer.replicated + layer.split + layer.scores,
+            s * h * 32 + 4 * a * s
+        );
     }
 
     /// Rajbhandari et al. 2020, §5 / Figure 1: Ψ = 7.5B, K = 12, N_d = 64.
     #[test]
     fn zero_paper_example() {
-        let count = ParameterCount { total: 7_500_000_000, ..ParameterCount::default() };
+        let count = ParameterCount {
+            total: 7_500_000_000,
+            ..ParameterCount::default()
+        };
         let gb = |stage: u8| {
             let input = TransformerInput {
                 recipe: Recipe::Amp16,
@@ -795,13 +844,20 @@ mod tests {
             model_states(&count, &input).total() as f64 / 1e9
         };
         for (stage, want) in [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)] {
-            assert!((gb(stage) - want).abs() < 0.05, "stage {stage}: {} GB", gb(stage));
+            assert!(
+                (gb(stage) - want).abs() < 0.05,
+                "stage {stage}: {} GB",
+                gb(stage)
+            );
         }
     }
 
     #[test]
     fn recipes_cost_the_documented_bytes_per_parameter() {
-        let count = ParameterCount { total: 1_000_000, ..ParameterCount::default() };
+        let count = ParameterCount {
+            total: 1_000_000,
+            ..ParameterCount::default()
+        };
         for (recipe, optimizer, want) in [
             (Recipe::Fp32, Optimizer::AdamW, 16),
             (Recipe::Amp, Optimizer::AdamW, 18),
@@ -812,22 +868,56 @@ mod tests {
             (Recipe::Fp32, Optimizer::Sgd, 8),
             (Recipe::Amp, Optimizer::None, 10),
         ] {
-            let input = TransformerInput { recipe, optimizer, ..TransformerInput::default() };
-            assert_eq!(model_states(&count, &input).total(), want * 1_000_000, "{recipe:?} {optimizer:?}");
+            let input = TransformerInput {
+                recipe,
+                optimizer,
+                ..TransformerInput::default()
+            };
+            assert_eq!(
+                model_states(&count, &input).total(),
+                want * 1_000_000,
+                "{recipe:?} {optimizer:?}"
+            );
         }
-        let foreach = TransformerInput { recipe: Recipe::Fp32, foreach: true, ..TransformerInput::default() };
+        let foreach = TransformerInput {
+            recipe: Recipe::Fp32,
+            foreach: true,
+            ..TransformerInput::default()
+        };
         assert_eq!(model_states(&count, &foreach).total(), 20_000_000);
-        let adam8 = TransformerInput { recipe: Recipe::Fp32, optimizer: Optimizer::Adam8bit, ..TransformerInput::default() };
-        assert_eq!(model_states(&count, &adam8).optimizer_states, 2_000_000 + 8 * 489);
+        let adam8 = TransformerInput {
+            recipe: Recipe::Fp32,
+            optimizer: Optimizer::Adam8bit,
+            ..TransformerInput::default()
+        };
+        assert_eq!(
+            model_states(&count, &adam8).optimizer_states,
+            2_000_000 + 8 * 489
+        );
     }
 
     #[test]
     fn adafactor_keeps_rows_plus_columns() {
-        let arch = Architecture { layers: 1, hidden: 4, heads: 1, kv_heads: 1, ffn: 8, vocab: 10, tied: true, mlp: Mlp::Gelu, ..Architecture::default() };
+        let arch = Architecture {
+            layers: 1,
+            hidden: 4,
+            heads: 1,
+            kv_heads: 1,
+            ffn: 8,
+            vocab: 10,
+            tied: true,
+            mlp: Mlp::Gelu,
+            ..Architecture::default()
+        };
         let count = parameter_count(&arch);
         // q,k,v,o: 4 × (4 + 4); up, down: 2 × (4 + 8); embedding 10 + 4; 3 RMSNorms of 4.
         assert_eq!(count.factored, 32 + 24 + 14 + 12);
-        let input = TransformerInput { arch, recipe: Recipe::Fp32, optimizer: Optimizer::Adafactor, ..TransformerInput::default() };
+        let input = TransformerInput {
+            arch,
+            recipe: Recipe::Fp32,
+            optimizer: Optimizer::Adafactor,
+            ..TransformerInput::default()
+        };
         assert_eq!(model_states(&count, &input).optimizer_states, 4 * 82);
     }
 
@@ -849,10 +939,21 @@ mod tests {
     fn quantized_weights_carry_their_scales() {
         let arch = arch("llama-2-7b");
         let count = parameter_count(&arch);
-        let input = |quant| TransformerInput { arch, mode: Mode::Inference, quant, ..TransformerInput::default() };
+        let input = |quant| TransformerInput {
+            arch,
+            mode: Mode::Inference,
+            quant,
+            ..TransformerInput::default()
+        };
         let rest = count.total - count.linear;
-        assert_eq!(model_states(&count, &input(Quant::None)).weights, 2 * count.total);
-        assert_eq!(model_states(&count, &input(Quant::Int8)).weights, count.linear + 4 * count.linear_rows + 2 * rest);
+        assert_eq!(
+            model_states(&count, &input(Quant::None)).weights,
+            2 * count.total
+        );
+        assert_eq!(
+            model_states(&count, &input(Quant::Int8)).weights,
+            count.linear + 4 * count.linear_rows + 2 * rest
+        );
         let int4 = (4 * count.linear + 20 * count.linear.div_ceil(128)).div_ceil(8) + 2 * rest;
         assert_eq!(model_states(&count, &input(Quant::Int4)).weights, int4);
         // About 3.9 GB for Llama 2 7B in 4 bits (0.52 B per linear weight + 16-bit embeddings).

@@ -133,7 +133,10 @@ mod tests {
     #[test]
     fn the_largest_count_prints_as_a_finite_number() {
         let text = format_bytes(u128::MAX, Units::Binary);
-        assert!(text.ends_with(" TiB") && !text.contains("inf") && !text.contains("NaN"), "{text}");
+        assert!(
+            text.ends_with(" TiB") && !text.contains("inf") && !text.contains("NaN"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -95,9 +95,21 @@ fn published_configs_import_to_their_presets() {
     ] {
         let imported = import(config).unwrap_or_else(|e| panic!("{preset}: {e}"));
         let expected = presets::model(preset).map(|m| m.arch).expect("preset");
-        assert_eq!(parameter_count(&imported), parameter_count(&expected), "{preset}");
-        assert_eq!((imported.kind, imported.mlp, imported.norm), (expected.kind, expected.mlp, expected.norm), "{preset}");
-        assert_eq!((imported.heads, imported.kv_heads, imported.head_size()), (expected.heads, expected.kv_heads, expected.head_size()), "{preset}");
+        assert_eq!(
+            parameter_count(&imported),
+            parameter_count(&expected),
+            "{preset}"
+        );
+        assert_eq!(
+            (imported.kind, imported.mlp, imported.norm),
+            (expected.kind, expected.mlp, expected.norm),
+            "{preset}"
+        );
+        assert_eq!(
+            (imported.heads, imported.kv_heads, imported.head_size()),
+            (expected.heads, expected.kv_heads, expected.head_size()),
+            "{preset}"
+        );
         assert_eq!(imported.dropout, expected.dropout, "{preset}");
     }
 }
@@ -106,23 +118,80 @@ fn published_configs_import_to_their_presets() {
 fn problems_are_named() {
     let without = |key: &str| LLAMA_3_1_8B.replace(&format!("\"{key}\""), "\"renamed\"");
     for (text, error) in [
-        ("hello", ImportError::NotJson(json::SyntaxError { offset: 0, expected: "a value" })),
+        (
+            "hello",
+            ImportError::NotJson(json::SyntaxError {
+                offset: 0,
+                expected: "a value",
+            }),
+        ),
         ("[1, 2]", ImportError::NotAnObject { found: "an array" }),
         ("{}", ImportError::Missing { key: "model_type" }),
-        (&without("hidden_size"), ImportError::Missing { key: "hidden_size" }),
-        (&without("vocab_size"), ImportError::Missing { key: "vocab_size" }),
-        (&LLAMA_3_1_8B.replace("\"hidden_size\": 4096", "\"hidden_size\": \"4096\""), ImportError::WrongType { key: "hidden_size", expected: "a number", found: "a string" }),
-        (&LLAMA_3_1_8B.replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 32.5"), ImportError::BadValue { key: "num_hidden_layers", problem: Problem::NotWhole }),
-        (&LLAMA_3_1_8B.replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 0"), ImportError::BadValue { key: "num_hidden_layers", problem: LAYERS.range() }),
-        (&LLAMA_3_1_8B.replace("\"tie_word_embeddings\": false", "\"tie_word_embeddings\": 0"), ImportError::WrongType { key: "tie_word_embeddings", expected: "true or false", found: "a number" }),
-        (&LLAMA_3_1_8B.replace("\"llama\"", "\"mamba\""), ImportError::UnknownModelType { found: "mamba".into() }),
-        (r#"{"model_type": "mixtral", "num_local_experts": 8}"#, ImportError::Unsupported { key: "num_local_experts" }),
-        (&GPT2.replace("\"n_embd\"", "\"hidden_size\""), ImportError::Missing { key: "n_embd" }),
+        (
+            &without("hidden_size"),
+            ImportError::Missing { key: "hidden_size" },
+        ),
+        (
+            &without("vocab_size"),
+            ImportError::Missing { key: "vocab_size" },
+        ),
+        (
+            &LLAMA_3_1_8B.replace("\"hidden_size\": 4096", "\"hidden_size\": \"4096\""),
+            ImportError::WrongType {
+                key: "hidden_size",
+                expected: "a number",
+                found: "a string",
+            },
+        ),
+        (
+            &LLAMA_3_1_8B.replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 32.5"),
+            ImportError::BadValue {
+                key: "num_hidden_layers",
+                problem: Problem::NotWhole,
+            },
+        ),
+        (
+            &LLAMA_3_1_8B.replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 0"),
+            ImportError::BadValue {
+                key: "num_hidden_layers",
+                problem: LAYERS.range(),
+            },
+        ),
+        (
+            &LLAMA_3_1_8B.replace(
+                "\"tie_word_embeddings\": false",
+                "\"tie_word_embeddings\": 0",
+            ),
+            ImportError::WrongType {
+                key: "tie_word_embeddings",
+                expected: "true or false",
+                found: "a number",
+            },
+        ),
+        (
+            &LLAMA_3_1_8B.replace("\"llama\"", "\"mamba\""),
+            ImportError::UnknownModelType {
+                found: "mamba".into(),
+            },
+        ),
+        (
+            r#"{"model_type": "mixtral", "num_local_experts": 8}"#,
+            ImportError::Unsupported {
+                key: "num_local_experts",
+            },
+        ),
+        (
+            &GPT2.replace("\"n_embd\"", "\"hidden_size\""),
+            ImportError::Missing { key: "n_embd" },
+        ),
     ] {
         assert_eq!(import(text), Err(error.clone()), "{text}");
         assert!(!error.to_string().is_empty());
     }
-    assert_eq!(import("{}").unwrap_err().to_string(), "the config has no `model_type`");
+    assert_eq!(
+        import("{}").unwrap_err().to_string(),
+        "the config has no `model_type`"
+    );
     assert_eq!(
         import(&without("hidden_size")).unwrap_err().to_string(),
         "the config has no `hidden_size`"
@@ -131,7 +200,9 @@ fn problems_are_named() {
 
 #[test]
 fn gpt2_with_explicit_inner_size_and_no_dropout() {
-    let config = GPT2.replace("\"n_embd\": 768", "\"n_embd\": 768, \"n_inner\": 1024").replace("\"resid_pdrop\": 0.1", "\"resid_pdrop\": 0.0");
+    let config = GPT2
+        .replace("\"n_embd\": 768", "\"n_embd\": 768, \"n_inner\": 1024")
+        .replace("\"resid_pdrop\": 0.1", "\"resid_pdrop\": 0.0");
     let arch = import(&config).expect("valid");
     assert_eq!(arch.ffn, 1024);
     assert!(!arch.dropout);

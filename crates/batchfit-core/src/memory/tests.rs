@@ -28,14 +28,56 @@ fn worked_examples() {
     }
     let cases = [
         // The activations rule: 85.90 GB; checkpointed 15.19 GB. No model states.
-        Case { query: "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10", weights: 0, gradients: 0, optimizer_states: 0, activations: 85_899_345_920 },
-        Case { query: "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10&ckpt=1", weights: 0, gradients: 0, optimizer_states: 0, activations: 15_185_002_496 },
+        Case {
+            query: "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10",
+            weights: 0,
+            gradients: 0,
+            optimizer_states: 0,
+            activations: 85_899_345_920,
+        },
+        Case {
+            query: "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10&ckpt=1",
+            weights: 0,
+            gradients: 0,
+            optimizer_states: 0,
+            activations: 15_185_002_496,
+        },
         // The parameters rule: 7B in FP16.
-        Case { query: "form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=0", weights: 14 * GB, gradients: 0, optimizer_states: 0, activations: 0 },
-        Case { query: "form=parameters&params=7B&precision=fp16&optimizer=adamw&batch=1&act_mb=0", weights: 14 * GB, gradients: 28 * GB, optimizer_states: 56 * GB, activations: 0 },
-        Case { query: "form=parameters&params=7B&precision=fp16&optimizer=sgd_momentum&batch=1&act_mb=0", weights: 14 * GB, gradients: 28 * GB, optimizer_states: 28 * GB, activations: 0 },
-        Case { query: "form=parameters&params=7000M&precision=fp16&optimizer=adamw&batch=8&act_mb=500", weights: 14 * GB, gradients: 28 * GB, optimizer_states: 56 * GB, activations: 4 * GB },
-        Case { query: "form=parameters&params=7000M&precision=fp16&optimizer=adamw&batch=16&act_mb=500", weights: 14 * GB, gradients: 28 * GB, optimizer_states: 56 * GB, activations: 8 * GB },
+        Case {
+            query: "form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=0",
+            weights: 14 * GB,
+            gradients: 0,
+            optimizer_states: 0,
+            activations: 0,
+        },
+        Case {
+            query: "form=parameters&params=7B&precision=fp16&optimizer=adamw&batch=1&act_mb=0",
+            weights: 14 * GB,
+            gradients: 28 * GB,
+            optimizer_states: 56 * GB,
+            activations: 0,
+        },
+        Case {
+            query: "form=parameters&params=7B&precision=fp16&optimizer=sgd_momentum&batch=1&act_mb=0",
+            weights: 14 * GB,
+            gradients: 28 * GB,
+            optimizer_states: 28 * GB,
+            activations: 0,
+        },
+        Case {
+            query: "form=parameters&params=7000M&precision=fp16&optimizer=adamw&batch=8&act_mb=500",
+            weights: 14 * GB,
+            gradients: 28 * GB,
+            optimizer_states: 56 * GB,
+            activations: 4 * GB,
+        },
+        Case {
+            query: "form=parameters&params=7000M&precision=fp16&optimizer=adamw&batch=16&act_mb=500",
+            weights: 14 * GB,
+            gradients: 28 * GB,
+            optimizer_states: 56 * GB,
+            activations: 8 * GB,
+        },
         // Llama 2 7B, AMP + AdamW (18 B/param), batch 1 × 4096 tokens, flash attention:
         // per layer 4096 × (4·2·4096 + 2·(4·4096 + 4·11008) + 4·32) bytes, logits 2 × 4 × 4096 × 32000.
         Case {
@@ -43,7 +85,9 @@ fn worked_examples() {
             weights: 2 * 6_738_415_616,
             gradients: 4 * 6_738_415_616,
             optimizer_states: 12 * 6_738_415_616,
-            activations: 32 * 4096 * (8 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32) + 2 * 4096 * 2 * 4096 + 8 * 4096 * 32_000,
+            activations: 32 * 4096 * (8 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
+                + 2 * 4096 * 2 * 4096
+                + 8 * 4096 * 32_000,
         },
         // Same, full recomputation: 32 layer inputs + one layer's set.
         Case {
@@ -51,19 +95,42 @@ fn worked_examples() {
             weights: 2 * 6_738_415_616,
             gradients: 4 * 6_738_415_616,
             optimizer_states: 12 * 6_738_415_616,
-            activations: 32 * 2 * 4096 * 4096 + 4096 * (8 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32) + 2 * 4096 * 2 * 4096 + 8 * 4096 * 32_000,
+            activations: 32 * 2 * 4096 * 4096
+                + 4096 * (8 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
+                + 2 * 4096 * 2 * 4096
+                + 8 * 4096 * 32_000,
         },
     ];
     for case in cases {
         let e = estimate_of(case.query);
-        assert_eq!((e.weights, e.gradients, e.optimizer_states, e.activations), (case.weights, case.gradients, case.optimizer_states, case.activations), "{}", case.query);
-        assert_eq!(e.total, e.weights + e.gradients + e.optimizer_states + e.optimizer_step + e.kv_cache + e.activations);
+        assert_eq!(
+            (e.weights, e.gradients, e.optimizer_states, e.activations),
+            (
+                case.weights,
+                case.gradients,
+                case.optimizer_states,
+                case.activations
+            ),
+            "{}",
+            case.query
+        );
+        assert_eq!(
+            e.total,
+            e.weights
+                + e.gradients
+                + e.optimizer_states
+                + e.optimizer_step
+                + e.kv_cache
+                + e.activations
+        );
     }
 }
 
 #[test]
 fn required_adds_the_overhead_then_the_margin() {
-    let e = estimate_of("form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=0&overhead_gb=1&margin=20");
+    let e = estimate_of(
+        "form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=0&overhead_gb=1&margin=20",
+    );
     assert_eq!(e.overhead, GB);
     assert_eq!(e.required, 18 * GB);
     // The default overhead is 1 GB and no margin.
@@ -74,17 +141,27 @@ fn required_adds_the_overhead_then_the_margin() {
 #[test]
 fn devices_give_fit_and_the_exact_largest_batch() {
     // 14 GB weights + 1 GB overhead + 1 GB per sample on a 40 GB custom device: 25 samples.
-    let e = estimate_of("form=parameters&params=7B&precision=fp16&optimizer=none&batch=32&act_mb=1000&gpu_gb=40");
-    assert_eq!((e.device_bytes, e.fits, e.max_batch), (Some(40 * GB), Some(false), Some(25)));
-    let e = estimate_of("form=parameters&params=7B&precision=fp16&optimizer=adamw&batch=1&act_mb=1000&gpu=h100-80gb");
+    let e = estimate_of(
+        "form=parameters&params=7B&precision=fp16&optimizer=none&batch=32&act_mb=1000&gpu_gb=40",
+    );
+    assert_eq!(
+        (e.device_bytes, e.fits, e.max_batch),
+        (Some(40 * GB), Some(false), Some(25))
+    );
+    let e = estimate_of(
+        "form=parameters&params=7B&precision=fp16&optimizer=adamw&batch=1&act_mb=1000&gpu=h100-80gb",
+    );
     assert_eq!((e.fits, e.max_batch), (Some(false), Some(0)));
-    let e = estimate_of("form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=1000");
+    let e =
+        estimate_of("form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=1000");
     assert_eq!((e.device_bytes, e.fits, e.max_batch), (None, None, None));
 }
 
 #[test]
 fn the_sweep_runs_past_the_largest_batch_that_fits() {
-    let c = config("form=parameters&params=7B&precision=fp16&optimizer=none&batch=3&act_mb=1000&gpu_gb=40");
+    let c = config(
+        "form=parameters&params=7B&precision=fp16&optimizer=none&batch=3&act_mb=1000&gpu_gb=40",
+    );
     let rows = sweep(&c);
     let batches: Vec<u64> = rows.iter().map(|r| r.batch).collect();
     assert_eq!(batches, [1, 2, 3, 4, 8, 16, 32]);
@@ -96,20 +173,37 @@ fn the_sweep_runs_past_the_largest_batch_that_fits() {
     }
     // Without a device: up to one power of two past the chosen batch.
     let c = config("form=parameters&params=7B&batch=5");
-    assert_eq!(sweep(&c).iter().map(|r| r.batch).collect::<Vec<_>>(), [1, 2, 4, 5, 8]);
+    assert_eq!(
+        sweep(&c).iter().map(|r| r.batch).collect::<Vec<_>>(),
+        [1, 2, 4, 5, 8]
+    );
 }
 
 #[test]
 fn accumulation_steps_reach_the_global_batch() {
-    assert_eq!(estimate_of("form=transformer&batch=16&gpus=4&global_batch=512").accumulation_steps, Some(8));
-    assert_eq!(estimate_of("form=transformer&batch=16&gpus=4&global_batch=500").accumulation_steps, Some(8));
-    assert_eq!(estimate_of("form=parameters&batch=16&global_batch=20").accumulation_steps, Some(2));
-    assert_eq!(estimate_of("form=parameters&batch=16").accumulation_steps, None);
+    assert_eq!(
+        estimate_of("form=transformer&batch=16&gpus=4&global_batch=512").accumulation_steps,
+        Some(8)
+    );
+    assert_eq!(
+        estimate_of("form=transformer&batch=16&gpus=4&global_batch=500").accumulation_steps,
+        Some(8)
+    );
+    assert_eq!(
+        estimate_of("form=parameters&batch=16&global_batch=20").accumulation_steps,
+        Some(2)
+    );
+    assert_eq!(
+        estimate_of("form=parameters&batch=16").accumulation_steps,
+        None
+    );
 }
 
 #[test]
 fn gpus_needed_is_the_smallest_that_fits() {
-    let c = config("form=transformer&model=llama-3.1-70b&batch=1&seq=4096&recompute=full&zero=3&gpu=h100-80gb");
+    let c = config(
+        "form=transformer&model=llama-3.1-70b&batch=1&seq=4096&recompute=full&zero=3&gpu=h100-80gb",
+    );
     let n = gpus_needed(&c).expect("some number of GPUs fits");
     let fits = |gpus: u64| {
         let mut trial = c;
@@ -120,16 +214,31 @@ fn gpus_needed_is_the_smallest_that_fits() {
     // 70.6B × 18 B over n GPUs plus activations under 80 GB: at least 17.
     assert!((17..=24).contains(&n), "{n}");
     // Stage 0 does not shard: more GPUs never help.
-    assert_eq!(gpus_needed(&config("form=transformer&model=llama-3.1-70b&gpu=h100-80gb")), None);
+    assert_eq!(
+        gpus_needed(&config(
+            "form=transformer&model=llama-3.1-70b&gpu=h100-80gb"
+        )),
+        None
+    );
 }
 
 #[test]
 fn what_ifs_name_each_change_and_its_estimate() {
-    let c = config("form=transformer&model=llama-3.1-8b&batch=2&seq=2048&recipe=fp32&gpu=a100-80gb");
+    let c =
+        config("form=transformer&model=llama-3.1-8b&batch=2&seq=2048&recipe=fp32&gpu=a100-80gb");
     let found = what_ifs(&c);
     let changes: Vec<Change> = found.iter().map(|w| w.change).collect();
     assert_eq!(changes.len(), 5, "{changes:?}");
-    assert!(matches!(changes[..], [Change::HalfBatch, Change::Checkpointing, Change::Bf16, Change::Zero3 { .. }, Change::HalfSeq]));
+    assert!(matches!(
+        changes[..],
+        [
+            Change::HalfBatch,
+            Change::Checkpointing,
+            Change::Bf16,
+            Change::Zero3 { .. },
+            Change::HalfSeq
+        ]
+    ));
     let base = estimate(&c);
     for w in &found {
         assert_eq!(w.estimate, estimate(&w.config));
@@ -137,7 +246,13 @@ fn what_ifs_name_each_change_and_its_estimate() {
     }
     if let Change::Zero3 { gpus } = changes[3] {
         assert_eq!(found[3].estimate.fits, Some(true));
-        assert_eq!((found[3].config.transformer.zero, found[3].config.transformer.gpus), (3, gpus));
+        assert_eq!(
+            (
+                found[3].config.transformer.zero,
+                found[3].config.transformer.gpus
+            ),
+            (3, gpus)
+        );
     }
     // Nothing to change: batch 1, checkpointed, BF16, parameters form has no sequence.
     let c = config("form=parameters&batch=1&precision=bf16");
@@ -147,12 +262,16 @@ fn what_ifs_name_each_change_and_its_estimate() {
 #[test]
 fn inference_has_weights_kv_cache_and_prefill_only() {
     // Qwen2.5-7B, BF16, 30,720-token prompt + 2,048 generated (Qwen's speed benchmark row).
-    let e = estimate_of("form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048");
+    let e =
+        estimate_of("form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048");
     assert_eq!((e.gradients, e.optimizer_states), (0, 0));
     assert_eq!(e.weights, 2 * 7_615_616_512);
     assert_eq!(e.kv_cache, 2 * 28 * 4 * 128 * 32_768 * 2);
     // Residual + normed copy, then the gated MLP's three ffn-wide tensors, plus last-token logits.
-    assert_eq!(e.activations, 2 * 30_720 * 2 * 3584 + 3 * 30_720 * 2 * 18_944 + 4 * 152_064);
+    assert_eq!(
+        e.activations,
+        2 * 30_720 * 2 * 3584 + 3 * 30_720 * 2 * 18_944 + 4 * 152_064
+    );
 }
 
 fn with_seq(config: &Config, seq: u64) -> Config {
@@ -228,22 +347,49 @@ fn extremes_stay_in_range() {
         for &attention in Attention::ALL {
             for &mode in Mode::ALL {
                 for recipe in [Recipe::Fp32, Recipe::Amp] {
-                    let mut c = config("form=transformer&gpu_gb=1000000&margin=100&overhead_gb=1000&global_batch=1000000000000");
+                    let mut c = config(
+                        "form=transformer&gpu_gb=1000000&margin=100&overhead_gb=1000&global_batch=1000000000000",
+                    );
                     let t = &mut c.transformer;
                     t.arch = transformer::Architecture {
-                        kind, layers: 10_000, hidden: 1_000_000, heads: 100_000, kv_heads: 100_000, head_dim: 100_000,
-                        ffn: 10_000_000, vocab: 100_000_000, positions: 10_000_000, token_types: 1_000, labels: 1_000_000,
-                        dropout: true, bias: true, image: 4_096, patch: 1, channels: 1_000, ..t.arch
+                        kind,
+                        layers: 10_000,
+                        hidden: 1_000_000,
+                        heads: 100_000,
+                        kv_heads: 100_000,
+                        head_dim: 100_000,
+                        ffn: 10_000_000,
+                        vocab: 100_000_000,
+                        positions: 10_000_000,
+                        token_types: 1_000,
+                        labels: 1_000_000,
+                        dropout: true,
+                        bias: true,
+                        image: 4_096,
+                        patch: 1,
+                        channels: 1_000,
+                        ..t.arch
                     };
-                    (t.batch, t.seq, t.generated, t.attention, t.mode, t.recipe) = (BATCH.max, SEQ.max, transformer::GEN.max, attention, mode, recipe);
+                    (t.batch, t.seq, t.generated, t.attention, t.mode, t.recipe) = (
+                        BATCH.max,
+                        SEQ.max,
+                        transformer::GEN.max,
+                        attention,
+                        mode,
+                        recipe,
+                    );
                     let e = estimate(&c);
-                    assert!(e.required > e.total && e.fits == Some(false), "{kind:?} {attention:?} {mode:?}");
+                    assert!(
+                        e.required > e.total && e.fits == Some(false),
+                        "{kind:?} {attention:?} {mode:?}"
+                    );
                     assert_eq!(sweep(&c).first().map(|r| r.batch), Some(1));
                 }
             }
         }
     }
-    let e = estimate_of("form=parameters&params=1000T&batch=1000000000&act_mb=1000000&precision=fp32");
+    let e =
+        estimate_of("form=parameters&params=1000T&batch=1000000000&act_mb=1000000&precision=fp32");
     assert_eq!(e.weights, 4_000_000_000_000_000);
     assert_eq!(e.activations, 1_000_000_000 * 1_000_000_000_000);
 }

@@ -6,7 +6,11 @@ use proptest::prelude::*;
 const WORKED: &str = "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10";
 
 fn named(parsed: &Parsed) -> Vec<(&str, &Problem)> {
-    parsed.problems.iter().map(|p| (p.name.as_str(), &p.problem)).collect()
+    parsed
+        .problems
+        .iter()
+        .map(|p| (p.name.as_str(), &p.problem))
+        .collect()
 }
 
 #[test]
@@ -14,7 +18,10 @@ fn the_documented_example_parses_without_problems() {
     let parsed = parse(WORKED);
     assert_eq!(parsed.problems, []);
     assert_eq!(parsed.config, Config::default());
-    assert_eq!(activations::estimate(&parsed.config.activations).total, 85_899_345_920);
+    assert_eq!(
+        activations::estimate(&parsed.config.activations).total,
+        85_899_345_920
+    );
 }
 
 #[test]
@@ -43,13 +50,23 @@ fn writing_then_reading_gives_back_the_config() {
     }
     .synced();
     let query = to_query(&config);
-    assert_eq!(query, "form=activations&batch=3&seq=2048&hidden=4096&layers=32&precision=fp32&k=12.34&ckpt=1&units=gib");
-    assert_eq!(parse(&query), Parsed { config, problems: vec![] });
+    assert_eq!(
+        query,
+        "form=activations&batch=3&seq=2048&hidden=4096&layers=32&precision=fp32&k=12.34&ckpt=1&units=gib"
+    );
+    assert_eq!(
+        parse(&query),
+        Parsed {
+            config,
+            problems: vec![]
+        }
+    );
 }
 
 #[test]
 fn bad_values_keep_defaults_and_are_named() {
-    let parsed = parse("batch=-1&seq=abc&layers=&precision=fp8&zzz=1&batch=4&ckpt=maybe&units=tb&form=nope");
+    let parsed =
+        parse("batch=-1&seq=abc&layers=&precision=fp8&zzz=1&batch=4&ckpt=maybe&units=tb&form=nope");
     assert_eq!(parsed.config, Config::default());
     assert_eq!(
         named(&parsed),
@@ -57,29 +74,77 @@ fn bad_values_keep_defaults_and_are_named() {
             ("batch", &activations::BATCH.range()),
             ("seq", &Problem::NotANumber),
             ("layers", &Problem::Empty),
-            ("precision", &Problem::NotAnOption { allowed: Precision::NAMES }),
+            (
+                "precision",
+                &Problem::NotAnOption {
+                    allowed: Precision::NAMES
+                }
+            ),
             ("zzz", &Problem::Unknown),
             ("batch", &Problem::Duplicate),
-            ("ckpt", &Problem::NotAnOption { allowed: SWITCH_NAMES }),
-            ("units", &Problem::NotAnOption { allowed: Units::NAMES }),
-            ("form", &Problem::NotAnOption { allowed: Form::NAMES }),
+            (
+                "ckpt",
+                &Problem::NotAnOption {
+                    allowed: SWITCH_NAMES
+                }
+            ),
+            (
+                "units",
+                &Problem::NotAnOption {
+                    allowed: Units::NAMES
+                }
+            ),
+            (
+                "form",
+                &Problem::NotAnOption {
+                    allowed: Form::NAMES
+                }
+            ),
         ]
     );
 }
 
 #[test]
 fn the_parameters_form_reads_its_documented_query() {
-    let parsed = parse("form=parameters&params=7B&precision=fp16&optimizer=sgd_momentum&batch=8&act_mb=250.5");
+    let parsed = parse(
+        "form=parameters&params=7B&precision=fp16&optimizer=sgd_momentum&batch=8&act_mb=250.5",
+    );
     assert_eq!(parsed.problems, []);
     let p = parsed.config.parameters;
-    assert_eq!((p.params, p.precision, p.optimizer, p.batch, p.act_mb), (7_000_000_000, Precision::Fp16, parameters::Optimizer::SgdMomentum, 8, 25_050));
-    assert_eq!(to_query(&parsed.config), "form=parameters&params=7B&precision=fp16&optimizer=sgd_momentum&batch=8&act_mb=250.5");
+    assert_eq!(
+        (p.params, p.precision, p.optimizer, p.batch, p.act_mb),
+        (
+            7_000_000_000,
+            Precision::Fp16,
+            parameters::Optimizer::SgdMomentum,
+            8,
+            25_050
+        )
+    );
+    assert_eq!(
+        to_query(&parsed.config),
+        "form=parameters&params=7B&precision=fp16&optimizer=sgd_momentum&batch=8&act_mb=250.5"
+    );
     // Shared values follow into the other forms.
-    assert_eq!((parsed.config.activations.batch, parsed.config.activations.precision), (8, Precision::Fp16));
+    assert_eq!(
+        (
+            parsed.config.activations.batch,
+            parsed.config.activations.precision
+        ),
+        (8, Precision::Fp16)
+    );
     assert_eq!(parsed.config.transformer.batch, 8);
     // The transformer form's optimizers are not the parameters form's.
     let parsed = parse("form=parameters&optimizer=adafactor");
-    assert_eq!(named(&parsed), [("optimizer", &Problem::NotAnOption { allowed: parameters::Optimizer::NAMES })]);
+    assert_eq!(
+        named(&parsed),
+        [(
+            "optimizer",
+            &Problem::NotAnOption {
+                allowed: parameters::Optimizer::NAMES
+            }
+        )]
+    );
 }
 
 #[test]
@@ -89,10 +154,19 @@ fn a_preset_is_the_base_and_changes_are_written_against_it() {
     assert_eq!(parsed.problems, []);
     let config = parsed.config;
     assert_eq!(config.model.map(|m| m.id), Some("llama-2-7b"));
-    assert_eq!((config.transformer.arch.layers, config.transformer.arch.hidden), (40, 4096));
+    assert_eq!(
+        (
+            config.transformer.arch.layers,
+            config.transformer.arch.hidden
+        ),
+        (40, 4096)
+    );
     assert_eq!(config.activations.layers, 40);
     let query = to_query(&config);
-    assert_eq!(query, "form=transformer&model=llama-2-7b&layers=40&batch=16&seq=2048&recipe=bf16&gpu=a100-80gb");
+    assert_eq!(
+        query,
+        "form=transformer&model=llama-2-7b&layers=40&batch=16&seq=2048&recipe=bf16&gpu=a100-80gb"
+    );
     assert_eq!(parse(&query).config, config);
 }
 
@@ -104,13 +178,76 @@ fn every_knob_is_a_parameter() {
     let c = parsed.config;
     let t = c.transformer;
     let a = t.arch;
-    assert_eq!((a.kind, a.layers, a.hidden, a.heads, a.kv_heads, a.head_dim, a.ffn), (Kind::Encoder, 2, 64, 4, 2, 32, 100));
-    assert_eq!((a.mlp, a.norm, a.vocab, a.tied, a.bias, a.qkv_bias), (Mlp::Gelu, Norm::LayerNorm, 1000, true, true, true));
-    assert_eq!((a.positions, a.token_types, a.labels, a.dropout, a.image, a.patch, a.channels), (128, 2, 3, true, 64, 8, 1));
-    assert_eq!((t.batch, t.seq, t.recipe, t.optimizer, t.recompute, t.attention), (3, 77, Recipe::Fp32, Optimizer::Adafactor, Recompute::Selective, Attention::Eager));
-    assert_eq!((t.mode, t.generated, t.quant, t.gpus, t.zero, t.tp, t.sp, t.foreach), (Mode::Inference, 9, Quant::Int4, 8, 2, 2, true, true));
-    assert_eq!(c.device, Some(Device::Custom { hundredths_gb: 1250 }));
-    assert_eq!((c.overhead, c.margin, c.global_batch, c.units, c.lang, c.embed), (75, 1500, 512, Units::Binary, Some(Lang::Es), true));
+    assert_eq!(
+        (
+            a.kind, a.layers, a.hidden, a.heads, a.kv_heads, a.head_dim, a.ffn
+        ),
+        (Kind::Encoder, 2, 64, 4, 2, 32, 100)
+    );
+    assert_eq!(
+        (a.mlp, a.norm, a.vocab, a.tied, a.bias, a.qkv_bias),
+        (Mlp::Gelu, Norm::LayerNorm, 1000, true, true, true)
+    );
+    assert_eq!(
+        (
+            a.positions,
+            a.token_types,
+            a.labels,
+            a.dropout,
+            a.image,
+            a.patch,
+            a.channels
+        ),
+        (128, 2, 3, true, 64, 8, 1)
+    );
+    assert_eq!(
+        (
+            t.batch,
+            t.seq,
+            t.recipe,
+            t.optimizer,
+            t.recompute,
+            t.attention
+        ),
+        (
+            3,
+            77,
+            Recipe::Fp32,
+            Optimizer::Adafactor,
+            Recompute::Selective,
+            Attention::Eager
+        )
+    );
+    assert_eq!(
+        (
+            t.mode,
+            t.generated,
+            t.quant,
+            t.gpus,
+            t.zero,
+            t.tp,
+            t.sp,
+            t.foreach
+        ),
+        (Mode::Inference, 9, Quant::Int4, 8, 2, 2, true, true)
+    );
+    assert_eq!(
+        c.device,
+        Some(Device::Custom {
+            hundredths_gb: 1250
+        })
+    );
+    assert_eq!(
+        (
+            c.overhead,
+            c.margin,
+            c.global_batch,
+            c.units,
+            c.lang,
+            c.embed
+        ),
+        (75, 1500, 512, Units::Binary, Some(Lang::Es), true)
+    );
     assert_eq!(to_query(&c), query);
 }
 
@@ -126,13 +263,41 @@ fn other_forms_parameters_are_known_but_ignored() {
 #[test]
 fn device_problems_are_named() {
     let parsed = parse("gpu=h100-80gb&gpu_gb=80");
-    assert_eq!(named(&parsed), [("gpu_gb", &Problem::Conflict { with: "gpu" })]);
-    assert_eq!(parsed.config.device.map(|d| d.bytes()), Some(81_559 * (1 << 20)));
+    assert_eq!(
+        named(&parsed),
+        [("gpu_gb", &Problem::Conflict { with: "gpu" })]
+    );
+    assert_eq!(
+        parsed.config.device.map(|d| d.bytes()),
+        Some(81_559 * (1 << 20))
+    );
     let parsed = parse("gpu=h100&lang=fr&model=gpt-5");
-    assert_eq!(named(&parsed), [("gpu", &Problem::NotAnOption { allowed: DEVICE_IDS }), ("lang", &Problem::NotAnOption { allowed: Lang::NAMES })]);
+    assert_eq!(
+        named(&parsed),
+        [
+            (
+                "gpu",
+                &Problem::NotAnOption {
+                    allowed: DEVICE_IDS
+                }
+            ),
+            (
+                "lang",
+                &Problem::NotAnOption {
+                    allowed: Lang::NAMES
+                }
+            )
+        ]
+    );
     let parsed = parse("form=transformer&model=gpt-5");
-    assert_eq!(named(&parsed), [("model", &Problem::NotAnOption { allowed: MODEL_IDS })]);
-    assert_eq!(parse("gpu_gb=0").problems[0].to_string(), "`gpu_gb` must be from 0.01 to 1000000");
+    assert_eq!(
+        named(&parsed),
+        [("model", &Problem::NotAnOption { allowed: MODEL_IDS })]
+    );
+    assert_eq!(
+        parse("gpu_gb=0").problems[0].to_string(),
+        "`gpu_gb` must be from 0.01 to 1000000"
+    );
 }
 
 #[test]
@@ -142,8 +307,14 @@ fn hostile_text_decodes_to_plain_strings() {
     assert_eq!(decode("%zz%4"), "%zz%4");
     assert_eq!(decode("100%"), "100%");
     let parsed = parse("batch=%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&%3Cscript%3E=1");
-    assert_eq!(parsed.problems[0], ParamError::new("batch", Problem::NotANumber));
-    assert_eq!(parsed.problems[1], ParamError::new("<script>", Problem::Unknown));
+    assert_eq!(
+        parsed.problems[0],
+        ParamError::new("batch", Problem::NotANumber)
+    );
+    assert_eq!(
+        parsed.problems[1],
+        ParamError::new("<script>", Problem::Unknown)
+    );
 }
 
 #[test]
