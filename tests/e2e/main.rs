@@ -1,1 +1,4 @@
+//! End-to-end tests: the release build, served the way users get it, in headless
+//! Chromium. One binary (matklad, "Delete Cargo Integration Tests"); one module per area.
 
+mod activations;

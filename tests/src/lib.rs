@@ -1,1 +1,256 @@
+//! The end-to-end harness: the built `dist/` served from an in-process static
+//! server on 127.0.0.1 (a random free port), and headless Chromium driven through
+//! chromedriver. Tests read the page through `data-testid` hooks only.
+//!
+//! Environment: `BATCHFIT_DIST` (default `<repo>/dist`), `CHROMEDRIVER` and
+//! `CHROMIUM` (default: found on `PATH`). `cargo xtask test` sets all three.
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Component, Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+
+/// The built site, or a panic that says how to build it.
+pub fn dist_dir() -> PathBuf {
+    let dir = std::env::var_os("BATCHFIT_DIST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../dist"));
+    assert!(
+        dir.join("index.html").is_file(),
+        "no built site at {}: run `cargo xtask dist` (or `cargo xtask test`, which does)",
+        dir.display()
+    );
+    dir
+}
+
+/// A static file server on 127.0.0.1, serving `root` under every prefix in `mounts`
+/// (e.g. `/` and `/some/sub/path/`), so tests can load the site from a sub-path.
+#[derive(Debug)]
+pub struct StaticServer {
+    pub port: u16,
+}
+
+impl StaticServer {
+    pub fn start(root: PathBuf, mounts: &[&str]) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+        let port = listener.local_addr().expect("local address").port();
+        let mounts: Vec<String> = mounts.iter().map(|m| (*m).to_owned()).collect();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (root, mounts) = (root.clone(), mounts.clone());
+                std::thread::spawn(move || serve_one(stream, &root, &mounts));
+            }
+        });
+        Self { port }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+fn serve_one(mut stream: TcpStream, root: &Path, mounts: &[String]) {
+    let mut request_line = String::new();
+    let mut reader = BufReader::new(&stream);
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    // Drain the headers; the server only needs the request line.
+    let mut header = String::new();
+    while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
+        header.clear();
+    }
+    let target = request_line.split_whitespace().nth(1).unwrap_or("/");
+    let path = target.split(['?', '#']).next().unwrap_or("/");
+    let file = mounts
+        .iter()
+        .filter_map(|mount| path.strip_prefix(mount.as_str()))
+        .map(|rest| {
+            if rest.is_empty() || rest.ends_with('/') {
+                format!("{rest}index.html")
+            } else {
+                rest.to_owned()
+            }
+        })
+        .map(|rest| root.join(rest))
+        .find(|file| is_inside(file, root) && file.is_file());
+    let response = match file.and_then(|f| std::fs::read(&f).ok().map(|body| (f, body))) {
+        Some((file, body)) => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+                content_type(&file),
+                body.len()
+            );
+            [head.into_bytes(), body].concat()
+        }
+        None => {
+            b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec()
+        }
+    };
+    let _ = stream.write_all(&response);
+}
+
+fn is_inside(file: &Path, root: &Path) -> bool {
+    file.strip_prefix(root)
+        .is_ok_and(|rel| rel.components().all(|c| matches!(c, Component::Normal(_))))
+}
+
+fn content_type(file: &Path) -> &'static str {
+    match file.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript",
+        Some("wasm") => "application/wasm",
+        Some("css") => "text/css",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        _ => "application/octet-stream",
+    }
+}
+
+/// A chromedriver process and one headless Chromium session on it.
+#[derive(Debug)]
+pub struct Browser {
+    driver: Child,
+    pub client: Client,
+}
+
+impl Browser {
+    /// Starts chromedriver on a free port and opens a headless session with a
+    /// window of `width` × `height` CSS pixels.
+    pub async fn start(width: u32, height: u32) -> Self {
+        let chromedriver = tool("CHROMEDRIVER", "chromedriver");
+        let chromium = tool("CHROMIUM", "chromium");
+        let port = free_port();
+        let driver = Command::new(&chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {}: {e}", chromedriver.display()));
+        wait_for_port(port);
+        let profile =
+            std::env::temp_dir().join(format!("batchfit-e2e-{}-{port}", std::process::id()));
+        let capabilities = serde_json::json!({
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--no-first-run", "--disable-quic",
+                    format!("--window-size={width},{height}"),
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            }
+        });
+        let serde_json::Value::Object(capabilities) = capabilities else {
+            unreachable!("a JSON object literal")
+        };
+        let client = ClientBuilder::native()
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a WebDriver session in headless Chromium");
+        Self { driver, client }
+    }
+
+    /// Closes the session and stops chromedriver.
+    pub async fn close(mut self) {
+        let _ = self.client.clone().close().await;
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+
+    /// Waits for the element with this `data-testid`.
+    pub async fn testid(&self, id: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css(&format!("[data-testid=\"{id}\"]")))
+            .await
+            .unwrap_or_else(|e| panic!("no element with data-testid={id}: {e}"))
+    }
+
+    /// The exact byte count a result carries in `data-bytes`.
+    pub async fn bytes(&self, id: &str) -> u128 {
+        let attr = self
+            .testid(id)
+            .await
+            .attr("data-bytes")
+            .await
+            .expect("read data-bytes");
+        attr.unwrap_or_else(|| panic!("{id} has no data-bytes"))
+            .parse()
+            .unwrap_or_else(|e| panic!("{id}: data-bytes is not an integer: {e}"))
+    }
+
+    /// The visible text of a result.
+    pub async fn text(&self, id: &str) -> String {
+        self.testid(id).await.text().await.expect("read text")
+    }
+
+    /// The form input whose `name` is this URL parameter.
+    pub async fn input(&self, name: &str) -> fantoccini::elements::Element {
+        self.client
+            .find(Locator::Css(&format!("[name=\"{name}\"]")))
+            .await
+            .unwrap_or_else(|e| panic!("no input named {name}: {e}"))
+    }
+
+    /// Replaces the text of the input `name` the way a user does: select all
+    /// (Ctrl+A), delete, type. Every keystroke fires a real `input` event.
+    pub async fn type_into(&self, name: &str, text: &str) {
+        const SELECT_ALL_DELETE: &str = "\u{e009}a\u{e000}\u{e003}";
+        let input = self.input(name).await;
+        input
+            .send_keys(&format!("{SELECT_ALL_DELETE}{text}"))
+            .await
+            .expect("type into the input");
+    }
+
+    /// Polls `check` until it returns true or `what` times out after 10 s.
+    pub async fn wait_until<F, Fut>(&self, what: &str, mut check: F)
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = bool>,
+    {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !check().await {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+fn tool(var: &str, name: &str) -> PathBuf {
+    std::env::var_os(var)
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::split_paths(&std::env::var_os("PATH")?)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_else(|| {
+            panic!("{name} not found: set {var} or put it on PATH (`cargo xtask test` installs it)")
+        })
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+fn wait_for_port(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "chromedriver did not open port {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -1,1 +1,163 @@
-fn main(){}
+//! Project automation, run as `cargo xtask <command>` (an alias in .cargo/config.toml).
+//!
+//! - `serve [--port N]`: install missing tools, build, serve on http://127.0.0.1:8080
+//! - `dist`: release build of the site into `dist/`
+//! - `test`: install missing tools (browser included), then run every check there is
+//!
+//! Each command installs what it needs first (see `tools.rs`, where every version
+//! is pinned), and skips what is already there.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+mod shell;
+mod tools;
+
+use shell::{Step, cargo};
+
+const USAGE: &str = "usage: cargo xtask <serve [--port N] | dist | test>";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root();
+    let result = match args.first().map(String::as_str) {
+        Some("serve") => serve(&root, &args[1..]),
+        Some("dist") => dist(&root),
+        Some("test") => test(&root),
+        _ => Err(format!("unknown command; {USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The repository root: this crate lives in `<root>/crates/xtask`.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/xtask sits two levels below the root")
+        .to_path_buf()
+}
+
+fn serve(root: &Path, args: &[String]) -> Result<(), String> {
+    let port = match args {
+        [] => 8080,
+        [flag, port] if flag == "--port" => port
+            .parse::<u16>()
+            .map_err(|_| format!("--port takes a number from 1 to 65535, not {port:?}"))?,
+        _ => return Err(USAGE.to_owned()),
+    };
+    let env = tools::ensure_build_tools(root)?;
+    println!("xtask: serving batchfit on http://127.0.0.1:{port}/ (Ctrl-C stops)");
+    env.run(
+        Step::new("trunk serve", "trunk")
+            .args(["serve", "--offline", "--address", "127.0.0.1", "--port"])
+            .arg(port.to_string())
+            .cwd(root),
+    )
+}
+
+fn dist(root: &Path) -> Result<(), String> {
+    let env = tools::ensure_build_tools(root)?;
+    build_dist(&env, root)
+}
+
+fn build_dist(env: &tools::Env, root: &Path) -> Result<(), String> {
+    env.run(
+        Step::new("release build of the site (trunk)", "trunk")
+            .args(["build", "--release", "--offline"])
+            .cwd(root),
+    )?;
+    println!("xtask: built {}", root.join("dist").display());
+    Ok(())
+}
+
+/// Every check, in the order that fails fastest; stops at the first failure.
+fn test(root: &Path) -> Result<(), String> {
+    let started = Instant::now();
+    let mut passed = 0;
+    let outcome = run_all_checks(root, &mut passed);
+    let seconds = started.elapsed().as_secs();
+    match &outcome {
+        Ok(()) => println!("xtask test: all {passed} steps passed in {seconds} s"),
+        Err(message) => {
+            println!("xtask test: FAILED after {passed} passing steps in {seconds} s: {message}")
+        }
+    }
+    outcome
+}
+
+fn run_all_checks(root: &Path, passed: &mut usize) -> Result<(), String> {
+    let env = tools::ensure_build_tools(root)?;
+    let browser = tools::ensure_browser()?;
+    *passed += 1;
+    let wasm = ["--target", tools::WASM_TARGET];
+    let steps = [
+        cargo("format", ["fmt", "--all", "--check"]),
+        cargo(
+            "clippy (native)",
+            [
+                "clippy",
+                "--workspace",
+                "--exclude",
+                "batchfit-web",
+                "--all-targets",
+            ],
+        )
+        .args(["--", "-D", "warnings"]),
+        cargo(
+            "clippy (wasm32)",
+            [
+                "clippy",
+                "-p",
+                "batchfit-web",
+                "-p",
+                "batchfit-core",
+                "--all-targets",
+            ],
+        )
+        .args(wasm)
+        .args(["--", "-D", "warnings"]),
+        cargo(
+            "native tests",
+            [
+                "test",
+                "--workspace",
+                "--exclude",
+                "batchfit-web",
+                "--exclude",
+                "batchfit-e2e",
+            ],
+        ),
+        cargo(
+            "browser tests (wasm-bindgen-test, headless Chromium)",
+            ["test", "-p", "batchfit-web"],
+        )
+        .args(wasm)
+        .env("CHROMEDRIVER", &browser.chromedriver),
+    ];
+    for step in steps {
+        env.run(step.cwd(root))?;
+        *passed += 1;
+    }
+    build_dist(&env, root)?;
+    *passed += 1;
+    env.run(
+        cargo(
+            "end-to-end tests (built dist/, headless Chromium)",
+            ["test", "-p", "batchfit-e2e"],
+        )
+        .env("BATCHFIT_DIST", root.join("dist"))
+        .env("CHROMEDRIVER", &browser.chromedriver)
+        .env("CHROMIUM", &browser.chromium)
+        .cwd(root),
+    )?;
+    *passed += 1;
+    Ok(())
+}

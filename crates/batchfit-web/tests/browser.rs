@@ -1,0 +1,114 @@
+//! Browser tests: the app mounted in a real headless Chromium page
+//! (`cargo test --target wasm32-unknown-unknown -p batchfit-web`; webdriver.json
+//! holds the browser flags). They check what the page shows, through the same
+//! `data-testid` / `data-bytes` hooks as the end-to-end tests.
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web_sys::{Element, HtmlElement, HtmlInputElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Mounts a fresh app into its own element; keeps it mounted while the handle lives.
+fn mount() -> (Element, impl Drop) {
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .expect("a document");
+    let host = document.create_element("div").expect("create a div");
+    document
+        .body()
+        .expect("a body")
+        .append_child(&host)
+        .expect("append");
+    let handle = leptos::mount::mount_to(
+        host.clone().unchecked_into::<HtmlElement>(),
+        batchfit_web::App,
+    );
+    (host, DropHandle(Some(handle)))
+}
+
+struct DropHandle<T>(Option<T>);
+
+impl<T> Drop for DropHandle<T> {
+    fn drop(&mut self) {
+        drop(self.0.take());
+    }
+}
+
+fn find(host: &Element, selector: &str) -> Element {
+    host.query_selector(selector)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| panic!("nothing matches {selector}"))
+}
+
+fn bytes(host: &Element, testid: &str) -> String {
+    find(host, &format!("[data-testid=\"{testid}\"]"))
+        .get_attribute("data-bytes")
+        .unwrap_or_default()
+}
+
+/// Types `text` into the input named `name` and lets the reactive system settle.
+async fn type_into(host: &Element, name: &str, text: &str) {
+    let input: HtmlInputElement = find(host, &format!("input[name=\"{name}\"]")).unchecked_into();
+    input.set_value(text);
+    let event = web_sys::Event::new("input").expect("an input event");
+    input.dispatch_event(&event).expect("dispatch");
+    settle().await;
+}
+
+/// Waits one macrotask, by which time Leptos has run the effects it scheduled.
+async fn settle() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .expect("a window")
+            .set_timeout_with_callback(&resolve)
+            .expect("setTimeout");
+    });
+    wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .expect("the timer fires");
+}
+
+#[wasm_bindgen_test]
+async fn worked_example_shows_the_documented_numbers() {
+    let (host, _app) = mount();
+    settle().await;
+    assert_eq!(bytes(&host, "activations-per-sample"), "5368709120");
+    assert_eq!(bytes(&host, "activations"), "85899345920");
+    let text = find(&host, "[data-testid=\"activations\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert_eq!(text, "85.90 GB");
+}
+
+#[wasm_bindgen_test]
+async fn typing_recomputes_and_bad_text_keeps_the_last_good_result() {
+    let (host, _app) = mount();
+    settle().await;
+    type_into(&host, "layers", "64").await;
+    assert_eq!(bytes(&host, "activations"), "171798691840");
+    type_into(&host, "layers", "twelve").await;
+    assert_eq!(
+        bytes(&host, "activations"),
+        "171798691840",
+        "last good result kept"
+    );
+    let error = find(&host, "[data-testid=\"error-layers\"]");
+    assert_eq!(error.get_attribute("role").as_deref(), Some("alert"));
+    assert_eq!(
+        error.text_content().as_deref(),
+        Some("Layers must be a number.")
+    );
+    let input = find(&host, "input[name=\"layers\"]");
+    assert_eq!(input.get_attribute("aria-invalid").as_deref(), Some("true"));
+    type_into(&host, "layers", "32").await;
+    assert_eq!(bytes(&host, "activations"), "85899345920");
+    assert!(
+        host.query_selector("[data-testid=\"error-layers\"]")
+            .ok()
+            .flatten()
+            .is_none()
+    );
+}

@@ -1,0 +1,178 @@
+//! The activations form: worked example, URL prefill from a sub-path, typing, bad input.
+
+use batchfit_e2e::{Browser, StaticServer, dist_dir};
+
+const WORKED: &str = "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10";
+
+fn server() -> StaticServer {
+    StaticServer::start(dist_dir(), &["/", "/some/sub/path/"])
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn worked_example_from_a_prefilled_url() {
+    let server = server();
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .client
+        .goto(&server.url(&format!("/?{WORKED}")))
+        .await
+        .expect("open");
+    assert_eq!(browser.bytes("activations-per-sample").await, 5_368_709_120);
+    assert_eq!(browser.bytes("activations").await, 85_899_345_920);
+    assert_eq!(browser.text("activations-per-sample").await, "5.369 GB");
+    assert_eq!(browser.text("activations").await, "85.90 GB");
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn prefilled_url_from_a_sub_path() {
+    let server = server();
+    let browser = Browser::start(1280, 900).await;
+    let fp32 = WORKED.replace("precision=bf16", "precision=fp32");
+    browser
+        .client
+        .goto(&server.url(&format!("/some/sub/path/?{fp32}")))
+        .await
+        .expect("open");
+    assert_eq!(browser.bytes("activations").await, 171_798_691_840);
+    assert_eq!(browser.text("activations").await, "171.80 GB");
+    let precision = browser
+        .input("precision")
+        .await
+        .prop("value")
+        .await
+        .expect("read");
+    assert_eq!(precision.as_deref(), Some("fp32"));
+    assert_eq!(
+        browser
+            .input("seq")
+            .await
+            .prop("value")
+            .await
+            .expect("read")
+            .as_deref(),
+        Some("2048")
+    );
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typing_updates_the_result_and_the_url_in_place() {
+    let server = server();
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .client
+        .goto(&server.url(&format!("/some/sub/path/?{WORKED}")))
+        .await
+        .expect("open");
+    assert_eq!(browser.bytes("activations").await, 85_899_345_920);
+    let history_before = browser
+        .client
+        .execute("return history.length", vec![])
+        .await
+        .expect("js");
+    browser.type_into("batch", "32").await;
+    browser
+        .wait_until("batch 32 to double the activations", || async {
+            browser.bytes("activations").await == 2 * 85_899_345_920
+        })
+        .await;
+    let url = browser.client.current_url().await.expect("url");
+    assert_eq!(url.path(), "/some/sub/path/", "the page keeps its own path");
+    assert!(url.query().is_some_and(|q| q.contains("batch=32")), "{url}");
+    let history_after = browser
+        .client
+        .execute("return history.length", vec![])
+        .await
+        .expect("js");
+    assert_eq!(
+        history_before, history_after,
+        "replaceState, not a history entry per keystroke"
+    );
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn invalid_text_is_explained_and_the_last_good_result_stays() {
+    let server = server();
+    let browser = Browser::start(1280, 900).await;
+    browser.client.goto(&server.url("/")).await.expect("open");
+    assert_eq!(browser.bytes("activations").await, 85_899_345_920);
+    // Typing goes key by key, so the "last good" result is the last valid prefix:
+    // "1e30" passes through "1e3" (batch 1,000) on its way.
+    let per_sample = 5_368_709_120_u128;
+    for (bad, message, kept_batch) in [
+        ("abc", "Batch size must be a number.", 16),
+        ("-1", "Batch size must be from 1 to 1,000,000,000.", 16),
+        ("", "Batch size is empty.", 16),
+        (
+            "<img src=x onerror=alert(1)>",
+            "Batch size must be a number.",
+            16,
+        ),
+        ("1e30", "Batch size must be from 1 to 1,000,000,000.", 1000),
+    ] {
+        browser.type_into("batch", bad).await;
+        assert_eq!(browser.text("error-batch").await, message, "{bad:?}");
+        let invalid = browser
+            .input("batch")
+            .await
+            .attr("aria-invalid")
+            .await
+            .expect("attr");
+        assert_eq!(invalid.as_deref(), Some("true"), "{bad:?}");
+        assert_eq!(
+            browser.bytes("activations").await,
+            per_sample * kept_batch,
+            "{bad:?}: last good result kept"
+        );
+        let stale = browser
+            .testid("results")
+            .await
+            .attr("data-stale")
+            .await
+            .expect("attr");
+        assert_eq!(
+            stale.as_deref(),
+            Some("true"),
+            "{bad:?}: marked as not current"
+        );
+        let text = browser.text("activations").await;
+        assert!(
+            !text.contains("NaN") && !text.contains("inf"),
+            "{bad:?}: {text}"
+        );
+    }
+    browser.type_into("batch", "8").await;
+    browser
+        .wait_until("batch 8 to halve the activations", || async {
+            browser.bytes("activations").await == 85_899_345_920 / 2
+        })
+        .await;
+    let stale = browser
+        .testid("results")
+        .await
+        .attr("data-stale")
+        .await
+        .expect("attr");
+    assert_eq!(stale.as_deref(), Some("false"));
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_url_parameters_fall_back_to_defaults_with_a_notice() {
+    let server = server();
+    let browser = Browser::start(1280, 900).await;
+    let url = server.url("/?form=activations&batch=-1&layers=&seq=abc&zzz=1&precision=fp32");
+    browser.client.goto(&url).await.expect("open");
+    let notice = browser.testid("url-notice").await;
+    let named = notice
+        .attr("data-params")
+        .await
+        .expect("attr")
+        .unwrap_or_default();
+    assert_eq!(named, "batch,layers,seq,zzz");
+    // Defaults for the bad fields, the good one (fp32) applied: 16 × 2048 × 4096 × 32 × 4 × 10.
+    assert_eq!(browser.bytes("activations").await, 171_798_691_840);
+    browser.close().await;
+}
