@@ -19,11 +19,14 @@ use crate::transformer::{self, GPUS, Mode, Recipe, Recompute};
 
 /// Memory of one configuration, per GPU, in bytes.
 ///
-/// `total` is the sum of the model's terms (weights, gradients, optimizer states,
-/// optimizer step buffers, KV cache, activations); `overhead` (CUDA context and
-/// framework buffers) is kept apart; `required = (total + overhead) × (1 + margin)`
-/// is what is compared with the device. The activations form models activations
-/// only: its weights, gradients and optimizer states are 0.
+/// `total` is the peak: weights + gradients + optimizer states + the larger of
+/// (activations + KV cache) and the optimizer step's buffers. The step's buffers
+/// are allocated inside `optimizer.step()`, after the backward pass has freed the
+/// activations, so the two are never alive together; with the step buffers off
+/// (the default) `total` is the plain sum of the terms. `overhead` (CUDA context
+/// and framework buffers) is kept apart; `required = (total + overhead) × (1 +
+/// margin)` is what is compared with the device. The activations form models
+/// activations only: its weights, gradients and optimizer states are 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Estimate {
     /// Parameters of the whole model (0 for the activations form).
@@ -51,9 +54,10 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    /// Memory that does not depend on the batch.
+    /// Weights, gradients and optimizer states: memory held for the whole step,
+    /// whatever the batch.
     pub fn model_states(&self) -> u128 {
-        self.weights + self.gradients + self.optimizer_states + self.optimizer_step
+        self.weights + self.gradients + self.optimizer_states
     }
 }
 
@@ -104,12 +108,20 @@ impl Parts {
         }
     }
 
-    fn fixed(&self) -> u128 {
-        self.weights + self.gradients + self.optimizer_states + self.optimizer_step
+    fn model_states(&self) -> u128 {
+        self.weights + self.gradients + self.optimizer_states
     }
 
+    /// What grows with the batch: activations, and the KV cache in inference.
+    fn per_batch(&self, batch: u64) -> u128 {
+        (self.activations_per_sample + self.kv_per_sample) * u128::from(batch)
+    }
+
+    /// The peak: model states plus whichever is larger, the batch's activations
+    /// (alive until the backward pass ends) or the optimizer step's buffers
+    /// (allocated after it). Non-decreasing in the batch.
     fn total(&self, batch: u64) -> u128 {
-        self.fixed() + (self.activations_per_sample + self.kv_per_sample) * u128::from(batch)
+        self.model_states() + self.per_batch(batch).max(self.optimizer_step)
     }
 }
 
@@ -187,10 +199,12 @@ pub fn accumulation_steps(config: &Config) -> Option<u64> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SweepRow {
     pub batch: u64,
-    /// Weights, gradients, optimizer states and step buffers: the same on every row.
+    /// Weights, gradients and optimizer states: the same on every row.
     pub model_states: u128,
     /// Everything that grows with the batch: activations, and the KV cache in inference.
     pub activations: u128,
+    /// `model_states + activations`, or `model_states + optimizer step buffers`
+    /// where those are larger (see [`Estimate`]).
     pub total: u128,
     pub required: u128,
 }
@@ -217,8 +231,8 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
             let total = parts.total(batch);
             SweepRow {
                 batch,
-                model_states: parts.fixed(),
-                activations: total - parts.fixed(),
+                model_states: parts.model_states(),
+                activations: parts.per_batch(batch),
                 total,
                 required: required(total, config),
             }

@@ -127,6 +127,20 @@ fn worked_examples() {
 }
 
 #[test]
+fn optimizer_step_buffers_and_activations_are_never_alive_together() {
+    // GPT-2 small, FP32 AdamW with foreach: 16 B/param of states plus a 4 B/param
+    // temporary during the step, larger than the activations of 2 × 16 tokens.
+    let e = estimate_of("form=transformer&model=gpt2&batch=2&seq=16&recipe=fp32&foreach=1");
+    assert_eq!(e.optimizer_step, 4 * 124_439_808);
+    assert!(e.activations < e.optimizer_step);
+    assert_eq!(e.total, 20 * 124_439_808);
+    // With a long sequence the activations dominate and the buffers do not add.
+    let e = estimate_of("form=transformer&model=gpt2&batch=8&seq=1024&recipe=fp32&foreach=1");
+    assert!(e.activations > e.optimizer_step);
+    assert_eq!(e.total, e.model_states() + e.activations);
+}
+
+#[test]
 fn required_adds_the_overhead_then_the_margin() {
     let e = estimate_of(
         "form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=0&overhead_gb=1&margin=20",
