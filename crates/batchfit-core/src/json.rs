@@ -318,6 +318,20 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_text_parses_or_names_an_offset_inside_it(text in "[\\[\\]{}\",:0-9eE.+\\-tfnrul\\\\ a-z\u{e9}]{0,64}") {
+            if let Err(error) = parse(&text) {
+                proptest::prop_assert!(error.offset <= text.len());
+            }
+        }
+
+        #[test]
+        fn any_text_imports_or_names_its_problem(text in ".{0,200}") {
+            let _ = crate::hf::import(&text).map_err(|e| e.to_string());
+        }
+    }
+
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let deep = "[".repeat(100_000);
