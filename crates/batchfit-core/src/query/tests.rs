@@ -421,3 +421,27 @@ proptest! {
         prop_assert!(parsed.problems.len() <= text.len() + 1);
     }
 }
+
+/// docs/url-parameters.md is the contract: every parameter is documented there,
+/// and every parameter documented there is known.
+#[test]
+fn the_documentation_lists_every_parameter() {
+    let docs = include_str!("../../../../docs/url-parameters.md");
+    let documented: Vec<&str> = docs
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `")?.split_once('`').map(|(name, _)| name))
+        .collect();
+    let known: Vec<&str> = ["form"]
+        .into_iter()
+        .chain(ACTIVATIONS_PARAMETERS.iter().copied())
+        .chain(PARAMETERS_PARAMETERS.iter().copied())
+        .chain(TRANSFORMER_PARAMETERS.iter().copied())
+        .chain(COMMON_PARAMETERS.iter().copied())
+        .collect();
+    for name in &known {
+        assert!(documented.contains(name), "`{name}` is not documented");
+    }
+    for name in &documented {
+        assert!(known_name(name).is_some(), "`{name}` is documented but unknown");
+    }
+}
