@@ -468,16 +468,6 @@ pub fn device(id: &str) -> Option<&'static DevicePreset> {
     DEVICES.iter().find(|d| d.id.eq_ignore_ascii_case(id))
 }
 
-/// Model ids, for error messages.
-pub fn model_ids() -> Vec<&'static str> {
-    MODELS.iter().map(|m| m.id).collect()
-}
-
-/// Device ids, for error messages.
-pub fn device_ids() -> Vec<&'static str> {
-    DEVICES.iter().map(|d| d.id).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

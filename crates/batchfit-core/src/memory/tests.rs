@@ -413,18 +413,42 @@ fn extremes_stay_in_range() {
 fn documented_numbers() {
     let e = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096");
     assert_eq!(
-        (e.weights, e.gradients, e.optimizer_states, e.activations, e.total),
-        (13_476_831_232, 26_953_662_464, 80_860_987_392, 21_265_121_280, 142_556_602_368)
+        (
+            e.weights,
+            e.gradients,
+            e.optimizer_states,
+            e.activations,
+            e.total
+        ),
+        (
+            13_476_831_232,
+            26_953_662_464,
+            80_860_987_392,
+            21_265_121_280,
+            142_556_602_368
+        )
     );
-    assert_eq!(crate::units::format_bytes(e.total, crate::units::Units::Decimal), "142.56 GB");
+    assert_eq!(
+        crate::units::format_bytes(e.total, crate::units::Units::Decimal),
+        "142.56 GB"
+    );
     let e = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full");
     assert_eq!(e.activations, 2_819_096_576);
-    let e = estimate_of("form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048");
-    assert_eq!((e.weights, e.kv_cache, e.activations), (15_231_233_024, 1_879_048_192, 3_932_768_256));
+    let e =
+        estimate_of("form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048");
+    assert_eq!(
+        (e.weights, e.kv_cache, e.activations),
+        (15_231_233_024, 1_879_048_192, 3_932_768_256)
+    );
     let e = estimate_of("form=transformer&model=gpt2&batch=2&seq=16&recipe=fp32&foreach=1");
-    assert_eq!((e.total, e.optimizer_step, e.activations), (2_488_796_160, 497_759_232, 32_569_600));
+    assert_eq!(
+        (e.total, e.optimizer_step, e.activations),
+        (2_488_796_160, 497_759_232, 32_569_600)
+    );
     assert_eq!(crate::presets::MODELS.len(), 26);
     // 14 GB weights + 1 GB overhead, 20 % margin: 18 GB.
-    let e = estimate_of("form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=0&margin=20");
+    let e = estimate_of(
+        "form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=0&margin=20",
+    );
     assert_eq!(e.required, 18 * GB);
 }

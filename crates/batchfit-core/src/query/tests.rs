@@ -429,7 +429,11 @@ fn the_documentation_lists_every_parameter() {
     let docs = include_str!("../../../../docs/url-parameters.md");
     let documented: Vec<&str> = docs
         .lines()
-        .filter_map(|line| line.strip_prefix("| `")?.split_once('`').map(|(name, _)| name))
+        .filter_map(|line| {
+            line.strip_prefix("| `")?
+                .split_once('`')
+                .map(|(name, _)| name)
+        })
         .collect();
     let known: Vec<&str> = ["form"]
         .into_iter()
@@ -442,6 +446,9 @@ fn the_documentation_lists_every_parameter() {
         assert!(documented.contains(name), "`{name}` is not documented");
     }
     for name in &documented {
-        assert!(known_name(name).is_some(), "`{name}` is documented but unknown");
+        assert!(
+            known_name(name).is_some(),
+            "`{name}` is documented but unknown"
+        );
     }
 }
