@@ -496,6 +496,7 @@ pub fn report(csv: &str) -> Result<String, String> {
 const NOTES: &[&str] = &[
     "**Allocator slack.** nvidia-smi shows memory the PyTorch caching allocator has reserved, which exceeds what tensors occupy (fragmentation, rounding to blocks); batchfit models allocated bytes, so device-wide rows read high against it unless the overhead setting covers the slack.",
     "**Framework temporaries.** Hugging Face's loss shifts and copies the logits (`logits[..., :-1, :].contiguous()`) and keeps the log-softmax; batchfit counts the FP32 logits and their gradient only. Rows with large vocabularies and short models show this most.",
+    "**Autocast keeps some activations in FP32.** Under `torch.autocast` (Hugging Face AMP), softmax, layer norm and the residual additions run in FP32, so an `amp` run keeps a mix of 2- and 4-byte activations; batchfit counts 2 bytes for every activation of the `amp` recipe.",
     "**Softmax in FP32.** Unfused attention that computes the softmax in FP32 (Megatron's unfused backend, HF eager Llama) keeps 4-byte scores where batchfit counts the activation precision.",
     "**Heads batchfit does not have.** Megatron's BERT has an MLM head and a binary head; batchfit's encoder has a pooler and a classifier only.",
     "**Inference peaks.** `generate` can hold the prompt's full logits in some transformers versions; batchfit counts the last position's logits only.",
