@@ -181,8 +181,7 @@ fn describe(config: &Config, e: &Estimate) -> String {
             });
             let mut text = format!(
                 "Transformer: {model}, {} parameters\n\
-                 {} layers, hidden {}, {} heads ({} KV), ffn {} {}, vocab {}\n\
-                 {} × {} tokens per GPU, recipe {}, optimizer {}, recompute {}, attention {}\n",
+                 {} layers, hidden {}, {} heads ({} KV), ffn {} {}, vocab {}\n",
                 group_bytes(e.parameters),
                 a.layers,
                 a.hidden,
@@ -191,21 +190,27 @@ fn describe(config: &Config, e: &Estimate) -> String {
                 a.ffn,
                 a.mlp.name(),
                 a.vocab,
-                t.batch,
-                t.tokens(),
-                t.recipe.name(),
-                t.optimizer.name(),
-                t.recompute.name(),
-                t.attention.name(),
             );
-            if t.mode == Mode::Inference {
-                text.push_str(&format!(
-                    "inference: prompt {} + {} generated tokens, weights {}\n",
-                    t.seq,
+            text.push_str(&match t.mode {
+                Mode::Train => format!(
+                    "training: {} × {} tokens per GPU, recipe {}, optimizer {}, recompute {}, attention {}\n",
+                    t.batch,
+                    t.tokens(),
+                    t.recipe.name(),
+                    t.optimizer.name(),
+                    t.recompute.name(),
+                    t.attention.name(),
+                ),
+                Mode::Inference => format!(
+                    "inference: {} × ({} prompt + {} generated) tokens per GPU, recipe {}, weights {}, attention {}\n",
+                    t.batch,
+                    t.tokens(),
                     t.generated,
-                    t.quant.name()
-                ));
-            }
+                    t.recipe.name(),
+                    t.quant.name(),
+                    t.attention.name(),
+                ),
+            });
             if t.gpus > 1 || t.tp > 1 {
                 let sp = if t.sp {
                     " with sequence parallelism"
