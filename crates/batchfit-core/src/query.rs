@@ -584,6 +584,98 @@ pub fn to_query(config: &Config) -> String {
         .join("&")
 }
 
+/// The architecture's parameters, in the documented order.
+fn arch_values(arch: &Architecture) -> [(&'static str, String); 20] {
+    [
+        ("kind", arch.kind.name().to_owned()),
+        ("layers", arch.layers.to_string()),
+        ("hidden", arch.hidden.to_string()),
+        ("heads", arch.heads.to_string()),
+        ("kv_heads", arch.kv_heads.to_string()),
+        ("head_dim", arch.head_dim.to_string()),
+        ("ffn", arch.ffn.to_string()),
+        ("mlp", arch.mlp.name().to_owned()),
+        ("norm", arch.norm.name().to_owned()),
+        ("vocab", arch.vocab.to_string()),
+        ("tied", bit(arch.tied)),
+        ("bias", bit(arch.bias)),
+        ("qkv_bias", bit(arch.qkv_bias)),
+        ("positions", arch.positions.to_string()),
+        ("token_types", arch.token_types.to_string()),
+        ("labels", arch.labels.to_string()),
+        ("dropout", bit(arch.dropout)),
+        ("image", arch.image.to_string()),
+        ("patch", arch.patch.to_string()),
+        ("channels", arch.channels.to_string()),
+    ]
+}
+
+/// Every parameter this version knows, with `config`'s value written the way
+/// [`parse`] reads it back, whatever the form: the page fills its fields from
+/// this (a link opened on one form keeps the other forms' values ready).
+/// Optional choices that are absent (no model preset, no device, the browser's
+/// language) are empty strings; `gpu_gb` then holds its default.
+pub fn values(config: &Config) -> Vec<(&'static str, String)> {
+    let act = &config.activations;
+    let par = &config.parameters;
+    let t = &config.transformer;
+    let mut out: Vec<(&'static str, String)> = vec![
+        ("form", config.form.name().to_owned()),
+        ("batch", config.batch().to_string()),
+        ("seq", act.seq.to_string()),
+        ("hidden", act.hidden.to_string()),
+        ("layers", act.layers.to_string()),
+        ("precision", act.precision.name().to_owned()),
+        ("k", fields::format_hundredths(act.k.hundredths())),
+        ("ckpt", bit(act.checkpointing)),
+        ("params", fields::format_count(par.params)),
+        ("act_mb", fields::format_hundredths(par.act_mb)),
+        (
+            "optimizer",
+            match config.form {
+                Form::Parameters => par.optimizer.name(),
+                Form::Activations | Form::Transformer => t.optimizer.name(),
+            }
+            .to_owned(),
+        ),
+        ("model", config.model.map_or("", |m| m.id).to_owned()),
+    ];
+    out.extend(
+        arch_values(&t.arch)
+            .into_iter()
+            .filter(|(name, _)| !matches!(*name, "layers" | "hidden")),
+    );
+    out.extend([
+        ("recipe", t.recipe.name().to_owned()),
+        ("recompute", t.recompute.name().to_owned()),
+        ("attn", t.attention.name().to_owned()),
+        ("mode", t.mode.name().to_owned()),
+        ("gen", t.generated.to_string()),
+        ("quant", t.quant.name().to_owned()),
+        ("gpus", t.gpus.to_string()),
+        ("zero", t.zero.to_string()),
+        ("tp", t.tp.to_string()),
+        ("sp", bit(t.sp)),
+        ("foreach", bit(t.foreach)),
+    ]);
+    let (gpu, gpu_gb) = match config.device {
+        Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),
+        Some(Device::Custom { hundredths_gb }) => ("", hundredths_gb),
+        None => ("", GPU_GB.default),
+    };
+    out.extend([
+        ("gpu", gpu.to_owned()),
+        ("gpu_gb", fields::format_hundredths(gpu_gb)),
+        ("overhead_gb", fields::format_hundredths(config.overhead)),
+        ("margin", fields::format_hundredths(config.margin)),
+        ("global_batch", config.global_batch.to_string()),
+        ("units", config.units.name().to_owned()),
+        ("lang", config.lang.map_or("", Lang::name).to_owned()),
+        ("embed", bit(config.embed)),
+    ]);
+    out
+}
+
 fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
     let t = &config.transformer;
     let a = &t.arch;
@@ -591,30 +683,6 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
     if let Some(model) = config.model {
         pairs.push(("model", model.id.to_owned()));
     }
-    let arch_values = |arch: &Architecture| -> [(&'static str, String); 20] {
-        [
-            ("kind", arch.kind.name().to_owned()),
-            ("layers", arch.layers.to_string()),
-            ("hidden", arch.hidden.to_string()),
-            ("heads", arch.heads.to_string()),
-            ("kv_heads", arch.kv_heads.to_string()),
-            ("head_dim", arch.head_dim.to_string()),
-            ("ffn", arch.ffn.to_string()),
-            ("mlp", arch.mlp.name().to_owned()),
-            ("norm", arch.norm.name().to_owned()),
-            ("vocab", arch.vocab.to_string()),
-            ("tied", bit(arch.tied)),
-            ("bias", bit(arch.bias)),
-            ("qkv_bias", bit(arch.qkv_bias)),
-            ("positions", arch.positions.to_string()),
-            ("token_types", arch.token_types.to_string()),
-            ("labels", arch.labels.to_string()),
-            ("dropout", bit(arch.dropout)),
-            ("image", arch.image.to_string()),
-            ("patch", arch.patch.to_string()),
-            ("channels", arch.channels.to_string()),
-        ]
-    };
     let ours = arch_values(a);
     match base {
         Some(preset) => {

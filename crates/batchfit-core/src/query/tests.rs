@@ -452,3 +452,44 @@ fn the_documentation_lists_every_parameter() {
         );
     }
 }
+
+/// The page fills its fields from `values` and sends them back through `parse`
+/// (leaving out empty optional choices): that must give the same configuration.
+#[test]
+fn values_read_back_as_the_same_config() {
+    for text in [
+        "",
+        "form=activations&batch=3&precision=fp32&k=12.5&ckpt=1&units=gib",
+        "form=parameters&params=7B&precision=fp16&optimizer=sgd_momentum&batch=8&act_mb=250&gpu=h100-80gb",
+        "form=transformer&model=llama-3.1-8b&batch=4&seq=4096&recompute=full&gpus=8&zero=3&gpu_gb=80",
+        "form=transformer&kind=vision&image=384&patch=16&hidden=768&layers=12&heads=12&kv_heads=12&ffn=3072&mlp=gelu&mode=inference&gen=0&lang=es&embed=1",
+    ] {
+        let config = parse(text).config;
+        let values = values(&config);
+        let mut names: Vec<&str> = values.iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        let mut known: Vec<&str> = ["form"]
+            .into_iter()
+            .chain(ACTIVATIONS_PARAMETERS.iter().copied())
+            .chain(PARAMETERS_PARAMETERS.iter().copied())
+            .chain(TRANSFORMER_PARAMETERS.iter().copied())
+            .chain(COMMON_PARAMETERS.iter().copied())
+            .collect();
+        known.sort_unstable();
+        known.dedup();
+        assert_eq!(names, known, "values() covers every parameter exactly once");
+        let custom = matches!(config.device, Some(Device::Custom { .. }));
+        let query: Vec<String> = values
+            .iter()
+            .filter(|(name, value)| match *name {
+                "model" | "lang" | "gpu" => !value.is_empty(),
+                "gpu_gb" => custom,
+                _ => true,
+            })
+            .map(|(name, value)| format!("{name}={}", encode(value)))
+            .collect();
+        let back = parse(&query.join("&"));
+        assert_eq!(back.problems, [], "{text}");
+        assert_eq!(back.config, config, "{text}");
+    }
+}
