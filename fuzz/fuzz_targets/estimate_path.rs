@@ -1,0 +1,94 @@
+//! The whole path a URL takes through the page: parse → estimate → sweep →
+//! what-ifs → formatted text. Nothing panics or overflows, no printed size is
+//! NaN or infinite, and the numbers keep the identities the page's breakdown
+//! shows (see `memory::Estimate`).
+
+#![no_main]
+
+use batchfit_core::memory::{self, Estimate};
+use batchfit_core::query::{self, Config};
+use batchfit_core::units::{self, Units};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let config = query::parse(&String::from_utf8_lossy(data)).config;
+    let estimate = memory::estimate(&config);
+    check(&config, &estimate);
+    check_max_batch(&config, &estimate);
+    for row in memory::sweep(&config) {
+        assert_eq!(
+            row.total,
+            row.model_states + row.activations.max(estimate.optimizer_step),
+            "sweep row {row:?}"
+        );
+        assert!(row.required >= row.total, "sweep row {row:?}");
+        for bytes in [row.model_states, row.activations, row.total, row.required] {
+            check_printed(bytes);
+        }
+    }
+    for what_if in memory::what_ifs(&config) {
+        check(&what_if.config, &what_if.estimate);
+    }
+});
+
+/// The peak identity, the fit verdict, and every size printed in both units.
+fn check(config: &Config, e: &Estimate) {
+    assert_eq!(
+        e.total,
+        e.weights
+            + e.gradients
+            + e.optimizer_states
+            + (e.activations + e.kv_cache).max(e.optimizer_step),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.model_states(),
+        e.weights + e.gradients + e.optimizer_states
+    );
+    assert!(e.required >= e.total + e.overhead, "{e:?}");
+    assert_eq!(e.fits, e.device_bytes.map(|d| e.required <= d), "{e:?}");
+    assert_eq!(e.max_batch.is_some(), config.device.is_some(), "{e:?}");
+    let sizes = [
+        e.parameters,
+        e.weights,
+        e.gradients,
+        e.optimizer_states,
+        e.optimizer_step,
+        e.kv_cache,
+        e.activations,
+        e.activations_per_sample,
+        e.total,
+        e.overhead,
+        e.required,
+        e.device_bytes.unwrap_or(0),
+    ];
+    for bytes in sizes {
+        check_printed(bytes);
+    }
+}
+
+/// The largest batch that fits is exact: it fits, and one more sample does not
+/// (unless it is already the largest batch a URL can ask for).
+fn check_max_batch(config: &Config, e: &Estimate) {
+    let (Some(max), Some(device)) = (e.max_batch, e.device_bytes) else {
+        return;
+    };
+    let required = |batch: u64| memory::estimate(&config.with_batch(batch)).required;
+    if max > 0 {
+        assert!(required(max) <= device, "{e:?}");
+    }
+    if max < batchfit_core::activations::BATCH.max {
+        assert!(required(max + 1) > device, "{e:?}");
+    }
+}
+
+fn check_printed(bytes: u128) {
+    for units in [Units::Decimal, Units::Binary] {
+        let text = units::format_bytes(bytes, units);
+        let lower = text.to_ascii_lowercase();
+        assert!(
+            !lower.contains("nan") && !lower.contains("inf") && !text.is_empty(),
+            "{bytes} prints as {text:?}"
+        );
+    }
+}

@@ -1,0 +1,32 @@
+//! Any bytes pasted as a config.json: importing never panics, and an imported
+//! architecture goes through the URL (the page puts it there) and the estimate
+//! unchanged and without a problem.
+
+#![no_main]
+
+use batchfit_core::query::{self, Config, Form};
+use batchfit_core::{hf, memory};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let Ok(arch) = hf::import(&text) else {
+        return;
+    };
+    let mut config = Config {
+        form: Form::Transformer,
+        ..Config::default()
+    };
+    config.transformer.arch = arch;
+    let config = config.synced();
+    let written = query::to_query(&config);
+    let back = query::parse(&written);
+    assert!(
+        back.problems.is_empty(),
+        "{written:?} reads back with problems: {:?}",
+        back.problems
+    );
+    assert_eq!(back.config.transformer.arch, arch, "{written:?}");
+    let estimate = memory::estimate(&back.config);
+    assert!(estimate.required >= estimate.total, "{written:?}");
+});
