@@ -215,7 +215,7 @@ fn cargo() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
-fn cargo_bin_dir() -> Result<PathBuf, String> {
+pub fn cargo_bin_dir() -> Result<PathBuf, String> {
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| home_dir().map(|h| h.join(".cargo")))

@@ -1,0 +1,163 @@
+//! The browser budgets of issue 6, measured on the release build: the time from
+//! navigation start to the first estimate in the DOM over 20 cold loads, and the
+//! main-thread cost of one edit over 200 edits. Ignored by default (timings are
+//! noisy); `cargo xtask bench` runs them with `-- --ignored` and reads the figures
+//! from the JSON file named by `BATCHFIT_PERF_OUT`.
+
+use std::time::Duration;
+
+use batchfit_e2e::{Browser, StaticServer, dist_dir};
+use serde_json::{Value, json};
+
+/// The heaviest page state people open: a preset with every term, a device (so
+/// the largest batch that fits is searched and the sweep runs up to it), both
+/// charts and the sweep table.
+const PAGE: &str = "/?form=transformer&model=llama-3.1-8b&gpu=h100-80gb";
+const COLD_LOADS: usize = 20;
+const EDITS: usize = 200;
+/// The mark the app sets once the first result is in the DOM.
+const FIRST_ESTIMATE: &str = "batchfit:first-estimate";
+/// Decoders of about the page's preset's size, in turn (the page opens on
+/// llama-3.1-8b, so each differs from the one before). Not a ViT: its sequence
+/// comes from the image, and the next `seq` edit would change nothing.
+const MODELS: [&str; 4] = ["llama-2-7b", "qwen2.5-7b", "mistral-7b", "llama-3.1-8b"];
+
+/// One edit, timed in the page: set the field, dispatch the event a user's edit
+/// fires, let everything it scheduled run (microtasks first, then this
+/// MessageChannel macrotask), force layout, stop the clock. Measures the work,
+/// not the display's frame cadence. Also returns `total`'s bytes before and
+/// after, to prove the edit was handled inside the measured window.
+const EDIT_SCRIPT: &str = r#"
+const [name, value, done] = arguments;
+const field = document.querySelector(`[name="${name}"]`);
+const total = () => document.querySelector('[data-testid="total"]')?.getAttribute('data-bytes');
+const before = total();
+const t0 = performance.now();
+field.value = value;
+field.dispatchEvent(new Event(field.tagName === 'SELECT' ? 'change' : 'input', { bubbles: true }));
+const channel = new MessageChannel();
+channel.port1.onmessage = () => {
+  document.body.getBoundingClientRect();
+  const ms = performance.now() - t0;
+  done({ ms, before, after: total() });
+};
+channel.port2.postMessage(null);
+"#;
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "timing: run by `cargo xtask bench`"]
+async fn first_estimate_and_edit_cost() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let url = server.url(PAGE);
+
+    let mut cold_load_ms = Vec::with_capacity(COLD_LOADS);
+    for _ in 0..COLD_LOADS {
+        // A fresh session each time: a new profile, so no HTTP or compiled-WASM cache.
+        let browser = Browser::start(1280, 900).await;
+        browser.client.goto(&url).await.expect("open the page");
+        cold_load_ms.push(first_estimate_ms(&browser).await);
+        browser.close().await;
+    }
+
+    let browser = Browser::start(1280, 900).await;
+    browser.client.goto(&url).await.expect("open the page");
+    browser.bytes("total").await;
+    let offered = model_options(&browser).await;
+    for model in MODELS {
+        assert!(
+            offered.iter().any(|o| o == model),
+            "the model select has no {model}"
+        );
+    }
+    let mut edit_ms = Vec::with_capacity(EDITS);
+    for i in 0..EDITS {
+        // Batch, sequence and model in turn; each value differs from the field's
+        // previous one, so every edit changes the total.
+        let round = i / 3;
+        let (name, value) = match i % 3 {
+            0 => (
+                "batch",
+                ["1", "2", "4", "8", "3", "6"][round % 6].to_owned(),
+            ),
+            1 => ("seq", ["1024", "4096", "512", "8192"][round % 4].to_owned()),
+            _ => ("model", MODELS[round % MODELS.len()].to_owned()),
+        };
+        let result = browser
+            .client
+            .execute_async(EDIT_SCRIPT, vec![json!(name), json!(value)])
+            .await
+            .unwrap_or_else(|e| panic!("edit {i} ({name}={value}): {e}"));
+        let ms = result["ms"].as_f64().expect("a time in ms");
+        assert_ne!(
+            result["before"], result["after"],
+            "edit {i} ({name}={value}) did not change the total before the next macrotask: \
+             the measure would time nothing"
+        );
+        edit_ms.push(ms);
+    }
+    browser.close().await;
+
+    let figures = json!({
+        "page": PAGE,
+        "cold_load_ms": cold_load_ms,
+        "cold_load_median_ms": percentile(&cold_load_ms, 50.0),
+        "edit_ms": edit_ms,
+        "edit_median_ms": percentile(&edit_ms, 50.0),
+        "edit_p95_ms": percentile(&edit_ms, 95.0),
+    });
+    println!(
+        "cold load median {:.1} ms, edit median {:.2} ms, p95 {:.2} ms",
+        figures["cold_load_median_ms"], figures["edit_median_ms"], figures["edit_p95_ms"]
+    );
+    if let Some(out) = std::env::var_os("BATCHFIT_PERF_OUT") {
+        std::fs::write(&out, figures.to_string())
+            .unwrap_or_else(|e| panic!("write {}: {e}", out.to_string_lossy()));
+    }
+}
+
+/// Waits for the app's mark and returns its time from navigation start.
+async fn first_estimate_ms(browser: &Browser) -> f64 {
+    let script = format!(
+        "const mark = performance.getEntriesByName('{FIRST_ESTIMATE}')[0]; \
+         return mark ? mark.startTime : null;"
+    );
+    for _ in 0..400 {
+        let value = browser
+            .client
+            .execute(&script, vec![])
+            .await
+            .expect("read the performance mark");
+        if let Value::Number(ms) = value {
+            return ms.as_f64().expect("a time in ms");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the page set no performance.mark('{FIRST_ESTIMATE}') within 20 s");
+}
+
+/// The values the `model` select offers.
+async fn model_options(browser: &Browser) -> Vec<String> {
+    let value = browser
+        .client
+        .execute(
+            "return Array.from(document.querySelector('select[name=\"model\"]').options, \
+             o => o.value);",
+            vec![],
+        )
+        .await
+        .expect("read the model options");
+    value
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The nearest-rank percentile: a value that was measured, never interpolated.
+fn percentile(values: &[f64], p: f64) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
