@@ -119,8 +119,14 @@ pub struct Browser {
 
 impl Browser {
     /// Starts chromedriver on a free port and opens a headless session with a
-    /// window of `width` × `height` CSS pixels.
+    /// window of `width` × `height` CSS pixels, in the light colour scheme.
     pub async fn start(width: u32, height: u32) -> Self {
+        Self::start_with(width, height, false).await
+    }
+
+    /// Like [`Browser::start`]; `dark` makes the page see
+    /// `prefers-color-scheme: dark`.
+    pub async fn start_with(width: u32, height: u32, dark: bool) -> Self {
         let chromedriver = tool("CHROMEDRIVER", "chromedriver");
         let chromium = tool("CHROMIUM", "chromium");
         let port = free_port();
@@ -133,18 +139,26 @@ impl Browser {
         wait_for_port(port);
         let profile =
             std::env::temp_dir().join(format!("batchfit-e2e-{}-{port}", std::process::id()));
-        let capabilities = serde_json::json!({
-            "goog:chromeOptions": {
-                "binary": chromium,
-                "args": [
-                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--disable-background-networking", "--disable-component-update",
-                    "--disable-sync", "--no-first-run", "--disable-quic",
-                    format!("--window-size={width},{height}"),
-                    format!("--user-data-dir={}", profile.display()),
-                ],
-            }
+        let mut options = serde_json::json!({
+            "binary": chromium,
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run", "--disable-quic",
+                format!("--window-size={},{height}", width.max(500)),
+                // Blink's preferredColorScheme: 0 is dark, 1 is light.
+                format!("--blink-settings=preferredColorScheme={}", if dark { 0 } else { 1 }),
+                format!("--user-data-dir={}", profile.display()),
+            ],
         });
+        // Headless windows are at least 500 px wide: phones are emulated, at a
+        // device pixel ratio of 2 (which also checks the canvases are crisp).
+        if width < 500 {
+            options["mobileEmulation"] = serde_json::json!({
+                "deviceMetrics": { "width": width, "height": height, "pixelRatio": 2.0, "touch": true },
+            });
+        }
+        let capabilities = serde_json::json!({ "goog:chromeOptions": options });
         let serde_json::Value::Object(capabilities) = capabilities else {
             unreachable!("a JSON object literal")
         };
@@ -184,6 +198,24 @@ impl Browser {
         attr.unwrap_or_else(|| panic!("{id} has no data-bytes"))
             .parse()
             .unwrap_or_else(|e| panic!("{id}: data-bytes is not an integer: {e}"))
+    }
+
+    /// Evaluates `script` (a function body; `return` gives the value).
+    pub async fn js(&self, script: &str) -> serde_json::Value {
+        self.client
+            .execute(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    }
+
+    /// Saves a PNG of the viewport under `<repo>/target/screenshots/`.
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/screenshots");
+        std::fs::create_dir_all(&dir).expect("create target/screenshots");
+        let png = self.client.screenshot().await.expect("take a screenshot");
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, png).expect("write the screenshot");
+        path
     }
 
     /// The visible text of a result.

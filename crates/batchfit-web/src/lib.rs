@@ -1,68 +1,210 @@
 //! batchfit in the browser. This crate binds form fields to `batchfit-core`,
 //! renders the results and keeps the URL in sync; every number it shows comes
 //! from the core.
+//!
+//! State flows one way: the raw text of each field (keyed by URL parameter) →
+//! `query::parse` → the last valid `Config` → one memo of the estimate, read by
+//! every view ([`state::State`]). Effects only touch the outside world: the
+//! address bar, the document's language, the embedding host's iframe height.
 
-use batchfit_core::query::{self, Config};
+use batchfit_core::fields::ParamError;
+use batchfit_core::query::{self, Lang};
+use batchfit_core::units::Units;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::Closure;
 
-mod activations_form;
-mod field;
+mod charts;
+mod faq;
+mod fields;
+mod forms;
+mod i18n;
 mod location;
 mod results;
+mod share;
+mod state;
+mod sweep;
 
-use activations_form::{ActivationsFields, ActivationsForm};
-use results::{ActivationsResults, UrlNotice};
+use state::State;
+
+/// The name of the `performance.mark` set once the first estimate is in the DOM.
+pub const FIRST_ESTIMATE_MARK: &str = "batchfit:first-estimate";
+
+/// The page language: the link's `lang`, else the browser's, else English.
+fn browser_lang() -> Lang {
+    let language = web_sys::window()
+        .and_then(|w| w.navigator().language())
+        .unwrap_or_default();
+    if language.to_ascii_lowercase().starts_with("es") {
+        Lang::Es
+    } else {
+        Lang::En
+    }
+}
+
+/// Whether the user's system asks for a dark theme (the charts follow it).
+pub fn prefers_dark() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}
 
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
     let opened = query::parse(&location::current_query());
-    let problems = opened.problems;
-    let units = RwSignal::new(opened.config.units);
-    let fields = ActivationsFields::new(&opened.config.activations);
-    let base = opened.config;
+    let lang = opened.config.lang.unwrap_or_else(browser_lang);
+    let state = State::new(&opened.config, lang);
+    let embed = opened.config.embed;
 
-    // `Err` while any field is invalid; the results then keep the last good input.
-    let input = Memo::new(move |_| fields.validated());
-    let last_good = Memo::new(move |previous| match input.get() {
-        Ok(input) => input,
-        Err(()) => previous.copied().unwrap_or_default(),
-    });
-
-    // The outside world: rewrite the address bar as the user types, without
-    // adding a history entry per keystroke.
+    // The outside world: rewrite the address bar as the user types, without a
+    // history entry per keystroke; keep <html lang> right for screen readers.
+    Effect::new(move |_| location::replace_query(&query::to_query(&state.config.get())));
     Effect::new(move |_| {
-        if let Ok(activations) = input.get() {
-            let config = Config {
-                activations,
-                units: units.get(),
-                ..base.clone()
-            };
-            location::replace_query(&query::to_query(&config));
+        if let Some(root) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
+            let _ = root.set_attribute("lang", state.lang.get().name());
         }
     });
+    if embed {
+        report_height_to_host();
+    }
 
+    view! {
+        {(!embed).then(|| view! { <TopBar state=state /> })}
+        <UrlNotice problems=opened.problems lang=state.lang />
+        <div class="page" class:embed=embed>
+            <forms::FormTabs state=state />
+            <main class="layout">
+                <section class="inputs" aria-labelledby="inputs-title">
+                    <h2 id="inputs-title">{move || i18n::words(state.lang.get()).inputs_title}</h2>
+                    <forms::Inputs state=state />
+                </section>
+                <section class="results" aria-labelledby="results-title" aria-live="polite">
+                    <h2 id="results-title">{move || i18n::words(state.lang.get()).results_title}</h2>
+                    <results::Results state=state />
+                    {embed.then(|| view! {
+                        <p class="open-full">
+                            <a href=move || full_url() target="_blank" rel="noopener noreferrer">
+                                {move || i18n::words(state.lang.get()).open_full}
+                            </a>
+                        </p>
+                    })}
+                </section>
+            </main>
+            {(!embed).then(|| view! {
+                <sweep::Sweep state=state />
+                <share::Share state=state />
+                <faq::HowItWorks state=state />
+                <footer class="disclaimer"><p>{move || i18n::words(state.lang.get()).disclaimer}</p></footer>
+            })}
+        </div>
+    }
+}
+
+/// The current address without `embed=1`: the full calculator in the same state.
+fn full_url() -> String {
+    location::embed_url()
+        .replace("&embed=1", "")
+        .replace("?embed=1", "?")
+}
+
+#[component]
+fn TopBar(state: State) -> impl IntoView {
+    let lang = state.lang;
+    let units = state.text("units");
+    let switch_lang = move |to: Lang| {
+        lang.set(to);
+        state.text("lang").set(to.name().to_owned());
+    };
     view! {
         <header class="top-bar">
             <div class="brand">
                 <h1>"batchfit"</h1>
-                <p class="promise">"Will this batch fit? Training memory, before you rent the GPU."</p>
+                <p class="promise">{move || i18n::words(lang.get()).promise}</p>
             </div>
-            <results::UnitsSwitch units=units />
+            <div class="switches">
+                <div class="lang-switch" role="group" aria-label=move || i18n::words(lang.get()).language>
+                    {[Lang::En, Lang::Es].map(|option| view! {
+                        <button type="button" data-testid=format!("lang-{}", option.name())
+                            aria-pressed=move || (lang.get() == option).to_string()
+                            on:click=move |_| switch_lang(option)
+                        >{option.name().to_uppercase()}</button>
+                    })}
+                </div>
+                <label class="units-switch">
+                    <span>{move || i18n::words(lang.get()).units}</span>
+                    <select name="units" prop:value=move || units.get()
+                        on:change=move |ev| units.set(event_target_value(&ev))
+                    >
+                        <option value=Units::Decimal.name() selected=move || units.with(|u| u == "gb")>{move || i18n::words(lang.get()).units_gb}</option>
+                        <option value=Units::Binary.name() selected=move || units.with(|u| u == "gib")>{move || i18n::words(lang.get()).units_gib}</option>
+                    </select>
+                </label>
+            </div>
         </header>
-        <UrlNotice problems=problems />
-        <main class="layout">
-            <section class="inputs" aria-labelledby="inputs-title">
-                <h2 id="inputs-title">"Activations: the rule of thumb"</h2>
-                <p class="form-help">
-                    "batch × sequence length × hidden size × layers × bytes × k, with k ≈ 10."
-                </p>
-                <ActivationsForm fields=fields />
-            </section>
-            <section class="results" aria-labelledby="results-title" aria-live="polite">
-                <h2 id="results-title">"Activation memory"</h2>
-                <ActivationsResults input=last_good stale=Signal::derive(move || input.get().is_err()) units=units />
-            </section>
-        </main>
     }
+}
+
+/// What was wrong with the URL the page was opened with, parameter by parameter.
+/// Values are never echoed (they may be huge or hostile); names are cut at 40
+/// characters and shown as text.
+#[component]
+fn UrlNotice(problems: Vec<ParamError>, lang: RwSignal<Lang>) -> impl IntoView {
+    (!problems.is_empty()).then(|| {
+        let names: Vec<String> = problems.iter().map(|p| p.name.clone()).collect();
+        view! {
+            <div class="notice" role="status" data-testid="url-notice" data-params=names.join(",")>
+                <p>{move || i18n::words(lang.get()).url_notice}</p>
+                <ul>
+                    {problems.into_iter().map(|p| {
+                        let name = format!("“{}”", truncate(&p.name));
+                        view! {
+                            <li data-param=p.name.clone()>{move || fields::message(lang.get(), &name, &p.problem)}</li>
+                        }
+                    }).collect_view()}
+                </ul>
+            </div>
+        }
+    })
+}
+
+fn truncate(name: &str) -> String {
+    match name.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name.to_owned(),
+    }
+}
+
+/// Embedded in an iframe: tell the host page our height whenever it changes, so
+/// it can size the iframe without an inner scrollbar. The message carries only
+/// the height; the page listens to no message from its host.
+fn report_height_to_host() {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(Some(parent)) = window.parent() else {
+        return;
+    };
+    if parent == window {
+        return;
+    }
+    let Some(body) = window.document().and_then(|d| d.body()) else {
+        return;
+    };
+    let measured = body.clone();
+    let post = Closure::<dyn FnMut()>::new(move || {
+        let height = measured.get_bounding_client_rect().height().ceil();
+        let message = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&message, &"type".into(), &"batchfit:resize".into());
+        let _ = js_sys::Reflect::set(&message, &"height".into(), &height.into());
+        let _ = parent.post_message(&message, "*");
+    });
+    if let Ok(observer) = web_sys::ResizeObserver::new(post.as_ref().unchecked_ref()) {
+        observer.observe(&body);
+    }
+    // The observer lives as long as the page.
+    post.forget();
 }

@@ -7,6 +7,25 @@ pub fn current_query() -> String {
         .unwrap_or_default()
 }
 
+/// The page's full address, with the query the state last wrote.
+pub fn current_url() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default()
+}
+
+/// The address of the compact embeddable widget for the current state.
+pub fn embed_url() -> String {
+    let url = current_url();
+    let (base, query) = url.split_once('?').unwrap_or((&url, ""));
+    let query: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.is_empty() && !p.starts_with("embed="))
+        .collect();
+    let separator = if query.is_empty() { "" } else { "&" };
+    format!("{base}?{}{separator}embed=1", query.join("&"))
+}
+
 /// Replaces the query part of the address in place: a relative `?…` URL keeps the
 /// page's own path, so this works from any sub-path the site is served under.
 pub fn replace_query(query: &str) {

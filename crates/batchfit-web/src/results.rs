@@ -1,113 +1,382 @@
-//! What the user came for: the numbers, in labelled units, with exact bytes in
-//! `data-bytes` (and on hover) so that tests and embedders never parse prose.
+//! What the user came for: the headline, the fits badge, the breakdown bar and
+//! table, and what would make it fit. Every size carries its exact integer bytes
+//! in `data-bytes` (and on hover) so that tests and embedders never parse prose.
 
-use batchfit_core::activations::{self, ActivationsInput};
-use batchfit_core::fields::{ParamError, group_thousands};
+use batchfit_core::memory::{Change, Estimate};
+use batchfit_core::presets::Device;
+use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
 use leptos::prelude::*;
 
-use crate::field::message;
+use crate::charts::{BreakdownCanvas, BreakdownChart, Component};
+use crate::i18n::{self, Lang, Words};
+use crate::state::State;
 
-/// One labelled size. `data-bytes` holds the exact integer.
+/// Three significant figures, for prose: "98.4 GB", "5.37 GB", "171 GB".
+pub fn short(bytes: u128, units: Units) -> String {
+    let size = units::size(bytes, units);
+    let decimals = match size.value {
+        v if size.unit == "B" || v >= 100.0 => 0,
+        v if v >= 10.0 => 1,
+        _ => 2,
+    };
+    format!("{:.*} {}", decimals, size.value, size.unit)
+}
+
+/// A labelled size with its exact bytes in `data-bytes` and in the tooltip.
 #[component]
-fn SizeValue(testid: &'static str, bytes: Signal<u128>, units: RwSignal<Units>) -> impl IntoView {
+pub fn Size(testid: &'static str, bytes: Signal<u128>, state: State) -> impl IntoView {
+    let units = Memo::new(move |_| state.config.get().units);
     view! {
-        <span
-            class="value"
-            data-testid=testid
-            data-bytes=move || bytes.get().to_string()
-            title=move || format!("{} bytes", exact(bytes.get()))
+        <span class="value" data-testid=testid data-bytes=move || bytes.get().to_string()
+            title=move || format!("{} bytes", i18n::group(state.lang.get(), bytes.get()))
         >
             {move || units::format_bytes(bytes.get(), units.get())}
         </span>
     }
 }
 
-fn exact(bytes: u128) -> String {
-    u64::try_from(bytes).map_or_else(|_| bytes.to_string(), group_thousands)
+/// The device's display name.
+pub fn device_name(device: Device) -> String {
+    match device {
+        Device::Preset(preset) => preset.name.to_owned(),
+        Device::Custom { hundredths_gb } => {
+            format!(
+                "{} GB",
+                batchfit_core::fields::format_hundredths(hundredths_gb)
+            )
+        }
+    }
+}
+
+/// The CSS class that paints a component's swatch. The page's Content-Security-Policy
+/// forbids inline styles, so the colours live in style/main.css (a test checks
+/// they are the charts' colours).
+pub fn swatch_class(component: Component) -> &'static str {
+    match component {
+        Component::Weights => "c-weights",
+        Component::Gradients => "c-gradients",
+        Component::OptimizerStates => "c-optimizer-states",
+        Component::OptimizerStep => "c-optimizer-step",
+        Component::KvCache => "c-kv-cache",
+        Component::Activations => "c-activations",
+        Component::Overhead => "c-overhead",
+    }
+}
+
+/// "Needs 98.4 GB — fits on H100 80GB: no, 2 GPUs needed".
+fn headline(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) -> String {
+    let units = config.units;
+    let needs = short(estimate.required, units);
+    let es = lang == Lang::Es;
+    let Some(device) = config.device else {
+        return if es {
+            format!("Necesita {needs}")
+        } else {
+            format!("Needs {needs}")
+        };
+    };
+    let name = device_name(device);
+    let fits = estimate.fits == Some(true);
+    let answer = match (fits, es) {
+        (true, false) => "yes".to_owned(),
+        (true, true) => "sí".to_owned(),
+        (false, _) => {
+            let no = "no";
+            match gpus.filter(|&n| n > 1 && config.form == Form::Transformer) {
+                Some(n) if es => format!("{no}, hacen falta {n} GPUs"),
+                Some(n) => format!("{no}, {n} GPUs needed"),
+                None => no.to_owned(),
+            }
+        }
+    };
+    if es {
+        format!("Necesita {needs} — ¿cabe en {name}? {answer}")
+    } else {
+        format!("Needs {needs} — fits on {name}: {answer}")
+    }
+}
+
+/// The component rows, in the order of the bar.
+fn components(w: &Words, e: &Estimate) -> Vec<(Component, &'static str, &'static str, u128)> {
+    let rows = [
+        (Component::Weights, w.weights, "weights", e.weights),
+        (Component::Gradients, w.gradients, "gradients", e.gradients),
+        (
+            Component::OptimizerStates,
+            w.optimizer_states,
+            "optimizer-states",
+            e.optimizer_states,
+        ),
+        (
+            Component::OptimizerStep,
+            w.optimizer_step,
+            "optimizer-step",
+            e.optimizer_step,
+        ),
+        (Component::KvCache, w.kv_cache, "kv-cache", e.kv_cache),
+        (
+            Component::Activations,
+            w.activations,
+            "activations",
+            e.activations,
+        ),
+    ];
+    // Always show the four terms every form names; the others only when present.
+    rows.into_iter()
+        .filter(|(c, .., bytes)| {
+            *bytes > 0 || !matches!(c, Component::OptimizerStep | Component::KvCache)
+        })
+        .collect()
 }
 
 #[component]
-pub fn ActivationsResults(
-    input: Memo<ActivationsInput>,
-    stale: Signal<bool>,
-    units: RwSignal<Units>,
-) -> impl IntoView {
-    let estimate = Memo::new(move |_| activations::estimate(&input.get()));
-    let per_sample = Signal::derive(move || estimate.get().per_sample);
-    let total = Signal::derive(move || estimate.get().total);
-    let batch = move || input.get().batch;
+pub fn Results(state: State) -> impl IntoView {
+    let lang = state.lang;
+    let w = move || i18n::words(lang.get());
+    let estimate = state.estimate;
+    let config = state.config;
+    let bytes = move |pick: fn(&Estimate) -> u128| Signal::derive(move || pick(&estimate.get()));
+    let chart = Signal::derive(move || {
+        let e = estimate.get();
+        let c = config.get();
+        let w = w();
+        let mut segments: Vec<(Component, String, u128)> = components(w, &e)
+            .into_iter()
+            .map(|(component, label, _, bytes)| (component, label.to_owned(), bytes))
+            .collect();
+        segments.push((
+            Component::Overhead,
+            w.overhead.to_owned(),
+            e.required - e.total,
+        ));
+        BreakdownChart {
+            segments,
+            capacity: c.device.map(|d| (device_name(d), d.bytes())),
+            units: c.units,
+            dark: crate::prefers_dark(),
+        }
+    });
+    let chart_label = Signal::derive(move || {
+        let e = estimate.get();
+        let units = config.get().units;
+        let w = w();
+        let parts: Vec<String> = components(w, &e)
+            .into_iter()
+            .map(|(_, label, _, bytes)| format!("{label} {}", short(bytes, units)))
+            .collect();
+        format!(
+            "{}: {}; {} {}.",
+            w.required,
+            parts.join(", "),
+            w.overhead,
+            short(e.required - e.total, units)
+        )
+    });
     view! {
-        <div class="result-card" class:stale=stale data-testid="results" data-stale=move || stale.get().to_string()>
-            {move || stale.get().then(|| view! {
-                <p class="stale-note" role="status">
-                    "Not current: showing the last valid result. Fix the marked field to update it."
-                </p>
-            })}
-            <dl class="result-list">
-                <div class="result-row">
-                    <dt>"Activations per sample"</dt>
-                    <dd><SizeValue testid="activations-per-sample" bytes=per_sample units=units /></dd>
-                </div>
-                <div class="result-row total">
-                    <dt>{move || format!("Activations for the batch of {}", batch())}</dt>
-                    <dd><SizeValue testid="activations" bytes=total units=units /></dd>
-                </div>
-            </dl>
-            <p class="units-note">
-                {move || match units.get() {
-                    Units::Decimal => "GB = 10⁹ bytes. Hover a number for its exact bytes.",
-                    Units::Binary => "GiB = 2³⁰ bytes. Hover a number for its exact bytes.",
-                }}
+        <div class="result-card" class:stale=move || state.stale.get() data-testid="results"
+            data-stale=move || state.stale.get().to_string()
+        >
+            {move || state.stale.get().then(|| view! { <p class="stale-note" role="status">{w().stale}</p> })}
+            <p class="headline" data-testid="headline">
+                {move || headline(lang.get(), &config.get(), &estimate.get(), state.gpus_needed.get())}
             </p>
+            <FitsBadge state=state />
+            <BreakdownCanvas chart=chart label=chart_label />
+            <table class="breakdown">
+                <tbody>
+                    {move || {
+                        let w = w();
+                        // The row set changes with the estimate (a KV cache appears in
+                        // inference), so the rows are rebuilt with it.
+                        components(w, &estimate.get()).into_iter().map(|(component, label, testid, value)| {
+                            view! {
+                                <tr>
+                                    <th scope="row">
+                                        <span class=format!("swatch {}", swatch_class(component))></span>
+                                        {label}
+                                    </th>
+                                    <td><Size testid=testid bytes=Signal::stored(value) state=state /></td>
+                                </tr>
+                            }
+                        }).collect_view()
+                    }}
+                    <tr class="sub">
+                        <th scope="row">{move || w().activations_per_sample}</th>
+                        <td><Size testid="activations-per-sample" bytes=bytes(|e| e.activations_per_sample) state=state /></td>
+                    </tr>
+                    <tr class="sum">
+                        <th scope="row">{move || w().total}</th>
+                        <td><Size testid="total" bytes=bytes(|e| e.total) state=state /></td>
+                    </tr>
+                    <tr>
+                        <th scope="row">
+                            <span class=format!("swatch {}", swatch_class(Component::Overhead))></span>
+                            {move || w().overhead}
+                        </th>
+                        <td><Size testid="overhead" bytes=bytes(|e| e.required - e.total) state=state /></td>
+                    </tr>
+                    <tr class="sum required">
+                        <th scope="row">{move || w().required}</th>
+                        <td><Size testid="required" bytes=bytes(|e| e.required) state=state /></td>
+                    </tr>
+                    {move || estimate.get().device_bytes.map(|_| view! {
+                        <tr>
+                            <th scope="row">{move || w().capacity}</th>
+                            <td><Size testid="device-bytes" bytes=bytes(|e| e.device_bytes.unwrap_or(0)) state=state /></td>
+                        </tr>
+                    })}
+                    {move || (estimate.get().parameters > 0).then(|| view! {
+                        <tr>
+                            <th scope="row">{move || w().parameters}</th>
+                            <td class="value" data-testid="parameters" data-value=move || estimate.get().parameters.to_string()>
+                                {move || i18n::group(lang.get(), estimate.get().parameters)}
+                            </td>
+                        </tr>
+                    })}
+                    {move || estimate.get().max_batch.map(|max| view! {
+                        <tr>
+                            <th scope="row">{move || w().max_batch}</th>
+                            <td class="value" data-testid="max-batch" data-value=max.to_string()>{i18n::group(lang.get(), u128::from(max))}</td>
+                        </tr>
+                    })}
+                    {move || estimate.get().accumulation_steps.map(|steps| view! {
+                        <tr>
+                            <th scope="row">{move || w().accumulation}</th>
+                            <td class="value" data-testid="accumulation-steps" data-value=steps.to_string()>{i18n::group(lang.get(), u128::from(steps))}</td>
+                        </tr>
+                    })}
+                    {move || state.gpus_needed.get().filter(|&n| n > 1 && estimate.get().fits == Some(false)).map(|n| view! {
+                        <tr>
+                            <th scope="row">{move || w().gpus_needed}</th>
+                            <td class="value" data-testid="gpus-needed" data-value=n.to_string()>{n.to_string()}</td>
+                        </tr>
+                    })}
+                </tbody>
+            </table>
+            <p class="units-note">
+                {move || match config.get().units { Units::Decimal => w().units_note_gb, Units::Binary => w().units_note_gib }}
+            </p>
+            <WhatIfs state=state />
         </div>
     }
 }
 
-/// GB or GiB, for every number on the page.
+/// Fits or not, in words and a symbol (not colour alone), with the margin.
 #[component]
-pub fn UnitsSwitch(units: RwSignal<Units>) -> impl IntoView {
-    view! {
-        <label class="units-switch">
-            <span>"Units"</span>
-            <select name="units"
-                prop:value=move || units.get().name()
-                on:change=move |ev| {
-                    if let Ok(u) = event_target_value(&ev).parse() {
-                        units.set(u);
-                    }
-                }
-            >
-                <option value="gb">"GB (10⁹ bytes)"</option>
-                <option value="gib">"GiB (2³⁰ bytes)"</option>
-            </select>
-        </label>
+fn FitsBadge(state: State) -> impl IntoView {
+    let lang = state.lang;
+    move || {
+        let e = state.estimate.get();
+        let (fits, device) = (e.fits?, e.device_bytes?);
+        let w = i18n::words(lang.get());
+        let units = state.config.get().units;
+        let es = lang.get() == Lang::Es;
+        let detail = if fits {
+            let spare = short(device - e.required, units);
+            if es {
+                format!("sobran {spare}")
+            } else {
+                format!("{spare} to spare")
+            }
+        } else {
+            let short_by = short(e.required - device, units);
+            if es {
+                format!("faltan {short_by}")
+            } else {
+                format!("short by {short_by}")
+            }
+        };
+        Some(view! {
+            <p class=if fits { "badge fits" } else { "badge nofit" } data-testid="fits" data-value=fits.to_string()>
+                <span aria-hidden="true">{if fits { "✓ " } else { "✗ " }}</span>
+                <strong>{if fits { w.fits } else { w.does_not_fit }}</strong>
+                {format!(" — {detail}")}
+            </p>
+        })
     }
 }
 
-/// What was wrong with the URL the page was opened with, named parameter by
-/// parameter. Values are never echoed: they may be huge or hostile.
+/// For a configuration that does not fit: the same estimate with one change each.
 #[component]
-pub fn UrlNotice(problems: Vec<ParamError>) -> impl IntoView {
-    (!problems.is_empty()).then(|| {
-        let names: Vec<String> = problems.iter().map(|p| p.name.clone()).collect();
-        view! {
-            <div class="notice" role="status" data-testid="url-notice" data-params=names.join(",")>
-                <p>"Some link parameters were ignored; their fields use defaults:"</p>
-                <ul>
-                    {problems.into_iter().map(|p| view! {
-                        <li data-param=p.name.clone()>{message(&format!("“{}”", truncate(&p.name)), &p.problem)}</li>
-                    }).collect_view()}
-                </ul>
-            </div>
+fn WhatIfs(state: State) -> impl IntoView {
+    let lang = state.lang;
+    move || {
+        let options = state.what_ifs.get();
+        if options.is_empty() {
+            return None;
         }
-    })
+        let w = i18n::words(lang.get());
+        let units = state.config.get().units;
+        let es = lang.get() == Lang::Es;
+        let items = options
+            .into_iter()
+            .map(|option| {
+                let label = match option.change {
+                    Change::HalfBatch => format!("{} ({})", w.half_batch, option.config.batch()),
+                    Change::Checkpointing => w.checkpointing.to_owned(),
+                    Change::Bf16 => w.bf16.to_owned(),
+                    Change::Zero3 { gpus } => format!("{} ({gpus})", w.zero3),
+                    Change::HalfSeq => {
+                        let seq = match option.config.form {
+                            Form::Transformer => option.config.transformer.seq,
+                            Form::Activations | Form::Parameters => option.config.activations.seq,
+                        };
+                        format!("{} ({seq})", w.half_seq)
+                    }
+                };
+                let fits = option.estimate.fits == Some(true);
+                let verdict = match (fits, es) {
+                    (true, false) => "fits",
+                    (true, true) => "cabe",
+                    (false, false) => "still does not fit",
+                    (false, true) => "sigue sin caber",
+                };
+                view! {
+                    <li class:fits=fits data-change=format!("{:?}", option.change)>
+                        <span>{label}</span>
+                        <span class="value" data-bytes=option.estimate.required.to_string()>
+                            {format!("{} — {}{verdict}", short(option.estimate.required, units), if fits { "✓ " } else { "✗ " })}
+                        </span>
+                    </li>
+                }
+            })
+            .collect_view();
+        Some(view! {
+            <section class="what-ifs" data-testid="what-ifs">
+                <h3>{w.what_if_title}</h3>
+                <ul>{items}</ul>
+            </section>
+        })
+    }
 }
 
-/// Unknown parameter names come from strangers' links: show at most 40 characters.
-fn truncate(name: &str) -> String {
-    match name.char_indices().nth(40) {
-        Some((cut, _)) => format!("{}…", &name[..cut]),
-        None => name.to_owned(),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swatches_in_the_stylesheet_have_the_charts_colours() {
+        let css = include_str!("../../../style/main.css").to_ascii_lowercase();
+        for component in Component::ALL {
+            let rule = format!(
+                ".{} {{ background: {}; }}",
+                swatch_class(component),
+                component.color_hex().to_ascii_lowercase()
+            );
+            assert!(css.contains(&rule), "style/main.css lacks `{rule}`");
+        }
+    }
+
+    #[test]
+    fn prose_sizes_have_three_significant_figures() {
+        for (bytes, want) in [
+            (98_400_000_000, "98.4 GB"),
+            (5_368_709_120, "5.37 GB"),
+            (171_798_691_840, "172 GB"),
+            (999, "999 B"),
+        ] {
+            assert_eq!(short(bytes, Units::Decimal), want);
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! - `serve [--port N]`: install missing tools, build, serve on http://127.0.0.1:8080
 //! - `dist`: release build of the site into `dist/`
 //! - `test`: install missing tools (browser included), then run every check there is
+//! - `accuracy`: compare the model with validation/measurements.csv, write docs/accuracy.md
 //!
 //! Each command installs what it needs first (see `tools.rs`, where every version
 //! is pinned), and skips what is already there.
@@ -11,12 +12,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod accuracy;
+mod harden;
 mod shell;
 mod tools;
 
 use shell::{Step, cargo};
 
-const USAGE: &str = "usage: cargo xtask <serve [--port N] | dist | test>";
+const USAGE: &str = "usage: cargo xtask <serve [--port N] | dist | test | accuracy>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -25,6 +28,7 @@ fn main() -> ExitCode {
         Some("serve") => serve(&root, &args[1..]),
         Some("dist") => dist(&root),
         Some("test") => test(&root),
+        Some("accuracy") => accuracy::run(&root),
         _ => Err(format!("unknown command; {USAGE}")),
     };
     match result {
@@ -74,6 +78,7 @@ fn build_dist(env: &tools::Env, root: &Path) -> Result<(), String> {
             .args(["build", "--release", "--offline"])
             .cwd(root),
     )?;
+    harden::harden_dist(&root.join("dist"))?;
     println!("xtask: built {}", root.join("dist").display());
     Ok(())
 }

@@ -1,0 +1,935 @@
+//! The two charts: the stacked breakdown bar with the device's capacity, and
+//! memory against batch size. The drawing functions are generic over plotters'
+//! `DrawingBackend`, so the browser draws them on a `<canvas>` and the native
+//! tests into an SVG string; every number drawn arrives already computed.
+
+use std::ops::Range;
+
+use batchfit_core::units::{Units, format_bytes, size};
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver};
+
+/// One memory component; its colour is the same in the bar, the legend and the table swatches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Component {
+    Weights,
+    Gradients,
+    OptimizerStates,
+    OptimizerStep,
+    KvCache,
+    Activations,
+    Overhead,
+}
+
+impl Component {
+    pub const ALL: [Component; 7] = [
+        Self::Weights,
+        Self::Gradients,
+        Self::OptimizerStates,
+        Self::OptimizerStep,
+        Self::KvCache,
+        Self::Activations,
+        Self::Overhead,
+    ];
+
+    /// Okabe–Ito: distinguishable with the common colour-vision deficiencies and
+    /// readable on light and dark backgrounds.
+    pub fn color_hex(self) -> &'static str {
+        match self {
+            Self::Weights => "#0072B2",
+            Self::Gradients => "#E69F00",
+            Self::OptimizerStates => "#009E73",
+            Self::OptimizerStep => "#D55E00",
+            Self::KvCache => "#56B4E9",
+            Self::Activations => "#CC79A7",
+            Self::Overhead => "#999999",
+        }
+    }
+
+    fn color(self) -> RGBColor {
+        hex(self.color_hex())
+    }
+}
+
+/// The stacked bar: one segment per component, and the device's capacity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BreakdownChart {
+    /// (component, translated label, bytes); zero-byte segments are not drawn.
+    pub segments: Vec<(Component, String, u128)>,
+    /// (device name such as "H100 80GB", bytes).
+    pub capacity: Option<(String, u128)>,
+    pub units: Units,
+    /// Light text and axes, for a dark background.
+    pub dark: bool,
+}
+
+/// Required memory against batch size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepChart {
+    /// (batch, required bytes); batch 0 has no place on a log axis and is not drawn.
+    pub points: Vec<(u64, u128)>,
+    pub chosen_batch: u64,
+    pub capacity: Option<(String, u128)>,
+    pub x_label: String,
+    pub y_label: String,
+    pub units: Units,
+    pub dark: bool,
+}
+
+/// Draws the breakdown bar, its capacity marker and its legend into `area`.
+pub fn draw_breakdown<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &BreakdownChart,
+) -> Result<(), String> {
+    breakdown(area, chart).map_err(|e| e.to_string())
+}
+
+/// Draws memory against batch size (log2 axis) with the capacity line into `area`.
+pub fn draw_sweep<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &SweepChart,
+) -> Result<(), String> {
+    sweep(area, chart).map_err(|e| e.to_string())
+}
+
+type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// "#RRGGBB" to a colour; only ever called with the literals above.
+fn hex(text: &str) -> RGBColor {
+    let channel = |i: usize| {
+        text.get(i..i + 2)
+            .and_then(|c| u8::from_str_radix(c, 16).ok())
+            .unwrap_or(0)
+    };
+    RGBColor(channel(1), channel(3), channel(5))
+}
+
+/// Colours shared by both charts.
+struct Theme {
+    fg: RGBColor,
+    grid: RGBAColor,
+    capacity: RGBColor,
+    line: RGBColor,
+    font: TextStyle<'static>,
+}
+
+impl Theme {
+    fn new(dark: bool) -> Self {
+        let (fg, grid, capacity, line) = if dark {
+            ("#E6E6E6", WHITE.mix(0.15), WHITE, Component::KvCache)
+        } else {
+            ("#333333", BLACK.mix(0.1), BLACK, Component::Weights)
+        };
+        let fg = hex(fg);
+        Self {
+            fg,
+            grid,
+            capacity,
+            line: line.color(),
+            font: ("sans-serif", 12).into_font().color(&fg),
+        }
+    }
+}
+
+/// The unit the axis counts in, chosen as `format_bytes` would for `max`: its
+/// size in bytes and its label.
+fn axis_unit(max: u128, units: Units) -> (f64, &'static str) {
+    let shown = size(max, units);
+    let base = match units {
+        Units::Decimal => 1000f64,
+        Units::Binary => 1024f64,
+    };
+    let power = if shown.value > 0.0 {
+        ((max as f64 / shown.value).ln() / base.ln()).round()
+    } else {
+        0.0
+    };
+    (base.powf(power), shown.unit)
+}
+
+/// An axis tick: "0", "40 GB", "2.5 GiB".
+fn tick(value: f64, unit: &str) -> String {
+    if value.abs() < 5e-4 {
+        return "0".into();
+    }
+    let text = format!("{value:.3}");
+    format!(
+        "{} {unit}",
+        text.trim_end_matches('0').trim_end_matches('.')
+    )
+}
+
+fn breakdown<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &BreakdownChart,
+) -> Drawn<DB> {
+    let (width, height) = area.dim_in_pixel();
+    let (width, height) = (width as i32, height as i32);
+    if width < 60 || height < 30 {
+        return Ok(());
+    }
+    let theme = Theme::new(chart.dark);
+    let font = &theme.font;
+    let segments: Vec<_> = Component::ALL
+        .iter()
+        .flat_map(|c| chart.segments.iter().filter(move |s| s.0 == *c && s.2 > 0))
+        .collect();
+
+    // The legend flows left to right and wraps below the bar.
+    let (swatch, line) = (10, 18);
+    let mut legend = Vec::with_capacity(segments.len());
+    let (mut x, mut y) = (0, 0);
+    for (component, label, bytes) in &segments {
+        let text = format!("{label} {}", format_bytes(*bytes, chart.units));
+        let item = swatch + 4 + text_width(area, &text, font)?;
+        if x > 0 && x + item > width {
+            (x, y) = (0, y + line);
+        }
+        legend.push((x, y, *component, text));
+        x += item + 14;
+    }
+    let legend_height = if legend.is_empty() { 0 } else { y + line };
+    let (bar, key) = area.split_vertically((height - legend_height).max(30));
+    for (x, y, component, text) in legend {
+        let top = y + (line - swatch) / 2;
+        key.draw(&Rectangle::new(
+            [(x, top), (x + swatch, top + swatch)],
+            component.color().filled(),
+        ))?;
+        key.draw(&Text::new(
+            text,
+            (x + swatch + 4, y + line / 2),
+            font.pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+    }
+
+    // The axis reaches past both the total and the capacity, so the marker shows.
+    let total: f64 = segments.iter().map(|s| s.2 as f64).sum();
+    let capacity = chart.capacity.as_ref();
+    let most = total.max(capacity.map_or(0.0, |c| c.1 as f64));
+    let (unit_bytes, unit) = axis_unit(most as u128, chart.units);
+    let x_max = if most > 0.0 {
+        most / unit_bytes * 1.05
+    } else {
+        1.0
+    };
+    let axis = 18;
+    // The capacity's name sits above the bar, inside the plot.
+    let plot_height = f64::from(bar.dim_in_pixel().1 as i32 - axis).max(1.0);
+    let label_room = if capacity.is_some() { 16.0 } else { 2.0 };
+    let bar_top = ((plot_height - label_room) / plot_height).max(0.3);
+    let ticks = f64::from(width - 30) / f64::from(text_width(area, &tick(x_max, unit), font)? + 16);
+
+    let mut plot = ChartBuilder::on(&bar)
+        .margin_left(6)
+        .margin_right(24)
+        .x_label_area_size(axis)
+        .build_cartesian_2d(0f64..x_max, 0f64..1f64)?;
+    plot.configure_mesh()
+        .disable_mesh()
+        .disable_y_axis()
+        .x_labels(ticks.clamp(2.0, 8.0) as usize)
+        .x_label_formatter(&|v| tick(*v, unit))
+        .label_style(font.clone())
+        .axis_style(theme.fg)
+        .set_all_tick_mark_size(3)
+        .draw()?;
+
+    let mut start = 0.0;
+    plot.draw_series(segments.iter().map(|(component, _, bytes)| {
+        let end = start + *bytes as f64 / unit_bytes;
+        let segment = Rectangle::new([(start, 0.0), (end, bar_top)], component.color().filled());
+        start = end;
+        segment
+    }))?;
+
+    if let Some((name, bytes)) = capacity {
+        let at = *bytes as f64 / unit_bytes;
+        plot.draw_series([PathElement::new(
+            [(at, 0.0), (at, 1.0)],
+            theme.capacity.stroke_width(2),
+        )])?;
+        let (side, dx) = if at > x_max / 2.0 {
+            (HPos::Right, -5)
+        } else {
+            (HPos::Left, 5)
+        };
+        plot.draw_series([EmptyElement::at((at, 1.0))
+            + Text::new(name.clone(), (dx, 0), font.pos(Pos::new(side, VPos::Top)))])?;
+    }
+    Ok(())
+}
+
+fn sweep<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &SweepChart) -> Drawn<DB> {
+    let (width, height) = area.dim_in_pixel();
+    let (width, height) = (width as i32, height as i32);
+    if width < 120 || height < 80 {
+        return Ok(());
+    }
+    let theme = Theme::new(chart.dark);
+    let font = &theme.font;
+    let mut points: Vec<(u64, u128)> = chart.points.iter().copied().filter(|p| p.0 > 0).collect();
+    points.sort_unstable();
+    points.dedup_by_key(|p| p.0);
+    let capacity = chart.capacity.as_ref();
+    let most = points
+        .iter()
+        .map(|p| p.1)
+        .chain(capacity.map(|c| c.1))
+        .max()
+        .unwrap_or(0);
+    let (unit_bytes, unit) = axis_unit(most, chart.units);
+    let y_max = if most > 0 {
+        most as f64 / unit_bytes * 1.05
+    } else {
+        1.0
+    };
+    let log = |batch: u64| (batch as f64).log2();
+    let xy = |(batch, bytes): (u64, u128)| (log(batch), bytes as f64 / unit_bytes);
+    let (low, high) = match (points.first(), points.last()) {
+        (Some(first), Some(last)) => (log(first.0), log(last.0)),
+        _ => (0.0, 4.0),
+    };
+    let pad = ((high - low) * 0.04).max(0.5);
+
+    // Ticks at the powers of two (the sweep's own batches), thinned so that
+    // the widest label fits between neighbours.
+    let y_area = (text_width(area, &tick(y_max, unit), font)? + 26).min(width / 2);
+    let mut ticks: Vec<u64> = points
+        .iter()
+        .map(|p| p.0)
+        .filter(|b| b.is_power_of_two())
+        .collect();
+    if ticks.is_empty() {
+        ticks = points.iter().map(|p| p.0).collect();
+    }
+    let widest = match ticks.last() {
+        Some(batch) => text_width(area, &batch.to_string(), font)?,
+        None => 0,
+    };
+    let room = ((width - y_area - 16) / (widest + 12)).max(1) as usize;
+    let every = ticks.len().div_ceil(room).max(1);
+    let ticks = ticks.iter().step_by(every).map(|b| log(*b)).collect();
+
+    let mut plot = ChartBuilder::on(area)
+        .margin(8)
+        .margin_top(18)
+        .x_label_area_size(38)
+        .y_label_area_size(y_area)
+        .build_cartesian_2d(
+            Log2Axis {
+                range: low - pad..high + pad,
+                ticks,
+            },
+            0f64..y_max,
+        )?;
+    plot.configure_mesh()
+        .x_desc(chart.x_label.as_str())
+        .y_desc(chart.y_label.as_str())
+        .x_label_formatter(&|v| (v.exp2().round() as u64).to_string())
+        .y_label_formatter(&|v| tick(*v, unit))
+        .y_labels((height / 40).clamp(2, 8) as usize)
+        .max_light_lines(0)
+        .label_style(font.clone())
+        .axis_desc_style(font.clone())
+        .axis_style(theme.fg)
+        .bold_line_style(theme.grid)
+        .set_all_tick_mark_size(3)
+        .draw()?;
+
+    if let Some((name, bytes)) = capacity {
+        let at = *bytes as f64 / unit_bytes;
+        let (left, right) = (low - pad, high + pad);
+        let style = theme.capacity.stroke_width(2);
+        plot.draw_series([DashedPathElement::new(
+            [(left, at), (right, at)],
+            6,
+            4,
+            style,
+        )])?;
+        plot.draw_series([EmptyElement::at((right, at))
+            + Text::new(
+                name.clone(),
+                (-4, -3),
+                font.pos(Pos::new(HPos::Right, VPos::Bottom)),
+            )])?;
+    }
+
+    plot.draw_series([PathElement::new(
+        points.iter().map(|p| xy(*p)).collect::<Vec<_>>(),
+        theme.line.stroke_width(2),
+    )])?;
+    // A batch that does not fit is a hollow point, so the chart does not rely on colour alone.
+    plot.draw_series(points.iter().map(|p| {
+        let fits = capacity.is_none_or(|c| p.1 <= c.1);
+        let style = if fits {
+            theme.line.filled()
+        } else {
+            theme.line.stroke_width(2)
+        };
+        Circle::new(xy(*p), 4, style)
+    }))?;
+
+    if let Some(chosen) = points.iter().find(|p| p.0 == chart.chosen_batch) {
+        let at = xy(*chosen);
+        let (side, dx) = if at.0 > (low + high) / 2.0 {
+            (HPos::Right, -8)
+        } else {
+            (HPos::Left, 8)
+        };
+        plot.draw_series([EmptyElement::at(at)
+            + Circle::new((0, 0), 7, theme.line.filled())
+            + Circle::new((0, 0), 7, theme.fg.stroke_width(2))
+            + Text::new(
+                format!("{}: {}", chosen.0, format_bytes(chosen.1, chart.units)),
+                (dx, -8),
+                font.pos(Pos::new(side, VPos::Bottom)),
+            )])?;
+    }
+    Ok(())
+}
+
+/// The sweep's x axis: log2 of the batch, linear in that, with ticks exactly at
+/// the given batches (plotters' own would fall between them).
+struct Log2Axis {
+    range: Range<f64>,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for Log2Axis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let share = (value - self.range.start) / (self.range.end - self.range.start);
+        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.range.clone()
+    }
+}
+
+/// The width in pixels `text` takes in `font`.
+fn text_width<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    font: &TextStyle<'_>,
+) -> Result<i32, DrawingAreaErrorKind<DB::ErrorType>> {
+    Ok(area.estimate_text_size(text, font)?.0 as i32)
+}
+
+/// The breakdown bar on a canvas; see [`BreakdownChart`].
+#[component]
+pub fn BreakdownCanvas(chart: Signal<BreakdownChart>, label: Signal<String>) -> impl IntoView {
+    chart_canvas(
+        "breakdown-chart",
+        "chart-breakdown",
+        chart,
+        label,
+        draw_breakdown,
+    )
+}
+
+/// Memory against batch size on a canvas; see [`SweepChart`].
+#[component]
+pub fn SweepCanvas(chart: Signal<SweepChart>, label: Signal<String>) -> impl IntoView {
+    chart_canvas("sweep-chart", "chart-sweep", chart, label, draw_sweep)
+}
+
+type Draw<T> = fn(&DrawingArea<CanvasBackend, Shift>, &T) -> Result<(), String>;
+
+/// A `<canvas>` sized by its CSS box times the device pixel ratio (so it stays
+/// crisp), redrawn when `chart` changes and when the box is resized.
+fn chart_canvas<T: Clone + Send + Sync + 'static>(
+    test_id: &'static str,
+    class: &'static str,
+    chart: Signal<T>,
+    label: Signal<String>,
+    draw: Draw<T>,
+) -> impl IntoView {
+    let canvas = NodeRef::<Canvas>::new();
+    let resized = Trigger::new();
+    let observer = StoredValue::new_local(None::<(ResizeObserver, Closure<dyn FnMut()>)>);
+    canvas.on_load(move |element| {
+        let callback = Closure::<dyn FnMut()>::new(move || resized.notify());
+        if let Ok(watch) = ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+            watch.observe(&element);
+            observer.set_value(Some((watch, callback)));
+        }
+    });
+    on_cleanup(move || {
+        observer.try_update_value(|slot| {
+            if let Some((watch, _callback)) = slot.take() {
+                watch.disconnect();
+            }
+        });
+    });
+    Effect::new(move |_| {
+        resized.track();
+        let chart = chart.get();
+        if let Some(element) = canvas.get() {
+            paint(&element, &chart, draw);
+        }
+    });
+    view! {
+        <canvas
+            node_ref=canvas
+            data-testid=test_id
+            class=class
+            role="img"
+            aria-label=move || label.get()
+        ></canvas>
+    }
+}
+
+/// Draws in CSS pixels on a bitmap of device pixels: the context is scaled by
+/// the device pixel ratio and plotters is given an area of the CSS size.
+fn paint<T>(element: &HtmlCanvasElement, chart: &T, draw: Draw<T>) {
+    let ratio = window().device_pixel_ratio();
+    let ratio = if ratio.is_finite() && ratio > 0.0 {
+        ratio
+    } else {
+        1.0
+    };
+    let rect = element.get_bounding_client_rect();
+    // Setting the size clears the canvas and its transform, even when unchanged.
+    element.set_width((rect.width() * ratio).round() as u32);
+    element.set_height((rect.height() * ratio).round() as u32);
+    let context = element.get_context("2d").ok().flatten();
+    let Some(context) = context.and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else {
+        return;
+    };
+    let Some(backend) = CanvasBackend::with_canvas_object(element.clone()) else {
+        return;
+    };
+    if context.scale(ratio, ratio).is_err() {
+        return;
+    }
+    let area = backend
+        .into_drawing_area()
+        .shrink((0, 0), (rect.width() as u32, rect.height() as u32));
+    let drawn = draw(&area, chart).and_then(|()| area.present().map_err(|e| e.to_string()));
+    if let Err(error) = drawn {
+        leptos::logging::warn!("chart not drawn: {error}");
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    const GB: u128 = 1_000_000_000;
+    const GIB: u128 = 1 << 30;
+
+    /// Draws into an SVG string of `size` pixels; the drawing's result and the SVG.
+    fn render(
+        size: (u32, u32),
+        draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String>,
+    ) -> (Result<(), String>, String) {
+        let mut out = String::new();
+        let drawn = {
+            let area = SVGBackend::with_string(&mut out, size).into_drawing_area();
+            draw(&area).and_then(|()| area.present().map_err(|e| e.to_string()))
+        };
+        (drawn, out)
+    }
+
+    /// The opening tags `<name …>` in the SVG.
+    fn tags<'a>(svg: &'a str, name: &str) -> Vec<&'a str> {
+        svg.split('<')
+            .filter(|tag| {
+                tag.strip_prefix(name)
+                    .is_some_and(|rest| rest.starts_with(' '))
+            })
+            .map(|tag| tag.split('>').next().unwrap_or(""))
+            .collect()
+    }
+
+    fn attr<'a>(tag: &'a str, name: &str) -> &'a str {
+        let start = tag.find(&format!(" {name}=\"")).expect(name) + name.len() + 3;
+        tag[start..].split('"').next().unwrap_or("")
+    }
+
+    fn number(tag: &str, name: &str) -> f64 {
+        attr(tag, name).parse().expect(name)
+    }
+
+    /// The texts drawn, trimmed.
+    fn texts(svg: &str) -> Vec<&str> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| t.split_once('>')?.1.split("</text>").next())
+            .map(str::trim)
+            .collect()
+    }
+
+    /// The (x1, y1, x2, y2) of every opaque straight line in `color`.
+    fn lines(svg: &str, color: &str) -> Vec<(f64, f64, f64, f64)> {
+        tags(svg, "polyline")
+            .into_iter()
+            .filter(|t| attr(t, "stroke") == color && attr(t, "opacity") == "1")
+            .filter_map(|t| {
+                let xy: Vec<f64> = attr(t, "points")
+                    .split([' ', ','])
+                    .filter_map(|n| n.parse().ok())
+                    .collect();
+                (xy.len() == 4).then(|| (xy[0], xy[1], xy[2], xy[3]))
+            })
+            .collect()
+    }
+
+    fn breakdown_chart(capacity: Option<u128>) -> BreakdownChart {
+        BreakdownChart {
+            // Out of order on purpose, with two empty components.
+            segments: vec![
+                (Component::Activations, "Activations".into(), 20 * GB),
+                (Component::Weights, "Weights".into(), 14 * GB),
+                (Component::KvCache, "KV cache".into(), 0),
+                (Component::Overhead, "Overhead".into(), 2 * GB),
+                (Component::Gradients, "Gradients".into(), 14 * GB),
+                (Component::OptimizerStep, "Optimizer step".into(), 0),
+                (
+                    Component::OptimizerStates,
+                    "Optimizer states".into(),
+                    56 * GB,
+                ),
+            ],
+            capacity: capacity.map(|bytes| ("H100 80GB".into(), bytes)),
+            units: Units::Decimal,
+            dark: false,
+        }
+    }
+
+    fn sweep_chart(capacity: Option<u128>) -> SweepChart {
+        let memory = |batch: u64| 5 * GIB + u128::from(batch) * 3 * GIB / 2;
+        let mut points: Vec<_> = (0..11).map(|i| (1 << i, memory(1 << i))).collect();
+        points.push((24, memory(24)));
+        SweepChart {
+            points,
+            chosen_batch: 24,
+            capacity: capacity.map(|bytes| ("H100 80GB".into(), bytes)),
+            x_label: "Batch size".into(),
+            y_label: "Memory".into(),
+            units: Units::Binary,
+            dark: false,
+        }
+    }
+
+    #[test]
+    fn the_bar_has_one_segment_per_nonzero_component_in_its_colour_and_order() {
+        let chart = breakdown_chart(None);
+        let (drawn, svg) = render((600, 120), |area| draw_breakdown(area, &chart));
+        drawn.unwrap();
+        let rects = tags(&svg, "rect");
+        // Legend swatches are 10 × 10; the bar's segments are taller.
+        let bar: Vec<_> = rects
+            .iter()
+            .filter(|r| number(r, "height") > 12.0)
+            .collect();
+        let swatches: Vec<_> = rects
+            .iter()
+            .filter(|r| number(r, "height") == 10.0)
+            .collect();
+        let drawn_colours: Vec<_> = bar.iter().map(|r| attr(r, "fill")).collect();
+        let nonzero = [
+            (Component::Weights, 14),
+            (Component::Gradients, 14),
+            (Component::OptimizerStates, 56),
+            (Component::Activations, 20),
+            (Component::Overhead, 2),
+        ];
+        let want: Vec<_> = nonzero.iter().map(|(c, _)| c.color_hex()).collect();
+        assert_eq!(drawn_colours, want, "bar segments, left to right");
+        let swatch_colours: Vec<_> = swatches.iter().map(|r| attr(r, "fill")).collect();
+        assert_eq!(swatch_colours, want, "legend swatches");
+        assert!(
+            !svg.contains(Component::KvCache.color_hex()),
+            "an empty component is drawn"
+        );
+        assert!(!svg.contains(Component::OptimizerStep.color_hex()));
+        // Segments touch and their widths follow the bytes (to the pixel).
+        for (pair, gb) in bar.windows(2).zip(nonzero) {
+            let end = number(pair[0], "x") + number(pair[0], "width");
+            assert!(
+                (end - number(pair[1], "x")).abs() <= 1.0,
+                "gap after {:?}",
+                gb.0
+            );
+        }
+        let span = bar
+            .last()
+            .map(|r| number(r, "x") + number(r, "width"))
+            .unwrap();
+        let per_gb = (span - number(bar[0], "x")) / 106.0;
+        for (rect, (component, gb)) in bar.iter().zip(nonzero) {
+            let expected = per_gb * f64::from(gb);
+            assert!(
+                (number(rect, "width") - expected).abs() <= 1.5,
+                "{component:?}"
+            );
+        }
+        let drawn_texts = texts(&svg);
+        for label in [
+            "Weights 14.00 GB",
+            "Optimizer states 56.00 GB",
+            "Overhead 2.000 GB",
+        ] {
+            assert!(
+                drawn_texts.contains(&label),
+                "legend lacks {label}: {drawn_texts:?}"
+            );
+        }
+        assert!(!drawn_texts.iter().any(|t| t.starts_with("KV cache")));
+        assert!(drawn_texts.contains(&"100 GB"), "ticks: {drawn_texts:?}");
+    }
+
+    #[test]
+    fn the_capacity_marker_and_its_name_appear_only_when_given() {
+        let (drawn, without) = render((600, 120), |a| draw_breakdown(a, &breakdown_chart(None)));
+        drawn.unwrap();
+        assert!(lines(&without, "#000000").is_empty());
+        assert!(!texts(&without).contains(&"H100 80GB"));
+
+        // Above the total: the axis reaches past it, so the marker is inside the chart.
+        for capacity in [80 * GB, 200 * GB, 0] {
+            let chart = breakdown_chart(Some(capacity));
+            let (drawn, svg) = render((600, 120), |a| draw_breakdown(a, &chart));
+            drawn.unwrap();
+            let marker = lines(&svg, "#000000");
+            assert_eq!(marker.len(), 1, "{capacity}: {marker:?}");
+            let (x1, y1, x2, y2) = marker[0];
+            assert!(x1 == x2 && y1 != y2, "vertical");
+            assert!((0.0..590.0).contains(&x1), "{capacity}: marker at {x1}");
+            assert!(texts(&svg).contains(&"H100 80GB"));
+            let bar: Vec<_> = tags(&svg, "rect")
+                .into_iter()
+                .filter(|r| number(r, "height") > 12.0)
+                .collect();
+            let start = number(bar[0], "x");
+            let end = bar
+                .last()
+                .map(|r| number(r, "x") + number(r, "width"))
+                .unwrap();
+            // The marker sits where the capacity falls on the same scale as the bar.
+            let expected = start + (end - start) * capacity as f64 / (106 * GB) as f64;
+            assert!(
+                (x1 - expected).abs() <= 2.0,
+                "{capacity}: {x1} vs {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_sweep_draws_every_point_the_line_and_the_capacity() {
+        let chart = sweep_chart(Some(80 * GIB));
+        let (drawn, svg) = render((700, 280), |a| draw_sweep(a, &chart));
+        drawn.unwrap();
+        let line = Component::Weights.color_hex();
+        let circles = tags(&svg, "circle");
+        let points: Vec<_> = circles.iter().filter(|c| number(c, "r") == 4.0).collect();
+        assert_eq!(points.len(), 12, "one marker per batch");
+        // Above 80 GiB (batch 64 and up) the marker is hollow.
+        let hollow = points.iter().filter(|c| attr(c, "fill") == "none").count();
+        assert_eq!(hollow, 5);
+        let chosen: Vec<_> = circles.iter().filter(|c| number(c, "r") == 7.0).collect();
+        assert_eq!(chosen.len(), 2, "the chosen batch is emphasised");
+        let path = tags(&svg, "polyline")
+            .into_iter()
+            .find(|t| attr(t, "stroke") == line && attr(t, "stroke-width") == "2")
+            .expect("the line");
+        let xy: Vec<(f64, f64)> = attr(path, "points")
+            .split_whitespace()
+            .filter_map(|p| p.split_once(','))
+            .map(|(x, y)| (x.parse().unwrap(), y.parse().unwrap()))
+            .collect();
+        assert_eq!(xy.len(), 12);
+        // Left to right by batch, upwards (smaller y) with memory.
+        assert!(
+            xy.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 >= w[1].1),
+            "{xy:?}"
+        );
+        assert!(xy[0].1 - xy[11].1 > 150.0, "{xy:?}");
+        // Powers of two are evenly spaced: the axis is log2.
+        let step = xy[1].0 - xy[0].0;
+        assert!((xy[10].0 - xy[9].0 - step).abs() <= 1.0, "{xy:?}");
+        // Batch 24 sits between 16 and 32.
+        let between = |b: f64| xy[4].0 + (b.log2() - 4.0) * step;
+        assert!((xy[5].0 - between(24.0)).abs() <= 1.5, "{xy:?}");
+
+        let capacity = lines(&svg, "#000000");
+        assert!(capacity.len() > 10, "a dashed line: {capacity:?}");
+        assert!(capacity.iter().all(|l| l.1 == l.3 && l.1 == capacity[0].1));
+        let drawn_texts = texts(&svg);
+        assert!(drawn_texts.contains(&"H100 80GB"), "{drawn_texts:?}");
+        assert!(drawn_texts.contains(&"24: 41.00 GiB"), "{drawn_texts:?}");
+        for text in [
+            "1",
+            "2",
+            "16",
+            "64",
+            "1024",
+            "Batch size",
+            "Memory",
+            "1500 GiB",
+        ] {
+            assert!(
+                drawn_texts.contains(&text),
+                "{text} missing from {drawn_texts:?}"
+            );
+        }
+        assert!(!drawn_texts.contains(&"24"), "24 is not a tick");
+
+        let (drawn, without) = render((700, 280), |a| draw_sweep(a, &sweep_chart(None)));
+        drawn.unwrap();
+        assert!(lines(&without, "#000000").is_empty());
+        assert!(!texts(&without).contains(&"H100 80GB"));
+        let points = tags(&without, "circle");
+        let points: Vec<_> = points.iter().filter(|c| number(c, "r") == 4.0).collect();
+        assert_eq!(points.len(), 12);
+        assert!(
+            points.iter().all(|c| attr(c, "fill") == line),
+            "all fit without a device"
+        );
+    }
+
+    #[test]
+    fn crowded_ticks_are_thinned() {
+        let mut chart = sweep_chart(None);
+        chart.points = (0..40).map(|i| (1 << i, GB)).collect();
+        let (drawn, svg) = render((360, 280), |a| draw_sweep(a, &chart));
+        drawn.unwrap();
+        let ticks = texts(&svg)
+            .into_iter()
+            .filter(|t| t.parse::<u64>().is_ok())
+            .count();
+        assert!((2..=8).contains(&ticks), "{ticks} labels on 360 pixels");
+    }
+
+    #[test]
+    fn dark_charts_draw_light_text() {
+        let mut breakdown = breakdown_chart(Some(80 * GB));
+        breakdown.dark = true;
+        let mut sweep = sweep_chart(Some(80 * GIB));
+        sweep.dark = true;
+        let (a, one) = render((600, 120), |area| draw_breakdown(area, &breakdown));
+        let (b, two) = render((700, 280), |area| draw_sweep(area, &sweep));
+        a.and(b).unwrap();
+        for svg in [one, two] {
+            assert!(svg.contains("fill=\"#E6E6E6\""));
+            assert!(!svg.contains("#333333"));
+            assert!(!lines(&svg, "#FFFFFF").is_empty(), "the capacity in white");
+        }
+    }
+
+    #[test]
+    fn extreme_inputs_draw_or_not_but_never_panic() {
+        let huge = [10u128.pow(30), u128::MAX];
+        let mut breakdowns = vec![
+            (vec![], None),
+            (vec![], Some(80 * GB)),
+            (vec![(Component::Weights, 0)], Some(0)),
+            (vec![(Component::Weights, 1)], None),
+            (vec![(Component::Weights, 14 * GB)], Some(0)),
+        ];
+        for bytes in huge {
+            breakdowns.push((
+                Component::ALL.iter().map(|c| (*c, bytes)).collect(),
+                Some(bytes),
+            ));
+            breakdowns.push((vec![(Component::Overhead, 1)], Some(bytes)));
+        }
+        let mut sweeps = vec![
+            (vec![], None),
+            (vec![], Some(80 * GB)),
+            (vec![(0, 0)], Some(0)),
+            (vec![(8, 0), (16, 0)], None),
+            (vec![(8, GB)], Some(GB)),
+            (vec![(3, GB), (3, 2 * GB), (5, GB)], None),
+            (vec![(1, GB), (u64::MAX, GB)], Some(0)),
+        ];
+        for bytes in huge {
+            sweeps.push((
+                (0..40).map(|i| (1 << i, bytes >> (40 - i))).collect(),
+                Some(bytes),
+            ));
+            sweeps.push((vec![(1, bytes)], Some(1)));
+        }
+        for size in [
+            (0, 0),
+            (1, 1),
+            (59, 200),
+            (200, 40),
+            (320, 120),
+            (2000, 1500),
+        ] {
+            for (segments, capacity) in &breakdowns {
+                for units in [Units::Decimal, Units::Binary] {
+                    let chart = BreakdownChart {
+                        segments: segments.iter().map(|(c, b)| (*c, "x".into(), *b)).collect(),
+                        capacity: capacity.map(|c| ("GPU".into(), c)),
+                        units,
+                        dark: true,
+                    };
+                    let (drawn, svg) = render(size, |a| draw_breakdown(a, &chart));
+                    assert_eq!(drawn, Ok(()), "{chart:?} at {size:?}");
+                    assert!(!svg.contains("NaN") && !svg.contains("inf"), "{chart:?}");
+                }
+            }
+            for (points, capacity) in &sweeps {
+                let chart = SweepChart {
+                    points: points.clone(),
+                    chosen_batch: points.first().map_or(0, |p| p.0),
+                    capacity: capacity.map(|c| ("GPU".into(), c)),
+                    ..sweep_chart(None)
+                };
+                let (drawn, svg) = render(size, |a| draw_sweep(a, &chart));
+                assert_eq!(drawn, Ok(()), "{chart:?} at {size:?}");
+                assert!(!svg.contains("NaN") && !svg.contains("inf"), "{chart:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn axes_count_in_the_unit_format_bytes_would_pick() {
+        assert_eq!(axis_unit(80 * GB, Units::Decimal), (1e9, "GB"));
+        assert_eq!(axis_unit(80 * GIB, Units::Binary), (GIB as f64, "GiB"));
+        assert_eq!(axis_unit(655_360, Units::Decimal), (1e3, "kB"));
+        assert_eq!(axis_unit(0, Units::Decimal), (1.0, "B"));
+        let (bytes, unit) = axis_unit(u128::MAX, Units::Binary);
+        assert!(bytes.is_finite() && unit == "TiB");
+        assert_eq!(tick(40.0, "GB"), "40 GB");
+        assert_eq!(tick(2.5, "GiB"), "2.5 GiB");
+        assert_eq!(tick(0.1 + 0.2, "GB"), "0.3 GB");
+        assert_eq!(tick(1e-9, "GB"), "0");
+    }
+
+    #[test]
+    fn colours_are_the_okabe_ito_palette() {
+        let hexes: Vec<_> = Component::ALL.iter().map(|c| c.color_hex()).collect();
+        assert_eq!(
+            hexes,
+            [
+                "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#999999"
+            ]
+        );
+        assert_eq!(Component::OptimizerStep.color(), RGBColor(0xD5, 0x5E, 0x00));
+    }
+}

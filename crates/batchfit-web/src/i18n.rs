@@ -1,0 +1,860 @@
+//! Every word the page shows, in English and Spanish. Field texts are looked up
+//! by URL parameter name, so a field added to the URL format without its words
+//! shows its name and fails the completeness test below.
+//!
+//! Numbers: both languages write the decimal point (as the worked examples read,
+//! "5.369 GB" in either language: the usage of Mexico, Central America and most
+//! machine-learning writing in Spanish). English groups thousands with commas;
+//! Spanish groups numbers of five or more digits with a narrow no-break space,
+//! as the RAE and ISO 80000 recommend ("1 000 000"), and leaves four-digit
+//! numbers whole ("2048").
+
+pub use batchfit_core::query::Lang;
+
+/// The label, unit and one-line hint of a form field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldText {
+    pub label: &'static str,
+    pub unit: &'static str,
+    pub hint: &'static str,
+}
+
+const fn f(label: &'static str, unit: &'static str, hint: &'static str) -> FieldText {
+    FieldText { label, unit, hint }
+}
+
+/// Words for the field whose URL parameter is `name`.
+pub fn field(lang: Lang, name: &str) -> FieldText {
+    match lang {
+        Lang::En => field_en(name),
+        Lang::Es => field_es(name),
+    }
+}
+
+fn field_en(name: &str) -> FieldText {
+    match name {
+        "batch" => f(
+            "Batch size",
+            "samples",
+            "Micro-batch: samples per step on one GPU.",
+        ),
+        "seq" => f(
+            "Sequence length",
+            "tokens",
+            "Tokens per sample (the prompt, for inference).",
+        ),
+        "hidden" => f("Hidden size", "", "Model width, d_model."),
+        "layers" => f("Layers", "", "Transformer blocks."),
+        "precision" => f("Precision", "", "Bytes per stored value."),
+        "k" => f(
+            "Multiplier k",
+            "×",
+            "Hidden-sized values kept per token per layer; about 10.",
+        ),
+        "ckpt" => f(
+            "Gradient checkpointing",
+            "",
+            "Keep about √layers layers' activations; recompute the rest.",
+        ),
+        "params" => f("Parameters", "", "Count, e.g. 7B, 7000M, 125M or 1.3e9."),
+        "optimizer" => f("Optimizer", "", "Its state is kept for every parameter."),
+        "act_mb" => f(
+            "Activations per sample",
+            "MB",
+            "Measured or estimated; MB = 10⁶ bytes.",
+        ),
+        "model" => f(
+            "Model preset",
+            "",
+            "Published configurations; edit any value below.",
+        ),
+        "kind" => f(
+            "Architecture",
+            "",
+            "Decoder (GPT, Llama), encoder (BERT) or vision (ViT).",
+        ),
+        "heads" => f("Attention heads", "", "Query heads per layer."),
+        "kv_heads" => f(
+            "Key/value heads",
+            "",
+            "Fewer than heads for GQA, 1 for MQA.",
+        ),
+        "head_dim" => f("Head size", "", "0 = hidden ÷ heads."),
+        "ffn" => f("FFN size", "", "Inner size of the MLP."),
+        "mlp" => f("MLP type", "", "GELU uses two matrices, SwiGLU three."),
+        "norm" => f(
+            "Normalisation",
+            "",
+            "LayerNorm has a bias, RMSNorm does not.",
+        ),
+        "vocab" => f("Vocabulary", "tokens", "Rows of the embedding matrix."),
+        "tied" => f(
+            "Tied embeddings",
+            "",
+            "The output layer reuses the input embedding.",
+        ),
+        "bias" => f(
+            "Linear biases",
+            "",
+            "Biases in attention and MLP projections.",
+        ),
+        "qkv_bias" => f(
+            "Q/K/V biases only",
+            "",
+            "As in Qwen2: biases on Q, K and V.",
+        ),
+        "positions" => f(
+            "Learned positions",
+            "",
+            "Rows of a learned position embedding; 0 for RoPE.",
+        ),
+        "token_types" => f("Token types", "", "Segment embeddings (BERT: 2)."),
+        "labels" => f(
+            "Classifier labels",
+            "",
+            "Outputs of a classification head; 0 for none.",
+        ),
+        "dropout" => f(
+            "Dropout",
+            "",
+            "Dropout masks are kept for the backward pass.",
+        ),
+        "image" => f("Image size", "px", "Side of the square input image."),
+        "patch" => f(
+            "Patch size",
+            "px",
+            "Side of one patch; tokens = (image ÷ patch)² + 1.",
+        ),
+        "channels" => f("Channels", "", "Colour channels of the image."),
+        "recipe" => f(
+            "Precision recipe",
+            "",
+            "Which copies of weights, gradients and states exist.",
+        ),
+        "recompute" => f(
+            "Activation recomputation",
+            "",
+            "Checkpointing: what is kept, what is recomputed.",
+        ),
+        "attn" => f(
+            "Attention kernel",
+            "",
+            "FlashAttention / SDPA never stores the s×s scores.",
+        ),
+        "mode" => f(
+            "Task",
+            "",
+            "Training keeps gradients and optimizer state; inference keeps a KV cache.",
+        ),
+        "gen" => f(
+            "Generated tokens",
+            "tokens",
+            "New tokens per sample; the KV cache grows to prompt + these.",
+        ),
+        "quant" => f(
+            "Weight quantization",
+            "",
+            "Inference weights in INT8 or INT4, with their scales.",
+        ),
+        "gpus" => f(
+            "GPUs (data parallel)",
+            "",
+            "ZeRO shards model states across these.",
+        ),
+        "zero" => f(
+            "ZeRO stage",
+            "",
+            "0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP full shard).",
+        ),
+        "tp" => f(
+            "Tensor parallel",
+            "",
+            "Splits each layer's weights and activations.",
+        ),
+        "sp" => f(
+            "Sequence parallel",
+            "",
+            "With tensor parallel: split the remaining activations too.",
+        ),
+        "foreach" => f(
+            "Optimizer step buffers",
+            "",
+            "PyTorch's foreach AdamW allocates temporaries at the step.",
+        ),
+        "gpu" => f("Device", "", "Capacity as the driver reports it."),
+        "gpu_gb" => f("Custom capacity", "GB", "GB = 10⁹ bytes."),
+        "overhead_gb" => f(
+            "Overhead",
+            "GB",
+            "CUDA context and framework buffers; 0.5–2 GB in practice.",
+        ),
+        "margin" => f(
+            "Safety margin",
+            "%",
+            "Headroom for fragmentation; 15–20 % is common advice.",
+        ),
+        "global_batch" => f(
+            "Target global batch",
+            "samples",
+            "For gradient accumulation; 0 for none.",
+        ),
+        _ => f("", "", ""),
+    }
+}
+
+fn field_es(name: &str) -> FieldText {
+    match name {
+        "batch" => f(
+            "Tamaño de lote",
+            "muestras",
+            "Microlote: muestras por paso en una GPU.",
+        ),
+        "seq" => f(
+            "Longitud de secuencia",
+            "tokens",
+            "Tokens por muestra (el prompt, en inferencia).",
+        ),
+        "hidden" => f("Tamaño oculto", "", "Ancho del modelo, d_model."),
+        "layers" => f("Capas", "", "Bloques transformer."),
+        "precision" => f("Precisión", "", "Bytes por valor almacenado."),
+        "k" => f(
+            "Multiplicador k",
+            "×",
+            "Valores del tamaño oculto guardados por token y capa; unos 10.",
+        ),
+        "ckpt" => f(
+            "Checkpointing de gradientes",
+            "",
+            "Guarda las activaciones de unas √capas capas; recalcula el resto.",
+        ),
+        "params" => f(
+            "Parámetros",
+            "",
+            "Cantidad, p. ej. 7B, 7000M, 125M o 1.3e9.",
+        ),
+        "optimizer" => f(
+            "Optimizador",
+            "",
+            "Su estado se guarda para cada parámetro.",
+        ),
+        "act_mb" => f(
+            "Activaciones por muestra",
+            "MB",
+            "Medidas o estimadas; MB = 10⁶ bytes.",
+        ),
+        "model" => f(
+            "Modelo predefinido",
+            "",
+            "Configuraciones publicadas; cambia cualquier valor abajo.",
+        ),
+        "kind" => f(
+            "Arquitectura",
+            "",
+            "Decodificador (GPT, Llama), codificador (BERT) o visión (ViT).",
+        ),
+        "heads" => f("Cabezas de atención", "", "Cabezas de consulta por capa."),
+        "kv_heads" => f(
+            "Cabezas clave/valor",
+            "",
+            "Menos que las cabezas con GQA, 1 con MQA.",
+        ),
+        "head_dim" => f("Tamaño de cabeza", "", "0 = oculto ÷ cabezas."),
+        "ffn" => f("Tamaño FFN", "", "Tamaño interno del MLP."),
+        "mlp" => f("Tipo de MLP", "", "GELU usa dos matrices, SwiGLU tres."),
+        "norm" => f("Normalización", "", "LayerNorm tiene sesgo, RMSNorm no."),
+        "vocab" => f("Vocabulario", "tokens", "Filas de la matriz de embeddings."),
+        "tied" => f(
+            "Embeddings compartidos",
+            "",
+            "La capa de salida reutiliza el embedding de entrada.",
+        ),
+        "bias" => f(
+            "Sesgos lineales",
+            "",
+            "Sesgos en las proyecciones de atención y MLP.",
+        ),
+        "qkv_bias" => f(
+            "Solo sesgos Q/K/V",
+            "",
+            "Como en Qwen2: sesgos en Q, K y V.",
+        ),
+        "positions" => f(
+            "Posiciones aprendidas",
+            "",
+            "Filas de un embedding de posición aprendido; 0 con RoPE.",
+        ),
+        "token_types" => f("Tipos de token", "", "Embeddings de segmento (BERT: 2)."),
+        "labels" => f(
+            "Etiquetas del clasificador",
+            "",
+            "Salidas de una cabeza de clasificación; 0 si no hay.",
+        ),
+        "dropout" => f(
+            "Dropout",
+            "",
+            "Las máscaras de dropout se guardan para el paso hacia atrás.",
+        ),
+        "image" => f(
+            "Tamaño de imagen",
+            "px",
+            "Lado de la imagen cuadrada de entrada.",
+        ),
+        "patch" => f(
+            "Tamaño de parche",
+            "px",
+            "Lado de un parche; tokens = (imagen ÷ parche)² + 1.",
+        ),
+        "channels" => f("Canales", "", "Canales de color de la imagen."),
+        "recipe" => f(
+            "Receta de precisión",
+            "",
+            "Qué copias de pesos, gradientes y estados existen.",
+        ),
+        "recompute" => f(
+            "Recálculo de activaciones",
+            "",
+            "Checkpointing: qué se guarda y qué se recalcula.",
+        ),
+        "attn" => f(
+            "Kernel de atención",
+            "",
+            "FlashAttention / SDPA nunca guarda las puntuaciones s×s.",
+        ),
+        "mode" => f(
+            "Tarea",
+            "",
+            "Entrenar guarda gradientes y estado del optimizador; la inferencia, una caché KV.",
+        ),
+        "gen" => f(
+            "Tokens generados",
+            "tokens",
+            "Tokens nuevos por muestra; la caché KV crece hasta prompt + estos.",
+        ),
+        "quant" => f(
+            "Cuantización de pesos",
+            "",
+            "Pesos de inferencia en INT8 o INT4, con sus escalas.",
+        ),
+        "gpus" => f(
+            "GPUs (paralelismo de datos)",
+            "",
+            "ZeRO reparte los estados del modelo entre ellas.",
+        ),
+        "zero" => f(
+            "Etapa ZeRO",
+            "",
+            "0 nada, 1 optimizador, 2 + gradientes, 3 + pesos (FSDP full shard).",
+        ),
+        "tp" => f(
+            "Paralelismo de tensores",
+            "",
+            "Divide los pesos y activaciones de cada capa.",
+        ),
+        "sp" => f(
+            "Paralelismo de secuencia",
+            "",
+            "Con paralelismo de tensores: divide también el resto de activaciones.",
+        ),
+        "foreach" => f(
+            "Búferes del paso del optimizador",
+            "",
+            "El AdamW foreach de PyTorch reserva temporales en el paso.",
+        ),
+        "gpu" => f(
+            "Dispositivo",
+            "",
+            "Capacidad tal como la informa el driver.",
+        ),
+        "gpu_gb" => f("Capacidad personalizada", "GB", "GB = 10⁹ bytes."),
+        "overhead_gb" => f(
+            "Sobrecarga",
+            "GB",
+            "Contexto CUDA y búferes del framework; 0.5–2 GB en la práctica.",
+        ),
+        "margin" => f(
+            "Margen de seguridad",
+            "%",
+            "Holgura para la fragmentación; se suele aconsejar 15–20 %.",
+        ),
+        "global_batch" => f(
+            "Lote global objetivo",
+            "muestras",
+            "Para acumulación de gradientes; 0 si no hay.",
+        ),
+        _ => f("", "", ""),
+    }
+}
+
+/// The label of option `value` of the select field `name`.
+pub fn option(lang: Lang, name: &str, value: &str) -> String {
+    let es = lang == Lang::Es;
+    let text = match (name, value) {
+        ("precision", "fp32") => "FP32 (4 bytes)",
+        ("precision", "fp16") => "FP16 (2 bytes)",
+        ("precision", "bf16") => "BF16 (2 bytes)",
+        ("precision", "int8") => "INT8 (1 byte)",
+        ("optimizer", "adamw") => "AdamW",
+        ("optimizer", "adam8bit") => {
+            if es {
+                "Adam de 8 bits"
+            } else {
+                "Adam 8-bit"
+            }
+        }
+        ("optimizer", "adafactor") => "Adafactor",
+        ("optimizer", "sgd_momentum") => {
+            if es {
+                "SGD con momento"
+            } else {
+                "SGD with momentum"
+            }
+        }
+        ("optimizer", "sgd") => {
+            if es {
+                "SGD simple"
+            } else {
+                "Plain SGD"
+            }
+        }
+        ("optimizer", "none") => {
+            if es {
+                "Ninguno (solo inferencia)"
+            } else {
+                "None (inference only)"
+            }
+        }
+        ("kind", "decoder") => {
+            if es {
+                "Decodificador"
+            } else {
+                "Decoder-only"
+            }
+        }
+        ("kind", "encoder") => {
+            if es {
+                "Codificador"
+            } else {
+                "Encoder-only"
+            }
+        }
+        ("kind", "vision") => {
+            if es {
+                "Transformer de visión"
+            } else {
+                "Vision transformer"
+            }
+        }
+        ("mlp", "gelu") => "GELU (2)",
+        ("mlp", "swiglu") => "SwiGLU (3)",
+        ("norm", "layernorm") => "LayerNorm",
+        ("norm", "rmsnorm") => "RMSNorm",
+        ("recipe", "fp32") => {
+            if es {
+                "FP32 en todo"
+            } else {
+                "FP32 throughout"
+            }
+        }
+        ("recipe", "amp") => {
+            if es {
+                "Mixta BF16 con maestro FP32 (AMP)"
+            } else {
+                "Mixed BF16, FP32 master (AMP)"
+            }
+        }
+        ("recipe", "amp16") => {
+            if es {
+                "Mixta FP16 con maestro FP32 (AMP)"
+            } else {
+                "Mixed FP16, FP32 master (AMP)"
+            }
+        }
+        ("recipe", "mixed") => {
+            if es {
+                "Pesos de 2 bytes, gradientes y estados FP32"
+            } else {
+                "2-byte weights, FP32 grads and states"
+            }
+        }
+        ("recipe", "bf16") => {
+            if es {
+                "BF16 puro"
+            } else {
+                "Pure BF16"
+            }
+        }
+        ("recompute", "none") => {
+            if es {
+                "Ninguno"
+            } else {
+                "None"
+            }
+        }
+        ("recompute", "selective") => {
+            if es {
+                "Selectivo (núcleo de atención)"
+            } else {
+                "Selective (attention core)"
+            }
+        }
+        ("recompute", "full") => {
+            if es {
+                "Completo (solo la entrada de cada capa)"
+            } else {
+                "Full (each layer's input only)"
+            }
+        }
+        ("attn", "eager") => {
+            if es {
+                "Clásica (guarda las puntuaciones)"
+            } else {
+                "Eager (stores the scores)"
+            }
+        }
+        ("attn", "flash") => "FlashAttention / SDPA",
+        ("mode", "train") => {
+            if es {
+                "Entrenamiento"
+            } else {
+                "Training"
+            }
+        }
+        ("mode", "inference") => {
+            if es {
+                "Inferencia (generación)"
+            } else {
+                "Inference (generation)"
+            }
+        }
+        ("quant", "none") => {
+            if es {
+                "Sin cuantizar"
+            } else {
+                "Not quantized"
+            }
+        }
+        ("quant", "int8") => "INT8",
+        ("quant", "int4") => {
+            if es {
+                "INT4 (grupos de 128)"
+            } else {
+                "INT4 (groups of 128)"
+            }
+        }
+        ("zero", stage) => return format!("{} {stage}", if es { "Etapa" } else { "Stage" }),
+        _ => value,
+    };
+    text.to_owned()
+}
+
+/// Writes a whole number as the language groups it.
+pub fn group(lang: Lang, n: u128) -> String {
+    let digits = n.to_string();
+    let (separator, min_len) = match lang {
+        Lang::En => (',', 4),
+        Lang::Es => ('\u{202F}', 5),
+    };
+    if digits.len() < min_len {
+        return digits;
+    }
+    let mut out = String::with_capacity(digits.len() * 2);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(separator);
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Rewrites a number that the core wrote with comma grouping ("1,000,000") in
+/// the language's grouping.
+pub fn regroup(lang: Lang, text: &str) -> String {
+    let digits: String = text.chars().filter(|&c| c != ',').collect();
+    match digits.parse::<u128>() {
+        Ok(n) => group(lang, n),
+        Err(_) => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use batchfit_core::query;
+
+    #[test]
+    fn every_url_parameter_with_a_field_has_words_in_both_languages() {
+        let fields = query::ACTIVATIONS_PARAMETERS
+            .iter()
+            .chain(query::PARAMETERS_PARAMETERS)
+            .chain(query::TRANSFORMER_PARAMETERS)
+            .chain(query::COMMON_PARAMETERS)
+            .filter(|n| !matches!(**n, "units" | "lang" | "embed"));
+        for name in fields {
+            for lang in [Lang::En, Lang::Es] {
+                let text = field(lang, name);
+                assert!(
+                    !text.label.is_empty() && !text.hint.is_empty(),
+                    "{name} in {lang:?}"
+                );
+            }
+            assert_ne!(
+                field(Lang::En, name),
+                field(Lang::Es, name),
+                "{name} is not translated"
+            );
+        }
+    }
+
+    #[test]
+    fn numbers_are_grouped_as_each_language_writes_them() {
+        assert_eq!(group(Lang::En, 1_000_000), "1,000,000");
+        assert_eq!(group(Lang::En, 999), "999");
+        assert_eq!(group(Lang::En, 2048), "2,048");
+        assert_eq!(group(Lang::Es, 2048), "2048");
+        assert_eq!(group(Lang::Es, 1_000_000), "1\u{202F}000\u{202F}000");
+        assert_eq!(
+            regroup(Lang::Es, "1,000,000,000"),
+            "1\u{202F}000\u{202F}000\u{202F}000"
+        );
+        assert_eq!(regroup(Lang::Es, "0.01"), "0.01");
+    }
+}
+
+/// The page's other words, one struct per language so that a missing
+/// translation is a compile error.
+#[derive(Debug)]
+pub struct Words {
+    pub promise: &'static str,
+    pub language: &'static str,
+    pub units: &'static str,
+    pub units_gb: &'static str,
+    pub units_gib: &'static str,
+    pub units_note_gb: &'static str,
+    pub units_note_gib: &'static str,
+    pub forms: &'static str,
+    /// Title and one-line "when to use it" of each form, in `Form::ALL` order.
+    pub tabs: [(&'static str, &'static str); 3],
+    pub inputs_title: &'static str,
+    pub more_architecture: &'static str,
+    pub paste_config: &'static str,
+    pub paste_hint: &'static str,
+    pub config_loaded: &'static str,
+    pub custom_model: &'static str,
+    pub device_title: &'static str,
+    pub no_device: &'static str,
+    pub custom_device: &'static str,
+    pub parallelism_title: &'static str,
+    pub training_title: &'static str,
+    pub results_title: &'static str,
+    pub stale: &'static str,
+    pub url_notice: &'static str,
+    pub weights: &'static str,
+    pub gradients: &'static str,
+    pub optimizer_states: &'static str,
+    pub optimizer_step: &'static str,
+    pub kv_cache: &'static str,
+    pub activations: &'static str,
+    pub activations_per_sample: &'static str,
+    pub total: &'static str,
+    pub overhead: &'static str,
+    pub required: &'static str,
+    pub parameters: &'static str,
+    pub capacity: &'static str,
+    pub fits: &'static str,
+    pub does_not_fit: &'static str,
+    pub max_batch: &'static str,
+    pub accumulation: &'static str,
+    pub gpus_needed: &'static str,
+    pub what_if_title: &'static str,
+    pub half_batch: &'static str,
+    pub checkpointing: &'static str,
+    pub bf16: &'static str,
+    pub zero3: &'static str,
+    pub half_seq: &'static str,
+    pub sweep_title: &'static str,
+    pub sweep_batch: &'static str,
+    pub sweep_states: &'static str,
+    pub sweep_total: &'static str,
+    pub sweep_over: &'static str,
+    pub sweep_chosen: &'static str,
+    pub memory: &'static str,
+    pub actions_title: &'static str,
+    pub copy_link: &'static str,
+    pub copy_table: &'static str,
+    pub download_csv: &'static str,
+    pub embed: &'static str,
+    pub copied: &'static str,
+    pub downloaded: &'static str,
+    pub copy_fallback: &'static str,
+    pub open_full: &'static str,
+    pub disclaimer: &'static str,
+    pub how_title: &'static str,
+    pub faq_title: &'static str,
+}
+
+pub fn words(lang: Lang) -> &'static Words {
+    match lang {
+        Lang::En => &EN,
+        Lang::Es => &ES,
+    }
+}
+
+static EN: Words = Words {
+    promise: "Will this batch fit? Training memory, before you rent the GPU.",
+    language: "Language",
+    units: "Units",
+    units_gb: "GB (10⁹ bytes)",
+    units_gib: "GiB (2³⁰ bytes)",
+    units_note_gb: "GB = 10⁹ bytes. Hover a number for its exact bytes.",
+    units_note_gib: "GiB = 2³⁰ bytes. Hover a number for its exact bytes.",
+    forms: "Estimate from",
+    tabs: [
+        (
+            "Activations",
+            "The quick rule of thumb for activation memory.",
+        ),
+        ("Parameters", "Any model, from its parameter count."),
+        (
+            "Transformer",
+            "The accurate one: a preset, a config.json or your own architecture.",
+        ),
+    ],
+    inputs_title: "Inputs",
+    more_architecture: "More architecture details",
+    paste_config: "Paste a Hugging Face config.json",
+    paste_hint: "The architecture is read from it; nothing is uploaded.",
+    config_loaded: "Architecture loaded from config.json.",
+    custom_model: "Custom architecture",
+    device_title: "Device",
+    no_device: "No device (numbers only)",
+    custom_device: "Custom capacity…",
+    parallelism_title: "Parallelism",
+    training_title: "Training setup",
+    results_title: "Memory needed",
+    stale: "Not current: showing the last valid result. Fix the marked field to update it.",
+    url_notice: "Some link parameters were ignored; their fields use defaults:",
+    weights: "Weights",
+    gradients: "Gradients",
+    optimizer_states: "Optimizer states",
+    optimizer_step: "Optimizer step buffers",
+    kv_cache: "KV cache",
+    activations: "Activations",
+    activations_per_sample: "Activations per sample",
+    total: "Total (model)",
+    overhead: "Overhead",
+    required: "Required",
+    parameters: "Parameters",
+    capacity: "Device capacity",
+    fits: "Fits",
+    does_not_fit: "Does not fit",
+    max_batch: "Largest batch that fits",
+    accumulation: "Gradient-accumulation steps",
+    gpus_needed: "GPUs needed",
+    what_if_title: "What would make it fit",
+    half_batch: "Half the batch",
+    checkpointing: "With gradient checkpointing",
+    bf16: "BF16 instead of FP32",
+    zero3: "ZeRO-3 across GPUs",
+    half_seq: "Half the sequence length",
+    sweep_title: "Memory by batch size",
+    sweep_batch: "Batch size",
+    sweep_states: "Weights + Grad + Opt",
+    sweep_total: "Total",
+    sweep_over: "over the device's capacity",
+    sweep_chosen: "the chosen batch",
+    memory: "Memory",
+    actions_title: "Share and export",
+    copy_link: "Copy link",
+    copy_table: "Copy table (Markdown)",
+    download_csv: "Download CSV",
+    embed: "Embed",
+    copied: "Copied!",
+    downloaded: "Downloaded.",
+    copy_fallback: "Copying is not available here: the text is selected below, copy it with Ctrl+C / ⌘C.",
+    open_full: "Open the full calculator",
+    disclaimer: "Estimates, not measurements: real peaks depend on the framework, kernels and allocator. batchfit runs entirely in your browser and sends nothing anywhere.",
+    how_title: "How it works",
+    faq_title: "Questions",
+};
+
+static ES: Words = Words {
+    promise: "¿Cabe este lote? La memoria del entrenamiento, antes de alquilar la GPU.",
+    language: "Idioma",
+    units: "Unidades",
+    units_gb: "GB (10⁹ bytes)",
+    units_gib: "GiB (2³⁰ bytes)",
+    units_note_gb: "GB = 10⁹ bytes. Pasa el puntero sobre un número para ver sus bytes exactos.",
+    units_note_gib: "GiB = 2³⁰ bytes. Pasa el puntero sobre un número para ver sus bytes exactos.",
+    forms: "Estimar a partir de",
+    tabs: [
+        (
+            "Activaciones",
+            "La regla rápida para la memoria de activaciones.",
+        ),
+        (
+            "Parámetros",
+            "Cualquier modelo, a partir de su número de parámetros.",
+        ),
+        (
+            "Transformer",
+            "La precisa: un modelo predefinido, un config.json o tu propia arquitectura.",
+        ),
+    ],
+    inputs_title: "Datos",
+    more_architecture: "Más detalles de la arquitectura",
+    paste_config: "Pega un config.json de Hugging Face",
+    paste_hint: "Se lee la arquitectura; no se envía nada.",
+    config_loaded: "Arquitectura cargada desde config.json.",
+    custom_model: "Arquitectura propia",
+    device_title: "Dispositivo",
+    no_device: "Sin dispositivo (solo números)",
+    custom_device: "Capacidad personalizada…",
+    parallelism_title: "Paralelismo",
+    training_title: "Entrenamiento",
+    results_title: "Memoria necesaria",
+    stale: "Desactualizado: se muestra el último resultado válido. Corrige el campo marcado para actualizarlo.",
+    url_notice: "Se ignoraron algunos parámetros del enlace; sus campos usan valores por defecto:",
+    weights: "Pesos",
+    gradients: "Gradientes",
+    optimizer_states: "Estados del optimizador",
+    optimizer_step: "Búferes del paso del optimizador",
+    kv_cache: "Caché KV",
+    activations: "Activaciones",
+    activations_per_sample: "Activaciones por muestra",
+    total: "Total (modelo)",
+    overhead: "Sobrecarga",
+    required: "Necesaria",
+    parameters: "Parámetros",
+    capacity: "Capacidad del dispositivo",
+    fits: "Cabe",
+    does_not_fit: "No cabe",
+    max_batch: "Lote más grande que cabe",
+    accumulation: "Pasos de acumulación de gradientes",
+    gpus_needed: "GPUs necesarias",
+    what_if_title: "Qué haría que quepa",
+    half_batch: "La mitad del lote",
+    checkpointing: "Con checkpointing de gradientes",
+    bf16: "BF16 en vez de FP32",
+    zero3: "ZeRO-3 entre GPUs",
+    half_seq: "La mitad de la secuencia",
+    sweep_title: "Memoria según el tamaño de lote",
+    sweep_batch: "Tamaño de lote",
+    sweep_states: "Pesos + Grad + Opt",
+    sweep_total: "Total",
+    sweep_over: "excede la capacidad del dispositivo",
+    sweep_chosen: "el lote elegido",
+    memory: "Memoria",
+    actions_title: "Compartir y exportar",
+    copy_link: "Copiar enlace",
+    copy_table: "Copiar tabla (Markdown)",
+    download_csv: "Descargar CSV",
+    embed: "Insertar",
+    copied: "¡Copiado!",
+    downloaded: "Descargado.",
+    copy_fallback: "Aquí no se puede copiar automáticamente: el texto está seleccionado abajo, cópialo con Ctrl+C / ⌘C.",
+    open_full: "Abrir la calculadora completa",
+    disclaimer: "Son estimaciones, no mediciones: los picos reales dependen del framework, los kernels y el asignador de memoria. batchfit funciona entero en tu navegador y no envía nada a ningún sitio.",
+    how_title: "Cómo funciona",
+    faq_title: "Preguntas",
+};

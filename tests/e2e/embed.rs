@@ -1,0 +1,71 @@
+//! The compact widget inside an iframe on another origin, served from a sub-path:
+//! it renders, posts its height to the host, and has no top bar or FAQ.
+
+use batchfit_e2e::{Browser, StaticServer, dist_dir};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn embedded_on_another_origin_it_works_and_reports_its_height() {
+    let app = StaticServer::start(dist_dir(), &["/docs/tools/batchfit/"]);
+    let src = app.url("/docs/tools/batchfit/?form=parameters&params=7B&precision=bf16&optimizer=adamw&batch=4&act_mb=800&gpu=h100-80gb&embed=1");
+    // The host page: another port is another origin.
+    let host_dir = std::env::temp_dir().join(format!("batchfit-host-{}", std::process::id()));
+    std::fs::create_dir_all(&host_dir).expect("host dir");
+    std::fs::write(
+        host_dir.join("index.html"),
+        format!(
+            "<!doctype html><title>host</title><script>window.__messages = [];\
+             addEventListener('message', e => {{ if (e.data && e.data.type === 'batchfit:resize') {{ \
+             window.__messages.push(e.data); document.getElementById('f').style.height = e.data.height + 'px'; }} }});</script>\
+             <iframe id=f src=\"{src}\" style=\"width:420px;border:0\"></iframe>"
+        ),
+    )
+    .expect("write host page");
+    let host = StaticServer::start(host_dir, &["/"]);
+    let browser = Browser::start(1000, 900).await;
+    browser
+        .client
+        .goto(&host.url("/"))
+        .await
+        .expect("open host");
+    browser
+        .wait_until("a resize message from the widget", || async {
+            browser
+                .js("return window.__messages.length")
+                .await
+                .as_u64()
+                .unwrap_or(0)
+                > 0
+        })
+        .await;
+    let message = browser
+        .js("return window.__messages[window.__messages.length - 1]")
+        .await;
+    let keys: Vec<&String> = message.as_object().expect("an object").keys().collect();
+    assert_eq!(
+        keys,
+        ["height", "type"],
+        "the message carries only its type and a height"
+    );
+    let height = message["height"].as_f64().expect("a number");
+    assert!(height > 200.0, "a real height: {height}");
+
+    browser
+        .client
+        .enter_frame(0)
+        .await
+        .expect("enter the iframe");
+    assert_eq!(browser.bytes("weights").await, 14_000_000_000);
+    let chrome = browser
+        .js("return [document.querySelector('.top-bar'), document.querySelector('.explain'), document.querySelector('[data-testid=sweep]')].every(x => x === null)")
+        .await;
+    assert_eq!(chrome, true, "embed mode has no top bar, FAQ or sweep");
+    let full = browser
+        .js("return document.querySelector('.open-full a').href")
+        .await;
+    let full = full.as_str().expect("a link");
+    assert!(
+        full.contains("/docs/tools/batchfit/?") && !full.contains("embed=1"),
+        "{full}"
+    );
+    browser.close().await;
+}

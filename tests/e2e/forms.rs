@@ -1,0 +1,364 @@
+//! Each form's numbers, prefilled from a URL: the page must show exactly what the
+//! core computes for that URL (the same function the CLI prints).
+
+use batchfit_core::memory;
+use batchfit_core::query;
+use batchfit_e2e::{Browser, StaticServer, dist_dir};
+
+/// Every result hook with its expected bytes, as the core computes them.
+fn expected(q: &str) -> (memory::Estimate, Vec<memory::SweepRow>) {
+    let parsed = query::parse(q);
+    assert_eq!(parsed.problems, [], "{q}");
+    (
+        memory::estimate(&parsed.config),
+        memory::sweep(&parsed.config),
+    )
+}
+
+async fn assert_page_matches_core(browser: &Browser, q: &str) {
+    let (e, sweep) = expected(q);
+    for (testid, bytes) in [
+        ("weights", e.weights),
+        ("gradients", e.gradients),
+        ("optimizer-states", e.optimizer_states),
+        ("activations", e.activations),
+        ("activations-per-sample", e.activations_per_sample),
+        ("total", e.total),
+        ("overhead", e.required - e.total),
+        ("required", e.required),
+    ] {
+        assert_eq!(browser.bytes(testid).await, bytes, "{testid} for {q}");
+    }
+    if let Some(max) = e.max_batch {
+        let shown = browser
+            .testid("max-batch")
+            .await
+            .attr("data-value")
+            .await
+            .expect("attr");
+        assert_eq!(shown, Some(max.to_string()), "max-batch for {q}");
+    }
+    let rows = browser
+        .js("return [...document.querySelectorAll('[data-testid=sweep] tbody tr')].map(r => [r.dataset.batch, r.querySelectorAll('td')[2].dataset.bytes, r.dataset.over])")
+        .await;
+    let device = e.device_bytes;
+    let want: Vec<serde_json::Value> = sweep
+        .iter()
+        .map(|r| {
+            let over = device.is_some_and(|d| r.required > d);
+            serde_json::json!([r.batch.to_string(), r.total.to_string(), over.to_string()])
+        })
+        .collect();
+    assert_eq!(rows, serde_json::Value::Array(want), "sweep for {q}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_form_shows_the_core_numbers_for_its_worked_examples() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    for q in [
+        "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10",
+        "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10&ckpt=1&gpu=a100-80gb",
+        "form=parameters&params=7B&precision=fp16&optimizer=adamw&batch=8&act_mb=500",
+        "form=parameters&params=7000M&precision=fp16&optimizer=sgd_momentum&batch=16&act_mb=500&gpu=h100-80gb",
+        "form=transformer&model=llama-3.1-8b&batch=4&seq=4096&gpu=h100-80gb",
+        "form=transformer&model=gpt2&batch=8&seq=1024&recipe=fp32&attn=eager&gpu=rtx-4090",
+        "form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048&recipe=bf16&gpu=a100-80gb",
+    ] {
+        browser
+            .client
+            .goto(&server.url(&format!("/?{q}")))
+            .await
+            .expect("open");
+        assert_page_matches_core(&browser, q).await;
+        let notice = browser
+            .js("return document.querySelector('[data-testid=url-notice]') === null")
+            .await;
+        assert_eq!(notice, true, "no notice for a valid link: {q}");
+    }
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_parameters_worked_example_and_the_m_b_selector() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    let q = "form=parameters&params=7B&precision=fp16&optimizer=adamw&batch=1&act_mb=0";
+    browser
+        .client
+        .goto(&server.url(&format!("/?{q}")))
+        .await
+        .expect("open");
+    assert_eq!(browser.bytes("weights").await, 14_000_000_000);
+    assert_eq!(browser.bytes("gradients").await, 28_000_000_000);
+    assert_eq!(browser.bytes("optimizer-states").await, 56_000_000_000);
+    // 7000 with M is the same 7B.
+    browser.type_into("params", "7000").await;
+    browser
+        .client
+        .execute("const s = document.querySelector('[name=params_scale]'); s.value = 'M'; s.dispatchEvent(new Event('change'));", vec![])
+        .await
+        .expect("pick M");
+    browser
+        .wait_until("7000M to read as 7B", || async {
+            browser.bytes("weights").await == 14_000_000_000
+        })
+        .await;
+    let url = browser.client.current_url().await.expect("url");
+    assert!(
+        url.query().is_some_and(|q| q.contains("params=7B")),
+        "{url}"
+    );
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn switching_forms_keeps_the_shared_values() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .client
+        .goto(&server.url("/?form=activations&batch=16"))
+        .await
+        .expect("open");
+    browser.type_into("batch", "24").await;
+    browser
+        .testid("form-parameters")
+        .await
+        .click()
+        .await
+        .expect("switch");
+    let batch = browser
+        .input("batch")
+        .await
+        .prop("value")
+        .await
+        .expect("read");
+    assert_eq!(batch.as_deref(), Some("24"));
+    browser
+        .testid("form-transformer")
+        .await
+        .click()
+        .await
+        .expect("switch");
+    let batch = browser
+        .input("batch")
+        .await
+        .prop("value")
+        .await
+        .expect("read");
+    assert_eq!(batch.as_deref(), Some("24"));
+    let url = browser.client.current_url().await.expect("url");
+    assert!(
+        url.query()
+            .is_some_and(|q| q.contains("form=transformer") && q.contains("batch=24")),
+        "{url}"
+    );
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_preset_and_a_pasted_config_set_the_architecture() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .client
+        .goto(&server.url("/?form=transformer&model=gpt2"))
+        .await
+        .expect("open");
+    let gpt2 = browser
+        .testid("parameters")
+        .await
+        .attr("data-value")
+        .await
+        .expect("attr")
+        .unwrap_or_default();
+    let gpt2: f64 = gpt2.parse().expect("a count");
+    assert!(
+        (gpt2 / 124.4e6 - 1.0).abs() < 0.005,
+        "GPT-2 small has 124.4M parameters, page says {gpt2}"
+    );
+    browser
+        .client
+        .execute("const s = document.querySelector('[name=model]'); s.value = 'llama-3.1-8b'; s.dispatchEvent(new Event('change'));", vec![])
+        .await
+        .expect("pick a preset");
+    browser
+        .wait_until("Llama 3.1 8B's 32 layers", || async {
+            browser
+                .input("layers")
+                .await
+                .prop("value")
+                .await
+                .ok()
+                .flatten()
+                .as_deref()
+                == Some("32")
+        })
+        .await;
+    let count: f64 = browser
+        .testid("parameters")
+        .await
+        .attr("data-value")
+        .await
+        .expect("attr")
+        .unwrap_or_default()
+        .parse()
+        .expect("a count");
+    assert!(
+        (count / 8.03e9 - 1.0).abs() < 0.005,
+        "Llama 3.1 8B: {count}"
+    );
+
+    // A pasted config.json: first something that is not JSON, then a real one.
+    browser
+        .js("document.querySelectorAll('details.more').forEach(d => d.open = true)")
+        .await;
+    let area = browser.input("config_json").await;
+    area.send_keys("{\"hidden_size\": oops")
+        .await
+        .expect("type");
+    let error = browser.text("config-import-error").await;
+    assert!(error.contains("JSON"), "{error}");
+    let still = browser
+        .input("layers")
+        .await
+        .prop("value")
+        .await
+        .expect("read");
+    assert_eq!(still.as_deref(), Some("32"), "the previous model is kept");
+    let qwen = r#"{"model_type":"qwen2","hidden_size":3584,"intermediate_size":18944,"num_attention_heads":28,"num_hidden_layers":28,"num_key_value_heads":4,"vocab_size":152064,"tie_word_embeddings":false}"#;
+    browser
+        .client
+        .execute("const a = document.querySelector('[name=config_json]'); a.value = arguments[0]; a.dispatchEvent(new Event('input'));", vec![serde_json::json!(qwen)])
+        .await
+        .expect("paste");
+    browser
+        .wait_until("Qwen2.5-7B's 28 layers", || async {
+            browser
+                .input("layers")
+                .await
+                .prop("value")
+                .await
+                .ok()
+                .flatten()
+                .as_deref()
+                == Some("28")
+        })
+        .await;
+    let count: f64 = browser
+        .testid("parameters")
+        .await
+        .attr("data-value")
+        .await
+        .expect("attr")
+        .unwrap_or_default()
+        .parse()
+        .expect("a count");
+    assert!((count / 7.62e9 - 1.0).abs() < 0.005, "Qwen2.5 7B: {count}");
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_in_every_form_is_named_and_the_last_result_stays() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    let cases = [
+        ("form=parameters&params=7B&gpu_gb=80", "params"),
+        ("form=parameters&params=7B", "act_mb"),
+        ("form=transformer&model=llama-3.1-8b", "heads"),
+        ("form=transformer&model=llama-3.1-8b", "seq"),
+        ("form=transformer&model=llama-3.1-8b", "overhead_gb"),
+        ("form=activations", "k"),
+    ];
+    for (q, field) in cases {
+        browser
+            .client
+            .goto(&server.url(&format!("/?{q}")))
+            .await
+            .expect("open");
+        for bad in ["", "0", "-5", "1e30", "abc", "<img src=x onerror=alert(1)>"] {
+            browser.type_into(field, bad).await;
+            let required = browser.bytes("required").await;
+            let text = browser.text("required").await;
+            assert!(
+                !text.contains("NaN") && !text.contains("inf"),
+                "{field}={bad:?}: {text}"
+            );
+            let stale = browser
+                .testid("results")
+                .await
+                .attr("data-stale")
+                .await
+                .expect("attr");
+            if stale.as_deref() == Some("true") {
+                let message = browser.text(&format!("error-{field}")).await;
+                assert!(!message.is_empty(), "{field}={bad:?} names the problem");
+                let invalid = browser
+                    .input(field)
+                    .await
+                    .attr("aria-invalid")
+                    .await
+                    .expect("attr");
+                assert_eq!(invalid.as_deref(), Some("true"), "{field}={bad:?}");
+            } else {
+                // Some of these are valid for some fields (0 overhead): then the
+                // estimate is current and computed by the core.
+                assert!(required > 0, "{field}={bad:?}");
+            }
+            let pwned = browser.js("return window.__pwned === undefined && document.querySelectorAll('img[src=x]').length === 0").await;
+            assert_eq!(pwned, true, "{field}={bad:?} is shown as text only");
+        }
+        browser.type_into(field, "abc").await;
+        assert_eq!(
+            browser
+                .testid("results")
+                .await
+                .attr("data-stale")
+                .await
+                .expect("attr")
+                .as_deref(),
+            Some("true")
+        );
+    }
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_language_switch_translates_and_keeps_the_numbers() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .client
+        .goto(
+            &server.url(
+                "/?form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10",
+            ),
+        )
+        .await
+        .expect("open");
+    assert!(browser.text("headline").await.starts_with("Needs"));
+    browser
+        .testid("lang-es")
+        .await
+        .click()
+        .await
+        .expect("switch");
+    browser
+        .wait_until("the Spanish headline", || async {
+            browser.text("headline").await.starts_with("Necesita")
+        })
+        .await;
+    assert_eq!(browser.text("activations-per-sample").await, "5.369 GB");
+    assert_eq!(browser.text("activations").await, "85.90 GB");
+    assert_eq!(
+        browser.js("return document.documentElement.lang").await,
+        "es"
+    );
+    let url = browser.client.current_url().await.expect("url");
+    assert!(url.query().is_some_and(|q| q.contains("lang=es")), "{url}");
+    // A link with lang=es opens in Spanish.
+    browser.client.goto(url.as_str()).await.expect("reopen");
+    assert!(browser.text("headline").await.starts_with("Necesita"));
+    browser.close().await;
+}

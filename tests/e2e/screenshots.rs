@@ -1,0 +1,57 @@
+//! Screenshots of each form at phone and desktop width, in both languages, light
+//! and dark, saved under target/screenshots/ for people to look at. The test also
+//! checks what a screenshot cannot: the page never scrolls sideways.
+
+use batchfit_e2e::{Browser, StaticServer, dist_dir};
+
+const FORMS: [(&str, &str); 3] = [
+    (
+        "activations",
+        "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10&gpu=a100-80gb",
+    ),
+    (
+        "parameters",
+        "form=parameters&params=7B&precision=bf16&optimizer=adamw&batch=8&act_mb=1200&gpu=h100-80gb",
+    ),
+    (
+        "transformer",
+        "form=transformer&model=llama-3.1-8b&batch=8&seq=4096&gpu=h100-80gb",
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    for dark in [false, true] {
+        for (width, height) in [(375, 2200), (1280, 1600)] {
+            let browser = Browser::start_with(width, height, dark).await;
+            for lang in ["en", "es"] {
+                for (name, q) in FORMS {
+                    browser
+                        .client
+                        .goto(&server.url(&format!("/?{q}&lang={lang}")))
+                        .await
+                        .expect("open");
+                    browser.testid("required").await;
+                    // Elements that stick out past the viewport, outside boxes that scroll.
+                    let sideways = browser
+                        .js("const w = document.documentElement.clientWidth; \
+                             return [...document.querySelectorAll('body *')] \
+                               .filter(e => !e.closest('.table-scroll') && e.getBoundingClientRect().right > w + 1) \
+                               .map(e => e.tagName + '.' + e.className).slice(0, 5)")
+                        .await;
+                    assert_eq!(
+                        sideways,
+                        serde_json::json!([]),
+                        "{name} at {width}px ({lang}) scrolls sideways"
+                    );
+                    let theme = if dark { "dark" } else { "light" };
+                    browser
+                        .screenshot(&format!("{name}-{width}-{lang}-{theme}"))
+                        .await;
+                }
+            }
+            browser.close().await;
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Copy link, Copy table, Download CSV and the embed snippet.
+
+use batchfit_core::{memory, query};
+use batchfit_e2e::{Browser, StaticServer, dist_dir};
+
+const Q: &str =
+    "form=parameters&params=7B&precision=bf16&optimizer=adamw&batch=4&act_mb=800&gpu=h100-80gb";
+
+/// Records every text the page hands to the clipboard (and still copies it).
+async fn record_clipboard(browser: &Browser) {
+    browser
+        .js("window.__copied = []; const write = navigator.clipboard.writeText.bind(navigator.clipboard); \
+             navigator.clipboard.writeText = t => { window.__copied.push(t); return write(t); };")
+        .await;
+}
+
+/// The text the last action copied: what reached the clipboard when the page
+/// confirms "Copied!", else the selected fallback text it shows.
+async fn copied_text(browser: &Browser) -> String {
+    browser
+        .wait_until("a confirmation", || async {
+            !browser.text("share-status").await.is_empty()
+        })
+        .await;
+    let status = browser.text("share-status").await;
+    if status == "Copied!" {
+        let text = browser
+            .js("return window.__copied[window.__copied.length - 1]")
+            .await;
+        return text.as_str().expect("a copied text").to_owned();
+    }
+    assert!(
+        status.starts_with("Copying is not available"),
+        "a confirmation or the fallback: {status}"
+    );
+    browser
+        .testid("copy-fallback")
+        .await
+        .prop("value")
+        .await
+        .expect("read")
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn copy_link_gives_the_current_state() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .client
+        .goto(&server.url(&format!("/?{Q}")))
+        .await
+        .expect("open");
+    browser.type_into("batch", "6").await;
+    record_clipboard(&browser).await;
+    browser
+        .testid("copy-link")
+        .await
+        .click()
+        .await
+        .expect("click");
+    let link = copied_text(&browser).await;
+    let parsed = query::parse(&link);
+    assert_eq!(parsed.problems, [], "{link}");
+    assert_eq!(
+        parsed.config,
+        query::parse(Q).config.with_batch(6),
+        "{link}"
+    );
+
+    // Without a clipboard (an insecure context), the link is shown selected instead.
+    browser
+        .js("Object.defineProperty(navigator, 'clipboard', { value: undefined })")
+        .await;
+    browser
+        .testid("copy-link")
+        .await
+        .click()
+        .await
+        .expect("click");
+    browser
+        .wait_until("the fallback", || async {
+            browser
+                .text("share-status")
+                .await
+                .starts_with("Copying is not available")
+        })
+        .await;
+    let shown = browser
+        .testid("copy-fallback")
+        .await
+        .prop("value")
+        .await
+        .expect("read")
+        .unwrap_or_default();
+    assert_eq!(query::parse(&shown).config, parsed.config, "{shown}");
+    let selected = browser.js("const a = document.querySelector('[data-testid=copy-fallback]'); return a.selectionEnd - a.selectionStart").await;
+    assert_eq!(
+        selected.as_u64(),
+        Some(shown.len() as u64),
+        "the fallback text is selected"
+    );
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_csv_download_holds_the_sweep_in_exact_bytes() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .client
+        .goto(&server.url(&format!("/?{Q}")))
+        .await
+        .expect("open");
+    // Capture the Blob the page hands to the download link.
+    browser
+        .js("window.__blobs = []; const create = URL.createObjectURL; URL.createObjectURL = b => { window.__blobs.push(b); return create(b); };")
+        .await;
+    browser
+        .testid("download-csv")
+        .await
+        .click()
+        .await
+        .expect("click");
+    let csv = browser
+        .client
+        .execute_async("window.__blobs[0].text().then(arguments[0])", vec![])
+        .await
+        .expect("read the blob");
+    let config = query::parse(Q).config;
+    let mut expected =
+        String::from("batch,model_states_bytes,activations_bytes,total_bytes,required_bytes\n");
+    for row in memory::sweep(&config) {
+        expected.push_str(&format!(
+            "{},{},{},{},{}\n",
+            row.batch, row.model_states, row.activations, row.total, row.required
+        ));
+    }
+    assert_eq!(csv.as_str(), Some(expected.as_str()));
+    assert_eq!(browser.text("share-status").await, "Downloaded.");
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn copy_table_and_embed_snippet() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .client
+        .goto(&server.url(&format!("/?{Q}")))
+        .await
+        .expect("open");
+    record_clipboard(&browser).await;
+    browser
+        .testid("copy-table")
+        .await
+        .click()
+        .await
+        .expect("click");
+    let table = copied_text(&browser).await;
+    let rows = memory::sweep(&query::parse(Q).config).len();
+    assert_eq!(table.lines().count(), rows + 2, "{table}");
+    assert!(
+        table.starts_with("| Batch size | Weights + Grad + Opt | Activations | Total |"),
+        "{table}"
+    );
+
+    browser.testid("embed").await.click().await.expect("click");
+    let snippet = browser
+        .testid("embed-snippet")
+        .await
+        .prop("value")
+        .await
+        .expect("read")
+        .unwrap_or_default();
+    assert!(
+        snippet.starts_with("<iframe src=\"http://127.0.0.1:"),
+        "{snippet}"
+    );
+    assert!(
+        snippet.contains("embed=1") && snippet.contains("params=7B"),
+        "{snippet}"
+    );
+    browser.close().await;
+}
