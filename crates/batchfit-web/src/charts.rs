@@ -143,17 +143,17 @@ impl Theme {
 /// The unit the axis counts in, chosen as `format_bytes` would for `max`: its
 /// size in bytes and its label.
 fn axis_unit(max: u128, units: Units) -> (f64, &'static str) {
-    let shown = size(max, units);
-    let base = match units {
-        Units::Decimal => 1000f64,
-        Units::Binary => 1024f64,
+    let unit = size(max, units).unit;
+    let base: u128 = match units {
+        Units::Decimal => 1000,
+        Units::Binary => 1024,
     };
-    let power = if shown.value > 0.0 {
-        ((max as f64 / shown.value).ln() / base.ln()).round()
-    } else {
-        0.0
-    };
-    (base.powf(power), shown.unit)
+    // Ten of a unit always prints in that unit.
+    let bytes = (0..5)
+        .map(|power| base.pow(power))
+        .find(|bytes| size(bytes * 10, units).unit == unit)
+        .unwrap_or(1);
+    (bytes as f64, unit)
 }
 
 /// An axis tick: "0", "40 GB", "2.5 GiB".
