@@ -559,7 +559,7 @@ pub fn group(lang: Lang, n: u128) -> String {
     }
     let mut out = String::with_capacity(digits.len() * 2);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(separator);
         }
         out.push(c);

@@ -87,7 +87,7 @@ pub fn App() -> impl IntoView {
                     <results::Results state=state />
                     {embed.then(|| view! {
                         <p class="open-full">
-                            <a href=move || full_url() target="_blank" rel="noopener noreferrer">
+                            <a href=full_url target="_blank" rel="noopener noreferrer">
                                 {move || i18n::words(state.lang.get()).open_full}
                             </a>
                         </p>
