@@ -33,6 +33,9 @@ struct Peer {
     /// The folder of the repository that holds the built site.
     site: &'static str,
     how: &'static str,
+    /// Files of the site its code fetches as it starts (invisible to the scan),
+    /// found by reading its source, with where.
+    fetched_on_load: &'static [(&'static str, &'static str)],
 }
 
 const PEERS: &[Peer] = &[Peer {
@@ -42,6 +45,10 @@ const PEERS: &[Peer] = &[Peer {
     site: "docs",
     how: "its published build (create-react-app output that the repository commits in \
           `docs/` and serves on GitHub Pages)",
+    fetched_on_load: &[(
+        "all_configs.json",
+        "`src/App.js` fetches it in a `useEffect` when the page starts",
+    )],
 }];
 
 pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
@@ -54,7 +61,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     let bundle = measure_site(&root.join("dist"))?;
     let core = core_benches(root, &work)?;
     let browser = browser_bench(root, &work);
-    let peers: Vec<(&Peer, Result<Site, String>)> = PEERS
+    let peers: Vec<(&Peer, Result<PeerSite, String>)> = PEERS
         .iter()
         .map(|peer| (peer, measure_peer(root, peer)))
         .collect();
@@ -89,8 +96,9 @@ pub fn check_bundle_size(root: &Path) -> Result<(), String> {
     let gzip = site.gzip();
     if gzip > BUNDLE_GZIP_BUDGET {
         return Err(format!(
-            "the page loads {} bytes gzipped, over the budget of {BUNDLE_GZIP_BUDGET}",
-            group(gzip)
+            "the page loads {} bytes gzipped, over the budget of {}",
+            group(gzip),
+            group(BUNDLE_GZIP_BUDGET)
         ));
     }
     println!(
@@ -409,6 +417,8 @@ struct BrowserFigures {
     edit_ms: Vec<f64>,
     edit_median_ms: f64,
     edit_p95_ms: f64,
+    /// (field, median ms, p95 ms) per kind of edit.
+    edit_by_field: Vec<(String, f64, f64)>,
     chromium: String,
 }
 
@@ -433,6 +443,12 @@ fn browser_bench(root: &Path, work: &Path) -> Result<BrowserFigures, String> {
     .env("BATCHFIT_PERF_OUT", &out)
     .cwd(root)
     .run_with_path(&std::env::var_os("PATH").unwrap_or_default())?;
+    if !out.is_file() {
+        return Err(format!(
+            "the browser benchmark wrote no {} (tests/e2e/perf.rs did not run)",
+            out.display()
+        ));
+    }
     let figures = read_json(&out)?;
     let number = |key: &str| match figures.get(key) {
         Some(Json::Number(x)) => Ok(*x),
@@ -447,6 +463,18 @@ fn browser_bench(root: &Path, work: &Path) -> Result<BrowserFigures, String> {
             })
             .collect::<Vec<f64>>()),
         _ => Err(format!("{}: no list {key}", out.display())),
+    };
+    let edit_by_field = match figures.get("edit_by_field") {
+        Some(Json::Object(fields)) => fields
+            .iter()
+            .filter_map(|(name, v)| match (v.get("median_ms"), v.get("p95_ms")) {
+                (Some(Json::Number(median)), Some(Json::Number(p95))) => {
+                    Some((name.clone(), *median, *p95))
+                }
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     };
     let page = match figures.get("page") {
         Some(Json::String(page)) => page.clone(),
@@ -465,6 +493,7 @@ fn browser_bench(root: &Path, work: &Path) -> Result<BrowserFigures, String> {
         edit_ms: numbers("edit_ms")?,
         edit_median_ms: number("edit_median_ms")?,
         edit_p95_ms: number("edit_p95_ms")?,
+        edit_by_field,
         // Debian's wrapper script may print a shell warning before the version.
         chromium: chromium
             .lines()
@@ -474,9 +503,16 @@ fn browser_bench(root: &Path, work: &Path) -> Result<BrowserFigures, String> {
     })
 }
 
+/// A peer's scanned site and the files its code fetches as it starts.
+#[derive(Debug)]
+struct PeerSite {
+    site: Site,
+    fetched_on_load: Vec<FileSize>,
+}
+
 /// The peer's site from a clone in `target/peers/<name>` at the pinned commit;
 /// clones it there when it is missing (needs network access to GitHub).
-fn measure_peer(root: &Path, peer: &Peer) -> Result<Site, String> {
+fn measure_peer(root: &Path, peer: &Peer) -> Result<PeerSite, String> {
     let clone = root.join("target/peers").join(peer.name);
     let path = std::env::var_os("PATH").unwrap_or_default();
     let git = |args: &[&str]| -> Result<(), String> {
@@ -517,7 +553,22 @@ fn measure_peer(root: &Path, peer: &Peer) -> Result<Site, String> {
             peer.commit,
         ])?;
     }
-    measure_site(&clone.join(peer.site))
+    let dir = clone.join(peer.site);
+    let mut fetched_on_load = Vec::new();
+    for (file, _) in peer.fetched_on_load {
+        let path = dir.join(file);
+        fetched_on_load.push(FileSize {
+            path: (*file).to_owned(),
+            raw: std::fs::metadata(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+                .len(),
+            gzip: gzip_size(&path)?,
+        });
+    }
+    Ok(PeerSite {
+        site: measure_site(&dir)?,
+        fetched_on_load,
+    })
 }
 
 /// One budget and where it stands.
@@ -624,10 +675,11 @@ fn performance_doc(
     bundle: &Site,
     core: &[CoreFigure],
     browser: &Result<BrowserFigures, String>,
-    peers: &[(&Peer, Result<Site, String>)],
+    peers: &[(&Peer, Result<PeerSite, String>)],
 ) -> Result<String, String> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let date = output_of("date", &["-u", "+%Y-%m-%d"], &path).ok_or("could not run `date`")?;
+    let date = date.trim();
     let nproc = output_of("nproc", &[], &path).unwrap_or_default();
     let rustc = output_of("rustc", &["--version"], &path).unwrap_or_default();
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
@@ -677,47 +729,72 @@ fn performance_doc(
     doc.push_str(
         "\n## Compared with other calculators\n\n\
          Measured in the same run by the same scan of the peer's `index.html`. A scan \
-         cannot see what a page's code fetches once it runs, nor does it count other \
-         origins (analytics), so a peer's figure is a lower bound of what it transfers.\n\n\
-         | calculator | how it was obtained | files | raw bytes | gzip -9 bytes | × batchfit (gzip) |\n\
-         |---|---|---:|---:|---:|---:|\n",
+         cannot see what a page's code fetches once it runs: where the peer's source shows \
+         such a fetch at start, that file is measured too and added in the last columns. \
+         Other origins (analytics) are not counted.\n\n\
+         | calculator | how it was obtained | files | raw bytes | gzip -9 bytes | × batchfit | \
+         with fetches at start, gzip -9 | × batchfit |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|\n",
     );
+    let ours = bundle.gzip().max(1) as f64;
     doc.push_str(&format!(
-        "| batchfit | `dist/` of this build | {} | {} | {} | 1.0 |\n",
+        "| batchfit | `dist/` of this build | {} | {} | {} | 1.0 | {} | 1.0 |\n",
         bundle.files.len(),
         group(bundle.raw()),
+        group(bundle.gzip()),
         group(bundle.gzip())
     ));
-    for (peer, site) in peers {
+    let mut notes = String::new();
+    for (peer, measured) in peers {
         let how = format!(
             "{} at commit `{}`: {}",
             peer.repository,
             &peer.commit[..12],
             peer.how
         );
-        match site {
-            Ok(site) => {
-                doc.push_str(&format!(
-                    "| {} | {how} | {} | {} | {} | {:.1} |\n",
-                    peer.name,
-                    site.files.len(),
-                    group(site.raw()),
-                    group(site.gzip()),
-                    site.gzip() as f64 / bundle.gzip().max(1) as f64
-                ));
-                if !site.elsewhere.is_empty() {
-                    doc.push_str(&format!(
-                        "\n{}'s page also loads, from other origins (not counted): {}\n\n",
-                        peer.name,
-                        site.elsewhere.join(", ")
-                    ));
-                }
-            }
-            Err(why) => doc.push_str(&format!(
-                "| {} | {how} | not measured: {why} | | | |\n",
+        let Ok(PeerSite {
+            site,
+            fetched_on_load,
+        }) = measured
+        else {
+            let why = measured.as_ref().err().map_or("", String::as_str);
+            doc.push_str(&format!(
+                "| {} | {how} | not measured: {why} | | | | | |\n",
                 peer.name
-            )),
+            ));
+            continue;
+        };
+        let with_fetches = site.gzip() + fetched_on_load.iter().map(|f| f.gzip).sum::<u64>();
+        doc.push_str(&format!(
+            "| {} | {how} | {} | {} | {} | {:.1} | {} | {:.1} |\n",
+            peer.name,
+            site.files.len(),
+            group(site.raw()),
+            group(site.gzip()),
+            site.gzip() as f64 / ours,
+            group(with_fetches),
+            with_fetches as f64 / ours,
+        ));
+        for (f, (_, where_)) in fetched_on_load.iter().zip(peer.fetched_on_load) {
+            notes.push_str(&format!(
+                "- {}: `{}` ({} bytes, {} gzipped) is fetched at start: {where_}.\n",
+                peer.name,
+                f.path,
+                group(f.raw),
+                group(f.gzip)
+            ));
         }
+        if !site.elsewhere.is_empty() {
+            notes.push_str(&format!(
+                "- {}: also loads from other origins (not counted): {}.\n",
+                peer.name,
+                site.elsewhere.join(", ")
+            ));
+        }
+    }
+    if !notes.is_empty() {
+        doc.push('\n');
+        doc.push_str(&notes);
     }
 
     doc.push_str(
@@ -740,7 +817,8 @@ fn performance_doc(
 
     doc.push_str("\n## Browser\n\n");
     match browser {
-        Ok(b) => doc.push_str(&format!(
+        Ok(b) => {
+            doc.push_str(&format!(
             "`tests/e2e/perf.rs` (`cargo test -p batchfit-e2e --test e2e perf -- --ignored`), on \
              the release build served from 127.0.0.1, page `{}`.\n\n\
              - **Cold load** ({} loads, each in a new browser session with a fresh profile): \
@@ -759,7 +837,13 @@ fn performance_doc(
             b.edit_median_ms,
             b.edit_p95_ms,
             max(&b.edit_ms),
-        )),
+            ));
+            for (field, median, p95) in &b.edit_by_field {
+                doc.push_str(&format!(
+                    "  - `{field}` edits: median {median:.2} ms, p95 {p95:.2} ms\n"
+                ));
+            }
+        }
         Err(why) => doc.push_str(&format!("Not measured in this run: {why}\n")),
     }
     Ok(doc)
@@ -779,7 +863,7 @@ fn kb(bytes: u64) -> String {
 }
 
 /// `123456` → `123,456`.
-fn group(n: u64) -> String {
+pub fn group(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -16,6 +16,7 @@ use batchfit_core::transformer as tf;
 use batchfit_core::units::Units;
 use batchfit_core::{Precision, parameters};
 
+use crate::bench::group;
 use crate::shell::{Step, output_of};
 use crate::tools;
 
@@ -372,8 +373,8 @@ fn results_table(outcomes: &[Outcome], command: &str, nightly: &str) -> Result<S
             "| `{}` | {} | {} | {} | {} | {date} | `{command}` |\n",
             o.target,
             o.seconds,
-            o.runs,
-            o.runs / o.seconds.max(1),
+            group(o.runs),
+            group(o.runs / o.seconds.max(1)),
             o.crash
                 .as_deref()
                 .map_or_else(|| "0".to_owned(), |c| format!("1 (`{c}`)")),
