@@ -5,4 +5,5 @@ mod activations;
 mod embed;
 mod forms;
 mod screenshots;
+mod security;
 mod share;

@@ -33,15 +33,38 @@ pub struct StaticServer {
     pub port: u16,
 }
 
+/// A test-only script the server can add to `index.html` (a same-origin file, so
+/// the page's Content-Security-Policy allows it). It runs before the app and
+/// records, in `window.__probe`: CSP violations, console errors and uncaught
+/// errors, and the WASM module's memory (for heap-growth checks).
+pub const PROBE: &str = "window.__probe = { csp: [], errors: [], memory: null };\n\
+addEventListener('securitypolicyviolation', e => window.__probe.csp.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sample + ' ' + e.sourceFile + ':' + e.lineNumber));\n\
+const consoleError = console.error.bind(console);\n\
+console.error = (...args) => { window.__probe.errors.push(args.map(String).join(' ')); consoleError(...args); };\n\
+addEventListener('error', e => window.__probe.errors.push('uncaught: ' + e.message));\n\
+addEventListener('TrunkApplicationStarted', e => { window.__probe.memory = e.detail.wasm.memory; });\n";
+
+/// The probe's file name, under each mount.
+pub const PROBE_FILE: &str = "__probe.js";
+
 impl StaticServer {
     pub fn start(root: PathBuf, mounts: &[&str]) -> Self {
+        Self::serve(root, mounts, false)
+    }
+
+    /// Like [`StaticServer::start`], with [`PROBE`] added to every `index.html`.
+    pub fn start_with_probe(root: PathBuf, mounts: &[&str]) -> Self {
+        Self::serve(root, mounts, true)
+    }
+
+    fn serve(root: PathBuf, mounts: &[&str], probe: bool) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let port = listener.local_addr().expect("local address").port();
         let mounts: Vec<String> = mounts.iter().map(|m| (*m).to_owned()).collect();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let (root, mounts) = (root.clone(), mounts.clone());
-                std::thread::spawn(move || serve_one(stream, &root, &mounts));
+                std::thread::spawn(move || serve_one(stream, &root, &mounts, probe));
             }
         });
         Self { port }
@@ -52,7 +75,7 @@ impl StaticServer {
     }
 }
 
-fn serve_one(mut stream: TcpStream, root: &Path, mounts: &[String]) {
+fn serve_one(mut stream: TcpStream, root: &Path, mounts: &[String], probe: bool) {
     let mut request_line = String::new();
     let mut reader = BufReader::new(&stream);
     if reader.read_line(&mut request_line).is_err() {
@@ -77,7 +100,30 @@ fn serve_one(mut stream: TcpStream, root: &Path, mounts: &[String]) {
         })
         .map(|rest| root.join(rest))
         .find(|file| is_inside(file, root) && file.is_file());
-    let response = match file.and_then(|f| std::fs::read(&f).ok().map(|body| (f, body))) {
+    let wants_probe = probe && mounts.iter().any(|m| path == format!("{m}{PROBE_FILE}"));
+    let file = if wants_probe {
+        Some(PathBuf::from(PROBE_FILE))
+    } else {
+        file
+    };
+    let read = |f: &Path| -> Option<Vec<u8>> {
+        if wants_probe {
+            return Some(PROBE.as_bytes().to_vec());
+        }
+        let body = std::fs::read(f).ok()?;
+        if !(probe && f.file_name().is_some_and(|n| n == "index.html")) {
+            return Some(body);
+        }
+        let html = String::from_utf8(body).ok()?;
+        let at = html.find("<meta name=\"viewport\"")?;
+        let mut html = html;
+        html.insert_str(
+            at,
+            &format!("<script src=\"./{PROBE_FILE}\"></script>\n    "),
+        );
+        Some(html.into_bytes())
+    };
+    let response = match file.and_then(|f| read(&f).map(|body| (f, body))) {
         Some((file, body)) => {
             let head = format!(
                 "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",

@@ -15,6 +15,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 
 mod charts;
+pub mod crash;
 mod faq;
 mod fields;
 mod forms;

@@ -112,3 +112,38 @@ async fn typing_recomputes_and_bad_text_keeps_the_last_good_result() {
             .is_none()
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_crash_banner_says_what_happened_and_offers_the_defaults() {
+    batchfit_web::crash::show_banner("index out of bounds <script>x</script>");
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .expect("a document");
+    let banner = document
+        .query_selector("[data-testid=crash]")
+        .ok()
+        .flatten()
+        .expect("a banner");
+    assert_eq!(banner.get_attribute("role").as_deref(), Some("alert"));
+    let text = banner.text_content().unwrap_or_default();
+    assert!(
+        text.contains("index out of bounds <script>x</script>"),
+        "{text}"
+    );
+    assert!(
+        banner.query_selector("script").ok().flatten().is_none(),
+        "the message is text, not HTML"
+    );
+    let link = banner
+        .query_selector("a")
+        .ok()
+        .flatten()
+        .expect("a reset link");
+    let href = link.get_attribute("href").unwrap_or_default();
+    assert!(
+        !href.contains('?'),
+        "the reset link drops the query: {href}"
+    );
+    assert_eq!(link.text_content().as_deref(), Some("Reset to defaults"));
+    banner.remove();
+}

@@ -8,12 +8,16 @@
 use std::path::Path;
 
 /// Scripts only from the page's own origin, plus WebAssembly compilation;
-/// styles only from files (no inline styles); no connections beyond the origin;
-/// no plugins, no `<base>`, no form submission. `frame-ancestors` cannot be set
-/// from a `<meta>` tag (browsers ignore it there): embedding stays allowed.
+/// style sheets only from files; no connections beyond the origin; no plugins,
+/// no `<base>`, no form submission. One allowance: `style` *attributes*
+/// (`style-src-attr 'unsafe-inline'`), because plotters measures chart text by
+/// laying out a `<span style="font-…">` (plotters, src/style/font/web.rs); the
+/// page itself writes no style attribute and never puts user text in one, and a
+/// style attribute cannot run script. `frame-ancestors` cannot be set from a
+/// `<meta>` tag (browsers ignore it there): embedding stays allowed.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
-style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; \
-base-uri 'none'; form-action 'none'";
+style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; font-src 'self'; \
+connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 const INLINE_MODULE: &str = "<script type=\"module\">";
 
@@ -109,6 +113,17 @@ mod tests {
         ] {
             assert!(CONTENT_SECURITY_POLICY.contains(directive), "{directive}");
         }
-        assert!(!CONTENT_SECURITY_POLICY.contains("unsafe-inline"));
+        let scripts = CONTENT_SECURITY_POLICY
+            .split(';')
+            .find(|d| d.trim().starts_with("script-src"))
+            .expect("a script-src directive");
+        assert!(
+            !scripts.contains("unsafe-inline") && !scripts.contains(" 'unsafe-eval'"),
+            "{scripts}"
+        );
+        assert!(
+            CONTENT_SECURITY_POLICY.contains("style-src 'self';"),
+            "style sheets only from files"
+        );
     }
 }
