@@ -10,7 +10,8 @@ use web_sys::{Element, HtmlElement, HtmlInputElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Mounts a fresh app into its own element; keeps it mounted while the handle lives.
+/// Mounts a fresh app into its own element; keeps it mounted while the handle
+/// lives. The app reads the page's query: use [`mount_with`].
 fn mount() -> (Element, impl Drop) {
     let document = web_sys::window()
         .and_then(|w| w.document())
@@ -73,7 +74,7 @@ async fn settle() {
 
 #[wasm_bindgen_test]
 async fn worked_example_shows_the_documented_numbers() {
-    let (host, _app) = mount();
+    let (host, _app) = mount_with("");
     settle().await;
     assert_eq!(bytes(&host, "activations-per-sample"), "5368709120");
     assert_eq!(bytes(&host, "activations"), "85899345920");
@@ -85,7 +86,7 @@ async fn worked_example_shows_the_documented_numbers() {
 
 #[wasm_bindgen_test]
 async fn typing_recomputes_and_bad_text_keeps_the_last_good_result() {
-    let (host, _app) = mount();
+    let (host, _app) = mount_with("");
     settle().await;
     type_into(&host, "layers", "64").await;
     assert_eq!(bytes(&host, "activations"), "171798691840");
@@ -146,4 +147,59 @@ async fn a_crash_banner_says_what_happened_and_offers_the_defaults() {
     );
     assert_eq!(link.text_content().as_deref(), Some("Reset to defaults"));
     banner.remove();
+}
+
+/// Mounts the app as if opened with `query` (every app rewrites the address as
+/// it runs, so each test sets the one it means).
+fn mount_with(query: &str) -> (Element, impl Drop) {
+    let history = web_sys::window()
+        .and_then(|w| w.history().ok())
+        .expect("history");
+    history
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("?{query}")))
+        .expect("set the query");
+    mount()
+}
+
+fn value(host: &Element, testid: &str) -> String {
+    find(host, &format!("[data-testid=\"{testid}\"]"))
+        .get_attribute("data-value")
+        .unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+async fn the_parameters_form_shows_its_worked_example() {
+    let (host, _app) =
+        mount_with("form=parameters&params=7B&precision=fp16&optimizer=adamw&batch=2&act_mb=500");
+    settle().await;
+    assert_eq!(bytes(&host, "weights"), "14000000000");
+    assert_eq!(bytes(&host, "gradients"), "28000000000");
+    assert_eq!(bytes(&host, "optimizer-states"), "56000000000");
+    assert_eq!(bytes(&host, "activations"), "1000000000");
+    type_into(&host, "batch", "4").await;
+    assert_eq!(
+        bytes(&host, "activations"),
+        "2000000000",
+        "doubling the batch doubles activations"
+    );
+    assert_eq!(bytes(&host, "weights"), "14000000000", "and nothing else");
+}
+
+#[wasm_bindgen_test]
+async fn the_transformer_form_matches_the_core_for_a_preset_on_a_device() {
+    let query = "form=transformer&model=llama-3.1-8b&batch=2&seq=4096&recompute=full&gpu=h100-80gb";
+    let config = batchfit_core::query::parse(query).config;
+    let expected = batchfit_core::memory::estimate(&config);
+    let (host, _app) = mount_with(query);
+    settle().await;
+    assert_eq!(value(&host, "parameters"), expected.parameters.to_string());
+    assert_eq!(bytes(&host, "required"), expected.required.to_string());
+    assert_eq!(
+        bytes(&host, "activations"),
+        expected.activations.to_string()
+    );
+    let max = expected.max_batch.expect("a device is set");
+    assert_eq!(value(&host, "max-batch"), max.to_string());
+    let fits = find(&host, "[data-testid=\"fits\"]").get_attribute("data-value");
+    assert_eq!(fits, expected.fits.map(|f| f.to_string()));
 }
