@@ -227,6 +227,33 @@ async fn a_model_preset_and_a_pasted_config_set_the_architecture() {
         .await
         .expect("read");
     assert_eq!(still.as_deref(), Some("32"), "the previous model is kept");
+    // JSON of the wrong shape, and a config that lacks a key, are named too.
+    for (pasted, named) in [
+        ("[1, 2]", "object"),
+        (
+            r#"{"model_type":"llama","hidden_size":4096}"#,
+            "num_attention_heads",
+        ),
+    ] {
+        browser
+            .client
+            .execute("const a = document.querySelector('[name=config_json]'); a.value = arguments[0]; a.dispatchEvent(new Event('input'));", vec![serde_json::json!(pasted)])
+            .await
+            .expect("paste");
+        let error = browser.text("config-import-error").await;
+        assert!(error.contains(named), "{pasted}: {error}");
+        let still = browser
+            .input("layers")
+            .await
+            .prop("value")
+            .await
+            .expect("read");
+        assert_eq!(
+            still.as_deref(),
+            Some("32"),
+            "{pasted}: the previous model is kept"
+        );
+    }
     let qwen = r#"{"model_type":"qwen2","hidden_size":3584,"intermediate_size":18944,"num_attention_heads":28,"num_hidden_layers":28,"num_key_value_heads":4,"vocab_size":152064,"tie_word_embeddings":false}"#;
     browser
         .client

@@ -2,6 +2,7 @@
 //! Chromium. One binary (matklad, "Delete Cargo Integration Tests"); one module per area.
 
 mod activations;
+mod charts;
 mod embed;
 mod forms;
 mod screenshots;

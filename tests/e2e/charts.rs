@@ -1,0 +1,91 @@
+//! The two canvases: crisp on high-DPI screens (pixels = CSS size × devicePixelRatio),
+//! redrawn at the new size when resized, and described in words for screen readers.
+
+use batchfit_e2e::{Browser, StaticServer, dist_dir};
+
+const Q: &str =
+    "/?form=parameters&params=7B&precision=bf16&optimizer=adamw&batch=8&act_mb=1200&gpu=h100-80gb";
+
+/// `[canvas.width, clientWidth × dpr, canvas.height, clientHeight × dpr]` for a chart.
+async fn pixels(browser: &Browser, testid: &str) -> Vec<i64> {
+    let sizes = browser
+        .js(&format!(
+            "const c = document.querySelector('[data-testid={testid}]'); const r = devicePixelRatio; \
+             return [c.width, Math.round(c.clientWidth * r), c.height, Math.round(c.clientHeight * r)]"
+        ))
+        .await;
+    sizes
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|v| v.as_i64().unwrap_or(-1))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn canvases_match_device_pixels_and_follow_resizes() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    // A phone at devicePixelRatio 2.
+    let phone = Browser::start(375, 800).await;
+    phone.client.goto(&server.url(Q)).await.expect("open");
+    phone.testid("required").await;
+    assert_eq!(phone.js("return devicePixelRatio").await, 2.0);
+    for chart in ["breakdown-chart", "sweep-chart"] {
+        let p = pixels(&phone, chart).await;
+        assert!(
+            p[0] > 0 && p[0] == p[1] && p[2] == p[3],
+            "{chart} at dpr 2: {p:?}"
+        );
+    }
+    phone.close().await;
+
+    let desktop = Browser::start(1280, 900).await;
+    desktop.client.goto(&server.url(Q)).await.expect("open");
+    desktop.testid("required").await;
+    let wide = pixels(&desktop, "breakdown-chart").await;
+    desktop
+        .client
+        .set_window_size(900, 900)
+        .await
+        .expect("resize");
+    desktop
+        .wait_until("the breakdown redrawn at its new width", || async {
+            let p = pixels(&desktop, "breakdown-chart").await;
+            p[0] == p[1] && p[0] != wide[0]
+        })
+        .await;
+    desktop.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn canvases_are_images_described_with_their_numbers() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser.client.goto(&server.url(Q)).await.expect("open");
+    let bar = browser.testid("breakdown-chart").await;
+    assert_eq!(
+        bar.attr("role").await.expect("attr").as_deref(),
+        Some("img")
+    );
+    let label = bar
+        .attr("aria-label")
+        .await
+        .expect("attr")
+        .unwrap_or_default();
+    assert!(
+        label.contains("Weights 14.0 GB") && label.contains("Optimizer states 56.0 GB"),
+        "{label}"
+    );
+    let sweep = browser.testid("sweep-chart").await;
+    assert_eq!(
+        sweep.attr("role").await.expect("attr").as_deref(),
+        Some("img")
+    );
+    let label = sweep
+        .attr("aria-label")
+        .await
+        .expect("attr")
+        .unwrap_or_default();
+    assert!(label.contains("8 → 109 GB"), "{label}");
+    browser.close().await;
+}
