@@ -44,7 +44,9 @@ const PEERS: &[Peer] = &[Peer {
     commit: "ad2fc0ef0e6ceeb7684363504eecc3342a5e7dc4",
     site: "docs",
     how: "its published build (create-react-app output that the repository commits in \
-          `docs/` and serves on GitHub Pages)",
+          `docs/` and serves on GitHub Pages). Cross-checked on 2026-11-29: `npm install && \
+          npm run build` of the same commit (Node 20, npm 11, packages from the npm \
+          registry) gave a main.js of 66,533 bytes gzipped against the published 66,572",
     fetched_on_load: &[(
         "all_configs.json",
         "`src/App.js` fetches it in a `useEffect` when the page starts",
