@@ -2,7 +2,7 @@
 //! from batchfit-core; this module only lays them out.
 
 use batchfit_core::fields::{format_hundredths, group_thousands};
-use batchfit_core::memory::{self, Change, Estimate, SweepRow};
+use batchfit_core::memory::{self, Change, Estimate, Phase, SweepRow};
 use batchfit_core::presets::{self, Device};
 use batchfit_core::query::{Config, Form};
 use batchfit_core::transformer::{self, Mode};
@@ -25,6 +25,10 @@ struct Report {
     total: u128,
     overhead: u128,
     required: u128,
+    peak_allocated: u128,
+    peak_reserved: u128,
+    nvidia_smi: u128,
+    peak_phase: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     device_bytes: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -89,6 +93,16 @@ fn change_label(change: Change) -> String {
     }
 }
 
+fn phase_label(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Forward => "end of the forward pass",
+        Phase::Backward => "start of the backward pass",
+        Phase::OptimizerStep => "the optimizer step",
+        Phase::Loss => "the loss: logits and their gradient",
+        Phase::Generation => "generation: the prefill",
+    }
+}
+
 pub fn json(config: &Config) -> String {
     let e = memory::estimate(config);
     let report = Report {
@@ -105,6 +119,10 @@ pub fn json(config: &Config) -> String {
         total: e.total,
         overhead: e.overhead,
         required: e.required,
+        peak_allocated: e.peak_allocated,
+        peak_reserved: e.peak_reserved,
+        nvidia_smi: e.nvidia_smi,
+        peak_phase: e.peak_phase.name(),
         device_bytes: e.device_bytes,
         fits: e.fits,
         max_batch: e.max_batch,
@@ -257,6 +275,20 @@ pub fn text(config: &Config) -> String {
     );
     line(&mut out, "Total", e.total, units);
     line(&mut out, "Overhead (CUDA context…)", e.overhead, units);
+    out.push_str(&format!(
+        "\nThree readings at the peak ({}):\n",
+        phase_label(e.peak_phase)
+    ));
+    line(&mut out, "Peak allocated", e.peak_allocated, units);
+    out.push_str("    what torch.cuda.max_memory_allocated() reports: the tensors alone.\n");
+    line(&mut out, "Peak reserved", e.peak_reserved, units);
+    out.push_str(
+        "    what torch.cuda.max_memory_reserved() reports: plus the caching allocator's slack.\n",
+    );
+    line(&mut out, "nvidia-smi", e.nvidia_smi, units);
+    out.push_str(
+        "    what nvidia-smi shows for the process: plus the CUDA context and buffers.\n\n",
+    );
     let margin = if config.margin > 0 {
         format!(" (+{}% margin)", format_hundredths(config.margin))
     } else {

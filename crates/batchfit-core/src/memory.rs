@@ -13,20 +13,57 @@
 
 use crate::Precision;
 use crate::activations::{self, BATCH};
+use crate::choice::choice;
 use crate::parameters;
 use crate::query::{Config, Form};
-use crate::transformer::{self, GPUS, Mode, Recipe, Recompute};
+use crate::transformer::{self, GPUS, Kind, Mode, Recipe, Recompute};
 
-/// Memory of one configuration, per GPU, in bytes.
+choice! {
+    /// The moment of a step that sets the peak (docs/model.md, "Timeline").
+    pub enum Phase {
+        /// End of the forward pass: every activation kept for the backward pass,
+        /// no gradient yet (the activations form, or training without an optimizer).
+        Forward = "forward",
+        /// Start of the backward pass: activations still alive, gradient buffers allocated.
+        Backward = "backward",
+        /// Inside `optimizer.step()`: the step's temporaries, after the backward
+        /// pass has freed the activations.
+        OptimizerStep = "optimizer_step",
+        /// The loss: a decoder's FP32 logits and their gradient on top of the
+        /// activations, at the boundary of the forward and backward passes.
+        Loss = "loss",
+        /// Inference: the prefill's transients on top of the weights and KV cache.
+        Generation = "generation",
+    }
+    default Backward
+}
+
+/// Share of the bytes allocated and freed within a step (activations, KV cache,
+/// the step's buffers) that PyTorch's caching allocator keeps reserved but
+/// unusable at the peak, in percent. A judgement from the allocator's design,
+/// not fitted to any measurement: requests are rounded to 512 B, blocks over
+/// 1 MiB are carved from 20 MiB or 2 MiB-rounded segments
+/// (pytorch/pytorch c10/core/AllocatorConfig.h: kMinBlockSize, kLargeBuffer,
+/// kRoundLarge), and a cached block is split for a smaller request, leaving
+/// remainders the next, differently sized tensors cannot use. The documented
+/// range is 0 % (`expandable_segments:True`, or one size of tensor per step) to
+/// 25 %; model states are allocated once and packed, so they carry none.
+pub const FRAGMENTATION_PERCENT: u128 = 10;
+
+/// Memory of one configuration, per GPU, in bytes, as three readings.
 ///
-/// `total` is the peak: weights + gradients + optimizer states + the larger of
-/// (activations + KV cache) and the optimizer step's buffers. The step's buffers
-/// are allocated inside `optimizer.step()`, after the backward pass has freed the
-/// activations, so the two are never alive together; with the step buffers off
-/// (the default) `total` is the plain sum of the terms. `overhead` (CUDA context
-/// and framework buffers) is kept apart; `required = (total + overhead) × (1 +
-/// margin)` is what is compared with the device. The activations form models
-/// activations only: its weights, gradients and optimizer states are 0.
+/// `total` = `peak_allocated` is the peak of what tensors occupy, what
+/// `torch.cuda.max_memory_allocated()` reports: weights + gradients + optimizer
+/// states + the larger of (activations + KV cache) and the optimizer step's
+/// buffers. The step's buffers are allocated inside `optimizer.step()`, after
+/// the backward pass has freed the activations, so the two are never alive
+/// together; `peak_phase` says which moment wins. `peak_reserved` adds the
+/// caching allocator's slack on the transient bytes ([`FRAGMENTATION_PERCENT`]),
+/// what `torch.cuda.max_memory_reserved()` reports. `nvidia_smi` adds `overhead`
+/// (the CUDA context, cuBLAS workspaces, communication buffers): the process's
+/// memory as nvidia-smi shows it. `required = nvidia_smi × (1 + margin)` is what
+/// is compared with the device. The activations form models activations only:
+/// its weights, gradients and optimizer states are 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Estimate {
     /// Parameters of the whole model (0 for the activations form).
@@ -41,9 +78,19 @@ pub struct Estimate {
     pub kv_cache: u128,
     pub activations: u128,
     pub activations_per_sample: u128,
+    /// The peak of allocated bytes; equal to `peak_allocated`.
     pub total: u128,
     pub overhead: u128,
     pub required: u128,
+    /// What `torch.cuda.max_memory_allocated()` reports.
+    pub peak_allocated: u128,
+    /// What `torch.cuda.max_memory_reserved()` reports: allocated plus the
+    /// caching allocator's slack.
+    pub peak_reserved: u128,
+    /// What nvidia-smi shows for the process: reserved plus the overhead.
+    pub nvidia_smi: u128,
+    /// The moment that sets the peak.
+    pub peak_phase: Phase,
     /// The device's memory, when one is chosen.
     pub device_bytes: Option<u128>,
     pub fits: Option<bool>,
@@ -121,13 +168,42 @@ impl Parts {
     /// (alive until the backward pass ends) or the optimizer step's buffers
     /// (allocated after it). Non-decreasing in the batch.
     fn total(&self, batch: u64) -> u128 {
-        self.model_states() + self.per_batch(batch).max(self.optimizer_step)
+        self.model_states() + self.transient(batch)
+    }
+
+    /// What is allocated and freed within the step at its peak: the batch's
+    /// activations (and KV cache), or the optimizer step's buffers.
+    fn transient(&self, batch: u64) -> u128 {
+        self.per_batch(batch).max(self.optimizer_step)
+    }
+
+    /// `torch.cuda.max_memory_reserved()`: the peak plus the allocator's slack
+    /// on the transient bytes. Non-decreasing in the batch.
+    fn reserved(&self, batch: u64) -> u128 {
+        self.total(batch) + (self.transient(batch) * FRAGMENTATION_PERCENT).div_ceil(100)
+    }
+
+    /// The moment that sets the peak of `config` at `batch`.
+    fn phase(&self, config: &Config, batch: u64) -> Phase {
+        let t = &config.transformer;
+        match config.form {
+            Form::Transformer if t.mode == Mode::Inference => Phase::Generation,
+            _ if self.optimizer_step > self.per_batch(batch) => Phase::OptimizerStep,
+            Form::Activations => Phase::Forward,
+            Form::Parameters if self.gradients == 0 => Phase::Forward,
+            Form::Parameters => Phase::Backward,
+            // A decoder's activations include the FP32 logits and their gradient
+            // (transformer::activations_per_sample): the loss's moment.
+            Form::Transformer if t.arch.kind == Kind::Decoder => Phase::Loss,
+            Form::Transformer => Phase::Backward,
+        }
     }
 }
 
-/// `(total + overhead) × (1 + margin)`, rounded up to a byte.
-fn required(total: u128, config: &Config) -> u128 {
-    let with_overhead = total + config.overhead_bytes();
+/// `nvidia_smi × (1 + margin)`, rounded up to a byte, where `nvidia_smi` is the
+/// reserved bytes plus the overhead.
+fn required(reserved: u128, config: &Config) -> u128 {
+    let with_overhead = reserved + config.overhead_bytes();
     (with_overhead * (10_000 + u128::from(config.margin))).div_ceil(10_000)
 }
 
@@ -137,8 +213,9 @@ pub fn estimate(config: &Config) -> Estimate {
     let parts = Parts::of(config);
     let batch = config.batch();
     let total = parts.total(batch);
+    let reserved = parts.reserved(batch);
     let device_bytes = config.device.map(|d| d.bytes());
-    let required_bytes = required(total, config);
+    let required_bytes = required(reserved, config);
     Estimate {
         parameters: parts.parameters,
         weights: parts.weights,
@@ -151,6 +228,10 @@ pub fn estimate(config: &Config) -> Estimate {
         total,
         overhead: config.overhead_bytes(),
         required: required_bytes,
+        peak_allocated: total,
+        peak_reserved: reserved,
+        nvidia_smi: reserved + config.overhead_bytes(),
+        peak_phase: parts.phase(config, batch),
         device_bytes,
         fits: device_bytes.map(|d| required_bytes <= d),
         max_batch: device_bytes.map(|d| max_batch_within(&parts, config, d)),
@@ -162,7 +243,7 @@ pub fn estimate(config: &Config) -> Estimate {
 /// `device`, or 0. Binary search on the monotone `required(batch)`: exact, not
 /// a search over powers of two.
 fn max_batch_within(parts: &Parts, config: &Config, device: u128) -> u64 {
-    let fits = |batch: u64| required(parts.total(batch), config) <= device;
+    let fits = |batch: u64| required(parts.reserved(batch), config) <= device;
     if !fits(1) {
         return 0;
     }
@@ -234,7 +315,7 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
                 model_states: parts.model_states(),
                 activations: parts.per_batch(batch),
                 total,
-                required: required(total, config),
+                required: required(parts.reserved(batch), config),
             }
         })
         .collect()
@@ -252,7 +333,7 @@ pub fn gpus_needed(config: &Config) -> Option<u64> {
     let fits = |gpus: u64| {
         let mut trial = *config;
         trial.transformer.gpus = gpus;
-        required(Parts::of(&trial).total(trial.batch()), &trial) <= device
+        required(Parts::of(&trial).reserved(trial.batch()), &trial) <= device
     };
     if !fits(GPUS.max) {
         return None;

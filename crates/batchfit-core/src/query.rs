@@ -50,10 +50,11 @@ pub const GPU_GB: HundredthsField = HundredthsField {
     max: 100_000_000,
     default: 8_000,
 };
-/// CUDA context and framework buffers, in hundredths of a GB. The default, 1 GB,
-/// is a CUDA context with cuBLAS/cuDNN handles (0.3–0.5 GB with lazy module
-/// loading, about 1.3 GB without) plus the caching allocator's slack; see
-/// docs/model.md.
+/// CUDA context and framework buffers, in hundredths of a GB: what nvidia-smi
+/// shows beyond the allocator's reserved bytes. The default, 1 GB, is a CUDA
+/// context with cuBLAS/cuDNN handles (0.3–0.5 GB with lazy module loading,
+/// about 1.3 GB without; docs/model.md has the table) plus cuBLAS workspaces.
+/// The allocator's slack is modelled apart (`memory::FRAGMENTATION_PERCENT`).
 pub const OVERHEAD_GB: HundredthsField = HundredthsField {
     name: "overhead_gb",
     min: 0,

@@ -140,6 +140,47 @@ fn optimizer_step_buffers_and_activations_are_never_alive_together() {
     assert_eq!(e.total, e.model_states() + e.activations);
 }
 
+/// The three readings and the moment of the peak, byte by byte.
+#[test]
+fn three_readings_and_the_phase_of_the_peak() {
+    // 14 GB weights + 2 × 1 GB activations: allocated 16 GB; the allocator keeps
+    // 10 % of the 2 GB transient on top (16.2 GB); nvidia-smi adds the 1 GB
+    // overhead (17.2 GB), which with no margin is what must fit.
+    let e =
+        estimate_of("form=parameters&params=7B&precision=fp16&optimizer=none&batch=2&act_mb=1000");
+    assert_eq!(e.peak_allocated, 16 * GB);
+    assert_eq!(e.total, e.peak_allocated);
+    assert_eq!(e.peak_reserved, 16 * GB + 200_000_000);
+    assert_eq!(e.nvidia_smi, 17 * GB + 200_000_000);
+    assert_eq!(e.required, e.nvidia_smi);
+    assert_eq!(e.peak_phase, Phase::Forward);
+    // The optimizer step's buffers win for GPT-2 on 2 × 16 tokens: they are the
+    // transient the slack applies to.
+    let e = estimate_of("form=transformer&model=gpt2&batch=2&seq=16&recipe=fp32&foreach=1");
+    assert_eq!(e.peak_phase, Phase::OptimizerStep);
+    assert_eq!(
+        e.peak_reserved,
+        e.peak_allocated + e.optimizer_step.div_ceil(10)
+    );
+    // A decoder peaks at the loss (FP32 logits and their gradient), an encoder at
+    // the start of the backward pass, generation in the prefill.
+    let phase = |q| estimate_of(q).peak_phase;
+    assert_eq!(
+        phase("form=transformer&model=llama-2-7b&batch=1&seq=4096"),
+        Phase::Loss
+    );
+    assert_eq!(
+        phase("form=transformer&model=bert-large&batch=1&seq=512"),
+        Phase::Backward
+    );
+    assert_eq!(
+        phase("form=transformer&model=qwen2.5-7b&mode=inference"),
+        Phase::Generation
+    );
+    assert_eq!(phase("form=activations"), Phase::Forward);
+    assert_eq!(phase("form=parameters&optimizer=adamw"), Phase::Backward);
+}
+
 #[test]
 fn required_adds_the_overhead_then_the_margin() {
     let e = estimate_of(
@@ -154,13 +195,15 @@ fn required_adds_the_overhead_then_the_margin() {
 
 #[test]
 fn devices_give_fit_and_the_exact_largest_batch() {
-    // 14 GB weights + 1 GB overhead + 1 GB per sample on a 40 GB custom device: 25 samples.
+    // 14 GB weights + 1 GB overhead + 1 GB per sample, reserved as 1.1 GB with
+    // the allocator's 10 % slack, on a 40 GB custom device: 22 samples (25 × 1.1
+    // = 27.5 > 25 GB left; 22 × 1.1 = 24.2 ≤ 25).
     let e = estimate_of(
         "form=parameters&params=7B&precision=fp16&optimizer=none&batch=32&act_mb=1000&gpu_gb=40",
     );
     assert_eq!(
         (e.device_bytes, e.fits, e.max_batch),
-        (Some(40 * GB), Some(false), Some(25))
+        (Some(40 * GB), Some(false), Some(22))
     );
     let e = estimate_of(
         "form=parameters&params=7B&precision=fp16&optimizer=adamw&batch=1&act_mb=1000&gpu=h100-80gb",
@@ -183,7 +226,8 @@ fn the_sweep_runs_past_the_largest_batch_that_fits() {
         assert_eq!(row.model_states, 14 * GB);
         assert_eq!(row.activations, u128::from(row.batch) * GB);
         assert_eq!(row.total, row.model_states + row.activations);
-        assert_eq!(row.required, row.total + GB);
+        // Reserved: 10 % slack on the activations; then the 1 GB overhead.
+        assert_eq!(row.required, row.total + row.activations / 10 + GB);
     }
     // Without a device: up to one power of two past the chosen batch.
     let c = config("form=parameters&params=7B&batch=5");
@@ -304,6 +348,18 @@ proptest! {
         prop_assert_eq!(many.kv_cache, one.kv_cache * u128::from(factor));
         prop_assert_eq!(many.activations_per_sample, one.activations_per_sample);
         prop_assert_eq!(many.model_states(), one.model_states());
+    }
+
+    #[test]
+    fn readings_are_ordered_and_grow_with_the_batch(config in any_config(), batch in 1u64..100_000) {
+        let e = estimate(&config.with_batch(batch));
+        prop_assert!(e.peak_allocated <= e.peak_reserved);
+        prop_assert!(e.peak_reserved <= e.nvidia_smi);
+        prop_assert!(e.nvidia_smi <= e.required);
+        let next = estimate(&config.with_batch(batch + 1));
+        prop_assert!(next.peak_allocated >= e.peak_allocated);
+        prop_assert!(next.peak_reserved >= e.peak_reserved);
+        prop_assert!(next.nvidia_smi >= e.nvidia_smi);
     }
 
     #[test]
