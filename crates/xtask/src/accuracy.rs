@@ -4,7 +4,9 @@
 //! row, with its configuration, metric and unit), turns each row into a batchfit
 //! transformer query, and writes `docs/accuracy.md` with the error per row and the
 //! median absolute percentage error. Like is compared with like: bytes in the
-//! row's unit, and the CUDA context added only for device-wide (nvidia-smi) rows.
+//! row's unit, and the reading that matches the row's metric: `peak_allocated`
+//! for allocator statistics, the nvidia-smi reading (reserved + the CUDA context
+//! measured in the same source, else batchfit's overhead) for device-wide rows.
 //! Rows batchfit cannot represent (LoRA, unpublished prompt lengths) are listed
 //! with the reason and left out of the median. No constant is fitted to any row.
 
@@ -354,11 +356,24 @@ fn gpt_style(tied: bool) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// The CUDA context measured alongside a device-wide row ("yes (ctx alone = 1343 MiB)").
-fn cuda_context(row: &Row<'_>) -> Result<Option<f64>, String> {
+/// How a row was measured, and so which of batchfit's readings it is compared with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Reading {
+    /// An allocator statistic (`max_memory_allocated`, active bytes): `peak_allocated`.
+    Allocated,
+    /// Device-wide (nvidia-smi / NVML) with the CUDA context measured alone in
+    /// the same source: `peak_reserved` + that context.
+    DeviceWithContext(f64),
+    /// Device-wide without a measured context: the `nvidia_smi` reading, whose
+    /// overhead is batchfit's default.
+    Device,
+}
+
+/// The reading a row's metric matches ("yes (ctx alone = 1343 MiB)" carries the context).
+fn reading(row: &Row<'_>) -> Result<Reading, String> {
     let text = row.get("incl_cuda_ctx");
     if !text.to_ascii_lowercase().starts_with("yes") {
-        return Ok(None);
+        return Ok(Reading::Allocated);
     }
     match text.find("= ") {
         Some(at) => {
@@ -366,10 +381,18 @@ fn cuda_context(row: &Row<'_>) -> Result<Option<f64>, String> {
             let mut words = rest.split_whitespace();
             let value = words.next().unwrap_or("");
             let unit = words.next().unwrap_or("").trim_end_matches(')');
-            measured_bytes(value, unit).map(Some)
+            measured_bytes(value, unit).map(Reading::DeviceWithContext)
         }
-        // No measured context: batchfit's default overhead stands in for it.
-        None => Ok(Some(1e9)),
+        None => Ok(Reading::Device),
+    }
+}
+
+/// batchfit's number for a row measured as `reading`.
+fn estimated(estimate: &memory::Estimate, reading: Reading) -> f64 {
+    match reading {
+        Reading::Allocated => estimate.peak_allocated as f64,
+        Reading::DeviceWithContext(context) => estimate.peak_reserved as f64 + context,
+        Reading::Device => estimate.nvidia_smi as f64,
     }
 }
 
@@ -379,7 +402,7 @@ struct Compared {
     metric: String,
     measured: f64,
     estimated: f64,
-    context: Option<f64>,
+    reading: Reading,
     query: String,
 }
 
@@ -402,14 +425,14 @@ pub fn report(csv: &str) -> Result<String, String> {
                     return Err(format!("row {id}: the query {text} is invalid: {problem}"));
                 }
                 let estimate = memory::estimate(&parsed.config);
-                let context = cuda_context(&row).map_err(|e| format!("row {id}: {e}"))?;
+                let reading = reading(&row).map_err(|e| format!("row {id}: {e}"))?;
                 compared.push(Compared {
                     id,
                     model: row.get("model").to_owned(),
                     metric: short_metric(&row),
                     measured,
-                    estimated: estimate.total as f64 + context.unwrap_or(0.0),
-                    context,
+                    estimated: estimated(&estimate, reading),
+                    reading,
                     query: text,
                 });
             }
@@ -430,9 +453,11 @@ pub fn report(csv: &str) -> Result<String, String> {
          `validation/SOURCES.md`); do not edit by hand. Each row's configuration becomes the batchfit \
          query shown, run through the same `memory::estimate` as the page and the CLI. Measured values \
          are converted to bytes from their unit (MiB = 2^20, MB = 10^6, GiB = 2^30, GB = 10^9 bytes). \
-         Rows measured device-wide (nvidia-smi / NVML, `incl_cuda_ctx` = yes) are compared with \
-         batchfit's total plus the CUDA context measured in the same source; rows measured with \
-         `torch.cuda.max_memory_allocated` (or the equivalent allocator statistic) with the total alone. \
+         Each row is compared with the reading that matches its metric: rows measured with \
+         `torch.cuda.max_memory_allocated` (or the equivalent allocator statistic) with batchfit's \
+         peak allocated; rows measured device-wide (nvidia-smi / NVML, `incl_cuda_ctx` = yes) with \
+         batchfit's peak reserved (allocated + the caching allocator's slack) plus the CUDA context \
+         measured in the same source, or batchfit's nvidia-smi reading where no context was measured. \
          No constant in batchfit was fitted to any row.\n"
     );
     match median_error {
@@ -460,12 +485,14 @@ pub fn report(csv: &str) -> Result<String, String> {
     );
     let _ = writeln!(w, "|---|---|---|---:|---:|---:|---|");
     for c in &compared {
-        let context = c.context.map_or(String::new(), |b| {
-            format!(
-                " (incl. {} CUDA context)",
+        let context = match c.reading {
+            Reading::Allocated => String::new(),
+            Reading::DeviceWithContext(b) => format!(
+                " (reserved + {} CUDA context)",
                 format_bytes(b as u128, Units::Binary)
-            )
-        });
+            ),
+            Reading::Device => " (nvidia-smi reading)".to_owned(),
+        };
         let _ = writeln!(
             w,
             "| {} | {} | {} | {} | {}{context} | {:+.1} % | `{}` |",
@@ -494,7 +521,7 @@ pub fn report(csv: &str) -> Result<String, String> {
 /// Known gaps between the model and real runs, written once from the model's
 /// definition (docs/model.md), not from any row.
 const NOTES: &[&str] = &[
-    "**Allocator slack.** nvidia-smi shows memory the PyTorch caching allocator has reserved, which exceeds what tensors occupy (fragmentation, rounding to blocks); batchfit models allocated bytes, so device-wide rows read high against it unless the overhead setting covers the slack.",
+    "**Allocator slack is a judgement.** batchfit's peak reserved adds 10 % of the step's transient bytes for the caching allocator's rounding and split blocks (docs/model.md, range 0–25 %); the true slack depends on the order and sizes of a run's allocations, which no configuration states.",
     "**Framework temporaries.** Hugging Face's loss shifts and copies the logits (`logits[..., :-1, :].contiguous()`) and keeps the log-softmax; batchfit counts the FP32 logits and their gradient only. Rows with large vocabularies and short models show this most.",
     "**Autocast keeps some activations in FP32.** Under `torch.autocast` (Hugging Face AMP), softmax, layer norm and the residual additions run in FP32, so an `amp` run keeps a mix of 2- and 4-byte activations; batchfit counts 2 bytes for every activation of the `amp` recipe.",
     "**Softmax in FP32.** Unfused attention that computes the softmax in FP32 (Megatron's unfused backend, HF eager Llama) keeps 4-byte scores where batchfit counts the activation precision.",
@@ -581,7 +608,7 @@ mod tests {
         assert!(report.contains("| C002 |"), "{report}");
         assert!(report.contains("kind=encoder&positions=512&token_types=2&labels=2&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=0"), "{report}");
         assert!(
-            report.contains("(incl. 1.312 GiB CUDA context)"),
+            report.contains("(reserved + 1.312 GiB CUDA context)"),
             "{report}"
         );
         assert!(
