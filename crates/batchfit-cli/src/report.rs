@@ -19,6 +19,7 @@ struct Report {
     gradients: u128,
     optimizer_states: u128,
     optimizer_step: u128,
+    buffers: u128,
     kv_cache: u128,
     activations: u128,
     activations_per_sample: u128,
@@ -113,6 +114,7 @@ pub fn json(config: &Config) -> String {
         gradients: e.gradients,
         optimizer_states: e.optimizer_states,
         optimizer_step: e.optimizer_step,
+        buffers: e.buffers,
         kv_cache: e.kv_cache,
         activations: e.activations,
         activations_per_sample: e.activations_per_sample,
@@ -211,13 +213,15 @@ fn describe(config: &Config, e: &Estimate) -> String {
             );
             text.push_str(&match t.mode {
                 Mode::Train => format!(
-                    "training: {} × {} tokens per GPU, recipe {}, optimizer {}, recompute {}, attention {}\n",
+                    "training: {} × {} tokens per GPU, recipe {}, optimizer {} (step {}), recompute {}, attention {}, loss {}\n",
                     t.batch,
                     t.tokens(),
                     t.recipe.name(),
                     t.optimizer.name(),
+                    t.effective_step().name(),
                     t.recompute.name(),
                     t.attention.name(),
+                    t.loss.name(),
                 ),
                 Mode::Inference => format!(
                     "inference: {} × ({} prompt + {} generated) tokens per GPU, recipe {}, weights {}, attention {}\n",
@@ -229,6 +233,15 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     t.attention.name(),
                 ),
             });
+            if t.framework != transformer::Framework::Custom {
+                text.push_str(&format!(
+                    "framework profile: {} (docs/frameworks.md)\n",
+                    t.framework.name()
+                ));
+            }
+            if t.offload {
+                text.push_str("optimizer state offloaded to CPU memory\n");
+            }
             if t.gpus > 1 || t.tp > 1 {
                 let sp = if t.sp {
                     " with sequence parallelism"
@@ -256,6 +269,9 @@ pub fn text(config: &Config) -> String {
         line(&mut out, "Optimizer states", e.optimizer_states, units);
         if e.optimizer_step > 0 {
             line(&mut out, "Optimizer step buffers", e.optimizer_step, units);
+        }
+        if e.buffers > 0 {
+            line(&mut out, "Framework buffers", e.buffers, units);
         }
         if e.kv_cache > 0 {
             line(&mut out, "KV cache", e.kv_cache, units);

@@ -116,6 +116,7 @@ fn json_has_every_term_and_the_device_answers() {
         assert_eq!(report[key], bytes, "{key}");
     }
     assert_eq!(report["peak_phase"], "backward");
+    assert_eq!(report["buffers"], 0);
     assert_eq!(report["fits"], true);
     // 98 GB of model states + 1 GB overhead + 1.1 GB reserved per sample ≤ 120 GB: 19 samples.
     assert_eq!(report["max_batch"], 19);
@@ -214,4 +215,20 @@ fn text_output_says_whether_it_fits_and_what_would_help() {
     );
     assert!(text.contains("with ZeRO-3 over"), "{text}");
     assert!(text.contains("GB = 10^9 bytes"), "{text}");
+}
+
+#[test]
+fn framework_profiles_reach_the_json() {
+    let report = json(&[
+        "--json",
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&framework=deepspeed",
+    ]);
+    // DeepSpeed's 5e8-element 16-bit gradient bucket.
+    assert_eq!(report["buffers"], 1_000_000_000_u64);
+    assert_eq!(report["peak_phase"], "loss");
+    let allocated = report["peak_allocated"].as_u64().expect("bytes");
+    let reserved = report["peak_reserved"].as_u64().expect("bytes");
+    let smi = report["nvidia_smi"].as_u64().expect("bytes");
+    assert!(allocated < reserved && reserved < smi);
+    assert_eq!(smi - reserved, 1_000_000_000);
 }

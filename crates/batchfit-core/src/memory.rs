@@ -54,10 +54,11 @@ pub const FRAGMENTATION_PERCENT: u128 = 10;
 ///
 /// `total` = `peak_allocated` is the peak of what tensors occupy, what
 /// `torch.cuda.max_memory_allocated()` reports: weights + gradients + optimizer
-/// states + the larger of (activations + KV cache) and the optimizer step's
-/// buffers. The step's buffers are allocated inside `optimizer.step()`, after
-/// the backward pass has freed the activations, so the two are never alive
-/// together; `peak_phase` says which moment wins. `peak_reserved` adds the
+/// states + framework buffers + the larger of (activations + KV cache) and the
+/// optimizer step's buffers. The step's buffers are allocated inside
+/// `optimizer.step()`, after the backward pass has freed the activations, so
+/// the two are never alive together (unless the step runs inside the backward
+/// pass: then both count); `peak_phase` says which moment wins. `peak_reserved` adds the
 /// caching allocator's slack on the transient bytes ([`FRAGMENTATION_PERCENT`]),
 /// what `torch.cuda.max_memory_reserved()` reports. `nvidia_smi` adds `overhead`
 /// (the CUDA context, cuBLAS workspaces, communication buffers): the process's
@@ -72,8 +73,10 @@ pub struct Estimate {
     pub gradients: u128,
     /// Optimizer state, including FP32 master weights when the recipe keeps them.
     pub optimizer_states: u128,
-    /// Temporary buffers of the optimizer step (only when asked for).
+    /// Temporary buffers of the optimizer step (foreach, for-loop, in-backward).
     pub optimizer_step: u128,
+    /// Framework buffers alive through the step (DeepSpeed's gradient bucket).
+    pub buffers: u128,
     /// Inference only: keys and values of every token, for the whole batch.
     pub kv_cache: u128,
     pub activations: u128,
@@ -116,6 +119,9 @@ struct Parts {
     gradients: u128,
     optimizer_states: u128,
     optimizer_step: u128,
+    buffers: u128,
+    /// The step runs inside the backward pass, alongside the activations.
+    step_in_backward: bool,
     activations_per_sample: u128,
     kv_per_sample: u128,
 }
@@ -148,6 +154,9 @@ impl Parts {
                     gradients: states.gradients,
                     optimizer_states: states.optimizer_states,
                     optimizer_step: states.optimizer_step,
+                    buffers: states.buffers,
+                    step_in_backward: input.mode == Mode::Train
+                        && input.effective_step() == transformer::Step::InBackward,
                     activations_per_sample: transformer::activations_per_sample(input),
                     kv_per_sample: transformer::kv_cache_per_sample(input),
                 }
@@ -155,8 +164,9 @@ impl Parts {
         }
     }
 
-    fn model_states(&self) -> u128 {
-        self.weights + self.gradients + self.optimizer_states
+    /// What does not depend on the batch: model states and framework buffers.
+    fn fixed(&self) -> u128 {
+        self.weights + self.gradients + self.optimizer_states + self.buffers
     }
 
     /// What grows with the batch: activations, and the KV cache in inference.
@@ -168,13 +178,18 @@ impl Parts {
     /// (alive until the backward pass ends) or the optimizer step's buffers
     /// (allocated after it). Non-decreasing in the batch.
     fn total(&self, batch: u64) -> u128 {
-        self.model_states() + self.transient(batch)
+        self.fixed() + self.transient(batch)
     }
 
     /// What is allocated and freed within the step at its peak: the batch's
-    /// activations (and KV cache), or the optimizer step's buffers.
+    /// activations (and KV cache), or the optimizer step's buffers; both when
+    /// the step runs inside the backward pass.
     fn transient(&self, batch: u64) -> u128 {
-        self.per_batch(batch).max(self.optimizer_step)
+        if self.step_in_backward {
+            self.per_batch(batch) + self.optimizer_step
+        } else {
+            self.per_batch(batch).max(self.optimizer_step)
+        }
     }
 
     /// `torch.cuda.max_memory_reserved()`: the peak plus the allocator's slack
@@ -188,7 +203,9 @@ impl Parts {
         let t = &config.transformer;
         match config.form {
             Form::Transformer if t.mode == Mode::Inference => Phase::Generation,
-            _ if self.optimizer_step > self.per_batch(batch) => Phase::OptimizerStep,
+            _ if !self.step_in_backward && self.optimizer_step > self.per_batch(batch) => {
+                Phase::OptimizerStep
+            }
             Form::Activations => Phase::Forward,
             Form::Parameters if self.gradients == 0 => Phase::Forward,
             Form::Parameters => Phase::Backward,
@@ -222,6 +239,7 @@ pub fn estimate(config: &Config) -> Estimate {
         gradients: parts.gradients,
         optimizer_states: parts.optimizer_states,
         optimizer_step: parts.optimizer_step,
+        buffers: parts.buffers,
         kv_cache: parts.kv_per_sample * u128::from(batch),
         activations: parts.activations_per_sample * u128::from(batch),
         activations_per_sample: parts.activations_per_sample,
@@ -280,7 +298,8 @@ pub fn accumulation_steps(config: &Config) -> Option<u64> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SweepRow {
     pub batch: u64,
-    /// Weights, gradients and optimizer states: the same on every row.
+    /// Weights, gradients, optimizer states and framework buffers: the same on
+    /// every row.
     pub model_states: u128,
     /// Everything that grows with the batch: activations, and the KV cache in inference.
     pub activations: u128,
@@ -312,7 +331,7 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
             let total = parts.total(batch);
             SweepRow {
                 batch,
-                model_states: parts.model_states(),
+                model_states: parts.fixed(),
                 activations: parts.per_batch(batch),
                 total,
                 required: required(parts.reserved(batch), config),

@@ -209,6 +209,7 @@ pub const PARAMETERS_PARAMETERS: &[&str] = &["params", "precision", "optimizer",
 /// The transformer form's parameters, in order.
 pub const TRANSFORMER_PARAMETERS: &[&str] = &[
     "model",
+    "framework",
     "kind",
     "layers",
     "hidden",
@@ -243,6 +244,10 @@ pub const TRANSFORMER_PARAMETERS: &[&str] = &[
     "tp",
     "sp",
     "foreach",
+    "step",
+    "loss",
+    "offload",
+    "bucket_m",
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[&str] = &[
@@ -323,11 +328,13 @@ pub fn parse(text: &str) -> Parsed {
         name != "form"
             && (COMMON_PARAMETERS.contains(&name) || form_parameters(form).contains(&name))
     };
-    // A model preset is the base the other architecture parameters change.
+    // A model preset is the base the other architecture parameters change, and
+    // a framework profile the base of the other settings.
+    let is_base = |n: &str| matches!(n, "model" | "framework");
     let presets_first = known
         .iter()
-        .filter(|(_, n, _)| *n == "model")
-        .chain(known.iter().filter(|(_, n, _)| *n != "model"));
+        .filter(|(_, n, _)| is_base(n))
+        .chain(known.iter().filter(|(_, n, _)| !is_base(n)));
     let mut device_from: Option<&'static str> = None;
     for (index, name, value) in presets_first {
         if !applies(name) {
@@ -456,6 +463,11 @@ fn apply(config: &mut Config, name: &'static str, value: &str) -> Result<(), Par
         "tp" => t.tp = tf::TP.parse(value)?,
         "sp" => t.sp = switch(name, value)?,
         "foreach" => t.foreach = switch(name, value)?,
+        "framework" => option(name, tf::Framework::parse(value), tf::Framework::NAMES)?.apply(t),
+        "step" => t.step = option(name, tf::Step::parse(value), tf::Step::NAMES)?,
+        "loss" => t.loss = option(name, tf::Loss::parse(value), tf::Loss::NAMES)?,
+        "offload" => t.offload = switch(name, value)?,
+        "bucket_m" => t.bucket_m = tf::BUCKET_M.parse(value)?,
         "gpu" => {
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
@@ -640,6 +652,7 @@ pub fn values(config: &Config) -> Vec<(&'static str, String)> {
             .to_owned(),
         ),
         ("model", config.model.map_or("", |m| m.id).to_owned()),
+        ("framework", t.framework.name().to_owned()),
     ];
     out.extend(
         arch_values(&t.arch)
@@ -658,6 +671,10 @@ pub fn values(config: &Config) -> Vec<(&'static str, String)> {
         ("tp", t.tp.to_string()),
         ("sp", bit(t.sp)),
         ("foreach", bit(t.foreach)),
+        ("step", t.step.name().to_owned()),
+        ("loss", t.loss.name().to_owned()),
+        ("offload", bit(t.offload)),
+        ("bucket_m", t.bucket_m.to_string()),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),
@@ -684,6 +701,9 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
     if let Some(model) = config.model {
         pairs.push(("model", model.id.to_owned()));
     }
+    if t.framework != tf::Framework::default() {
+        pairs.push(("framework", t.framework.name().to_owned()));
+    }
     let ours = arch_values(a);
     match base {
         Some(preset) => {
@@ -699,7 +719,8 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
     }
     pairs.push(("batch", t.batch.to_string()));
     pairs.push(("seq", t.seq.to_string()));
-    let d = TransformerInput::default();
+    // Settings are written where they differ from the profile's defaults.
+    let d = t.framework.defaults();
     let settings = [
         ("recipe", t.recipe.name().to_owned(), d.recipe.name()),
         (
@@ -739,6 +760,20 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
         if value != default {
             pairs.push((name, bit(value)));
         }
+    }
+    for (name, value, default) in [
+        ("step", t.step.name(), d.step.name()),
+        ("loss", t.loss.name(), d.loss.name()),
+    ] {
+        if value != default {
+            pairs.push((name, value.to_owned()));
+        }
+    }
+    if t.offload != d.offload {
+        pairs.push(("offload", bit(t.offload)));
+    }
+    if t.bucket_m != d.bucket_m {
+        pairs.push(("bucket_m", t.bucket_m.to_string()));
     }
 }
 

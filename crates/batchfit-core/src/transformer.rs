@@ -127,6 +127,127 @@ choice! {
     default None
 }
 
+choice! {
+    /// How the optimizer step runs: which temporaries it allocates and how long
+    /// gradients live (docs/frameworks.md).
+    pub enum Step {
+        /// One kernel over all parameters (`torch._fused_adam_`, apex/Transformer
+        /// Engine FusedAdam, DeepSpeed FusedAdam): no full-size temporary.
+        Fused = "fused",
+        /// torch.optim's multi-tensor path, its default on CUDA: one state-sized
+        /// list of temporaries (`exp_avg_sq_sqrt`).
+        Foreach = "foreach",
+        /// torch.optim's per-parameter loop (`foreach=False`): two temporaries the
+        /// size of the largest parameter.
+        ForLoop = "forloop",
+        /// The step runs inside the backward pass, one parameter at a time, and
+        /// frees each gradient at once (torchtune `optimizer_in_bwd`).
+        InBackward = "in_backward",
+    }
+    default Fused
+}
+
+choice! {
+    /// How a decoder's loss is computed from the last hidden states.
+    pub enum Loss {
+        /// FP32 logits of every token and their gradient (4 + 4 bytes per token
+        /// and vocabulary entry).
+        Full = "full",
+        /// torchtune's LinearCrossEntropyLoss: the output projection and the
+        /// cross-entropy run in 8 chunks of tokens; only each chunk's FP32
+        /// log-softmax is kept for the backward pass.
+        Chunked = "chunked",
+    }
+    default Full
+}
+
+choice! {
+    /// A training or inference stack: a set of defaults for the settings below,
+    /// each of which the user can still change (docs/frameworks.md cites the
+    /// source of every default).
+    pub enum Framework {
+        /// No profile: every setting at batchfit's own default.
+        Custom = "custom",
+        /// Plain PyTorch with autocast (AMP): FP32 parameters and gradients,
+        /// 16-bit copies saved for the backward pass, torch.optim's foreach AdamW.
+        Pytorch = "pytorch",
+        /// Hugging Face Trainer with `bf16=True`: autocast, `adamw_torch_fused`
+        /// (the default with torch ≥ 2.8).
+        HfTrainer = "hf_trainer",
+        /// Megatron-LM with `--bf16`: BF16 parameters, FP32 main gradients and
+        /// main parameters, fused Adam.
+        Megatron = "megatron",
+        /// DeepSpeed ZeRO with bf16/fp16: 16-bit parameters and gradients, FP32
+        /// partitions for the optimizer, FusedAdam, a 5e8-element gradient bucket.
+        Deepspeed = "deepspeed",
+        /// torchtune full fine-tuning: pure BF16, the optimizer step in the
+        /// backward pass, chunked cross-entropy.
+        Torchtune = "torchtune",
+        /// Lightning `precision="32"`.
+        Lightning32 = "lightning_32",
+        /// Lightning `precision="16-mixed"` (autocast to FP16 with GradScaler).
+        Lightning16Mixed = "lightning_16_mixed",
+        /// Lightning `precision="bf16-mixed"` (autocast to BF16).
+        LightningBf16Mixed = "lightning_bf16_mixed",
+        /// Lightning `precision="bf16-true"`: the module converted to BF16.
+        LightningBf16True = "lightning_bf16_true",
+        /// Hugging Face `generate`: BF16 weights, KV cache, last-token logits.
+        HfGenerate = "hf_generate",
+    }
+    default Custom
+}
+
+impl Framework {
+    /// Sets the profile's defaults on `input`; the architecture and the batch
+    /// are left alone. Each line names the source docs/frameworks.md quotes.
+    pub fn apply(self, input: &mut TransformerInput) {
+        input.framework = self;
+        let (recipe, step, loss, bucket_m) = match self {
+            Framework::Custom => return,
+            // torch/amp/autocast_mode.py + torch/optim/optimizer.py
+            // (_default_to_fused_or_foreach: foreach on CUDA).
+            Framework::Pytorch => (Recipe::Amp, Step::Foreach, Loss::Full, 0),
+            // transformers/training_args.py: default_optim = "adamw_torch_fused"
+            // for torch ≥ 2.8.
+            Framework::HfTrainer => (Recipe::Amp, Step::Fused, Loss::Full, 0),
+            // megatron/training/arguments.py (bf16 → FP32 main grads),
+            // megatron/core/optimizer/__init__.py (TE/apex FusedAdam).
+            Framework::Megatron => (Recipe::Amp, Step::Fused, Loss::Full, 0),
+            // deepspeed/runtime/zero/config.py (reduce_bucket_size = 5e8),
+            // deepspeed/runtime/zero/stage_1_and_2.py (16-bit grads, FP32 partitions).
+            Framework::Deepspeed => (Recipe::Amp16, Step::Fused, Loss::Full, 500),
+            // recipes/full_finetune_single_device.py, torchtune/modules/optim.py,
+            // torchtune/modules/loss/cross_entropy_loss.py.
+            Framework::Torchtune => (Recipe::Bf16, Step::InBackward, Loss::Chunked, 0),
+            // src/lightning/pytorch/plugins/precision/precision.py: no conversion.
+            Framework::Lightning32 => (Recipe::Fp32, Step::Foreach, Loss::Full, 0),
+            // src/lightning/pytorch/plugins/precision/amp.py: torch.autocast.
+            Framework::Lightning16Mixed | Framework::LightningBf16Mixed => {
+                (Recipe::Amp, Step::Foreach, Loss::Full, 0)
+            }
+            // src/lightning/pytorch/plugins/precision/half.py: module.to(bfloat16).
+            Framework::LightningBf16True => (Recipe::Bf16, Step::Foreach, Loss::Full, 0),
+            // transformers/generation/utils.py: inference in the model's dtype.
+            Framework::HfGenerate => {
+                input.mode = Mode::Inference;
+                (Recipe::Bf16, Step::Fused, Loss::Full, 0)
+            }
+        };
+        input.recipe = recipe;
+        input.step = step;
+        input.loss = loss;
+        input.bucket_m = bucket_m;
+    }
+
+    /// `TransformerInput::default()` with this profile applied: what a URL
+    /// naming the profile means before its other parameters.
+    pub fn defaults(self) -> TransformerInput {
+        let mut input = TransformerInput::default();
+        self.apply(&mut input);
+        input
+    }
+}
+
 const fn whole(name: &'static str, min: u64, max: u64, default: u64) -> WholeField {
     WholeField {
         name,
@@ -160,6 +281,9 @@ pub const GPUS: WholeField = whole("gpus", 1, 100_000, 1);
 pub const ZERO: WholeField = whole("zero", 0, 3, 0);
 /// Tensor-parallel degree.
 pub const TP: WholeField = whole("tp", 1, 1_024, 1);
+/// DeepSpeed's gradient bucket (`reduce_bucket_size`), in millions of elements
+/// (0 = none).
+pub const BUCKET_M: WholeField = whole("bucket_m", 0, 100_000, 0);
 
 /// A transformer's shape: enough to count every parameter exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -251,6 +375,9 @@ pub struct ParameterCount {
     /// Σ (rows + columns) over matrices plus the size of every vector: the
     /// entries of Adafactor's factored second moment.
     pub factored: u128,
+    /// The largest single weight matrix: what a per-parameter optimizer step
+    /// or gradient holds at most at once.
+    pub largest: u128,
 }
 
 /// Counts every parameter of `arch`.
@@ -346,12 +473,23 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
         total += labels;
         factored += labels;
     }
+    // The largest matrix: the vocabulary embedding or head, a projection or an
+    // MLP matrix (a ViT's patch and position embeddings are smaller than its MLP).
+    let vocabulary = match arch.kind {
+        Kind::Decoder | Kind::Encoder => u128::from(arch.vocab) * h,
+        Kind::Vision => 0,
+    };
+    let largest = vocabulary
+        .max(h * f)
+        .max(h * q)
+        .max(u128::from(arch.positions) * h);
     ParameterCount {
         total,
         linear: layers * linear_per_layer,
         linear_rows: layers * rows_per_layer,
         norms,
         factored,
+        largest,
     }
 }
 
@@ -379,8 +517,19 @@ pub struct TransformerInput {
     /// Megatron sequence parallelism (only meaningful with tp > 1).
     pub sp: bool,
     /// Count the optimizer step's temporary buffers (PyTorch's default
-    /// `foreach` Adam/AdamW).
+    /// `foreach` Adam/AdamW). Kept for old links: the same as `step: Foreach`.
     pub foreach: bool,
+    /// The profile whose defaults the other settings started from.
+    pub framework: Framework,
+    /// How the optimizer step runs.
+    pub step: Step,
+    /// How a decoder's loss is computed.
+    pub loss: Loss,
+    /// Optimizer state and master weights live in CPU memory and the step runs
+    /// there (DeepSpeed ZeRO-Offload, `offload_optimizer`).
+    pub offload: bool,
+    /// DeepSpeed's gradient bucket, in millions of elements.
+    pub bucket_m: u64,
 }
 
 impl Default for TransformerInput {
@@ -401,6 +550,11 @@ impl Default for TransformerInput {
             tp: TP.default,
             sp: false,
             foreach: false,
+            framework: Framework::default(),
+            step: Step::default(),
+            loss: Loss::default(),
+            offload: false,
+            bucket_m: BUCKET_M.default,
         }
     }
 }
@@ -423,6 +577,15 @@ impl TransformerInput {
         }
     }
 
+    /// The step actually run: `foreach=1` (old links) means [`Step::Foreach`].
+    pub fn effective_step(&self) -> Step {
+        if self.foreach {
+            Step::Foreach
+        } else {
+            self.step
+        }
+    }
+
     /// Effective ZeRO stage: 0 when there is only one replica to shard over.
     fn zero_stage(&self) -> u8 {
         if self.gpus > 1 { self.zero.min(3) } else { 0 }
@@ -437,13 +600,16 @@ pub struct ModelStates {
     /// Optimizer state, including FP32 master weights where the recipe keeps them
     /// (the ZeRO paper counts them there too: its K = 12 is 4 + 4 + 4).
     pub optimizer_states: u128,
-    /// Temporary buffers the optimizer step allocates (only with `foreach`).
+    /// Temporary buffers the optimizer step allocates (foreach, for-loop and
+    /// in-backward steps; docs/frameworks.md).
     pub optimizer_step: u128,
+    /// Framework buffers that live through the step (DeepSpeed's gradient bucket).
+    pub buffers: u128,
 }
 
 impl ModelStates {
     pub fn total(&self) -> u128 {
-        self.weights + self.gradients + self.optimizer_states + self.optimizer_step
+        self.weights + self.gradients + self.optimizer_states + self.optimizer_step + self.buffers
     }
 }
 
@@ -486,11 +652,19 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         );
     }
 
-    let gradients = per_rank
-        * match input.recipe {
-            Recipe::Fp32 | Recipe::Amp | Recipe::Mixed => 4,
-            Recipe::Amp16 | Recipe::Bf16 => 2,
-        };
+    let gradient_bytes = match input.recipe {
+        Recipe::Fp32 | Recipe::Amp | Recipe::Mixed => 4,
+        Recipe::Amp16 | Recipe::Bf16 => 2,
+    };
+    let step = input.effective_step();
+    // The largest matrix per tensor-parallel rank.
+    let largest = ceil_div(count.largest, t);
+    let gradients = match step {
+        // torchtune/modules/optim.py: a post-accumulate-grad hook steps each
+        // parameter and sets its gradient to None, so one gradient at a time.
+        Step::InBackward => largest * gradient_bytes,
+        Step::Fused | Step::Foreach | Step::ForLoop => per_rank * gradient_bytes,
+    };
     // Master weights: the FP32 copy the optimizer updates (Micikevicius et al.
     // 2018, "Mixed Precision Training", §3.1).
     let master = match input.recipe {
@@ -513,21 +687,46 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         Optimizer::SgdMomentum => state_bytes * per_rank,
         Optimizer::Sgd | Optimizer::None => 0,
     };
-    // torch.optim's `_multi_tensor_adam(w)` computes sqrt(v) for all parameters
-    // into one new list of tensors before the addcdiv: one state-sized temporary.
-    let optimizer_step = match (input.foreach, input.optimizer) {
-        (true, Optimizer::AdamW) => state_bytes * per_rank,
+    let optimizer_step = match (step, input.optimizer) {
+        // torch/optim/adam.py `_multi_tensor_adam`: `exp_avg_sq_sqrt =
+        // torch._foreach_sqrt(device_exp_avg_sqs)` for all parameters, then
+        // in-place ops: one state-sized temporary.
+        (Step::Foreach, Optimizer::AdamW) => state_bytes * per_rank,
+        // torch/optim/adam.py `_single_tensor_adam`: `(exp_avg_sq.sqrt() /
+        // bias_correction2_sqrt)` holds the sqrt and the quotient of one
+        // parameter at once: two temporaries of the largest parameter.
+        (Step::ForLoop, Optimizer::AdamW) => 2 * state_bytes * largest,
+        // One torch.optim AdamW per parameter (torchtune/modules/optim.py), on
+        // its default foreach path: one temporary of that parameter.
+        (Step::InBackward, Optimizer::AdamW) => state_bytes * largest,
         _ => 0,
     };
-    shard(
+    // DeepSpeed ZeRO-Offload keeps master weights and optimizer state in CPU
+    // memory and runs the step there (DeepSpeedCPUAdam).
+    let (optimizer_states, optimizer_step) = if input.offload {
+        (0, 0)
+    } else {
+        (master + state, optimizer_step)
+    };
+    // deepspeed/runtime/zero/stage_1_and_2.py `backward()`: with
+    // contiguous_gradients (the default) one bucket of reduce_bucket_size
+    // elements in the gradients' dtype. Stage 3 has other buffers (not modelled).
+    let buffers = if input.zero <= 2 {
+        u128::from(input.bucket_m) * 1_000_000 * gradient_bytes
+    } else {
+        0
+    };
+    let sharded = shard(
         ModelStates {
             weights,
             gradients,
-            optimizer_states: master + state,
+            optimizer_states,
             optimizer_step,
+            buffers: 0,
         },
         input,
-    )
+    );
+    ModelStates { buffers, ..sharded }
 }
 
 /// ZeRO (Rajbhandari et al. 2020, §5.1–5.3): stage 1 partitions the optimizer
@@ -548,6 +747,7 @@ fn shard(states: ModelStates, input: &TransformerInput) -> ModelStates {
         gradients: split(states.gradients, 2),
         optimizer_states: split(states.optimizer_states, 1),
         optimizer_step: split(states.optimizer_step, 1),
+        buffers: states.buffers,
     }
 }
 
@@ -579,6 +779,9 @@ impl LayerActivations {
         replicated + ceil_div(self.split + scores, t)
     }
 }
+
+/// torchtune LinearCrossEntropyLoss's default `num_output_chunks`.
+const CHUNKS: u128 = 8;
 
 /// Korthikanti et al. 2022, §4.1, term by term, for one layer and one sample.
 /// At 16-bit with MHA, a 4h GELU MLP and dropout this is s·h·34 + 5·a·s² bytes
@@ -672,7 +875,16 @@ fn training_activations(input: &TransformerInput) -> u128 {
         // (4sbv each), split over the vocabulary-parallel ranks.
         Kind::Decoder => {
             let v = u128::from(arch.vocab);
-            2 * sp_split(s * e * h) + ceil_div(2 * 4 * s * v, t)
+            let logits = match input.loss {
+                Loss::Full => 2 * 4 * s * v,
+                // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
+                // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
+                // FP32 log-softmax for the backward pass (4sv over all chunks);
+                // the backward holds one chunk's FP32 gradient and its 16-bit
+                // logits at a time.
+                Loss::Chunked => 4 * s * v + ceil_div((4 + e) * s * v, CHUNKS),
+            };
+            2 * sp_split(s * e * h) + ceil_div(logits, t)
         }
         // BERT's embedding norm input (post-norm model).
         Kind::Encoder => sp_split(s * e * h),

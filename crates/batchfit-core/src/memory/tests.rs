@@ -508,3 +508,86 @@ fn documented_numbers() {
     );
     assert_eq!(e.required, 18 * GB);
 }
+
+/// A worked example per framework profile: Llama 2 7B (P = 6,738,415,616
+/// parameters; its largest matrix, the embedding, L = 32,000 × 4,096 =
+/// 131,072,000), batch 1 × 4,096 tokens, one GPU. docs/frameworks.md states
+/// the same terms.
+#[test]
+fn framework_profiles_worked_examples() {
+    const P: u128 = 6_738_415_616;
+    const L: u128 = 131_072_000;
+    let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
+    let terms = |framework: &str| {
+        let e = estimate_of(&format!("{base}&framework={framework}"));
+        (
+            e.weights,
+            e.gradients,
+            e.optimizer_states,
+            e.optimizer_step,
+            e.buffers,
+        )
+    };
+    // Autocast: 16-bit copies (2P), FP32 gradients (4P), FP32 parameters and
+    // two FP32 moments (12P); foreach AdamW's sqrt list (4P).
+    let amp_foreach = (2 * P, 4 * P, 12 * P, 4 * P, 0);
+    assert_eq!(terms("pytorch"), amp_foreach);
+    assert_eq!(terms("lightning_16_mixed"), amp_foreach);
+    assert_eq!(terms("lightning_bf16_mixed"), amp_foreach);
+    // The same states with a fused step: no temporary.
+    assert_eq!(terms("hf_trainer"), (2 * P, 4 * P, 12 * P, 0, 0));
+    assert_eq!(terms("megatron"), (2 * P, 4 * P, 12 * P, 0, 0));
+    // DeepSpeed: 16-bit gradients (2P) and a 5e8-element 16-bit bucket (1 GB).
+    assert_eq!(terms("deepspeed"), (2 * P, 2 * P, 12 * P, 0, 1_000_000_000));
+    // torchtune: pure BF16 (2P weights, two 2-byte moments 4P); the step in the
+    // backward pass holds one gradient (2L) and one temporary (2L) at a time.
+    assert_eq!(terms("torchtune"), (2 * P, 2 * L, 4 * P, 2 * L, 0));
+    // Lightning 32: FP32 everything (4P + 4P + 8P), foreach temporary 4P.
+    assert_eq!(terms("lightning_32"), (4 * P, 4 * P, 8 * P, 4 * P, 0));
+    // Lightning bf16-true: the module in BF16 (2P + 2P + 4P), temporary 2P.
+    assert_eq!(
+        terms("lightning_bf16_true"),
+        (2 * P, 2 * P, 4 * P, 2 * P, 0)
+    );
+    // generate: BF16 weights and the KV cache, nothing of training.
+    let e = estimate_of(&format!("{base}&framework=hf_generate"));
+    assert_eq!((e.weights, e.gradients, e.optimizer_states), (2 * P, 0, 0));
+    assert_eq!(e.peak_phase, Phase::Generation);
+    // A profile's defaults give way to the URL's settings.
+    let e = estimate_of(&format!("{base}&framework=pytorch&step=fused"));
+    assert_eq!(e.optimizer_step, 0);
+
+    // In-backward: the step's temporary coexists with the activations, so the
+    // peak is their sum, at the loss (a decoder).
+    let e = estimate_of(&format!("{base}&framework=torchtune"));
+    assert_eq!(e.total, e.model_states() + e.activations + e.optimizer_step);
+    assert_eq!(e.peak_phase, Phase::Loss);
+}
+
+#[test]
+fn chunked_loss_keeps_only_the_log_softmax() {
+    // Full: FP32 logits and their gradient, 8 × s × v. Chunked: the FP32
+    // log-softmax of every chunk (4sv) plus one chunk's FP32 gradient and BF16
+    // logits ((4 + 2)sv / 8) = 4.75sv; 3.25 × 4,096 × 32,000 bytes fewer.
+    let full = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recipe=bf16");
+    let chunked =
+        estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recipe=bf16&loss=chunked");
+    assert_eq!(full.activations - chunked.activations, 425_984_000);
+}
+
+#[test]
+fn optimizer_offload_and_step_implementations() {
+    let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
+    // ZeRO-Offload: master weights and moments leave the GPU, and the step with them.
+    let e = estimate_of(&format!("{base}&framework=deepspeed&offload=1"));
+    assert_eq!((e.optimizer_states, e.optimizer_step), (0, 0));
+    // The for-loop step: sqrt and quotient of the largest parameter, FP32.
+    let e = estimate_of(&format!("{base}&step=forloop"));
+    assert_eq!(e.optimizer_step, 2 * 4 * 131_072_000);
+    // `foreach=1` (old links) wins over `step`.
+    let e = estimate_of(&format!("{base}&step=fused&foreach=1"));
+    assert_eq!(e.optimizer_step, 4 * 6_738_415_616);
+    // DeepSpeed's bucket is a stage 0–2 buffer only.
+    let e = estimate_of(&format!("{base}&framework=deepspeed&zero=3&gpus=8"));
+    assert_eq!(e.buffers, 0);
+}

@@ -352,10 +352,12 @@ prop_compose! {
         arch in any_arch(), batch in whole(activations::BATCH), seq in whole(activations::SEQ),
         recipe in pick(Recipe::ALL), optimizer in pick(Optimizer::ALL), recompute in pick(Recompute::ALL),
         attention in pick(Attention::ALL), mode in pick(Mode::ALL), generated in whole(tf::GEN), quant in pick(Quant::ALL),
-        gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 2]>(),
+        gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 3]>(),
+        framework in pick(tf::Framework::ALL), step in pick(tf::Step::ALL), loss in pick(tf::Loss::ALL),
+        bucket_m in whole(tf::BUCKET_M),
     ) -> TransformerInput {
-        let [sp, foreach] = switches;
-        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach }
+        let [sp, foreach, offload] = switches;
+        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach, framework, step, loss, offload, bucket_m }
     }
 }
 
@@ -492,4 +494,39 @@ fn values_read_back_as_the_same_config() {
         assert_eq!(back.problems, [], "{text}");
         assert_eq!(back.config, config, "{text}");
     }
+}
+
+/// A framework profile is the base of the settings: its defaults apply first,
+/// the URL's own settings override them, and the page writes only the
+/// differences from the profile.
+#[test]
+fn framework_profiles_are_defaults_the_url_overrides() {
+    let config = parse("form=transformer&recipe=amp&framework=torchtune").config;
+    let t = config.transformer;
+    assert_eq!(t.framework, tf::Framework::Torchtune);
+    assert_eq!(
+        (t.recipe, t.step, t.loss),
+        (Recipe::Amp, tf::Step::InBackward, tf::Loss::Chunked)
+    );
+    let query = to_query(&config);
+    assert!(
+        query.starts_with("form=transformer&framework=torchtune&kind=decoder"),
+        "{query}"
+    );
+    assert!(query.contains("&recipe=amp"), "{query}");
+    assert!(
+        !query.contains("step=") && !query.contains("loss="),
+        "{query}"
+    );
+    assert_eq!(parse(&query).config, config);
+    let bad = parse("form=transformer&framework=jax");
+    assert_eq!(
+        bad.problems,
+        [ParamError::new(
+            "framework",
+            Problem::NotAnOption {
+                allowed: tf::Framework::NAMES
+            }
+        )]
+    );
 }
