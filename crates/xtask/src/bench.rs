@@ -1,7 +1,7 @@
 //! `cargo xtask bench [--check]`: the four budgets of issue 6, measured and
 //! written to docs/performance.md. The core's criterion benches, the size of
-//! everything the built page loads (`dist/`, which must be a fresh release
-//! build), and the browser benchmark of the end-to-end suite (tests/e2e/perf.rs).
+//! everything the built page loads (`dist/`: main.rs runs the release build
+//! first), and the browser benchmark of the end-to-end suite (tests/e2e/perf.rs).
 //! `--check` fails when a budget is exceeded. [`check_bundle_size`] is the
 //! deterministic part, for the test command.
 
@@ -696,9 +696,9 @@ fn performance_doc(
 
     let mut doc = format!(
         "# Performance\n\n\
-         Written by `{COMMAND}` on {date}; do not edit by hand. Reproduce with `{COMMAND}` \
-         after `cargo xtask dist` (`{COMMAND} --check` exits non-zero when a budget is \
-         exceeded). Machine: {cpu}, {nproc} CPU cores (`nproc`), {rustc}{}.\n\n\
+         Written by `{COMMAND}` on {date}; do not edit by hand. Reproduce with `{COMMAND}`, \
+         which makes the release build first (`{COMMAND} --check` exits non-zero when a \
+         budget is exceeded). Machine: {cpu}, {nproc} CPU cores (`nproc`), {rustc}{}.\n\n\
          KB means 1,000 bytes. The size budget is also checked by `cargo xtask test`; the \
          timing budgets are not (timings on a shared machine are noisy).\n\n\
          ## Budgets (issue 6)\n\n{}\n",
