@@ -396,6 +396,43 @@ fn estimated(estimate: &memory::Estimate, reading: Reading) -> f64 {
     }
 }
 
+/// The framework profile a row was measured under, read from its source and
+/// optimizer columns, with the settings the row states about that stack where
+/// they differ from the profile's defaults (docs/frameworks.md). `None` when
+/// the stack is not one batchfit has a profile for.
+fn stack(row: &Row<'_>) -> Option<String> {
+    let source = row.lower("source");
+    let optimizer = row.lower("optimizer");
+    let notes = row.lower("notes");
+    if source.contains("megatron") {
+        return Some("framework=megatron".into());
+    }
+    if source.contains("torchtune") {
+        // The rows state torch AdamW outside the backward pass and name their
+        // loss: the standard cross-entropy, or the older CEWithChunkedOutputLoss,
+        // which also keeps every chunk's 16-bit logits and is not the `chunked`
+        // (LinearCrossEntropyLoss) batchfit models.
+        let mut text = String::from("framework=torchtune");
+        if optimizer.contains("optimizer_in_bwd=false") {
+            text.push_str("&step=foreach");
+        }
+        if notes.contains("crossentropyloss") || notes.contains("cewithchunkedoutputloss") {
+            text.push_str("&loss=full");
+        }
+        return Some(text);
+    }
+    if source.contains("qwen") || source.contains("optimizing llms") {
+        return Some("framework=hf_generate".into());
+    }
+    if source.contains("hf transformers docs")
+        || source.contains("optimum-benchmark")
+        || source.contains("fms-acceleration")
+    {
+        return Some("framework=hf_trainer".into());
+    }
+    None
+}
+
 struct Compared {
     id: String,
     model: String,
@@ -404,6 +441,8 @@ struct Compared {
     estimated: f64,
     reading: Reading,
     query: String,
+    /// The row's stack and batchfit's number under that profile.
+    profile: Option<(String, f64)>,
 }
 
 /// The Markdown report for the measurements in `csv`.
@@ -426,7 +465,26 @@ pub fn report(csv: &str) -> Result<String, String> {
                 }
                 let estimate = memory::estimate(&parsed.config);
                 let reading = reading(&row).map_err(|e| format!("row {id}: {e}"))?;
+                // The profile comes first when parsed, so the row's own settings
+                // still override it.
+                let profile = match stack(&row) {
+                    None => None,
+                    Some(settings) => {
+                        let with = format!("{text}&{settings}");
+                        let parsed = query::parse(&with);
+                        if let Some(problem) = parsed.problems.first() {
+                            return Err(format!(
+                                "row {id}: the query {with} is invalid: {problem}"
+                            ));
+                        }
+                        Some((
+                            settings,
+                            estimated(&memory::estimate(&parsed.config), reading),
+                        ))
+                    }
+                };
                 compared.push(Compared {
+                    profile,
                     id,
                     model: row.get("model").to_owned(),
                     metric: short_metric(&row),
@@ -443,6 +501,22 @@ pub fn report(csv: &str) -> Result<String, String> {
         .map(|c| percent_error(c.estimated, c.measured).abs())
         .collect();
     let median_error = median(&errors);
+    // The rows measured under a known stack, without and with its profile.
+    let profiled: Vec<&Compared> = compared.iter().filter(|c| c.profile.is_some()).collect();
+    let median_plain = median(
+        &profiled
+            .iter()
+            .map(|c| percent_error(c.estimated, c.measured).abs())
+            .collect::<Vec<_>>(),
+    );
+    let median_profiled = median(
+        &profiled
+            .iter()
+            .filter_map(|c| c.profile.as_ref())
+            .zip(&profiled)
+            .map(|((_, bytes), c)| percent_error(*bytes, c.measured).abs())
+            .collect::<Vec<_>>(),
+    );
 
     let mut out = String::new();
     let w = &mut out;
@@ -473,6 +547,18 @@ pub fn report(csv: &str) -> Result<String, String> {
             let _ = writeln!(w, "No row could be compared.\n");
         }
     }
+    if let (Some(plain), Some(with)) = (median_plain, median_profiled) {
+        let _ = writeln!(
+            w,
+            "**Framework profiles.** {} rows were measured under a stack batchfit has a profile for \
+             (docs/frameworks.md); the `profile` column adds that profile to the row's query, with \
+             the row's own settings still overriding it. Median absolute error over those rows: \
+             {plain:.1} % without the profile, {with:.1} % with it. Most rows already state the \
+             settings their stack chose (recipe, optimizer implementation), so the profile changes \
+             only what they leave unsaid.\n",
+            profiled.len()
+        );
+    }
     let _ = writeln!(
         w,
         "**No GPU measurement of our own yet.** This session had no GPU: the validation grid under \
@@ -481,9 +567,9 @@ pub fn report(csv: &str) -> Result<String, String> {
     );
     let _ = writeln!(
         w,
-        "| id | model | metric | measured | batchfit | error | query |"
+        "| id | model | metric | measured | batchfit | error | profile | with profile | error | query |"
     );
-    let _ = writeln!(w, "|---|---|---|---:|---:|---:|---|");
+    let _ = writeln!(w, "|---|---|---|---:|---:|---:|---|---:|---:|---|");
     for c in &compared {
         let context = match c.reading {
             Reading::Allocated => String::new(),
@@ -493,9 +579,17 @@ pub fn report(csv: &str) -> Result<String, String> {
             ),
             Reading::Device => " (nvidia-smi reading)".to_owned(),
         };
+        let profile = match &c.profile {
+            Some((settings, bytes)) => format!(
+                "`{settings}` | {} | {:+.1} %",
+                format_bytes(*bytes as u128, Units::Binary),
+                percent_error(*bytes, c.measured)
+            ),
+            None => "— | — | —".to_owned(),
+        };
         let _ = writeln!(
             w,
-            "| {} | {} | {} | {} | {}{context} | {:+.1} % | `{}` |",
+            "| {} | {} | {} | {} | {}{context} | {:+.1} % | {profile} | `{}` |",
             c.id,
             escape(&c.model),
             escape(&c.metric),
@@ -634,6 +728,12 @@ mod tests {
             .expect("row");
         assert!(
             c070.contains("| 14.38 GiB | 14.30 GiB | -0.6 % |"),
+            "{c070}"
+        );
+        // Qwen's benchmark runs `generate`: the hf_generate profile, which
+        // changes nothing the row does not already state.
+        assert!(
+            c070.contains("| `framework=hf_generate` | 14.30 GiB | -0.6 % |"),
             "{c070}"
         );
     }
