@@ -35,8 +35,7 @@ fn main() -> ExitCode {
         return usage_error("needs a query string or URL");
     };
     if query_text == "presets" {
-        println!("{}", report::presets(json));
-        return ExitCode::SUCCESS;
+        return emit(&report::presets(json));
     }
     match config_from(&query_text) {
         Ok(config) => {
@@ -45,8 +44,7 @@ fn main() -> ExitCode {
             } else {
                 report::text(&config)
             };
-            println!("{out}");
-            ExitCode::SUCCESS
+            emit(&out)
         }
         Err(lines) => {
             for line in lines {
@@ -65,6 +63,20 @@ fn config_from(text: &str) -> Result<Config, Vec<String>> {
         Ok(parsed.config)
     } else {
         Err(parsed.problems.iter().map(ToString::to_string).collect())
+    }
+}
+
+/// Writes the report to stdout. A reader that stops early (`batchfit … | head`)
+/// closes the pipe: that is not an error, and must not panic as `println!` does.
+fn emit(text: &str) -> ExitCode {
+    use std::io::Write as _;
+    match writeln!(std::io::stdout(), "{text}") {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("batchfit: writing the report: {error}");
+            ExitCode::FAILURE
+        }
     }
 }
 
