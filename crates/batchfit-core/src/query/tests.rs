@@ -465,6 +465,8 @@ fn values_read_back_as_the_same_config() {
         "form=parameters&params=7B&precision=fp16&optimizer=sgd_momentum&batch=8&act_mb=250&gpu=h100-80gb",
         "form=transformer&model=llama-3.1-8b&batch=4&seq=4096&recompute=full&gpus=8&zero=3&gpu_gb=80",
         "form=transformer&kind=vision&image=384&patch=16&hidden=768&layers=12&heads=12&kv_heads=12&ffn=3072&mlp=gelu&mode=inference&gen=0&lang=es&embed=1",
+        "form=transformer&framework=deepspeed&offload=1&zero=2&gpus=4&loss=chunked",
+        "form=transformer&framework=hf_generate&step=forloop&bucket_m=7",
     ] {
         let config = parse(text).config;
         let values = values(&config);
