@@ -24,11 +24,24 @@ async fn assert_page_matches_core(browser: &Browser, q: &str) {
         ("activations", e.activations),
         ("activations-per-sample", e.activations_per_sample),
         ("total", e.total),
-        ("overhead", e.required - e.total),
+        ("peak-reserved", e.peak_reserved),
+        ("overhead", e.overhead),
+        ("nvidia-smi", e.nvidia_smi),
         ("required", e.required),
     ] {
         assert_eq!(browser.bytes(testid).await, bytes, "{testid} for {q}");
     }
+    let phase = browser
+        .testid("peak-phase")
+        .await
+        .attr("data-value")
+        .await
+        .expect("attr");
+    assert_eq!(
+        phase.as_deref(),
+        Some(e.peak_phase.name()),
+        "peak phase for {q}"
+    );
     if let Some(max) = e.max_batch {
         let shown = browser
             .testid("max-batch")
@@ -64,6 +77,8 @@ async fn each_form_shows_the_core_numbers_for_its_worked_examples() {
         "form=transformer&model=llama-3.1-8b&batch=4&seq=4096&gpu=h100-80gb",
         "form=transformer&model=gpt2&batch=8&seq=1024&recipe=fp32&attn=eager&gpu=rtx-4090",
         "form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048&recipe=bf16&gpu=a100-80gb",
+        "form=transformer&model=llama-3.2-3b&framework=torchtune&batch=2&seq=4096&gpu=a100-80gb",
+        "form=transformer&model=mistral-7b&framework=deepspeed&gpus=8&zero=2&batch=4&seq=4096&gpu=h100-80gb",
     ] {
         browser
             .client
@@ -387,5 +402,51 @@ async fn the_language_switch_translates_and_keeps_the_numbers() {
     // A link with lang=es opens in Spanish.
     browser.client.goto(url.as_str()).await.expect("reopen");
     assert!(browser.text("headline").await.starts_with("Necesita"));
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn picking_a_framework_loads_its_defaults_and_the_three_readings_follow() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .client
+        .goto(&server.url("/?form=transformer&model=llama-3.2-3b&batch=2&seq=4096&gpu=a100-80gb"))
+        .await
+        .expect("open");
+    browser
+        .client
+        .execute("const s = document.querySelector('[name=framework]'); s.value = 'torchtune'; s.dispatchEvent(new Event('change'));", vec![])
+        .await
+        .expect("pick torchtune");
+    let expected_query =
+        "form=transformer&model=llama-3.2-3b&framework=torchtune&batch=2&seq=4096&gpu=a100-80gb";
+    let config = batchfit_core::query::parse(expected_query).config;
+    let e = memory::estimate(&config);
+    browser
+        .wait_until("torchtune's defaults", || async {
+            browser.bytes("required").await == e.required
+        })
+        .await;
+    for (name, value) in [
+        ("recipe", "bf16"),
+        ("step", "in_backward"),
+        ("loss", "chunked"),
+    ] {
+        let shown = browser.input(name).await.prop("value").await.expect("read");
+        assert_eq!(shown.as_deref(), Some(value), "{name}");
+    }
+    assert_page_matches_core(&browser, expected_query).await;
+    assert!(
+        e.peak_allocated <= e.peak_reserved
+            && e.peak_reserved <= e.nvidia_smi
+            && e.nvidia_smi <= e.required
+    );
+    let url = browser.client.current_url().await.expect("url");
+    assert!(
+        url.query()
+            .is_some_and(|q| q.contains("framework=torchtune")),
+        "{url}"
+    );
     browser.close().await;
 }

@@ -33,22 +33,24 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                         .await
                         .expect("open");
                     browser.testid("required").await;
+                    // Saved first, so that a failing layout can be looked at.
+                    let theme = if dark { "dark" } else { "light" };
+                    browser
+                        .screenshot(&format!("{name}-{width}-{lang}-{theme}"))
+                        .await;
                     // Elements that stick out past the viewport, outside boxes that scroll.
                     let sideways = browser
                         .js("const w = document.documentElement.clientWidth; \
+                             const out = e => !e.closest('.table-scroll') && e.getBoundingClientRect().right > w + 1; \
                              return [...document.querySelectorAll('body *')] \
-                               .filter(e => !e.closest('.table-scroll') && e.getBoundingClientRect().right > w + 1) \
-                               .map(e => e.tagName + '.' + e.className).slice(0, 5)")
+                               .filter(e => out(e) && ![...e.children].some(out)) \
+                               .map(e => e.tagName + '.' + e.className + ' ' + (e.textContent || '').slice(0, 30)).slice(0, 5)")
                         .await;
                     assert_eq!(
                         sideways,
                         serde_json::json!([]),
                         "{name} at {width}px ({lang}) scrolls sideways"
                     );
-                    let theme = if dark { "dark" } else { "light" };
-                    browser
-                        .screenshot(&format!("{name}-{width}-{lang}-{theme}"))
-                        .await;
                 }
             }
             browser.close().await;

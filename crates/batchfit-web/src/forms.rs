@@ -173,6 +173,7 @@ pub fn TransformerForm(state: State) -> impl IntoView {
             </div>
         </details>
         <h3 class="group-title">{move || w().training_title}</h3>
+        <FrameworkPicker state=state />
         <SelectField state=state name="mode" values=Mode::NAMES />
         <NumberField state=state name="batch" />
         <NumberField state=state name="seq" />
@@ -184,7 +185,10 @@ pub fn TransformerForm(state: State) -> impl IntoView {
         {move || (mode.get() != Some(Mode::Inference)).then(|| view! {
             <SelectField state=state name="optimizer" values=tf::Optimizer::NAMES />
             <SelectField state=state name="recompute" values=tf::Recompute::NAMES />
-            <CheckField state=state name="foreach" />
+            <SelectField state=state name="step" values=tf::Step::NAMES />
+            <SelectField state=state name="loss" values=tf::Loss::NAMES />
+            <CheckField state=state name="offload" />
+            <NumberField state=state name="bucket_m" />
         })}
         <SelectField state=state name="attn" values=tf::Attention::NAMES />
         <h3 class="group-title">{move || w().parallelism_title}</h3>
@@ -192,6 +196,39 @@ pub fn TransformerForm(state: State) -> impl IntoView {
         <SelectField state=state name="zero" values=zero_values />
         <NumberField state=state name="tp" />
         <CheckField state=state name="sp" />
+    }
+}
+
+/// Picking a framework loads the settings its source code implies (recipe,
+/// optimizer step, loss, buckets, task) into the fields; each stays editable.
+#[component]
+fn FrameworkPicker(state: State) -> impl IntoView {
+    let text = state.text("framework");
+    let lang = state.lang;
+    let pick = move |name: String| {
+        let Some(framework) = tf::Framework::parse(&name) else {
+            return;
+        };
+        let mut config = state.config.get_untracked();
+        config.form = Form::Transformer;
+        framework.apply(&mut config.transformer);
+        state.load(&config.synced());
+    };
+    view! {
+        <div class="field">
+            <label for="framework">{move || i18n::field(lang.get(), "framework").label}</label>
+            <select id="framework" name="framework" aria-describedby="framework-hint"
+                prop:value=move || text.get()
+                on:change=move |ev| pick(event_target_value(&ev))
+            >
+                {tf::Framework::NAMES.iter().map(|&value| view! {
+                    <option value=value selected=move || text.with(|t| t == value)>
+                        {move || i18n::option(lang.get(), "framework", value)}
+                    </option>
+                }).collect_view()}
+            </select>
+            <p class="hint" id="framework-hint">{move || i18n::field(lang.get(), "framework").hint}</p>
+        </div>
     }
 }
 

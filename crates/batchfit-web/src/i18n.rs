@@ -181,6 +181,31 @@ fn field_en(name: &str) -> FieldText {
             "",
             "PyTorch's foreach AdamW allocates temporaries at the step.",
         ),
+        "framework" => f(
+            "Framework",
+            "",
+            "Sets the defaults its source code implies; change any field after.",
+        ),
+        "step" => f(
+            "Optimizer step",
+            "",
+            "Fused and in-backward steps need no parameter-sized temporaries.",
+        ),
+        "loss" => f(
+            "Cross-entropy",
+            "",
+            "Chunked loss never holds every token's FP32 logits at once.",
+        ),
+        "offload" => f(
+            "Optimizer state on CPU",
+            "",
+            "ZeRO-Offload: the optimizer state lives in CPU memory.",
+        ),
+        "bucket_m" => f(
+            "Communication buckets",
+            "M elements",
+            "DeepSpeed's gradient buckets; 0 for none.",
+        ),
         "gpu" => f("Device", "", "Capacity as the driver reports it."),
         "gpu_gb" => f("Custom capacity", "GB", "GB = 10⁹ bytes."),
         "overhead_gb" => f(
@@ -359,6 +384,31 @@ fn field_es(name: &str) -> FieldText {
             "Búferes del paso del optimizador",
             "",
             "El AdamW foreach de PyTorch reserva temporales en el paso.",
+        ),
+        "framework" => f(
+            "Framework",
+            "",
+            "Fija los valores por defecto que implica su código; cambia cualquier campo después.",
+        ),
+        "step" => f(
+            "Paso del optimizador",
+            "",
+            "Los pasos fusionados o dentro del backward no necesitan temporales del tamaño de los parámetros.",
+        ),
+        "loss" => f(
+            "Entropía cruzada",
+            "",
+            "La pérdida por trozos nunca guarda a la vez los logits FP32 de todos los tokens.",
+        ),
+        "offload" => f(
+            "Estado del optimizador en CPU",
+            "",
+            "ZeRO-Offload: el estado del optimizador vive en la memoria de la CPU.",
+        ),
+        "bucket_m" => f(
+            "Búferes de comunicación",
+            "M elementos",
+            "Los buckets de gradientes de DeepSpeed; 0 si no hay.",
         ),
         "gpu" => f(
             "Dispositivo",
@@ -541,6 +591,65 @@ pub fn option(lang: Lang, name: &str, value: &str) -> String {
                 "INT4 (groups of 128)"
             }
         }
+        ("framework", "custom") => {
+            if es {
+                "Ninguno (valores de batchfit)"
+            } else {
+                "None (batchfit's defaults)"
+            }
+        }
+        ("framework", "pytorch") => {
+            if es {
+                "PyTorch con AMP"
+            } else {
+                "PyTorch with AMP"
+            }
+        }
+        ("framework", "hf_trainer") => "Hugging Face Trainer",
+        ("framework", "megatron") => "Megatron-LM",
+        ("framework", "deepspeed") => "DeepSpeed ZeRO",
+        ("framework", "torchtune") => "torchtune",
+        ("framework", "lightning_32") => "Lightning 32",
+        ("framework", "lightning_16_mixed") => "Lightning 16-mixed",
+        ("framework", "lightning_bf16_mixed") => "Lightning bf16-mixed",
+        ("framework", "lightning_bf16_true") => "Lightning bf16-true",
+        ("framework", "hf_generate") => "Hugging Face generate()",
+        ("step", "fused") => {
+            if es {
+                "Fusionado"
+            } else {
+                "Fused"
+            }
+        }
+        ("step", "foreach") => "foreach",
+        ("step", "forloop") => {
+            if es {
+                "Bucle por parámetro"
+            } else {
+                "Per-parameter loop"
+            }
+        }
+        ("step", "in_backward") => {
+            if es {
+                "Dentro del backward"
+            } else {
+                "In the backward pass"
+            }
+        }
+        ("loss", "full") => {
+            if es {
+                "Completa (logits FP32)"
+            } else {
+                "Full (FP32 logits)"
+            }
+        }
+        ("loss", "chunked") => {
+            if es {
+                "Por trozos"
+            } else {
+                "Chunked"
+            }
+        }
         ("zero", stage) => return format!("{} {stage}", if es { "Etapa" } else { "Stage" }),
         _ => value,
     };
@@ -656,11 +765,22 @@ pub struct Words {
     pub kv_cache: &'static str,
     pub activations: &'static str,
     pub activations_per_sample: &'static str,
-    pub total: &'static str,
     pub overhead: &'static str,
     pub required: &'static str,
     pub parameters: &'static str,
     pub capacity: &'static str,
+    pub peak_allocated: &'static str,
+    pub peak_allocated_note: &'static str,
+    pub peak_reserved: &'static str,
+    pub peak_reserved_note: &'static str,
+    pub nvidia_smi: &'static str,
+    pub nvidia_smi_note: &'static str,
+    pub required_note: &'static str,
+    pub peak_phase: &'static str,
+    /// The bar's last segment: everything beyond the tensors.
+    pub beyond_tensors: &'static str,
+    /// Names of `memory::Phase` values, in `Phase::ALL` order.
+    pub phases: [&'static str; 5],
     pub fits: &'static str,
     pub does_not_fit: &'static str,
     pub max_batch: &'static str,
@@ -741,11 +861,26 @@ static EN: Words = Words {
     kv_cache: "KV cache",
     activations: "Activations",
     activations_per_sample: "Activations per sample",
-    total: "Total (model)",
     overhead: "Overhead",
     required: "Required",
     parameters: "Parameters",
     capacity: "Device capacity",
+    peak_allocated: "Peak allocated",
+    peak_allocated_note: "What torch.cuda.max_memory_allocated() reports: the tensors alive at the peak.",
+    peak_reserved: "Peak reserved",
+    peak_reserved_note: "What torch.cuda.max_memory_reserved() reports: plus the allocator's cached, unusable blocks.",
+    nvidia_smi: "nvidia-smi",
+    nvidia_smi_note: "What nvidia-smi shows: reserved plus the CUDA context and library buffers (the overhead).",
+    required_note: "The nvidia-smi reading plus the safety margin: what must fit the device.",
+    peak_phase: "Peak set by",
+    beyond_tensors: "Allocator cache, CUDA context, margin",
+    phases: [
+        "the end of the forward pass",
+        "the backward pass",
+        "the optimizer step",
+        "the loss (logits and their gradient)",
+        "generation",
+    ],
     fits: "Fits",
     does_not_fit: "Does not fit",
     max_batch: "Largest batch that fits",
@@ -822,11 +957,26 @@ static ES: Words = Words {
     kv_cache: "Caché KV",
     activations: "Activaciones",
     activations_per_sample: "Activaciones por muestra",
-    total: "Total (modelo)",
     overhead: "Sobrecarga",
     required: "Necesaria",
     parameters: "Parámetros",
     capacity: "Capacidad del dispositivo",
+    peak_allocated: "Pico asignado",
+    peak_allocated_note: "Lo que informa torch.cuda.max_memory_allocated(): los tensores vivos en el pico.",
+    peak_reserved: "Pico reservado",
+    peak_reserved_note: "Lo que informa torch.cuda.max_memory_reserved(): más los bloques que el asignador guarda sin poder usarlos.",
+    nvidia_smi: "nvidia-smi",
+    nvidia_smi_note: "Lo que muestra nvidia-smi: lo reservado más el contexto CUDA y los búferes de las bibliotecas (la sobrecarga).",
+    required_note: "La lectura de nvidia-smi más el margen de seguridad: lo que debe caber en el dispositivo.",
+    peak_phase: "Pico marcado por",
+    beyond_tensors: "Caché del asignador, contexto CUDA, margen",
+    phases: [
+        "el final del paso hacia delante",
+        "el paso hacia atrás",
+        "el paso del optimizador",
+        "la pérdida (logits y su gradiente)",
+        "la generación",
+    ],
     fits: "Cabe",
     does_not_fit: "No cabe",
     max_batch: "Lote más grande que cabe",

@@ -2,7 +2,7 @@
 //! table, and what would make it fit. Every size carries its exact integer bytes
 //! in `data-bytes` (and on hover) so that tests and embedders never parse prose.
 
-use batchfit_core::memory::{Change, Estimate};
+use batchfit_core::memory::{Change, Estimate, Phase};
 use batchfit_core::presets::Device;
 use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
@@ -147,7 +147,7 @@ pub fn Results(state: State) -> impl IntoView {
             .collect();
         segments.push((
             Component::Overhead,
-            w.overhead.to_owned(),
+            w.beyond_tensors.to_owned(),
             e.required - e.total,
         ));
         BreakdownChart {
@@ -169,7 +169,7 @@ pub fn Results(state: State) -> impl IntoView {
             "{}: {}; {} {}.",
             w.required,
             parts.join(", "),
-            w.overhead,
+            w.beyond_tensors,
             short(e.required - e.total, units)
         )
     });
@@ -206,19 +206,33 @@ pub fn Results(state: State) -> impl IntoView {
                         <td><Size testid="activations-per-sample" bytes=bytes(|e| e.activations_per_sample) state=state /></td>
                     </tr>
                     <tr class="sum">
-                        <th scope="row">{move || w().total}</th>
-                        <td><Size testid="total" bytes=bytes(|e| e.total) state=state /></td>
+                        <th scope="row">{move || w().peak_allocated}<Note text=move || w().peak_allocated_note /></th>
+                        <td><Size testid="total" bytes=bytes(|e| e.peak_allocated) state=state /></td>
+                    </tr>
+                    <tr>
+                        <th scope="row">{move || w().peak_reserved}<Note text=move || w().peak_reserved_note /></th>
+                        <td><Size testid="peak-reserved" bytes=bytes(|e| e.peak_reserved) state=state /></td>
                     </tr>
                     <tr>
                         <th scope="row">
                             <span class=format!("swatch {}", swatch_class(Component::Overhead))></span>
                             {move || w().overhead}
                         </th>
-                        <td><Size testid="overhead" bytes=bytes(|e| e.required - e.total) state=state /></td>
+                        <td><Size testid="overhead" bytes=bytes(|e| e.overhead) state=state /></td>
+                    </tr>
+                    <tr>
+                        <th scope="row">{move || w().nvidia_smi}<Note text=move || w().nvidia_smi_note /></th>
+                        <td><Size testid="nvidia-smi" bytes=bytes(|e| e.nvidia_smi) state=state /></td>
                     </tr>
                     <tr class="sum required">
-                        <th scope="row">{move || w().required}</th>
+                        <th scope="row">{move || w().required}<Note text=move || w().required_note /></th>
                         <td><Size testid="required" bytes=bytes(|e| e.required) state=state /></td>
+                    </tr>
+                    <tr>
+                        <th scope="row">{move || w().peak_phase}</th>
+                        <td class="phase" data-testid="peak-phase" data-value=move || estimate.get().peak_phase.name()>
+                            {move || phase_words(w(), estimate.get().peak_phase)}
+                        </td>
                     </tr>
                     {move || estimate.get().device_bytes.map(|_| view! {
                         <tr>
@@ -260,6 +274,18 @@ pub fn Results(state: State) -> impl IntoView {
             <WhatIfs state=state />
         </div>
     }
+}
+
+/// One short sentence under a reading's name: which number it is.
+#[component]
+fn Note(text: impl Fn() -> &'static str + Send + Sync + 'static) -> impl IntoView {
+    view! { <span class="note">{text}</span> }
+}
+
+/// The moment that sets the peak, in words.
+fn phase_words(w: &Words, phase: Phase) -> &'static str {
+    let index = Phase::ALL.iter().position(|&p| p == phase).unwrap_or(0);
+    w.phases[index]
 }
 
 /// Fits or not, in words and a symbol (not colour alone), with the margin.
@@ -365,6 +391,17 @@ mod tests {
                 component.color_hex().to_ascii_lowercase()
             );
             assert!(css.contains(&rule), "style/main.css lacks `{rule}`");
+        }
+    }
+
+    #[test]
+    fn every_phase_has_words() {
+        for lang in [Lang::En, Lang::Es] {
+            let w = i18n::words(lang);
+            assert_eq!(Phase::ALL.len(), w.phases.len());
+            for &phase in Phase::ALL {
+                assert!(!phase_words(w, phase).is_empty());
+            }
         }
     }
 
