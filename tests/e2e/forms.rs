@@ -421,7 +421,7 @@ async fn picking_a_framework_loads_its_defaults_and_the_three_readings_follow() 
         .expect("pick torchtune");
     let expected_query =
         "form=transformer&model=llama-3.2-3b&framework=torchtune&batch=2&seq=4096&gpu=a100-80gb";
-    let config = batchfit_core::query::parse(expected_query).config;
+    let config = query::parse(expected_query).config;
     let e = memory::estimate(&config);
     browser
         .wait_until("torchtune's defaults", || async {
