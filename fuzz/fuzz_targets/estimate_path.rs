@@ -17,9 +17,15 @@ fuzz_target!(|data: &[u8]| {
     check_max_batch(&config, &estimate);
     for row in memory::sweep(&config) {
         assert_eq!(
-            row.total,
-            row.model_states + row.activations.max(estimate.optimizer_step),
+            row.model_states,
+            estimate.model_states() + estimate.buffers,
             "sweep row {row:?}"
+        );
+        assert_peak(
+            row.total,
+            row.model_states,
+            row.activations,
+            estimate.optimizer_step,
         );
         assert!(row.required >= row.total, "sweep row {row:?}");
         for bytes in [row.model_states, row.activations, row.total, row.required] {
@@ -31,21 +37,19 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
-/// The peak identity, the fit verdict, and every size printed in both units.
+/// The peak identity, the three readings, the fit verdict, and every size
+/// printed in both units.
 fn check(config: &Config, e: &Estimate) {
-    assert_eq!(
+    assert_peak(
         e.total,
-        e.weights
-            + e.gradients
-            + e.optimizer_states
-            + (e.activations + e.kv_cache).max(e.optimizer_step),
-        "{e:?}"
+        e.model_states() + e.buffers,
+        e.activations + e.kv_cache,
+        e.optimizer_step,
     );
-    assert_eq!(
-        e.model_states(),
-        e.weights + e.gradients + e.optimizer_states
-    );
-    assert!(e.required >= e.total + e.overhead, "{e:?}");
+    assert_eq!(e.peak_allocated, e.total, "{e:?}");
+    assert!(e.peak_reserved >= e.total, "{e:?}");
+    assert_eq!(e.nvidia_smi, e.peak_reserved + e.overhead, "{e:?}");
+    assert!(e.required >= e.nvidia_smi, "{e:?}");
     assert_eq!(e.fits, e.device_bytes.map(|d| e.required <= d), "{e:?}");
     assert_eq!(e.max_batch.is_some(), config.device.is_some(), "{e:?}");
     let sizes = [
@@ -54,17 +58,31 @@ fn check(config: &Config, e: &Estimate) {
         e.gradients,
         e.optimizer_states,
         e.optimizer_step,
+        e.buffers,
         e.kv_cache,
         e.activations,
         e.activations_per_sample,
         e.total,
         e.overhead,
         e.required,
+        e.peak_allocated,
+        e.peak_reserved,
+        e.nvidia_smi,
         e.device_bytes.unwrap_or(0),
     ];
     for bytes in sizes {
         check_printed(bytes);
     }
+}
+
+/// The peak of allocated bytes is what the whole step holds plus the larger of
+/// the batch's transients and the optimizer step's buffers, or both when the
+/// step runs inside the backward pass (`memory::Estimate`).
+fn assert_peak(total: u128, fixed: u128, per_batch: u128, step: u128) {
+    assert!(
+        total == fixed + per_batch.max(step) || total == fixed + per_batch + step,
+        "total {total}: fixed {fixed}, per batch {per_batch}, step {step}"
+    );
 }
 
 /// The largest batch that fits is exact: it fits, and one more sample does not

@@ -10,8 +10,13 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let Ok(arch) = hf::import(&text) else {
-        return;
+    let arch = match hf::import(&text) {
+        Ok(arch) => arch,
+        // The page shows the message under the text box.
+        Err(error) => {
+            assert!(!error.to_string().is_empty());
+            return;
+        }
     };
     let mut config = Config {
         form: Form::Transformer,

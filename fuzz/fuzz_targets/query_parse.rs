@@ -11,6 +11,10 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let parsed = query::parse(&text);
+    // The page's notice and the CLI print every problem.
+    for problem in &parsed.problems {
+        assert!(!problem.to_string().is_empty());
+    }
     let written = query::to_query(&parsed.config);
     let back = query::parse(&written);
     assert!(

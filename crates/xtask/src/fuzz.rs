@@ -136,7 +136,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     }
     for o in &crashed {
         println!(
-            "xtask: {} crashed on {}; minimise it with \
+            "xtask: {} crashed on fuzz/{}; minimise it with \
              `cd fuzz && cargo +nightly fuzz tmin {} {} {}`",
             o.target,
             o.crash.as_deref().unwrap_or_default(),
@@ -218,13 +218,14 @@ fn fuzz_one(
     let log_path = fuzz_dir.join("target").join(format!("{}.log", target.name));
     std::fs::write(&log_path, log.as_bytes())
         .map_err(|e| format!("{}: {e}", log_path.display()))?;
+    // Relative to `fuzz/`, where `cargo fuzz tmin` runs.
     let crash = log
         .lines()
         .find_map(|l| l.split_once("Test unit written to ").map(|(_, f)| f.trim()))
         .map(|file| {
             Path::new(file)
                 .strip_prefix(fuzz_dir)
-                .map_or_else(|_| file.to_owned(), |f| format!("fuzz/{}", f.display()))
+                .map_or_else(|_| file.to_owned(), |f| f.display().to_string())
         });
     if crash.is_none() && !output.status.success() {
         return Err(format!(
@@ -377,7 +378,7 @@ fn results_table(outcomes: &[Outcome], command: &str, nightly: &str) -> Result<S
             group(o.runs / o.seconds.max(1)),
             o.crash
                 .as_deref()
-                .map_or_else(|| "0".to_owned(), |c| format!("1 (`{c}`)")),
+                .map_or_else(|| "0".to_owned(), |c| format!("1 (`fuzz/{c}`)")),
         ));
     }
     Ok(table)
