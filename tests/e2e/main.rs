@@ -5,6 +5,7 @@ mod activations;
 mod charts;
 mod embed;
 mod forms;
+mod perf;
 mod screenshots;
 mod security;
 mod share;

@@ -4,6 +4,9 @@
 //! - `dist`: release build of the site into `dist/`
 //! - `test`: install missing tools (browser included), then run every check there is
 //! - `accuracy`: compare the model with validation/measurements.csv, write docs/accuracy.md
+//! - `fuzz [--seconds N]`: run every fuzz target N seconds, record the figures in docs/security.md
+//! - `bench [--check]`: release build, then size, load, edit and core timings → docs/performance.md
+//! - `size`: the page weight of the last `dist/` build, failing over the 150 KB budget
 //!
 //! Each command installs what it needs first (see `tools.rs`, where every version
 //! is pinned), and skips what is already there.
@@ -13,13 +16,15 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 mod accuracy;
+mod bench;
+mod fuzz;
 mod harden;
 mod shell;
 mod tools;
 
 use shell::{Step, cargo};
 
-const USAGE: &str = "usage: cargo xtask <serve [--port N] | dist | test | accuracy>";
+const USAGE: &str = "usage: cargo xtask <serve [--port N] | dist | test | accuracy | fuzz [--seconds N] | bench [--check] | size>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,6 +34,9 @@ fn main() -> ExitCode {
         Some("dist") => dist(&root),
         Some("test") => test(&root),
         Some("accuracy") => accuracy::run(&root),
+        Some("fuzz") => fuzz::run(&root, &args[1..]),
+        Some("bench") => dist(&root).and_then(|()| bench::run(&root, &args[1..])),
+        Some("size") => bench::check_bundle_size(&root),
         _ => Err(format!("unknown command; {USAGE}")),
     };
     match result {
