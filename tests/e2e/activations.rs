@@ -36,13 +36,8 @@ async fn prefilled_url_from_a_sub_path() {
         .expect("open");
     assert_eq!(browser.bytes("activations").await, 171_798_691_840);
     assert_eq!(browser.text("activations").await, "171.80 GB");
-    let precision = browser
-        .input("precision")
-        .await
-        .prop("value")
-        .await
-        .expect("read");
-    assert_eq!(precision.as_deref(), Some("fp32"));
+    let precision = browser.field_value("precision").await;
+    assert_eq!(precision, "fp32");
     assert_eq!(
         browser
             .input("seq")

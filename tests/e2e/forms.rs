@@ -109,11 +109,7 @@ async fn the_parameters_worked_example_and_the_m_b_selector() {
     assert_eq!(browser.bytes("optimizer-states").await, 56_000_000_000);
     // 7000 with M is the same 7B.
     browser.type_into("params", "7000").await;
-    browser
-        .client
-        .execute("const s = document.querySelector('[name=params_scale]'); s.value = 'M'; s.dispatchEvent(new Event('change'));", vec![])
-        .await
-        .expect("pick M");
+    browser.set_value("params_scale", "M").await;
     browser
         .wait_until("7000M to read as 7B", || async {
             browser.bytes("weights").await == 14_000_000_000
@@ -137,32 +133,12 @@ async fn switching_forms_keeps_the_shared_values() {
         .await
         .expect("open");
     browser.type_into("batch", "24").await;
-    browser
-        .testid("form-parameters")
-        .await
-        .click()
-        .await
-        .expect("switch");
-    let batch = browser
-        .input("batch")
-        .await
-        .prop("value")
-        .await
-        .expect("read");
-    assert_eq!(batch.as_deref(), Some("24"));
-    browser
-        .testid("form-transformer")
-        .await
-        .click()
-        .await
-        .expect("switch");
-    let batch = browser
-        .input("batch")
-        .await
-        .prop("value")
-        .await
-        .expect("read");
-    assert_eq!(batch.as_deref(), Some("24"));
+    browser.click("form-parameters").await;
+    let batch = browser.field_value("batch").await;
+    assert_eq!(batch, "24");
+    browser.click("form-transformer").await;
+    let batch = browser.field_value("batch").await;
+    assert_eq!(batch, "24");
     let url = browser.client.current_url().await.expect("url");
     assert!(
         url.query()
@@ -181,43 +157,21 @@ async fn a_model_preset_and_a_pasted_config_set_the_architecture() {
         .goto(&server.url("/?form=transformer&model=gpt2"))
         .await
         .expect("open");
-    let gpt2 = browser
-        .testid("parameters")
-        .await
-        .attr("data-value")
-        .await
-        .expect("attr")
-        .unwrap_or_default();
+    let gpt2 = browser.data_value("parameters").await;
     let gpt2: f64 = gpt2.parse().expect("a count");
     assert!(
         (gpt2 / 124.4e6 - 1.0).abs() < 0.005,
         "GPT-2 small has 124.4M parameters, page says {gpt2}"
     );
-    browser
-        .client
-        .execute("const s = document.querySelector('[name=model]'); s.value = 'llama-3.1-8b'; s.dispatchEvent(new Event('change'));", vec![])
-        .await
-        .expect("pick a preset");
+    browser.set_value("model", "llama-3.1-8b").await;
     browser
         .wait_until("Llama 3.1 8B's 32 layers", || async {
-            browser
-                .input("layers")
-                .await
-                .prop("value")
-                .await
-                .ok()
-                .flatten()
-                .as_deref()
-                == Some("32")
+            browser.field_value("layers").await == "32"
         })
         .await;
     let count: f64 = browser
-        .testid("parameters")
+        .data_value("parameters")
         .await
-        .attr("data-value")
-        .await
-        .expect("attr")
-        .unwrap_or_default()
         .parse()
         .expect("a count");
     assert!(
@@ -235,13 +189,8 @@ async fn a_model_preset_and_a_pasted_config_set_the_architecture() {
         .expect("type");
     let error = browser.text("config-import-error").await;
     assert!(error.contains("JSON"), "{error}");
-    let still = browser
-        .input("layers")
-        .await
-        .prop("value")
-        .await
-        .expect("read");
-    assert_eq!(still.as_deref(), Some("32"), "the previous model is kept");
+    let still = browser.field_value("layers").await;
+    assert_eq!(still, "32", "the previous model is kept");
     // JSON of the wrong shape, and a config that lacks a key, are named too.
     for (pasted, named) in [
         ("[1, 2]", "object"),
@@ -250,51 +199,22 @@ async fn a_model_preset_and_a_pasted_config_set_the_architecture() {
             "num_attention_heads",
         ),
     ] {
-        browser
-            .client
-            .execute("const a = document.querySelector('[name=config_json]'); a.value = arguments[0]; a.dispatchEvent(new Event('input'));", vec![serde_json::json!(pasted)])
-            .await
-            .expect("paste");
+        browser.set_value("config_json", pasted).await;
         let error = browser.text("config-import-error").await;
         assert!(error.contains(named), "{pasted}: {error}");
-        let still = browser
-            .input("layers")
-            .await
-            .prop("value")
-            .await
-            .expect("read");
-        assert_eq!(
-            still.as_deref(),
-            Some("32"),
-            "{pasted}: the previous model is kept"
-        );
+        let still = browser.field_value("layers").await;
+        assert_eq!(still, "32", "{pasted}: the previous model is kept");
     }
     let qwen = r#"{"model_type":"qwen2","hidden_size":3584,"intermediate_size":18944,"num_attention_heads":28,"num_hidden_layers":28,"num_key_value_heads":4,"vocab_size":152064,"tie_word_embeddings":false}"#;
-    browser
-        .client
-        .execute("const a = document.querySelector('[name=config_json]'); a.value = arguments[0]; a.dispatchEvent(new Event('input'));", vec![serde_json::json!(qwen)])
-        .await
-        .expect("paste");
+    browser.set_value("config_json", qwen).await;
     browser
         .wait_until("Qwen2.5-7B's 28 layers", || async {
-            browser
-                .input("layers")
-                .await
-                .prop("value")
-                .await
-                .ok()
-                .flatten()
-                .as_deref()
-                == Some("28")
+            browser.field_value("layers").await == "28"
         })
         .await;
     let count: f64 = browser
-        .testid("parameters")
+        .data_value("parameters")
         .await
-        .attr("data-value")
-        .await
-        .expect("attr")
-        .unwrap_or_default()
         .parse()
         .expect("a count");
     assert!((count / 7.62e9 - 1.0).abs() < 0.005, "Qwen2.5 7B: {count}");
@@ -380,12 +300,7 @@ async fn the_language_switch_translates_and_keeps_the_numbers() {
         .await
         .expect("open");
     assert!(browser.text("headline").await.starts_with("Needs"));
-    browser
-        .testid("lang-es")
-        .await
-        .click()
-        .await
-        .expect("switch");
+    browser.click("lang-es").await;
     browser
         .wait_until("the Spanish headline", || async {
             browser.text("headline").await.starts_with("Necesita")
@@ -414,11 +329,7 @@ async fn picking_a_framework_loads_its_defaults_and_the_three_readings_follow() 
         .goto(&server.url("/?form=transformer&model=llama-3.2-3b&batch=2&seq=4096&gpu=a100-80gb"))
         .await
         .expect("open");
-    browser
-        .client
-        .execute("const s = document.querySelector('[name=framework]'); s.value = 'torchtune'; s.dispatchEvent(new Event('change'));", vec![])
-        .await
-        .expect("pick torchtune");
+    browser.set_value("framework", "torchtune").await;
     let expected_query =
         "form=transformer&model=llama-3.2-3b&framework=torchtune&batch=2&seq=4096&gpu=a100-80gb";
     let config = query::parse(expected_query).config;

@@ -181,21 +181,11 @@ async fn the_content_security_policy_holds_and_the_probe_would_see_a_violation()
     }
     // Use the page: every form, the language, the charts, the share buttons.
     for form in ["activations", "parameters", "transformer"] {
-        browser
-            .testid(&format!("form-{form}"))
-            .await
-            .click()
-            .await
-            .expect("switch");
+        browser.click(&format!("form-{form}")).await;
     }
-    browser.testid("lang-es").await.click().await.expect("es");
-    browser
-        .testid("download-csv")
-        .await
-        .click()
-        .await
-        .expect("csv");
-    browser.testid("embed").await.click().await.expect("embed");
+    browser.click("lang-es").await;
+    browser.click("download-csv").await;
+    browser.click("embed").await;
     browser.type_into("batch", "64").await;
     assert_eq!(
         probe(&browser, "csp").await,
@@ -262,20 +252,10 @@ async fn no_request_to_another_origin_and_none_after_load() {
         browser.type_into(field, value).await;
     }
     for form in ["activations", "parameters", "transformer"] {
-        browser
-            .testid(&format!("form-{form}"))
-            .await
-            .click()
-            .await
-            .expect("switch");
+        browser.click(&format!("form-{form}")).await;
     }
-    browser.testid("lang-es").await.click().await.expect("es");
-    browser
-        .testid("download-csv")
-        .await
-        .click()
-        .await
-        .expect("csv");
+    browser.click("lang-es").await;
+    browser.click("download-csv").await;
     // blob: URLs are the page's own memory, not requests.
     let after: Vec<String> = requests()
         .await
@@ -333,12 +313,7 @@ async fn five_thousand_random_edits_leave_the_page_answering_with_bounded_memory
     assert_eq!(finished, true);
     // Still answering: valid values in every field of the form give a current,
     // exact result again.
-    browser
-        .testid("form-activations")
-        .await
-        .click()
-        .await
-        .expect("switch");
+    browser.click("form-activations").await;
     for (field, value) in [
         ("batch", "16"),
         ("seq", "2048"),
@@ -351,10 +326,10 @@ async fn five_thousand_random_edits_leave_the_page_answering_with_bounded_memory
     ] {
         browser.type_into(field, value).await;
     }
+    browser.set_value("precision", "bf16").await;
+    browser.set_value("gpu", "").await;
     browser
-        .js("const set = (n, v) => { const s = document.querySelector(`[name=${n}]`); s.value = v; s.dispatchEvent(new Event('change')); }; \
-             set('precision', 'bf16'); set('gpu', ''); \
-             const c = document.querySelector('[name=ckpt]'); if (c.checked) { c.click(); }")
+        .js("const c = document.querySelector('[name=ckpt]'); if (c.checked) { c.click(); }")
         .await;
     browser
         .wait_until("the worked example again", || async {

@@ -53,12 +53,7 @@ async fn copy_link_gives_the_current_state() {
         .expect("open");
     browser.type_into("batch", "6").await;
     record_clipboard(&browser).await;
-    browser
-        .testid("copy-link")
-        .await
-        .click()
-        .await
-        .expect("click");
+    browser.click("copy-link").await;
     let link = copied_text(&browser).await;
     let parsed = query::parse(&link);
     assert_eq!(parsed.problems, [], "{link}");
@@ -72,12 +67,7 @@ async fn copy_link_gives_the_current_state() {
     browser
         .js("Object.defineProperty(navigator, 'clipboard', { value: undefined })")
         .await;
-    browser
-        .testid("copy-link")
-        .await
-        .click()
-        .await
-        .expect("click");
+    browser.click("copy-link").await;
     browser
         .wait_until("the fallback", || async {
             browser
@@ -116,12 +106,7 @@ async fn the_csv_download_holds_the_sweep_in_exact_bytes() {
     browser
         .js("window.__blobs = []; const create = URL.createObjectURL; URL.createObjectURL = b => { window.__blobs.push(b); return create(b); };")
         .await;
-    browser
-        .testid("download-csv")
-        .await
-        .click()
-        .await
-        .expect("click");
+    browser.click("download-csv").await;
     let csv = browser
         .client
         .execute_async("window.__blobs[0].text().then(arguments[0])", vec![])
@@ -151,12 +136,7 @@ async fn copy_table_and_embed_snippet() {
         .await
         .expect("open");
     record_clipboard(&browser).await;
-    browser
-        .testid("copy-table")
-        .await
-        .click()
-        .await
-        .expect("click");
+    browser.click("copy-table").await;
     let table = copied_text(&browser).await;
     let rows = memory::sweep(&query::parse(Q).config).len();
     assert_eq!(table.lines().count(), rows + 2, "{table}");
@@ -165,7 +145,7 @@ async fn copy_table_and_embed_snippet() {
         "{table}"
     );
 
-    browser.testid("embed").await.click().await.expect("click");
+    browser.click("embed").await;
     let snippet = browser
         .testid("embed-snippet")
         .await

@@ -288,6 +288,49 @@ impl Browser {
             .expect("type into the input");
     }
 
+    /// The current value of the form field `name`.
+    pub async fn field_value(&self, name: &str) -> String {
+        self.input(name)
+            .await
+            .prop("value")
+            .await
+            .unwrap_or_else(|e| panic!("read {name}: {e}"))
+            .unwrap_or_default()
+    }
+
+    /// The `data-value` a result carries (counts that are not bytes).
+    pub async fn data_value(&self, testid: &str) -> String {
+        self.testid(testid)
+            .await
+            .attr("data-value")
+            .await
+            .unwrap_or_else(|e| panic!("read {testid}: {e}"))
+            .unwrap_or_default()
+    }
+
+    /// Clicks the element with this `data-testid`.
+    pub async fn click(&self, testid: &str) {
+        self.testid(testid)
+            .await
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("click {testid}: {e}"));
+    }
+
+    /// Sets the field `name` to `value` in one edit, the event a user's edit
+    /// fires (`change` for a select, `input` otherwise): for selects and for
+    /// pasting a whole text at once.
+    pub async fn set_value(&self, name: &str, value: &str) {
+        self.client
+            .execute(
+                "const f = document.querySelector(`[name=${arguments[0]}]`); f.value = arguments[1]; \
+                 f.dispatchEvent(new Event(f.tagName === 'SELECT' ? 'change' : 'input'));",
+                vec![serde_json::json!(name), serde_json::json!(value)],
+            )
+            .await
+            .unwrap_or_else(|e| panic!("set {name}: {e}"));
+    }
+
     /// Polls `check` until it returns true or `what` times out after 10 s.
     pub async fn wait_until<F, Fut>(&self, what: &str, mut check: F)
     where
