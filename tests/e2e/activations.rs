@@ -12,11 +12,7 @@ fn server() -> StaticServer {
 async fn worked_example_from_a_prefilled_url() {
     let server = server();
     let browser = Browser::start(1280, 900).await;
-    browser
-        .client
-        .goto(&server.url(&format!("/?{WORKED}")))
-        .await
-        .expect("open");
+    browser.open(&server.url(&format!("/?{WORKED}"))).await;
     assert_eq!(browser.bytes("activations-per-sample").await, 5_368_709_120);
     assert_eq!(browser.bytes("activations").await, 85_899_345_920);
     assert_eq!(browser.text("activations-per-sample").await, "5.369 GB");
@@ -30,10 +26,8 @@ async fn prefilled_url_from_a_sub_path() {
     let browser = Browser::start(1280, 900).await;
     let fp32 = WORKED.replace("precision=bf16", "precision=fp32");
     browser
-        .client
-        .goto(&server.url(&format!("/some/sub/path/?{fp32}")))
-        .await
-        .expect("open");
+        .open(&server.url(&format!("/some/sub/path/?{fp32}")))
+        .await;
     assert_eq!(browser.bytes("activations").await, 171_798_691_840);
     assert_eq!(browser.text("activations").await, "171.80 GB");
     let precision = browser.field_value("precision").await;
@@ -56,10 +50,8 @@ async fn typing_updates_the_result_and_the_url_in_place() {
     let server = server();
     let browser = Browser::start(1280, 900).await;
     browser
-        .client
-        .goto(&server.url(&format!("/some/sub/path/?{WORKED}")))
-        .await
-        .expect("open");
+        .open(&server.url(&format!("/some/sub/path/?{WORKED}")))
+        .await;
     assert_eq!(browser.bytes("activations").await, 85_899_345_920);
     let history_before = browser
         .client
@@ -91,7 +83,7 @@ async fn typing_updates_the_result_and_the_url_in_place() {
 async fn invalid_text_is_explained_and_the_last_good_result_stays() {
     let server = server();
     let browser = Browser::start(1280, 900).await;
-    browser.client.goto(&server.url("/")).await.expect("open");
+    browser.open(&server.url("/")).await;
     assert_eq!(browser.bytes("activations").await, 85_899_345_920);
     // Typing goes key by key, so the "last good" result is the last valid prefix:
     // "1e30" passes through "1e3" (batch 1,000) on its way.
@@ -159,7 +151,7 @@ async fn bad_url_parameters_fall_back_to_defaults_with_a_notice() {
     let server = server();
     let browser = Browser::start(1280, 900).await;
     let url = server.url("/?form=activations&batch=-1&layers=&seq=abc&zzz=1&precision=fp32");
-    browser.client.goto(&url).await.expect("open");
+    browser.open(&url).await;
     let notice = browser.testid("url-notice").await;
     let named = notice
         .attr("data-params")

@@ -28,7 +28,7 @@ async fn canvases_match_device_pixels_and_follow_resizes() {
     let server = StaticServer::start(dist_dir(), &["/"]);
     // A phone at devicePixelRatio 2.
     let phone = Browser::start(375, 800).await;
-    phone.client.goto(&server.url(Q)).await.expect("open");
+    phone.open(&server.url(Q)).await;
     phone.testid("required").await;
     assert_eq!(phone.js("return devicePixelRatio").await, 2.0);
     for chart in ["breakdown-chart", "sweep-chart"] {
@@ -41,7 +41,7 @@ async fn canvases_match_device_pixels_and_follow_resizes() {
     phone.close().await;
 
     let desktop = Browser::start(1280, 900).await;
-    desktop.client.goto(&server.url(Q)).await.expect("open");
+    desktop.open(&server.url(Q)).await;
     desktop.testid("required").await;
     let wide = pixels(&desktop, "breakdown-chart").await;
     desktop
@@ -62,7 +62,7 @@ async fn canvases_match_device_pixels_and_follow_resizes() {
 async fn canvases_are_images_described_with_their_numbers() {
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
-    browser.client.goto(&server.url(Q)).await.expect("open");
+    browser.open(&server.url(Q)).await;
     let bar = browser.testid("breakdown-chart").await;
     assert_eq!(
         bar.attr("role").await.expect("attr").as_deref(),

@@ -22,11 +22,7 @@ async fn embedded_on_another_origin_it_works_and_reports_its_height() {
     .expect("write host page");
     let host = StaticServer::start(host_dir, &["/"]);
     let browser = Browser::start(1000, 900).await;
-    browser
-        .client
-        .goto(&host.url("/"))
-        .await
-        .expect("open host");
+    browser.open(&host.url("/")).await;
     browser
         .wait_until("a resize message from the widget", || async {
             browser

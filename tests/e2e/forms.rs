@@ -80,11 +80,7 @@ async fn each_form_shows_the_core_numbers_for_its_worked_examples() {
         "form=transformer&model=llama-3.2-3b&framework=torchtune&batch=2&seq=4096&gpu=a100-80gb",
         "form=transformer&model=mistral-7b&framework=deepspeed&gpus=8&zero=2&batch=4&seq=4096&gpu=h100-80gb",
     ] {
-        browser
-            .client
-            .goto(&server.url(&format!("/?{q}")))
-            .await
-            .expect("open");
+        browser.open(&server.url(&format!("/?{q}"))).await;
         assert_page_matches_core(&browser, q).await;
         let notice = browser
             .js("return document.querySelector('[data-testid=url-notice]') === null")
@@ -99,11 +95,7 @@ async fn the_parameters_worked_example_and_the_m_b_selector() {
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
     let q = "form=parameters&params=7B&precision=fp16&optimizer=adamw&batch=1&act_mb=0";
-    browser
-        .client
-        .goto(&server.url(&format!("/?{q}")))
-        .await
-        .expect("open");
+    browser.open(&server.url(&format!("/?{q}"))).await;
     assert_eq!(browser.bytes("weights").await, 14_000_000_000);
     assert_eq!(browser.bytes("gradients").await, 28_000_000_000);
     assert_eq!(browser.bytes("optimizer-states").await, 56_000_000_000);
@@ -128,10 +120,8 @@ async fn switching_forms_keeps_the_shared_values() {
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
     browser
-        .client
-        .goto(&server.url("/?form=activations&batch=16"))
-        .await
-        .expect("open");
+        .open(&server.url("/?form=activations&batch=16"))
+        .await;
     browser.type_into("batch", "24").await;
     browser.click("form-parameters").await;
     let batch = browser.field_value("batch").await;
@@ -153,10 +143,8 @@ async fn a_model_preset_and_a_pasted_config_set_the_architecture() {
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
     browser
-        .client
-        .goto(&server.url("/?form=transformer&model=gpt2"))
-        .await
-        .expect("open");
+        .open(&server.url("/?form=transformer&model=gpt2"))
+        .await;
     let gpt2 = browser.data_value("parameters").await;
     let gpt2: f64 = gpt2.parse().expect("a count");
     assert!(
@@ -234,11 +222,7 @@ async fn bad_input_in_every_form_is_named_and_the_last_result_stays() {
         ("form=activations", "k"),
     ];
     for (q, field) in cases {
-        browser
-            .client
-            .goto(&server.url(&format!("/?{q}")))
-            .await
-            .expect("open");
+        browser.open(&server.url(&format!("/?{q}"))).await;
         for bad in ["", "0", "-5", "1e30", "abc", "<img src=x onerror=alert(1)>"] {
             browser.type_into(field, bad).await;
             let required = browser.bytes("required").await;
@@ -291,14 +275,12 @@ async fn the_language_switch_translates_and_keeps_the_numbers() {
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
     browser
-        .client
-        .goto(
+        .open(
             &server.url(
                 "/?form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10",
             ),
         )
-        .await
-        .expect("open");
+        .await;
     assert!(browser.text("headline").await.starts_with("Needs"));
     browser.click("lang-es").await;
     browser
@@ -315,7 +297,7 @@ async fn the_language_switch_translates_and_keeps_the_numbers() {
     let url = browser.client.current_url().await.expect("url");
     assert!(url.query().is_some_and(|q| q.contains("lang=es")), "{url}");
     // A link with lang=es opens in Spanish.
-    browser.client.goto(url.as_str()).await.expect("reopen");
+    browser.open(url.as_str()).await;
     assert!(browser.text("headline").await.starts_with("Necesita"));
     browser.close().await;
 }
@@ -325,10 +307,8 @@ async fn picking_a_framework_loads_its_defaults_and_the_three_readings_follow() 
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
     browser
-        .client
-        .goto(&server.url("/?form=transformer&model=llama-3.2-3b&batch=2&seq=4096&gpu=a100-80gb"))
-        .await
-        .expect("open");
+        .open(&server.url("/?form=transformer&model=llama-3.2-3b&batch=2&seq=4096&gpu=a100-80gb"))
+        .await;
     browser.set_value("framework", "torchtune").await;
     let expected_query =
         "form=transformer&model=llama-3.2-3b&framework=torchtune&batch=2&seq=4096&gpu=a100-80gb";

@@ -54,13 +54,13 @@ async fn first_estimate_and_edit_cost() {
     for _ in 0..COLD_LOADS {
         // A fresh session each time: a new profile, so no HTTP or compiled-WASM cache.
         let browser = Browser::start(1280, 900).await;
-        browser.client.goto(&url).await.expect("open the page");
+        browser.open(&url).await;
         cold_load_ms.push(first_estimate_ms(&browser).await);
         browser.close().await;
     }
 
     let browser = Browser::start(1280, 900).await;
-    browser.client.goto(&url).await.expect("open the page");
+    browser.open(&url).await;
     browser.bytes("total").await;
     let offered = model_options(&browser).await;
     for model in MODELS {

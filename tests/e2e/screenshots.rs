@@ -28,10 +28,8 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
             for lang in ["en", "es"] {
                 for (name, q) in FORMS {
                     browser
-                        .client
-                        .goto(&server.url(&format!("/?{q}&lang={lang}")))
-                        .await
-                        .expect("open");
+                        .open(&server.url(&format!("/?{q}&lang={lang}")))
+                        .await;
                     browser.testid("required").await;
                     // Saved first, so that a failing layout can be looked at.
                     let theme = if dark { "dark" } else { "light" };

@@ -52,10 +52,8 @@ async fn script_payloads_in_every_parameter_run_nothing_and_are_named() {
             query::encode("<b onmouseover=alert(1)>")
         ));
         browser
-            .client
-            .goto(&server.url(&format!("/?{}", pairs.join("&"))))
-            .await
-            .expect("open");
+            .open(&server.url(&format!("/?{}", pairs.join("&"))))
+            .await;
         // The page works: every field fell back to its default.
         assert_eq!(
             browser.bytes("required").await,
@@ -118,10 +116,8 @@ async fn a_one_megabyte_value_is_rejected_without_harm() {
     let huge = "9".repeat(1 << 20);
     // Browsers cap URLs at 2 MiB: one 1 MiB value, and a 1 MiB unknown name in a second visit.
     browser
-        .client
-        .goto(&server.url(&format!("/?form=activations&seq={huge}&zzz=1")))
-        .await
-        .expect("open");
+        .open(&server.url(&format!("/?form=activations&seq={huge}&zzz=1")))
+        .await;
     assert_eq!(browser.bytes("activations").await, 85_899_345_920);
     let named = browser
         .testid("url-notice")
@@ -142,10 +138,8 @@ async fn a_one_megabyte_value_is_rejected_without_harm() {
         shown.len()
     );
     browser
-        .client
-        .goto(&server.url(&format!("/?form=activations&{huge}=1")))
-        .await
-        .expect("open");
+        .open(&server.url(&format!("/?form=activations&{huge}=1")))
+        .await;
     assert_eq!(browser.bytes("activations").await, 85_899_345_920);
     let shown = browser.text("url-notice").await;
     assert!(
@@ -161,10 +155,8 @@ async fn the_content_security_policy_holds_and_the_probe_would_see_a_violation()
     let server = StaticServer::start_with_probe(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
     browser
-        .client
-        .goto(&server.url("/?form=transformer&model=llama-3.1-8b&gpu=h100-80gb"))
-        .await
-        .expect("open");
+        .open(&server.url("/?form=transformer&model=llama-3.1-8b&gpu=h100-80gb"))
+        .await;
     browser.testid("required").await;
     let policy = browser
         .js("return document.querySelector('meta[http-equiv=Content-Security-Policy]').content")
@@ -222,10 +214,8 @@ async fn no_request_to_another_origin_and_none_after_load() {
     let server = StaticServer::start_with_probe(dist_dir(), &["/sub/"]);
     let browser = Browser::start(1280, 900).await;
     browser
-        .client
-        .goto(&server.url("/sub/?form=transformer&model=qwen2.5-7b&gpu=a100-80gb"))
-        .await
-        .expect("open");
+        .open(&server.url("/sub/?form=transformer&model=qwen2.5-7b&gpu=a100-80gb"))
+        .await;
     browser.testid("required").await;
     let requests = || async {
         let entries = browser
@@ -271,10 +261,8 @@ async fn five_thousand_random_edits_leave_the_page_answering_with_bounded_memory
     let server = StaticServer::start_with_probe(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
     browser
-        .client
-        .goto(&server.url("/?form=transformer&model=llama-3.1-8b&gpu=h100-80gb"))
-        .await
-        .expect("open");
+        .open(&server.url("/?form=transformer&model=llama-3.1-8b&gpu=h100-80gb"))
+        .await;
     browser.testid("required").await;
     let before = browser
         .js("return [performance.memory ? performance.memory.usedJSHeapSize : 0, window.__probe.memory.buffer.byteLength]")

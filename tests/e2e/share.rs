@@ -46,11 +46,7 @@ async fn copied_text(browser: &Browser) -> String {
 async fn copy_link_gives_the_current_state() {
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
-    browser
-        .client
-        .goto(&server.url(&format!("/?{Q}")))
-        .await
-        .expect("open");
+    browser.open(&server.url(&format!("/?{Q}"))).await;
     browser.type_into("batch", "6").await;
     record_clipboard(&browser).await;
     browser.click("copy-link").await;
@@ -97,11 +93,7 @@ async fn copy_link_gives_the_current_state() {
 async fn the_csv_download_holds_the_sweep_in_exact_bytes() {
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
-    browser
-        .client
-        .goto(&server.url(&format!("/?{Q}")))
-        .await
-        .expect("open");
+    browser.open(&server.url(&format!("/?{Q}"))).await;
     // Capture the Blob the page hands to the download link.
     browser
         .js("window.__blobs = []; const create = URL.createObjectURL; URL.createObjectURL = b => { window.__blobs.push(b); return create(b); };")
@@ -130,11 +122,7 @@ async fn the_csv_download_holds_the_sweep_in_exact_bytes() {
 async fn copy_table_and_embed_snippet() {
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
-    browser
-        .client
-        .goto(&server.url(&format!("/?{Q}")))
-        .await
-        .expect("open");
+    browser.open(&server.url(&format!("/?{Q}"))).await;
     record_clipboard(&browser).await;
     browser.click("copy-table").await;
     let table = copied_text(&browser).await;

@@ -223,6 +223,14 @@ impl Browser {
         let _ = self.driver.wait();
     }
 
+    /// Navigates to `url`.
+    pub async fn open(&self, url: &str) {
+        self.client
+            .goto(url)
+            .await
+            .unwrap_or_else(|e| panic!("open {url}: {e}"));
+    }
+
     /// Waits for the element with this `data-testid`.
     pub async fn testid(&self, id: &str) -> fantoccini::elements::Element {
         self.client
