@@ -277,10 +277,13 @@ impl Browser {
         self.testid(id).await.text().await.expect("read text")
     }
 
-    /// The form input whose `name` is this URL parameter.
+    /// The form input whose `name` is this URL parameter, once the page has
+    /// rendered it (the app mounts after its WASM module has loaded).
     pub async fn input(&self, name: &str) -> fantoccini::elements::Element {
         self.client
-            .find(Locator::Css(&format!("[name=\"{name}\"]")))
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css(&format!("[name=\"{name}\"]")))
             .await
             .unwrap_or_else(|e| panic!("no input named {name}: {e}"))
     }
@@ -329,6 +332,7 @@ impl Browser {
     /// fires (`change` for a select, `input` otherwise): for selects and for
     /// pasting a whole text at once.
     pub async fn set_value(&self, name: &str, value: &str) {
+        self.input(name).await;
         self.client
             .execute(
                 "const f = document.querySelector(`[name=${arguments[0]}]`); f.value = arguments[1]; \
