@@ -115,14 +115,17 @@ pub fn estimate(input: &ActivationsInput) -> ActivationsEstimate {
         * u128::from(input.hidden)
         * u128::from(input.precision.bytes())
         * u128::from(input.k.hundredths());
+    let all_layers = per_layer_hundredths * u128::from(input.layers) / 100;
     let per_sample = if input.checkpointing {
         // Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost", §4:
         // checkpointing every √n-th layer keeps O(√n) layers' activations alive at a
-        // time. The rule counts exactly √layers layers.
+        // time. The rule counts exactly √layers layers. √n ≤ n, so checkpointing
+        // never keeps more than all layers; the `min` keeps that true where f64
+        // rounding of a product above 2^53 would not (a one-layer model).
         let kept = (input.layers as f64).sqrt();
-        (per_layer_hundredths as f64 * kept / 100.0).round() as u128
+        ((per_layer_hundredths as f64 * kept / 100.0).round() as u128).min(all_layers)
     } else {
-        per_layer_hundredths * u128::from(input.layers) / 100
+        all_layers
     };
     ActivationsEstimate {
         per_sample,
@@ -160,6 +163,26 @@ mod tests {
             let got = estimate(&input);
             assert_eq!((got.per_sample, got.total), (per_sample, total), "{name}");
         }
+    }
+
+    /// Found by the property test below: with one layer and a product above 2^53,
+    /// the float path rounded one byte above the exact, uncheckpointed value.
+    #[test]
+    fn checkpointing_one_layer_never_rounds_above_all_layers() {
+        let input = ActivationsInput {
+            batch: 1,
+            seq: 2_945_102,
+            hidden: 583_185,
+            layers: 1,
+            precision: Precision::Fp32,
+            k: Multiplier::from_hundredths(3231),
+            checkpointing: true,
+        };
+        let full = estimate(&ActivationsInput {
+            checkpointing: false,
+            ..input
+        });
+        assert!(estimate(&input).per_sample <= full.per_sample);
     }
 
     #[test]
