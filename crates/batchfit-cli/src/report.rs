@@ -242,6 +242,12 @@ fn describe(config: &Config, e: &Estimate) -> String {
             if t.offload {
                 text.push_str("optimizer state offloaded to CPU memory\n");
             }
+            if t.recipe == transformer::Recipe::Fsdp && t.mode == Mode::Train {
+                text.push_str(&format!(
+                    "FSDP2 all-gathers BF16 layers: the one computing + {} prefetched\n",
+                    t.prefetch
+                ));
+            }
             if t.gpus > 1 || t.tp > 1 {
                 let sp = if t.sp {
                     " with sequence parallelism"

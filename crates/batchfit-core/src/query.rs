@@ -248,6 +248,7 @@ pub const TRANSFORMER_PARAMETERS: &[&str] = &[
     "loss",
     "offload",
     "bucket_m",
+    "prefetch",
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[&str] = &[
@@ -468,6 +469,7 @@ fn apply(config: &mut Config, name: &'static str, value: &str) -> Result<(), Par
         "loss" => t.loss = option(name, tf::Loss::parse(value), tf::Loss::NAMES)?,
         "offload" => t.offload = switch(name, value)?,
         "bucket_m" => t.bucket_m = tf::BUCKET_M.parse(value)?,
+        "prefetch" => t.prefetch = tf::PREFETCH.parse(value)?,
         "gpu" => {
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
@@ -675,6 +677,7 @@ pub fn values(config: &Config) -> Vec<(&'static str, String)> {
         ("loss", t.loss.name().to_owned()),
         ("offload", bit(t.offload)),
         ("bucket_m", t.bucket_m.to_string()),
+        ("prefetch", t.prefetch.to_string()),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),
@@ -774,6 +777,9 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
     }
     if t.bucket_m != d.bucket_m {
         pairs.push(("bucket_m", t.bucket_m.to_string()));
+    }
+    if t.prefetch != d.prefetch {
+        pairs.push(("prefetch", t.prefetch.to_string()));
     }
 }
 

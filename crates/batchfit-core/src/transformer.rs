@@ -61,6 +61,11 @@ choice! {
         Mixed = "mixed",
         /// Pure BF16: weights, gradients and optimizer state all 2 bytes.
         Bf16 = "bf16",
+        /// FSDP2 mixed precision (`MixedPrecisionPolicy(param_dtype=bf16,
+        /// reduce_dtype=fp32)`): FP32 parameters, FP32 gradients and FP32 state,
+        /// no separate master copy; each layer's parameters are all-gathered as
+        /// BF16 copies only while it computes (`prefetch`, docs/frameworks.md).
+        Fsdp = "fsdp",
     }
     default Amp
 }
@@ -193,6 +198,9 @@ choice! {
         LightningBf16True = "lightning_bf16_true",
         /// Hugging Face `generate`: BF16 weights, KV cache, last-token logits.
         HfGenerate = "hf_generate",
+        /// FSDP2 `fully_shard` as torchtitan applies it: FP32 sharded parameters,
+        /// BF16 compute, FP32 gradient reduction, fused AdamW, full sharding.
+        Fsdp2 = "fsdp2",
     }
     default Custom
 }
@@ -231,6 +239,15 @@ impl Framework {
             Framework::HfGenerate => {
                 input.mode = Mode::Inference;
                 (Recipe::Bf16, Step::Fused, Loss::Full, 0)
+            }
+            // pytorch/torchtitan torchtitan/config/job_config.py
+            // (mixed_precision_param = "bfloat16", mixed_precision_reduce =
+            // "float32", implementation = "fused"), parallelize.py apply_fsdp
+            // (fully_shard per block: ZeRO-3), torch/distributed/fsdp/_fully_shard.
+            Framework::Fsdp2 => {
+                input.zero = 3;
+                input.prefetch = PREFETCH.default;
+                (Recipe::Fsdp, Step::Fused, Loss::Full, 0)
             }
         };
         input.recipe = recipe;
@@ -284,6 +301,10 @@ pub const TP: WholeField = whole("tp", 1, 1_024, 1);
 /// DeepSpeed's gradient bucket (`reduce_bucket_size`), in millions of elements
 /// (0 = none).
 pub const BUCKET_M: WholeField = whole("bucket_m", 0, 100_000, 0);
+/// FSDP2 layers all-gathered ahead of the one computing (`recipe=fsdp`): its
+/// default prefetch is 1 (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py
+/// `_backward_prefetch`: the group at `curr_index - 1`).
+pub const PREFETCH: WholeField = whole("prefetch", 0, 1_000, 1);
 
 /// A transformer's shape: enough to count every parameter exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -530,6 +551,8 @@ pub struct TransformerInput {
     pub offload: bool,
     /// DeepSpeed's gradient bucket, in millions of elements.
     pub bucket_m: u64,
+    /// FSDP2 layers all-gathered ahead of the one computing (`recipe=fsdp`).
+    pub prefetch: u64,
 }
 
 impl Default for TransformerInput {
@@ -555,6 +578,7 @@ impl Default for TransformerInput {
             loss: Loss::default(),
             offload: false,
             bucket_m: BUCKET_M.default,
+            prefetch: PREFETCH.default,
         }
     }
 }
@@ -573,7 +597,7 @@ impl TransformerInput {
     pub fn activation_bytes(&self) -> u128 {
         match self.recipe {
             Recipe::Fp32 => 4,
-            Recipe::Amp | Recipe::Amp16 | Recipe::Mixed | Recipe::Bf16 => 2,
+            Recipe::Amp | Recipe::Amp16 | Recipe::Mixed | Recipe::Bf16 | Recipe::Fsdp => 2,
         }
     }
 
@@ -628,7 +652,11 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
     let training = input.mode == Mode::Train;
 
     let compute_bytes = input.activation_bytes();
-    let weights = if training {
+    let weights = if training && input.recipe == Recipe::Fsdp {
+        // FSDP2 keeps the (sharded) parameters in their FP32 dtype; the BF16
+        // copies are all-gathered per layer (`buffers` below).
+        per_rank * 4
+    } else if training {
         per_rank * compute_bytes
     } else {
         match input.quant {
@@ -653,7 +681,9 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
     }
 
     let gradient_bytes = match input.recipe {
-        Recipe::Fp32 | Recipe::Amp | Recipe::Mixed => 4,
+        // FSDP2: gradients are reduce-scattered in reduce_dtype (FP32) into
+        // the FP32 sharded parameters' .grad.
+        Recipe::Fp32 | Recipe::Amp | Recipe::Mixed | Recipe::Fsdp => 4,
         Recipe::Amp16 | Recipe::Bf16 => 2,
     };
     let step = input.effective_step();
@@ -669,11 +699,12 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
     // 2018, "Mixed Precision Training", §3.1).
     let master = match input.recipe {
         Recipe::Amp | Recipe::Amp16 => 4 * per_rank,
-        Recipe::Fp32 | Recipe::Mixed | Recipe::Bf16 => 0,
+        // FSDP2's FP32 parameters are what the optimizer updates: no extra copy.
+        Recipe::Fp32 | Recipe::Mixed | Recipe::Bf16 | Recipe::Fsdp => 0,
     };
     let state_bytes: u128 = match input.recipe {
         Recipe::Bf16 => 2,
-        Recipe::Fp32 | Recipe::Amp | Recipe::Amp16 | Recipe::Mixed => 4,
+        Recipe::Fp32 | Recipe::Amp | Recipe::Amp16 | Recipe::Mixed | Recipe::Fsdp => 4,
     };
     let state = match input.optimizer {
         // Loshchilov & Hutter 2019: first and second moment per parameter.
@@ -711,11 +742,12 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
     // deepspeed/runtime/zero/stage_1_and_2.py `backward()`: with
     // contiguous_gradients (the default) one bucket of reduce_bucket_size
     // elements in the gradients' dtype. Stage 3 has other buffers (not modelled).
-    let buffers = if input.zero <= 2 {
+    let bucket = if input.zero <= 2 {
         u128::from(input.bucket_m) * 1_000_000 * gradient_bytes
     } else {
         0
     };
+    let buffers = bucket + gathered_parameters(count, input, per_rank);
     let sharded = shard(
         ModelStates {
             weights,
@@ -727,6 +759,39 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         input,
     );
     ModelStates { buffers, ..sharded }
+}
+
+/// The BF16 parameter copies FSDP2 all-gathers (`recipe=fsdp`), per GPU.
+fn gathered_parameters(count: &ParameterCount, input: &TransformerInput, per_rank: u128) -> u128 {
+    if input.recipe != Recipe::Fsdp {
+        return 0;
+    }
+    if input.zero_stage() < 3 {
+        // Unsharded parameters (one GPU, or reshard_after_forward=False): every
+        // layer's BF16 copy stays alive from its forward to its backward
+        // (torchtitan without dp_shard runs autocast, which caches the casts).
+        return 2 * per_rank;
+    }
+    let t = u128::from(input.tp);
+    // One layer's parameters: the count with one layer minus the count with none.
+    let mut one = input.arch;
+    one.layers = 1;
+    let mut none = input.arch;
+    none.layers = 0;
+    let layer = ceil_div(
+        parameter_count(&one).total - parameter_count(&none).total,
+        t,
+    );
+    // _fsdp_param_group.py: unshard() all-gathers the group's BF16 parameters
+    // (param_dtype) and reshard() frees them after its forward
+    // (reshard_after_forward=True) and after its backward. At the start of the
+    // backward pass the unit computing (the last block, or the output
+    // projection when it is larger: torchtitan's apply_fsdp shards
+    // [norm, output] as one unit)
+    // holds its copy while `prefetch` blocks ahead are all-gathered
+    // (_fsdp_param_group.py `_backward_prefetch`: the next group in backward order).
+    let computing = layer.max(ceil_div(count.largest, t));
+    2 * (computing + u128::from(input.prefetch) * layer)
 }
 
 /// ZeRO (Rajbhandari et al. 2020, §5.1–5.3): stage 1 partitions the optimizer

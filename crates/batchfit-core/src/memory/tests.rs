@@ -565,6 +565,54 @@ fn framework_profiles_worked_examples() {
 }
 
 #[test]
+fn fsdp2_worked_example() {
+    // Llama 2 7B: P = 6,738,415,616; one block = 4 × 4,096² (attention) +
+    // 3 × 4,096 × 11,008 (MLP) + 2 × 4,096 (norms) = 202,383,360 = B, larger
+    // than the largest matrix (32,000 × 4,096 = 131,072,000).
+    const P: u128 = 6_738_415_616;
+    const B: u128 = 202_383_360;
+    let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096&framework=fsdp2";
+    let terms = |query: &str| {
+        let e = estimate_of(query);
+        (
+            e.weights,
+            e.gradients,
+            e.optimizer_states,
+            e.optimizer_step,
+            e.buffers,
+        )
+    };
+    // 8 GPUs, full sharding: FP32 parameter shard 4P/8, FP32 gradient shard
+    // 4P/8, two FP32 moments 8P/8, fused step; BF16 all-gather of the block
+    // computing and of the one prefetched: 2 × (B + B).
+    let shards = (4 * P / 8, 4 * P / 8, 8 * P / 8, 0);
+    assert_eq!(
+        terms(&format!("{base}&gpus=8")),
+        (shards.0, shards.1, shards.2, shards.3, 2 * (B + B))
+    );
+    assert_eq!(2 * (B + B), 809_533_440);
+    // Two blocks prefetched: 2 × (B + 2B).
+    assert_eq!(terms(&format!("{base}&gpus=8&prefetch=2")).4, 1_214_300_160);
+    // No prefetch: only the block computing, 2B.
+    assert_eq!(terms(&format!("{base}&gpus=8&prefetch=0")).4, 2 * B);
+    // One GPU: nothing to shard; every block's BF16 copy lives from its forward
+    // to its backward (2P), as autocast's cache does: 4P + 2P + 4P + 8P = 18P,
+    // the `amp` recipe's bytes.
+    assert_eq!(terms(base), (4 * P, 4 * P, 8 * P, 0, 2 * P));
+    let amp = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096");
+    let fsdp = estimate_of(base);
+    assert_eq!(fsdp.model_states() + fsdp.buffers, amp.model_states());
+    // BF16 compute: the same activations as any 16-bit recipe.
+    assert_eq!(fsdp.activations, amp.activations);
+    // The profile's settings written into a link are only those that differ.
+    let link = crate::query::to_query(&config(&format!("{base}&gpus=8")));
+    assert!(
+        !link.contains("zero=") && !link.contains("prefetch="),
+        "{link}"
+    );
+}
+
+#[test]
 fn chunked_loss_keeps_only_the_log_softmax() {
     // Full: FP32 logits and their gradient, 8 × s × v. Chunked: the FP32
     // log-softmax of every chunk (4sv) plus one chunk's FP32 gradient and BF16
