@@ -242,6 +242,11 @@ fn describe(config: &Config, e: &Estimate) -> String {
             if t.offload {
                 text.push_str("optimizer state offloaded to CPU memory\n");
             }
+            if t.act_offload && t.mode == Mode::Train {
+                text.push_str(
+                    "saved activations offloaded to CPU memory (one layer's on the GPU)\n",
+                );
+            }
             if t.recipe == transformer::Recipe::Fsdp && t.mode == Mode::Train {
                 text.push_str(&format!(
                     "FSDP2 all-gathers BF16 layers: the one computing + {} prefetched\n",

@@ -249,6 +249,7 @@ pub const TRANSFORMER_PARAMETERS: &[&str] = &[
     "offload",
     "bucket_m",
     "prefetch",
+    "act_offload",
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[&str] = &[
@@ -470,6 +471,7 @@ fn apply(config: &mut Config, name: &'static str, value: &str) -> Result<(), Par
         "offload" => t.offload = switch(name, value)?,
         "bucket_m" => t.bucket_m = tf::BUCKET_M.parse(value)?,
         "prefetch" => t.prefetch = tf::PREFETCH.parse(value)?,
+        "act_offload" => t.act_offload = switch(name, value)?,
         "gpu" => {
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
@@ -678,6 +680,7 @@ pub fn values(config: &Config) -> Vec<(&'static str, String)> {
         ("offload", bit(t.offload)),
         ("bucket_m", t.bucket_m.to_string()),
         ("prefetch", t.prefetch.to_string()),
+        ("act_offload", bit(t.act_offload)),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),
@@ -780,6 +783,9 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
     }
     if t.prefetch != d.prefetch {
         pairs.push(("prefetch", t.prefetch.to_string()));
+    }
+    if t.act_offload != d.act_offload {
+        pairs.push(("act_offload", bit(t.act_offload)));
     }
 }
 

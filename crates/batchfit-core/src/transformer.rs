@@ -553,6 +553,9 @@ pub struct TransformerInput {
     pub bucket_m: u64,
     /// FSDP2 layers all-gathered ahead of the one computing (`recipe=fsdp`).
     pub prefetch: u64,
+    /// Activations saved for the backward pass live in CPU memory (torchtune
+    /// `enable_activation_offloading`); the GPU keeps the layer in flight.
+    pub act_offload: bool,
 }
 
 impl Default for TransformerInput {
@@ -579,6 +582,7 @@ impl Default for TransformerInput {
             offload: false,
             bucket_m: BUCKET_M.default,
             prefetch: PREFETCH.default,
+            act_offload: false,
         }
     }
 }
@@ -931,9 +935,34 @@ fn training_activations(input: &TransformerInput) -> u128 {
         // per layer at 16-bit); the layer being recomputed holds its full set.
         Recompute::Full => layers * sp_split(s * e * h) + layer.per_rank(input, true),
     };
+    // torchtune/training/_activation_offloading.py `OffloadActivations`: every
+    // saved tensor of ≥ 1,024 bytes is copied to CPU as it is saved; the
+    // forward stash keeps the last max_fwd_stash_size = 5 of them (fewer than
+    // one layer saves) until their copy ends, and the backward brings back the
+    // tensors of the autograd node running and frees the previous node's. The
+    // GPU holds at most one layer's saved set, plus, under full
+    // recomputation, the layer input being brought back. Never more than
+    // without offloading.
+    let in_layers = if input.act_offload {
+        let in_flight = match input.recompute {
+            Recompute::None => layer.per_rank(input, true),
+            Recompute::Selective => layer.per_rank(input, false),
+            Recompute::Full => sp_split(s * e * h) + layer.per_rank(input, true),
+        };
+        in_layers.min(in_flight)
+    } else {
+        in_layers
+    };
 
-    // Korthikanti §4.3 (input and output layers).
-    let embedding_dropout = sp_split(s * u128::from(arch.dropout) * h);
+    // Korthikanti §4.3 (input and output layers). The embedding's dropout mask
+    // is offloaded with the layers' tensors; torchtune's
+    // get_act_offloading_ctx_manager wraps the output projection in a
+    // NoOpManager, so the final norm input, the head input and the logits stay.
+    let embedding_dropout = if input.act_offload {
+        0
+    } else {
+        sp_split(s * u128::from(arch.dropout) * h)
+    };
     let outside_layers = match arch.kind {
         // Final norm input and LM head input (2sbh each at 16-bit); logits in FP32
         // for the loss, and their gradient at the start of the backward pass

@@ -613,6 +613,30 @@ fn fsdp2_worked_example() {
 }
 
 #[test]
+fn activation_offloading_keeps_the_layer_in_flight() {
+    // Llama 2 7B, 1 × 4,096 tokens, 16-bit, flash, no dropout. One layer:
+    // replicated s × 4eh = 4,096 × 4 × 2 × 4,096 = 134,217,728; split
+    // s × (2eq + 2e·kv + 4ef + 4a) = 4,096 × (16,384 + 16,384 + 88,064 + 128)
+    // = 495,452,160; together 629,669,888 (× 32 layers = 20,149,436,416).
+    // Outside the layers: final norm and head inputs 2 × s·e·h = 67,108,864,
+    // FP32 logits and gradient 8 × 4,096 × 32,000 = 1,048,576,000.
+    const LAYER: u128 = 629_669_888;
+    const OUTSIDE: u128 = 67_108_864 + 1_048_576_000;
+    let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
+    assert_eq!(estimate_of(base).activations, 32 * LAYER + OUTSIDE);
+    // Offloaded: the GPU keeps one layer's saved set and the output layer's.
+    let e = estimate_of(&format!("{base}&act_offload=1"));
+    assert_eq!(e.activations, LAYER + OUTSIDE);
+    assert_eq!(e.activations, 1_745_354_752);
+    // With full recomputation: the layer input being brought back
+    // (s·e·h = 33,554,432) and the recomputed layer.
+    let e = estimate_of(&format!("{base}&act_offload=1&recompute=full"));
+    assert_eq!(e.activations, 33_554_432 + LAYER + OUTSIDE);
+    // Model states do not move.
+    assert_eq!(e.model_states(), estimate_of(base).model_states());
+}
+
+#[test]
 fn chunked_loss_keeps_only_the_log_softmax() {
     // Full: FP32 logits and their gradient, 8 × s × v. Chunked: the FP32
     // log-softmax of every chunk (4sv) plus one chunk's FP32 gradient and BF16
