@@ -242,6 +242,12 @@ fn describe(config: &Config, e: &Estimate) -> String {
             if t.offload {
                 text.push_str("optimizer state offloaded to CPU memory\n");
             }
+            if t.logits != transformer::Logits::Fp32 && t.mode == Mode::Train {
+                text.push_str(&format!(
+                    "logits and their gradient in {}\n",
+                    t.logits.name()
+                ));
+            }
             if t.act_offload && t.mode == Mode::Train {
                 text.push_str(
                     "saved activations offloaded to CPU memory (one layer's on the GPU)\n",

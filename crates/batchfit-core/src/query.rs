@@ -250,6 +250,7 @@ pub const TRANSFORMER_PARAMETERS: &[&str] = &[
     "bucket_m",
     "prefetch",
     "act_offload",
+    "logits",
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[&str] = &[
@@ -472,6 +473,7 @@ fn apply(config: &mut Config, name: &'static str, value: &str) -> Result<(), Par
         "bucket_m" => t.bucket_m = tf::BUCKET_M.parse(value)?,
         "prefetch" => t.prefetch = tf::PREFETCH.parse(value)?,
         "act_offload" => t.act_offload = switch(name, value)?,
+        "logits" => t.logits = option(name, tf::Logits::parse(value), tf::Logits::NAMES)?,
         "gpu" => {
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
@@ -681,6 +683,7 @@ pub fn values(config: &Config) -> Vec<(&'static str, String)> {
         ("bucket_m", t.bucket_m.to_string()),
         ("prefetch", t.prefetch.to_string()),
         ("act_offload", bit(t.act_offload)),
+        ("logits", t.logits.name().to_owned()),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),
@@ -786,6 +789,9 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
     }
     if t.act_offload != d.act_offload {
         pairs.push(("act_offload", bit(t.act_offload)));
+    }
+    if t.logits != d.logits {
+        pairs.push(("logits", t.logits.name().to_owned()));
     }
 }
 

@@ -167,6 +167,19 @@ choice! {
 }
 
 choice! {
+    /// The number format of a decoder's logits and their gradient in training.
+    pub enum Logits {
+        /// Upcast to FP32 for the loss, 4 bytes (Hugging Face, torchtitan,
+        /// torchtune, Megatron-LM without `--fp16-lm-cross-entropy`).
+        Fp32 = "fp32",
+        /// Left in the 16-bit compute dtype, 2 bytes (Megatron-LM
+        /// `--fp16-lm-cross-entropy`, a loss without `.float()`).
+        Bf16 = "bf16",
+    }
+    default Fp32
+}
+
+choice! {
     /// A training or inference stack: a set of defaults for the settings below,
     /// each of which the user can still change (docs/frameworks.md cites the
     /// source of every default).
@@ -556,6 +569,8 @@ pub struct TransformerInput {
     /// Activations saved for the backward pass live in CPU memory (torchtune
     /// `enable_activation_offloading`); the GPU keeps the layer in flight.
     pub act_offload: bool,
+    /// The number format of the logits and their gradient in training.
+    pub logits: Logits,
 }
 
 impl Default for TransformerInput {
@@ -583,6 +598,7 @@ impl Default for TransformerInput {
             bucket_m: BUCKET_M.default,
             prefetch: PREFETCH.default,
             act_offload: false,
+            logits: Logits::default(),
         }
     }
 }
@@ -966,17 +982,23 @@ fn training_activations(input: &TransformerInput) -> u128 {
     let outside_layers = match arch.kind {
         // Final norm input and LM head input (2sbh each at 16-bit); logits in FP32
         // for the loss, and their gradient at the start of the backward pass
-        // (4sbv each), split over the vocabulary-parallel ranks.
+        // (4sbv each; 2sbv each with `logits=bf16`), split over the
+        // vocabulary-parallel ranks.
         Kind::Decoder => {
             let v = u128::from(arch.vocab);
+            // Bytes per logit: `.float()` before the loss (FP32) or not.
+            let l = match input.logits {
+                Logits::Fp32 => 4,
+                Logits::Bf16 => 2,
+            };
             let logits = match input.loss {
-                Loss::Full => 2 * 4 * s * v,
+                Loss::Full => 2 * l * s * v,
                 // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
                 // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
                 // FP32 log-softmax for the backward pass (4sv over all chunks);
                 // the backward holds one chunk's FP32 gradient and its 16-bit
                 // logits at a time.
-                Loss::Chunked => 4 * s * v + ceil_div((4 + e) * s * v, CHUNKS),
+                Loss::Chunked => l * s * v + ceil_div((l + e) * s * v, CHUNKS),
             };
             2 * sp_split(s * e * h) + ceil_div(logits, t)
         }

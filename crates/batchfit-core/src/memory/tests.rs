@@ -637,6 +637,24 @@ fn activation_offloading_keeps_the_layer_in_flight() {
 }
 
 #[test]
+fn logits_precision() {
+    // Llama 2 7B, 1 × 4,096 tokens, vocabulary 32,000: s·v = 131,072,000.
+    // Full loss: logits and gradient at 4 + 4 bytes (1,048,576,000) or, left
+    // in BF16, 2 + 2 bytes (524,288,000).
+    let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
+    let fp32 = estimate_of(base);
+    let bf16 = estimate_of(&format!("{base}&logits=bf16"));
+    assert_eq!(fp32.activations - bf16.activations, 524_288_000);
+    // Chunked: 4sv + (4 + 2)sv/8 = 4.75sv against 2sv + (2 + 2)sv/8 = 2.5sv,
+    // 2.25sv = 294,912,000 fewer.
+    let fp32 = estimate_of(&format!("{base}&recipe=bf16&loss=chunked"));
+    let bf16 = estimate_of(&format!("{base}&recipe=bf16&loss=chunked&logits=bf16"));
+    assert_eq!(fp32.activations - bf16.activations, 294_912_000);
+    // Nothing else moves.
+    assert_eq!(fp32.model_states(), bf16.model_states());
+}
+
+#[test]
 fn chunked_loss_keeps_only_the_log_softmax() {
     // Full: FP32 logits and their gradient, 8 × s × v. Chunked: the FP32
     // log-softmax of every chunk (4sv) plus one chunk's FP32 gradient and BF16
