@@ -79,6 +79,7 @@ async fn each_form_shows_the_core_numbers_for_its_worked_examples() {
         "form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048&recipe=bf16&gpu=a100-80gb",
         "form=transformer&model=llama-3.2-3b&framework=torchtune&batch=2&seq=4096&gpu=a100-80gb",
         "form=transformer&model=mistral-7b&framework=deepspeed&gpus=8&zero=2&batch=4&seq=4096&gpu=h100-80gb",
+        "form=transformer&model=llama-2-7b&framework=fsdp2&gpus=8&batch=2&seq=4096&act_offload=1&logits=bf16&gpu=h100-80gb",
     ] {
         browser.open(&server.url(&format!("/?{q}"))).await;
         assert_page_matches_core(&browser, q).await;

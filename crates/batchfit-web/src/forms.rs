@@ -187,8 +187,11 @@ pub fn TransformerForm(state: State) -> impl IntoView {
             <SelectField state=state name="recompute" values=tf::Recompute::NAMES />
             <SelectField state=state name="step" values=tf::Step::NAMES />
             <SelectField state=state name="loss" values=tf::Loss::NAMES />
+            <SelectField state=state name="logits" values=tf::Logits::NAMES />
+            <CheckField state=state name="act_offload" />
             <CheckField state=state name="offload" />
             <NumberField state=state name="bucket_m" />
+            <NumberField state=state name="prefetch" />
         })}
         <SelectField state=state name="attn" values=tf::Attention::NAMES />
         <h3 class="group-title">{move || w().parallelism_title}</h3>

@@ -206,6 +206,21 @@ fn field_en(name: &str) -> FieldText {
             "M elements",
             "DeepSpeed's gradient buckets; 0 for none.",
         ),
+        "prefetch" => f(
+            "All-gather prefetch",
+            "layers",
+            "Layers whose full parameters FSDP gathers ahead of use.",
+        ),
+        "act_offload" => f(
+            "Activation offloading",
+            "",
+            "Saved activations wait in CPU memory until the backward pass.",
+        ),
+        "logits" => f(
+            "Logits precision",
+            "",
+            "Bytes of each logit and its gradient in the loss.",
+        ),
         "gpu" => f("Device", "", "Capacity as the driver reports it."),
         "gpu_gb" => f("Custom capacity", "GB", "GB = 10⁹ bytes."),
         "overhead_gb" => f(
@@ -410,6 +425,21 @@ fn field_es(name: &str) -> FieldText {
             "M elementos",
             "Los buckets de gradientes de DeepSpeed; 0 si no hay.",
         ),
+        "prefetch" => f(
+            "Prefetch del all-gather",
+            "capas",
+            "Capas cuyos parámetros completos FSDP reúne antes de usarlos.",
+        ),
+        "act_offload" => f(
+            "Descarga de activaciones",
+            "",
+            "Las activaciones guardadas esperan en la memoria de la CPU hasta el paso hacia atrás.",
+        ),
+        "logits" => f(
+            "Precisión de los logits",
+            "",
+            "Bytes de cada logit y de su gradiente en la pérdida.",
+        ),
         "gpu" => f(
             "Dispositivo",
             "",
@@ -533,6 +563,13 @@ pub fn option(lang: Lang, name: &str, value: &str) -> String {
                 "Pure BF16"
             }
         }
+        ("recipe", "fsdp") => {
+            if es {
+                "FP32 fragmentado, cálculo en BF16 (FSDP2)"
+            } else {
+                "Sharded FP32, BF16 compute (FSDP2)"
+            }
+        }
         ("recompute", "none") => {
             if es {
                 "Ninguno"
@@ -614,6 +651,9 @@ pub fn option(lang: Lang, name: &str, value: &str) -> String {
         ("framework", "lightning_bf16_mixed") => "Lightning bf16-mixed",
         ("framework", "lightning_bf16_true") => "Lightning bf16-true",
         ("framework", "hf_generate") => "Hugging Face generate()",
+        ("framework", "fsdp2") => "PyTorch FSDP2 / torchtitan",
+        ("logits", "fp32") => "FP32",
+        ("logits", "bf16") => "BF16",
         ("step", "fused") => {
             if es {
                 "Fusionado"
