@@ -42,7 +42,7 @@ pub fn message(lang: Lang, label: &str, problem: &Problem) -> String {
 }
 
 /// Label, hint and error wiring shared by every kind of field.
-fn frame(state: State, name: &'static str, control: AnyView) -> impl IntoView {
+pub fn frame(state: State, name: &'static str, control: AnyView) -> impl IntoView {
     let lang = state.lang;
     let words = move || i18n::field(lang.get(), name);
     let error = Memo::new(move |_| state.problem(name));

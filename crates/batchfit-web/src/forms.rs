@@ -104,33 +104,24 @@ fn ParamsField(state: State) -> impl IntoView {
             }
         }
     };
-    view! {
-        <div class="field" class:invalid=move || error.with(Option::is_some)>
-            <label for="params">{move || words().label}</label>
-            <div class="input-row">
-                <input id="params" name="params" type="text" inputmode="decimal" autocomplete="off"
-                    spellcheck="false" aria-describedby="params-hint"
-                    aria-invalid=move || error.with(Option::is_some).to_string()
-                    prop:value=move || parts.get().0
-                    on:input=move |ev| text.set(format!("{}{}", event_target_value(&ev), parts.get_untracked().1))
-                />
-                <select name="params_scale" aria-label=move || words().label class="scale"
-                    prop:value=move || parts.get().1
-                    on:change=move |ev| text.set(format!("{}{}", parts.get_untracked().0, event_target_value(&ev)))
-                >
-                    {SCALES.iter().map(|&scale| view! {
-                        <option value=scale selected=move || parts.get().1 == scale>{move || scale_label(scale)}</option>
-                    }).collect_view()}
-                </select>
-            </div>
-            <p class="hint" id="params-hint">{move || words().hint}</p>
-            {move || error.get().map(|problem| view! {
-                <p class="error" role="alert" data-testid="error-params">
-                    {crate::fields::message(lang.get(), words().label, &problem)}
-                </p>
-            })}
-        </div>
+    let control = view! {
+        <input id="params" name="params" type="text" inputmode="decimal" autocomplete="off"
+            spellcheck="false" aria-describedby="params-hint"
+            aria-invalid=move || error.with(Option::is_some).to_string()
+            prop:value=move || parts.get().0
+            on:input=move |ev| text.set(format!("{}{}", event_target_value(&ev), parts.get_untracked().1))
+        />
+        <select name="params_scale" aria-label=move || words().label class="scale"
+            prop:value=move || parts.get().1
+            on:change=move |ev| text.set(format!("{}{}", parts.get_untracked().0, event_target_value(&ev)))
+        >
+            {SCALES.iter().map(|&scale| view! {
+                <option value=scale selected=move || parts.get().1 == scale>{move || scale_label(scale)}</option>
+            }).collect_view()}
+        </select>
     }
+    .into_any();
+    crate::fields::frame(state, "params", control)
 }
 
 #[component]
@@ -212,10 +203,7 @@ fn FrameworkPicker(state: State) -> impl IntoView {
         let Some(framework) = tf::Framework::parse(&name) else {
             return;
         };
-        let mut config = state.config.get_untracked();
-        config.form = Form::Transformer;
-        framework.apply(&mut config.transformer);
-        state.load(&config.synced());
+        state.load_with(|config| framework.apply(&mut config.transformer));
     };
     view! {
         <div class="field">
@@ -241,13 +229,12 @@ fn ModelPicker(state: State) -> impl IntoView {
     let text = state.text("model");
     let lang = state.lang;
     let pick = move |id: String| {
-        let mut config = state.config.get_untracked();
-        config.form = Form::Transformer;
-        config.model = presets::model(&id);
-        if let Some(preset) = config.model {
-            config.transformer.arch = preset.arch;
-        }
-        state.load(&config.synced());
+        state.load_with(|config| {
+            config.model = presets::model(&id);
+            if let Some(preset) = config.model {
+                config.transformer.arch = preset.arch;
+            }
+        });
         text.set(id);
     };
     view! {
@@ -280,11 +267,10 @@ fn ConfigImport(state: State) -> impl IntoView {
         }
         match hf::import(&text) {
             Ok(arch) => {
-                let mut config = state.config.get_untracked();
-                config.form = Form::Transformer;
-                config.model = None;
-                config.transformer.arch = arch;
-                state.load(&config.synced());
+                state.load_with(|config| {
+                    config.model = None;
+                    config.transformer.arch = arch;
+                });
                 state.text("model").set(String::new());
                 outcome.set(Some(Ok(())));
             }

@@ -105,11 +105,9 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The current address without `embed=1`: the full calculator in the same state.
+/// The full calculator in the same state.
 fn full_url() -> String {
-    location::embed_url()
-        .replace("&embed=1", "")
-        .replace("?embed=1", "?")
+    location::url_with_embed(false)
 }
 
 #[component]

@@ -14,16 +14,19 @@ pub fn current_url() -> String {
         .unwrap_or_default()
 }
 
-/// The address of the compact embeddable widget for the current state.
-pub fn embed_url() -> String {
+/// The page's address with `embed` set as asked: the compact widget's address,
+/// or the full calculator's in the same state.
+pub fn url_with_embed(embed: bool) -> String {
     let url = current_url();
     let (base, query) = url.split_once('?').unwrap_or((&url, ""));
-    let query: Vec<&str> = query
+    let mut pairs: Vec<&str> = query
         .split('&')
         .filter(|p| !p.is_empty() && !p.starts_with("embed="))
         .collect();
-    let separator = if query.is_empty() { "" } else { "&" };
-    format!("{base}?{}{separator}embed=1", query.join("&"))
+    if embed {
+        pairs.push("embed=1");
+    }
+    format!("{base}?{}", pairs.join("&"))
 }
 
 /// Replaces the query part of the address in place: a relative `?…` URL keeps the

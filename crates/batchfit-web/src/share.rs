@@ -106,7 +106,7 @@ pub fn Share(state: State) -> impl IntoView {
                     {move || w().download_csv}
                 </button>
                 <button type="button" data-testid="embed" on:click=move |_| {
-                    let text = embed_snippet(&location::embed_url());
+                    let text = embed_snippet(&location::url_with_embed(true));
                     snippet.set(Some(text.clone()));
                     copy(text);
                 }>

@@ -108,6 +108,15 @@ impl State {
         })
     }
 
+    /// Changes the transformer form's configuration (a preset, a pasted
+    /// config.json, a framework profile) and fills the fields from the result.
+    pub fn load_with(&self, change: impl FnOnce(&mut Config)) {
+        let mut config = self.config.get_untracked();
+        config.form = Form::Transformer;
+        change(&mut config);
+        self.load(&config.synced());
+    }
+
     /// Fills every field from `config` (at start, and when a preset or a pasted
     /// config.json replaces the architecture).
     pub fn load(&self, config: &Config) {
