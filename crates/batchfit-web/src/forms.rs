@@ -64,44 +64,16 @@ fn ParamsField(state: State) -> impl IntoView {
     let parts = Memo::new(move |_| text.with(|t| split_count(t)));
     let error = Memo::new(move |_| state.problem("params"));
     let words = move || i18n::field(lang.get(), "params");
+    // Powers of ten rather than words: short enough for a phone, and free of
+    // the English/Spanish "billion" ambiguity (10⁹ vs 10¹²).
     let scale_label = move |scale: &str| -> &'static str {
-        let es = lang.get() == Lang::Es;
         match scale {
-            "k" => {
-                if es {
-                    "k (miles)"
-                } else {
-                    "k (thousand)"
-                }
-            }
-            "M" => {
-                if es {
-                    "M (millones)"
-                } else {
-                    "M (million)"
-                }
-            }
-            "B" => {
-                if es {
-                    "B (mil millones)"
-                } else {
-                    "B (billion)"
-                }
-            }
-            "T" => {
-                if es {
-                    "T (billones)"
-                } else {
-                    "T (trillion)"
-                }
-            }
-            _ => {
-                if es {
-                    "exacto"
-                } else {
-                    "exact"
-                }
-            }
+            "k" => "k (10³)",
+            "M" => "M (10⁶)",
+            "B" => "B (10⁹)",
+            "T" => "T (10¹²)",
+            _ if lang.get() == Lang::Es => "exacto",
+            _ => "exact",
         }
     };
     let control = view! {
