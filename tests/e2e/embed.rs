@@ -63,5 +63,19 @@ async fn embedded_on_another_origin_it_works_and_reports_its_height() {
         full.contains("/docs/tools/batchfit/?") && !full.contains("embed=1"),
         "{full}"
     );
+    // The link follows edits made in the widget, at once.
+    browser.type_into("batch", "3").await;
+    browser
+        .wait_until("the full calculator's link to carry batch=3", || async {
+            let href = browser
+                .js("return document.querySelector('.open-full a').href")
+                .await;
+            href.as_str().is_some_and(|h| {
+                h.contains("/docs/tools/batchfit/?")
+                    && h.contains("batch=3")
+                    && !h.contains("embed=1")
+            })
+        })
+        .await;
     browser.close().await;
 }

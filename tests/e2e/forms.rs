@@ -108,11 +108,7 @@ async fn the_parameters_worked_example_and_the_m_b_selector() {
             browser.bytes("weights").await == 14_000_000_000
         })
         .await;
-    let url = browser.client.current_url().await.expect("url");
-    assert!(
-        url.query().is_some_and(|q| q.contains("params=7B")),
-        "{url}"
-    );
+    browser.url_with(&["params=7B"]).await;
     browser.close().await;
 }
 
@@ -130,12 +126,7 @@ async fn switching_forms_keeps_the_shared_values() {
     browser.click("form-transformer").await;
     let batch = browser.field_value("batch").await;
     assert_eq!(batch, "24");
-    let url = browser.client.current_url().await.expect("url");
-    assert!(
-        url.query()
-            .is_some_and(|q| q.contains("form=transformer") && q.contains("batch=24")),
-        "{url}"
-    );
+    browser.url_with(&["form=transformer", "batch=24"]).await;
     browser.close().await;
 }
 
@@ -295,8 +286,7 @@ async fn the_language_switch_translates_and_keeps_the_numbers() {
         browser.js("return document.documentElement.lang").await,
         "es"
     );
-    let url = browser.client.current_url().await.expect("url");
-    assert!(url.query().is_some_and(|q| q.contains("lang=es")), "{url}");
+    let url = browser.url_with(&["lang=es"]).await;
     // A link with lang=es opens in Spanish.
     browser.open(url.as_str()).await;
     assert!(browser.text("headline").await.starts_with("Necesita"));
@@ -334,11 +324,6 @@ async fn picking_a_framework_loads_its_defaults_and_the_three_readings_follow() 
             && e.peak_reserved <= e.nvidia_smi
             && e.nvidia_smi <= e.required
     );
-    let url = browser.client.current_url().await.expect("url");
-    assert!(
-        url.query()
-            .is_some_and(|q| q.contains("framework=torchtune")),
-        "{url}"
-    );
+    browser.url_with(&["framework=torchtune"]).await;
     browser.close().await;
 }

@@ -344,6 +344,27 @@ impl Browser {
     }
 
     /// Polls `check` until it returns true or `what` times out after 10 s.
+    /// The address once its query holds every `name=value` pair in `pairs` (the
+    /// page rewrites the address bar a moment after an edit, coalescing bursts).
+    pub async fn url_with(&self, pairs: &[&str]) -> url::Url {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let url = self.client.current_url().await.expect("url");
+            let query: Vec<String> = url
+                .query_pairs()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect();
+            if pairs.iter().all(|p| query.iter().any(|q| q == p)) {
+                return url;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for the address to hold {pairs:?}: {url}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     pub async fn wait_until<F, Fut>(&self, what: &str, mut check: F)
     where
         F: FnMut() -> Fut,

@@ -60,7 +60,8 @@ pub fn App() -> impl IntoView {
 
     // The outside world: rewrite the address bar as the user types, without a
     // history entry per keystroke; keep <html lang> right for screen readers.
-    Effect::new(move |_| location::replace_query(&query::to_query(&state.config.get())));
+    Effect::new(move |_| location::replace_query(query::to_query(&state.config.get())));
+    location::write_when_leaving();
     Effect::new(move |_| {
         if let Some(root) = web_sys::window()
             .and_then(|w| w.document())
@@ -88,7 +89,7 @@ pub fn App() -> impl IntoView {
                     <results::Results state=state />
                     {embed.then(|| view! {
                         <p class="open-full">
-                            <a href=full_url target="_blank" rel="noopener noreferrer">
+                            <a href=move || location::url_for(&state.config.get(), false) target="_blank" rel="noopener noreferrer">
                                 {move || i18n::words(state.lang.get()).open_full}
                             </a>
                         </p>
@@ -103,11 +104,6 @@ pub fn App() -> impl IntoView {
             })}
         </div>
     }
-}
-
-/// The full calculator in the same state.
-fn full_url() -> String {
-    location::url_with_embed(false)
 }
 
 #[component]

@@ -1,4 +1,29 @@
 //! The address bar: read the query once at start, rewrite it as the state changes.
+//!
+//! Rewrites are coalesced: a burst of keystrokes becomes one `history.replaceState`
+//! at most every [`WRITE_EVERY`], with the latest query. Each call costs the
+//! browser several milliseconds (it updates the session history entry; the
+//! profile in docs/performance.md shows it as the largest single cost of an edit
+//! when done per keystroke), and Chromium throttles pages that call it hundreds of
+//! times in a few seconds. Links the page hands out (copy link, embed, "open the
+//! full calculator") are built from the state, never read back from the address
+//! bar, so they are current even while a rewrite is pending.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use batchfit_core::query::{self, Config};
+use leptos::prelude::set_timeout;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+
+/// The longest the address bar lags behind the state.
+const WRITE_EVERY: Duration = Duration::from_millis(250);
+
+thread_local! {
+    /// The query waiting to be written; `Some` while a write is scheduled.
+    static PENDING: RefCell<Option<String>> = const { RefCell::new(None) };
+}
 
 /// The current query string without its `?` (empty outside a browser window).
 pub fn current_query() -> String {
@@ -7,31 +32,38 @@ pub fn current_query() -> String {
         .unwrap_or_default()
 }
 
-/// The page's full address, with the query the state last wrote.
-pub fn current_url() -> String {
+/// The page's own address: origin and path, without query or fragment.
+fn page_address() -> String {
     web_sys::window()
-        .and_then(|w| w.location().href().ok())
+        .map(|w| w.location())
+        .and_then(|l| Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?)))
         .unwrap_or_default()
 }
 
-/// The page's address with `embed` set as asked: the compact widget's address,
-/// or the full calculator's in the same state.
-pub fn url_with_embed(embed: bool) -> String {
-    let url = current_url();
-    let (base, query) = url.split_once('?').unwrap_or((&url, ""));
-    let mut pairs: Vec<&str> = query
-        .split('&')
-        .filter(|p| !p.is_empty() && !p.starts_with("embed="))
-        .collect();
-    if embed {
-        pairs.push("embed=1");
-    }
-    format!("{base}?{}", pairs.join("&"))
+/// The address that opens the page in `config`'s state, as the compact widget
+/// (`embed`) or as the full calculator.
+pub fn url_for(config: &Config, embed: bool) -> String {
+    let mut config = *config;
+    config.embed = embed;
+    format!("{}?{}", page_address(), query::to_query(&config))
 }
 
-/// Replaces the query part of the address in place: a relative `?…` URL keeps the
-/// page's own path, so this works from any sub-path the site is served under.
-pub fn replace_query(query: &str) {
+/// Schedules the address bar to show `query` (see the module's note). A relative
+/// `?…` URL keeps the page's own path, so this works from any sub-path the site
+/// is served under.
+pub fn replace_query(query: String) {
+    let first = PENDING.with(|pending| pending.replace(Some(query)).is_none());
+    if first {
+        set_timeout(write_pending, WRITE_EVERY);
+    }
+}
+
+/// Writes the scheduled query now, if any: on the timer, and when the page is
+/// being left (so a reload or the back button finds the latest state).
+fn write_pending() {
+    let Some(query) = PENDING.with(RefCell::take) else {
+        return;
+    };
     let Some(history) = web_sys::window().and_then(|w| w.history().ok()) else {
         return;
     };
@@ -42,4 +74,15 @@ pub fn replace_query(query: &str) {
         "",
         Some(&format!("?{query}")),
     );
+}
+
+/// Writes any scheduled query when the page is hidden or left.
+pub fn write_when_leaving() {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let flush = Closure::<dyn FnMut()>::new(write_pending);
+    let _ = window.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
+    // The listener lives as long as the page.
+    flush.forget();
 }

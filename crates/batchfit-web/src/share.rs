@@ -90,7 +90,7 @@ pub fn Share(state: State) -> impl IntoView {
         <section class="actions" aria-labelledby="actions-title">
             <h2 id="actions-title">{move || w().actions_title}</h2>
             <div class="buttons">
-                <button type="button" data-testid="copy-link" on:click=move |_| copy(location::current_url())>
+                <button type="button" data-testid="copy-link" on:click=move |_| copy(location::url_for(&state.config.get_untracked(), false))>
                     {move || w().copy_link}
                 </button>
                 <button type="button" data-testid="copy-table" on:click=move |_| copy(markdown())>
@@ -106,7 +106,7 @@ pub fn Share(state: State) -> impl IntoView {
                     {move || w().download_csv}
                 </button>
                 <button type="button" data-testid="embed" on:click=move |_| {
-                    let text = embed_snippet(&location::url_with_embed(true));
+                    let text = embed_snippet(&location::url_for(&state.config.get_untracked(), true));
                     snippet.set(Some(text.clone()));
                     copy(text);
                 }>
