@@ -226,7 +226,7 @@ pub fn HowItWorks(state: State) -> impl IntoView {
     view! {
         <section class="explain">
             <details data-testid="how-it-works">
-                <summary>{move || i18n::words(lang.get()).how_title}</summary>
+                <summary>{i18n::text(lang, |w| w.how_title)}</summary>
                 <div class="formula">
                     {move || formula(lang.get(), &state.config.get(), &state.estimate.get())
                         .into_iter()
@@ -234,7 +234,7 @@ pub fn HowItWorks(state: State) -> impl IntoView {
                         .collect_view()}
                 </div>
             </details>
-            <h2 class="faq-title">{move || i18n::words(lang.get()).faq_title}</h2>
+            <h2 class="faq-title">{i18n::text(lang, |w| w.faq_title)}</h2>
             {move || faq(lang.get()).iter().map(|(question, answer)| view! {
                 <details class="faq">
                     <summary>{*question}</summary>

@@ -101,7 +101,6 @@ pub fn TransformerForm(state: State) -> impl IntoView {
     let mode = Memo::new(move |_| state.text("mode").with(|m| Mode::parse(m)));
     let kind = Memo::new(move |_| state.text("kind").with(|k| Kind::parse(k)));
     let lang = state.lang;
-    let w = move || i18n::words(lang.get());
     let zero_values: &'static [&'static str] = &["0", "1", "2", "3"];
     view! {
         <ModelPicker state=state />
@@ -122,7 +121,7 @@ pub fn TransformerForm(state: State) -> impl IntoView {
             <NumberField state=state name="patch" />
         })}
         <details class="more">
-            <summary>{move || w().more_architecture}</summary>
+            <summary>{i18n::text(lang, |w| w.more_architecture)}</summary>
             <div class="form-grid">
                 <NumberField state=state name="head_dim" />
                 <SelectField state=state name="norm" values=tf::Norm::NAMES />
@@ -135,7 +134,7 @@ pub fn TransformerForm(state: State) -> impl IntoView {
                 <NumberField state=state name="channels" />
             </div>
         </details>
-        <h3 class="group-title">{move || w().training_title}</h3>
+        <h3 class="group-title">{i18n::text(lang, |w| w.training_title)}</h3>
         <FrameworkPicker state=state />
         <SelectField state=state name="mode" values=Mode::NAMES />
         <NumberField state=state name="batch" />
@@ -157,7 +156,7 @@ pub fn TransformerForm(state: State) -> impl IntoView {
             <NumberField state=state name="prefetch" />
         })}
         <SelectField state=state name="attn" values=tf::Attention::NAMES />
-        <h3 class="group-title">{move || w().parallelism_title}</h3>
+        <h3 class="group-title">{i18n::text(lang, |w| w.parallelism_title)}</h3>
         <NumberField state=state name="gpus" />
         <SelectField state=state name="zero" values=zero_values />
         <NumberField state=state name="tp" />
@@ -216,7 +215,7 @@ fn ModelPicker(state: State) -> impl IntoView {
                 prop:value=move || text.get()
                 on:change=move |ev| pick(event_target_value(&ev))
             >
-                <option value="" selected=move || text.with(String::is_empty)>{move || i18n::words(lang.get()).custom_model}</option>
+                <option value="" selected=move || text.with(String::is_empty)>{i18n::text(lang, |w| w.custom_model)}</option>
                 {presets::MODELS.iter().map(|m| view! {
                     <option value=m.id selected=move || text.with(|t| t == m.id)>{format!("{} ({})", m.name, m.published)}</option>
                 }).collect_view()}
@@ -251,13 +250,13 @@ fn ConfigImport(state: State) -> impl IntoView {
     };
     view! {
         <details class="more">
-            <summary>{move || i18n::words(lang.get()).paste_config}</summary>
+            <summary>{i18n::text(lang, |w| w.paste_config)}</summary>
             <div class="field">
                 <textarea name="config_json" rows="6" spellcheck="false" aria-describedby="config-json-hint"
-                    aria-label=move || i18n::words(lang.get()).paste_config
+                    aria-label=i18n::text(lang, |w| w.paste_config)
                     on:input=move |ev| import(event_target_value(&ev))
                 ></textarea>
-                <p class="hint" id="config-json-hint">{move || i18n::words(lang.get()).paste_hint}</p>
+                <p class="hint" id="config-json-hint">{i18n::text(lang, |w| w.paste_hint)}</p>
                 {move || outcome.get().map(|result| match result {
                     Ok(()) => view! {
                         <p class="ok" role="status" data-testid="config-import">{i18n::words(lang.get()).config_loaded}</p>
@@ -273,12 +272,12 @@ fn ConfigImport(state: State) -> impl IntoView {
 
 fn import_message(lang: Lang, error: &ImportError) -> String {
     if lang == Lang::En {
-        let text = error.to_string();
-        let mut chars = text.chars();
-        return chars
-            .next()
-            .map_or(text.clone(), |c| c.to_uppercase().chain(chars).collect())
-            + ".";
+        // The core's messages start with a lower-case ASCII word.
+        let mut text = error.to_string();
+        if let Some(first) = text.get_mut(..1) {
+            first.make_ascii_uppercase();
+        }
+        return text + ".";
     }
     match error {
         ImportError::NotJson(e) => {
@@ -323,7 +322,6 @@ fn import_message(lang: Lang, error: &ImportError) -> String {
 pub fn DevicePanel(state: State) -> impl IntoView {
     let device = state.text("gpu");
     let lang = state.lang;
-    let w = move || i18n::words(lang.get());
     view! {
         <div class="field">
             <label for="gpu">{move || i18n::field(lang.get(), "gpu").label}</label>
@@ -331,11 +329,11 @@ pub fn DevicePanel(state: State) -> impl IntoView {
                 prop:value=move || device.get()
                 on:change=move |ev| device.set(event_target_value(&ev))
             >
-                <option value="" selected=move || device.with(String::is_empty)>{move || w().no_device}</option>
+                <option value="" selected=move || device.with(String::is_empty)>{i18n::text(lang, |w| w.no_device)}</option>
                 {presets::DEVICES.iter().map(|d| view! {
                     <option value=d.id selected=move || device.with(|t| t == d.id)>{d.name}</option>
                 }).collect_view()}
-                <option value=CUSTOM_DEVICE selected=move || device.with(|t| t == CUSTOM_DEVICE)>{move || w().custom_device}</option>
+                <option value=CUSTOM_DEVICE selected=move || device.with(|t| t == CUSTOM_DEVICE)>{i18n::text(lang, |w| w.custom_device)}</option>
             </select>
             <p class="hint" id="gpu-hint">{move || i18n::field(lang.get(), "gpu").hint}</p>
         </div>
@@ -353,7 +351,7 @@ pub fn DevicePanel(state: State) -> impl IntoView {
 pub fn FormTabs(state: State) -> impl IntoView {
     let lang = state.lang;
     view! {
-        <nav class="tabs" aria-label=move || i18n::words(lang.get()).forms>
+        <nav class="tabs" aria-label=i18n::text(lang, |w| w.forms)>
             {Form::ALL.iter().enumerate().map(|(i, &form)| view! {
                 <button type="button" class="tab"
                     data-testid=format!("form-{}", form.name())
@@ -378,7 +376,7 @@ pub fn Inputs(state: State) -> impl IntoView {
                 Form::Parameters => view! { <ParametersForm state=state /> }.into_any(),
                 Form::Transformer => view! { <TransformerForm state=state /> }.into_any(),
             }}
-            <h3 class="group-title">{move || i18n::words(state.lang.get()).device_title}</h3>
+            <h3 class="group-title">{i18n::text(state.lang, |w| w.device_title)}</h3>
             <DevicePanel state=state />
         </form>
     }

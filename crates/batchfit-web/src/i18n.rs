@@ -10,6 +10,7 @@
 //! numbers whole ("2048").
 
 pub use batchfit_core::query::Lang;
+use leptos::prelude::{Get, RwSignal};
 
 /// The label, unit and one-line hint of a form field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -838,7 +839,8 @@ pub struct Words {
     pub sweep_total: &'static str,
     pub sweep_over: &'static str,
     pub sweep_chosen: &'static str,
-    pub memory: &'static str,
+    /// The sweep chart's vertical axis.
+    pub sweep_axis: &'static str,
     pub actions_title: &'static str,
     pub copy_link: &'static str,
     pub copy_table: &'static str,
@@ -851,6 +853,18 @@ pub struct Words {
     pub disclaimer: &'static str,
     pub how_title: &'static str,
     pub faq_title: &'static str,
+}
+
+/// A translated text that follows the page's language: `text(lang, |w| w.inputs_title)`.
+/// Every such label on the page is a closure of this one type, so the view code
+/// that renders a reactive text is compiled once rather than once per label
+/// (a closure written at each call site is a type of its own, and Leptos
+/// compiles its rendering for each; see docs/performance.md).
+pub fn text(
+    lang: RwSignal<Lang>,
+    pick: fn(&Words) -> &'static str,
+) -> impl Fn() -> &'static str + Copy + Send + Sync + 'static {
+    move || pick(words(lang.get()))
 }
 
 pub fn words(lang: Lang) -> &'static Words {
@@ -938,7 +952,7 @@ static EN: Words = Words {
     sweep_total: "Total",
     sweep_over: "over the device's capacity",
     sweep_chosen: "the chosen batch",
-    memory: "Memory",
+    sweep_axis: "Memory (required)",
     actions_title: "Share and export",
     copy_link: "Copy link",
     copy_table: "Copy table (Markdown)",
@@ -1034,7 +1048,7 @@ static ES: Words = Words {
     sweep_total: "Total",
     sweep_over: "excede la capacidad del dispositivo",
     sweep_chosen: "el lote elegido",
-    memory: "Memoria",
+    sweep_axis: "Memoria (necesaria)",
     actions_title: "Compartir y exportar",
     copy_link: "Copiar enlace",
     copy_table: "Copiar tabla (Markdown)",

@@ -81,16 +81,16 @@ pub fn App() -> impl IntoView {
             <forms::FormTabs state=state />
             <main class="layout">
                 <section class="inputs" aria-labelledby="inputs-title">
-                    <h2 id="inputs-title">{move || i18n::words(state.lang.get()).inputs_title}</h2>
+                    <h2 id="inputs-title">{i18n::text(state.lang, |w| w.inputs_title)}</h2>
                     <forms::Inputs state=state />
                 </section>
                 <section class="results" aria-labelledby="results-title" aria-live="polite">
-                    <h2 id="results-title">{move || i18n::words(state.lang.get()).results_title}</h2>
+                    <h2 id="results-title">{i18n::text(state.lang, |w| w.results_title)}</h2>
                     <results::Results state=state />
                     {embed.then(|| view! {
                         <p class="open-full">
                             <a href=move || location::url_for(&state.config.get(), false) target="_blank" rel="noopener noreferrer">
-                                {move || i18n::words(state.lang.get()).open_full}
+                                {i18n::text(state.lang, |w| w.open_full)}
                             </a>
                         </p>
                     })}
@@ -100,7 +100,7 @@ pub fn App() -> impl IntoView {
                 <sweep::Sweep state=state />
                 <share::Share state=state />
                 <faq::HowItWorks state=state />
-                <footer class="disclaimer"><p>{move || i18n::words(state.lang.get()).disclaimer}</p></footer>
+                <footer class="disclaimer"><p>{i18n::text(state.lang, |w| w.disclaimer)}</p></footer>
             })}
         </div>
     }
@@ -118,24 +118,24 @@ fn TopBar(state: State) -> impl IntoView {
         <header class="top-bar">
             <div class="brand">
                 <h1>"batchfit"</h1>
-                <p class="promise">{move || i18n::words(lang.get()).promise}</p>
+                <p class="promise">{i18n::text(lang, |w| w.promise)}</p>
             </div>
             <div class="switches">
-                <div class="lang-switch" role="group" aria-label=move || i18n::words(lang.get()).language>
+                <div class="lang-switch" role="group" aria-label=i18n::text(lang, |w| w.language)>
                     {[Lang::En, Lang::Es].map(|option| view! {
                         <button type="button" data-testid=format!("lang-{}", option.name())
                             aria-pressed=move || (lang.get() == option).to_string()
                             on:click=move |_| switch_lang(option)
-                        >{option.name().to_uppercase()}</button>
+                        >{option.name().to_ascii_uppercase()}</button>
                     })}
                 </div>
                 <label class="units-switch">
-                    <span>{move || i18n::words(lang.get()).units}</span>
+                    <span>{i18n::text(lang, |w| w.units)}</span>
                     <select name="units" prop:value=move || units.get()
                         on:change=move |ev| units.set(event_target_value(&ev))
                     >
-                        <option value=Units::Decimal.name() selected=move || units.with(|u| u == "gb")>{move || i18n::words(lang.get()).units_gb}</option>
-                        <option value=Units::Binary.name() selected=move || units.with(|u| u == "gib")>{move || i18n::words(lang.get()).units_gib}</option>
+                        <option value=Units::Decimal.name() selected=move || units.with(|u| u == "gb")>{i18n::text(lang, |w| w.units_gb)}</option>
+                        <option value=Units::Binary.name() selected=move || units.with(|u| u == "gib")>{i18n::text(lang, |w| w.units_gib)}</option>
                     </select>
                 </label>
             </div>
@@ -152,7 +152,7 @@ fn UrlNotice(problems: Vec<ParamError>, lang: RwSignal<Lang>) -> impl IntoView {
         let names: Vec<String> = problems.iter().map(|p| p.name.clone()).collect();
         view! {
             <div class="notice" role="status" data-testid="url-notice" data-params=names.join(",")>
-                <p>{move || i18n::words(lang.get()).url_notice}</p>
+                <p>{i18n::text(lang, |w| w.url_notice)}</p>
                 <ul>
                     {problems.into_iter().map(|p| {
                         let name = format!("“{}”", truncate(&p.name));

@@ -202,47 +202,47 @@ pub fn Results(state: State) -> impl IntoView {
                         }).collect_view()
                     }}
                     <tr class="sub">
-                        <th scope="row">{move || w().activations_per_sample}</th>
+                        <th scope="row">{i18n::text(lang, |w| w.activations_per_sample)}</th>
                         <td><Size testid="activations-per-sample" bytes=bytes(|e| e.activations_per_sample) state=state /></td>
                     </tr>
                     <tr class="sum">
-                        <th scope="row">{move || w().peak_allocated}<Note text=move || w().peak_allocated_note /></th>
+                        <th scope="row">{i18n::text(lang, |w| w.peak_allocated)}<Note text=i18n::text(lang, |w| w.peak_allocated_note) /></th>
                         <td><Size testid="total" bytes=bytes(|e| e.peak_allocated) state=state /></td>
                     </tr>
                     <tr>
-                        <th scope="row">{move || w().peak_reserved}<Note text=move || w().peak_reserved_note /></th>
+                        <th scope="row">{i18n::text(lang, |w| w.peak_reserved)}<Note text=i18n::text(lang, |w| w.peak_reserved_note) /></th>
                         <td><Size testid="peak-reserved" bytes=bytes(|e| e.peak_reserved) state=state /></td>
                     </tr>
                     <tr>
                         <th scope="row">
                             <span class=format!("swatch {}", swatch_class(Component::Overhead))></span>
-                            {move || w().overhead}
+                            {i18n::text(lang, |w| w.overhead)}
                         </th>
                         <td><Size testid="overhead" bytes=bytes(|e| e.overhead) state=state /></td>
                     </tr>
                     <tr>
-                        <th scope="row">{move || w().nvidia_smi}<Note text=move || w().nvidia_smi_note /></th>
+                        <th scope="row">{i18n::text(lang, |w| w.nvidia_smi)}<Note text=i18n::text(lang, |w| w.nvidia_smi_note) /></th>
                         <td><Size testid="nvidia-smi" bytes=bytes(|e| e.nvidia_smi) state=state /></td>
                     </tr>
                     <tr class="sum required">
-                        <th scope="row">{move || w().required}<Note text=move || w().required_note /></th>
+                        <th scope="row">{i18n::text(lang, |w| w.required)}<Note text=i18n::text(lang, |w| w.required_note) /></th>
                         <td><Size testid="required" bytes=bytes(|e| e.required) state=state /></td>
                     </tr>
                     <tr>
-                        <th scope="row">{move || w().peak_phase}</th>
+                        <th scope="row">{i18n::text(lang, |w| w.peak_phase)}</th>
                         <td class="phase" data-testid="peak-phase" data-value=move || estimate.get().peak_phase.name()>
                             {move || phase_words(w(), estimate.get().peak_phase)}
                         </td>
                     </tr>
                     {move || estimate.get().device_bytes.map(|_| view! {
                         <tr>
-                            <th scope="row">{move || w().capacity}</th>
+                            <th scope="row">{i18n::text(lang, |w| w.capacity)}</th>
                             <td><Size testid="device-bytes" bytes=bytes(|e| e.device_bytes.unwrap_or(0)) state=state /></td>
                         </tr>
                     })}
                     {move || (estimate.get().parameters > 0).then(|| view! {
                         <tr>
-                            <th scope="row">{move || w().parameters}</th>
+                            <th scope="row">{i18n::text(lang, |w| w.parameters)}</th>
                             <td class="value" data-testid="parameters" data-value=move || estimate.get().parameters.to_string()>
                                 {move || i18n::group(lang.get(), estimate.get().parameters)}
                             </td>
@@ -250,19 +250,19 @@ pub fn Results(state: State) -> impl IntoView {
                     })}
                     {move || estimate.get().max_batch.map(|max| view! {
                         <tr>
-                            <th scope="row">{move || w().max_batch}</th>
+                            <th scope="row">{i18n::text(lang, |w| w.max_batch)}</th>
                             <td class="value" data-testid="max-batch" data-value=max.to_string()>{i18n::group(lang.get(), u128::from(max))}</td>
                         </tr>
                     })}
                     {move || estimate.get().accumulation_steps.map(|steps| view! {
                         <tr>
-                            <th scope="row">{move || w().accumulation}</th>
+                            <th scope="row">{i18n::text(lang, |w| w.accumulation)}</th>
                             <td class="value" data-testid="accumulation-steps" data-value=steps.to_string()>{i18n::group(lang.get(), u128::from(steps))}</td>
                         </tr>
                     })}
                     {move || state.gpus_needed.get().filter(|&n| n > 1 && estimate.get().fits == Some(false)).map(|n| view! {
                         <tr>
-                            <th scope="row">{move || w().gpus_needed}</th>
+                            <th scope="row">{i18n::text(lang, |w| w.gpus_needed)}</th>
                             <td class="value" data-testid="gpus-needed" data-value=n.to_string()>{n.to_string()}</td>
                         </tr>
                     })}

@@ -88,13 +88,13 @@ pub fn Share(state: State) -> impl IntoView {
     let csv = move || sweep::csv(&state.sweep.get_untracked());
     view! {
         <section class="actions" aria-labelledby="actions-title">
-            <h2 id="actions-title">{move || w().actions_title}</h2>
+            <h2 id="actions-title">{i18n::text(lang, |w| w.actions_title)}</h2>
             <div class="buttons">
                 <button type="button" data-testid="copy-link" on:click=move |_| copy(location::url_for(&state.config.get_untracked(), false))>
-                    {move || w().copy_link}
+                    {i18n::text(lang, |w| w.copy_link)}
                 </button>
                 <button type="button" data-testid="copy-table" on:click=move |_| copy(markdown())>
-                    {move || w().copy_table}
+                    {i18n::text(lang, |w| w.copy_table)}
                 </button>
                 <button type="button" data-testid="download-csv" on:click=move |_| {
                     let done = download("batchfit-sweep.csv", &csv());
@@ -103,14 +103,14 @@ pub fn Share(state: State) -> impl IntoView {
                         Err(_) => Outcome::Fallback(csv()),
                     }));
                 }>
-                    {move || w().download_csv}
+                    {i18n::text(lang, |w| w.download_csv)}
                 </button>
                 <button type="button" data-testid="embed" on:click=move |_| {
                     let text = embed_snippet(&location::url_for(&state.config.get_untracked(), true));
                     snippet.set(Some(text.clone()));
                     copy(text);
                 }>
-                    {move || w().embed}
+                    {i18n::text(lang, |w| w.embed)}
                 </button>
             </div>
             <p class="status" role="status" data-testid="share-status">

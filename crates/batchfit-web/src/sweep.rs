@@ -59,7 +59,7 @@ pub fn Sweep(state: State, #[prop(optional)] without_chart: bool) -> impl IntoVi
             chosen_batch: config.batch(),
             capacity: config.device.map(|d| (device_name(d), d.bytes())),
             x_label: w().sweep_batch.to_owned(),
-            y_label: format!("{} ({})", w().memory, w().required.to_lowercase()),
+            y_label: w().sweep_axis.to_owned(),
             units: config.units,
             dark: crate::prefers_dark(),
         }
@@ -76,16 +76,16 @@ pub fn Sweep(state: State, #[prop(optional)] without_chart: bool) -> impl IntoVi
     });
     view! {
         <section class="sweep" aria-labelledby="sweep-title">
-            <h2 id="sweep-title">{move || w().sweep_title}</h2>
+            <h2 id="sweep-title">{i18n::text(lang, |w| w.sweep_title)}</h2>
             <div class="sweep-body">
                 <div class="table-scroll">
                     <table data-testid="sweep">
                         <thead>
                             <tr>
-                                <th scope="col">{move || w().sweep_batch}</th>
-                                <th scope="col">{move || w().sweep_states}</th>
-                                <th scope="col">{move || w().activations}</th>
-                                <th scope="col">{move || w().sweep_total}</th>
+                                <th scope="col">{i18n::text(lang, |w| w.sweep_batch)}</th>
+                                <th scope="col">{i18n::text(lang, |w| w.sweep_states)}</th>
+                                <th scope="col">{i18n::text(lang, |w| w.activations)}</th>
+                                <th scope="col">{i18n::text(lang, |w| w.sweep_total)}</th>
                             </tr>
                         </thead>
                         <tbody>
