@@ -247,8 +247,8 @@ pub fn parse_number(text: &str) -> Result<Number, Problem> {
     if text.is_empty() {
         return Err(Problem::Empty);
     }
-    // Rust's float parser also accepts "inf", "infinity" and "nan": only let through
-    // text made of the characters a written-out number uses.
+    // Only text made of the characters a written-out number uses: anything else
+    // ("inf", "0x10", "1,5") is not a number, whatever a parser would make of it.
     let plausible = text
         .chars()
         .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-' | '_'));
@@ -262,7 +262,7 @@ pub fn parse_number(text: &str) -> Result<Number, Problem> {
             .parse::<u64>()
             .map_or(Number::Fraction(f64::MAX), Number::Whole));
     }
-    let value: f64 = cleaned.parse().map_err(|_| Problem::NotANumber)?;
+    let value = crate::decimal::parse(&cleaned).ok_or(Problem::NotANumber)?;
     if !value.is_finite() {
         // "1e999": a number, far beyond any bound.
         return Ok(if value < 0.0 {

@@ -268,7 +268,7 @@ impl Reader<'_> {
         }
         let text =
             std::str::from_utf8(&self.bytes[start..self.at]).map_err(|_| self.error("a number"))?;
-        let value: f64 = text.parse().map_err(|_| self.error("a number"))?;
+        let value = crate::decimal::parse(text).ok_or_else(|| self.error("a number"))?;
         Ok(Json::Number(value))
     }
 }

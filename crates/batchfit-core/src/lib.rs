@@ -40,6 +40,7 @@ pub mod transformer;
 pub mod units;
 
 mod choice;
+mod decimal;
 mod precision;
 
 pub use precision::Precision;
