@@ -64,15 +64,74 @@ impl FromStr for Units {
 /// A byte count ready to print: the value in its unit, rounded for reading.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Size {
+    /// The value in `unit`, for drawing and for choosing how to round.
     pub value: f64,
     pub unit: &'static str,
     pub decimals: usize,
+    bytes: u128,
+    /// Bytes per `unit`.
+    divisor: u128,
+}
+
+impl Size {
+    /// The same size printed with `decimals` digits after the point (at most 3).
+    pub fn with_decimals(self, decimals: usize) -> Self {
+        Self {
+            decimals: decimals.min(3),
+            ..self
+        }
+    }
 }
 
 impl fmt::Display for Size {
+    /// Rounds the exact quotient bytes / unit, half to even, in integers: the
+    /// text never depends on how a double happens to round.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:.*} {}", self.decimals, self.value, self.unit)
+        let scale = 10u128.pow(self.decimals as u32);
+        let scaled = match self.bytes.checked_mul(scale) {
+            Some(n) => {
+                let (quotient, remainder) = (n / self.divisor, n % self.divisor);
+                // remainder < divisor ≤ 2^40, so doubling cannot overflow.
+                let twice = remainder * 2;
+                let up = twice > self.divisor || (twice == self.divisor && quotient % 2 == 1);
+                quotient + u128::from(up)
+            }
+            // Beyond 3 × 10^35 bytes: whole units, the decimals shown as zeros.
+            None => (self.bytes / self.divisor).saturating_mul(scale),
+        };
+        write_fixed(f, scaled, self.decimals)?;
+        write!(f, " {}", self.unit)
     }
+}
+
+/// Writes `scaled / 10^decimals` with exactly `decimals` digits after the point.
+fn write_fixed(out: &mut impl fmt::Write, scaled: u128, decimals: usize) -> fmt::Result {
+    if decimals == 0 {
+        return write!(out, "{scaled}");
+    }
+    let scale = 10u128.pow(decimals as u32);
+    write!(out, "{}.{:0decimals$}", scaled / scale, scaled % scale)
+}
+
+/// `value` with `decimals` digits after the point (at most 3), for prose and
+/// chart labels: "3.46", "12.0". Rounds value × 10^decimals half away from
+/// zero, so a value that sits on a tie only because of its binary
+/// representation may round up where `format!("{:.2}")` rounds down; printing
+/// through this function keeps the standard library's float formatting (about
+/// 8 KB gzipped) out of the page. Not-a-number prints as 0, infinities as the
+/// largest value it can write.
+pub fn fixed(value: f64, decimals: usize) -> String {
+    let decimals = decimals.min(3);
+    let scaled = (value.abs() * 10f64.powi(decimals as i32)).round();
+    // `as` saturates: NaN → 0, beyond u128 → u128::MAX.
+    let scaled = scaled as u128;
+    let mut out = String::new();
+    if value < 0.0 && scaled > 0 {
+        out.push('-');
+    }
+    // Writing into a String cannot fail.
+    let _ = write_fixed(&mut out, scaled, decimals);
+    out
 }
 
 /// Picks the unit: gigabytes from 1 GB up to (but not including) 10,000 GB, so
@@ -84,9 +143,11 @@ pub fn size(bytes: u128, units: Units) -> Size {
     let labels = units.labels();
     let mut value = bytes as f64;
     let mut exponent = 0;
+    let mut divisor: u128 = 1;
     let limits = [base, base, base, base * 10.0];
     while exponent < 4 && value >= limits[exponent] {
         value /= base;
+        divisor *= base as u128;
         exponent += 1;
     }
     let decimals = match (exponent, value) {
@@ -98,6 +159,8 @@ pub fn size(bytes: u128, units: Units) -> Size {
         value,
         unit: labels[exponent],
         decimals,
+        bytes,
+        divisor,
     }
 }
 
@@ -127,6 +190,54 @@ mod tests {
             (10_000_000_000_000, Units::Decimal, "10.00 TB"),
         ] {
             assert_eq!(format_bytes(bytes, units), want, "{bytes} {units:?}");
+        }
+    }
+
+    #[test]
+    fn ties_round_to_even_on_the_exact_bytes() {
+        // 1.0005 MB and 1.0015 MB are exact ties at three decimals.
+        assert_eq!(format_bytes(1_000_500, Units::Decimal), "1.000 MB");
+        assert_eq!(format_bytes(1_001_500, Units::Decimal), "1.002 MB");
+        // 9.9996 GB rounds up into the next digit, as it reads.
+        assert_eq!(format_bytes(9_999_600_000, Units::Decimal), "10.000 GB");
+        assert_eq!(
+            size(655_360, Units::Decimal).with_decimals(0).to_string(),
+            "655 kB"
+        );
+    }
+
+    #[test]
+    fn fixed_prints_prose_numbers() {
+        for (value, decimals, want) in [
+            (5.656854, 2, "5.66"),
+            (2.0, 1, "2.0"),
+            (18.25, 1, "18.3"),
+            (0.0, 2, "0.00"),
+            (-1.5, 0, "-2"),
+            (-0.001, 2, "0.00"),
+            (1e300, 0, "340282366920938463463374607431768211455"),
+            (f64::NAN, 1, "0.0"),
+            (12.3456, 9, "12.346"),
+        ] {
+            assert_eq!(fixed(value, decimals), want, "{value} {decimals}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The integer rounding agrees with the standard library's float
+        /// formatting except where the quotient is within a hair of a tie.
+        #[test]
+        fn exact_sizes_agree_with_float_formatting_off_ties(bytes in 0u128..(1u128 << 70)) {
+            for units in [Units::Decimal, Units::Binary] {
+                let s = size(bytes, units);
+                let scaled = s.value * 10f64.powi(s.decimals as i32);
+                if (scaled - scaled.floor() - 0.5).abs() > 1e-6 {
+                    proptest::prop_assert_eq!(
+                        s.to_string(),
+                        format!("{:.*} {}", s.decimals, s.value, s.unit)
+                    );
+                }
+            }
         }
     }
 

@@ -4,7 +4,7 @@
 use batchfit_core::fields::format_hundredths;
 use batchfit_core::memory::Estimate;
 use batchfit_core::query::{Config, Form};
-use batchfit_core::units::Units;
+use batchfit_core::units::{self, Units};
 use leptos::prelude::*;
 
 use crate::i18n::{self, Lang};
@@ -38,16 +38,16 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
             if a.checkpointing {
                 lines.push(if es {
                     format!(
-                        "Con checkpointing se guardan √{} ≈ {:.2} capas en vez de {}.",
+                        "Con checkpointing se guardan √{} ≈ {} capas en vez de {}.",
                         a.layers,
-                        (a.layers as f64).sqrt(),
+                        units::fixed((a.layers as f64).sqrt(), 2),
                         a.layers
                     )
                 } else {
                     format!(
-                        "With checkpointing, √{} ≈ {:.2} layers are kept instead of {}.",
+                        "With checkpointing, √{} ≈ {} layers are kept instead of {}.",
                         a.layers,
-                        (a.layers as f64).sqrt(),
+                        units::fixed((a.layers as f64).sqrt(), 2),
                         a.layers
                     )
                 });
@@ -94,7 +94,7 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
         Form::Transformer => {
             let t = &config.transformer;
             let params = e.parameters.max(1);
-            let per_param = |bytes: u128| format!("{:.1}", bytes as f64 / params as f64);
+            let per_param = |bytes: u128| units::fixed(bytes as f64 / params as f64, 1);
             vec![
                 format!(
                     "{}: {} ({} × {}, {} {}, FFN {}, {} {})",

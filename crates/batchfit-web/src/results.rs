@@ -20,7 +20,7 @@ pub fn short(bytes: u128, units: Units) -> String {
         v if v >= 10.0 => 1,
         _ => 2,
     };
-    format!("{:.*} {}", decimals, size.value, size.unit)
+    size.with_decimals(decimals).to_string()
 }
 
 /// A labelled size with its exact bytes in `data-bytes` and in the tooltip.
