@@ -97,37 +97,59 @@ fn headline(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>)
     }
 }
 
-/// The component rows, in the order of the bar.
-fn components(w: &Words, e: &Estimate) -> Vec<(Component, &'static str, &'static str, u128)> {
-    let rows = [
-        (Component::Weights, w.weights, "weights", e.weights),
-        (Component::Gradients, w.gradients, "gradients", e.gradients),
-        (
-            Component::OptimizerStates,
-            w.optimizer_states,
-            "optimizer-states",
-            e.optimizer_states,
-        ),
-        (
-            Component::OptimizerStep,
-            w.optimizer_step,
-            "optimizer-step",
-            e.optimizer_step,
-        ),
-        (Component::KvCache, w.kv_cache, "kv-cache", e.kv_cache),
-        (
-            Component::Activations,
-            w.activations,
-            "activations",
-            e.activations,
-        ),
-    ];
-    // Always show the four terms every form names; the others only when present.
-    rows.into_iter()
-        .filter(|(c, .., bytes)| {
-            *bytes > 0 || !matches!(c, Component::OptimizerStep | Component::KvCache)
-        })
-        .collect()
+/// The component rows, in the order of the bar: the four terms every form
+/// names, and the optimizer step and KV cache only when present.
+fn components(e: &Estimate) -> Vec<Component> {
+    [
+        Component::Weights,
+        Component::Gradients,
+        Component::OptimizerStates,
+        Component::OptimizerStep,
+        Component::KvCache,
+        Component::Activations,
+    ]
+    .into_iter()
+    .filter(|&c| {
+        component_bytes(e, c) > 0 || !matches!(c, Component::OptimizerStep | Component::KvCache)
+    })
+    .collect()
+}
+
+/// A component's share of the estimate (the overhead is what lies beyond the tensors).
+fn component_bytes(e: &Estimate, component: Component) -> u128 {
+    match component {
+        Component::Weights => e.weights,
+        Component::Gradients => e.gradients,
+        Component::OptimizerStates => e.optimizer_states,
+        Component::OptimizerStep => e.optimizer_step,
+        Component::KvCache => e.kv_cache,
+        Component::Activations => e.activations,
+        Component::Overhead => e.required.saturating_sub(e.total),
+    }
+}
+
+fn component_label(w: &Words, component: Component) -> &'static str {
+    match component {
+        Component::Weights => w.weights,
+        Component::Gradients => w.gradients,
+        Component::OptimizerStates => w.optimizer_states,
+        Component::OptimizerStep => w.optimizer_step,
+        Component::KvCache => w.kv_cache,
+        Component::Activations => w.activations,
+        Component::Overhead => w.beyond_tensors,
+    }
+}
+
+fn component_testid(component: Component) -> &'static str {
+    match component {
+        Component::Weights => "weights",
+        Component::Gradients => "gradients",
+        Component::OptimizerStates => "optimizer-states",
+        Component::OptimizerStep => "optimizer-step",
+        Component::KvCache => "kv-cache",
+        Component::Activations => "activations",
+        Component::Overhead => "overhead",
+    }
 }
 
 #[component]
@@ -136,20 +158,20 @@ pub fn Results(state: State) -> impl IntoView {
     let w = move || i18n::words(lang.get());
     let estimate = state.estimate;
     let config = state.config;
-    let bytes = move |pick: fn(&Estimate) -> u128| Signal::derive(move || pick(&estimate.get()));
+    let bytes = move |pick: fn(&Estimate) -> u128| Signal::derive(move || estimate.with(pick));
+    let present = Memo::new(move |_| estimate.with(components));
+    let has_device = Memo::new(move |_| estimate.with(|e| e.device_bytes.is_some()));
+    let bytes_of =
+        move |c: Component| Signal::derive(move || estimate.with(|e| component_bytes(e, c)));
     let chart = Signal::derive(move || {
         let e = estimate.get();
         let c = config.get();
         let w = w();
-        let mut segments: Vec<(Component, String, u128)> = components(w, &e)
+        let segments = components(&e)
             .into_iter()
-            .map(|(component, label, _, bytes)| (component, label.to_owned(), bytes))
+            .chain([Component::Overhead])
+            .map(|c| (c, component_label(w, c).to_owned(), component_bytes(&e, c)))
             .collect();
-        segments.push((
-            Component::Overhead,
-            w.beyond_tensors.to_owned(),
-            e.required - e.total,
-        ));
         BreakdownChart {
             segments,
             capacity: c.device.map(|d| (device_name(d), d.bytes())),
@@ -161,9 +183,15 @@ pub fn Results(state: State) -> impl IntoView {
         let e = estimate.get();
         let units = config.get().units;
         let w = w();
-        let parts: Vec<String> = components(w, &e)
+        let parts: Vec<String> = components(&e)
             .into_iter()
-            .map(|(_, label, _, bytes)| format!("{label} {}", short(bytes, units)))
+            .map(|c| {
+                format!(
+                    "{} {}",
+                    component_label(w, c),
+                    short(component_bytes(&e, c), units)
+                )
+            })
             .collect();
         format!(
             "{}: {}; {} {}.",
@@ -185,22 +213,18 @@ pub fn Results(state: State) -> impl IntoView {
             <BreakdownCanvas chart=chart label=chart_label />
             <table class="breakdown">
                 <tbody>
-                    {move || {
-                        let w = w();
-                        // The row set changes with the estimate (a KV cache appears in
-                        // inference), so the rows are rebuilt with it.
-                        components(w, &estimate.get()).into_iter().map(|(component, label, testid, value)| {
-                            view! {
-                                <tr>
-                                    <th scope="row">
-                                        <span class=format!("swatch {}", swatch_class(component))></span>
-                                        {label}
-                                    </th>
-                                    <td><Size testid=testid bytes=Signal::stored(value) state=state /></td>
-                                </tr>
-                            }
-                        }).collect_view()
-                    }}
+                    // One row per component present; an edit updates the numbers in
+                    // place, and the rows are built again only when the set of
+                    // components changes (a KV cache in inference).
+                    {move || present.get().into_iter().map(|component| view! {
+                        <tr>
+                            <th scope="row">
+                                <span class=format!("swatch {}", swatch_class(component))></span>
+                                {move || component_label(w(), component)}
+                            </th>
+                            <td><Size testid=component_testid(component) bytes=bytes_of(component) state=state /></td>
+                        </tr>
+                    }).collect_view()}
                     <tr class="sub">
                         <th scope="row">{i18n::text(lang, |w| w.activations_per_sample)}</th>
                         <td><Size testid="activations-per-sample" bytes=bytes(|e| e.activations_per_sample) state=state /></td>
@@ -234,38 +258,23 @@ pub fn Results(state: State) -> impl IntoView {
                             {move || phase_words(w(), estimate.get().peak_phase)}
                         </td>
                     </tr>
-                    {move || estimate.get().device_bytes.map(|_| view! {
+                    {move || has_device.get().then(|| view! {
                         <tr>
                             <th scope="row">{i18n::text(lang, |w| w.capacity)}</th>
                             <td><Size testid="device-bytes" bytes=bytes(|e| e.device_bytes.unwrap_or(0)) state=state /></td>
                         </tr>
                     })}
-                    {move || (estimate.get().parameters > 0).then(|| view! {
-                        <tr>
-                            <th scope="row">{i18n::text(lang, |w| w.parameters)}</th>
-                            <td class="value" data-testid="parameters" data-value=move || estimate.get().parameters.to_string()>
-                                {move || i18n::group(lang.get(), estimate.get().parameters)}
-                            </td>
-                        </tr>
-                    })}
-                    {move || estimate.get().max_batch.map(|max| view! {
-                        <tr>
-                            <th scope="row">{i18n::text(lang, |w| w.max_batch)}</th>
-                            <td class="value" data-testid="max-batch" data-value=max.to_string()>{i18n::group(lang.get(), u128::from(max))}</td>
-                        </tr>
-                    })}
-                    {move || estimate.get().accumulation_steps.map(|steps| view! {
-                        <tr>
-                            <th scope="row">{i18n::text(lang, |w| w.accumulation)}</th>
-                            <td class="value" data-testid="accumulation-steps" data-value=steps.to_string()>{i18n::group(lang.get(), u128::from(steps))}</td>
-                        </tr>
-                    })}
-                    {move || state.gpus_needed.get().filter(|&n| n > 1 && estimate.get().fits == Some(false)).map(|n| view! {
-                        <tr>
-                            <th scope="row">{i18n::text(lang, |w| w.gpus_needed)}</th>
-                            <td class="value" data-testid="gpus-needed" data-value=n.to_string()>{n.to_string()}</td>
-                        </tr>
-                    })}
+                    <CountRow testid="parameters" label=|w| w.parameters lang=lang
+                        value=Memo::new(move |_| estimate.with(|e| (e.parameters > 0).then_some(e.parameters))) />
+                    <CountRow testid="max-batch" label=|w| w.max_batch lang=lang
+                        value=Memo::new(move |_| estimate.with(|e| e.max_batch.map(u128::from))) />
+                    <CountRow testid="accumulation-steps" label=|w| w.accumulation lang=lang
+                        value=Memo::new(move |_| estimate.with(|e| e.accumulation_steps.map(u128::from))) />
+                    <CountRow testid="gpus-needed" label=|w| w.gpus_needed lang=lang
+                        value=Memo::new(move |_| {
+                            let short = estimate.with(|e| e.fits == Some(false));
+                            state.gpus_needed.get().filter(|&n| n > 1 && short).map(u128::from)
+                        }) />
                 </tbody>
             </table>
             <p class="units-note">
@@ -273,6 +282,32 @@ pub fn Results(state: State) -> impl IntoView {
             </p>
             <WhatIfs state=state />
         </div>
+    }
+}
+
+/// A row holding a whole number (parameters, the largest batch that fits,
+/// accumulation steps, GPUs needed), present while `value` is `Some`. The row is
+/// built when it appears; edits then update its number in place.
+#[component]
+fn CountRow(
+    testid: &'static str,
+    label: fn(&Words) -> &'static str,
+    value: Memo<Option<u128>>,
+    lang: RwSignal<Lang>,
+) -> impl IntoView {
+    let shown = Memo::new(move |_| value.with(Option::is_some));
+    let number = move || value.get().unwrap_or(0);
+    move || {
+        shown.get().then(|| {
+            view! {
+                <tr>
+                    <th scope="row">{i18n::text(lang, label)}</th>
+                    <td class="value" data-testid=testid data-value=move || number().to_string()>
+                        {move || i18n::group(lang.get(), number())}
+                    </td>
+                </tr>
+            }
+        })
     }
 }
 

@@ -64,6 +64,7 @@ pub fn Sweep(state: State, #[prop(optional)] without_chart: bool) -> impl IntoVi
             dark: crate::prefers_dark(),
         }
     });
+    let row_count = Memo::new(move |_| state.sweep.with(Vec::len));
     let chart_label = Signal::derive(move || {
         let units = state.config.get().units;
         let points: Vec<String> = state
@@ -89,37 +90,12 @@ pub fn Sweep(state: State, #[prop(optional)] without_chart: bool) -> impl IntoVi
                             </tr>
                         </thead>
                         <tbody>
-                            {move || {
-                                let config = state.config.get();
-                                let device = config.device.map(|d| d.bytes());
-                                let chosen = config.batch();
-                                let units = config.units;
-                                let lang = lang.get();
-                                let w = i18n::words(lang);
-                                state.sweep.get().into_iter().map(|row| {
-                                    let over = device.is_some_and(|d| row.required > d);
-                                    let is_chosen = row.batch == chosen;
-                                    let cell = move |bytes: u128| view! {
-                                        <td data-bytes=bytes.to_string() title=format!("{} bytes", i18n::group(lang, bytes))>
-                                            {units::format_bytes(bytes, units)}
-                                        </td>
-                                    };
-                                    view! {
-                                        <tr data-batch=row.batch.to_string() class:chosen=is_chosen class:over=over
-                                            data-over=over.to_string() aria-current=is_chosen.then_some("true")>
-                                            <th scope="row">
-                                                <span class="mark" aria-hidden="true">{if over { "✗" } else if is_chosen { "▸" } else { "" }}</span>
-                                                {i18n::group(lang, u128::from(row.batch))}
-                                                {is_chosen.then(|| view! { <span class="visually-hidden">{format!(" ({})", w.sweep_chosen)}</span> })}
-                                                {over.then(|| view! { <span class="visually-hidden">{format!(" ({})", w.sweep_over)}</span> })}
-                                            </th>
-                                            {cell(row.model_states)}
-                                            {cell(row.activations)}
-                                            {cell(row.total)}
-                                        </tr>
-                                    }
-                                }).collect_view()
-                            }}
+                            // Row i reads its numbers from the sweep, so an edit updates
+                            // text in place; rows are built again only when their
+                            // count changes (docs/performance.md).
+                            {move || (0..row_count.get()).map(|index| view! {
+                                <SweepRowView state=state index=index />
+                            }).collect_view()}
                         </tbody>
                     </table>
                     <p class="legend">{move || format!("▸ {} · ✗ {}", w().sweep_chosen, w().sweep_over)}</p>
@@ -127,6 +103,61 @@ pub fn Sweep(state: State, #[prop(optional)] without_chart: bool) -> impl IntoVi
                 {(!without_chart).then(|| view! { <SweepCanvas chart=chart label=chart_label /> })}
             </div>
         </section>
+    }
+}
+
+/// Row `index` of the sweep: batch, model states, activations, total.
+#[component]
+fn SweepRowView(state: State, index: usize) -> impl IntoView {
+    let lang = state.lang;
+    // The For removes this row before the sweep shrinks below it; until then
+    // a missing row reads as zeros.
+    let row = Memo::new(move |_| state.sweep.with(|rows| rows.get(index).copied()));
+    let number = move |pick: fn(&SweepRow) -> u128| row.with(|r| r.as_ref().map_or(0, pick));
+    let batch = move || number(|r| u128::from(r.batch));
+    let chosen = Memo::new(move |_| batch() == u128::from(state.config.with(|c| c.batch())));
+    let over = Memo::new(move |_| {
+        let required = number(|r| r.required);
+        state
+            .config
+            .with(|c| c.device.is_some_and(|d| required > d.bytes()))
+    });
+    let cell = move |pick: fn(&SweepRow) -> u128| {
+        let bytes = move || number(pick);
+        view! {
+            <td data-bytes=move || bytes().to_string()
+                title=move || format!("{} bytes", i18n::group(lang.get(), bytes()))
+            >
+                {move || units::format_bytes(bytes(), state.config.with(|c| c.units))}
+            </td>
+        }
+    };
+    view! {
+        <tr data-batch=move || batch().to_string() class:chosen=chosen class:over=over
+            data-over=move || over.get().to_string() aria-current=move || chosen.get().then_some("true")>
+            <th scope="row">
+                <span class="mark" aria-hidden="true">
+                    {move || if over.get() { "✗" } else if chosen.get() { "▸" } else { "" }}
+                </span>
+                {move || i18n::group(lang.get(), batch())}
+                <span class="visually-hidden">
+                    {move || {
+                        let w = i18n::words(lang.get());
+                        let mut notes = String::new();
+                        if chosen.get() {
+                            notes.push_str(&format!(" ({})", w.sweep_chosen));
+                        }
+                        if over.get() {
+                            notes.push_str(&format!(" ({})", w.sweep_over));
+                        }
+                        notes
+                    }}
+                </span>
+            </th>
+            {cell(|r| r.model_states)}
+            {cell(|r| r.activations)}
+            {cell(|r| r.total)}
+        </tr>
     }
 }
 
