@@ -69,6 +69,7 @@ async fn first_estimate_and_edit_cost() {
             "the model select has no {model}"
         );
     }
+    let before = browser.metrics().await;
     let mut edit_ms = Vec::with_capacity(EDITS);
     let mut by_field: [(&str, Vec<f64>); 3] = [
         ("batch", Vec::new()),
@@ -101,9 +102,34 @@ async fn first_estimate_and_edit_cost() {
         edit_ms.push(ms);
         by_field[i % 3].1.push(ms);
     }
+    // Where the edits' main-thread time went, by Chromium's own counters: the
+    // difference over the edits, per edit.
+    let after = browser.metrics().await;
     browser.close().await;
+    let per_edit = |name: &str| {
+        let read = |metrics: &[(String, f64)]| {
+            metrics
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| *v)
+                .unwrap_or_else(|| panic!("Chromium reports no {name}"))
+        };
+        (read(&after) - read(&before)) / EDITS as f64
+    };
+    let main_thread: serde_json::Map<String, Value> = [
+        ("task_ms", per_edit("TaskDuration") * 1000.0),
+        ("script_ms", per_edit("ScriptDuration") * 1000.0),
+        ("layout_ms", per_edit("LayoutDuration") * 1000.0),
+        ("style_ms", per_edit("RecalcStyleDuration") * 1000.0),
+        ("layouts", per_edit("LayoutCount")),
+        ("style_recalcs", per_edit("RecalcStyleCount")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), json!(v)))
+    .collect();
 
     let figures = json!({
+        "edit_main_thread": main_thread,
         "page": PAGE,
         "cold_load_ms": cold_load_ms,
         "cold_load_median_ms": percentile(&cold_load_ms, 50.0),

@@ -365,6 +365,33 @@ impl Browser {
         }
     }
 
+    /// Runs a Chrome DevTools Protocol command (chromedriver's
+    /// `goog/cdp/execute`) and returns its result.
+    pub async fn cdp(&self, cmd: &'static str, params: serde_json::Value) -> serde_json::Value {
+        self.client
+            .issue_cmd(Cdp { cmd, params })
+            .await
+            .unwrap_or_else(|e| panic!("CDP {cmd}: {e}"))
+    }
+
+    /// Chromium's main-thread counters (`Performance.getMetrics`): durations in
+    /// seconds and counts since the page opened, by name.
+    pub async fn metrics(&self) -> Vec<(String, f64)> {
+        self.cdp("Performance.enable", serde_json::json!({})).await;
+        let result = self
+            .cdp("Performance.getMetrics", serde_json::json!({}))
+            .await;
+        result["metrics"]
+            .as_array()
+            .map(|metrics| {
+                metrics
+                    .iter()
+                    .filter_map(|m| Some((m["name"].as_str()?.to_owned(), m["value"].as_f64()?)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     pub async fn wait_until<F, Fut>(&self, what: &str, mut check: F)
     where
         F: FnMut() -> Fut,
@@ -375,6 +402,31 @@ impl Browser {
             assert!(Instant::now() < deadline, "timed out waiting for {what}");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+}
+
+/// A DevTools Protocol command sent through chromedriver.
+#[derive(Debug)]
+struct Cdp {
+    cmd: &'static str,
+    params: serde_json::Value,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = serde_json::json!({ "cmd": self.cmd, "params": self.params });
+        (http::Method::POST, Some(body.to_string()))
     }
 }
 

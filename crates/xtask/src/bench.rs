@@ -421,6 +421,8 @@ struct BrowserFigures {
     edit_p95_ms: f64,
     /// (field, median ms, p95 ms) per kind of edit.
     edit_by_field: Vec<(String, f64, f64)>,
+    /// Chromium's main-thread counters per edit (`Performance.getMetrics`), by name.
+    edit_main_thread: Vec<(String, f64)>,
     chromium: String,
 }
 
@@ -478,6 +480,16 @@ fn browser_bench(root: &Path, work: &Path) -> Result<BrowserFigures, String> {
             .collect(),
         _ => Vec::new(),
     };
+    let edit_main_thread = match figures.get("edit_main_thread") {
+        Some(Json::Object(counters)) => counters
+            .iter()
+            .filter_map(|(name, v)| match v {
+                Json::Number(x) => Some((name.clone(), *x)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let page = match figures.get("page") {
         Some(Json::String(page)) => page.clone(),
         _ => String::new(),
@@ -496,6 +508,7 @@ fn browser_bench(root: &Path, work: &Path) -> Result<BrowserFigures, String> {
         edit_median_ms: number("edit_median_ms")?,
         edit_p95_ms: number("edit_p95_ms")?,
         edit_by_field,
+        edit_main_thread,
         // Debian's wrapper script may print a shell warning before the version.
         chromium: chromium
             .lines()
@@ -844,6 +857,19 @@ fn performance_doc(
                 doc.push_str(&format!(
                     "  - `{field}` edits: median {median:.2} ms, p95 {p95:.2} ms\n"
                 ));
+            }
+            if !b.edit_main_thread.is_empty() {
+                doc.push_str(
+                    "\nWhere an edit's main-thread time goes, per edit, from Chromium's own \
+                     counters (`Performance.getMetrics` through the DevTools Protocol, the \
+                     difference over the edits): `task_ms` is all main-thread work, of which \
+                     `script_ms` runs JavaScript and WebAssembly, `layout_ms` and `style_ms` \
+                     lay out and restyle; `layouts` and `style_recalcs` count how often.\n\n\
+                     | counter | per edit |\n|---|---:|\n",
+                );
+                for (name, value) in &b.edit_main_thread {
+                    doc.push_str(&format!("| `{name}` | {value:.2} |\n"));
+                }
             }
         }
         Err(why) => doc.push_str(&format!("Not measured in this run: {why}\n")),
