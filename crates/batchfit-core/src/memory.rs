@@ -322,9 +322,10 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
         (b <= last && b < BATCH.max).then(|| (b * 2).min(BATCH.max))
     })
     .collect();
-    batches.push(chosen);
-    batches.sort_unstable();
-    batches.dedup();
+    // The powers of two are in order: the chosen batch goes in its place.
+    if let Err(at) = batches.binary_search(&chosen) {
+        batches.insert(at, chosen);
+    }
     batches
         .into_iter()
         .map(|batch| {

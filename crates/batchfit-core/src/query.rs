@@ -297,33 +297,35 @@ fn known_name(name: &str) -> Option<&'static str> {
 
 /// Reads a query string (with or without its leading `?`, or a whole URL).
 pub fn parse(text: &str) -> Parsed {
-    // Problems carry the position of their parameter, to be reported in the
-    // order the query was written.
-    let mut problems: Vec<(usize, ParamError)> = Vec::new();
+    // One slot per parameter, in the order the query was written: each has at
+    // most one problem, and they are reported in that order.
+    let mut problems: Vec<Option<ParamError>> = Vec::new();
     let mut known: Vec<(usize, &'static str, String)> = Vec::new();
     for (index, (raw_name, value)) in pairs(query_part(text)).enumerate() {
-        match known_name(&raw_name) {
-            None => problems.push((index, ParamError::new(raw_name, Problem::Unknown))),
+        problems.push(match known_name(&raw_name) {
+            None => Some(ParamError::new(raw_name, Problem::Unknown)),
             Some(name) if known.iter().any(|(_, n, _)| *n == name) => {
-                problems.push((index, ParamError::new(name, Problem::Duplicate)));
+                Some(ParamError::new(name, Problem::Duplicate))
             }
-            Some(name) => known.push((index, name, value)),
-        }
+            Some(name) => {
+                known.push((index, name, value));
+                None
+            }
+        });
     }
     let mut config = Config::default();
     // The form decides which parameters apply: read it first.
     if let Some((index, name, value)) = known.iter().find(|(_, n, _)| *n == "form") {
         match Form::parse(value) {
             Some(form) => config.form = form,
-            None => problems.push((
-                *index,
-                ParamError::new(
+            None => {
+                problems[*index] = Some(ParamError::new(
                     *name,
                     Problem::NotAnOption {
                         allowed: Form::NAMES,
                     },
-                ),
-            )),
+                ));
+            }
         }
     }
     let form = config.form;
@@ -345,22 +347,18 @@ pub fn parse(text: &str) -> Parsed {
         }
         if matches!(*name, "gpu" | "gpu_gb") {
             if let Some(first) = device_from {
-                problems.push((
-                    *index,
-                    ParamError::new(*name, Problem::Conflict { with: first }),
-                ));
+                problems[*index] = Some(ParamError::new(*name, Problem::Conflict { with: first }));
                 continue;
             }
             device_from = Some(name);
         }
         if let Err(error) = apply(&mut config, name, value) {
-            problems.push((*index, error));
+            problems[*index] = Some(error);
         }
     }
-    problems.sort_by_key(|(index, _)| *index);
     Parsed {
         config: config.synced(),
-        problems: problems.into_iter().map(|(_, error)| error).collect(),
+        problems: problems.into_iter().flatten().collect(),
     }
 }
 
