@@ -626,9 +626,21 @@ pub fn SweepCanvas(chart: Signal<SweepChart>, label: Signal<String>) -> impl Int
 
 type Draw<T> = fn(&DrawingArea<CanvasBackend, Shift>, &T, TextWidth<'_>) -> Result<(), String>;
 
-// The browser API the charts measure text with, which web-sys's enabled features lack.
+// The two browser APIs the charts read that this crate's web-sys features leave out.
 #[wasm_bindgen]
 extern "C" {
+    /// What `ResizeObserver` reports for the canvas.
+    type ResizeEntry;
+    #[wasm_bindgen(method, getter, js_name = contentRect)]
+    fn content_rect(this: &ResizeEntry) -> ContentRect;
+
+    /// The canvas's content box in CSS pixels.
+    type ContentRect;
+    #[wasm_bindgen(method, getter)]
+    fn width(this: &ContentRect) -> f64;
+    #[wasm_bindgen(method, getter)]
+    fn height(this: &ContentRect) -> f64;
+
     /// The canvas's 2D context, for measuring text.
     type Context2d;
     #[wasm_bindgen(method, js_name = measureText)]
@@ -640,8 +652,8 @@ extern "C" {
 }
 
 /// A `<canvas>` sized by its CSS box times the device pixel ratio (so it stays
-/// crisp), redrawn when `chart` changes and when the box is resized.
-fn chart_canvas<T: Clone + Send + Sync + 'static>(
+/// crisp), redrawn when the chart's data or the box's size changes, and only then.
+fn chart_canvas<T: Clone + PartialEq + Send + Sync + 'static>(
     test_id: &'static str,
     class: &'static str,
     chart: Signal<T>,
@@ -649,10 +661,24 @@ fn chart_canvas<T: Clone + Send + Sync + 'static>(
     draw: Draw<T>,
 ) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
-    let resized = Trigger::new();
-    let observer = StoredValue::new_local(None::<(ResizeObserver, Closure<dyn FnMut()>)>);
+    // The callers derive the chart from state that changes more often than it.
+    let chart = Memo::new(move |_| chart.get());
+    // The CSS size as the observer last reported it (it reports once as soon as
+    // it observes): reading the element's box instead would force a layout.
+    let size = RwSignal::new(None::<(f64, f64)>);
+    let observer =
+        StoredValue::new_local(None::<(ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>);
     canvas.on_load(move |element| {
-        let callback = Closure::<dyn FnMut()>::new(move || resized.notify());
+        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            let Some(entry) = entries.iter().last() else {
+                return;
+            };
+            let rect = entry.unchecked_into::<ResizeEntry>().content_rect();
+            let reported = Some((rect.width(), rect.height()));
+            if size.get_untracked() != reported {
+                size.set(reported);
+            }
+        });
         if let Ok(watch) = ResizeObserver::new(callback.as_ref().unchecked_ref()) {
             watch.observe(&element);
             observer.set_value(Some((watch, callback)));
@@ -666,11 +692,14 @@ fn chart_canvas<T: Clone + Send + Sync + 'static>(
         });
     });
     Effect::new(move |_| {
-        resized.track();
-        let chart = chart.get();
-        if let Some(element) = canvas.get() {
-            paint(&element, &chart, draw);
-        }
+        let Some(size) = size.get() else {
+            return;
+        };
+        chart.with(|chart| {
+            if let Some(element) = canvas.get() {
+                paint(&element, size, chart, draw);
+            }
+        });
     });
     view! {
         <canvas
@@ -685,17 +714,22 @@ fn chart_canvas<T: Clone + Send + Sync + 'static>(
 
 /// Draws in CSS pixels on a bitmap of device pixels: the context is scaled by
 /// the device pixel ratio and plotters is given an area of the CSS size.
-fn paint<T>(element: &HtmlCanvasElement, chart: &T, draw: Draw<T>) {
+fn paint<T>(element: &HtmlCanvasElement, (width, height): (f64, f64), chart: &T, draw: Draw<T>) {
     let ratio = window().device_pixel_ratio();
     let ratio = if ratio.is_finite() && ratio > 0.0 {
         ratio
     } else {
         1.0
     };
-    let rect = element.get_bounding_client_rect();
-    // Setting the size clears the canvas and its transform, even when unchanged.
-    element.set_width((rect.width() * ratio).round() as u32);
-    element.set_height((rect.height() * ratio).round() as u32);
+    let pixels = |css: f64| (css * ratio).round() as u32;
+    // Setting a size clears the bitmap and resets the context even when it is
+    // unchanged, so only a new size is set; otherwise the old drawing is cleared.
+    if element.width() != pixels(width) {
+        element.set_width(pixels(width));
+    }
+    if element.height() != pixels(height) {
+        element.set_height(pixels(height));
+    }
     let context = element.get_context("2d").ok().flatten();
     let Some(context) = context.and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else {
         return;
@@ -703,7 +737,14 @@ fn paint<T>(element: &HtmlCanvasElement, chart: &T, draw: Draw<T>) {
     let Some(backend) = CanvasBackend::with_canvas_object(element.clone()) else {
         return;
     };
-    if context.scale(ratio, ratio).is_err() {
+    let cleared = context.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0).is_ok() && {
+        let (device_width, device_height) = (element.width(), element.height());
+        context.clear_rect(0.0, 0.0, device_width.into(), device_height.into());
+        context
+            .set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0)
+            .is_ok()
+    };
+    if !cleared {
         return;
     }
     context.set_font(FONT);
@@ -711,14 +752,13 @@ fn paint<T>(element: &HtmlCanvasElement, chart: &T, draw: Draw<T>) {
     let text_width = |text: &str| measure.measure_text(text).width().ceil() as i32;
     let area = backend
         .into_drawing_area()
-        .shrink((0, 0), (rect.width() as u32, rect.height() as u32));
+        .shrink((0, 0), (width as u32, height as u32));
     let drawn =
         draw(&area, chart, &text_width).and_then(|()| area.present().map_err(|e| e.to_string()));
     if let Err(error) = drawn {
         leptos::logging::warn!("chart not drawn: {error}");
     }
 }
-
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
