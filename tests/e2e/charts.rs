@@ -99,3 +99,50 @@ async fn canvases_are_images_described_with_their_numbers() {
     );
     browser.close().await;
 }
+
+/// The chart's pixels, as a PNG data URL.
+async fn image(browser: &Browser, testid: &str) -> String {
+    let url = browser
+        .js(&format!(
+            "return document.querySelector('[data-testid={testid}]').toDataURL()"
+        ))
+        .await;
+    url.as_str().expect("a data URL").to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redraw_leaves_nothing_of_the_drawing_before() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser.open(&server.url(Q)).await;
+    browser.testid("required").await;
+    browser
+        .wait_until("the breakdown drawn", || async {
+            browser
+                .js(
+                    "const c = document.querySelector('[data-testid=breakdown-chart]'); \
+                     const blank = document.createElement('canvas'); \
+                     blank.width = c.width; blank.height = c.height; \
+                     return c.toDataURL() !== blank.toDataURL()",
+                )
+                .await
+                == true
+        })
+        .await;
+    let before = image(&browser, "breakdown-chart").await;
+    browser.type_into("batch", "16").await;
+    browser
+        .wait_until("the breakdown redrawn for batch 16", || async {
+            image(&browser, "breakdown-chart").await != before
+        })
+        .await;
+    // The canvas keeps its size, so the bitmap is not reset: the same data
+    // must give the same pixels, with no trace of the batch-16 drawing.
+    browser.type_into("batch", "8").await;
+    browser
+        .wait_until("the breakdown drawn as before", || async {
+            image(&browser, "breakdown-chart").await == before
+        })
+        .await;
+    browser.close().await;
+}

@@ -168,9 +168,13 @@ async fn the_content_security_policy_holds_and_the_probe_would_see_a_violation()
         "object-src 'none'",
         "base-uri 'none'",
         "form-action 'none'",
+        "style-src 'self'",
     ] {
         assert!(policy.contains(directive), "{directive} in {policy}");
     }
+    // Neither inline scripts nor style attributes: the charts measure text
+    // with the canvas, not with a styled element.
+    assert!(!policy.contains("unsafe-inline"), "{policy}");
     // Use the page: every form, the language, the charts, the share buttons.
     for form in ["activations", "parameters", "transformer"] {
         browser.click(&format!("form-{form}")).await;

@@ -2,20 +2,30 @@
 //! memory against batch size. The drawing functions are generic over plotters'
 //! `DrawingBackend`, so the browser draws them on a `<canvas>` and the native
 //! tests into an SVG string; every number drawn arrives already computed.
+//!
+//! Shapes are plotters elements placed at pixel coordinates computed here (the
+//! scales, the ticks, the layout). Text is drawn by the backend itself, aligned
+//! by its anchor, and measured by a width function the caller passes in (the
+//! canvas's `measureText` in the browser): plotters' own text layout measures
+//! each string with a styled `<span>` on the web, a forced layout per label.
 
-use std::ops::Range;
+use std::error::Error;
+use std::fmt;
 
 use batchfit_core::units::{Units, format_bytes, size};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
-use plotters::element::DashedPathElement;
+use plotters::element::{DashedPathElement, Drawable, PointCollection};
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters_backend::text_anchor::{HPos, Pos, VPos};
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendTextStyle, DrawingErrorKind, FontFamily, FontTransform,
+};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::wasm_bindgen;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver};
 
 /// One memory component; its colour is the same in the bar, the legend and the table swatches.
@@ -85,23 +95,34 @@ pub struct SweepChart {
     pub dark: bool,
 }
 
+/// The width in pixels a text takes in the charts' font ([`FONT`]).
+pub type TextWidth<'a> = &'a dyn Fn(&str) -> i32;
+
 /// Draws the breakdown bar, its capacity marker and its legend into `area`.
 pub fn draw_breakdown<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     chart: &BreakdownChart,
+    width: TextWidth<'_>,
 ) -> Result<(), String> {
-    breakdown(area, chart).map_err(|e| e.to_string())
+    breakdown(area, chart, width).map_err(|e| e.to_string())
 }
 
 /// Draws memory against batch size (log2 axis) with the capacity line into `area`.
 pub fn draw_sweep<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     chart: &SweepChart,
+    width: TextWidth<'_>,
 ) -> Result<(), String> {
-    sweep(area, chart).map_err(|e| e.to_string())
+    sweep(area, chart, width).map_err(|e| e.to_string())
 }
 
 type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// The charts' one font, as a CSS `font` value: the canvas measures text in it,
+/// and `CanvasBackend` draws in it (it writes "normal 12px sans-serif" from
+/// [`LabelStyle`]'s size and family).
+const FONT: &str = "12px sans-serif";
+const FONT_PX: f64 = 12.0;
 
 /// "#RRGGBB" to a colour; only ever called with the literals above.
 fn hex(text: &str) -> RGBColor {
@@ -119,7 +140,6 @@ struct Theme {
     grid: RGBAColor,
     capacity: RGBColor,
     line: RGBColor,
-    font: TextStyle<'static>,
 }
 
 impl Theme {
@@ -129,14 +149,152 @@ impl Theme {
         } else {
             ("#333333", BLACK.mix(0.1), BLACK, Component::Weights)
         };
-        let fg = hex(fg);
         Self {
-            fg,
+            fg: hex(fg),
             grid,
             capacity,
             line: line.color(),
-            font: ("sans-serif", 12).into_font().color(&fg),
         }
+    }
+
+    /// Text in the foreground colour, placed by `anchor`.
+    fn text(&self, h: HPos, v: VPos) -> LabelStyle {
+        LabelStyle {
+            color: self.fg,
+            anchor: Pos::new(h, v),
+            upwards: false,
+        }
+    }
+}
+
+/// How a [`Label`] is drawn. The backend aligns the text by the anchor itself
+/// (the canvas's `textAlign`/`textBaseline`, SVG's `text-anchor`), so nothing
+/// here lays text out; a backend that asks gets [`Unmeasured`].
+#[derive(Clone, Copy)]
+struct LabelStyle {
+    color: RGBColor,
+    anchor: Pos,
+    /// Reads bottom to top, for the vertical axis's name.
+    upwards: bool,
+}
+
+impl BackendTextStyle for LabelStyle {
+    type FontError = Unmeasured;
+
+    fn color(&self) -> BackendColor {
+        self.color.to_backend_color()
+    }
+
+    fn size(&self) -> f64 {
+        FONT_PX
+    }
+
+    fn transform(&self) -> FontTransform {
+        if self.upwards {
+            FontTransform::Rotate270
+        } else {
+            FontTransform::None
+        }
+    }
+
+    fn anchor(&self) -> Pos {
+        self.anchor
+    }
+
+    fn family(&self) -> FontFamily<'_> {
+        FontFamily::SansSerif
+    }
+
+    fn layout_box(&self, _: &str) -> Result<((i32, i32), (i32, i32)), Unmeasured> {
+        Err(Unmeasured)
+    }
+
+    fn draw<E, DrawFunc: FnMut(i32, i32, BackendColor) -> Result<(), E>>(
+        &self,
+        _: &str,
+        _: BackendCoord,
+        _: DrawFunc,
+    ) -> Result<Result<(), E>, Unmeasured> {
+        Err(Unmeasured)
+    }
+}
+
+/// What a backend gets when it asks the charts' text for its size or its glyphs:
+/// the charts only draw on backends that place text themselves.
+#[derive(Debug)]
+struct Unmeasured;
+
+impl fmt::Display for Unmeasured {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("chart text is measured by the chart, not laid out by plotters")
+    }
+}
+
+impl Error for Unmeasured {}
+
+/// A text at a point of its area, drawn with `DrawingBackend::draw_text`.
+struct Label<'a> {
+    text: &'a str,
+    at: BackendCoord,
+    style: LabelStyle,
+}
+
+impl<'a> PointCollection<'a, BackendCoord> for &'a Label<'_> {
+    type Point = &'a BackendCoord;
+    type IntoIter = std::iter::Once<&'a BackendCoord>;
+
+    fn point_iter(self) -> Self::IntoIter {
+        std::iter::once(&self.at)
+    }
+}
+
+impl<DB: DrawingBackend> Drawable<DB> for Label<'_> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut points: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        match points.next() {
+            Some(at) => backend.draw_text(self.text, &self.style, at),
+            None => Ok(()),
+        }
+    }
+}
+
+fn draw_label<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    at: BackendCoord,
+    style: LabelStyle,
+) -> Drawn<DB> {
+    area.draw(&Label { text, at, style })
+}
+
+/// A straight line from `from` to `to`.
+fn segment<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    from: BackendCoord,
+    to: BackendCoord,
+    style: ShapeStyle,
+) -> Drawn<DB> {
+    area.draw(&PathElement::new([from, to], style))
+}
+
+/// Values mapped linearly onto pixels: `values.0` lands on `pixels.0` and
+/// `values.1` on `pixels.1` (the vertical axes run upwards, so backwards).
+#[derive(Clone, Copy)]
+struct Scale {
+    values: (f64, f64),
+    pixels: (i32, i32),
+}
+
+impl Scale {
+    fn at(self, value: f64) -> i32 {
+        let share = (value - self.values.0) / (self.values.1 - self.values.0);
+        let span = f64::from(self.pixels.1 - self.pixels.0);
+        // `as` saturates, so a value far off the axis stays a finite coordinate.
+        self.pixels.0 + (share * span).round() as i32
     }
 }
 
@@ -168,9 +326,42 @@ fn tick(value: f64, unit: &str) -> String {
     )
 }
 
+/// Round values from 0 up to `max`, at least 2 and at most `most` (at least 2)
+/// of them: steps of 1, 2 or 5 times a power of ten, the smallest that keeps
+/// within `most`, or the largest that still reaches `max` when that one would not.
+fn round_ticks(max: f64, most: usize) -> Vec<f64> {
+    if !(max.is_finite() && max > 0.0) {
+        return vec![0.0];
+    }
+    let most = most.max(2);
+    // The epsilon keeps a tick that lands on `max` despite rounding.
+    let gaps = |step: f64| ((max / step) * (1.0 + 1e-9)).floor() as usize;
+    let power = |value: f64| 10f64.powf(value.log10().floor());
+    // Steps from the power of ten under max / most: ten times it is past
+    // max / most already, so one of them keeps within `most`.
+    let low = power(max / most as f64);
+    let mut step = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+        .into_iter()
+        .map(|times| times * low)
+        .find(|step| gaps(*step) < most)
+        .unwrap_or(100.0 * low);
+    if step > max {
+        let high = power(max);
+        step = [5.0, 2.0]
+            .into_iter()
+            .map(|times| times * high)
+            .find(|step| *step <= max)
+            .unwrap_or(high);
+    }
+    (0..=gaps(step).min(most - 1))
+        .map(|i| i as f64 * step)
+        .collect()
+}
+
 fn breakdown<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     chart: &BreakdownChart,
+    text_width: TextWidth<'_>,
 ) -> Drawn<DB> {
     let (width, height) = area.dim_in_pixel();
     let (width, height) = (width as i32, height as i32);
@@ -178,7 +369,6 @@ fn breakdown<DB: DrawingBackend>(
         return Ok(());
     }
     let theme = Theme::new(chart.dark);
-    let font = &theme.font;
     let segments: Vec<_> = Component::ALL
         .iter()
         .flat_map(|c| chart.segments.iter().filter(move |s| s.0 == *c && s.2 > 0))
@@ -190,7 +380,7 @@ fn breakdown<DB: DrawingBackend>(
     let (mut x, mut y) = (0, 0);
     for (component, label, bytes) in &segments {
         let text = format!("{label} {}", format_bytes(*bytes, chart.units));
-        let item = swatch + 4 + text_width(area, &text, font)?;
+        let item = swatch + 4 + text_width(&text);
         if x > 0 && x + item > width {
             (x, y) = (0, y + line);
         }
@@ -199,17 +389,14 @@ fn breakdown<DB: DrawingBackend>(
     }
     let legend_height = if legend.is_empty() { 0 } else { y + line };
     let (bar, key) = area.split_vertically((height - legend_height).max(30));
-    for (x, y, component, text) in legend {
+    for (x, y, component, text) in &legend {
         let top = y + (line - swatch) / 2;
         key.draw(&Rectangle::new(
-            [(x, top), (x + swatch, top + swatch)],
+            [(*x, top), (x + swatch, top + swatch)],
             component.color().filled(),
         ))?;
-        key.draw(&Text::new(
-            text,
-            (x + swatch + 4, y + line / 2),
-            font.pos(Pos::new(HPos::Left, VPos::Center)),
-        ))?;
+        let style = theme.text(HPos::Left, VPos::Center);
+        draw_label(&key, text, (x + swatch + 4, y + line / 2), style)?;
     }
 
     // The axis reaches past both the total and the capacity, so the marker shows.
@@ -222,61 +409,70 @@ fn breakdown<DB: DrawingBackend>(
     } else {
         1.0
     };
-    let axis = 18;
-    // The capacity's name sits above the bar, inside the plot.
-    let plot_height = f64::from(bar.dim_in_pixel().1 as i32 - axis).max(1.0);
+    // The tick labels take the 18 pixels under the axis; the capacity's name
+    // sits above the bar, inside the plot.
+    let (left, right) = (6, width - 24);
+    let (top, axis) = (0, bar.dim_in_pixel().1 as i32 - 18);
+    let x = Scale {
+        values: (0.0, x_max),
+        pixels: (left, right),
+    };
+    let plot_height = f64::from(axis - top).max(1.0);
     let label_room = if capacity.is_some() { 16.0 } else { 2.0 };
-    let bar_top = ((plot_height - label_room) / plot_height).max(0.3);
-    let ticks = f64::from(width - 30) / f64::from(text_width(area, &tick(x_max, unit), font)? + 16);
-
-    let mut plot = ChartBuilder::on(&bar)
-        .margin_left(6)
-        .margin_right(24)
-        .x_label_area_size(axis)
-        .build_cartesian_2d(0f64..x_max, 0f64..1f64)?;
-    plot.configure_mesh()
-        .disable_mesh()
-        .disable_y_axis()
-        .x_labels(ticks.clamp(2.0, 8.0) as usize)
-        .x_label_formatter(&|v| tick(*v, unit))
-        .label_style(font.clone())
-        .axis_style(theme.fg)
-        .set_all_tick_mark_size(3)
-        .draw()?;
+    let bar_top = axis - (plot_height - label_room).max(0.3 * plot_height).round() as i32;
 
     let mut start = 0.0;
-    plot.draw_series(segments.iter().map(|(component, _, bytes)| {
+    for (component, _, bytes) in &segments {
         let end = start + *bytes as f64 / unit_bytes;
-        let segment = Rectangle::new([(start, 0.0), (end, bar_top)], component.color().filled());
+        bar.draw(&Rectangle::new(
+            [(x.at(start), bar_top), (x.at(end), axis)],
+            component.color().filled(),
+        ))?;
         start = end;
-        segment
-    }))?;
+    }
+
+    segment(&bar, (left, axis), (right, axis), theme.fg.into())?;
+    let room = f64::from(right - left) / f64::from(text_width(&tick(x_max, unit)) + 16);
+    for value in round_ticks(x_max, room.clamp(2.0, 8.0) as usize) {
+        let at = x.at(value);
+        segment(&bar, (at, axis), (at, axis + 3), theme.fg.into())?;
+        let text = tick(value, unit);
+        // Centred under its tick, but never past the canvas's edges.
+        let half = text_width(&text) / 2;
+        let centre = at.min(width - half).max(half);
+        draw_label(
+            &bar,
+            &text,
+            (centre, axis + 5),
+            theme.text(HPos::Center, VPos::Top),
+        )?;
+    }
 
     if let Some((name, bytes)) = capacity {
-        let at = *bytes as f64 / unit_bytes;
-        plot.draw_series([PathElement::new(
-            [(at, 0.0), (at, 1.0)],
-            theme.capacity.stroke_width(2),
-        )])?;
-        let (side, dx) = if at > x_max / 2.0 {
+        let value = *bytes as f64 / unit_bytes;
+        let at = x.at(value);
+        segment(&bar, (at, top), (at, axis), theme.capacity.stroke_width(2))?;
+        let (side, dx) = if value > x_max / 2.0 {
             (HPos::Right, -5)
         } else {
             (HPos::Left, 5)
         };
-        plot.draw_series([EmptyElement::at((at, 1.0))
-            + Text::new(name.clone(), (dx, 0), font.pos(Pos::new(side, VPos::Top)))])?;
+        draw_label(&bar, name, (at + dx, top), theme.text(side, VPos::Top))?;
     }
     Ok(())
 }
 
-fn sweep<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &SweepChart) -> Drawn<DB> {
+fn sweep<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &SweepChart,
+    text_width: TextWidth<'_>,
+) -> Drawn<DB> {
     let (width, height) = area.dim_in_pixel();
     let (width, height) = (width as i32, height as i32);
     if width < 120 || height < 80 {
         return Ok(());
     }
     let theme = Theme::new(chart.dark);
-    let font = &theme.font;
     let mut points: Vec<(u64, u128)> = chart.points.iter().copied().filter(|p| p.0 > 0).collect();
     points.sort_unstable();
     points.dedup_by_key(|p| p.0);
@@ -294,146 +490,120 @@ fn sweep<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &SweepChart) 
         1.0
     };
     let log = |batch: u64| (batch as f64).log2();
-    let xy = |(batch, bytes): (u64, u128)| (log(batch), bytes as f64 / unit_bytes);
     let (low, high) = match (points.first(), points.last()) {
         (Some(first), Some(last)) => (log(first.0), log(last.0)),
         _ => (0.0, 4.0),
     };
     let pad = ((high - low) * 0.04).max(0.5);
 
+    // Left of the plot: the vertical axis's name, then its tick labels; under
+    // it: the batch labels, then the horizontal axis's name.
+    let y_ticks: Vec<(f64, String)> = round_ticks(y_max, (height / 40).clamp(2, 8) as usize)
+        .into_iter()
+        .map(|value| (value, tick(value, unit)))
+        .collect();
+    let widest_y = y_ticks.iter().map(|t| text_width(&t.1)).max().unwrap_or(0);
+    let (left, right) = (8 + (widest_y + 26).min(width / 2), width - 8);
+    let (top, bottom) = (18, height - 8 - 38);
+    let x = Scale {
+        values: (low - pad, high + pad),
+        pixels: (left, right),
+    };
+    let y = Scale {
+        values: (0.0, y_max),
+        pixels: (bottom, top),
+    };
+    let xy = |(batch, bytes): (u64, u128)| (x.at(log(batch)), y.at(bytes as f64 / unit_bytes));
+
     // Ticks at the powers of two (the sweep's own batches), thinned so that
     // the widest label fits between neighbours.
-    let y_area = (text_width(area, &tick(y_max, unit), font)? + 26).min(width / 2);
-    let mut ticks: Vec<u64> = points
+    let mut batches: Vec<u64> = points
         .iter()
         .map(|p| p.0)
         .filter(|b| b.is_power_of_two())
         .collect();
-    if ticks.is_empty() {
-        ticks = points.iter().map(|p| p.0).collect();
+    if batches.is_empty() {
+        batches = points.iter().map(|p| p.0).collect();
     }
-    let widest = match ticks.last() {
-        Some(batch) => text_width(area, &batch.to_string(), font)?,
-        None => 0,
-    };
-    let room = ((width - y_area - 16) / (widest + 12)).max(1) as usize;
-    let every = ticks.len().div_ceil(room).max(1);
-    let ticks = ticks.iter().step_by(every).map(|b| log(*b)).collect();
+    let widest = batches.last().map_or(0, |b| text_width(&b.to_string()));
+    let room = ((right - left) / (widest + 12)).max(1) as usize;
+    let every = batches.len().div_ceil(room).max(1);
 
-    let mut plot = ChartBuilder::on(area)
-        .margin(8)
-        .margin_top(18)
-        .x_label_area_size(38)
-        .y_label_area_size(y_area)
-        .build_cartesian_2d(
-            Log2Axis {
-                range: low - pad..high + pad,
-                ticks,
-            },
-            0f64..y_max,
+    for batch in batches.iter().step_by(every) {
+        let at = x.at(log(*batch));
+        segment(area, (at, top), (at, bottom), theme.grid.into())?;
+        segment(area, (at, bottom), (at, bottom + 3), theme.fg.into())?;
+        let style = theme.text(HPos::Center, VPos::Top);
+        draw_label(area, &batch.to_string(), (at, bottom + 5), style)?;
+    }
+    for (value, text) in &y_ticks {
+        let at = y.at(*value);
+        segment(area, (left, at), (right, at), theme.grid.into())?;
+        segment(area, (left - 3, at), (left, at), theme.fg.into())?;
+        draw_label(
+            area,
+            text,
+            (left - 5, at),
+            theme.text(HPos::Right, VPos::Center),
         )?;
-    plot.configure_mesh()
-        .x_desc(chart.x_label.as_str())
-        .y_desc(chart.y_label.as_str())
-        .x_label_formatter(&|v| (v.exp2().round() as u64).to_string())
-        .y_label_formatter(&|v| tick(*v, unit))
-        .y_labels((height / 40).clamp(2, 8) as usize)
-        .max_light_lines(0)
-        .label_style(font.clone())
-        .axis_desc_style(font.clone())
-        .axis_style(theme.fg)
-        .bold_line_style(theme.grid)
-        .set_all_tick_mark_size(3)
-        .draw()?;
+    }
+    segment(area, (left, top), (left, bottom), theme.fg.into())?;
+    segment(area, (left, bottom), (right, bottom), theme.fg.into())?;
+    let centre = (left + right) / 2;
+    let style = theme.text(HPos::Center, VPos::Bottom);
+    draw_label(area, &chart.x_label, (centre, height - 8), style)?;
+    let style = LabelStyle {
+        upwards: true,
+        ..theme.text(HPos::Center, VPos::Top)
+    };
+    draw_label(area, &chart.y_label, (8, (top + bottom) / 2), style)?;
 
     if let Some((name, bytes)) = capacity {
-        let at = *bytes as f64 / unit_bytes;
-        let (left, right) = (low - pad, high + pad);
+        let at = y.at(*bytes as f64 / unit_bytes);
         let style = theme.capacity.stroke_width(2);
-        plot.draw_series([DashedPathElement::new(
+        area.draw(&DashedPathElement::new(
             [(left, at), (right, at)],
             6,
             4,
             style,
-        )])?;
-        plot.draw_series([EmptyElement::at((right, at))
-            + Text::new(
-                name.clone(),
-                (-4, -3),
-                font.pos(Pos::new(HPos::Right, VPos::Bottom)),
-            )])?;
+        ))?;
+        let style = theme.text(HPos::Right, VPos::Bottom);
+        draw_label(area, name, (right - 4, at - 3), style)?;
     }
 
-    plot.draw_series([PathElement::new(
+    area.draw(&PathElement::new(
         points.iter().map(|p| xy(*p)).collect::<Vec<_>>(),
         theme.line.stroke_width(2),
-    )])?;
+    ))?;
     // A batch that does not fit is a hollow point, so the chart does not rely on colour alone.
-    plot.draw_series(points.iter().map(|p| {
-        let fits = capacity.is_none_or(|c| p.1 <= c.1);
+    for point in &points {
+        let fits = capacity.is_none_or(|c| point.1 <= c.1);
         let style = if fits {
             theme.line.filled()
         } else {
             theme.line.stroke_width(2)
         };
-        Circle::new(xy(*p), 4, style)
-    }))?;
+        area.draw(&Circle::new(xy(*point), 4, style))?;
+    }
 
     if let Some(chosen) = points.iter().find(|p| p.0 == chart.chosen_batch) {
         let at = xy(*chosen);
-        let (side, dx) = if at.0 > (low + high) / 2.0 {
+        area.draw(&Circle::new(at, 7, theme.line.filled()))?;
+        area.draw(&Circle::new(at, 7, theme.fg.stroke_width(2)))?;
+        let (side, dx) = if log(chosen.0) > (low + high) / 2.0 {
             (HPos::Right, -8)
         } else {
             (HPos::Left, 8)
         };
-        plot.draw_series([EmptyElement::at(at)
-            + Circle::new((0, 0), 7, theme.line.filled())
-            + Circle::new((0, 0), 7, theme.fg.stroke_width(2))
-            + Text::new(
-                format!("{}: {}", chosen.0, format_bytes(chosen.1, chart.units)),
-                (dx, -8),
-                font.pos(Pos::new(side, VPos::Bottom)),
-            )])?;
+        let text = format!("{}: {}", chosen.0, format_bytes(chosen.1, chart.units));
+        draw_label(
+            area,
+            &text,
+            (at.0 + dx, at.1 - 8),
+            theme.text(side, VPos::Bottom),
+        )?;
     }
     Ok(())
-}
-
-/// The sweep's x axis: log2 of the batch, linear in that, with ticks exactly at
-/// the given batches (plotters' own would fall between them).
-struct Log2Axis {
-    range: Range<f64>,
-    ticks: Vec<f64>,
-}
-
-impl Ranged for Log2Axis {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        let share = (value - self.range.start) / (self.range.end - self.range.start);
-        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
-    }
-
-    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            Vec::new()
-        } else {
-            self.ticks.clone()
-        }
-    }
-
-    fn range(&self) -> Range<f64> {
-        self.range.clone()
-    }
-}
-
-/// The width in pixels `text` takes in `font`.
-fn text_width<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    text: &str,
-    font: &TextStyle<'_>,
-) -> Result<i32, DrawingAreaErrorKind<DB::ErrorType>> {
-    Ok(area.estimate_text_size(text, font)?.0 as i32)
 }
 
 /// The breakdown bar on a canvas; see [`BreakdownChart`].
@@ -454,11 +624,36 @@ pub fn SweepCanvas(chart: Signal<SweepChart>, label: Signal<String>) -> impl Int
     chart_canvas("sweep-chart", "chart-sweep", chart, label, draw_sweep)
 }
 
-type Draw<T> = fn(&DrawingArea<CanvasBackend, Shift>, &T) -> Result<(), String>;
+type Draw<T> = fn(&DrawingArea<CanvasBackend, Shift>, &T, TextWidth<'_>) -> Result<(), String>;
+
+// The two browser APIs the charts read that this crate's web-sys features leave out.
+#[wasm_bindgen]
+extern "C" {
+    /// What `ResizeObserver` reports for the canvas.
+    type ResizeEntry;
+    #[wasm_bindgen(method, getter, js_name = contentRect)]
+    fn content_rect(this: &ResizeEntry) -> ContentRect;
+
+    /// The canvas's content box in CSS pixels.
+    type ContentRect;
+    #[wasm_bindgen(method, getter)]
+    fn width(this: &ContentRect) -> f64;
+    #[wasm_bindgen(method, getter)]
+    fn height(this: &ContentRect) -> f64;
+
+    /// The canvas's 2D context, for measuring text.
+    type Context2d;
+    #[wasm_bindgen(method, js_name = measureText)]
+    fn measure_text(this: &Context2d, text: &str) -> TextMetrics;
+
+    type TextMetrics;
+    #[wasm_bindgen(method, getter)]
+    fn width(this: &TextMetrics) -> f64;
+}
 
 /// A `<canvas>` sized by its CSS box times the device pixel ratio (so it stays
-/// crisp), redrawn when `chart` changes and when the box is resized.
-fn chart_canvas<T: Clone + Send + Sync + 'static>(
+/// crisp), redrawn when the chart's data or the box's size changes, and only then.
+fn chart_canvas<T: Clone + PartialEq + Send + Sync + 'static>(
     test_id: &'static str,
     class: &'static str,
     chart: Signal<T>,
@@ -466,10 +661,24 @@ fn chart_canvas<T: Clone + Send + Sync + 'static>(
     draw: Draw<T>,
 ) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
-    let resized = Trigger::new();
-    let observer = StoredValue::new_local(None::<(ResizeObserver, Closure<dyn FnMut()>)>);
+    // The callers derive the chart from state that changes more often than it.
+    let chart = Memo::new(move |_| chart.get());
+    // The CSS size as the observer last reported it (it reports once as soon as
+    // it observes): reading the element's box instead would force a layout.
+    let size = RwSignal::new(None::<(f64, f64)>);
+    let observer =
+        StoredValue::new_local(None::<(ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>);
     canvas.on_load(move |element| {
-        let callback = Closure::<dyn FnMut()>::new(move || resized.notify());
+        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            let Some(entry) = entries.iter().last() else {
+                return;
+            };
+            let rect = entry.unchecked_into::<ResizeEntry>().content_rect();
+            let reported = Some((rect.width(), rect.height()));
+            if size.get_untracked() != reported {
+                size.set(reported);
+            }
+        });
         if let Ok(watch) = ResizeObserver::new(callback.as_ref().unchecked_ref()) {
             watch.observe(&element);
             observer.set_value(Some((watch, callback)));
@@ -483,11 +692,14 @@ fn chart_canvas<T: Clone + Send + Sync + 'static>(
         });
     });
     Effect::new(move |_| {
-        resized.track();
-        let chart = chart.get();
-        if let Some(element) = canvas.get() {
-            paint(&element, &chart, draw);
-        }
+        let Some(size) = size.get() else {
+            return;
+        };
+        chart.with(|chart| {
+            if let Some(element) = canvas.get() {
+                paint(&element, size, chart, draw);
+            }
+        });
     });
     view! {
         <canvas
@@ -502,17 +714,22 @@ fn chart_canvas<T: Clone + Send + Sync + 'static>(
 
 /// Draws in CSS pixels on a bitmap of device pixels: the context is scaled by
 /// the device pixel ratio and plotters is given an area of the CSS size.
-fn paint<T>(element: &HtmlCanvasElement, chart: &T, draw: Draw<T>) {
+fn paint<T>(element: &HtmlCanvasElement, (width, height): (f64, f64), chart: &T, draw: Draw<T>) {
     let ratio = window().device_pixel_ratio();
     let ratio = if ratio.is_finite() && ratio > 0.0 {
         ratio
     } else {
         1.0
     };
-    let rect = element.get_bounding_client_rect();
-    // Setting the size clears the canvas and its transform, even when unchanged.
-    element.set_width((rect.width() * ratio).round() as u32);
-    element.set_height((rect.height() * ratio).round() as u32);
+    let pixels = |css: f64| (css * ratio).round() as u32;
+    // Setting a size clears the bitmap and resets the context even when it is
+    // unchanged, so only a new size is set; otherwise the old drawing is cleared.
+    if element.width() != pixels(width) {
+        element.set_width(pixels(width));
+    }
+    if element.height() != pixels(height) {
+        element.set_height(pixels(height));
+    }
     let context = element.get_context("2d").ok().flatten();
     let Some(context) = context.and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else {
         return;
@@ -520,24 +737,40 @@ fn paint<T>(element: &HtmlCanvasElement, chart: &T, draw: Draw<T>) {
     let Some(backend) = CanvasBackend::with_canvas_object(element.clone()) else {
         return;
     };
-    if context.scale(ratio, ratio).is_err() {
+    let cleared = context.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0).is_ok() && {
+        let (device_width, device_height) = (element.width(), element.height());
+        context.clear_rect(0.0, 0.0, device_width.into(), device_height.into());
+        context
+            .set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0)
+            .is_ok()
+    };
+    if !cleared {
         return;
     }
+    context.set_font(FONT);
+    let measure = context.unchecked_ref::<Context2d>();
+    let text_width = |text: &str| measure.measure_text(text).width().ceil() as i32;
     let area = backend
         .into_drawing_area()
-        .shrink((0, 0), (rect.width() as u32, rect.height() as u32));
-    let drawn = draw(&area, chart).and_then(|()| area.present().map_err(|e| e.to_string()));
+        .shrink((0, 0), (width as u32, height as u32));
+    let drawn =
+        draw(&area, chart, &text_width).and_then(|()| area.present().map_err(|e| e.to_string()));
     if let Err(error) = drawn {
         leptos::logging::warn!("chart not drawn: {error}");
     }
 }
-
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
 
     const GB: u128 = 1_000_000_000;
     const GIB: u128 = 1 << 30;
+
+    /// Text widths for the native tests: deterministic, about what 12 px
+    /// sans-serif takes for digits and lower-case letters.
+    fn width(text: &str) -> i32 {
+        7 * text.chars().count() as i32
+    }
 
     /// Draws into an SVG string of `size` pixels; the drawing's result and the SVG.
     fn render(
@@ -636,7 +869,7 @@ mod tests {
     #[test]
     fn the_bar_has_one_segment_per_nonzero_component_in_its_colour_and_order() {
         let chart = breakdown_chart(None);
-        let (drawn, svg) = render((600, 120), |area| draw_breakdown(area, &chart));
+        let (drawn, svg) = render((600, 120), |area| draw_breakdown(area, &chart, &width));
         drawn.unwrap();
         let rects = tags(&svg, "rect");
         // Legend swatches are 10 × 10; the bar's segments are taller.
@@ -703,7 +936,9 @@ mod tests {
 
     #[test]
     fn the_capacity_marker_and_its_name_appear_only_when_given() {
-        let (drawn, without) = render((600, 120), |a| draw_breakdown(a, &breakdown_chart(None)));
+        let (drawn, without) = render((600, 120), |a| {
+            draw_breakdown(a, &breakdown_chart(None), &width)
+        });
         drawn.unwrap();
         assert!(lines(&without, "#000000").is_empty());
         assert!(!texts(&without).contains(&"H100 80GB"));
@@ -711,7 +946,7 @@ mod tests {
         // Above the total: the axis reaches past it, so the marker is inside the chart.
         for capacity in [80 * GB, 200 * GB, 0] {
             let chart = breakdown_chart(Some(capacity));
-            let (drawn, svg) = render((600, 120), |a| draw_breakdown(a, &chart));
+            let (drawn, svg) = render((600, 120), |a| draw_breakdown(a, &chart, &width));
             drawn.unwrap();
             let marker = lines(&svg, "#000000");
             assert_eq!(marker.len(), 1, "{capacity}: {marker:?}");
@@ -740,7 +975,7 @@ mod tests {
     #[test]
     fn the_sweep_draws_every_point_the_line_and_the_capacity() {
         let chart = sweep_chart(Some(80 * GIB));
-        let (drawn, svg) = render((700, 280), |a| draw_sweep(a, &chart));
+        let (drawn, svg) = render((700, 280), |a| draw_sweep(a, &chart, &width));
         drawn.unwrap();
         let line = Component::Weights.color_hex();
         let circles = tags(&svg, "circle");
@@ -797,7 +1032,7 @@ mod tests {
         }
         assert!(!drawn_texts.contains(&"24"), "24 is not a tick");
 
-        let (drawn, without) = render((700, 280), |a| draw_sweep(a, &sweep_chart(None)));
+        let (drawn, without) = render((700, 280), |a| draw_sweep(a, &sweep_chart(None), &width));
         drawn.unwrap();
         assert!(lines(&without, "#000000").is_empty());
         assert!(!texts(&without).contains(&"H100 80GB"));
@@ -814,7 +1049,7 @@ mod tests {
     fn crowded_ticks_are_thinned() {
         let mut chart = sweep_chart(None);
         chart.points = (0..40).map(|i| (1 << i, GB)).collect();
-        let (drawn, svg) = render((360, 280), |a| draw_sweep(a, &chart));
+        let (drawn, svg) = render((360, 280), |a| draw_sweep(a, &chart, &width));
         drawn.unwrap();
         let ticks = texts(&svg)
             .into_iter()
@@ -829,8 +1064,8 @@ mod tests {
         breakdown.dark = true;
         let mut sweep = sweep_chart(Some(80 * GIB));
         sweep.dark = true;
-        let (a, one) = render((600, 120), |area| draw_breakdown(area, &breakdown));
-        let (b, two) = render((700, 280), |area| draw_sweep(area, &sweep));
+        let (a, one) = render((600, 120), |area| draw_breakdown(area, &breakdown, &width));
+        let (b, two) = render((700, 280), |area| draw_sweep(area, &sweep, &width));
         a.and(b).unwrap();
         for svg in [one, two] {
             assert!(svg.contains("fill=\"#E6E6E6\""));
@@ -888,7 +1123,7 @@ mod tests {
                         units,
                         dark: true,
                     };
-                    let (drawn, svg) = render(size, |a| draw_breakdown(a, &chart));
+                    let (drawn, svg) = render(size, |a| draw_breakdown(a, &chart, &width));
                     assert_eq!(drawn, Ok(()), "{chart:?} at {size:?}");
                     assert!(!svg.contains("NaN") && !svg.contains("inf"), "{chart:?}");
                 }
@@ -900,9 +1135,153 @@ mod tests {
                     capacity: capacity.map(|c| ("GPU".into(), c)),
                     ..sweep_chart(None)
                 };
-                let (drawn, svg) = render(size, |a| draw_sweep(a, &chart));
+                let (drawn, svg) = render(size, |a| draw_sweep(a, &chart, &width));
                 assert_eq!(drawn, Ok(()), "{chart:?} at {size:?}");
                 assert!(!svg.contains("NaN") && !svg.contains("inf"), "{chart:?}");
+            }
+        }
+    }
+
+    /// An SVG backend that fails the test when plotters is asked to measure text.
+    struct Unmeasuring<'a>(SVGBackend<'a>);
+
+    type SvgError = <SVGBackend<'static> as DrawingBackend>::ErrorType;
+
+    impl DrawingBackend for Unmeasuring<'_> {
+        type ErrorType = SvgError;
+
+        fn get_size(&self) -> (u32, u32) {
+            self.0.get_size()
+        }
+
+        fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<SvgError>> {
+            self.0.ensure_prepared()
+        }
+
+        fn present(&mut self) -> Result<(), DrawingErrorKind<SvgError>> {
+            self.0.present()
+        }
+
+        fn draw_pixel(
+            &mut self,
+            point: BackendCoord,
+            color: BackendColor,
+        ) -> Result<(), DrawingErrorKind<SvgError>> {
+            self.0.draw_pixel(point, color)
+        }
+
+        fn draw_line<S: plotters_backend::BackendStyle>(
+            &mut self,
+            from: BackendCoord,
+            to: BackendCoord,
+            style: &S,
+        ) -> Result<(), DrawingErrorKind<SvgError>> {
+            self.0.draw_line(from, to, style)
+        }
+
+        fn draw_rect<S: plotters_backend::BackendStyle>(
+            &mut self,
+            upper_left: BackendCoord,
+            bottom_right: BackendCoord,
+            style: &S,
+            fill: bool,
+        ) -> Result<(), DrawingErrorKind<SvgError>> {
+            self.0.draw_rect(upper_left, bottom_right, style, fill)
+        }
+
+        fn draw_path<S: plotters_backend::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+            &mut self,
+            path: I,
+            style: &S,
+        ) -> Result<(), DrawingErrorKind<SvgError>> {
+            self.0.draw_path(path, style)
+        }
+
+        fn draw_circle<S: plotters_backend::BackendStyle>(
+            &mut self,
+            center: BackendCoord,
+            radius: u32,
+            style: &S,
+            fill: bool,
+        ) -> Result<(), DrawingErrorKind<SvgError>> {
+            self.0.draw_circle(center, radius, style, fill)
+        }
+
+        fn draw_text<S: BackendTextStyle>(
+            &mut self,
+            text: &str,
+            style: &S,
+            pos: BackendCoord,
+        ) -> Result<(), DrawingErrorKind<SvgError>> {
+            self.0.draw_text(text, style, pos)
+        }
+
+        fn estimate_text_size<S: BackendTextStyle>(
+            &self,
+            text: &str,
+            _: &S,
+        ) -> Result<(u32, u32), DrawingErrorKind<SvgError>> {
+            panic!("plotters was asked to measure {text:?}")
+        }
+    }
+
+    #[test]
+    fn no_text_is_measured_or_laid_out_by_plotters() {
+        let breakdown = breakdown_chart(Some(80 * GB));
+        let sweep = sweep_chart(Some(80 * GIB));
+        for (size, dark) in [((600, 120), false), ((375, 300), true)] {
+            let mut out = String::new();
+            {
+                let svg = SVGBackend::with_string(&mut out, size);
+                let area = Unmeasuring(svg).into_drawing_area();
+                let (top, bottom) = area.split_vertically(size.1 / 2);
+                let chart = BreakdownChart {
+                    dark,
+                    ..breakdown.clone()
+                };
+                draw_breakdown(&top, &chart, &width).unwrap();
+                let chart = SweepChart {
+                    dark,
+                    ..sweep.clone()
+                };
+                draw_sweep(&bottom, &chart, &width).unwrap();
+                area.present().unwrap();
+            }
+            assert!(texts(&out).len() > 10, "{out}");
+        }
+        // A backend that lays text out itself (a bitmap) is told why it cannot.
+        let style = Theme::new(false).text(HPos::Left, VPos::Top);
+        let laid_out = style.layout_box("Weights").map_err(|e| e.to_string());
+        assert_eq!(laid_out, Err(Unmeasured.to_string()));
+    }
+
+    #[test]
+    fn round_ticks_step_by_one_two_or_five_within_the_count() {
+        assert_eq!(round_ticks(111.3, 7), [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        assert_eq!(round_ticks(395.85, 7), [0.0, 100.0, 200.0, 300.0]);
+        assert_eq!(round_ticks(1618.05, 7), [0.0, 500.0, 1000.0, 1500.0]);
+        let hundreds: Vec<f64> = (0..7).map(|i| f64::from(i) * 100.0).collect();
+        assert_eq!(round_ticks(640.0, 7), hundreds, "as many as fit");
+        assert_eq!(
+            round_ticks(100.0, 2),
+            [0.0, 100.0],
+            "a tick on the end is kept"
+        );
+        assert_eq!(round_ticks(0.0, 8), [0.0]);
+        assert_eq!(round_ticks(f64::NAN, 8), [0.0]);
+        for max in [1e-6, 0.7, 3.0, 1e5, 3e26, f64::MAX] {
+            for most in 0..=9 {
+                let ticks = round_ticks(max, most);
+                assert!(
+                    (2..=most.max(2)).contains(&ticks.len()),
+                    "{max} {most}: {ticks:?}"
+                );
+                assert!(
+                    ticks
+                        .iter()
+                        .all(|t| t.is_finite() && *t <= max * (1.0 + 1e-9)),
+                    "{max}: {ticks:?}"
+                );
             }
         }
     }

@@ -8,15 +8,12 @@
 use std::path::Path;
 
 /// Scripts only from the page's own origin, plus WebAssembly compilation;
-/// style sheets only from files; no connections beyond the origin; no plugins,
-/// no `<base>`, no form submission. One allowance: `style` *attributes*
-/// (`style-src-attr 'unsafe-inline'`), because plotters measures chart text by
-/// laying out a `<span style="font-…">` (plotters, src/style/font/web.rs); the
-/// page itself writes no style attribute and never puts user text in one, and a
-/// style attribute cannot run script. `frame-ancestors` cannot be set from a
-/// `<meta>` tag (browsers ignore it there): embedding stays allowed.
+/// style sheets only from files, and no `style` attributes (the charts measure
+/// text with the canvas, not with styled elements); no connections beyond the
+/// origin; no plugins, no `<base>`, no form submission. `frame-ancestors` cannot
+/// be set from a `<meta>` tag (browsers ignore it there): embedding stays allowed.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
-style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; font-src 'self'; \
+style-src 'self'; img-src 'self' data:; font-src 'self'; \
 connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 const INLINE_MODULE: &str = "<script type=\"module\">";
@@ -122,8 +119,9 @@ mod tests {
             "{scripts}"
         );
         assert!(
-            CONTENT_SECURITY_POLICY.contains("style-src 'self';"),
-            "style sheets only from files"
+            CONTENT_SECURITY_POLICY.contains("style-src 'self';")
+                && !CONTENT_SECURITY_POLICY.contains("unsafe-inline"),
+            "style sheets only from files, no style attributes"
         );
     }
 }
