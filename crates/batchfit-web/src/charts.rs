@@ -12,7 +12,7 @@
 use std::error::Error;
 use std::fmt;
 
-use batchfit_core::units::{Units, format_bytes, size};
+use batchfit_core::units::{self, Units, format_bytes, size};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -319,7 +319,7 @@ fn tick(value: f64, unit: &str) -> String {
     if value.abs() < 5e-4 {
         return "0".into();
     }
-    let text = format!("{value:.3}");
+    let text = units::fixed(value, 3);
     format!(
         "{} {unit}",
         text.trim_end_matches('0').trim_end_matches('.')
