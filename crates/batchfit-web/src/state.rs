@@ -3,10 +3,10 @@
 //! are written into a query string and read back with `query::parse`, so the
 //! page, shared links and the CLI can never disagree about what a value means.
 
-use batchfit_core::fields::Problem;
+use batchfit_core::fields::{ParamError, Problem};
 use batchfit_core::memory::{self, Estimate, SweepRow, WhatIf};
 use batchfit_core::presets::Device;
-use batchfit_core::query::{self, Config, Form, Lang, Parsed};
+use batchfit_core::query::{self, Config, Form, Lang};
 use leptos::prelude::*;
 
 /// The device select's value for "type a capacity".
@@ -35,8 +35,10 @@ pub struct State {
     texts: &'static [(&'static str, RwSignal<String>)],
     pub form: RwSignal<Form>,
     pub lang: RwSignal<Lang>,
-    /// The texts read as a query: the configuration and every problem, by name.
-    pub parsed: Memo<Parsed>,
+    /// What is wrong with the fields, by name: a memo of its own, so that an
+    /// edit that leaves the problems as they were (most edits) wakes none of
+    /// the fields' messages.
+    problems: Memo<Vec<ParamError>>,
     /// The last configuration without problems: what the results show.
     pub config: Memo<Config>,
     /// True while some field is invalid (the results are then not current).
@@ -65,7 +67,8 @@ impl State {
                 _ => p.config,
             })
         });
-        let stale = Memo::new(move |_| parsed.with(|p| !p.problems.is_empty()));
+        let problems = Memo::new(move |_| parsed.with(|p| p.problems.clone()));
+        let stale = Memo::new(move |_| problems.with(|p| !p.is_empty()));
         let estimate = Memo::new(move |_| memory::estimate(&config.get()));
         let sweep = Memo::new(move |_| memory::sweep(&config.get()));
         let what_ifs = Memo::new(move |_| match estimate.get().fits {
@@ -77,7 +80,7 @@ impl State {
             texts,
             form,
             lang,
-            parsed,
+            problems,
             config,
             stale,
             estimate,
@@ -100,8 +103,8 @@ impl State {
 
     /// What is wrong with the field `name`, if anything (reactive).
     pub fn problem(&self, name: &str) -> Option<Problem> {
-        self.parsed.with(|p| {
-            p.problems
+        self.problems.with(|problems| {
+            problems
                 .iter()
                 .find(|e| e.name == name)
                 .map(|e| e.problem.clone())
@@ -122,7 +125,11 @@ impl State {
     pub fn load(&self, config: &Config) {
         for (name, value) in query::values(config) {
             if let Some((_, signal)) = self.texts.iter().find(|(n, _)| *n == name) {
-                signal.set(value);
+                // Only the texts that change: a preset rewrites a handful of the
+                // sixty fields, and each set wakes that field's views.
+                if signal.with_untracked(|text| *text != value) {
+                    signal.set(value);
+                }
             }
         }
         // `values` writes a custom capacity under `gpu_gb` and leaves `gpu` empty;
