@@ -150,6 +150,7 @@ fn run_all_checks(root: &Path, passed: &mut usize) -> Result<(), String> {
         *passed += 1;
     }
     build_dist(&env, root)?;
+    bench::check_bundle_ceiling(root)?;
     *passed += 1;
     env.run(
         cargo(
