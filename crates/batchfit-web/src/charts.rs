@@ -314,6 +314,24 @@ fn axis_unit(max: u128, units: Units) -> (f64, &'static str) {
     (bytes as f64, unit)
 }
 
+/// "Weights 16.06 GB", or, when that is wider than `room` even on a line of its
+/// own, the name cut short with an ellipsis and the number kept whole (the
+/// table under the chart has the full name).
+fn legend_text(label: &str, value: &str, room: i32, text_width: TextWidth<'_>) -> String {
+    let text = format!("{label} {value}");
+    if text_width(&text) <= room {
+        return text;
+    }
+    let mut name = label.to_owned();
+    loop {
+        name.pop();
+        let text = format!("{}… {value}", name.trim_end());
+        if name.is_empty() || text_width(&text) <= room {
+            return text;
+        }
+    }
+}
+
 /// An axis tick: "0", "40 GB", "2.5 GiB".
 fn tick(value: f64, unit: &str) -> String {
     if value.abs() < 5e-4 {
@@ -379,7 +397,12 @@ fn breakdown<DB: DrawingBackend>(
     let mut legend = Vec::with_capacity(segments.len());
     let (mut x, mut y) = (0, 0);
     for (component, label, bytes) in &segments {
-        let text = format!("{label} {}", format_bytes(*bytes, chart.units));
+        let text = legend_text(
+            label,
+            &format_bytes(*bytes, chart.units),
+            width - swatch - 4,
+            text_width,
+        );
         let item = swatch + 4 + text_width(&text);
         if x > 0 && x + item > width {
             (x, y) = (0, y + line);
@@ -863,6 +886,38 @@ mod tests {
             y_label: "Memory".into(),
             units: Units::Binary,
             dark: false,
+        }
+    }
+
+    #[test]
+    fn a_legend_item_too_long_for_the_chart_is_cut_short_and_keeps_its_number() {
+        let mut chart = breakdown_chart(None);
+        let long = "Allocator cache, CUDA context, margin and more words";
+        chart.segments[3].1 = long.into();
+        let size = (300, 160);
+        let (drawn, svg) = render(size, |area| draw_breakdown(area, &chart, &width));
+        drawn.unwrap();
+        let item = texts(&svg)
+            .into_iter()
+            .find(|t| t.starts_with("Allocator"))
+            .expect("the overhead's legend item");
+        assert!(
+            item.ends_with("… 2.000 GB") && item.len() < long.len(),
+            "{item}"
+        );
+        for tag in tags(&svg, "text") {
+            let text = svg
+                .split(tag)
+                .nth(1)
+                .and_then(|t| t.split_once('>'))
+                .map_or("", |t| t.1);
+            let text = text.split("</text>").next().unwrap_or("").trim();
+            let left = number(tag, "x");
+            assert!(
+                left + f64::from(width(text)) <= f64::from(size.0),
+                "{text:?} at x = {left} runs past the chart's {} pixels",
+                size.0
+            );
         }
     }
 
