@@ -8,21 +8,34 @@
 //! for allocator statistics, the nvidia-smi reading (reserved + the CUDA context
 //! measured in the same source, else batchfit's overhead) for device-wide rows.
 //! Rows batchfit cannot represent (LoRA, unpublished prompt lengths) are listed
-//! with the reason and left out of the median. No constant is fitted to any row.
+//! with the reason and left out of the median.
+//!
+//! A second table compares our own measurements, `validation/gpu-measurements.csv`
+//! (written by `validation/gpu/measure.py` on a GPU machine, its environment in
+//! `validation/gpu-environment.json`): each row carries the batchfit query of the
+//! same run, and both allocator readings and the phase of the step that set the
+//! peak are compared. No constant is fitted to any row of either table.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use batchfit_core::memory;
+use batchfit_core::json::{self, Json};
+use batchfit_core::memory::{self, Phase};
 use batchfit_core::query;
 use batchfit_core::units::{Units, format_bytes};
 
-/// Regenerates `root/docs/accuracy.md` from `root/validation/measurements.csv`.
+/// Regenerates `root/docs/accuracy.md` from the published measurements and our
+/// own GPU measurements under `root/validation/`.
 pub fn run(root: &Path) -> Result<(), String> {
-    let csv_path = root.join("validation/measurements.csv");
-    let text = std::fs::read_to_string(&csv_path)
-        .map_err(|e| format!("reading {}: {e}", csv_path.display()))?;
-    let report = report(&text)?;
+    let read = |path: &str| {
+        let path = root.join(path);
+        std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))
+    };
+    let mut report = report(&read("validation/measurements.csv")?)?;
+    report.push_str(&gpu_report(
+        &read("validation/gpu-measurements.csv")?,
+        &read("validation/gpu-environment.json")?,
+    )?);
     let out = root.join("docs/accuracy.md");
     std::fs::write(&out, report).map_err(|e| format!("writing {}: {e}", out.display()))?;
     println!("wrote {}", out.display());
@@ -561,9 +574,8 @@ pub fn report(csv: &str) -> Result<String, String> {
     }
     let _ = writeln!(
         w,
-        "**No GPU measurement of our own yet.** This session had no GPU: the validation grid under \
-         `validation/` (PyTorch + transformers from configs, `max_memory_allocated` after full training \
-         steps) has not been run. Every row below is a published measurement by someone else.\n"
+        "Every row of this first table is a measurement published by someone else; our own \
+         measurements on an H200 follow in the second table ([below](#our-own-measurements-on-a-gpu)).\n"
     );
     let _ = writeln!(
         w,
@@ -625,6 +637,261 @@ const NOTES: &[&str] = &[
     "**Gradients and activations are counted together.** PyTorch frees activations as the backward pass allocates gradients; batchfit, like Korthikanti et al. and the ZeRO paper, adds both, which overestimates runs whose peak falls mid-backward.",
     "**Learned positions for Megatron and GPTBigCode rows** are taken as the trained sequence length (the rows do not give the maximum), a difference of at most positions × hidden parameters.",
 ];
+
+/// The phase of a training step that set a measured peak: the largest of the
+/// last step's per-phase peaks (`measure.py` resets the peak statistics between
+/// `model(...)`, `loss.backward()` and `opt.step()`), or generation.
+fn measured_phase(row: &Row<'_>) -> Result<&'static str, String> {
+    if row.get("mode") == "inference" {
+        return Ok("generation");
+    }
+    let mut best = ("forward", 0u128);
+    for (column, phase) in [
+        ("peak_forward", "forward"),
+        ("peak_backward", "backward"),
+        ("peak_step", "optimizer step"),
+    ] {
+        let bytes = whole_bytes(row, column)?;
+        if bytes > best.1 {
+            best = (phase, bytes);
+        }
+    }
+    Ok(best.0)
+}
+
+/// batchfit's moment of the peak in the words of the measured phases:
+/// `loss.backward()` starts with the loss's gradient, so batchfit's `loss`
+/// moment falls in the measured backward phase.
+fn estimated_phase(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Forward => "forward",
+        Phase::Loss | Phase::Backward => "backward",
+        Phase::OptimizerStep => "optimizer step",
+        Phase::Generation => "generation",
+    }
+}
+
+/// A column of whole bytes.
+fn whole_bytes(row: &Row<'_>, column: &str) -> Result<u128, String> {
+    let text = row.get(column);
+    text.parse()
+        .map_err(|_| format!("`{column}` is {text:?}, not a whole number of bytes"))
+}
+
+/// One GPU run compared with batchfit.
+struct GpuCompared {
+    id: String,
+    run: String,
+    query: String,
+    /// (recipe, attention, model, mode), the factors the medians are split by.
+    factors: [String; 4],
+    allocated: (u128, u128),
+    reserved: (u128, u128),
+    phases: (&'static str, &'static str),
+}
+
+impl GpuCompared {
+    fn allocated_error(&self) -> f64 {
+        percent_error(self.allocated.1 as f64, self.allocated.0 as f64)
+    }
+
+    fn reserved_error(&self) -> f64 {
+        percent_error(self.reserved.1 as f64, self.reserved.0 as f64)
+    }
+}
+
+/// A readable summary of a GPU run: model, mode, recipe, optimizer and step,
+/// recomputation, attention kernel, batch × tokens.
+fn gpu_run(row: &Row<'_>) -> String {
+    let model = row.get("model");
+    let (b, s) = (row.get("batch"), row.get("seq"));
+    if row.get("mode") == "inference" {
+        return format!(
+            "{model}, generate, {}, {b} × ({s} + {} generated)",
+            row.get("recipe"),
+            row.get("gen")
+        );
+    }
+    let recompute = match row.get("recompute") {
+        "none" => String::new(),
+        other => format!(", recompute {other}"),
+    };
+    format!(
+        "{model}, {}, {} {}{recompute}, {}, {b} × {s}",
+        row.get("recipe"),
+        row.get("optimizer"),
+        row.get("step"),
+        row.get("attn"),
+    )
+}
+
+/// The environment line of `gpu-environment.json`.
+fn environment(text: &str) -> Result<String, String> {
+    let doc = json::parse(text).map_err(|e| format!("gpu-environment.json: {e}"))?;
+    let text_of = |key: &str| match doc.get(key) {
+        Some(Json::String(s)) => Ok(s.clone()),
+        Some(Json::Number(n)) => Ok(format!("{n}")),
+        _ => Err(format!("gpu-environment.json has no `{key}`")),
+    };
+    let bytes_of = |key: &str| match doc.get(key) {
+        Some(Json::Number(n)) if *n >= 0.0 && n.fract() == 0.0 => Ok(*n as u128),
+        _ => Err(format!("gpu-environment.json: `{key}` is not a byte count")),
+    };
+    let allocator = match text_of("allocator_conf")?.as_str() {
+        "" => "the default caching allocator (`PYTORCH_CUDA_ALLOC_CONF` unset)".to_owned(),
+        conf => format!("`PYTORCH_CUDA_ALLOC_CONF={conf}`"),
+    };
+    let total = bytes_of("total_bytes")?;
+    let context = bytes_of("context_bytes")?;
+    Ok(format!(
+        "{} ({} = {total} bytes), PyTorch {}, CUDA {}, transformers {}, Python {}, {allocator}; \
+         CUDA context {} ({context} bytes); measured {}.",
+        text_of("gpu")?,
+        format_bytes(total, Units::Binary),
+        text_of("torch")?,
+        text_of("cuda")?,
+        text_of("transformers")?,
+        text_of("python")?,
+        format_bytes(context, Units::Binary),
+        text_of("date")?,
+    ))
+}
+
+/// The Markdown section for our own GPU measurements in `csv`, run in the
+/// environment `environment_json`.
+pub fn gpu_report(csv: &str, environment_json: &str) -> Result<String, String> {
+    let records = read_csv(csv)?;
+    let (header, rows) = records.split_first().ok_or("the GPU CSV is empty")?;
+    let mut compared = Vec::new();
+    let mut failed = Vec::new();
+    for fields in rows {
+        let row = Row { header, fields };
+        let id = row.get("id").to_owned();
+        if !row.get("error").is_empty() {
+            failed.push((id, gpu_run(&row), row.get("error").to_owned()));
+            continue;
+        }
+        let text = row.get("query").to_owned();
+        let parsed = query::parse(&text);
+        if let Some(problem) = parsed.problems.first() {
+            return Err(format!("row {id}: the query {text} is invalid: {problem}"));
+        }
+        let e = memory::estimate(&parsed.config);
+        let measured = |column| whole_bytes(&row, column).map_err(|e| format!("row {id}: {e}"));
+        compared.push(GpuCompared {
+            run: gpu_run(&row),
+            factors: ["recipe", "attn", "model", "mode"].map(|c| row.get(c).to_owned()),
+            allocated: (measured("peak_allocated")?, e.peak_allocated),
+            reserved: (measured("peak_reserved")?, e.peak_reserved),
+            phases: (
+                measured_phase(&row).map_err(|e| format!("row {id}: {e}"))?,
+                estimated_phase(e.peak_phase),
+            ),
+            query: text,
+            id,
+        });
+    }
+    let medians = |rows: &[&GpuCompared]| {
+        let of = |error: fn(&GpuCompared) -> f64, absolute: bool| {
+            let errors: Vec<f64> = rows
+                .iter()
+                .map(|c| error(c))
+                .map(|e| if absolute { e.abs() } else { e })
+                .collect();
+            median(&errors).unwrap_or(0.0)
+        };
+        (
+            of(GpuCompared::allocated_error, true),
+            of(GpuCompared::reserved_error, true),
+            of(GpuCompared::allocated_error, false),
+        )
+    };
+    let all: Vec<&GpuCompared> = compared.iter().collect();
+    let (allocated, reserved, signed) = medians(&all);
+    let same_phase = compared.iter().filter(|c| c.phases.0 == c.phases.1).count();
+
+    let mut out = String::new();
+    let w = &mut out;
+    let _ = writeln!(w, "\n# Our own measurements on a GPU\n");
+    let _ = writeln!(
+        w,
+        "Generated by `cargo xtask accuracy` from `validation/gpu-measurements.csv` and \
+         `validation/gpu-environment.json`, which `python3 validation/gpu/measure.py OUT` wrote on a \
+         GPU machine (the script says exactly what each run does; `validation/SOURCES.md` describes \
+         the data set). Each run builds a model from its published configuration with random weights \
+         on the GPU and trains it for three steps with a plain PyTorch loop (`loss = model(**batch).loss` \
+         with Hugging Face's own loss, `loss.backward()`, `opt.step()`, `opt.zero_grad(set_to_none=True)`; \
+         `torch.autocast` to BF16 over FP32 weights for `amp`, the model in BF16 for `bf16`), or \
+         generates with `model.generate`. Measured: `torch.cuda.max_memory_allocated()` and \
+         `max_memory_reserved()` over the steps, compared with batchfit's peak allocated and peak \
+         reserved for the row's query (the CUDA context is in neither); and the phase of the last step \
+         whose peak was the largest, compared with batchfit's `peak_phase` (batchfit's `loss` moment is \
+         the start of `loss.backward()`). No constant in batchfit was fitted to these rows.\n"
+    );
+    let _ = writeln!(w, "**Environment.** {}\n", environment(environment_json)?);
+    let _ = writeln!(
+        w,
+        "**Median absolute error: {allocated:.1} % (peak allocated), {reserved:.1} % (peak reserved)** \
+         over {} runs ({} failed, listed below); median signed error of peak allocated {signed:+.1} %. \
+         batchfit names the measured phase of the peak in {same_phase} of {} runs.\n",
+        compared.len(),
+        failed.len(),
+        compared.len()
+    );
+    let _ = writeln!(
+        w,
+        "| factor | value | runs | median \\|error\\| allocated | median \\|error\\| reserved | median signed error allocated |"
+    );
+    let _ = writeln!(w, "|---|---|---:|---:|---:|---:|");
+    for (index, factor) in ["recipe", "attn", "model", "mode"].iter().enumerate() {
+        let mut values: Vec<&str> = compared.iter().map(|c| c.factors[index].as_str()).collect();
+        values.sort_unstable();
+        values.dedup();
+        for value in values {
+            let rows: Vec<&GpuCompared> = compared
+                .iter()
+                .filter(|c| c.factors[index] == value)
+                .collect();
+            let (a, r, s) = medians(&rows);
+            let _ = writeln!(
+                w,
+                "| {factor} | {} | {} | {a:.1} % | {r:.1} % | {s:+.1} % |",
+                escape(value),
+                rows.len()
+            );
+        }
+    }
+    let _ = writeln!(
+        w,
+        "\n| id | run | allocated, measured | batchfit | error | reserved, measured | batchfit | error | peak phase, measured | batchfit | query |"
+    );
+    let _ = writeln!(w, "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|");
+    for c in &compared {
+        let gib = |bytes: u128| format_bytes(bytes, Units::Binary);
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {} | {:+.1} % | {} | {} | {:+.1} % | {} | {} | `{}` |",
+            c.id,
+            escape(&c.run),
+            gib(c.allocated.0),
+            gib(c.allocated.1),
+            c.allocated_error(),
+            gib(c.reserved.0),
+            gib(c.reserved.1),
+            c.reserved_error(),
+            c.phases.0,
+            c.phases.1,
+            c.query
+        );
+    }
+    if !failed.is_empty() {
+        let _ = writeln!(w, "\n## Runs that did not complete\n");
+        for (id, run, error) in &failed {
+            let _ = writeln!(w, "- {id} ({}): {}", escape(run), escape(error));
+        }
+    }
+    Ok(out)
+}
 
 fn short_metric(row: &Row<'_>) -> String {
     let metric = row.lower("metric");
@@ -718,7 +985,7 @@ mod tests {
             "{report}"
         );
         assert!(
-            report.contains("No GPU measurement of our own yet"),
+            report.contains("our own measurements on an H200"),
             "{report}"
         );
         // C070: 7.62B BF16 weights (14.18 GiB) + KV cache + prefill, against 14.38 GiB.
@@ -736,5 +1003,85 @@ mod tests {
             c070.contains("| `framework=hf_generate` | 14.30 GiB | -0.6 % |"),
             "{c070}"
         );
+    }
+    const GPU_HEADER: &str = "id,model,mode,recipe,optimizer,step,recompute,attn,batch,seq,gen,parameters,weights_allocated,peak_allocated,peak_reserved,device_used,peak_forward,saved_for_backward,peak_backward,gradients_allocated,peak_step,seconds_per_step,error,query";
+    const ENVIRONMENT: &str = r#"{"gpu": "NVIDIA H200", "total_bytes": 150109880320, "context_bytes": 552402944, "torch": "2.11.0+cu130", "cuda": "13.0", "transformers": "5.17.0", "python": "3.12.3", "allocator_conf": "", "date": "2026-11-29"}"#;
+
+    #[test]
+    fn gpu_rows_compare_both_readings_and_the_phase() {
+        let bert = "form=transformer&model=bert-large&dropout=1&labels=2&recipe=fp32&optimizer=adamw&batch=4&seq=512&step=foreach&recompute=none&attn=flash&loss=full&logits=fp32";
+        let generate = "form=transformer&model=qwen2.5-0.5b&dropout=0&recipe=bf16&optimizer=none&batch=16&seq=512&mode=inference&gen=256";
+        let csv = format!(
+            "{GPU_HEADER}\n\
+             G035,bert-large,train,fp32,adamw,foreach,none,sdpa,4,512,0,335143938,1410601472,7507341312,8160018432,8974565376,7446497792,3344753664,7507341312,1341387264,6776167936,0.12,,{bert}\n\
+             G044,qwen2.5-0.5b,inference,bf16,none,foreach,none,sdpa,16,512,256,494032768,1064872960,1465692160,1541406720,2416771072,,,,,,20.0495,,{generate}\n\
+             G051,llama-3.1-8b,train,fp32,adamw,foreach,none,sdpa,64,8192,0,,,,,,,,,,,,\"OutOfMemoryError: CUDA out of memory, tried to allocate 1 GiB\",form=transformer&model=llama-3.1-8b&recipe=fp32&batch=64&seq=8192\n"
+        );
+        let report = gpu_report(&csv, ENVIRONMENT).expect("a report");
+        let config = |q: &str| query::parse(q).config;
+        let (e035, e044) = (
+            memory::estimate(&config(bert)),
+            memory::estimate(&config(generate)),
+        );
+        let row = |id: &str| {
+            report
+                .lines()
+                .find(|l| l.starts_with(&format!("| {id} |")))
+                .unwrap_or_else(|| panic!("no row {id} in {report}"))
+                .to_owned()
+        };
+        // BERT: the backward pass set the measured peak (7,507,341,312 bytes
+        // against 7,446,497,792 forward and 6,776,167,936 at the step).
+        let g035 = row("G035");
+        let allocated = percent_error(e035.peak_allocated as f64, 7_507_341_312.0);
+        let reserved = percent_error(e035.peak_reserved as f64, 8_160_018_432.0);
+        assert!(
+            g035.starts_with(&format!(
+                "| G035 | bert-large, fp32, adamw foreach, sdpa, 4 × 512 | 6.992 GiB | {} | {allocated:+.1} % | 7.600 GiB | {} | {reserved:+.1} % | backward | {} |",
+                format_bytes(e035.peak_allocated, Units::Binary),
+                format_bytes(e035.peak_reserved, Units::Binary),
+                estimated_phase(e035.peak_phase),
+            )),
+            "{g035}"
+        );
+        assert!(row("G044").contains("| generation | generation |"));
+        assert_eq!(e044.peak_phase, Phase::Generation);
+        assert!(row("G044").contains("qwen2.5-0.5b, generate, bf16, 16 × (512 + 256 generated)"));
+        // A run that failed is listed, not compared.
+        assert!(
+            report.contains("over 2 runs (1 failed, listed below)"),
+            "{report}"
+        );
+        assert!(
+            report.contains(
+                "- G051 (llama-3.1-8b, fp32, adamw foreach, sdpa, 64 × 8192): OutOfMemoryError: CUDA out of memory, tried to allocate 1 GiB"
+            ),
+            "{report}"
+        );
+        // The medians of two runs are the means of their absolute errors.
+        let errors = [
+            allocated.abs(),
+            percent_error(e044.peak_allocated as f64, 1_465_692_160.0).abs(),
+        ];
+        assert!(
+            report.contains(&format!(
+                "**Median absolute error: {:.1} % (peak allocated)",
+                (errors[0] + errors[1]) / 2.0
+            )),
+            "{report}"
+        );
+        // One line per value of each factor.
+        assert!(report.contains("| recipe | bf16 | 1 |"), "{report}");
+        assert!(report.contains("| mode | train | 1 |"), "{report}");
+        assert!(
+            report.contains(
+                "NVIDIA H200 (139.80 GiB = 150109880320 bytes), PyTorch 2.11.0+cu130, CUDA 13.0, transformers 5.17.0, Python 3.12.3, the default caching allocator (`PYTORCH_CUDA_ALLOC_CONF` unset); CUDA context 526.81 MiB (552402944 bytes); measured 2026-11-29."
+            ),
+            "{report}"
+        );
+        assert!(report.contains("`python3 validation/gpu/measure.py OUT`"));
+        // Bad input is an error, not a panic.
+        assert!(gpu_report(&csv, "{").is_err());
+        assert!(gpu_report(&format!("{GPU_HEADER}\nG1,gpt2,train,amp,adamw,foreach,none,sdpa,8,1024,0,1,1,lots,1,1,1,1,1,1,1,1,,form=transformer"), ENVIRONMENT).is_err());
     }
 }
