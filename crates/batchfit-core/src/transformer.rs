@@ -155,8 +155,10 @@ choice! {
 choice! {
     /// How a decoder's loss is computed from the last hidden states.
     pub enum Loss {
-        /// FP32 logits of every token and their gradient (4 + 4 bytes per token
-        /// and vocabulary entry).
+        /// `F.cross_entropy` over the logits of every token: at the start of the
+        /// backward pass its saved log-softmax, the gradient arriving from the
+        /// NLL loss and the logits' gradient, 3 × 4 bytes per token and
+        /// vocabulary entry in FP32.
         Full = "full",
         /// torchtune's LinearCrossEntropyLoss: the output projection and the
         /// cross-entropy run in 8 chunks of tokens; only each chunk's FP32
@@ -980,10 +982,9 @@ fn training_activations(input: &TransformerInput) -> u128 {
         sp_split(s * u128::from(arch.dropout) * h)
     };
     let outside_layers = match arch.kind {
-        // Final norm input and LM head input (2sbh each at 16-bit); logits in FP32
-        // for the loss, and their gradient at the start of the backward pass
-        // (4sbv each; 2sbv each with `logits=bf16`), split over the
-        // vocabulary-parallel ranks.
+        // Final norm input and LM head input (2sbh each at 16-bit), and the
+        // loss's logit-sized tensors at the start of the backward pass, split
+        // over the vocabulary-parallel ranks.
         Kind::Decoder => {
             let v = u128::from(arch.vocab);
             // Bytes per logit: `.float()` before the loss (FP32) or not.
@@ -991,14 +992,29 @@ fn training_activations(input: &TransformerInput) -> u128 {
                 Logits::Fp32 => 4,
                 Logits::Bf16 => 2,
             };
+            // pytorch/pytorch aten/src/ATen/native/LossNLL.cpp
+            // `cross_entropy_loss`: cross-entropy over class indices is
+            // `nll_loss(log_softmax(logits))`. log_softmax saves its output
+            // (l·sv) for its backward. The backward pass starts with
+            // `nll_loss_backward`, which writes a dense gradient of that output
+            // (l·sv, zeros but at the targets), and
+            // `_log_softmax_backward_data` allocates the logits' gradient (l·sv)
+            // while both are alive: three logit-sized tensors. The forward's
+            // FP32 copy of the 16-bit logits is not saved (the cast's backward
+            // needs no input) and is freed with the model's output, so the
+            // forward's loss holds less (2 + l + l ≤ 3l bytes).
+            let backward_start = 3 * l;
             let logits = match input.loss {
-                Loss::Full => 2 * l * s * v,
+                Loss::Full => backward_start * s * v,
                 // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
                 // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
-                // FP32 log-softmax for the backward pass (4sv over all chunks);
-                // the backward holds one chunk's FP32 gradient and its 16-bit
-                // logits at a time.
-                Loss::Chunked => l * s * v + ceil_div((l + e) * s * v, CHUNKS),
+                // FP32 log-softmax for the backward pass (l·sv over all chunks);
+                // a chunk's backward then holds the same two gradients as
+                // above (2l), or, once the log-softmax's backward is done, the
+                // logits' gradient and its cast to the 16-bit compute dtype (l + e).
+                Loss::Chunked => {
+                    l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS)
+                }
             };
             2 * sp_split(s * e * h) + ceil_div(logits, t)
         }
@@ -1152,6 +1168,43 @@ mod tests {
             layer.replicated + layer.split + layer.scores,
             s * h * 32 + 4 * a * s
         );
+    }
+
+    /// `F.cross_entropy` is `nll_loss(log_softmax(logits))`: at the start of the
+    /// backward pass the saved log-softmax, the NLL loss's gradient and the
+    /// logits' gradient are alive together, each s × v logits.
+    #[test]
+    fn the_loss_holds_three_logit_sized_tensors() {
+        // No layers: only the output layer's terms. 4 tokens, hidden 8,
+        // vocabulary 10, FP32: final norm and head inputs 2 × 4 × 8 × 4 = 256
+        // bytes; 3 × 4 × (4 × 10) = 480 bytes of logit-sized tensors.
+        let input = TransformerInput {
+            arch: Architecture {
+                layers: 0,
+                hidden: 8,
+                vocab: 10,
+                ..Architecture::default()
+            },
+            seq: 4,
+            recipe: Recipe::Fp32,
+            ..TransformerInput::default()
+        };
+        assert_eq!(activations_per_sample(&input), 256 + 480);
+        // Logits left in 16 bits: 3 × 2 × 40 = 240.
+        let bf16 = TransformerInput {
+            logits: Logits::Bf16,
+            ..input
+        };
+        assert_eq!(activations_per_sample(&bf16), 256 + 240);
+        // Chunked, BF16 compute (inputs 2 × 4 × 8 × 2 = 128): every chunk's
+        // FP32 log-softmax (4 × 40 = 160) and one chunk's two FP32 gradients
+        // (2 × 4 × 40 / 8 = 40).
+        let chunked = TransformerInput {
+            loss: Loss::Chunked,
+            recipe: Recipe::Bf16,
+            ..input
+        };
+        assert_eq!(activations_per_sample(&chunked), 128 + 160 + 40);
     }
 
     /// Rajbhandari et al. 2020, §5 / Figure 1: Ψ = 7.5B, K = 12, N_d = 64.

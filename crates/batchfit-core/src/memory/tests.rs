@@ -79,7 +79,8 @@ fn worked_examples() {
             activations: 8 * GB,
         },
         // Llama 2 7B, AMP + AdamW (18 B/param), batch 1 × 4096 tokens, flash attention:
-        // per layer 4096 × (4·2·4096 + 2·(4·4096 + 4·11008) + 4·32) bytes, logits 2 × 4 × 4096 × 32000.
+        // per layer 4096 × (4·2·4096 + 2·(4·4096 + 4·11008) + 4·32) bytes; the
+        // loss's three FP32 logit-sized tensors 3 × 4 × 4096 × 32000.
         Case {
             query: "form=transformer&model=llama-2-7b&batch=1&seq=4096",
             weights: 2 * 6_738_415_616,
@@ -87,7 +88,7 @@ fn worked_examples() {
             optimizer_states: 12 * 6_738_415_616,
             activations: 32 * 4096 * (8 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
                 + 2 * 4096 * 2 * 4096
-                + 8 * 4096 * 32_000,
+                + 12 * 4096 * 32_000,
         },
         // Same, full recomputation: 32 layer inputs + one layer's set.
         Case {
@@ -98,7 +99,7 @@ fn worked_examples() {
             activations: 32 * 2 * 4096 * 4096
                 + 4096 * (8 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
                 + 2 * 4096 * 2 * 4096
-                + 8 * 4096 * 32_000,
+                + 12 * 4096 * 32_000,
         },
     ];
     for case in cases {
@@ -480,16 +481,16 @@ fn documented_numbers() {
             13_476_831_232,
             26_953_662_464,
             80_860_987_392,
-            21_265_121_280,
-            142_556_602_368
+            21_789_409_280,
+            143_080_890_368
         )
     );
     assert_eq!(
         crate::units::format_bytes(e.total, crate::units::Units::Decimal),
-        "142.56 GB"
+        "143.08 GB"
     );
     let e = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full");
-    assert_eq!(e.activations, 2_819_096_576);
+    assert_eq!(e.activations, 3_343_384_576);
     let e =
         estimate_of("form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048");
     assert_eq!(
@@ -499,7 +500,7 @@ fn documented_numbers() {
     let e = estimate_of("form=transformer&model=gpt2&batch=2&seq=16&recipe=fp32&foreach=1");
     assert_eq!(
         (e.total, e.optimizer_step, e.activations),
-        (2_488_796_160, 497_759_232, 32_569_600)
+        (2_488_796_160, 497_759_232, 39_002_496)
     );
     assert_eq!(crate::presets::MODELS.len(), 26);
     // 14 GB weights + 1 GB overhead, 20 % margin: 18 GB.
@@ -619,15 +620,16 @@ fn activation_offloading_keeps_the_layer_in_flight() {
     // s × (2eq + 2e·kv + 4ef + 4a) = 4,096 × (16,384 + 16,384 + 88,064 + 128)
     // = 495,452,160; together 629,669,888 (× 32 layers = 20,149,436,416).
     // Outside the layers: final norm and head inputs 2 × s·e·h = 67,108,864,
-    // FP32 logits and gradient 8 × 4,096 × 32,000 = 1,048,576,000.
+    // the loss's three FP32 logit-sized tensors 12 × 4,096 × 32,000 =
+    // 1,572,864,000.
     const LAYER: u128 = 629_669_888;
-    const OUTSIDE: u128 = 67_108_864 + 1_048_576_000;
+    const OUTSIDE: u128 = 67_108_864 + 1_572_864_000;
     let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
     assert_eq!(estimate_of(base).activations, 32 * LAYER + OUTSIDE);
     // Offloaded: the GPU keeps one layer's saved set and the output layer's.
     let e = estimate_of(&format!("{base}&act_offload=1"));
     assert_eq!(e.activations, LAYER + OUTSIDE);
-    assert_eq!(e.activations, 1_745_354_752);
+    assert_eq!(e.activations, 2_269_642_752);
     // With full recomputation: the layer input being brought back
     // (s·e·h = 33,554,432) and the recomputed layer.
     let e = estimate_of(&format!("{base}&act_offload=1&recompute=full"));
@@ -639,30 +641,32 @@ fn activation_offloading_keeps_the_layer_in_flight() {
 #[test]
 fn logits_precision() {
     // Llama 2 7B, 1 × 4,096 tokens, vocabulary 32,000: s·v = 131,072,000.
-    // Full loss: logits and gradient at 4 + 4 bytes (1,048,576,000) or, left
-    // in BF16, 2 + 2 bytes (524,288,000).
+    // Full loss: the log-softmax, its incoming gradient and the logits'
+    // gradient at 3 × 4 bytes (1,572,864,000) or, left in BF16, 3 × 2 bytes
+    // (786,432,000).
     let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
     let fp32 = estimate_of(base);
     let bf16 = estimate_of(&format!("{base}&logits=bf16"));
-    assert_eq!(fp32.activations - bf16.activations, 524_288_000);
-    // Chunked: 4sv + (4 + 2)sv/8 = 4.75sv against 2sv + (2 + 2)sv/8 = 2.5sv,
-    // 2.25sv = 294,912,000 fewer.
+    assert_eq!(fp32.activations - bf16.activations, 786_432_000);
+    // Chunked: 4sv + max(2 × 4, 4 + 2)sv/8 = 5sv against 2sv + max(2 × 2,
+    // 2 + 2)sv/8 = 2.5sv, 2.5sv = 327,680,000 fewer.
     let fp32 = estimate_of(&format!("{base}&recipe=bf16&loss=chunked"));
     let bf16 = estimate_of(&format!("{base}&recipe=bf16&loss=chunked&logits=bf16"));
-    assert_eq!(fp32.activations - bf16.activations, 294_912_000);
+    assert_eq!(fp32.activations - bf16.activations, 327_680_000);
     // Nothing else moves.
     assert_eq!(fp32.model_states(), bf16.model_states());
 }
 
 #[test]
 fn chunked_loss_keeps_only_the_log_softmax() {
-    // Full: FP32 logits and their gradient, 8 × s × v. Chunked: the FP32
-    // log-softmax of every chunk (4sv) plus one chunk's FP32 gradient and BF16
-    // logits ((4 + 2)sv / 8) = 4.75sv; 3.25 × 4,096 × 32,000 bytes fewer.
+    // Full: the FP32 log-softmax, its incoming gradient and the logits'
+    // gradient, 12 × s × v. Chunked: the FP32 log-softmax of every chunk (4sv)
+    // plus one chunk's two FP32 gradients (8sv / 8) = 5sv; 7 × 4,096 × 32,000
+    // bytes fewer.
     let full = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recipe=bf16");
     let chunked =
         estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recipe=bf16&loss=chunked");
-    assert_eq!(full.activations - chunked.activations, 425_984_000);
+    assert_eq!(full.activations - chunked.activations, 917_504_000);
 }
 
 #[test]
