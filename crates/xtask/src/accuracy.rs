@@ -316,17 +316,14 @@ fn to_query(row: &Row<'_>) -> Result<String, String> {
     if !flash && (attention.contains("eager") || attention.contains("unfused")) {
         set("attn", "eager".into());
     }
-    set(
-        "batch",
-        first_number(row.get("micro_batch"))
-            .unwrap_or(1)
-            .to_string(),
-    );
+    let batch = first_number(row.get("micro_batch")).unwrap_or(1);
+    set("batch", batch.to_string());
 
     // Parallelism. A metric summed over GPUs (accelerate's layer split) is the
     // one-device total.
     let gpus = first_number(row.get("num_gpus")).unwrap_or(1);
     let sharding = row.lower("sharding");
+    let mut replicas = 1;
     if !row.lower("metric").contains("sum_i") && gpus > 1 {
         let tp = number_after(&sharding, "tp").unwrap_or(1).max(1);
         if tp > 1 {
@@ -336,7 +333,7 @@ fn to_query(row: &Row<'_>) -> Result<String, String> {
                 set("sp", "1".into());
             }
         }
-        let replicas = gpus / tp;
+        replicas = gpus / tp;
         if replicas > 1 {
             set("gpus", replicas.to_string());
             if sharding.contains("full_shard") || sharding.contains("zero-3") {
@@ -347,6 +344,15 @@ fn to_query(row: &Row<'_>) -> Result<String, String> {
                 set("zero", "1".into());
             }
         }
+    }
+    // Gradient accumulation: the global batch that makes batchfit count the
+    // gradients of the earlier micro-batches alive through the later ones.
+    let accumulation = first_number(row.get("grad_accum")).unwrap_or(1);
+    if accumulation > 1 {
+        set(
+            "global_batch",
+            (batch * accumulation * replicas.max(1)).to_string(),
+        );
     }
     Ok(q.iter()
         .map(|(n, v)| format!("{n}={}", query::encode(v)))
@@ -634,7 +640,7 @@ const NOTES: &[&str] = &[
     "**Heads batchfit does not have.** Megatron's BERT has an MLM head and a binary head; batchfit's encoder has a pooler and a classifier only.",
     "**Inference peaks.** `generate` can hold the prompt's full logits in some transformers versions; batchfit counts the last position's logits only.",
     "**Fused and chunked alternatives.** torchtune's recipes compute the loss in chunks (`CEWithChunkedOutputLoss`) and may configure a fused AdamW; the rows do not say which, and batchfit maps `torch.optim.AdamW` to its default foreach implementation and counts full FP32 logits.",
-    "**Gradients and activations are counted together.** PyTorch frees activations as the backward pass allocates gradients; batchfit, like Korthikanti et al. and the ZeRO paper, adds both, which overestimates runs whose peak falls mid-backward.",
+    "**Gradients that outlive the step.** batchfit follows PyTorch's lifetime: the backward pass creates the gradients as it frees the activations, and `zero_grad(set_to_none=True)` (the default since PyTorch 2.0) drops them after the step; rows with gradient accumulation get a `global_batch`, which keeps them alive through the later micro-batches. Megatron-LM's gradient buffer lives for the whole run (docs/frameworks.md, \"Not encoded yet\"), and so did gradients under `zero_grad(set_to_none=False)`, the default before PyTorch 2.0, which the Hugging Face BERT rows (C002, C005, V012, V014, published in 2022, versions not stated) may have run: batchfit is low by the gradients there.",
     "**Learned positions for Megatron and GPTBigCode rows** are taken as the trained sequence length (the rows do not give the maximum), a difference of at most positions × hidden parameters.",
 ];
 
@@ -963,6 +969,7 @@ mod tests {
             "{HEADER}\n\
              C002,HF,ref,\"bert-large-uncased (SeqCls, 2 labels)\",335.1M,24,1024,16,16,4096,30522,512,train,full,fp32,\"AdamW (HF adamw_hf, fp32 states)\",4,1,off,eager (BERT 2022),1,none,V100,14949,MiB,pynvml (= nvidia-smi; device-wide),yes (ctx alone = 1343 MiB),A,\n\
              C070,Qwen,ref,Qwen2.5-7B-Instruct,7.62B,28,3584,28,4,18944,152064,1 prompt + 2048 generated,\"inference (generate)\",n/a,bf16,none,1,,n/a,FlashAttention-2,1,none,A100,14.38,GiB,sum_i torch.cuda.max_memory_allocated(i),no,A,\n\
+             V009,HF,ref,\"bert-large-uncased (SeqCls, 2 labels)\",335.1M,24,1024,16,16,4096,30522,512,train,full,fp32,\"AdamW (HF adamw_hf, fp32 states)\",1,4,off,eager (BERT 2022),1,none,V100,8681,MiB,pynvml (= nvidia-smi; device-wide),yes (ctx alone = 1343 MiB),A,\n\
              V027,HF,ref,mistralai/Mistral-7B-v0.1,7.24B,32,4096,32,8,14336,32000 (untied),4096 (packed),train (SFT),LoRA r=16,pure bf16,AdamW,4,1,on,FlashAttention-2,1,none,A100,26704571904,bytes,tracker,no,A,\n"
         );
         let report = report(&csv).expect("a report");
@@ -981,9 +988,15 @@ mod tests {
             "{report}"
         );
         assert!(
-            report.contains("over 2 rows compared (1 not comparable"),
+            report.contains("over 3 rows compared (1 not comparable"),
             "{report}"
         );
+        // Four micro-batches of one accumulate: the global batch says so.
+        let v009 = report
+            .lines()
+            .find(|l| l.starts_with("| V009 |"))
+            .expect("row");
+        assert!(v009.contains("&batch=1&global_batch=4`"), "{v009}");
         assert!(
             report.contains("our own measurements on an H200"),
             "{report}"
