@@ -623,6 +623,22 @@ impl TransformerInput {
         }
     }
 
+    /// Bytes per element of the residual stream in training: the hidden
+    /// states the layers add into and the norms read. Under autocast
+    /// (`recipe=amp`) they stay FP32 although the matrix products compute in
+    /// 16 bits: the embedding table is FP32 and the embedding is on none of
+    /// autocast's lists, an addition of an FP32 and a 16-bit tensor promotes
+    /// to FP32, and layer_norm is on autocast's FP32 list (pytorch/pytorch
+    /// aten/src/ATen/autocast_mode.cpp: `KERNEL_CUDA(layer_norm, fp32)`); only
+    /// each matrix product's input is cast to 16 bits. Inference loads the
+    /// model in its compute precision.
+    pub fn residual_bytes(&self) -> u128 {
+        match (self.mode, self.recipe) {
+            (Mode::Train, Recipe::Amp) => 4,
+            _ => self.activation_bytes(),
+        }
+    }
+
     /// The step actually run: `foreach=1` (old links) means [`Step::Foreach`].
     pub fn effective_step(&self) -> Step {
         if self.foreach {
@@ -877,6 +893,8 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     let arch = &input.arch;
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
+    // The norms read the residual stream, in FP32 under autocast.
+    let r = input.residual_bytes();
     let h = u128::from(arch.hidden);
     let a = u128::from(arch.heads);
     let q = a * u128::from(arch.head_size());
@@ -886,10 +904,10 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     let mask = u128::from(arch.dropout);
 
     let replicated = s
-        * (e * h // input of the first norm (Korthikanti: 2sbh of the 4sbh for norms)
+        * (r * h // input of the first norm (Korthikanti: 2sbh of the 4sbh for norms)
             + e * h // input of the Q/K/V projections (2sbh)
             + mask * h // dropout mask after the attention block (sbh)
-            + e * h // input of the second norm (2sbh)
+            + r * h // input of the second norm (2sbh)
             + e * h // input of the MLP's first linear map(s) (2sbh)
             + mask * h); // dropout mask after the MLP (sbh)
     let mlp = match arch.mlp {
@@ -942,6 +960,7 @@ fn training_activations(input: &TransformerInput) -> u128 {
     let t = u128::from(input.tp);
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
+    let r = input.residual_bytes();
     let h = u128::from(arch.hidden);
     let sp_split = |bytes: u128| if input.sp { ceil_div(bytes, t) } else { bytes };
 
@@ -950,8 +969,9 @@ fn training_activations(input: &TransformerInput) -> u128 {
         // Korthikanti §4.2: recompute the attention core (the s² terms) only.
         Recompute::Selective => layers * layer.per_rank(input, false),
         // Korthikanti §4.1 end: full recomputation keeps each layer's input (2sbh
-        // per layer at 16-bit); the layer being recomputed holds its full set.
-        Recompute::Full => layers * sp_split(s * e * h) + layer.per_rank(input, true),
+        // per layer at 16-bit; the residual stream, FP32 under autocast); the
+        // layer being recomputed holds its full set.
+        Recompute::Full => layers * sp_split(s * r * h) + layer.per_rank(input, true),
     };
     // torchtune/training/_activation_offloading.py `OffloadActivations`: every
     // saved tensor of ≥ 1,024 bytes is copied to CPU as it is saved; the
@@ -965,7 +985,7 @@ fn training_activations(input: &TransformerInput) -> u128 {
         let in_flight = match input.recompute {
             Recompute::None => layer.per_rank(input, true),
             Recompute::Selective => layer.per_rank(input, false),
-            Recompute::Full => sp_split(s * e * h) + layer.per_rank(input, true),
+            Recompute::Full => sp_split(s * r * h) + layer.per_rank(input, true),
         };
         in_layers.min(in_flight)
     } else {
@@ -982,7 +1002,8 @@ fn training_activations(input: &TransformerInput) -> u128 {
         sp_split(s * u128::from(arch.dropout) * h)
     };
     let outside_layers = match arch.kind {
-        // Final norm input and LM head input (2sbh each at 16-bit), and the
+        // Final norm input (the residual stream) and LM head input (2sbh each
+        // at 16-bit), and the
         // loss's logit-sized tensors at the start of the backward pass, split
         // over the vocabulary-parallel ranks.
         Kind::Decoder => {
@@ -1016,12 +1037,12 @@ fn training_activations(input: &TransformerInput) -> u128 {
                     l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS)
                 }
             };
-            2 * sp_split(s * e * h) + ceil_div(logits, t)
+            sp_split(s * (r + e) * h) + ceil_div(logits, t)
         }
         // BERT's embedding norm input (post-norm model).
-        Kind::Encoder => sp_split(s * e * h),
+        Kind::Encoder => sp_split(s * r * h),
         // ViT's final norm input; the head reads one token.
-        Kind::Vision => sp_split(s * e * h),
+        Kind::Vision => sp_split(s * r * h),
     };
     in_layers + embedding_dropout + outside_layers
 }
@@ -1122,7 +1143,8 @@ mod tests {
             },
             seq: s,
             batch: 1,
-            recipe: Recipe::Amp,
+            // Korthikanti et al. count a model computing in 16 bits throughout.
+            recipe: Recipe::Bf16,
             attention: Attention::Eager,
             ..TransformerInput::default()
         }
@@ -1168,6 +1190,39 @@ mod tests {
             layer.replicated + layer.split + layer.scores,
             s * h * 32 + 4 * a * s
         );
+    }
+
+    /// Under autocast the norms read the FP32 residual stream and the
+    /// projections their own BF16 casts.
+    #[test]
+    fn autocast_keeps_the_residual_stream_in_fp32() {
+        // Llama 2 7B, 4,096 tokens: two norm inputs at 4 bytes and two
+        // projection inputs at 2, 4,096 × (2 × 4 + 2 × 2) × 4,096 bytes.
+        let amp = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recipe: Recipe::Amp,
+            ..TransformerInput::default()
+        };
+        assert_eq!(amp.residual_bytes(), 4);
+        assert_eq!(layer_activations(&amp).replicated, 201_326_592);
+        // Pure BF16 computes the stream in 16 bits: Korthikanti's 4 × 2 bytes.
+        let bf16 = TransformerInput {
+            recipe: Recipe::Bf16,
+            ..amp
+        };
+        assert_eq!(layer_activations(&bf16).replicated, 134_217_728);
+        // The 16-bit projections' terms do not move.
+        assert_eq!(
+            layer_activations(&amp).split,
+            layer_activations(&bf16).split
+        );
+        // Inference loads the model in its compute precision.
+        let generate = TransformerInput {
+            mode: Mode::Inference,
+            ..amp
+        };
+        assert_eq!(generate.residual_bytes(), 2);
     }
 
     /// `F.cross_entropy` is `nll_loss(log_softmax(logits))`: at the start of the

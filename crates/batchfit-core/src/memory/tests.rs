@@ -79,26 +79,28 @@ fn worked_examples() {
             activations: 8 * GB,
         },
         // Llama 2 7B, AMP + AdamW (18 B/param), batch 1 × 4096 tokens, flash attention:
-        // per layer 4096 × (4·2·4096 + 2·(4·4096 + 4·11008) + 4·32) bytes; the
-        // loss's three FP32 logit-sized tensors 3 × 4 × 4096 × 32000.
+        // per layer 4096 × ((2·4 + 2·2)·4096 + 2·(4·4096 + 4·11008) + 4·32) bytes
+        // (the norms read the FP32 residual stream, the projections 16-bit
+        // casts); final norm and head inputs 4096 × (4 + 2) × 4096; the loss's
+        // three FP32 logit-sized tensors 3 × 4 × 4096 × 32000.
         Case {
             query: "form=transformer&model=llama-2-7b&batch=1&seq=4096",
             weights: 2 * 6_738_415_616,
             gradients: 4 * 6_738_415_616,
             optimizer_states: 12 * 6_738_415_616,
-            activations: 32 * 4096 * (8 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
-                + 2 * 4096 * 2 * 4096
+            activations: 32 * 4096 * (12 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
+                + 4096 * (4 + 2) * 4096
                 + 12 * 4096 * 32_000,
         },
-        // Same, full recomputation: 32 layer inputs + one layer's set.
+        // Same, full recomputation: 32 FP32 layer inputs + one layer's set.
         Case {
             query: "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full",
             weights: 2 * 6_738_415_616,
             gradients: 4 * 6_738_415_616,
             optimizer_states: 12 * 6_738_415_616,
-            activations: 32 * 2 * 4096 * 4096
-                + 4096 * (8 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
-                + 2 * 4096 * 2 * 4096
+            activations: 32 * 4 * 4096 * 4096
+                + 4096 * (12 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
+                + 4096 * (4 + 2) * 4096
                 + 12 * 4096 * 32_000,
         },
     ];
@@ -151,19 +153,23 @@ fn gradients_appear_in_the_backward_pass() {
     // Llama 2 7B, `amp`, fused AdamW, 1 × 4,096 tokens (P = 6,738,415,616):
     // FP32 parameters and two FP32 moments (12P = 80,860,987,392) are held; at
     // the start of the backward pass autocast's BF16 copies (2P =
-    // 13,476,831,232) and the activations (21,789,409,280) are alive, after
-    // it the FP32 gradients (4P = 26,953,662,464). 34.3 GB > 27.0 GB: the loss.
+    // 13,476,831,232) and the activations (A = 23,970,447,360) are alive,
+    // after it the FP32 gradients (4P = 26,953,662,464). 37.4 GB > 27.0 GB: the
+    // loss.
     const P: u128 = 6_738_415_616;
+    const A: u128 = 23_970_447_360;
     let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
     let e = estimate_of(base);
-    assert_eq!(e.total, 12 * P + 2 * P + 21_789_409_280);
-    assert_eq!(e.total, 116_127_227_904);
+    assert_eq!(e.activations, A);
+    assert_eq!(e.total, 12 * P + 2 * P + A);
+    assert_eq!(e.total, 118_308_265_984);
     assert_eq!(e.peak_phase, Phase::Loss);
     // Gradient accumulation over two micro-batches: the second one's forward
     // and backward run on top of the first one's gradients.
     let e = estimate_of(&format!("{base}&global_batch=2"));
     assert_eq!(e.accumulation_steps, Some(2));
-    assert_eq!(e.total, 12 * P + 4 * P + 2 * P + 21_789_409_280);
+    assert_eq!(e.total, 12 * P + 4 * P + 2 * P + A);
+    assert_eq!(e.total, 145_261_928_448);
     assert_eq!(e.peak_phase, Phase::Loss);
     // 128 tokens in pure BF16 (P = 8,030,261,248 for Llama 3.1 8B): 2P
     // weights and 4P of moments held; the activations (well under 2P) lose to
@@ -525,16 +531,16 @@ fn documented_numbers() {
             13_476_831_232,
             26_953_662_464,
             80_860_987_392,
-            21_789_409_280,
-            116_127_227_904
+            23_970_447_360,
+            118_308_265_984
         )
     );
     assert_eq!(
         crate::units::format_bytes(e.total, crate::units::Units::Decimal),
-        "116.13 GB"
+        "118.31 GB"
     );
     let e = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full");
-    assert_eq!(e.activations, 3_343_384_576);
+    assert_eq!(e.activations, 4_517_789_696);
     let e =
         estimate_of("form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048");
     assert_eq!(
@@ -647,8 +653,10 @@ fn fsdp2_worked_example() {
     let amp = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096");
     let fsdp = estimate_of(base);
     assert_eq!(fsdp.model_states() + fsdp.buffers, amp.model_states());
-    // BF16 compute: the same activations as any 16-bit recipe.
-    assert_eq!(fsdp.activations, amp.activations);
+    // BF16 compute on the all-gathered BF16 parameters, no autocast: the
+    // activations of the pure BF16 recipe.
+    let bf16 = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recipe=bf16");
+    assert_eq!(fsdp.activations, bf16.activations);
     // The profile's settings written into a link are only those that differ.
     let link = crate::query::to_query(&config(&format!("{base}&gpus=8")));
     assert!(
@@ -659,25 +667,26 @@ fn fsdp2_worked_example() {
 
 #[test]
 fn activation_offloading_keeps_the_layer_in_flight() {
-    // Llama 2 7B, 1 × 4,096 tokens, 16-bit, flash, no dropout. One layer:
-    // replicated s × 4eh = 4,096 × 4 × 2 × 4,096 = 134,217,728; split
+    // Llama 2 7B, 1 × 4,096 tokens, `amp`, flash, no dropout. One layer:
+    // replicated s × (2r + 2e)h = 4,096 × (8 + 4) × 4,096 = 201,326,592 (the
+    // norms' FP32 inputs, the projections' 16-bit inputs); split
     // s × (2eq + 2e·kv + 4ef + 4a) = 4,096 × (16,384 + 16,384 + 88,064 + 128)
-    // = 495,452,160; together 629,669,888 (× 32 layers = 20,149,436,416).
-    // Outside the layers: final norm and head inputs 2 × s·e·h = 67,108,864,
-    // the loss's three FP32 logit-sized tensors 12 × 4,096 × 32,000 =
-    // 1,572,864,000.
-    const LAYER: u128 = 629_669_888;
-    const OUTSIDE: u128 = 67_108_864 + 1_572_864_000;
+    // = 495,452,160; together 696,778,752 (× 32 layers = 22,296,920,064).
+    // Outside the layers: final norm and head inputs s·(r + e)·h =
+    // 100,663,296, the loss's three FP32 logit-sized tensors 12 × 4,096 ×
+    // 32,000 = 1,572,864,000.
+    const LAYER: u128 = 696_778_752;
+    const OUTSIDE: u128 = 100_663_296 + 1_572_864_000;
     let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
     assert_eq!(estimate_of(base).activations, 32 * LAYER + OUTSIDE);
     // Offloaded: the GPU keeps one layer's saved set and the output layer's.
     let e = estimate_of(&format!("{base}&act_offload=1"));
     assert_eq!(e.activations, LAYER + OUTSIDE);
-    assert_eq!(e.activations, 2_269_642_752);
-    // With full recomputation: the layer input being brought back
-    // (s·e·h = 33,554,432) and the recomputed layer.
+    assert_eq!(e.activations, 2_370_306_048);
+    // With full recomputation: the FP32 layer input being brought back
+    // (s·r·h = 67,108,864) and the recomputed layer.
     let e = estimate_of(&format!("{base}&act_offload=1&recompute=full"));
-    assert_eq!(e.activations, 33_554_432 + LAYER + OUTSIDE);
+    assert_eq!(e.activations, 67_108_864 + LAYER + OUTSIDE);
     // Model states do not move.
     assert_eq!(e.model_states(), estimate_of(base).model_states());
 }
