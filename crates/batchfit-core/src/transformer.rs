@@ -886,6 +886,27 @@ impl LayerActivations {
 /// torchtune LinearCrossEntropyLoss's default `num_output_chunks`.
 const CHUNKS: u128 = 8;
 
+/// Bytes per hidden unit a norm saves for the backward pass, besides its
+/// output (the next projection's input, counted there).
+fn norm_saved_bytes(input: &TransformerInput) -> u128 {
+    let r = input.residual_bytes();
+    match input.arch.norm {
+        // nn.LayerNorm (aten native_layer_norm) saves its input and a mean
+        // and inverse deviation per token.
+        Norm::LayerNorm => r,
+        // RMSNorm as Hugging Face writes it (transformers
+        // models/llama/modeling_llama.py `LlamaRMSNorm.forward`, copied by
+        // Qwen2, Mistral and the others) and torchtune (torchtune/modules/
+        // rms_norm.py `RMSNorm.forward`): `x.to(torch.float32)`, then
+        // `x * rsqrt(x.pow(2).mean(-1) + eps)`, cast back to the input's dtype,
+        // times the weight. The power and the product save the FP32 input (4
+        // bytes; the residual itself when it is FP32), the weight's product
+        // saves the normalized tensor in the input's dtype (r bytes): a
+        // composite of element-wise ops, not one fused kernel.
+        Norm::RmsNorm => 4 + r,
+    }
+}
+
 /// Korthikanti et al. 2022, §4.1, term by term, for one layer and one sample.
 /// At 16-bit with MHA, a 4h GELU MLP and dropout this is s·h·34 + 5·a·s² bytes
 /// (Eq. 1); each line says which of Korthikanti's terms it generalises.
@@ -893,8 +914,6 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     let arch = &input.arch;
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
-    // The norms read the residual stream, in FP32 under autocast.
-    let r = input.residual_bytes();
     let h = u128::from(arch.hidden);
     let a = u128::from(arch.heads);
     let q = a * u128::from(arch.head_size());
@@ -902,12 +921,14 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     let f = u128::from(arch.ffn);
     // Dropout masks are 1 byte per element whatever the compute precision (§4.1).
     let mask = u128::from(arch.dropout);
+    // The norms read the residual stream, in FP32 under autocast.
+    let norm = norm_saved_bytes(input);
 
     let replicated = s
-        * (r * h // input of the first norm (Korthikanti: 2sbh of the 4sbh for norms)
+        * (norm * h // input of the first norm (Korthikanti: 2sbh of the 4sbh for norms)
             + e * h // input of the Q/K/V projections (2sbh)
             + mask * h // dropout mask after the attention block (sbh)
-            + r * h // input of the second norm (2sbh)
+            + norm * h // input of the second norm (2sbh)
             + e * h // input of the MLP's first linear map(s) (2sbh)
             + mask * h); // dropout mask after the MLP (sbh)
     let mlp = match arch.mlp {
@@ -961,6 +982,7 @@ fn training_activations(input: &TransformerInput) -> u128 {
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
     let r = input.residual_bytes();
+    let norm = norm_saved_bytes(input);
     let h = u128::from(arch.hidden);
     let sp_split = |bytes: u128| if input.sp { ceil_div(bytes, t) } else { bytes };
 
@@ -1037,12 +1059,12 @@ fn training_activations(input: &TransformerInput) -> u128 {
                     l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS)
                 }
             };
-            sp_split(s * (r + e) * h) + ceil_div(logits, t)
+            sp_split(s * (norm + e) * h) + ceil_div(logits, t)
         }
         // BERT's embedding norm input (post-norm model).
-        Kind::Encoder => sp_split(s * r * h),
+        Kind::Encoder => sp_split(s * norm * h),
         // ViT's final norm input; the head reads one token.
-        Kind::Vision => sp_split(s * r * h),
+        Kind::Vision => sp_split(s * norm * h),
     };
     in_layers + embedding_dropout + outside_layers
 }
@@ -1137,6 +1159,7 @@ mod tests {
                 hidden: h,
                 ffn: 4 * h,
                 mlp: Mlp::Gelu,
+                norm: Norm::LayerNorm,
                 dropout,
                 layers: 1,
                 ..Architecture::default()
@@ -1196,10 +1219,14 @@ mod tests {
     /// projections their own BF16 casts.
     #[test]
     fn autocast_keeps_the_residual_stream_in_fp32() {
-        // Llama 2 7B, 4,096 tokens: two norm inputs at 4 bytes and two
-        // projection inputs at 2, 4,096 × (2 × 4 + 2 × 2) × 4,096 bytes.
+        // Llama 2 7B's shape with LayerNorm, 4,096 tokens: two norm inputs at
+        // 4 bytes and two projection inputs at 2, 4,096 × (2 × 4 + 2 × 2) ×
+        // 4,096 bytes.
         let amp = TransformerInput {
-            arch: arch("llama-2-7b"),
+            arch: Architecture {
+                norm: Norm::LayerNorm,
+                ..arch("llama-2-7b")
+            },
             seq: 4096,
             recipe: Recipe::Amp,
             ..TransformerInput::default()
@@ -1225,6 +1252,58 @@ mod tests {
         assert_eq!(generate.residual_bytes(), 2);
     }
 
+    /// RMSNorm as Hugging Face and torchtune write it saves an FP32 copy of
+    /// its input and the normalized tensor, where nn.LayerNorm saves its input.
+    #[test]
+    fn rms_norm_saves_an_fp32_copy_and_the_normalized_tensor() {
+        // Llama 2 7B, 4,096 tokens, pure BF16: per norm the FP32 upcast (4
+        // bytes) and the BF16 normalized tensor (2), then the projection's
+        // BF16 input (2): 4,096 × 2 × (4 + 2 + 2) × 4,096 = 268,435,456 bytes
+        // per layer, where LayerNorm keeps 4,096 × 2 × (2 + 2) × 4,096.
+        let bf16 = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recipe: Recipe::Bf16,
+            ..TransformerInput::default()
+        };
+        assert_eq!(layer_activations(&bf16).replicated, 268_435_456);
+        let layer_norm = TransformerInput {
+            arch: Architecture {
+                norm: Norm::LayerNorm,
+                ..bf16.arch
+            },
+            ..bf16
+        };
+        assert_eq!(layer_activations(&layer_norm).replicated, 134_217_728);
+        // FP32 (and autocast's FP32 stream): the input itself and the FP32
+        // normalized tensor, 4 + 4, then the projection's input (4, or a BF16
+        // cast under autocast): 4,096 × 2 × (8 + 4) × 4,096 and
+        // 4,096 × 2 × (8 + 2) × 4,096.
+        let fp32 = TransformerInput {
+            recipe: Recipe::Fp32,
+            ..bf16
+        };
+        assert_eq!(layer_activations(&fp32).replicated, 402_653_184);
+        let amp = TransformerInput {
+            recipe: Recipe::Amp,
+            ..bf16
+        };
+        assert_eq!(layer_activations(&amp).replicated, 335_544_320);
+        // The final norm of a decoder likewise: (4 + 2) + 2 bytes per hidden
+        // unit and token in BF16 besides the loss, against 2 + 2.
+        let outside = |input: &TransformerInput| {
+            let none = TransformerInput {
+                arch: Architecture {
+                    layers: 0,
+                    ..input.arch
+                },
+                ..*input
+            };
+            activations_per_sample(&none)
+        };
+        assert_eq!(outside(&bf16) - outside(&layer_norm), 4 * 4096 * 4096);
+    }
+
     /// `F.cross_entropy` is `nll_loss(log_softmax(logits))`: at the start of the
     /// backward pass the saved log-softmax, the NLL loss's gradient and the
     /// logits' gradient are alive together, each s × v logits.
@@ -1238,6 +1317,7 @@ mod tests {
                 layers: 0,
                 hidden: 8,
                 vocab: 10,
+                norm: Norm::LayerNorm,
                 ..Architecture::default()
             },
             seq: 4,

@@ -79,17 +79,18 @@ fn worked_examples() {
             activations: 8 * GB,
         },
         // Llama 2 7B, AMP + AdamW (18 B/param), batch 1 × 4096 tokens, flash attention:
-        // per layer 4096 × ((2·4 + 2·2)·4096 + 2·(4·4096 + 4·11008) + 4·32) bytes
-        // (the norms read the FP32 residual stream, the projections 16-bit
-        // casts); final norm and head inputs 4096 × (4 + 2) × 4096; the loss's
-        // three FP32 logit-sized tensors 3 × 4 × 4096 × 32000.
+        // per layer 4096 × ((2·8 + 2·2)·4096 + 2·(4·4096 + 4·11008) + 4·32) bytes
+        // (each RMSNorm saves its FP32 input and FP32 normalized tensor, the
+        // projections 16-bit casts); final norm and head inputs
+        // 4096 × (8 + 2) × 4096; the loss's three FP32 logit-sized tensors
+        // 3 × 4 × 4096 × 32000.
         Case {
             query: "form=transformer&model=llama-2-7b&batch=1&seq=4096",
             weights: 2 * 6_738_415_616,
             gradients: 4 * 6_738_415_616,
             optimizer_states: 12 * 6_738_415_616,
-            activations: 32 * 4096 * (12 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
-                + 4096 * (4 + 2) * 4096
+            activations: 32 * 4096 * (20 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
+                + 4096 * (8 + 2) * 4096
                 + 12 * 4096 * 32_000,
         },
         // Same, full recomputation: 32 FP32 layer inputs + one layer's set.
@@ -99,8 +100,8 @@ fn worked_examples() {
             gradients: 4 * 6_738_415_616,
             optimizer_states: 12 * 6_738_415_616,
             activations: 32 * 4 * 4096 * 4096
-                + 4096 * (12 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
-                + 4096 * (4 + 2) * 4096
+                + 4096 * (20 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
+                + 4096 * (8 + 2) * 4096
                 + 12 * 4096 * 32_000,
         },
     ];
@@ -153,23 +154,23 @@ fn gradients_appear_in_the_backward_pass() {
     // Llama 2 7B, `amp`, fused AdamW, 1 × 4,096 tokens (P = 6,738,415,616):
     // FP32 parameters and two FP32 moments (12P = 80,860,987,392) are held; at
     // the start of the backward pass autocast's BF16 copies (2P =
-    // 13,476,831,232) and the activations (A = 23,970,447,360) are alive,
-    // after it the FP32 gradients (4P = 26,953,662,464). 37.4 GB > 27.0 GB: the
+    // 13,476,831,232) and the activations (A = 28,332,523,520) are alive,
+    // after it the FP32 gradients (4P = 26,953,662,464). 41.8 GB > 27.0 GB: the
     // loss.
     const P: u128 = 6_738_415_616;
-    const A: u128 = 23_970_447_360;
+    const A: u128 = 28_332_523_520;
     let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
     let e = estimate_of(base);
     assert_eq!(e.activations, A);
     assert_eq!(e.total, 12 * P + 2 * P + A);
-    assert_eq!(e.total, 118_308_265_984);
+    assert_eq!(e.total, 122_670_342_144);
     assert_eq!(e.peak_phase, Phase::Loss);
     // Gradient accumulation over two micro-batches: the second one's forward
     // and backward run on top of the first one's gradients.
     let e = estimate_of(&format!("{base}&global_batch=2"));
     assert_eq!(e.accumulation_steps, Some(2));
     assert_eq!(e.total, 12 * P + 4 * P + 2 * P + A);
-    assert_eq!(e.total, 145_261_928_448);
+    assert_eq!(e.total, 149_624_004_608);
     assert_eq!(e.peak_phase, Phase::Loss);
     // 128 tokens in pure BF16 (P = 8,030,261,248 for Llama 3.1 8B): 2P
     // weights and 4P of moments held; the activations (well under 2P) lose to
@@ -531,16 +532,16 @@ fn documented_numbers() {
             13_476_831_232,
             26_953_662_464,
             80_860_987_392,
-            23_970_447_360,
-            118_308_265_984
+            28_332_523_520,
+            122_670_342_144
         )
     );
     assert_eq!(
         crate::units::format_bytes(e.total, crate::units::Units::Decimal),
-        "118.31 GB"
+        "122.67 GB"
     );
     let e = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full");
-    assert_eq!(e.activations, 4_517_789_696);
+    assert_eq!(e.activations, 4_719_116_288);
     let e =
         estimate_of("form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048");
     assert_eq!(
@@ -668,21 +669,21 @@ fn fsdp2_worked_example() {
 #[test]
 fn activation_offloading_keeps_the_layer_in_flight() {
     // Llama 2 7B, 1 × 4,096 tokens, `amp`, flash, no dropout. One layer:
-    // replicated s × (2r + 2e)h = 4,096 × (8 + 4) × 4,096 = 201,326,592 (the
-    // norms' FP32 inputs, the projections' 16-bit inputs); split
-    // s × (2eq + 2e·kv + 4ef + 4a) = 4,096 × (16,384 + 16,384 + 88,064 + 128)
-    // = 495,452,160; together 696,778,752 (× 32 layers = 22,296,920,064).
-    // Outside the layers: final norm and head inputs s·(r + e)·h =
-    // 100,663,296, the loss's three FP32 logit-sized tensors 12 × 4,096 ×
-    // 32,000 = 1,572,864,000.
-    const LAYER: u128 = 696_778_752;
-    const OUTSIDE: u128 = 100_663_296 + 1_572_864_000;
+    // replicated s × (2(4 + r) + 2e)h = 4,096 × (16 + 4) × 4,096 = 335,544,320
+    // (each RMSNorm's FP32 input and FP32 normalized tensor, the projections'
+    // 16-bit inputs); split s × (2eq + 2e·kv + 4ef + 4a) = 4,096 × (16,384 +
+    // 16,384 + 88,064 + 128) = 495,452,160; together 830,996,480 (× 32 layers
+    // = 26,591,887,360). Outside the layers: final norm and head inputs
+    // s·(4 + r + e)·h = 167,772,160, the loss's three FP32 logit-sized
+    // tensors 12 × 4,096 × 32,000 = 1,572,864,000.
+    const LAYER: u128 = 830_996_480;
+    const OUTSIDE: u128 = 167_772_160 + 1_572_864_000;
     let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
     assert_eq!(estimate_of(base).activations, 32 * LAYER + OUTSIDE);
     // Offloaded: the GPU keeps one layer's saved set and the output layer's.
     let e = estimate_of(&format!("{base}&act_offload=1"));
     assert_eq!(e.activations, LAYER + OUTSIDE);
-    assert_eq!(e.activations, 2_370_306_048);
+    assert_eq!(e.activations, 2_571_632_640);
     // With full recomputation: the FP32 layer input being brought back
     // (s·r·h = 67,108,864) and the recomputed layer.
     let e = estimate_of(&format!("{base}&act_offload=1&recompute=full"));
