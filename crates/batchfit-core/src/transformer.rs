@@ -633,10 +633,18 @@ impl TransformerInput {
     /// each matrix product's input is cast to 16 bits. Inference loads the
     /// model in its compute precision.
     pub fn residual_bytes(&self) -> u128 {
-        match (self.mode, self.recipe) {
-            (Mode::Train, Recipe::Amp) => 4,
-            _ => self.activation_bytes(),
+        if self.autocast() {
+            4
+        } else {
+            self.activation_bytes()
         }
+    }
+
+    /// Training under `torch.autocast` over FP32 weights (`recipe=amp`):
+    /// matrix products compute in 16 bits, the ops on autocast's FP32 lists
+    /// and everything fed only FP32 tensors in FP32.
+    pub fn autocast(&self) -> bool {
+        self.mode == Mode::Train && self.recipe == Recipe::Amp
     }
 
     /// The step actually run: `foreach=1` (old links) means [`Step::Foreach`].
@@ -951,10 +959,20 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
             + e * q // attention output, input of the output projection (2sbh)
             + mlp
             + flash_statistics);
+    // The softmax's output, which its backward needs: in the compute dtype,
+    // or in FP32 under autocast (pytorch/pytorch aten/src/ATen/autocast_mode.cpp
+    // `KERNEL_CUDA2(softmax, int, fp32_set_opt_dtype)`: autocast runs softmax
+    // in FP32 and returns FP32).
+    let softmax = if input.autocast() { 4 } else { e };
+    // The product with V needs its left operand in the compute dtype: the
+    // dropout's output, or without dropout a 16-bit copy of an FP32 softmax
+    // (autocast casts it; Hugging Face's eager Llama writes
+    // `.to(query.dtype)`), or the softmax output itself.
+    let product_input = if arch.dropout || softmax != e { e } else { 0 };
     let scores = match input.attention {
         // Softmax output (2as²b at 16-bit); with dropout, its mask (as²b) and
-        // output (2as²b).
-        Attention::Eager => a * s * s * (e + mask * (1 + e)),
+        // output (2as²b), the product's input.
+        Attention::Eager => a * s * s * (softmax + mask + product_input),
         Attention::Flash => 0,
     };
     LayerActivations {
@@ -1250,6 +1268,46 @@ mod tests {
             ..amp
         };
         assert_eq!(generate.residual_bytes(), 2);
+    }
+
+    /// Eager attention under autocast: the softmax runs in FP32, and the
+    /// product with V needs a 16-bit copy.
+    #[test]
+    fn eager_scores_under_autocast_keep_an_fp32_softmax() {
+        // One layer, 8 heads, 16 tokens: a·s² = 2,048 scores per sample.
+        let bf16 = TransformerInput {
+            recipe: Recipe::Bf16,
+            ..gpt_like(8, 16, 64, true)
+        };
+        // 16-bit throughout, with dropout (Korthikanti): softmax output 2,
+        // mask 1, dropout output 2 bytes per score.
+        assert_eq!(layer_activations(&bf16).scores, 2_048 * (2 + 1 + 2));
+        // Autocast: FP32 softmax output 4, mask 1, 16-bit dropout output 2
+        // (GPT-2's `.type(value.dtype)` cast feeds the dropout, which does
+        // not save its input).
+        let amp = TransformerInput {
+            recipe: Recipe::Amp,
+            ..bf16
+        };
+        assert_eq!(layer_activations(&amp).scores, 2_048 * (4 + 1 + 2));
+        // No dropout (Llama): FP32 softmax output 4 and its 16-bit copy 2,
+        // the product's input; in 16 bits throughout the softmax output
+        // alone, 2.
+        let no_dropout = |input: TransformerInput| TransformerInput {
+            arch: Architecture {
+                dropout: false,
+                ..input.arch
+            },
+            ..input
+        };
+        assert_eq!(layer_activations(&no_dropout(amp)).scores, 2_048 * (4 + 2));
+        assert_eq!(layer_activations(&no_dropout(bf16)).scores, 2_048 * 2);
+        // FP32: 4 + 1 + 4 with dropout.
+        let fp32 = TransformerInput {
+            recipe: Recipe::Fp32,
+            ..bf16
+        };
+        assert_eq!(layer_activations(&fp32).scores, 2_048 * (4 + 1 + 4));
     }
 
     /// RMSNorm as Hugging Face and torchtune write it saves an FP32 copy of
