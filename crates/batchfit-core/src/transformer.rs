@@ -647,6 +647,25 @@ impl TransformerInput {
         self.mode == Mode::Train && self.recipe == Recipe::Amp
     }
 
+    /// The attention kernel that actually runs. `attn=flash` means PyTorch's
+    /// `scaled_dot_product_attention` picking a fused kernel, and none takes
+    /// FP32 grouped-query attention: the flash kernels take 16-bit inputs only
+    /// (pytorch/pytorch aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
+    /// `check_dtypes_flash_attention`; FlashAttention-2 supports fp16 and
+    /// bf16), and the memory-efficient kernel, which takes FP32, does not take
+    /// the `enable_gqa=True` that Hugging Face passes for K and V with fewer
+    /// heads (transformers `integrations/sdpa_attention.py`,
+    /// `use_gqa_in_sdpa`) in PyTorch up to 2.11. SDPA then falls back to its
+    /// math kernel, which computes the scores and their softmax like eager
+    /// attention.
+    pub fn kernel(&self) -> Attention {
+        let grouped = self.arch.kv_heads < self.arch.heads;
+        match self.attention {
+            Attention::Flash if self.activation_bytes() == 4 && grouped => Attention::Eager,
+            kernel => kernel,
+        }
+    }
+
     /// The step actually run: `foreach=1` (old links) means [`Step::Foreach`].
     pub fn effective_step(&self) -> Step {
         if self.foreach {
@@ -947,7 +966,7 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
         // for the product's gradient), and the product (input of the down map).
         Mlp::Swiglu => 4 * e * f,
     };
-    let flash_statistics = match input.attention {
+    let flash_statistics = match input.kernel() {
         // FlashAttention (Dao et al. 2022, §3.1; FlashAttention-2 §3.1.2) saves
         // the softmax log-sum-exp per row and head, in FP32, for the backward pass.
         Attention::Flash => 4 * a,
@@ -969,7 +988,7 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     // (autocast casts it; Hugging Face's eager Llama writes
     // `.to(query.dtype)`), or the softmax output itself.
     let product_input = if arch.dropout || softmax != e { e } else { 0 };
-    let scores = match input.attention {
+    let scores = match input.kernel() {
         // Softmax output (2as²b at 16-bit); with dropout, its mask (as²b) and
         // output (2as²b), the product's input.
         Attention::Eager => a * s * s * (softmax + mask + product_input),
@@ -1103,7 +1122,7 @@ fn prefill_activations(input: &TransformerInput) -> u128 {
     let stream = 2 * s * e * h;
     // Q, K, V and the attention output; eager attention adds the scores and
     // their softmax.
-    let scores = match input.attention {
+    let scores = match input.kernel() {
         Attention::Eager => 2 * e * a * s * s,
         Attention::Flash => 0,
     };
@@ -1308,6 +1327,41 @@ mod tests {
             ..bf16
         };
         assert_eq!(layer_activations(&fp32).scores, 2_048 * (4 + 1 + 4));
+    }
+
+    /// No fused SDPA kernel takes FP32 grouped-query attention: the math
+    /// kernel materialises the scores.
+    #[test]
+    fn fp32_grouped_query_attention_falls_back_to_the_math_kernel() {
+        // Qwen2.5-0.5B's shape (14 heads, 2 KV heads), 2,048 tokens, FP32:
+        // the softmax output, 14 × 2,048² × 4 = 234,881,024 bytes per layer,
+        // and no log-sum-exp.
+        let fp32 = TransformerInput {
+            arch: arch("qwen2.5-0.5b"),
+            seq: 2048,
+            recipe: Recipe::Fp32,
+            attention: Attention::Flash,
+            ..TransformerInput::default()
+        };
+        assert_eq!(fp32.kernel(), Attention::Eager);
+        assert_eq!(layer_activations(&fp32).scores, 234_881_024);
+        // BF16 runs the flash kernel: no scores.
+        let bf16 = TransformerInput {
+            recipe: Recipe::Bf16,
+            ..fp32
+        };
+        assert_eq!(bf16.kernel(), Attention::Flash);
+        assert_eq!(layer_activations(&bf16).scores, 0);
+        // FP32 with as many KV heads as heads runs the memory-efficient kernel.
+        let mha = TransformerInput {
+            arch: Architecture {
+                kv_heads: 14,
+                ..fp32.arch
+            },
+            ..fp32
+        };
+        assert_eq!(mha.kernel(), Attention::Flash);
+        assert_eq!(layer_activations(&mha).scores, 0);
     }
 
     /// RMSNorm as Hugging Face and torchtune write it saves an FP32 copy of
