@@ -1028,23 +1028,29 @@ fn training_activations(input: &TransformerInput) -> u128 {
         // Korthikanti §4.2: recompute the attention core (the s² terms) only.
         Recompute::Selective => layers * layer.per_rank(input, false),
         // Korthikanti §4.1 end: full recomputation keeps each layer's input (2sbh
-        // per layer at 16-bit; the residual stream, FP32 under autocast); the
-        // layer being recomputed holds its full set.
-        Recompute::Full => layers * sp_split(s * r * h) + layer.per_rank(input, true),
+        // per layer at 16-bit; the residual stream, FP32 under autocast).
+        Recompute::Full => layers * sp_split(s * r * h),
+    };
+    // The layer being recomputed holds its full set in the backward pass
+    // (torch/utils/checkpoint.py: the saved-tensor hooks rerun the layer's
+    // forward when the backward pass first unpacks one of its tensors).
+    let recomputing = match input.recompute {
+        Recompute::Full => layer.per_rank(input, true),
+        Recompute::None | Recompute::Selective => 0,
     };
     // torchtune/training/_activation_offloading.py `OffloadActivations`: every
     // saved tensor of ≥ 1,024 bytes is copied to CPU as it is saved; the
     // forward stash keeps the last max_fwd_stash_size = 5 of them (fewer than
     // one layer saves) until their copy ends, and the backward brings back the
     // tensors of the autograd node running and frees the previous node's. The
-    // GPU holds at most one layer's saved set, plus, under full
-    // recomputation, the layer input being brought back. Never more than
-    // without offloading.
+    // GPU holds at most one layer's saved set, or, under full recomputation,
+    // the layer input being brought back (and the layer recomputed from it,
+    // above). Never more than without offloading.
     let in_layers = if input.act_offload {
         let in_flight = match input.recompute {
             Recompute::None => layer.per_rank(input, true),
             Recompute::Selective => layer.per_rank(input, false),
-            Recompute::Full => sp_split(s * r * h) + layer.per_rank(input, true),
+            Recompute::Full => sp_split(s * r * h),
         };
         in_layers.min(in_flight)
     } else {
@@ -1060,7 +1066,10 @@ fn training_activations(input: &TransformerInput) -> u128 {
     } else {
         sp_split(s * u128::from(arch.dropout) * h)
     };
-    let outside_layers = match arch.kind {
+    // Korthikanti §4.3's terms outside the layers, by where they sit: below the
+    // layers (alive until the backward pass ends) or above them (freed before
+    // the backward pass reaches the layers).
+    let (below, above) = match arch.kind {
         // Final norm input (the residual stream) and LM head input (2sbh each
         // at 16-bit), and the
         // loss's logit-sized tensors at the start of the backward pass, split
@@ -1096,14 +1105,17 @@ fn training_activations(input: &TransformerInput) -> u128 {
                     l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS)
                 }
             };
-            sp_split(s * (norm + e) * h) + ceil_div(logits, t)
+            (0, sp_split(s * (norm + e) * h) + ceil_div(logits, t))
         }
         // BERT's embedding norm input (post-norm model).
-        Kind::Encoder => sp_split(s * norm * h),
+        Kind::Encoder => (sp_split(s * norm * h), 0),
         // ViT's final norm input; the head reads one token.
-        Kind::Vision => sp_split(s * norm * h),
+        Kind::Vision => (0, sp_split(s * norm * h)),
     };
-    in_layers + embedding_dropout + outside_layers
+    // Autograd runs the loss's, the head's and the final norm's backward before
+    // it reaches the last layer, freeing their tensors: a recomputed layer is
+    // never alive with them.
+    in_layers + embedding_dropout + below + above.max(recomputing)
 }
 
 /// Inference holds no activations between layers: the peak is the largest
@@ -1362,6 +1374,55 @@ mod tests {
         };
         assert_eq!(mha.kernel(), Attention::Flash);
         assert_eq!(layer_activations(&mha).scores, 0);
+    }
+
+    /// Full recomputation reruns a layer after the backward pass has freed the
+    /// loss's, the head's and the final norm's tensors.
+    #[test]
+    fn a_recomputed_layer_comes_after_the_loss() {
+        // Llama 2 7B, 4,096 tokens, `amp`: 32 FP32 layer inputs (4 × 4,096 ×
+        // 4,096 = 67,108,864 each); one layer's set 830,996,480; the output
+        // layer's terms (final norm and head inputs 167,772,160, the loss's
+        // 12 × 4,096 × 32,000 = 1,572,864,000) 1,740,636,160. The larger of the
+        // last two counts.
+        let full = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recompute: Recompute::Full,
+            ..TransformerInput::default()
+        };
+        assert_eq!(layer_activations(&full).per_rank(&full, true), 830_996_480);
+        assert_eq!(
+            activations_per_sample(&full),
+            32 * 67_108_864 + 1_740_636_160
+        );
+        // A vocabulary of 10: the output layer's terms (167,772,160 +
+        // 12 × 4,096 × 10) are smaller than the recomputed layer's set.
+        let small_vocabulary = TransformerInput {
+            arch: Architecture {
+                vocab: 10,
+                ..full.arch
+            },
+            ..full
+        };
+        assert_eq!(
+            activations_per_sample(&small_vocabulary),
+            32 * 67_108_864 + 830_996_480
+        );
+        // BERT's embedding norm sits below the layers: its input (FP32 under
+        // autocast, 4 × 512 × 1,024) is alive while each layer is recomputed.
+        let bert = TransformerInput {
+            arch: arch("bert-large"),
+            seq: 512,
+            recompute: Recompute::Full,
+            ..TransformerInput::default()
+        };
+        let set = layer_activations(&bert).per_rank(&bert, true);
+        let dropout_mask = 512 * 1024;
+        assert_eq!(
+            activations_per_sample(&bert),
+            24 * 4 * 512 * 1024 + dropout_mask + 4 * 512 * 1024 + set
+        );
     }
 
     /// RMSNorm as Hugging Face and torchtune write it saves an FP32 copy of
