@@ -97,9 +97,9 @@ fn change_label(change: Change) -> String {
 fn phase_label(phase: Phase) -> &'static str {
     match phase {
         Phase::Forward => "end of the forward pass",
-        Phase::Backward => "start of the backward pass",
+        Phase::Backward => "the backward pass",
         Phase::OptimizerStep => "the optimizer step",
-        Phase::Loss => "the loss: logits and their gradient",
+        Phase::Loss => "the loss: its log-softmax and the logits' gradients",
         Phase::Generation => "generation: the prefill",
     }
 }

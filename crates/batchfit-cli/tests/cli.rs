@@ -204,8 +204,10 @@ fn every_problem_gets_its_own_line() {
 
 #[test]
 fn text_output_says_whether_it_fits_and_what_would_help() {
+    // 1,024 tokens: at 2,048 the FP32 attention scores of SDPA's math kernel
+    // alone outgrow the device, and ZeRO-3 cannot help.
     let out = batchfit(&[
-        "form=transformer&model=llama-3.1-8b&batch=2&seq=2048&recipe=fp32&gpu=a100-80gb",
+        "form=transformer&model=llama-3.1-8b&batch=2&seq=1024&recipe=fp32&gpu=a100-80gb",
     ]);
     let text = String::from_utf8(out.stdout).expect("utf-8");
     assert!(out.status.success());

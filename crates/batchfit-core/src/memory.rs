@@ -24,13 +24,15 @@ choice! {
         /// End of the forward pass: every activation kept for the backward pass,
         /// no gradient yet (the activations form, or training without an optimizer).
         Forward = "forward",
-        /// Start of the backward pass: activations still alive, gradient buffers allocated.
+        /// The backward pass: at its start (an encoder's or ViT's activations,
+        /// or gradients kept from an earlier micro-batch), or at its end, every
+        /// gradient allocated and the activations freed (a fused step adds nothing).
         Backward = "backward",
         /// Inside `optimizer.step()`: the step's temporaries, after the backward
         /// pass has freed the activations.
         OptimizerStep = "optimizer_step",
-        /// The loss: a decoder's FP32 logits and their gradient on top of the
-        /// activations, at the boundary of the forward and backward passes.
+        /// The loss: a decoder's log-softmax and gradients of logit size on top
+        /// of the activations, at the start of the backward pass.
         Loss = "loss",
         /// Inference: the prefill's transients on top of the weights and KV cache.
         Generation = "generation",
@@ -53,12 +55,16 @@ pub const FRAGMENTATION_PERCENT: u128 = 10;
 /// Memory of one configuration, per GPU, in bytes, as three readings.
 ///
 /// `total` = `peak_allocated` is the peak of what tensors occupy, what
-/// `torch.cuda.max_memory_allocated()` reports: weights + gradients + optimizer
-/// states + framework buffers + the larger of (activations + KV cache) and the
-/// optimizer step's buffers. The step's buffers are allocated inside
-/// `optimizer.step()`, after the backward pass has freed the activations, so
-/// the two are never alive together (unless the step runs inside the backward
-/// pass: then both count); `peak_phase` says which moment wins. `peak_reserved` adds the
+/// `torch.cuda.max_memory_allocated()` reports: weights + optimizer states +
+/// framework buffers + the larger of two moments. At the start of the backward
+/// pass the activations (and KV cache) are alive; the transformer form's
+/// gradients are not yet, because autograd creates them during the backward
+/// pass and `zero_grad(set_to_none=True)` frees them after each step, unless
+/// gradient accumulation keeps them from the previous micro-batch. After the
+/// backward pass the activations are freed and the gradients and the
+/// optimizer step's buffers are alive. A step inside the backward pass counts
+/// with the activations; the activations and parameters forms, napkin rules,
+/// add gradients and activations. `peak_phase` says which moment wins. `peak_reserved` adds the
 /// caching allocator's slack on the transient bytes ([`FRAGMENTATION_PERCENT`]),
 /// what `torch.cuda.max_memory_reserved()` reports. `nvidia_smi` adds `overhead`
 /// (the CUDA context, cuBLAS workspaces, communication buffers): the process's
@@ -122,6 +128,12 @@ struct Parts {
     buffers: u128,
     /// The step runs inside the backward pass, alongside the activations.
     step_in_backward: bool,
+    /// The gradients are alive with the activations: kept from an earlier
+    /// micro-batch, or added to them by a napkin rule.
+    gradients_with_activations: bool,
+    /// The part of `weights` that exists only from the forward pass to the
+    /// end of the backward pass: autocast's 16-bit copies (`recipe=amp`).
+    compute_copies: u128,
     activations_per_sample: u128,
     kv_per_sample: u128,
 }
@@ -140,6 +152,7 @@ impl Parts {
                     weights: e.weights,
                     gradients: e.gradients,
                     optimizer_states: e.optimizer_states,
+                    gradients_with_activations: true,
                     activations_per_sample: e.activations_per_sample,
                     ..Self::default()
                 }
@@ -148,6 +161,8 @@ impl Parts {
                 let input = &config.transformer;
                 let count = transformer::parameter_count(&input.arch);
                 let states = transformer::model_states(&count, input);
+                let step_in_backward = input.mode == Mode::Train
+                    && input.effective_step() == transformer::Step::InBackward;
                 Self {
                     parameters: count.total,
                     weights: states.weights,
@@ -155,8 +170,33 @@ impl Parts {
                     optimizer_states: states.optimizer_states,
                     optimizer_step: states.optimizer_step,
                     buffers: states.buffers,
-                    step_in_backward: input.mode == Mode::Train
-                        && input.effective_step() == transformer::Step::InBackward,
+                    step_in_backward,
+                    // torch/csrc/autograd/functions/accumulate_grad.h: the
+                    // backward pass creates each `.grad` when it first
+                    // reaches the parameter, and torch/optim/optimizer.py
+                    // `zero_grad(set_to_none=True)` (the default since
+                    // PyTorch 2.0) drops them after the step: at the start
+                    // of the backward pass no gradient exists, unless an
+                    // earlier micro-batch of the same step left its own
+                    // (gradient accumulation adds into them). The step in
+                    // the backward pass holds one gradient at a time, next to
+                    // the activations. Accumulation is judged at a
+                    // micro-batch of one: the answer must not fall as the
+                    // batch grows (the largest batch that fits is a binary
+                    // search), so a global batch that a larger micro-batch
+                    // reaches in one step still counts its gradients early.
+                    gradients_with_activations: step_in_backward
+                        || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1),
+                    // torch/amp/autocast_mode.py: autocast casts each FP32
+                    // weight to 16 bits at its first use and caches the cast
+                    // until the autocast region exits; the matrix products
+                    // save the casts for the backward pass, which frees them
+                    // layer by layer. The FP32 parameters are what persists.
+                    compute_copies: if input.mode == Mode::Train && input.recipe == Recipe::Amp {
+                        states.weights
+                    } else {
+                        0
+                    },
                     activations_per_sample: transformer::activations_per_sample(input),
                     kv_per_sample: transformer::kv_cache_per_sample(input),
                 }
@@ -169,27 +209,58 @@ impl Parts {
         self.weights + self.gradients + self.optimizer_states + self.buffers
     }
 
+    /// Held through the whole step: weights, optimizer states, framework
+    /// buffers, and the gradients when they outlive the backward pass.
+    fn held(&self) -> u128 {
+        let gradients = if self.gradients_with_activations {
+            self.gradients
+        } else {
+            0
+        };
+        self.weights - self.compute_copies + self.optimizer_states + self.buffers + gradients
+    }
+
     /// What grows with the batch: activations, and the KV cache in inference.
     fn per_batch(&self, batch: u64) -> u128 {
         (self.activations_per_sample + self.kv_per_sample) * u128::from(batch)
     }
 
-    /// The peak: model states plus whichever is larger, the batch's activations
-    /// (alive until the backward pass ends) or the optimizer step's buffers
-    /// (allocated after it). Non-decreasing in the batch.
-    fn total(&self, batch: u64) -> u128 {
-        self.fixed() + self.transient(batch)
+    /// Beyond [`Self::held`] at the start of the backward pass: the batch's
+    /// activations (and KV cache) and autocast's weight copies, with the
+    /// step's buffers when the step runs inside the backward pass.
+    fn activation_moment(&self, batch: u64) -> u128 {
+        let alive = self.per_batch(batch) + self.compute_copies;
+        if self.step_in_backward {
+            alive + self.optimizer_step
+        } else {
+            alive
+        }
     }
 
-    /// What is allocated and freed within the step at its peak: the batch's
-    /// activations (and KV cache), or the optimizer step's buffers; both when
-    /// the step runs inside the backward pass.
-    fn transient(&self, batch: u64) -> u128 {
-        if self.step_in_backward {
-            self.per_batch(batch) + self.optimizer_step
+    /// Beyond [`Self::held`] once the backward pass has freed the activations:
+    /// the gradients it created and the optimizer step's buffers.
+    fn gradient_moment(&self) -> u128 {
+        let gradients = if self.gradients_with_activations {
+            0
         } else {
-            self.per_batch(batch).max(self.optimizer_step)
+            self.gradients
+        };
+        if self.step_in_backward {
+            gradients
+        } else {
+            gradients + self.optimizer_step
         }
+    }
+
+    /// The peak: what is held plus the larger moment. Non-decreasing in the batch.
+    fn total(&self, batch: u64) -> u128 {
+        self.held() + self.transient(batch)
+    }
+
+    /// What is allocated and freed within the step at its peak: the larger of
+    /// the two moments.
+    fn transient(&self, batch: u64) -> u128 {
+        self.activation_moment(batch).max(self.gradient_moment())
     }
 
     /// `torch.cuda.max_memory_reserved()`: the peak plus the allocator's slack
@@ -203,13 +274,17 @@ impl Parts {
         let t = &config.transformer;
         match config.form {
             Form::Transformer if t.mode == Mode::Inference => Phase::Generation,
-            _ if !self.step_in_backward && self.optimizer_step > self.per_batch(batch) => {
-                Phase::OptimizerStep
+            _ if self.gradient_moment() > self.activation_moment(batch) => {
+                if self.step_in_backward || self.optimizer_step == 0 {
+                    Phase::Backward
+                } else {
+                    Phase::OptimizerStep
+                }
             }
             Form::Activations => Phase::Forward,
             Form::Parameters if self.gradients == 0 => Phase::Forward,
             Form::Parameters => Phase::Backward,
-            // A decoder's activations include the FP32 logits and their gradient
+            // A decoder's activations include the loss's logit-sized tensors
             // (transformer::activations_per_sample): the loss's moment.
             Form::Transformer if t.arch.kind == Kind::Decoder => Phase::Loss,
             Form::Transformer => Phase::Backward,
@@ -303,8 +378,7 @@ pub struct SweepRow {
     pub model_states: u128,
     /// Everything that grows with the batch: activations, and the KV cache in inference.
     pub activations: u128,
-    /// `model_states + activations`, or `model_states + optimizer step buffers`
-    /// where those are larger (see [`Estimate`]).
+    /// The peak at this batch (see [`Estimate`]).
     pub total: u128,
     pub required: u128,
 }

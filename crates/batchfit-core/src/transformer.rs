@@ -155,8 +155,10 @@ choice! {
 choice! {
     /// How a decoder's loss is computed from the last hidden states.
     pub enum Loss {
-        /// FP32 logits of every token and their gradient (4 + 4 bytes per token
-        /// and vocabulary entry).
+        /// `F.cross_entropy` over the logits of every token: at the start of the
+        /// backward pass its saved log-softmax, the gradient arriving from the
+        /// NLL loss and the logits' gradient, 3 × 4 bytes per token and
+        /// vocabulary entry in FP32.
         Full = "full",
         /// torchtune's LinearCrossEntropyLoss: the output projection and the
         /// cross-entropy run in 8 chunks of tokens; only each chunk's FP32
@@ -621,6 +623,49 @@ impl TransformerInput {
         }
     }
 
+    /// Bytes per element of the residual stream in training: the hidden
+    /// states the layers add into and the norms read. Under autocast
+    /// (`recipe=amp`) they stay FP32 although the matrix products compute in
+    /// 16 bits: the embedding table is FP32 and the embedding is on none of
+    /// autocast's lists, an addition of an FP32 and a 16-bit tensor promotes
+    /// to FP32, and layer_norm is on autocast's FP32 list (pytorch/pytorch
+    /// aten/src/ATen/autocast_mode.cpp: `KERNEL_CUDA(layer_norm, fp32)`); only
+    /// each matrix product's input is cast to 16 bits. Inference loads the
+    /// model in its compute precision.
+    pub fn residual_bytes(&self) -> u128 {
+        if self.autocast() {
+            4
+        } else {
+            self.activation_bytes()
+        }
+    }
+
+    /// Training under `torch.autocast` over FP32 weights (`recipe=amp`):
+    /// matrix products compute in 16 bits, the ops on autocast's FP32 lists
+    /// and everything fed only FP32 tensors in FP32.
+    pub fn autocast(&self) -> bool {
+        self.mode == Mode::Train && self.recipe == Recipe::Amp
+    }
+
+    /// The attention kernel that actually runs. `attn=flash` means PyTorch's
+    /// `scaled_dot_product_attention` picking a fused kernel, and none takes
+    /// FP32 grouped-query attention: the flash kernels take 16-bit inputs only
+    /// (pytorch/pytorch aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
+    /// `check_dtypes_flash_attention`; FlashAttention-2 supports fp16 and
+    /// bf16), and the memory-efficient kernel, which takes FP32, does not take
+    /// the `enable_gqa=True` that Hugging Face passes for K and V with fewer
+    /// heads (transformers `integrations/sdpa_attention.py`,
+    /// `use_gqa_in_sdpa`) in PyTorch up to 2.11. SDPA then falls back to its
+    /// math kernel, which computes the scores and their softmax like eager
+    /// attention.
+    pub fn kernel(&self) -> Attention {
+        let grouped = self.arch.kv_heads < self.arch.heads;
+        match self.attention {
+            Attention::Flash if self.activation_bytes() == 4 && grouped => Attention::Eager,
+            kernel => kernel,
+        }
+    }
+
     /// The step actually run: `foreach=1` (old links) means [`Step::Foreach`].
     pub fn effective_step(&self) -> Step {
         if self.foreach {
@@ -868,6 +913,27 @@ impl LayerActivations {
 /// torchtune LinearCrossEntropyLoss's default `num_output_chunks`.
 const CHUNKS: u128 = 8;
 
+/// Bytes per hidden unit a norm saves for the backward pass, besides its
+/// output (the next projection's input, counted there).
+fn norm_saved_bytes(input: &TransformerInput) -> u128 {
+    let r = input.residual_bytes();
+    match input.arch.norm {
+        // nn.LayerNorm (aten native_layer_norm) saves its input and a mean
+        // and inverse deviation per token.
+        Norm::LayerNorm => r,
+        // RMSNorm as Hugging Face writes it (transformers
+        // models/llama/modeling_llama.py `LlamaRMSNorm.forward`, copied by
+        // Qwen2, Mistral and the others) and torchtune (torchtune/modules/
+        // rms_norm.py `RMSNorm.forward`): `x.to(torch.float32)`, then
+        // `x * rsqrt(x.pow(2).mean(-1) + eps)`, cast back to the input's dtype,
+        // times the weight. The power and the product save the FP32 input (4
+        // bytes; the residual itself when it is FP32), the weight's product
+        // saves the normalized tensor in the input's dtype (r bytes): a
+        // composite of element-wise ops, not one fused kernel.
+        Norm::RmsNorm => 4 + r,
+    }
+}
+
 /// Korthikanti et al. 2022, §4.1, term by term, for one layer and one sample.
 /// At 16-bit with MHA, a 4h GELU MLP and dropout this is s·h·34 + 5·a·s² bytes
 /// (Eq. 1); each line says which of Korthikanti's terms it generalises.
@@ -882,12 +948,14 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     let f = u128::from(arch.ffn);
     // Dropout masks are 1 byte per element whatever the compute precision (§4.1).
     let mask = u128::from(arch.dropout);
+    // The norms read the residual stream, in FP32 under autocast.
+    let norm = norm_saved_bytes(input);
 
     let replicated = s
-        * (e * h // input of the first norm (Korthikanti: 2sbh of the 4sbh for norms)
+        * (norm * h // input of the first norm (Korthikanti: 2sbh of the 4sbh for norms)
             + e * h // input of the Q/K/V projections (2sbh)
             + mask * h // dropout mask after the attention block (sbh)
-            + e * h // input of the second norm (2sbh)
+            + norm * h // input of the second norm (2sbh)
             + e * h // input of the MLP's first linear map(s) (2sbh)
             + mask * h); // dropout mask after the MLP (sbh)
     let mlp = match arch.mlp {
@@ -898,7 +966,7 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
         // for the product's gradient), and the product (input of the down map).
         Mlp::Swiglu => 4 * e * f,
     };
-    let flash_statistics = match input.attention {
+    let flash_statistics = match input.kernel() {
         // FlashAttention (Dao et al. 2022, §3.1; FlashAttention-2 §3.1.2) saves
         // the softmax log-sum-exp per row and head, in FP32, for the backward pass.
         Attention::Flash => 4 * a,
@@ -910,10 +978,20 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
             + e * q // attention output, input of the output projection (2sbh)
             + mlp
             + flash_statistics);
-    let scores = match input.attention {
+    // The softmax's output, which its backward needs: in the compute dtype,
+    // or in FP32 under autocast (pytorch/pytorch aten/src/ATen/autocast_mode.cpp
+    // `KERNEL_CUDA2(softmax, int, fp32_set_opt_dtype)`: autocast runs softmax
+    // in FP32 and returns FP32).
+    let softmax = if input.autocast() { 4 } else { e };
+    // The product with V needs its left operand in the compute dtype: the
+    // dropout's output, or without dropout a 16-bit copy of an FP32 softmax
+    // (autocast casts it; Hugging Face's eager Llama writes
+    // `.to(query.dtype)`), or the softmax output itself.
+    let product_input = if arch.dropout || softmax != e { e } else { 0 };
+    let scores = match input.kernel() {
         // Softmax output (2as²b at 16-bit); with dropout, its mask (as²b) and
-        // output (2as²b).
-        Attention::Eager => a * s * s * (e + mask * (1 + e)),
+        // output (2as²b), the product's input.
+        Attention::Eager => a * s * s * (softmax + mask + product_input),
         Attention::Flash => 0,
     };
     LayerActivations {
@@ -940,6 +1018,8 @@ fn training_activations(input: &TransformerInput) -> u128 {
     let t = u128::from(input.tp);
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
+    let r = input.residual_bytes();
+    let norm = norm_saved_bytes(input);
     let h = u128::from(arch.hidden);
     let sp_split = |bytes: u128| if input.sp { ceil_div(bytes, t) } else { bytes };
 
@@ -948,22 +1028,29 @@ fn training_activations(input: &TransformerInput) -> u128 {
         // Korthikanti §4.2: recompute the attention core (the s² terms) only.
         Recompute::Selective => layers * layer.per_rank(input, false),
         // Korthikanti §4.1 end: full recomputation keeps each layer's input (2sbh
-        // per layer at 16-bit); the layer being recomputed holds its full set.
-        Recompute::Full => layers * sp_split(s * e * h) + layer.per_rank(input, true),
+        // per layer at 16-bit; the residual stream, FP32 under autocast).
+        Recompute::Full => layers * sp_split(s * r * h),
+    };
+    // The layer being recomputed holds its full set in the backward pass
+    // (torch/utils/checkpoint.py: the saved-tensor hooks rerun the layer's
+    // forward when the backward pass first unpacks one of its tensors).
+    let recomputing = match input.recompute {
+        Recompute::Full => layer.per_rank(input, true),
+        Recompute::None | Recompute::Selective => 0,
     };
     // torchtune/training/_activation_offloading.py `OffloadActivations`: every
     // saved tensor of ≥ 1,024 bytes is copied to CPU as it is saved; the
     // forward stash keeps the last max_fwd_stash_size = 5 of them (fewer than
     // one layer saves) until their copy ends, and the backward brings back the
     // tensors of the autograd node running and frees the previous node's. The
-    // GPU holds at most one layer's saved set, plus, under full
-    // recomputation, the layer input being brought back. Never more than
-    // without offloading.
+    // GPU holds at most one layer's saved set, or, under full recomputation,
+    // the layer input being brought back (and the layer recomputed from it,
+    // above). Never more than without offloading.
     let in_layers = if input.act_offload {
         let in_flight = match input.recompute {
             Recompute::None => layer.per_rank(input, true),
             Recompute::Selective => layer.per_rank(input, false),
-            Recompute::Full => sp_split(s * e * h) + layer.per_rank(input, true),
+            Recompute::Full => sp_split(s * r * h),
         };
         in_layers.min(in_flight)
     } else {
@@ -979,11 +1066,14 @@ fn training_activations(input: &TransformerInput) -> u128 {
     } else {
         sp_split(s * u128::from(arch.dropout) * h)
     };
-    let outside_layers = match arch.kind {
-        // Final norm input and LM head input (2sbh each at 16-bit); logits in FP32
-        // for the loss, and their gradient at the start of the backward pass
-        // (4sbv each; 2sbv each with `logits=bf16`), split over the
-        // vocabulary-parallel ranks.
+    // Korthikanti §4.3's terms outside the layers, by where they sit: below the
+    // layers (alive until the backward pass ends) or above them (freed before
+    // the backward pass reaches the layers).
+    let (below, above) = match arch.kind {
+        // Final norm input (the residual stream) and LM head input (2sbh each
+        // at 16-bit), and the
+        // loss's logit-sized tensors at the start of the backward pass, split
+        // over the vocabulary-parallel ranks.
         Kind::Decoder => {
             let v = u128::from(arch.vocab);
             // Bytes per logit: `.float()` before the loss (FP32) or not.
@@ -991,23 +1081,41 @@ fn training_activations(input: &TransformerInput) -> u128 {
                 Logits::Fp32 => 4,
                 Logits::Bf16 => 2,
             };
+            // pytorch/pytorch aten/src/ATen/native/LossNLL.cpp
+            // `cross_entropy_loss`: cross-entropy over class indices is
+            // `nll_loss(log_softmax(logits))`. log_softmax saves its output
+            // (l·sv) for its backward. The backward pass starts with
+            // `nll_loss_backward`, which writes a dense gradient of that output
+            // (l·sv, zeros but at the targets), and
+            // `_log_softmax_backward_data` allocates the logits' gradient (l·sv)
+            // while both are alive: three logit-sized tensors. The forward's
+            // FP32 copy of the 16-bit logits is not saved (the cast's backward
+            // needs no input) and is freed with the model's output, so the
+            // forward's loss holds less (2 + l + l ≤ 3l bytes).
+            let backward_start = 3 * l;
             let logits = match input.loss {
-                Loss::Full => 2 * l * s * v,
+                Loss::Full => backward_start * s * v,
                 // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
                 // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
-                // FP32 log-softmax for the backward pass (4sv over all chunks);
-                // the backward holds one chunk's FP32 gradient and its 16-bit
-                // logits at a time.
-                Loss::Chunked => l * s * v + ceil_div((l + e) * s * v, CHUNKS),
+                // FP32 log-softmax for the backward pass (l·sv over all chunks);
+                // a chunk's backward then holds the same two gradients as
+                // above (2l), or, once the log-softmax's backward is done, the
+                // logits' gradient and its cast to the 16-bit compute dtype (l + e).
+                Loss::Chunked => {
+                    l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS)
+                }
             };
-            2 * sp_split(s * e * h) + ceil_div(logits, t)
+            (0, sp_split(s * (norm + e) * h) + ceil_div(logits, t))
         }
         // BERT's embedding norm input (post-norm model).
-        Kind::Encoder => sp_split(s * e * h),
+        Kind::Encoder => (sp_split(s * norm * h), 0),
         // ViT's final norm input; the head reads one token.
-        Kind::Vision => sp_split(s * e * h),
+        Kind::Vision => (0, sp_split(s * norm * h)),
     };
-    in_layers + embedding_dropout + outside_layers
+    // Autograd runs the loss's, the head's and the final norm's backward before
+    // it reaches the last layer, freeing their tensors: a recomputed layer is
+    // never alive with them.
+    in_layers + embedding_dropout + below + above.max(recomputing)
 }
 
 /// Inference holds no activations between layers: the peak is the largest
@@ -1026,7 +1134,7 @@ fn prefill_activations(input: &TransformerInput) -> u128 {
     let stream = 2 * s * e * h;
     // Q, K, V and the attention output; eager attention adds the scores and
     // their softmax.
-    let scores = match input.attention {
+    let scores = match input.kernel() {
         Attention::Eager => 2 * e * a * s * s,
         Attention::Flash => 0,
     };
@@ -1100,13 +1208,15 @@ mod tests {
                 hidden: h,
                 ffn: 4 * h,
                 mlp: Mlp::Gelu,
+                norm: Norm::LayerNorm,
                 dropout,
                 layers: 1,
                 ..Architecture::default()
             },
             seq: s,
             batch: 1,
-            recipe: Recipe::Amp,
+            // Korthikanti et al. count a model computing in 16 bits throughout.
+            recipe: Recipe::Bf16,
             attention: Attention::Eager,
             ..TransformerInput::default()
         }
@@ -1152,6 +1262,257 @@ mod tests {
             layer.replicated + layer.split + layer.scores,
             s * h * 32 + 4 * a * s
         );
+    }
+
+    /// Under autocast the norms read the FP32 residual stream and the
+    /// projections their own BF16 casts.
+    #[test]
+    fn autocast_keeps_the_residual_stream_in_fp32() {
+        // Llama 2 7B's shape with LayerNorm, 4,096 tokens: two norm inputs at
+        // 4 bytes and two projection inputs at 2, 4,096 × (2 × 4 + 2 × 2) ×
+        // 4,096 bytes.
+        let amp = TransformerInput {
+            arch: Architecture {
+                norm: Norm::LayerNorm,
+                ..arch("llama-2-7b")
+            },
+            seq: 4096,
+            recipe: Recipe::Amp,
+            ..TransformerInput::default()
+        };
+        assert_eq!(amp.residual_bytes(), 4);
+        assert_eq!(layer_activations(&amp).replicated, 201_326_592);
+        // Pure BF16 computes the stream in 16 bits: Korthikanti's 4 × 2 bytes.
+        let bf16 = TransformerInput {
+            recipe: Recipe::Bf16,
+            ..amp
+        };
+        assert_eq!(layer_activations(&bf16).replicated, 134_217_728);
+        // The 16-bit projections' terms do not move.
+        assert_eq!(
+            layer_activations(&amp).split,
+            layer_activations(&bf16).split
+        );
+        // Inference loads the model in its compute precision.
+        let generate = TransformerInput {
+            mode: Mode::Inference,
+            ..amp
+        };
+        assert_eq!(generate.residual_bytes(), 2);
+    }
+
+    /// Eager attention under autocast: the softmax runs in FP32, and the
+    /// product with V needs a 16-bit copy.
+    #[test]
+    fn eager_scores_under_autocast_keep_an_fp32_softmax() {
+        // One layer, 8 heads, 16 tokens: a·s² = 2,048 scores per sample.
+        let bf16 = TransformerInput {
+            recipe: Recipe::Bf16,
+            ..gpt_like(8, 16, 64, true)
+        };
+        // 16-bit throughout, with dropout (Korthikanti): softmax output 2,
+        // mask 1, dropout output 2 bytes per score.
+        assert_eq!(layer_activations(&bf16).scores, 2_048 * (2 + 1 + 2));
+        // Autocast: FP32 softmax output 4, mask 1, 16-bit dropout output 2
+        // (GPT-2's `.type(value.dtype)` cast feeds the dropout, which does
+        // not save its input).
+        let amp = TransformerInput {
+            recipe: Recipe::Amp,
+            ..bf16
+        };
+        assert_eq!(layer_activations(&amp).scores, 2_048 * (4 + 1 + 2));
+        // No dropout (Llama): FP32 softmax output 4 and its 16-bit copy 2,
+        // the product's input; in 16 bits throughout the softmax output
+        // alone, 2.
+        let no_dropout = |input: TransformerInput| TransformerInput {
+            arch: Architecture {
+                dropout: false,
+                ..input.arch
+            },
+            ..input
+        };
+        assert_eq!(layer_activations(&no_dropout(amp)).scores, 2_048 * (4 + 2));
+        assert_eq!(layer_activations(&no_dropout(bf16)).scores, 2_048 * 2);
+        // FP32: 4 + 1 + 4 with dropout.
+        let fp32 = TransformerInput {
+            recipe: Recipe::Fp32,
+            ..bf16
+        };
+        assert_eq!(layer_activations(&fp32).scores, 2_048 * (4 + 1 + 4));
+    }
+
+    /// No fused SDPA kernel takes FP32 grouped-query attention: the math
+    /// kernel materialises the scores.
+    #[test]
+    fn fp32_grouped_query_attention_falls_back_to_the_math_kernel() {
+        // Qwen2.5-0.5B's shape (14 heads, 2 KV heads), 2,048 tokens, FP32:
+        // the softmax output, 14 × 2,048² × 4 = 234,881,024 bytes per layer,
+        // and no log-sum-exp.
+        let fp32 = TransformerInput {
+            arch: arch("qwen2.5-0.5b"),
+            seq: 2048,
+            recipe: Recipe::Fp32,
+            attention: Attention::Flash,
+            ..TransformerInput::default()
+        };
+        assert_eq!(fp32.kernel(), Attention::Eager);
+        assert_eq!(layer_activations(&fp32).scores, 234_881_024);
+        // BF16 runs the flash kernel: no scores.
+        let bf16 = TransformerInput {
+            recipe: Recipe::Bf16,
+            ..fp32
+        };
+        assert_eq!(bf16.kernel(), Attention::Flash);
+        assert_eq!(layer_activations(&bf16).scores, 0);
+        // FP32 with as many KV heads as heads runs the memory-efficient kernel.
+        let mha = TransformerInput {
+            arch: Architecture {
+                kv_heads: 14,
+                ..fp32.arch
+            },
+            ..fp32
+        };
+        assert_eq!(mha.kernel(), Attention::Flash);
+        assert_eq!(layer_activations(&mha).scores, 0);
+    }
+
+    /// Full recomputation reruns a layer after the backward pass has freed the
+    /// loss's, the head's and the final norm's tensors.
+    #[test]
+    fn a_recomputed_layer_comes_after_the_loss() {
+        // Llama 2 7B, 4,096 tokens, `amp`: 32 FP32 layer inputs (4 × 4,096 ×
+        // 4,096 = 67,108,864 each); one layer's set 830,996,480; the output
+        // layer's terms (final norm and head inputs 167,772,160, the loss's
+        // 12 × 4,096 × 32,000 = 1,572,864,000) 1,740,636,160. The larger of the
+        // last two counts.
+        let full = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recompute: Recompute::Full,
+            ..TransformerInput::default()
+        };
+        assert_eq!(layer_activations(&full).per_rank(&full, true), 830_996_480);
+        assert_eq!(
+            activations_per_sample(&full),
+            32 * 67_108_864 + 1_740_636_160
+        );
+        // A vocabulary of 10: the output layer's terms (167,772,160 +
+        // 12 × 4,096 × 10) are smaller than the recomputed layer's set.
+        let small_vocabulary = TransformerInput {
+            arch: Architecture {
+                vocab: 10,
+                ..full.arch
+            },
+            ..full
+        };
+        assert_eq!(
+            activations_per_sample(&small_vocabulary),
+            32 * 67_108_864 + 830_996_480
+        );
+        // BERT's embedding norm sits below the layers: its input (FP32 under
+        // autocast, 4 × 512 × 1,024) is alive while each layer is recomputed.
+        let bert = TransformerInput {
+            arch: arch("bert-large"),
+            seq: 512,
+            recompute: Recompute::Full,
+            ..TransformerInput::default()
+        };
+        let set = layer_activations(&bert).per_rank(&bert, true);
+        let dropout_mask = 512 * 1024;
+        assert_eq!(
+            activations_per_sample(&bert),
+            24 * 4 * 512 * 1024 + dropout_mask + 4 * 512 * 1024 + set
+        );
+    }
+
+    /// RMSNorm as Hugging Face and torchtune write it saves an FP32 copy of
+    /// its input and the normalized tensor, where nn.LayerNorm saves its input.
+    #[test]
+    fn rms_norm_saves_an_fp32_copy_and_the_normalized_tensor() {
+        // Llama 2 7B, 4,096 tokens, pure BF16: per norm the FP32 upcast (4
+        // bytes) and the BF16 normalized tensor (2), then the projection's
+        // BF16 input (2): 4,096 × 2 × (4 + 2 + 2) × 4,096 = 268,435,456 bytes
+        // per layer, where LayerNorm keeps 4,096 × 2 × (2 + 2) × 4,096.
+        let bf16 = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recipe: Recipe::Bf16,
+            ..TransformerInput::default()
+        };
+        assert_eq!(layer_activations(&bf16).replicated, 268_435_456);
+        let layer_norm = TransformerInput {
+            arch: Architecture {
+                norm: Norm::LayerNorm,
+                ..bf16.arch
+            },
+            ..bf16
+        };
+        assert_eq!(layer_activations(&layer_norm).replicated, 134_217_728);
+        // FP32 (and autocast's FP32 stream): the input itself and the FP32
+        // normalized tensor, 4 + 4, then the projection's input (4, or a BF16
+        // cast under autocast): 4,096 × 2 × (8 + 4) × 4,096 and
+        // 4,096 × 2 × (8 + 2) × 4,096.
+        let fp32 = TransformerInput {
+            recipe: Recipe::Fp32,
+            ..bf16
+        };
+        assert_eq!(layer_activations(&fp32).replicated, 402_653_184);
+        let amp = TransformerInput {
+            recipe: Recipe::Amp,
+            ..bf16
+        };
+        assert_eq!(layer_activations(&amp).replicated, 335_544_320);
+        // The final norm of a decoder likewise: (4 + 2) + 2 bytes per hidden
+        // unit and token in BF16 besides the loss, against 2 + 2.
+        let outside = |input: &TransformerInput| {
+            let none = TransformerInput {
+                arch: Architecture {
+                    layers: 0,
+                    ..input.arch
+                },
+                ..*input
+            };
+            activations_per_sample(&none)
+        };
+        assert_eq!(outside(&bf16) - outside(&layer_norm), 4 * 4096 * 4096);
+    }
+
+    /// `F.cross_entropy` is `nll_loss(log_softmax(logits))`: at the start of the
+    /// backward pass the saved log-softmax, the NLL loss's gradient and the
+    /// logits' gradient are alive together, each s × v logits.
+    #[test]
+    fn the_loss_holds_three_logit_sized_tensors() {
+        // No layers: only the output layer's terms. 4 tokens, hidden 8,
+        // vocabulary 10, FP32: final norm and head inputs 2 × 4 × 8 × 4 = 256
+        // bytes; 3 × 4 × (4 × 10) = 480 bytes of logit-sized tensors.
+        let input = TransformerInput {
+            arch: Architecture {
+                layers: 0,
+                hidden: 8,
+                vocab: 10,
+                norm: Norm::LayerNorm,
+                ..Architecture::default()
+            },
+            seq: 4,
+            recipe: Recipe::Fp32,
+            ..TransformerInput::default()
+        };
+        assert_eq!(activations_per_sample(&input), 256 + 480);
+        // Logits left in 16 bits: 3 × 2 × 40 = 240.
+        let bf16 = TransformerInput {
+            logits: Logits::Bf16,
+            ..input
+        };
+        assert_eq!(activations_per_sample(&bf16), 256 + 240);
+        // Chunked, BF16 compute (inputs 2 × 4 × 8 × 2 = 128): every chunk's
+        // FP32 log-softmax (4 × 40 = 160) and one chunk's two FP32 gradients
+        // (2 × 4 × 40 / 8 = 40).
+        let chunked = TransformerInput {
+            loss: Loss::Chunked,
+            recipe: Recipe::Bf16,
+            ..input
+        };
+        assert_eq!(activations_per_sample(&chunked), 128 + 160 + 40);
     }
 
     /// Rajbhandari et al. 2020, §5 / Figure 1: Ψ = 7.5B, K = 12, N_d = 64.

@@ -3,7 +3,8 @@
 //! - `serve [--port N]`: install missing tools, build, serve on http://127.0.0.1:8080
 //! - `dist`: release build of the site into `dist/`
 //! - `test`: install missing tools (browser included), then run every check there is
-//! - `accuracy`: compare the model with validation/measurements.csv, write docs/accuracy.md
+//! - `accuracy`: compare the model with validation/measurements.csv (published) and
+//!   validation/gpu-measurements.csv (our own H200 runs), write docs/accuracy.md
 //! - `fuzz [--seconds N]`: run every fuzz target N seconds, record the figures in docs/security.md
 //! - `bench [--check]`: release build, then size, load, edit and core timings → docs/performance.md
 //! - `size`: the page weight of the last `dist/` build, failing over the 150 KB budget

@@ -79,26 +79,31 @@ fn worked_examples() {
             activations: 8 * GB,
         },
         // Llama 2 7B, AMP + AdamW (18 B/param), batch 1 × 4096 tokens, flash attention:
-        // per layer 4096 × (4·2·4096 + 2·(4·4096 + 4·11008) + 4·32) bytes, logits 2 × 4 × 4096 × 32000.
+        // per layer 4096 × ((2·8 + 2·2)·4096 + 2·(4·4096 + 4·11008) + 4·32) bytes
+        // (each RMSNorm saves its FP32 input and FP32 normalized tensor, the
+        // projections 16-bit casts); final norm and head inputs
+        // 4096 × (8 + 2) × 4096; the loss's three FP32 logit-sized tensors
+        // 3 × 4 × 4096 × 32000.
         Case {
             query: "form=transformer&model=llama-2-7b&batch=1&seq=4096",
             weights: 2 * 6_738_415_616,
             gradients: 4 * 6_738_415_616,
             optimizer_states: 12 * 6_738_415_616,
-            activations: 32 * 4096 * (8 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
-                + 2 * 4096 * 2 * 4096
-                + 8 * 4096 * 32_000,
+            activations: 32 * 4096 * (20 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
+                + 4096 * (8 + 2) * 4096
+                + 12 * 4096 * 32_000,
         },
-        // Same, full recomputation: 32 layer inputs + one layer's set.
+        // Same, full recomputation: 32 FP32 layer inputs, then the larger of
+        // the output layer's terms (at the loss) and one recomputed layer's
+        // set (after them): here the output layer's, 4096 × (8 + 2) × 4096 +
+        // 12 × 4096 × 32000 against 4096 × (20·4096 + 2·(4·4096 + 4·11008) +
+        // 4·32).
         Case {
             query: "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full",
             weights: 2 * 6_738_415_616,
             gradients: 4 * 6_738_415_616,
             optimizer_states: 12 * 6_738_415_616,
-            activations: 32 * 2 * 4096 * 4096
-                + 4096 * (8 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
-                + 2 * 4096 * 2 * 4096
-                + 8 * 4096 * 32_000,
+            activations: 32 * 4 * 4096 * 4096 + 4096 * (8 + 2) * 4096 + 12 * 4096 * 32_000,
         },
     ];
     for case in cases {
@@ -114,15 +119,15 @@ fn worked_examples() {
             "{}",
             case.query
         );
-        assert_eq!(
-            e.total,
-            e.weights
-                + e.gradients
-                + e.optimizer_states
-                + e.optimizer_step
-                + e.kv_cache
-                + e.activations
-        );
+        // The napkin rules add everything; the transformer form holds the
+        // optimizer state, then either the activations with autocast's 16-bit
+        // copies or, after the backward pass, the gradients.
+        let total = if case.query.starts_with("form=transformer") {
+            e.optimizer_states + (e.weights + e.activations).max(e.gradients)
+        } else {
+            e.weights + e.gradients + e.optimizer_states + e.activations
+        };
+        assert_eq!(e.total, total, "{}", case.query);
     }
 }
 
@@ -134,10 +139,55 @@ fn optimizer_step_buffers_and_activations_are_never_alive_together() {
     assert_eq!(e.optimizer_step, 4 * 124_439_808);
     assert!(e.activations < e.optimizer_step);
     assert_eq!(e.total, 20 * 124_439_808);
-    // With a long sequence the activations dominate and the buffers do not add.
+    // With a long sequence the activations dominate; neither the buffers nor
+    // the gradients, which come after them, add.
     let e = estimate_of("form=transformer&model=gpt2&batch=8&seq=1024&recipe=fp32&foreach=1");
-    assert!(e.activations > e.optimizer_step);
-    assert_eq!(e.total, e.model_states() + e.activations);
+    assert!(e.activations > e.gradients + e.optimizer_step);
+    assert_eq!(e.total, e.weights + e.optimizer_states + e.activations);
+}
+
+/// Autograd creates each gradient during the backward pass and
+/// `zero_grad(set_to_none=True)` frees it after the step: the gradients and
+/// the activations peak at different moments, unless gradient accumulation
+/// keeps the gradients of an earlier micro-batch.
+#[test]
+fn gradients_appear_in_the_backward_pass() {
+    // Llama 2 7B, `amp`, fused AdamW, 1 × 4,096 tokens (P = 6,738,415,616):
+    // FP32 parameters and two FP32 moments (12P = 80,860,987,392) are held; at
+    // the start of the backward pass autocast's BF16 copies (2P =
+    // 13,476,831,232) and the activations (A = 28,332,523,520) are alive,
+    // after it the FP32 gradients (4P = 26,953,662,464). 41.8 GB > 27.0 GB: the
+    // loss.
+    const P: u128 = 6_738_415_616;
+    const A: u128 = 28_332_523_520;
+    let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
+    let e = estimate_of(base);
+    assert_eq!(e.activations, A);
+    assert_eq!(e.total, 12 * P + 2 * P + A);
+    assert_eq!(e.total, 122_670_342_144);
+    assert_eq!(e.peak_phase, Phase::Loss);
+    // Gradient accumulation over two micro-batches: the second one's forward
+    // and backward run on top of the first one's gradients.
+    let e = estimate_of(&format!("{base}&global_batch=2"));
+    assert_eq!(e.accumulation_steps, Some(2));
+    assert_eq!(e.total, 12 * P + 4 * P + 2 * P + A);
+    assert_eq!(e.total, 149_624_004_608);
+    assert_eq!(e.peak_phase, Phase::Loss);
+    // 128 tokens in pure BF16 (P = 8,030,261,248 for Llama 3.1 8B): 2P
+    // weights and 4P of moments held; the activations (well under 2P) lose to
+    // the BF16 gradients (2P) at the end of the backward pass, where a fused
+    // step adds nothing: 8P.
+    const Q: u128 = 8_030_261_248;
+    let e =
+        estimate_of("form=transformer&model=llama-3.1-8b&batch=1&seq=128&recipe=bf16&step=fused");
+    assert!(e.activations < 2 * Q);
+    assert_eq!(e.total, 8 * Q);
+    assert_eq!(e.peak_phase, Phase::Backward);
+    // A foreach step adds its square roots (2P) to the gradients: 10P.
+    let e =
+        estimate_of("form=transformer&model=llama-3.1-8b&batch=1&seq=128&recipe=bf16&step=foreach");
+    assert_eq!(e.total, 10 * Q);
+    assert_eq!(e.peak_phase, Phase::OptimizerStep);
 }
 
 /// The three readings and the moment of the peak, byte by byte.
@@ -154,13 +204,14 @@ fn three_readings_and_the_phase_of_the_peak() {
     assert_eq!(e.nvidia_smi, 17 * GB + 200_000_000);
     assert_eq!(e.required, e.nvidia_smi);
     assert_eq!(e.peak_phase, Phase::Forward);
-    // The optimizer step's buffers win for GPT-2 on 2 × 16 tokens: they are the
-    // transient the slack applies to.
+    // The gradients and the optimizer step's buffers win for GPT-2 on 2 × 16
+    // tokens: they are the transient the slack applies to (the gradients are
+    // allocated by every backward pass and freed after every step).
     let e = estimate_of("form=transformer&model=gpt2&batch=2&seq=16&recipe=fp32&foreach=1");
     assert_eq!(e.peak_phase, Phase::OptimizerStep);
     assert_eq!(
         e.peak_reserved,
-        e.peak_allocated + e.optimizer_step.div_ceil(10)
+        e.peak_allocated + (e.gradients + e.optimizer_step).div_ceil(10)
     );
     // A decoder peaks at the loss (FP32 logits and their gradient), an encoder at
     // the start of the backward pass, generation in the prefill.
@@ -269,8 +320,10 @@ fn gpus_needed_is_the_smallest_that_fits() {
         estimate(&trial).fits == Some(true)
     };
     assert!(fits(n) && !fits(n - 1), "{n}");
-    // 70.6B × 18 B over n GPUs plus activations under 80 GB: at least 17.
-    assert!((17..=24).contains(&n), "{n}");
+    // 70.6B × 14 B (BF16 weights and the optimizer state; the 4 B of
+    // gradients come after the activations are freed) over n GPUs plus the
+    // activations under 80 GB: at least 13.
+    assert!((13..=24).contains(&n), "{n}");
     // Stage 0 does not shard: more GPUs never help.
     assert_eq!(
         gpus_needed(&config(
@@ -282,8 +335,11 @@ fn gpus_needed_is_the_smallest_that_fits() {
 
 #[test]
 fn what_ifs_name_each_change_and_its_estimate() {
+    // 1,024 tokens: at 2,048 the FP32 attention scores (SDPA's math kernel
+    // for grouped-query attention) alone outgrow the device, so that no
+    // number of ZeRO-3 GPUs helps.
     let c =
-        config("form=transformer&model=llama-3.1-8b&batch=2&seq=2048&recipe=fp32&gpu=a100-80gb");
+        config("form=transformer&model=llama-3.1-8b&batch=2&seq=1024&recipe=fp32&gpu=a100-80gb");
     let found = what_ifs(&c);
     let changes: Vec<Change> = found.iter().map(|w| w.change).collect();
     assert_eq!(changes.len(), 5, "{changes:?}");
@@ -480,16 +536,16 @@ fn documented_numbers() {
             13_476_831_232,
             26_953_662_464,
             80_860_987_392,
-            21_265_121_280,
-            142_556_602_368
+            28_332_523_520,
+            122_670_342_144
         )
     );
     assert_eq!(
         crate::units::format_bytes(e.total, crate::units::Units::Decimal),
-        "142.56 GB"
+        "122.67 GB"
     );
     let e = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full");
-    assert_eq!(e.activations, 2_819_096_576);
+    assert_eq!(e.activations, 3_888_119_808);
     let e =
         estimate_of("form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048");
     assert_eq!(
@@ -499,7 +555,7 @@ fn documented_numbers() {
     let e = estimate_of("form=transformer&model=gpt2&batch=2&seq=16&recipe=fp32&foreach=1");
     assert_eq!(
         (e.total, e.optimizer_step, e.activations),
-        (2_488_796_160, 497_759_232, 32_569_600)
+        (2_488_796_160, 497_759_232, 39_002_496)
     );
     assert_eq!(crate::presets::MODELS.len(), 26);
     // 14 GB weights + 1 GB overhead, 20 % margin: 18 GB.
@@ -602,8 +658,10 @@ fn fsdp2_worked_example() {
     let amp = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096");
     let fsdp = estimate_of(base);
     assert_eq!(fsdp.model_states() + fsdp.buffers, amp.model_states());
-    // BF16 compute: the same activations as any 16-bit recipe.
-    assert_eq!(fsdp.activations, amp.activations);
+    // BF16 compute on the all-gathered BF16 parameters, no autocast: the
+    // activations of the pure BF16 recipe.
+    let bf16 = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recipe=bf16");
+    assert_eq!(fsdp.activations, bf16.activations);
     // The profile's settings written into a link are only those that differ.
     let link = crate::query::to_query(&config(&format!("{base}&gpus=8")));
     assert!(
@@ -614,24 +672,28 @@ fn fsdp2_worked_example() {
 
 #[test]
 fn activation_offloading_keeps_the_layer_in_flight() {
-    // Llama 2 7B, 1 × 4,096 tokens, 16-bit, flash, no dropout. One layer:
-    // replicated s × 4eh = 4,096 × 4 × 2 × 4,096 = 134,217,728; split
-    // s × (2eq + 2e·kv + 4ef + 4a) = 4,096 × (16,384 + 16,384 + 88,064 + 128)
-    // = 495,452,160; together 629,669,888 (× 32 layers = 20,149,436,416).
-    // Outside the layers: final norm and head inputs 2 × s·e·h = 67,108,864,
-    // FP32 logits and gradient 8 × 4,096 × 32,000 = 1,048,576,000.
-    const LAYER: u128 = 629_669_888;
-    const OUTSIDE: u128 = 67_108_864 + 1_048_576_000;
+    // Llama 2 7B, 1 × 4,096 tokens, `amp`, flash, no dropout. One layer:
+    // replicated s × (2(4 + r) + 2e)h = 4,096 × (16 + 4) × 4,096 = 335,544,320
+    // (each RMSNorm's FP32 input and FP32 normalized tensor, the projections'
+    // 16-bit inputs); split s × (2eq + 2e·kv + 4ef + 4a) = 4,096 × (16,384 +
+    // 16,384 + 88,064 + 128) = 495,452,160; together 830,996,480 (× 32 layers
+    // = 26,591,887,360). Outside the layers: final norm and head inputs
+    // s·(4 + r + e)·h = 167,772,160, the loss's three FP32 logit-sized
+    // tensors 12 × 4,096 × 32,000 = 1,572,864,000.
+    const LAYER: u128 = 830_996_480;
+    const OUTSIDE: u128 = 167_772_160 + 1_572_864_000;
     let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
     assert_eq!(estimate_of(base).activations, 32 * LAYER + OUTSIDE);
     // Offloaded: the GPU keeps one layer's saved set and the output layer's.
     let e = estimate_of(&format!("{base}&act_offload=1"));
     assert_eq!(e.activations, LAYER + OUTSIDE);
-    assert_eq!(e.activations, 1_745_354_752);
-    // With full recomputation: the layer input being brought back
-    // (s·e·h = 33,554,432) and the recomputed layer.
+    assert_eq!(e.activations, 2_571_632_640);
+    // With full recomputation: the FP32 layer input being brought back
+    // (s·r·h = 67,108,864), and the larger of the output layer's terms and the
+    // layer recomputed after them.
     let e = estimate_of(&format!("{base}&act_offload=1&recompute=full"));
-    assert_eq!(e.activations, 33_554_432 + LAYER + OUTSIDE);
+    assert_eq!(e.activations, 67_108_864 + OUTSIDE.max(LAYER));
+    assert_eq!(e.activations, 1_807_745_024);
     // Model states do not move.
     assert_eq!(e.model_states(), estimate_of(base).model_states());
 }
@@ -639,30 +701,32 @@ fn activation_offloading_keeps_the_layer_in_flight() {
 #[test]
 fn logits_precision() {
     // Llama 2 7B, 1 × 4,096 tokens, vocabulary 32,000: s·v = 131,072,000.
-    // Full loss: logits and gradient at 4 + 4 bytes (1,048,576,000) or, left
-    // in BF16, 2 + 2 bytes (524,288,000).
+    // Full loss: the log-softmax, its incoming gradient and the logits'
+    // gradient at 3 × 4 bytes (1,572,864,000) or, left in BF16, 3 × 2 bytes
+    // (786,432,000).
     let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
     let fp32 = estimate_of(base);
     let bf16 = estimate_of(&format!("{base}&logits=bf16"));
-    assert_eq!(fp32.activations - bf16.activations, 524_288_000);
-    // Chunked: 4sv + (4 + 2)sv/8 = 4.75sv against 2sv + (2 + 2)sv/8 = 2.5sv,
-    // 2.25sv = 294,912,000 fewer.
+    assert_eq!(fp32.activations - bf16.activations, 786_432_000);
+    // Chunked: 4sv + max(2 × 4, 4 + 2)sv/8 = 5sv against 2sv + max(2 × 2,
+    // 2 + 2)sv/8 = 2.5sv, 2.5sv = 327,680,000 fewer.
     let fp32 = estimate_of(&format!("{base}&recipe=bf16&loss=chunked"));
     let bf16 = estimate_of(&format!("{base}&recipe=bf16&loss=chunked&logits=bf16"));
-    assert_eq!(fp32.activations - bf16.activations, 294_912_000);
+    assert_eq!(fp32.activations - bf16.activations, 327_680_000);
     // Nothing else moves.
     assert_eq!(fp32.model_states(), bf16.model_states());
 }
 
 #[test]
 fn chunked_loss_keeps_only_the_log_softmax() {
-    // Full: FP32 logits and their gradient, 8 × s × v. Chunked: the FP32
-    // log-softmax of every chunk (4sv) plus one chunk's FP32 gradient and BF16
-    // logits ((4 + 2)sv / 8) = 4.75sv; 3.25 × 4,096 × 32,000 bytes fewer.
+    // Full: the FP32 log-softmax, its incoming gradient and the logits'
+    // gradient, 12 × s × v. Chunked: the FP32 log-softmax of every chunk (4sv)
+    // plus one chunk's two FP32 gradients (8sv / 8) = 5sv; 7 × 4,096 × 32,000
+    // bytes fewer.
     let full = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recipe=bf16");
     let chunked =
         estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recipe=bf16&loss=chunked");
-    assert_eq!(full.activations - chunked.activations, 425_984_000);
+    assert_eq!(full.activations - chunked.activations, 917_504_000);
 }
 
 #[test]
