@@ -25,13 +25,13 @@ const MODELS: [&str; 4] = ["llama-2-7b", "qwen2.5-7b", "mistral-7b", "llama-3.1-
 /// One edit, timed in the page: set the field, dispatch the event a user's edit
 /// fires, let everything it scheduled run (microtasks first, then this
 /// MessageChannel macrotask), force layout, stop the clock. Measures the work,
-/// not the display's frame cadence. Also returns `total`'s bytes before and
+/// not the display's frame cadence. Also returns the activations' bytes before and
 /// after, to prove the edit was handled inside the measured window.
 const EDIT_SCRIPT: &str = r#"
 const [name, value, done] = arguments;
 const field = document.querySelector(`[name="${name}"]`);
-const total = () => document.querySelector('[data-testid="total"]')?.getAttribute('data-bytes');
-const before = total();
+const shown = () => document.querySelector('[data-testid="activations"]')?.getAttribute('data-bytes');
+const before = shown();
 const t0 = performance.now();
 field.value = value;
 field.dispatchEvent(new Event(field.tagName === 'SELECT' ? 'change' : 'input', { bubbles: true }));
@@ -39,7 +39,7 @@ const channel = new MessageChannel();
 channel.port1.onmessage = () => {
   document.body.getBoundingClientRect();
   const ms = performance.now() - t0;
-  done({ ms, before, after: total() });
+  done({ ms, before, after: shown() });
 };
 channel.port2.postMessage(null);
 "#;
@@ -78,7 +78,8 @@ async fn first_estimate_and_edit_cost() {
     ];
     for i in 0..EDITS {
         // Batch, sequence and model in turn; each value differs from the field's
-        // previous one, so every edit changes the total.
+        // previous one, so every edit changes the activations (the peak itself
+        // may not move: at small batches the optimizer step can set it).
         let round = i / 3;
         let (name, value) = match i % 3 {
             0 => (
@@ -96,7 +97,7 @@ async fn first_estimate_and_edit_cost() {
         let ms = result["ms"].as_f64().expect("a time in ms");
         assert_ne!(
             result["before"], result["after"],
-            "edit {i} ({name}={value}) did not change the total before the next macrotask: \
+            "edit {i} ({name}={value}) did not change the activations before the next macrotask: \
              the measure would time nothing"
         );
         edit_ms.push(ms);

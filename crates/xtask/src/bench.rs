@@ -22,12 +22,12 @@ const CORE_BUDGET_NS: f64 = 20_000.0;
 const COLD_LOAD_MEDIAN_BUDGET_MS: f64 = 200.0;
 const EDIT_P95_BUDGET_MS: f64 = 8.0;
 /// While the page is over [`BUNDLE_GZIP_BUDGET`], `cargo xtask test` holds it to
-/// this ceiling instead: the last measured weight (236,655 bytes gzipped on
-/// 2026-11-29, after the cuts in docs/performance.md) rounded up with room for
-/// small changes, so that nothing makes the page heavier unnoticed. Lower it as
+/// this ceiling instead: the last measured weight (237,851 bytes gzipped on
+/// 2026-11-29, after the cuts in docs/performance-log.md) with about 4 KB of
+/// room for small changes, so that nothing makes the page heavier unnoticed. Lower it as
 /// the page shrinks; once the page is within the budget, the test command checks
 /// the budget itself.
-const BUNDLE_GZIP_CEILING: u64 = 240_000;
+const BUNDLE_GZIP_CEILING: u64 = 242_000;
 /// Criterion groups held to the core budget: what the page recomputes per edit.
 const BUDGETED_GROUPS: &[&str] = &["estimate_sweep", "estimate_sweep_what_ifs"];
 const COMMAND: &str = "cargo xtask bench";
@@ -743,8 +743,11 @@ fn performance_doc(
          Written by `{COMMAND}` on {date}; do not edit by hand. Reproduce with `{COMMAND}`, \
          which makes the release build first (`{COMMAND} --check` exits non-zero when a \
          budget is exceeded). Machine: {cpu}, {nproc} CPU cores (`nproc`), {rustc}{}.\n\n\
-         KB means 1,000 bytes. The size budget is also checked by `cargo xtask test`; the \
-         timing budgets are not (timings on a shared machine are noisy).\n\n\
+         KB means 1,000 bytes. While the page is over its size budget, `cargo xtask test` \
+         holds it to a ceiling of {ceiling} bytes gzipped so that it cannot grow unnoticed; \
+         the timing budgets are not checked there (timings on a shared machine are noisy). \
+         What was cut so far, with the figure each change measured, and where the remaining \
+         bytes go: docs/performance-log.md.\n\n\
          ## Budgets (issue 6)\n\n{}\n",
         if chromium.is_empty() {
             String::new()
@@ -754,6 +757,7 @@ fn performance_doc(
         budget_table(budgets),
         nproc = nproc.trim(),
         rustc = rustc.trim(),
+        ceiling = group(BUNDLE_GZIP_CEILING),
     );
 
     doc.push_str(
