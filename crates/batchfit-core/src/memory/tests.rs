@@ -418,6 +418,20 @@ proptest! {
         prop_assert!(next.nvidia_smi >= e.nvidia_smi);
     }
 
+    /// The peak against its parts, as the page's breakdown shows them: never
+    /// more than everything at once, never less than the start of the backward
+    /// pass (everything but the gradients, with the batch's transients). The
+    /// fuzz target estimate_path checks the same; it found this bound missing.
+    #[test]
+    fn the_peak_lies_between_its_moments(config in any_config(), batch in 1u64..100_000) {
+        let e = estimate(&config.with_batch(batch));
+        let fixed = e.model_states() + e.buffers;
+        let per_batch = e.activations + e.kv_cache;
+        prop_assert!(e.total <= fixed + per_batch + e.optimizer_step, "{:?}", e);
+        prop_assert!(e.total >= fixed - e.gradients + per_batch, "{:?}", e);
+        prop_assert!(e.total >= fixed - e.weights, "{:?}", e);
+    }
+
     #[test]
     fn memory_grows_with_the_sequence(config in any_config(), seq in SEQ.min..SEQ.max) {
         let shorter = estimate(&with_seq(&config, seq));
