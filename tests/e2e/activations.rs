@@ -162,3 +162,40 @@ async fn bad_url_parameters_fall_back_to_defaults_with_a_notice() {
     assert_eq!(browser.bytes("activations").await, 171_798_691_840);
     browser.close().await;
 }
+
+/// "How it works" writes the formula with the page's own numbers, and only
+/// while it is open (closed, an edit would rebuild text nobody reads).
+#[tokio::test(flavor = "multi_thread")]
+async fn how_it_works_shows_the_formula_with_the_current_numbers() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .open(&server.url("/?form=activations&lang=en"))
+        .await;
+    browser.bytes("activations").await;
+    let lines = "return document.querySelector('[data-testid=formula]').textContent";
+    assert_eq!(
+        browser.js(lines).await,
+        "",
+        "closed, the formula is not written"
+    );
+    browser
+        .js("document.querySelector('[data-testid=how-it-works] summary').click()")
+        .await;
+    browser
+        .wait_until("the formula with the worked example", || async {
+            browser.js(lines).await.as_str().is_some_and(|t| {
+                t.contains("activations = 16 × 2048 × 4096 × 32 × 2 × 10 = 85.9 GB")
+            })
+        })
+        .await;
+    browser.type_into("batch", "32").await;
+    browser
+        .wait_until("the formula to follow the batch", || async {
+            browser.js(lines).await.as_str().is_some_and(|t| {
+                t.contains("activations = 32 × 2048 × 4096 × 32 × 2 × 10 = 172 GB")
+            })
+        })
+        .await;
+    browser.close().await;
+}

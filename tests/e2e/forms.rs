@@ -327,3 +327,54 @@ async fn picking_a_framework_loads_its_defaults_and_the_three_readings_follow() 
     browser.url_with(&["framework=torchtune"]).await;
     browser.close().await;
 }
+
+/// The "what would make it fit" rows of the page, as (change, required bytes).
+async fn what_ifs_shown(browser: &Browser) -> Vec<(String, String)> {
+    let rows = browser
+        .js(
+            "return Array.from(document.querySelectorAll('[data-testid=what-ifs] li'))\
+             .map(li => [li.dataset.change, li.querySelector('.value').dataset.bytes])",
+        )
+        .await;
+    rows.as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|r| {
+                    let field = |i: usize| r[i].as_str().unwrap_or_default().to_owned();
+                    (field(0), field(1))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The core's alternatives for `q`, as the page writes them.
+fn what_ifs_expected(q: &str) -> Vec<(String, String)> {
+    memory::what_ifs(&query::parse(q).config)
+        .into_iter()
+        .map(|w| (format!("{:?}", w.change), w.estimate.required.to_string()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_ifs_are_the_cores_and_follow_edits() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    let q = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&batch=8";
+    browser.open(&server.url(&format!("/?{q}"))).await;
+    browser.bytes("required").await;
+    let expected = what_ifs_expected(q);
+    assert!(
+        expected.len() >= 3,
+        "a case with several alternatives: {expected:?}"
+    );
+    assert_eq!(what_ifs_shown(&browser).await, expected);
+    browser.type_into("batch", "3").await;
+    let expected = what_ifs_expected(&q.replace("batch=8", "batch=3"));
+    browser
+        .wait_until("the alternatives for batch 3", || async {
+            what_ifs_shown(&browser).await == expected
+        })
+        .await;
+    browser.close().await;
+}

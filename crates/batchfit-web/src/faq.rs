@@ -223,15 +223,29 @@ fn faq(lang: Lang) -> &'static [(&'static str, &'static str)] {
 #[component]
 pub fn HowItWorks(state: State) -> impl IntoView {
     let lang = state.lang;
+    // The formula with the current numbers is written only while the section is
+    // open: closed, an edit would rebuild text nobody reads. `toggle` fires
+    // after the state changes (once for several quick changes), so the handler
+    // reads the element's `open` rather than counting events.
+    let open = RwSignal::new(false);
+    let toggled = move |ev: leptos::ev::Event| {
+        let now = ev
+            .target()
+            .and_then(|t| js_sys::Reflect::get(&t, &"open".into()).ok())
+            .and_then(|v| v.as_bool());
+        open.set(now.unwrap_or(false));
+    };
     view! {
         <section class="explain">
-            <details data-testid="how-it-works">
+            <details data-testid="how-it-works" on:toggle=toggled>
                 <summary>{i18n::text(lang, |w| w.how_title)}</summary>
-                <div class="formula">
-                    {move || formula(lang.get(), &state.config.get(), &state.estimate.get())
-                        .into_iter()
-                        .map(|line| view! { <p><code>{line}</code></p> })
-                        .collect_view()}
+                <div class="formula" data-testid="formula">
+                    {move || open.get().then(|| {
+                        formula(lang.get(), &state.config.get(), &state.estimate.get())
+                            .into_iter()
+                            .map(|line| view! { <p><code>{line}</code></p> })
+                            .collect_view()
+                    })}
                 </div>
             </details>
             <h2 class="faq-title">{i18n::text(lang, |w| w.faq_title)}</h2>
