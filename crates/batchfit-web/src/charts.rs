@@ -25,8 +25,7 @@ use plotters_backend::{
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::prelude::wasm_bindgen;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver, ResizeObserverEntry};
 
 /// One memory component; its colour is the same in the bar, the legend and the table swatches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -649,31 +648,6 @@ pub fn SweepCanvas(chart: Signal<SweepChart>, label: Signal<String>) -> impl Int
 
 type Draw<T> = fn(&DrawingArea<CanvasBackend, Shift>, &T, TextWidth<'_>) -> Result<(), String>;
 
-// The two browser APIs the charts read that this crate's web-sys features leave out.
-#[wasm_bindgen]
-extern "C" {
-    /// What `ResizeObserver` reports for the canvas.
-    type ResizeEntry;
-    #[wasm_bindgen(method, getter, js_name = contentRect)]
-    fn content_rect(this: &ResizeEntry) -> ContentRect;
-
-    /// The canvas's content box in CSS pixels.
-    type ContentRect;
-    #[wasm_bindgen(method, getter)]
-    fn width(this: &ContentRect) -> f64;
-    #[wasm_bindgen(method, getter)]
-    fn height(this: &ContentRect) -> f64;
-
-    /// The canvas's 2D context, for measuring text.
-    type Context2d;
-    #[wasm_bindgen(method, js_name = measureText)]
-    fn measure_text(this: &Context2d, text: &str) -> TextMetrics;
-
-    type TextMetrics;
-    #[wasm_bindgen(method, getter)]
-    fn width(this: &TextMetrics) -> f64;
-}
-
 /// A `<canvas>` sized by its CSS box times the device pixel ratio (so it stays
 /// crisp), redrawn when the chart's data or the box's size changes, and only then.
 fn chart_canvas<T: Clone + PartialEq + Send + Sync + 'static>(
@@ -696,7 +670,7 @@ fn chart_canvas<T: Clone + PartialEq + Send + Sync + 'static>(
             let Some(entry) = entries.iter().last() else {
                 return;
             };
-            let rect = entry.unchecked_into::<ResizeEntry>().content_rect();
+            let rect = entry.unchecked_into::<ResizeObserverEntry>().content_rect();
             let reported = Some((rect.width(), rect.height()));
             if size.get_untracked() != reported {
                 size.set(reported);
@@ -771,8 +745,11 @@ fn paint<T>(element: &HtmlCanvasElement, (width, height): (f64, f64), chart: &T,
         return;
     }
     context.set_font(FONT);
-    let measure = context.unchecked_ref::<Context2d>();
-    let text_width = |text: &str| measure.measure_text(text).width().ceil() as i32;
+    let text_width = |text: &str| {
+        context
+            .measure_text(text)
+            .map_or(0, |metrics| metrics.width().ceil() as i32)
+    };
     let area = backend
         .into_drawing_area()
         .shrink((0, 0), (width as u32, height as u32));
