@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         Some("accuracy") => accuracy::run(&root),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("bench") => dist(&root).and_then(|()| bench::run(&root, &args[1..])),
-        Some("size") => bench::check_bundle_size(&root),
+        Some("size") => bench::check_bundle(&root, bench::WeightLimit::Budget),
         _ => Err(format!("unknown command; {USAGE}")),
     };
     match result {
@@ -151,7 +151,7 @@ fn run_all_checks(root: &Path, passed: &mut usize) -> Result<(), String> {
         *passed += 1;
     }
     build_dist(&env, root)?;
-    bench::check_bundle_ceiling(root)?;
+    bench::check_bundle(root, bench::WeightLimit::Ceiling)?;
     *passed += 1;
     env.run(
         cargo(
