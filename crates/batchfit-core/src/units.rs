@@ -64,8 +64,6 @@ impl FromStr for Units {
 /// A byte count ready to print: the value in its unit, rounded for reading.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Size {
-    /// The value in `unit`, for drawing and for choosing how to round.
-    pub value: f64,
     pub unit: &'static str,
     pub decimals: usize,
     bytes: u128,
@@ -74,6 +72,11 @@ pub struct Size {
 }
 
 impl Size {
+    /// The value in `unit`, for choosing how to round.
+    pub fn value(&self) -> f64 {
+        self.bytes as f64 / self.divisor as f64
+    }
+
     /// The same size printed with `decimals` digits after the point (at most 3).
     pub fn with_decimals(self, decimals: usize) -> Self {
         Self {
@@ -156,7 +159,6 @@ pub fn size(bytes: u128, units: Units) -> Size {
         _ => 2,
     };
     Size {
-        value,
         unit: labels[exponent],
         decimals,
         bytes,
@@ -230,11 +232,11 @@ mod tests {
         fn exact_sizes_agree_with_float_formatting_off_ties(bytes in 0u128..(1u128 << 70)) {
             for units in [Units::Decimal, Units::Binary] {
                 let s = size(bytes, units);
-                let scaled = s.value * 10f64.powi(s.decimals as i32);
+                let scaled = s.value() * 10f64.powi(s.decimals as i32);
                 if (scaled - scaled.floor() - 0.5).abs() > 1e-6 {
                     proptest::prop_assert_eq!(
                         s.to_string(),
-                        format!("{:.*} {}", s.decimals, s.value, s.unit)
+                        format!("{:.*} {}", s.decimals, s.value(), s.unit)
                     );
                 }
             }

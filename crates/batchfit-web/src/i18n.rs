@@ -697,6 +697,11 @@ pub fn option(lang: Lang, name: &str, value: &str) -> String {
     text.to_owned()
 }
 
+/// A size's exact bytes, for its tooltip: "85,899,345,920 bytes".
+pub fn exact_bytes(lang: Lang, bytes: u128) -> String {
+    format!("{} bytes", group(lang, bytes))
+}
+
 /// Writes a whole number as the language groups it.
 pub fn group(lang: Lang, n: u128) -> String {
     let digits = n.to_string();
@@ -859,7 +864,7 @@ pub struct Words {
 /// Every such label on the page is a closure of this one type, so the view code
 /// that renders a reactive text is compiled once rather than once per label
 /// (a closure written at each call site is a type of its own, and Leptos
-/// compiles its rendering for each; see docs/performance.md).
+/// compiles its rendering for each; see docs/performance-log.md).
 pub fn text(
     lang: RwSignal<Lang>,
     pick: fn(&Words) -> &'static str,

@@ -43,11 +43,21 @@ fn browser_lang() -> Lang {
     }
 }
 
-/// Whether the user's system asks for a dark theme (the charts follow it).
-pub fn prefers_dark() -> bool {
-    web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .is_some_and(|m| m.matches())
+/// Whether the user's system asks for a dark theme, kept current by the media
+/// query's `change` event: the charts read it on every redraw, and asking
+/// `matchMedia` there would query the browser on every edit.
+pub(crate) fn dark_theme() -> ReadSignal<bool> {
+    let query = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten());
+    let (dark, set_dark) = signal(query.as_ref().is_some_and(|m| m.matches()));
+    if let Some(query) = query {
+        let watched = query.clone();
+        let changed = Closure::<dyn FnMut()>::new(move || set_dark.set(watched.matches()));
+        let _ = query.add_event_listener_with_callback("change", changed.as_ref().unchecked_ref());
+        // The listener lives as long as the page.
+        changed.forget();
+    }
+    dark
 }
 
 /// The whole page.

@@ -2,9 +2,9 @@
 //!
 //! Rewrites are coalesced: a burst of keystrokes becomes one `history.replaceState`
 //! at most every [`WRITE_EVERY`], with the latest query. Each call costs the
-//! browser several milliseconds (it updates the session history entry; the
-//! profile in docs/performance.md shows it as the largest single cost of an edit
-//! when done per keystroke), and Chromium throttles pages that call it hundreds of
+//! browser several milliseconds (it updates the session history entry; the CPU
+//! profile in docs/performance-log.md found it the largest single cost of an
+//! edit when done per keystroke), and Chromium throttles pages that call it hundreds of
 //! times in a few seconds. Links the page hands out (copy link, embed, "open the
 //! full calculator") are built from the state, never read back from the address
 //! bar, so they are current even while a rewrite is pending.

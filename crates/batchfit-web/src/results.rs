@@ -15,7 +15,7 @@ use crate::state::State;
 /// Three significant figures, for prose: "98.4 GB", "5.37 GB", "171 GB".
 pub fn short(bytes: u128, units: Units) -> String {
     let size = units::size(bytes, units);
-    let decimals = match size.value {
+    let decimals = match size.value() {
         v if size.unit == "B" || v >= 100.0 => 0,
         v if v >= 10.0 => 1,
         _ => 2,
@@ -29,7 +29,7 @@ pub fn Size(testid: &'static str, bytes: Signal<u128>, state: State) -> impl Int
     let units = Memo::new(move |_| state.config.get().units);
     view! {
         <span class="value" data-testid=testid data-bytes=move || bytes.get().to_string()
-            title=move || format!("{} bytes", i18n::group(state.lang.get(), bytes.get()))
+            title=move || i18n::exact_bytes(state.lang.get(), bytes.get())
         >
             {move || units::format_bytes(bytes.get(), units.get())}
         </span>
@@ -49,19 +49,11 @@ pub fn device_name(device: Device) -> String {
     }
 }
 
-/// The CSS class that paints a component's swatch. The page's Content-Security-Policy
-/// forbids inline styles, so the colours live in style/main.css (a test checks
-/// they are the charts' colours).
-pub fn swatch_class(component: Component) -> &'static str {
-    match component {
-        Component::Weights => "c-weights",
-        Component::Gradients => "c-gradients",
-        Component::OptimizerStates => "c-optimizer-states",
-        Component::OptimizerStep => "c-optimizer-step",
-        Component::KvCache => "c-kv-cache",
-        Component::Activations => "c-activations",
-        Component::Overhead => "c-overhead",
-    }
+/// The CSS class that paints a component's swatch, `c-` and its test id. The
+/// page's Content-Security-Policy forbids inline styles, so the colours live in
+/// style/main.css (a test checks they are the charts' colours).
+pub fn swatch_class(component: Component) -> String {
+    format!("c-{}", component_testid(component))
 }
 
 /// "Needs 98.4 GB — fits on H100 80GB: no, 2 GPUs needed".
@@ -176,7 +168,7 @@ pub fn Results(state: State) -> impl IntoView {
             segments,
             capacity: c.device.map(|d| (device_name(d), d.bytes())),
             units: c.units,
-            dark: crate::prefers_dark(),
+            dark: state.dark.get(),
         }
     });
     let chart_label = Signal::derive(move || {
@@ -272,8 +264,8 @@ pub fn Results(state: State) -> impl IntoView {
                         value=Memo::new(move |_| estimate.with(|e| e.accumulation_steps.map(u128::from))) />
                     <CountRow testid="gpus-needed" label=|w| w.gpus_needed lang=lang
                         value=Memo::new(move |_| {
-                            let short = estimate.with(|e| e.fits == Some(false));
-                            state.gpus_needed.get().filter(|&n| n > 1 && short).map(u128::from)
+                            let too_small = estimate.with(|e| e.fits == Some(false));
+                            state.gpus_needed.get().filter(|&n| n > 1 && too_small).map(u128::from)
                         }) />
                 </tbody>
             </table>

@@ -35,6 +35,8 @@ pub struct State {
     texts: &'static [(&'static str, RwSignal<String>)],
     pub form: RwSignal<Form>,
     pub lang: RwSignal<Lang>,
+    /// The system's dark theme (the charts draw light text on it).
+    pub dark: ReadSignal<bool>,
     /// What is wrong with the fields, by name: a memo of its own, so that an
     /// edit that leaves the problems as they were (most edits) wakes none of
     /// the fields' messages.
@@ -60,6 +62,7 @@ impl State {
         );
         let form = RwSignal::new(opened.form);
         let lang = RwSignal::new(lang);
+        let dark = crate::dark_theme();
         let parsed = Memo::new(move |_| query::parse(&current_query(texts, form.get())));
         let config = Memo::new(move |previous: Option<&Config>| {
             parsed.with(|p| match (p.problems.is_empty(), previous) {
@@ -80,6 +83,7 @@ impl State {
             texts,
             form,
             lang,
+            dark,
             problems,
             config,
             stale,

@@ -61,7 +61,7 @@ pub fn Sweep(state: State, #[prop(optional)] without_chart: bool) -> impl IntoVi
             x_label: w().sweep_batch.to_owned(),
             y_label: w().sweep_axis.to_owned(),
             units: config.units,
-            dark: crate::prefers_dark(),
+            dark: state.dark.get(),
         }
     });
     let row_count = Memo::new(move |_| state.sweep.with(Vec::len));
@@ -92,7 +92,7 @@ pub fn Sweep(state: State, #[prop(optional)] without_chart: bool) -> impl IntoVi
                         <tbody>
                             // Row i reads its numbers from the sweep, so an edit updates
                             // text in place; rows are built again only when their
-                            // count changes (docs/performance.md).
+                            // count changes (docs/performance-log.md).
                             {move || (0..row_count.get()).map(|index| view! {
                                 <SweepRowView state=state index=index />
                             }).collect_view()}
@@ -110,8 +110,8 @@ pub fn Sweep(state: State, #[prop(optional)] without_chart: bool) -> impl IntoVi
 #[component]
 fn SweepRowView(state: State, index: usize) -> impl IntoView {
     let lang = state.lang;
-    // The For removes this row before the sweep shrinks below it; until then
-    // a missing row reads as zeros.
+    // The rows are built again when the sweep's length changes; a row the
+    // shorter sweep no longer has reads as zeros until then.
     let row = Memo::new(move |_| state.sweep.with(|rows| rows.get(index).copied()));
     let number = move |pick: fn(&SweepRow) -> u128| row.with(|r| r.as_ref().map_or(0, pick));
     let batch = move || number(|r| u128::from(r.batch));
@@ -126,7 +126,7 @@ fn SweepRowView(state: State, index: usize) -> impl IntoView {
         let bytes = move || number(pick);
         view! {
             <td data-bytes=move || bytes().to_string()
-                title=move || format!("{} bytes", i18n::group(lang.get(), bytes()))
+                title=move || i18n::exact_bytes(lang.get(), bytes())
             >
                 {move || units::format_bytes(bytes(), state.config.with(|c| c.units))}
             </td>
