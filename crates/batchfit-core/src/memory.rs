@@ -457,6 +457,19 @@ pub enum Change {
     HalfSeq,
 }
 
+impl Change {
+    /// A stable name for the change, for machines (the page's `data-change`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::HalfBatch => "half_batch",
+            Self::Checkpointing => "checkpointing",
+            Self::Bf16 => "bf16",
+            Self::Zero3 { .. } => "zero3",
+            Self::HalfSeq => "half_seq",
+        }
+    }
+}
+
 /// A changed configuration and its estimate, for "what would make it fit".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WhatIf {
