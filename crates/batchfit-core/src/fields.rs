@@ -157,16 +157,20 @@ pub struct CountField {
 impl CountField {
     pub fn parse(&self, text: &str) -> Result<u64, ParamError> {
         let text = text.trim();
-        let (digits, scale) = match text.char_indices().last() {
-            Some((i, c)) => match c.to_ascii_lowercase() {
-                'k' => (&text[..i], 1e3),
-                'm' => (&text[..i], 1e6),
-                'b' | 'g' => (&text[..i], 1e9),
-                't' => (&text[..i], 1e12),
-                _ => (text, 1.0),
-            },
-            None => (text, 1.0),
+        let scale = |suffix: char| match suffix.to_ascii_lowercase() {
+            'k' => Some(1e3),
+            'm' => Some(1e6),
+            'b' | 'g' => Some(1e9),
+            't' => Some(1e12),
+            _ => None,
         };
+        // `strip_suffix` rather than slicing at an index: the page then carries
+        // no char-boundary panic (nor the formatting its message needs).
+        let (digits, scale) = text
+            .chars()
+            .last()
+            .and_then(|suffix| Some((text.strip_suffix(suffix)?, scale(suffix)?)))
+            .unwrap_or((text, 1.0));
         let error = |problem| ParamError::new(self.name, problem);
         let range = || {
             error(Problem::OutOfRange {
