@@ -13,7 +13,8 @@ use std::error::Error;
 use std::fmt;
 
 use batchfit_core::units::{self, Units, format_bytes, size};
-use leptos::html::Canvas;
+
+use crate::dom::{self, El, Rx, el, rx};
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::element::{DashedPathElement, Drawable, PointCollection};
@@ -23,6 +24,7 @@ use plotters_backend::{
     BackendColor, BackendCoord, BackendTextStyle, DrawingErrorKind, FontFamily, FontTransform,
 };
 use plotters_canvas::CanvasBackend;
+use send_wrapper::SendWrapper;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver, ResizeObserverEntry};
@@ -84,7 +86,9 @@ pub struct BreakdownChart {
 /// Required memory against batch size.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepChart {
-    /// (batch, required bytes); batch 0 has no place on a log axis and is not drawn.
+    /// (batch, required bytes) in increasing batch order, as `memory::sweep`
+    /// gives its rows; a point out of that order is not drawn, nor is batch 0,
+    /// which has no place on a log axis.
     pub points: Vec<(u64, u128)>,
     pub chosen_batch: u64,
     pub capacity: Option<(String, u128)>,
@@ -353,7 +357,7 @@ fn round_ticks(max: f64, most: usize) -> Vec<f64> {
     let most = most.max(2);
     // The epsilon keeps a tick that lands on `max` despite rounding.
     let gaps = |step: f64| ((max / step) * (1.0 + 1e-9)).floor() as usize;
-    let power = |value: f64| 10f64.powf(value.log10().floor());
+    let power = |value: f64| 10f64.powi(value.log10().floor() as i32);
     // Steps from the power of ten under max / most: ten times it is past
     // max / most already, so one of them keeps within `most`.
     let low = power(max / most as f64);
@@ -495,9 +499,19 @@ fn sweep<DB: DrawingBackend>(
         return Ok(());
     }
     let theme = Theme::new(chart.dark);
-    let mut points: Vec<(u64, u128)> = chart.points.iter().copied().filter(|p| p.0 > 0).collect();
-    points.sort_unstable();
-    points.dedup_by_key(|p| p.0);
+    // The rows arrive in order: keeping each batch above the last one kept
+    // costs no sort (and no sorting code in the page).
+    let mut last = 0;
+    let points: Vec<(u64, u128)> = chart
+        .points
+        .iter()
+        .copied()
+        .filter(|p| {
+            let next = p.0 > last;
+            last = last.max(p.0);
+            next
+        })
+        .collect();
     let capacity = chart.capacity.as_ref();
     let most = points
         .iter()
@@ -629,8 +643,7 @@ fn sweep<DB: DrawingBackend>(
 }
 
 /// The breakdown bar on a canvas; see [`BreakdownChart`].
-#[component]
-pub fn BreakdownCanvas(chart: Signal<BreakdownChart>, label: Signal<String>) -> impl IntoView {
+pub fn breakdown_canvas(chart: Rx<BreakdownChart>, label: Rx<String>) -> El {
     chart_canvas(
         "breakdown-chart",
         "chart-breakdown",
@@ -641,8 +654,7 @@ pub fn BreakdownCanvas(chart: Signal<BreakdownChart>, label: Signal<String>) -> 
 }
 
 /// Memory against batch size on a canvas; see [`SweepChart`].
-#[component]
-pub fn SweepCanvas(chart: Signal<SweepChart>, label: Signal<String>) -> impl IntoView {
+pub fn sweep_canvas(chart: Rx<SweepChart>, label: Rx<String>) -> El {
     chart_canvas("sweep-chart", "chart-sweep", chart, label, draw_sweep)
 }
 
@@ -650,63 +662,47 @@ type Draw<T> = fn(&DrawingArea<CanvasBackend, Shift>, &T, TextWidth<'_>) -> Resu
 
 /// A `<canvas>` sized by its CSS box times the device pixel ratio (so it stays
 /// crisp), redrawn when the chart's data or the box's size changes, and only then.
-fn chart_canvas<T: Clone + PartialEq + Send + Sync + 'static>(
+fn chart_canvas<T: PartialEq + 'static>(
     test_id: &'static str,
     class: &'static str,
-    chart: Signal<T>,
-    label: Signal<String>,
+    chart: Rx<T>,
+    label: Rx<String>,
     draw: Draw<T>,
-) -> impl IntoView {
-    let canvas = NodeRef::<Canvas>::new();
-    // The callers derive the chart from state that changes more often than it.
-    let chart = Memo::new(move |_| chart.get());
+) -> El {
+    let canvas = el("canvas")
+        .attr("data-testid", test_id)
+        .class(class)
+        .attr("role", "img")
+        .bind_attr("aria-label", rx(move || Some(label())));
+    let element: HtmlCanvasElement = canvas.as_();
     // The CSS size as the observer last reported it (it reports once as soon as
     // it observes): reading the element's box instead would force a layout.
     let size = RwSignal::new(None::<(f64, f64)>);
-    let observer =
-        StoredValue::new_local(None::<(ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>);
-    canvas.on_load(move |element| {
-        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-            let Some(entry) = entries.iter().last() else {
-                return;
-            };
-            let rect = entry.unchecked_into::<ResizeObserverEntry>().content_rect();
-            let reported = Some((rect.width(), rect.height()));
-            if size.get_untracked() != reported {
-                size.set(reported);
-            }
-        });
-        if let Ok(watch) = ResizeObserver::new(callback.as_ref().unchecked_ref()) {
-            watch.observe(&element);
-            observer.set_value(Some((watch, callback)));
-        }
-    });
-    on_cleanup(move || {
-        observer.try_update_value(|slot| {
-            if let Some((watch, _callback)) = slot.take() {
-                watch.disconnect();
-            }
-        });
-    });
-    Effect::new(move |_| {
-        let Some(size) = size.get() else {
+    let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        let Some(entry) = entries.iter().last() else {
             return;
         };
-        chart.with(|chart| {
-            if let Some(element) = canvas.get() {
-                paint(&element, size, chart, draw);
-            }
-        });
+        let rect = entry.unchecked_into::<ResizeObserverEntry>().content_rect();
+        let reported = Some((rect.width(), rect.height()));
+        if size.get_untracked() != reported {
+            size.set(reported);
+        }
     });
-    view! {
-        <canvas
-            node_ref=canvas
-            data-testid=test_id
-            class=class
-            role="img"
-            aria-label=move || label.get()
-        ></canvas>
+    if let Ok(observer) = ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+        observer.observe(&element);
+        // Owners may be cleaned up from any thread in general; this page has one.
+        let watching = SendWrapper::new((observer, callback));
+        Owner::on_cleanup(move || watching.0.disconnect());
     }
+    dom::watch(
+        rx(move || size.get().map(|size| (size, chart()))),
+        Box::new(move |drawn| {
+            if let Some((size, chart)) = drawn {
+                paint(&element, *size, chart, draw);
+            }
+        }),
+    );
+    canvas
 }
 
 /// Draws in CSS pixels on a bitmap of device pixels: the context is scaled by
@@ -854,7 +850,8 @@ mod tests {
     fn sweep_chart(capacity: Option<u128>) -> SweepChart {
         let memory = |batch: u64| 5 * GIB + u128::from(batch) * 3 * GIB / 2;
         let mut points: Vec<_> = (0..11).map(|i| (1 << i, memory(1 << i))).collect();
-        points.push((24, memory(24)));
+        // The chosen batch in its place, as `memory::sweep` puts it.
+        points.insert(5, (24, memory(24)));
         SweepChart {
             points,
             chosen_batch: 24,

@@ -7,6 +7,7 @@ use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
 use leptos::prelude::*;
 
+use crate::dom::{El, el, rx};
 use crate::i18n::{self, Lang};
 use crate::results::short;
 use crate::state::State;
@@ -220,43 +221,67 @@ fn faq(lang: Lang) -> &'static [(&'static str, &'static str)] {
     }
 }
 
-#[component]
-pub fn HowItWorks(state: State) -> impl IntoView {
+/// "How it works" and the FAQ.
+pub fn how_it_works(state: State) -> El {
     let lang = state.lang;
     // The formula with the current numbers is written only while the section is
     // open: closed, an edit would rebuild text nobody reads. `toggle` fires
     // after the state changes (once for several quick changes), so the handler
     // reads the element's `open` rather than counting events.
     let open = RwSignal::new(false);
-    let toggled = move |ev: leptos::ev::Event| {
+    let toggled = move |ev: web_sys::Event| {
         let now = ev
             .target()
             .and_then(|t| js_sys::Reflect::get(&t, &"open".into()).ok())
             .and_then(|v| v.as_bool());
         open.set(now.unwrap_or(false));
     };
-    view! {
-        <section class="explain">
-            <details data-testid="how-it-works" on:toggle=toggled>
-                <summary>{i18n::text(lang, |w| w.how_title)}</summary>
-                <div class="formula" data-testid="formula">
-                    {move || open.get().then(|| {
-                        formula(lang.get(), &state.config.get(), &state.estimate.get())
-                            .into_iter()
-                            .map(|line| view! { <p><code>{line}</code></p> })
-                            .collect_view()
-                    })}
-                </div>
-            </details>
-            <h2 class="faq-title">{i18n::text(lang, |w| w.faq_title)}</h2>
-            {move || faq(lang.get()).iter().map(|(question, answer)| view! {
-                <details class="faq">
-                    <summary>{*question}</summary>
-                    <p>{*answer}</p>
-                </details>
-            }).collect_view()}
-        </section>
-    }
+    el("section")
+        .class("explain")
+        .child(
+            el("details")
+                .attr("data-testid", "how-it-works")
+                .on("toggle", Box::new(toggled))
+                .child(el("summary").bind_text(i18n::tr(lang, |w| w.how_title)))
+                .child(
+                    el("div")
+                        .class("formula")
+                        .attr("data-testid", "formula")
+                        .rebuild(
+                            rx(move || match open.get() {
+                                true => {
+                                    formula(lang.get(), &state.config.get(), &state.estimate.get())
+                                }
+                                false => Vec::new(),
+                            }),
+                            Box::new(|lines| {
+                                lines
+                                    .iter()
+                                    .map(|line| el("p").child(el("code").text(line)))
+                                    .collect()
+                            }),
+                        ),
+                ),
+        )
+        .child(
+            el("h2")
+                .class("faq-title")
+                .bind_text(i18n::tr(lang, |w| w.faq_title)),
+        )
+        .rebuild(
+            rx(move || lang.get()),
+            Box::new(move |&lang| {
+                faq(lang)
+                    .iter()
+                    .map(|(question, answer)| {
+                        el("details")
+                            .class("faq")
+                            .child(el("summary").text(question))
+                            .child(el("p").text(answer))
+                    })
+                    .collect()
+            }),
+        )
 }
 
 #[cfg(test)]

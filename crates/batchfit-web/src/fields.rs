@@ -5,6 +5,7 @@
 use batchfit_core::fields::Problem;
 use leptos::prelude::*;
 
+use crate::dom::{El, Rx, el, rx};
 use crate::i18n::{self, Lang};
 use crate::state::State;
 
@@ -41,102 +42,169 @@ pub fn message(lang: Lang, label: &str, problem: &Problem) -> String {
     }
 }
 
+/// The value of the form control that fired `event`.
+pub fn event_value(event: &web_sys::Event) -> String {
+    event
+        .target()
+        .and_then(|t| js_sys::Reflect::get(&t, &"value".into()).ok())
+        .and_then(|v| v.as_string())
+        .unwrap_or_default()
+}
+
+/// Whether the checkbox that fired `event` is now checked.
+fn event_checked(event: &web_sys::Event) -> bool {
+    event
+        .target()
+        .and_then(|t| js_sys::Reflect::get(&t, &"checked".into()).ok())
+        .and_then(|v| v.as_bool())
+        .unwrap_or_default()
+}
+
+/// A text that follows the field's words in the page's language.
+fn field_text(
+    lang: RwSignal<Lang>,
+    name: &'static str,
+    pick: fn(i18n::FieldText) -> &'static str,
+) -> Rx<String> {
+    rx(move || pick(i18n::field(lang.get(), name)).to_owned())
+}
+
 /// Label, hint and error wiring shared by every kind of field.
-pub fn frame(state: State, name: &'static str, control: AnyView) -> impl IntoView {
+pub fn frame(state: State, name: &'static str, controls: Vec<El>) -> El {
     let lang = state.lang;
-    let words = move || i18n::field(lang.get(), name);
-    let error = Memo::new(move |_| state.problem(name));
-    let hint_id = format!("{name}-hint");
-    let error_id = format!("{name}-error");
-    view! {
-        <div class="field" class:invalid=move || error.with(Option::is_some)>
-            <label for=name>{move || words().label}</label>
-            <div class="input-row">
-                {control}
-                <span class="unit">{move || words().unit}</span>
-            </div>
-            <p class="hint" id=hint_id>{move || words().hint}</p>
-            {move || error.get().map(|problem| view! {
-                <p class="error" id=error_id.clone() role="alert" data-testid=format!("error-{name}")>
-                    {message(lang.get(), words().label, &problem)}
-                </p>
-            })}
-        </div>
-    }
+    // The field's problem; a binding reads it again only when the set of
+    // problems changes, and writes only when what it shows changes.
+    let error = move || state.problem(name);
+    el("div")
+        .class("field")
+        .bind_class("invalid", rx(move || error().is_some()))
+        .child(
+            el("label")
+                .attr("for", name)
+                .bind_text(field_text(lang, name, |w| w.label)),
+        )
+        .child(
+            el("div").class("input-row").children(controls).child(
+                el("span")
+                    .class("unit")
+                    .bind_text(field_text(lang, name, |w| w.unit)),
+            ),
+        )
+        .child(
+            el("p")
+                .class("hint")
+                .attr("id", &format!("{name}-hint"))
+                .bind_text(field_text(lang, name, |w| w.hint)),
+        )
+        .switch(
+            rx(move || u32::from(error().is_some())),
+            Box::new(move |shown| {
+                (shown == 1)
+                    .then(|| {
+                        el("p")
+                            .class("error")
+                            .attr("id", &format!("{name}-error"))
+                            .attr("role", "alert")
+                            .attr("data-testid", &format!("error-{name}"))
+                            .bind_text(rx(move || {
+                                let label = i18n::field(lang.get(), name).label;
+                                error()
+                                    .map(|problem| message(lang.get(), label, &problem))
+                                    .unwrap_or_default()
+                            }))
+                    })
+                    .into_iter()
+                    .collect()
+            }),
+        )
 }
 
 /// A numeric text field. `decimal` picks the phone keyboard with a decimal point.
-#[component]
-pub fn NumberField(
-    state: State,
-    name: &'static str,
-    #[prop(optional)] decimal: bool,
-) -> impl IntoView {
+pub fn number_field(state: State, name: &'static str, decimal: bool) -> El {
     let text = state.text(name);
-    let invalid = Memo::new(move |_| state.problem(name).is_some());
-    let control = view! {
-        <input
-            id=name
-            name=name
-            type="text"
-            inputmode=if decimal { "decimal" } else { "numeric" }
-            autocomplete="off"
-            spellcheck="false"
-            prop:value=move || text.get()
-            on:input=move |ev| text.set(event_target_value(&ev))
-            aria-invalid=move || invalid.get().to_string()
-            aria-describedby=move || if invalid.get() {
-                format!("{name}-hint {name}-error")
-            } else {
-                format!("{name}-hint")
-            }
-        />
-    }
-    .into_any();
-    frame(state, name, control)
+    let invalid = move || state.problem(name).is_some();
+    let control = el("input")
+        .attr("id", name)
+        .attr("name", name)
+        .attr("type", "text")
+        .attr("inputmode", if decimal { "decimal" } else { "numeric" })
+        .attr("autocomplete", "off")
+        .attr("spellcheck", "false")
+        .bind_prop("value", rx(move || text.get().into()))
+        .on("input", Box::new(move |ev| text.set(event_value(&ev))))
+        .bind_attr("aria-invalid", rx(move || Some(invalid().to_string())))
+        .bind_attr(
+            "aria-describedby",
+            rx(move || {
+                Some(if invalid() {
+                    format!("{name}-hint {name}-error")
+                } else {
+                    format!("{name}-hint")
+                })
+            }),
+        );
+    frame(state, name, vec![control])
+}
+
+/// A `<select>` over `values` bound to `text`, each option labelled by `label`.
+pub fn select(
+    text: RwSignal<String>,
+    values: &'static [&'static str],
+    label: Box<dyn Fn(&'static str) -> Rx<String>>,
+) -> El {
+    el("select")
+        .children(
+            values
+                .iter()
+                .map(|&value| el("option").attr("value", value).bind_text(label(value))),
+        )
+        // After the options exist, so that the value can select one.
+        .bind_prop("value", rx(move || text.get().into()))
 }
 
 /// A select over the URL spellings `values`, labelled in the page's language.
-#[component]
-pub fn SelectField(
-    state: State,
-    name: &'static str,
-    values: &'static [&'static str],
-) -> impl IntoView {
+pub fn select_field(state: State, name: &'static str, values: &'static [&'static str]) -> El {
     let text = state.text(name);
     let lang = state.lang;
-    let control = view! {
-        <select id=name name=name aria-describedby=format!("{name}-hint")
-            prop:value=move || text.get()
-            on:change=move |ev| text.set(event_target_value(&ev))
-        >
-            {values.iter().map(|&value| view! {
-                <option value=value selected=move || text.with(|t| t == value)>
-                    {move || i18n::option(lang.get(), name, value)}
-                </option>
-            }).collect_view()}
-        </select>
-    }
-    .into_any();
-    frame(state, name, control)
+    let control = select(
+        text,
+        values,
+        Box::new(move |value| rx(move || i18n::option(lang.get(), name, value))),
+    )
+    .attr("id", name)
+    .attr("name", name)
+    .attr("aria-describedby", &format!("{name}-hint"))
+    .on("change", Box::new(move |ev| text.set(event_value(&ev))));
+    frame(state, name, vec![control])
 }
 
 /// A yes/no switch stored as `1` / `0`.
-#[component]
-pub fn CheckField(state: State, name: &'static str) -> impl IntoView {
+pub fn check_field(state: State, name: &'static str) -> El {
     let text = state.text(name);
     let lang = state.lang;
-    let words = move || i18n::field(lang.get(), name);
-    view! {
-        <div class="field checkbox">
-            <label>
-                <input type="checkbox" name=name aria-describedby=format!("{name}-hint")
-                    prop:checked=move || text.with(|t| t == "1")
-                    on:change=move |ev| text.set(if event_target_checked(&ev) { "1" } else { "0" }.to_owned())
-                />
-                <span>{move || words().label}</span>
-            </label>
-            <p class="hint" id=format!("{name}-hint")>{move || words().hint}</p>
-        </div>
-    }
+    el("div")
+        .class("field checkbox")
+        .child(
+            el("label")
+                .child(
+                    el("input")
+                        .attr("type", "checkbox")
+                        .attr("name", name)
+                        .attr("aria-describedby", &format!("{name}-hint"))
+                        .bind_prop("checked", rx(move || text.with(|t| t == "1").into()))
+                        .on(
+                            "change",
+                            Box::new(move |ev| {
+                                text.set(if event_checked(&ev) { "1" } else { "0" }.to_owned())
+                            }),
+                        ),
+                )
+                .child(el("span").bind_text(field_text(lang, name, |w| w.label))),
+        )
+        .child(
+            el("p")
+                .class("hint")
+                .attr("id", &format!("{name}-hint"))
+                .bind_text(field_text(lang, name, |w| w.hint)),
+        )
 }

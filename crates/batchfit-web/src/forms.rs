@@ -9,32 +9,31 @@ use batchfit_core::transformer::{self as tf, Kind, Mode};
 use batchfit_core::{Precision, parameters, presets};
 use leptos::prelude::*;
 
-use crate::fields::{CheckField, NumberField, SelectField};
+use crate::dom::{El, Rx, el, rx};
+use crate::fields::{self, check_field, event_value, number_field, select_field};
 use crate::i18n::{self, Lang};
 use crate::state::{CUSTOM_DEVICE, State};
 
-#[component]
-pub fn ActivationsForm(state: State) -> impl IntoView {
-    view! {
-        <NumberField state=state name="batch" />
-        <NumberField state=state name="seq" />
-        <NumberField state=state name="hidden" />
-        <NumberField state=state name="layers" />
-        <SelectField state=state name="precision" values=Precision::NAMES />
-        <NumberField state=state name="k" decimal=true />
-        <CheckField state=state name="ckpt" />
-    }
+fn activations_form(state: State) -> Vec<El> {
+    vec![
+        number_field(state, "batch", false),
+        number_field(state, "seq", false),
+        number_field(state, "hidden", false),
+        number_field(state, "layers", false),
+        select_field(state, "precision", Precision::NAMES),
+        number_field(state, "k", true),
+        check_field(state, "ckpt"),
+    ]
 }
 
-#[component]
-pub fn ParametersForm(state: State) -> impl IntoView {
-    view! {
-        <ParamsField state=state />
-        <SelectField state=state name="precision" values=Precision::NAMES />
-        <SelectField state=state name="optimizer" values=parameters::Optimizer::NAMES />
-        <NumberField state=state name="batch" />
-        <NumberField state=state name="act_mb" decimal=true />
-    }
+fn parameters_form(state: State) -> Vec<El> {
+    vec![
+        params_field(state),
+        select_field(state, "precision", Precision::NAMES),
+        select_field(state, "optimizer", parameters::Optimizer::NAMES),
+        number_field(state, "batch", false),
+        number_field(state, "act_mb", true),
+    ]
 }
 
 /// Scales the parameter-count field offers; "" is an exact count.
@@ -57,178 +56,234 @@ fn split_count(text: &str) -> (String, &'static str) {
 
 /// The parameter count: a number and an M/B selector ("7000" with M is 7B),
 /// written together into the `params` text.
-#[component]
-fn ParamsField(state: State) -> impl IntoView {
+fn params_field(state: State) -> El {
     let text = state.text("params");
     let lang = state.lang;
-    let parts = Memo::new(move |_| text.with(|t| split_count(t)));
-    let error = Memo::new(move |_| state.problem("params"));
-    let words = move || i18n::field(lang.get(), "params");
+    let parts = move || text.with(|t| split_count(t));
+    let untracked_parts = move || text.with_untracked(|t| split_count(t));
     // Powers of ten rather than words: short enough for a phone, and free of
     // the English/Spanish "billion" ambiguity (10⁹ vs 10¹²).
-    let scale_label = move |scale: &str| -> &'static str {
-        match scale {
-            "k" => "k (10³)",
-            "M" => "M (10⁶)",
-            "B" => "B (10⁹)",
-            "T" => "T (10¹²)",
-            _ if lang.get() == Lang::Es => "exacto",
-            _ => "exact",
-        }
+    let scale_label = move |scale: &'static str| -> Rx<String> {
+        rx(move || {
+            match scale {
+                "k" => "k (10³)",
+                "M" => "M (10⁶)",
+                "B" => "B (10⁹)",
+                "T" => "T (10¹²)",
+                _ if lang.get() == Lang::Es => "exacto",
+                _ => "exact",
+            }
+            .to_owned()
+        })
     };
-    let control = view! {
-        <input id="params" name="params" type="text" inputmode="decimal" autocomplete="off"
-            spellcheck="false" aria-describedby="params-hint"
-            aria-invalid=move || error.with(Option::is_some).to_string()
-            prop:value=move || parts.get().0
-            on:input=move |ev| text.set(format!("{}{}", event_target_value(&ev), parts.get_untracked().1))
-        />
-        <select name="params_scale" aria-label=move || words().label class="scale"
-            prop:value=move || parts.get().1
-            on:change=move |ev| text.set(format!("{}{}", parts.get_untracked().0, event_target_value(&ev)))
-        >
-            {SCALES.iter().map(|&scale| view! {
-                <option value=scale selected=move || parts.get().1 == scale>{move || scale_label(scale)}</option>
-            }).collect_view()}
-        </select>
-    }
-    .into_any();
-    crate::fields::frame(state, "params", control)
+    let number = el("input")
+        .attr("id", "params")
+        .attr("name", "params")
+        .attr("type", "text")
+        .attr("inputmode", "decimal")
+        .attr("autocomplete", "off")
+        .attr("spellcheck", "false")
+        .attr("aria-describedby", "params-hint")
+        .bind_attr(
+            "aria-invalid",
+            rx(move || Some(state.problem("params").is_some().to_string())),
+        )
+        .bind_prop("value", rx(move || parts().0.into()))
+        .on(
+            "input",
+            Box::new(move |ev| text.set(format!("{}{}", event_value(&ev), untracked_parts().1))),
+        );
+    let scale = fields::select(text, &SCALES, Box::new(scale_label))
+        .attr("name", "params_scale")
+        .class("scale")
+        .bind_attr(
+            "aria-label",
+            rx(move || Some(i18n::field(lang.get(), "params").label.to_owned())),
+        )
+        .bind_prop("value", rx(move || parts().1.into()))
+        .on(
+            "change",
+            Box::new(move |ev| text.set(format!("{}{}", untracked_parts().0, event_value(&ev)))),
+        );
+    fields::frame(state, "params", vec![number, scale])
 }
 
-#[component]
-pub fn TransformerForm(state: State) -> impl IntoView {
-    let mode = Memo::new(move |_| state.text("mode").with(|m| Mode::parse(m)));
-    let kind = Memo::new(move |_| state.text("kind").with(|k| Kind::parse(k)));
+fn transformer_form(state: State) -> Vec<El> {
+    let mode = move || state.text("mode").with(|m| Mode::parse(m));
+    let kind = move || state.text("kind").with(|k| Kind::parse(k));
     let lang = state.lang;
+    let vision = move || kind() == Some(Kind::Vision);
+    let inference = move || mode() == Some(Mode::Inference);
+    // Fields that do not apply are hidden, not removed: their texts stay in
+    // the URL, and switching back shows what was typed.
+    let shown_if = |field: El, when: Rx<bool>| {
+        field.bind_attr("hidden", rx(move || (!when()).then(String::new)))
+    };
     let zero_values: &'static [&'static str] = &["0", "1", "2", "3"];
-    view! {
-        <ModelPicker state=state />
-        <ConfigImport state=state />
-        <SelectField state=state name="kind" values=Kind::NAMES />
-        <NumberField state=state name="layers" />
-        <NumberField state=state name="hidden" />
-        <NumberField state=state name="heads" />
-        <NumberField state=state name="kv_heads" />
-        <NumberField state=state name="ffn" />
-        <SelectField state=state name="mlp" values=tf::Mlp::NAMES />
-        {move || (kind.get() != Some(Kind::Vision)).then(|| view! {
-            <NumberField state=state name="vocab" />
-            <CheckField state=state name="tied" />
-        })}
-        {move || (kind.get() == Some(Kind::Vision)).then(|| view! {
-            <NumberField state=state name="image" />
-            <NumberField state=state name="patch" />
-        })}
-        <details class="more">
-            <summary>{i18n::text(lang, |w| w.more_architecture)}</summary>
-            <div class="form-grid">
-                <NumberField state=state name="head_dim" />
-                <SelectField state=state name="norm" values=tf::Norm::NAMES />
-                <CheckField state=state name="bias" />
-                <CheckField state=state name="qkv_bias" />
-                <NumberField state=state name="positions" />
-                <NumberField state=state name="token_types" />
-                <NumberField state=state name="labels" />
-                <CheckField state=state name="dropout" />
-                <NumberField state=state name="channels" />
-            </div>
-        </details>
-        <h3 class="group-title">{i18n::text(lang, |w| w.training_title)}</h3>
-        <FrameworkPicker state=state />
-        <SelectField state=state name="mode" values=Mode::NAMES />
-        <NumberField state=state name="batch" />
-        <NumberField state=state name="seq" />
-        {move || (mode.get() == Some(Mode::Inference)).then(|| view! {
-            <NumberField state=state name="gen" />
-            <SelectField state=state name="quant" values=tf::Quant::NAMES />
-        })}
-        <SelectField state=state name="recipe" values=tf::Recipe::NAMES />
-        {move || (mode.get() != Some(Mode::Inference)).then(|| view! {
-            <SelectField state=state name="optimizer" values=tf::Optimizer::NAMES />
-            <SelectField state=state name="recompute" values=tf::Recompute::NAMES />
-            <SelectField state=state name="step" values=tf::Step::NAMES />
-            <SelectField state=state name="loss" values=tf::Loss::NAMES />
-            <SelectField state=state name="logits" values=tf::Logits::NAMES />
-            <CheckField state=state name="act_offload" />
-            <CheckField state=state name="offload" />
-            <NumberField state=state name="bucket_m" />
-            <NumberField state=state name="prefetch" />
-        })}
-        <SelectField state=state name="attn" values=tf::Attention::NAMES />
-        <h3 class="group-title">{i18n::text(lang, |w| w.parallelism_title)}</h3>
-        <NumberField state=state name="gpus" />
-        <SelectField state=state name="zero" values=zero_values />
-        <NumberField state=state name="tp" />
-        <CheckField state=state name="sp" />
-    }
+    vec![
+        model_picker(state),
+        config_import(state),
+        select_field(state, "kind", Kind::NAMES),
+        number_field(state, "layers", false),
+        number_field(state, "hidden", false),
+        number_field(state, "heads", false),
+        number_field(state, "kv_heads", false),
+        number_field(state, "ffn", false),
+        select_field(state, "mlp", tf::Mlp::NAMES),
+        shown_if(number_field(state, "vocab", false), rx(move || !vision())),
+        shown_if(check_field(state, "tied"), rx(move || !vision())),
+        shown_if(number_field(state, "image", false), rx(vision)),
+        shown_if(number_field(state, "patch", false), rx(vision)),
+        el("details")
+            .class("more")
+            .child(el("summary").bind_text(i18n::tr(lang, |w| w.more_architecture)))
+            .child(el("div").class("form-grid").children([
+                number_field(state, "head_dim", false),
+                select_field(state, "norm", tf::Norm::NAMES),
+                check_field(state, "bias"),
+                check_field(state, "qkv_bias"),
+                number_field(state, "positions", false),
+                number_field(state, "token_types", false),
+                number_field(state, "labels", false),
+                check_field(state, "dropout"),
+                number_field(state, "channels", false),
+            ])),
+        el("h3")
+            .class("group-title")
+            .bind_text(i18n::tr(lang, |w| w.training_title)),
+        framework_picker(state),
+        select_field(state, "mode", Mode::NAMES),
+        number_field(state, "batch", false),
+        number_field(state, "seq", false),
+        shown_if(number_field(state, "gen", false), rx(inference)),
+        shown_if(
+            select_field(state, "quant", tf::Quant::NAMES),
+            rx(inference),
+        ),
+        select_field(state, "recipe", tf::Recipe::NAMES),
+        shown_if(
+            select_field(state, "optimizer", tf::Optimizer::NAMES),
+            rx(move || !inference()),
+        ),
+        shown_if(
+            select_field(state, "recompute", tf::Recompute::NAMES),
+            rx(move || !inference()),
+        ),
+        shown_if(
+            select_field(state, "step", tf::Step::NAMES),
+            rx(move || !inference()),
+        ),
+        shown_if(
+            select_field(state, "loss", tf::Loss::NAMES),
+            rx(move || !inference()),
+        ),
+        shown_if(
+            select_field(state, "logits", tf::Logits::NAMES),
+            rx(move || !inference()),
+        ),
+        shown_if(check_field(state, "act_offload"), rx(move || !inference())),
+        shown_if(check_field(state, "offload"), rx(move || !inference())),
+        shown_if(
+            number_field(state, "bucket_m", false),
+            rx(move || !inference()),
+        ),
+        shown_if(
+            number_field(state, "prefetch", false),
+            rx(move || !inference()),
+        ),
+        select_field(state, "attn", tf::Attention::NAMES),
+        el("h3")
+            .class("group-title")
+            .bind_text(i18n::tr(lang, |w| w.parallelism_title)),
+        number_field(state, "gpus", false),
+        select_field(state, "zero", zero_values),
+        number_field(state, "tp", false),
+        check_field(state, "sp"),
+    ]
+}
+
+/// A select that is not bound to a URL parameter's text by name but acts on
+/// change (the framework and model pickers), with its label and hint.
+fn picker(state: State, name: &'static str, select: El, pick: Box<dyn Fn(String)>) -> El {
+    let lang = state.lang;
+    let field = move |part: fn(i18n::FieldText) -> &'static str| {
+        rx(move || part(i18n::field(lang.get(), name)).to_owned())
+    };
+    el("div")
+        .class("field")
+        .child(el("label").attr("for", name).bind_text(field(|w| w.label)))
+        .child(
+            select
+                .attr("id", name)
+                .attr("name", name)
+                .attr("aria-describedby", &format!("{name}-hint"))
+                .on("change", Box::new(move |ev| pick(event_value(&ev)))),
+        )
+        .child(
+            el("p")
+                .class("hint")
+                .attr("id", &format!("{name}-hint"))
+                .bind_text(field(|w| w.hint)),
+        )
 }
 
 /// Picking a framework loads the settings its source code implies (recipe,
 /// optimizer step, loss, buckets, task) into the fields; each stays editable.
-#[component]
-fn FrameworkPicker(state: State) -> impl IntoView {
+fn framework_picker(state: State) -> El {
     let text = state.text("framework");
     let lang = state.lang;
-    let pick = move |name: String| {
-        let Some(framework) = tf::Framework::parse(&name) else {
-            return;
-        };
-        state.load_with(|config| framework.apply(&mut config.transformer));
-    };
-    view! {
-        <div class="field">
-            <label for="framework">{move || i18n::field(lang.get(), "framework").label}</label>
-            <select id="framework" name="framework" aria-describedby="framework-hint"
-                prop:value=move || text.get()
-                on:change=move |ev| pick(event_target_value(&ev))
-            >
-                {tf::Framework::NAMES.iter().map(|&value| view! {
-                    <option value=value selected=move || text.with(|t| t == value)>
-                        {move || i18n::option(lang.get(), "framework", value)}
-                    </option>
-                }).collect_view()}
-            </select>
-            <p class="hint" id="framework-hint">{move || i18n::field(lang.get(), "framework").hint}</p>
-        </div>
-    }
+    let select = fields::select(
+        text,
+        tf::Framework::NAMES,
+        Box::new(move |value| rx(move || i18n::option(lang.get(), "framework", value))),
+    );
+    picker(
+        state,
+        "framework",
+        select,
+        Box::new(move |name| {
+            if let Some(framework) = tf::Framework::parse(&name) {
+                state.load_with(|config| framework.apply(&mut config.transformer));
+            }
+        }),
+    )
 }
 
 /// Picking a preset loads its architecture into the fields.
-#[component]
-fn ModelPicker(state: State) -> impl IntoView {
+fn model_picker(state: State) -> El {
     let text = state.text("model");
     let lang = state.lang;
-    let pick = move |id: String| {
-        state.load_with(|config| {
-            config.model = presets::model(&id);
-            if let Some(preset) = config.model {
-                config.transformer.arch = preset.arch;
-            }
-        });
-        text.set(id);
-    };
-    view! {
-        <div class="field">
-            <label for="model">{move || i18n::field(lang.get(), "model").label}</label>
-            <select id="model" name="model" aria-describedby="model-hint"
-                prop:value=move || text.get()
-                on:change=move |ev| pick(event_target_value(&ev))
-            >
-                <option value="" selected=move || text.with(String::is_empty)>{i18n::text(lang, |w| w.custom_model)}</option>
-                {presets::MODELS.iter().map(|m| view! {
-                    <option value=m.id selected=move || text.with(|t| t == m.id)>{format!("{} ({})", m.name, m.published)}</option>
-                }).collect_view()}
-            </select>
-            <p class="hint" id="model-hint">{move || i18n::field(lang.get(), "model").hint}</p>
-        </div>
-    }
+    let select = el("select")
+        .child(
+            el("option")
+                .attr("value", "")
+                .bind_text(i18n::tr(lang, |w| w.custom_model)),
+        )
+        .children(presets::MODELS.iter().map(|m| {
+            el("option")
+                .attr("value", m.id)
+                .text(&format!("{} ({})", m.name, m.published))
+        }))
+        .bind_prop("value", rx(move || text.get().into()));
+    picker(
+        state,
+        "model",
+        select,
+        Box::new(move |id| {
+            state.load_with(|config| {
+                config.model = presets::model(&id);
+                if let Some(preset) = config.model {
+                    config.transformer.arch = preset.arch;
+                }
+            });
+            text.set(id);
+        }),
+    )
 }
 
 /// A pasted config.json replaces the architecture; text that is not a usable
 /// config is explained and the previous architecture stays.
-#[component]
-fn ConfigImport(state: State) -> impl IntoView {
+fn config_import(state: State) -> El {
     let lang = state.lang;
     let outcome: RwSignal<Option<Result<(), ImportError>>> = RwSignal::new(None);
     let import = move |text: String| {
@@ -248,26 +303,60 @@ fn ConfigImport(state: State) -> impl IntoView {
             Err(error) => outcome.set(Some(Err(error))),
         }
     };
-    view! {
-        <details class="more">
-            <summary>{i18n::text(lang, |w| w.paste_config)}</summary>
-            <div class="field">
-                <textarea name="config_json" rows="6" spellcheck="false" aria-describedby="config-json-hint"
-                    aria-label=i18n::text(lang, |w| w.paste_config)
-                    on:input=move |ev| import(event_target_value(&ev))
-                ></textarea>
-                <p class="hint" id="config-json-hint">{i18n::text(lang, |w| w.paste_hint)}</p>
-                {move || outcome.get().map(|result| match result {
-                    Ok(()) => view! {
-                        <p class="ok" role="status" data-testid="config-import">{i18n::words(lang.get()).config_loaded}</p>
-                    }.into_any(),
-                    Err(error) => view! {
-                        <p class="error" role="alert" data-testid="config-import-error">{import_message(lang.get(), &error)}</p>
-                    }.into_any(),
-                })}
-            </div>
-        </details>
-    }
+    el("details")
+        .class("more")
+        .child(el("summary").bind_text(i18n::tr(lang, |w| w.paste_config)))
+        .child(
+            el("div")
+                .class("field")
+                .child(
+                    el("textarea")
+                        .attr("name", "config_json")
+                        .attr("rows", "6")
+                        .attr("spellcheck", "false")
+                        .attr("aria-describedby", "config-json-hint")
+                        .bind_attr(
+                            "aria-label",
+                            rx(move || Some(i18n::words(lang.get()).paste_config.to_owned())),
+                        )
+                        .on("input", Box::new(move |ev| import(event_value(&ev)))),
+                )
+                .child(
+                    el("p")
+                        .class("hint")
+                        .attr("id", "config-json-hint")
+                        .bind_text(i18n::tr(lang, |w| w.paste_hint)),
+                )
+                .switch(
+                    rx(move || {
+                        outcome.with(|o| match o {
+                            None => 0,
+                            Some(Ok(())) => 1,
+                            Some(Err(_)) => 2,
+                        })
+                    }),
+                    Box::new(move |shown| match shown {
+                        1 => vec![
+                            el("p")
+                                .class("ok")
+                                .attr("role", "status")
+                                .attr("data-testid", "config-import")
+                                .bind_text(i18n::tr(lang, |w| w.config_loaded)),
+                        ],
+                        2 => vec![
+                            el("p")
+                                .class("error")
+                                .attr("role", "alert")
+                                .attr("data-testid", "config-import-error")
+                                .bind_text(rx(move || match outcome.get() {
+                                    Some(Err(error)) => import_message(lang.get(), &error),
+                                    _ => String::new(),
+                                })),
+                        ],
+                        _ => Vec::new(),
+                    }),
+                ),
+        )
 }
 
 fn import_message(lang: Lang, error: &ImportError) -> String {
@@ -318,68 +407,95 @@ fn import_message(lang: Lang, error: &ImportError) -> String {
 }
 
 /// The device, the overhead and the safety margin: shared by every form.
-#[component]
-pub fn DevicePanel(state: State) -> impl IntoView {
+fn device_panel(state: State) -> Vec<El> {
     let device = state.text("gpu");
     let lang = state.lang;
-    view! {
-        <div class="field">
-            <label for="gpu">{move || i18n::field(lang.get(), "gpu").label}</label>
-            <select id="gpu" name="gpu" aria-describedby="gpu-hint"
-                prop:value=move || device.get()
-                on:change=move |ev| device.set(event_target_value(&ev))
-            >
-                <option value="" selected=move || device.with(String::is_empty)>{i18n::text(lang, |w| w.no_device)}</option>
-                {presets::DEVICES.iter().map(|d| view! {
-                    <option value=d.id selected=move || device.with(|t| t == d.id)>{d.name}</option>
-                }).collect_view()}
-                <option value=CUSTOM_DEVICE selected=move || device.with(|t| t == CUSTOM_DEVICE)>{i18n::text(lang, |w| w.custom_device)}</option>
-            </select>
-            <p class="hint" id="gpu-hint">{move || i18n::field(lang.get(), "gpu").hint}</p>
-        </div>
-        {move || device.with(|d| d == CUSTOM_DEVICE).then(|| view! {
-            <NumberField state=state name="gpu_gb" decimal=true />
-        })}
-        <NumberField state=state name="overhead_gb" decimal=true />
-        <NumberField state=state name="margin" decimal=true />
-        <NumberField state=state name="global_batch" />
-    }
+    let select = el("select")
+        .child(
+            el("option")
+                .attr("value", "")
+                .bind_text(i18n::tr(lang, |w| w.no_device)),
+        )
+        .children(
+            presets::DEVICES
+                .iter()
+                .map(|d| el("option").attr("value", d.id).text(d.name)),
+        )
+        .child(
+            el("option")
+                .attr("value", CUSTOM_DEVICE)
+                .bind_text(i18n::tr(lang, |w| w.custom_device)),
+        )
+        .bind_prop("value", rx(move || device.get().into()));
+    vec![
+        picker(state, "gpu", select, Box::new(move |id| device.set(id))),
+        number_field(state, "gpu_gb", true).bind_attr(
+            "hidden",
+            rx(move || device.with(|d| d != CUSTOM_DEVICE).then(String::new)),
+        ),
+        number_field(state, "overhead_gb", true),
+        number_field(state, "margin", true),
+        number_field(state, "global_batch", false),
+    ]
 }
 
 /// The form switch: one tab per form, with when to use it.
-#[component]
-pub fn FormTabs(state: State) -> impl IntoView {
+pub fn form_tabs(state: State) -> El {
     let lang = state.lang;
-    view! {
-        <nav class="tabs" aria-label=i18n::text(lang, |w| w.forms)>
-            {Form::ALL.iter().enumerate().map(|(i, &form)| view! {
-                <button type="button" class="tab"
-                    data-testid=format!("form-{}", form.name())
-                    aria-pressed=move || (state.form.get() == form).to_string()
-                    on:click=move |_| state.form.set(form)
-                >
-                    <span class="tab-title">{move || i18n::words(lang.get()).tabs[i].0}</span>
-                    <span class="tab-desc">{move || i18n::words(lang.get()).tabs[i].1}</span>
-                </button>
-            }).collect_view()}
-        </nav>
-    }
+    el("nav")
+        .class("tabs")
+        .bind_attr(
+            "aria-label",
+            rx(move || Some(i18n::words(lang.get()).forms.to_owned())),
+        )
+        .children(Form::ALL.iter().enumerate().map(|(i, &form)| {
+            el("button")
+                .attr("type", "button")
+                .class("tab")
+                .attr("data-testid", &format!("form-{}", form.name()))
+                .bind_attr(
+                    "aria-pressed",
+                    rx(move || Some((state.form.get() == form).to_string())),
+                )
+                .on("click", Box::new(move |_| state.form.set(form)))
+                .child(
+                    el("span")
+                        .class("tab-title")
+                        .bind_text(rx(move || i18n::words(lang.get()).tabs[i].0.to_owned())),
+                )
+                .child(
+                    el("span")
+                        .class("tab-desc")
+                        .bind_text(rx(move || i18n::words(lang.get()).tabs[i].1.to_owned())),
+                )
+        }))
 }
 
 /// The inputs of the current form, then the device panel.
-#[component]
-pub fn Inputs(state: State) -> impl IntoView {
-    view! {
-        <form class="form" on:submit=|ev| ev.prevent_default()>
-            {move || match state.form.get() {
-                Form::Activations => view! { <ActivationsForm state=state /> }.into_any(),
-                Form::Parameters => view! { <ParametersForm state=state /> }.into_any(),
-                Form::Transformer => view! { <TransformerForm state=state /> }.into_any(),
-            }}
-            <h3 class="group-title">{i18n::text(state.lang, |w| w.device_title)}</h3>
-            <DevicePanel state=state />
-        </form>
-    }
+pub fn inputs(state: State) -> El {
+    el("form")
+        .class("form")
+        .on("submit", Box::new(|ev| ev.prevent_default()))
+        .switch(
+            rx(move || {
+                let form = state.form.get();
+                Form::ALL
+                    .iter()
+                    .position(|&f| f == form)
+                    .unwrap_or_default() as u32
+            }),
+            Box::new(move |index| match Form::ALL.get(index as usize) {
+                Some(Form::Activations) => activations_form(state),
+                Some(Form::Parameters) => parameters_form(state),
+                _ => transformer_form(state),
+            }),
+        )
+        .child(
+            el("h3")
+                .class("group-title")
+                .bind_text(i18n::tr(state.lang, |w| w.device_title)),
+        )
+        .children(device_panel(state))
 }
 
 #[cfg(test)]

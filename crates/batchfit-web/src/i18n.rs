@@ -26,676 +26,923 @@ const fn f(label: &'static str, unit: &'static str, hint: &'static str) -> Field
 
 /// Words for the field whose URL parameter is `name`.
 pub fn field(lang: Lang, name: &str) -> FieldText {
-    match lang {
-        Lang::En => field_en(name),
-        Lang::Es => field_es(name),
-    }
+    let table = match lang {
+        Lang::En => FIELDS_EN,
+        Lang::Es => FIELDS_ES,
+    };
+    // A table rather than a `match`: it compiles to data, not comparisons.
+    table
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(f("", "", ""), |&(_, text)| text)
 }
 
-fn field_en(name: &str) -> FieldText {
-    match name {
-        "batch" => f(
+static FIELDS_EN: &[(&str, FieldText)] = &[
+    (
+        "batch",
+        f(
             "Batch size",
             "samples",
             "Micro-batch: samples per step on one GPU.",
         ),
-        "seq" => f(
+    ),
+    (
+        "seq",
+        f(
             "Sequence length",
             "tokens",
             "Tokens per sample (the prompt, for inference).",
         ),
-        "hidden" => f("Hidden size", "", "Model width, d_model."),
-        "layers" => f("Layers", "", "Transformer blocks."),
-        "precision" => f("Precision", "", "Bytes per stored value."),
-        "k" => f(
+    ),
+    ("hidden", f("Hidden size", "", "Model width, d_model.")),
+    ("layers", f("Layers", "", "Transformer blocks.")),
+    ("precision", f("Precision", "", "Bytes per stored value.")),
+    (
+        "k",
+        f(
             "Multiplier k",
             "×",
             "Hidden-sized values kept per token per layer; about 10.",
         ),
-        "ckpt" => f(
+    ),
+    (
+        "ckpt",
+        f(
             "Gradient checkpointing",
             "",
             "Keep about √layers layers' activations; recompute the rest.",
         ),
-        "params" => f("Parameters", "", "Count, e.g. 7B, 7000M, 125M or 1.3e9."),
-        "optimizer" => f("Optimizer", "", "Its state is kept for every parameter."),
-        "act_mb" => f(
+    ),
+    (
+        "params",
+        f("Parameters", "", "Count, e.g. 7B, 7000M, 125M or 1.3e9."),
+    ),
+    (
+        "optimizer",
+        f("Optimizer", "", "Its state is kept for every parameter."),
+    ),
+    (
+        "act_mb",
+        f(
             "Activations per sample",
             "MB",
             "Measured or estimated; MB = 10⁶ bytes.",
         ),
-        "model" => f(
+    ),
+    (
+        "model",
+        f(
             "Model preset",
             "",
             "Published configurations; edit any value below.",
         ),
-        "kind" => f(
+    ),
+    (
+        "kind",
+        f(
             "Architecture",
             "",
             "Decoder (GPT, Llama), encoder (BERT) or vision (ViT).",
         ),
-        "heads" => f("Attention heads", "", "Query heads per layer."),
-        "kv_heads" => f(
+    ),
+    ("heads", f("Attention heads", "", "Query heads per layer.")),
+    (
+        "kv_heads",
+        f(
             "Key/value heads",
             "",
             "Fewer than heads for GQA, 1 for MQA.",
         ),
-        "head_dim" => f("Head size", "", "0 = hidden ÷ heads."),
-        "ffn" => f("FFN size", "", "Inner size of the MLP."),
-        "mlp" => f("MLP type", "", "GELU uses two matrices, SwiGLU three."),
-        "norm" => f(
+    ),
+    ("head_dim", f("Head size", "", "0 = hidden ÷ heads.")),
+    ("ffn", f("FFN size", "", "Inner size of the MLP.")),
+    (
+        "mlp",
+        f("MLP type", "", "GELU uses two matrices, SwiGLU three."),
+    ),
+    (
+        "norm",
+        f(
             "Normalisation",
             "",
             "LayerNorm has a bias, RMSNorm does not.",
         ),
-        "vocab" => f("Vocabulary", "tokens", "Rows of the embedding matrix."),
-        "tied" => f(
+    ),
+    (
+        "vocab",
+        f("Vocabulary", "tokens", "Rows of the embedding matrix."),
+    ),
+    (
+        "tied",
+        f(
             "Tied embeddings",
             "",
             "The output layer reuses the input embedding.",
         ),
-        "bias" => f(
+    ),
+    (
+        "bias",
+        f(
             "Linear biases",
             "",
             "Biases in attention and MLP projections.",
         ),
-        "qkv_bias" => f(
+    ),
+    (
+        "qkv_bias",
+        f(
             "Q/K/V biases only",
             "",
             "As in Qwen2: biases on Q, K and V.",
         ),
-        "positions" => f(
+    ),
+    (
+        "positions",
+        f(
             "Learned positions",
             "",
             "Rows of a learned position embedding; 0 for RoPE.",
         ),
-        "token_types" => f("Token types", "", "Segment embeddings (BERT: 2)."),
-        "labels" => f(
+    ),
+    (
+        "token_types",
+        f("Token types", "", "Segment embeddings (BERT: 2)."),
+    ),
+    (
+        "labels",
+        f(
             "Classifier labels",
             "",
             "Outputs of a classification head; 0 for none.",
         ),
-        "dropout" => f(
+    ),
+    (
+        "dropout",
+        f(
             "Dropout",
             "",
             "Dropout masks are kept for the backward pass.",
         ),
-        "image" => f("Image size", "px", "Side of the square input image."),
-        "patch" => f(
+    ),
+    (
+        "image",
+        f("Image size", "px", "Side of the square input image."),
+    ),
+    (
+        "patch",
+        f(
             "Patch size",
             "px",
             "Side of one patch; tokens = (image ÷ patch)² + 1.",
         ),
-        "channels" => f("Channels", "", "Colour channels of the image."),
-        "recipe" => f(
+    ),
+    (
+        "channels",
+        f("Channels", "", "Colour channels of the image."),
+    ),
+    (
+        "recipe",
+        f(
             "Precision recipe",
             "",
             "Which copies of weights, gradients and states exist.",
         ),
-        "recompute" => f(
+    ),
+    (
+        "recompute",
+        f(
             "Activation recomputation",
             "",
             "Checkpointing: what is kept, what is recomputed.",
         ),
-        "attn" => f(
+    ),
+    (
+        "attn",
+        f(
             "Attention kernel",
             "",
             "FlashAttention / SDPA never stores the s×s scores.",
         ),
-        "mode" => f(
+    ),
+    (
+        "mode",
+        f(
             "Task",
             "",
             "Training keeps gradients and optimizer state; inference keeps a KV cache.",
         ),
-        "gen" => f(
+    ),
+    (
+        "gen",
+        f(
             "Generated tokens",
             "tokens",
             "New tokens per sample; the KV cache grows to prompt + these.",
         ),
-        "quant" => f(
+    ),
+    (
+        "quant",
+        f(
             "Weight quantization",
             "",
             "Inference weights in INT8 or INT4, with their scales.",
         ),
-        "gpus" => f(
+    ),
+    (
+        "gpus",
+        f(
             "GPUs (data parallel)",
             "",
             "ZeRO shards model states across these.",
         ),
-        "zero" => f(
+    ),
+    (
+        "zero",
+        f(
             "ZeRO stage",
             "",
             "0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP full shard).",
         ),
-        "tp" => f(
+    ),
+    (
+        "tp",
+        f(
             "Tensor parallel",
             "",
             "Splits each layer's weights and activations.",
         ),
-        "sp" => f(
+    ),
+    (
+        "sp",
+        f(
             "Sequence parallel",
             "",
             "With tensor parallel: split the remaining activations too.",
         ),
-        "foreach" => f(
+    ),
+    (
+        "foreach",
+        f(
             "Optimizer step buffers",
             "",
             "PyTorch's foreach AdamW allocates temporaries at the step.",
         ),
-        "framework" => f(
+    ),
+    (
+        "framework",
+        f(
             "Framework",
             "",
             "Sets the defaults its source code implies; change any field after.",
         ),
-        "step" => f(
+    ),
+    (
+        "step",
+        f(
             "Optimizer step",
             "",
             "Fused and in-backward steps need no parameter-sized temporaries.",
         ),
-        "loss" => f(
+    ),
+    (
+        "loss",
+        f(
             "Cross-entropy",
             "",
             "Chunked loss never holds every token's FP32 logits at once.",
         ),
-        "offload" => f(
+    ),
+    (
+        "offload",
+        f(
             "Optimizer state on CPU",
             "",
             "ZeRO-Offload: the optimizer state lives in CPU memory.",
         ),
-        "bucket_m" => f(
+    ),
+    (
+        "bucket_m",
+        f(
             "Communication buckets",
             "M elements",
             "DeepSpeed's gradient buckets; 0 for none.",
         ),
-        "prefetch" => f(
+    ),
+    (
+        "prefetch",
+        f(
             "All-gather prefetch",
             "layers",
             "Layers whose full parameters FSDP gathers ahead of use.",
         ),
-        "act_offload" => f(
+    ),
+    (
+        "act_offload",
+        f(
             "Activation offloading",
             "",
             "Saved activations wait in CPU memory until the backward pass.",
         ),
-        "logits" => f(
+    ),
+    (
+        "logits",
+        f(
             "Logits precision",
             "",
             "Bytes of each logit and its gradient in the loss.",
         ),
-        "gpu" => f("Device", "", "Capacity as the driver reports it."),
-        "gpu_gb" => f("Custom capacity", "GB", "GB = 10⁹ bytes."),
-        "overhead_gb" => f(
+    ),
+    ("gpu", f("Device", "", "Capacity as the driver reports it.")),
+    ("gpu_gb", f("Custom capacity", "GB", "GB = 10⁹ bytes.")),
+    (
+        "overhead_gb",
+        f(
             "Overhead",
             "GB",
             "CUDA context and framework buffers; 0.5–2 GB in practice.",
         ),
-        "margin" => f(
+    ),
+    (
+        "margin",
+        f(
             "Safety margin",
             "%",
             "Headroom for fragmentation; 15–20 % is common advice.",
         ),
-        "global_batch" => f(
+    ),
+    (
+        "global_batch",
+        f(
             "Target global batch",
             "samples",
             "For gradient accumulation; 0 for none.",
         ),
-        _ => f("", "", ""),
-    }
-}
+    ),
+];
 
-fn field_es(name: &str) -> FieldText {
-    match name {
-        "batch" => f(
+static FIELDS_ES: &[(&str, FieldText)] = &[
+    (
+        "batch",
+        f(
             "Tamaño de lote",
             "muestras",
             "Microlote: muestras por paso en una GPU.",
         ),
-        "seq" => f(
+    ),
+    (
+        "seq",
+        f(
             "Longitud de secuencia",
             "tokens",
             "Tokens por muestra (el prompt, en inferencia).",
         ),
-        "hidden" => f("Tamaño oculto", "", "Ancho del modelo, d_model."),
-        "layers" => f("Capas", "", "Bloques transformer."),
-        "precision" => f("Precisión", "", "Bytes por valor almacenado."),
-        "k" => f(
+    ),
+    (
+        "hidden",
+        f("Tamaño oculto", "", "Ancho del modelo, d_model."),
+    ),
+    ("layers", f("Capas", "", "Bloques transformer.")),
+    (
+        "precision",
+        f("Precisión", "", "Bytes por valor almacenado."),
+    ),
+    (
+        "k",
+        f(
             "Multiplicador k",
             "×",
             "Valores del tamaño oculto guardados por token y capa; unos 10.",
         ),
-        "ckpt" => f(
+    ),
+    (
+        "ckpt",
+        f(
             "Checkpointing de gradientes",
             "",
             "Guarda las activaciones de unas √capas capas; recalcula el resto.",
         ),
-        "params" => f(
+    ),
+    (
+        "params",
+        f(
             "Parámetros",
             "",
             "Cantidad, p. ej. 7B, 7000M, 125M o 1.3e9.",
         ),
-        "optimizer" => f(
+    ),
+    (
+        "optimizer",
+        f(
             "Optimizador",
             "",
             "Su estado se guarda para cada parámetro.",
         ),
-        "act_mb" => f(
+    ),
+    (
+        "act_mb",
+        f(
             "Activaciones por muestra",
             "MB",
             "Medidas o estimadas; MB = 10⁶ bytes.",
         ),
-        "model" => f(
+    ),
+    (
+        "model",
+        f(
             "Modelo predefinido",
             "",
             "Configuraciones publicadas; cambia cualquier valor abajo.",
         ),
-        "kind" => f(
+    ),
+    (
+        "kind",
+        f(
             "Arquitectura",
             "",
             "Decodificador (GPT, Llama), codificador (BERT) o visión (ViT).",
         ),
-        "heads" => f("Cabezas de atención", "", "Cabezas de consulta por capa."),
-        "kv_heads" => f(
+    ),
+    (
+        "heads",
+        f("Cabezas de atención", "", "Cabezas de consulta por capa."),
+    ),
+    (
+        "kv_heads",
+        f(
             "Cabezas clave/valor",
             "",
             "Menos que las cabezas con GQA, 1 con MQA.",
         ),
-        "head_dim" => f("Tamaño de cabeza", "", "0 = oculto ÷ cabezas."),
-        "ffn" => f("Tamaño FFN", "", "Tamaño interno del MLP."),
-        "mlp" => f("Tipo de MLP", "", "GELU usa dos matrices, SwiGLU tres."),
-        "norm" => f("Normalización", "", "LayerNorm tiene sesgo, RMSNorm no."),
-        "vocab" => f("Vocabulario", "tokens", "Filas de la matriz de embeddings."),
-        "tied" => f(
+    ),
+    (
+        "head_dim",
+        f("Tamaño de cabeza", "", "0 = oculto ÷ cabezas."),
+    ),
+    ("ffn", f("Tamaño FFN", "", "Tamaño interno del MLP.")),
+    (
+        "mlp",
+        f("Tipo de MLP", "", "GELU usa dos matrices, SwiGLU tres."),
+    ),
+    (
+        "norm",
+        f("Normalización", "", "LayerNorm tiene sesgo, RMSNorm no."),
+    ),
+    (
+        "vocab",
+        f("Vocabulario", "tokens", "Filas de la matriz de embeddings."),
+    ),
+    (
+        "tied",
+        f(
             "Embeddings compartidos",
             "",
             "La capa de salida reutiliza el embedding de entrada.",
         ),
-        "bias" => f(
+    ),
+    (
+        "bias",
+        f(
             "Sesgos lineales",
             "",
             "Sesgos en las proyecciones de atención y MLP.",
         ),
-        "qkv_bias" => f(
+    ),
+    (
+        "qkv_bias",
+        f(
             "Solo sesgos Q/K/V",
             "",
             "Como en Qwen2: sesgos en Q, K y V.",
         ),
-        "positions" => f(
+    ),
+    (
+        "positions",
+        f(
             "Posiciones aprendidas",
             "",
             "Filas de un embedding de posición aprendido; 0 con RoPE.",
         ),
-        "token_types" => f("Tipos de token", "", "Embeddings de segmento (BERT: 2)."),
-        "labels" => f(
+    ),
+    (
+        "token_types",
+        f("Tipos de token", "", "Embeddings de segmento (BERT: 2)."),
+    ),
+    (
+        "labels",
+        f(
             "Etiquetas del clasificador",
             "",
             "Salidas de una cabeza de clasificación; 0 si no hay.",
         ),
-        "dropout" => f(
+    ),
+    (
+        "dropout",
+        f(
             "Dropout",
             "",
             "Las máscaras de dropout se guardan para el paso hacia atrás.",
         ),
-        "image" => f(
+    ),
+    (
+        "image",
+        f(
             "Tamaño de imagen",
             "px",
             "Lado de la imagen cuadrada de entrada.",
         ),
-        "patch" => f(
+    ),
+    (
+        "patch",
+        f(
             "Tamaño de parche",
             "px",
             "Lado de un parche; tokens = (imagen ÷ parche)² + 1.",
         ),
-        "channels" => f("Canales", "", "Canales de color de la imagen."),
-        "recipe" => f(
+    ),
+    (
+        "channels",
+        f("Canales", "", "Canales de color de la imagen."),
+    ),
+    (
+        "recipe",
+        f(
             "Receta de precisión",
             "",
             "Qué copias de pesos, gradientes y estados existen.",
         ),
-        "recompute" => f(
+    ),
+    (
+        "recompute",
+        f(
             "Recálculo de activaciones",
             "",
             "Checkpointing: qué se guarda y qué se recalcula.",
         ),
-        "attn" => f(
+    ),
+    (
+        "attn",
+        f(
             "Kernel de atención",
             "",
             "FlashAttention / SDPA nunca guarda las puntuaciones s×s.",
         ),
-        "mode" => f(
+    ),
+    (
+        "mode",
+        f(
             "Tarea",
             "",
             "Entrenar guarda gradientes y estado del optimizador; la inferencia, una caché KV.",
         ),
-        "gen" => f(
+    ),
+    (
+        "gen",
+        f(
             "Tokens generados",
             "tokens",
             "Tokens nuevos por muestra; la caché KV crece hasta prompt + estos.",
         ),
-        "quant" => f(
+    ),
+    (
+        "quant",
+        f(
             "Cuantización de pesos",
             "",
             "Pesos de inferencia en INT8 o INT4, con sus escalas.",
         ),
-        "gpus" => f(
+    ),
+    (
+        "gpus",
+        f(
             "GPUs (paralelismo de datos)",
             "",
             "ZeRO reparte los estados del modelo entre ellas.",
         ),
-        "zero" => f(
+    ),
+    (
+        "zero",
+        f(
             "Etapa ZeRO",
             "",
             "0 nada, 1 optimizador, 2 + gradientes, 3 + pesos (FSDP full shard).",
         ),
-        "tp" => f(
+    ),
+    (
+        "tp",
+        f(
             "Paralelismo de tensores",
             "",
             "Divide los pesos y activaciones de cada capa.",
         ),
-        "sp" => f(
+    ),
+    (
+        "sp",
+        f(
             "Paralelismo de secuencia",
             "",
             "Con paralelismo de tensores: divide también el resto de activaciones.",
         ),
-        "foreach" => f(
+    ),
+    (
+        "foreach",
+        f(
             "Búferes del paso del optimizador",
             "",
             "El AdamW foreach de PyTorch reserva temporales en el paso.",
         ),
-        "framework" => f(
+    ),
+    (
+        "framework",
+        f(
             "Framework",
             "",
             "Fija los valores por defecto que implica su código; cambia cualquier campo después.",
         ),
-        "step" => f(
+    ),
+    (
+        "step",
+        f(
             "Paso del optimizador",
             "",
             "Los pasos fusionados o dentro del backward no necesitan temporales del tamaño de los parámetros.",
         ),
-        "loss" => f(
+    ),
+    (
+        "loss",
+        f(
             "Entropía cruzada",
             "",
             "La pérdida por trozos nunca guarda a la vez los logits FP32 de todos los tokens.",
         ),
-        "offload" => f(
+    ),
+    (
+        "offload",
+        f(
             "Estado del optimizador en CPU",
             "",
             "ZeRO-Offload: el estado del optimizador vive en la memoria de la CPU.",
         ),
-        "bucket_m" => f(
+    ),
+    (
+        "bucket_m",
+        f(
             "Búferes de comunicación",
             "M elementos",
             "Los buckets de gradientes de DeepSpeed; 0 si no hay.",
         ),
-        "prefetch" => f(
+    ),
+    (
+        "prefetch",
+        f(
             "Prefetch del all-gather",
             "capas",
             "Capas cuyos parámetros completos FSDP reúne antes de usarlos.",
         ),
-        "act_offload" => f(
+    ),
+    (
+        "act_offload",
+        f(
             "Descarga de activaciones",
             "",
             "Las activaciones guardadas esperan en la memoria de la CPU hasta el paso hacia atrás.",
         ),
-        "logits" => f(
+    ),
+    (
+        "logits",
+        f(
             "Precisión de los logits",
             "",
             "Bytes de cada logit y de su gradiente en la pérdida.",
         ),
-        "gpu" => f(
+    ),
+    (
+        "gpu",
+        f(
             "Dispositivo",
             "",
             "Capacidad tal como la informa el driver.",
         ),
-        "gpu_gb" => f("Capacidad personalizada", "GB", "GB = 10⁹ bytes."),
-        "overhead_gb" => f(
+    ),
+    (
+        "gpu_gb",
+        f("Capacidad personalizada", "GB", "GB = 10⁹ bytes."),
+    ),
+    (
+        "overhead_gb",
+        f(
             "Sobrecarga",
             "GB",
             "Contexto CUDA y búferes del framework; 0.5–2 GB en la práctica.",
         ),
-        "margin" => f(
+    ),
+    (
+        "margin",
+        f(
             "Margen de seguridad",
             "%",
             "Holgura para la fragmentación; se suele aconsejar 15–20 %.",
         ),
-        "global_batch" => f(
+    ),
+    (
+        "global_batch",
+        f(
             "Lote global objetivo",
             "muestras",
             "Para acumulación de gradientes; 0 si no hay.",
         ),
-        _ => f("", "", ""),
-    }
-}
+    ),
+];
 
 /// The label of option `value` of the select field `name`.
 pub fn option(lang: Lang, name: &str, value: &str) -> String {
     let es = lang == Lang::Es;
-    let text = match (name, value) {
-        ("precision", "fp32") => "FP32 (4 bytes)",
-        ("precision", "fp16") => "FP16 (2 bytes)",
-        ("precision", "bf16") => "BF16 (2 bytes)",
-        ("precision", "int8") => "INT8 (1 byte)",
-        ("optimizer", "adamw") => "AdamW",
-        ("optimizer", "adam8bit") => {
-            if es {
-                "Adam de 8 bits"
-            } else {
-                "Adam 8-bit"
-            }
-        }
-        ("optimizer", "adafactor") => "Adafactor",
-        ("optimizer", "sgd_momentum") => {
-            if es {
-                "SGD con momento"
-            } else {
-                "SGD with momentum"
-            }
-        }
-        ("optimizer", "sgd") => {
-            if es {
-                "SGD simple"
-            } else {
-                "Plain SGD"
-            }
-        }
-        ("optimizer", "none") => {
-            if es {
-                "Ninguno (solo inferencia)"
-            } else {
-                "None (inference only)"
-            }
-        }
-        ("kind", "decoder") => {
-            if es {
-                "Decodificador"
-            } else {
-                "Decoder-only"
-            }
-        }
-        ("kind", "encoder") => {
-            if es {
-                "Codificador"
-            } else {
-                "Encoder-only"
-            }
-        }
-        ("kind", "vision") => {
-            if es {
-                "Transformer de visión"
-            } else {
-                "Vision transformer"
-            }
-        }
-        ("mlp", "gelu") => "GELU (2)",
-        ("mlp", "swiglu") => "SwiGLU (3)",
-        ("norm", "layernorm") => "LayerNorm",
-        ("norm", "rmsnorm") => "RMSNorm",
-        ("recipe", "fp32") => {
-            if es {
-                "FP32 en todo"
-            } else {
-                "FP32 throughout"
-            }
-        }
-        ("recipe", "amp") => {
-            if es {
-                "Mixta BF16 con maestro FP32 (AMP)"
-            } else {
-                "Mixed BF16, FP32 master (AMP)"
-            }
-        }
-        ("recipe", "amp16") => {
-            if es {
-                "Mixta FP16 con maestro FP32 (AMP)"
-            } else {
-                "Mixed FP16, FP32 master (AMP)"
-            }
-        }
-        ("recipe", "mixed") => {
-            if es {
-                "Pesos de 2 bytes, gradientes y estados FP32"
-            } else {
-                "2-byte weights, FP32 grads and states"
-            }
-        }
-        ("recipe", "bf16") => {
-            if es {
-                "BF16 puro"
-            } else {
-                "Pure BF16"
-            }
-        }
-        ("recipe", "fsdp") => {
-            if es {
-                "FP32 fragmentado, cálculo en BF16 (FSDP2)"
-            } else {
-                "Sharded FP32, BF16 compute (FSDP2)"
-            }
-        }
-        ("recompute", "none") => {
-            if es {
-                "Ninguno"
-            } else {
-                "None"
-            }
-        }
-        ("recompute", "selective") => {
-            if es {
-                "Selectivo (núcleo de atención)"
-            } else {
-                "Selective (attention core)"
-            }
-        }
-        ("recompute", "full") => {
-            if es {
-                "Completo (solo la entrada de cada capa)"
-            } else {
-                "Full (each layer's input only)"
-            }
-        }
-        ("attn", "eager") => {
-            if es {
-                "Clásica (guarda las puntuaciones)"
-            } else {
-                "Eager (stores the scores)"
-            }
-        }
-        ("attn", "flash") => "FlashAttention / SDPA",
-        ("mode", "train") => {
-            if es {
-                "Entrenamiento"
-            } else {
-                "Training"
-            }
-        }
-        ("mode", "inference") => {
-            if es {
-                "Inferencia (generación)"
-            } else {
-                "Inference (generation)"
-            }
-        }
-        ("quant", "none") => {
-            if es {
-                "Sin cuantizar"
-            } else {
-                "Not quantized"
-            }
-        }
-        ("quant", "int8") => "INT8",
-        ("quant", "int4") => {
-            if es {
-                "INT4 (grupos de 128)"
-            } else {
-                "INT4 (groups of 128)"
-            }
-        }
-        ("framework", "custom") => {
-            if es {
-                "Ninguno (valores de batchfit)"
-            } else {
-                "None (batchfit's defaults)"
-            }
-        }
-        ("framework", "pytorch") => {
-            if es {
-                "PyTorch con AMP"
-            } else {
-                "PyTorch with AMP"
-            }
-        }
-        ("framework", "hf_trainer") => "Hugging Face Trainer",
-        ("framework", "megatron") => "Megatron-LM",
-        ("framework", "deepspeed") => "DeepSpeed ZeRO",
-        ("framework", "torchtune") => "torchtune",
-        ("framework", "lightning_32") => "Lightning 32",
-        ("framework", "lightning_16_mixed") => "Lightning 16-mixed",
-        ("framework", "lightning_bf16_mixed") => "Lightning bf16-mixed",
-        ("framework", "lightning_bf16_true") => "Lightning bf16-true",
-        ("framework", "hf_generate") => "Hugging Face generate()",
-        ("framework", "fsdp2") => "PyTorch FSDP2 / torchtitan",
-        ("logits", "fp32") => "FP32",
-        ("logits", "bf16") => "BF16",
-        ("step", "fused") => {
-            if es {
-                "Fusionado"
-            } else {
-                "Fused"
-            }
-        }
-        ("step", "foreach") => "foreach",
-        ("step", "forloop") => {
-            if es {
-                "Bucle por parámetro"
-            } else {
-                "Per-parameter loop"
-            }
-        }
-        ("step", "in_backward") => {
-            if es {
-                "Dentro del backward"
-            } else {
-                "In the backward pass"
-            }
-        }
-        ("loss", "full") => {
-            if es {
-                "Completa (logits FP32)"
-            } else {
-                "Full (FP32 logits)"
-            }
-        }
-        ("loss", "chunked") => {
-            if es {
-                "Por trozos"
-            } else {
-                "Chunked"
-            }
-        }
-        ("zero", stage) => return format!("{} {stage}", if es { "Etapa" } else { "Stage" }),
-        _ => value,
-    };
-    text.to_owned()
+    if name == "zero" {
+        return format!("{} {value}", if es { "Etapa" } else { "Stage" });
+    }
+    // A table rather than a `match`: it compiles to data, not comparisons.
+    OPTIONS
+        .iter()
+        .find(|&&(n, v, ..)| n == name && v == value)
+        .map_or(value, |&(_, _, en, spanish)| if es { spanish } else { en })
+        .to_owned()
 }
+
+/// Option labels: select name, URL spelling, English, Spanish.
+static OPTIONS: &[(&str, &str, &str, &str)] = &[
+    ("precision", "fp32", "FP32 (4 bytes)", "FP32 (4 bytes)"),
+    ("precision", "fp16", "FP16 (2 bytes)", "FP16 (2 bytes)"),
+    ("precision", "bf16", "BF16 (2 bytes)", "BF16 (2 bytes)"),
+    ("precision", "int8", "INT8 (1 byte)", "INT8 (1 byte)"),
+    ("optimizer", "adamw", "AdamW", "AdamW"),
+    ("optimizer", "adam8bit", "Adam 8-bit", "Adam de 8 bits"),
+    ("optimizer", "adafactor", "Adafactor", "Adafactor"),
+    (
+        "optimizer",
+        "sgd_momentum",
+        "SGD with momentum",
+        "SGD con momento",
+    ),
+    ("optimizer", "sgd", "Plain SGD", "SGD simple"),
+    (
+        "optimizer",
+        "none",
+        "None (inference only)",
+        "Ninguno (solo inferencia)",
+    ),
+    ("kind", "decoder", "Decoder-only", "Decodificador"),
+    ("kind", "encoder", "Encoder-only", "Codificador"),
+    (
+        "kind",
+        "vision",
+        "Vision transformer",
+        "Transformer de visión",
+    ),
+    ("mlp", "gelu", "GELU (2)", "GELU (2)"),
+    ("mlp", "swiglu", "SwiGLU (3)", "SwiGLU (3)"),
+    ("norm", "layernorm", "LayerNorm", "LayerNorm"),
+    ("norm", "rmsnorm", "RMSNorm", "RMSNorm"),
+    ("recipe", "fp32", "FP32 throughout", "FP32 en todo"),
+    (
+        "recipe",
+        "amp",
+        "Mixed BF16, FP32 master (AMP)",
+        "Mixta BF16 con maestro FP32 (AMP)",
+    ),
+    (
+        "recipe",
+        "amp16",
+        "Mixed FP16, FP32 master (AMP)",
+        "Mixta FP16 con maestro FP32 (AMP)",
+    ),
+    (
+        "recipe",
+        "mixed",
+        "2-byte weights, FP32 grads and states",
+        "Pesos de 2 bytes, gradientes y estados FP32",
+    ),
+    ("recipe", "bf16", "Pure BF16", "BF16 puro"),
+    (
+        "recipe",
+        "fsdp",
+        "Sharded FP32, BF16 compute (FSDP2)",
+        "FP32 fragmentado, cálculo en BF16 (FSDP2)",
+    ),
+    ("recompute", "none", "None", "Ninguno"),
+    (
+        "recompute",
+        "selective",
+        "Selective (attention core)",
+        "Selectivo (núcleo de atención)",
+    ),
+    (
+        "recompute",
+        "full",
+        "Full (each layer's input only)",
+        "Completo (solo la entrada de cada capa)",
+    ),
+    (
+        "attn",
+        "eager",
+        "Eager (stores the scores)",
+        "Clásica (guarda las puntuaciones)",
+    ),
+    (
+        "attn",
+        "flash",
+        "FlashAttention / SDPA",
+        "FlashAttention / SDPA",
+    ),
+    ("mode", "train", "Training", "Entrenamiento"),
+    (
+        "mode",
+        "inference",
+        "Inference (generation)",
+        "Inferencia (generación)",
+    ),
+    ("quant", "none", "Not quantized", "Sin cuantizar"),
+    ("quant", "int8", "INT8", "INT8"),
+    (
+        "quant",
+        "int4",
+        "INT4 (groups of 128)",
+        "INT4 (grupos de 128)",
+    ),
+    (
+        "framework",
+        "custom",
+        "None (batchfit's defaults)",
+        "Ninguno (valores de batchfit)",
+    ),
+    (
+        "framework",
+        "pytorch",
+        "PyTorch with AMP",
+        "PyTorch con AMP",
+    ),
+    (
+        "framework",
+        "hf_trainer",
+        "Hugging Face Trainer",
+        "Hugging Face Trainer",
+    ),
+    ("framework", "megatron", "Megatron-LM", "Megatron-LM"),
+    ("framework", "deepspeed", "DeepSpeed ZeRO", "DeepSpeed ZeRO"),
+    ("framework", "torchtune", "torchtune", "torchtune"),
+    ("framework", "lightning_32", "Lightning 32", "Lightning 32"),
+    (
+        "framework",
+        "lightning_16_mixed",
+        "Lightning 16-mixed",
+        "Lightning 16-mixed",
+    ),
+    (
+        "framework",
+        "lightning_bf16_mixed",
+        "Lightning bf16-mixed",
+        "Lightning bf16-mixed",
+    ),
+    (
+        "framework",
+        "lightning_bf16_true",
+        "Lightning bf16-true",
+        "Lightning bf16-true",
+    ),
+    (
+        "framework",
+        "hf_generate",
+        "Hugging Face generate()",
+        "Hugging Face generate()",
+    ),
+    (
+        "framework",
+        "fsdp2",
+        "PyTorch FSDP2 / torchtitan",
+        "PyTorch FSDP2 / torchtitan",
+    ),
+    ("logits", "fp32", "FP32", "FP32"),
+    ("logits", "bf16", "BF16", "BF16"),
+    ("step", "fused", "Fused", "Fusionado"),
+    ("step", "foreach", "foreach", "foreach"),
+    (
+        "step",
+        "forloop",
+        "Per-parameter loop",
+        "Bucle por parámetro",
+    ),
+    (
+        "step",
+        "in_backward",
+        "In the backward pass",
+        "Dentro del backward",
+    ),
+    (
+        "loss",
+        "full",
+        "Full (FP32 logits)",
+        "Completa (logits FP32)",
+    ),
+    ("loss", "chunked", "Chunked", "Por trozos"),
+];
 
 /// A size's exact bytes, for its tooltip: "85,899,345,920 bytes".
 pub fn exact_bytes(lang: Lang, bytes: u128) -> String {
@@ -860,16 +1107,11 @@ pub struct Words {
     pub faq_title: &'static str,
 }
 
-/// A translated text that follows the page's language: `text(lang, |w| w.inputs_title)`.
-/// Every such label on the page is a closure of this one type, so the view code
-/// that renders a reactive text is compiled once rather than once per label
-/// (a closure written at each call site is a type of its own, and Leptos
-/// compiles its rendering for each; see docs/performance-log.md).
-pub fn text(
-    lang: RwSignal<Lang>,
-    pick: fn(&Words) -> &'static str,
-) -> impl Fn() -> &'static str + Copy + Send + Sync + 'static {
-    move || pick(words(lang.get()))
+/// A translated text that follows the page's language: `tr(lang, |w| w.copy_link)`.
+/// Every label on the page is this one closure type, a field picked by a
+/// function pointer, so its binding is compiled once.
+pub fn tr(lang: RwSignal<Lang>, pick: fn(&Words) -> &'static str) -> crate::dom::Rx<String> {
+    Box::new(move || pick(words(lang.get())).to_owned())
 }
 
 pub fn words(lang: Lang) -> &'static Words {

@@ -16,6 +16,7 @@ use wasm_bindgen::prelude::Closure;
 
 mod charts;
 pub mod crash;
+mod dom;
 mod faq;
 mod fields;
 mod forms;
@@ -26,6 +27,7 @@ mod share;
 mod state;
 mod sweep;
 
+use dom::{El, el, rx};
 use state::State;
 
 /// The name of the `performance.mark` set once the first estimate is in the DOM.
@@ -60,9 +62,10 @@ pub(crate) fn dark_theme() -> ReadSignal<bool> {
     dark
 }
 
-/// The whole page.
-#[component]
-pub fn App() -> impl IntoView {
+/// Builds the whole page into `parent` and keeps it current. Call it inside a
+/// reactive owner (`leptos::mount::mount_to` makes one): the page's bindings
+/// live as long as that owner.
+pub fn app(parent: &web_sys::Element) {
     let opened = query::parse(&location::current_query());
     let lang = opened.config.lang.unwrap_or_else(browser_lang);
     let state = State::new(&opened.config, lang);
@@ -70,117 +73,190 @@ pub fn App() -> impl IntoView {
 
     // The outside world: rewrite the address bar as the user types, without a
     // history entry per keystroke; keep <html lang> right for screen readers.
-    Effect::new(move |_| location::replace_query(query::to_query(&state.config.get())));
+    dom::watch(
+        rx(move || query::to_query(&state.config.get())),
+        Box::new(|query| location::replace_query(query.clone())),
+    );
     location::write_when_leaving();
-    Effect::new(move |_| {
-        if let Some(root) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.document_element())
-        {
-            let _ = root.set_attribute("lang", state.lang.get().name());
-        }
-    });
+    dom::watch(
+        rx(move || state.lang.get()),
+        Box::new(|lang| {
+            if let Some(root) = dom::document().document_element() {
+                let _ = root.set_attribute("lang", lang.name());
+            }
+        }),
+    );
     if embed {
         report_height_to_host();
     }
 
-    view! {
-        {(!embed).then(|| view! { <TopBar state=state /> })}
-        <UrlNotice problems=opened.problems lang=state.lang />
-        <div class="page" class:embed=embed>
-            <forms::FormTabs state=state />
-            <main class="layout">
-                <section class="inputs" aria-labelledby="inputs-title">
-                    <h2 id="inputs-title">{i18n::text(state.lang, |w| w.inputs_title)}</h2>
-                    <forms::Inputs state=state />
-                </section>
-                <section class="results" aria-labelledby="results-title" aria-live="polite">
-                    <h2 id="results-title">{i18n::text(state.lang, |w| w.results_title)}</h2>
-                    <results::Results state=state />
-                    {embed.then(|| view! {
-                        <p class="open-full">
-                            <a href=move || location::url_for(&state.config.get(), false) target="_blank" rel="noopener noreferrer">
-                                {i18n::text(state.lang, |w| w.open_full)}
-                            </a>
-                        </p>
-                    })}
-                </section>
-            </main>
-            {(!embed).then(|| view! {
-                <sweep::Sweep state=state />
-                <share::Share state=state />
-                <faq::HowItWorks state=state />
-                <footer class="disclaimer"><p>{i18n::text(state.lang, |w| w.disclaimer)}</p></footer>
-            })}
-        </div>
+    let tr = |pick| i18n::tr(state.lang, pick);
+    let results = el("section")
+        .class("results")
+        .attr("aria-labelledby", "results-title")
+        .attr("aria-live", "polite")
+        .child(
+            el("h2")
+                .attr("id", "results-title")
+                .bind_text(tr(|w| w.results_title)),
+        )
+        .child(results::results(state));
+    let results = if embed {
+        results.child(
+            el("p").class("open-full").child(
+                el("a")
+                    .bind_attr(
+                        "href",
+                        rx(move || Some(location::url_for(&state.config.get(), false))),
+                    )
+                    .attr("target", "_blank")
+                    .attr("rel", "noopener noreferrer")
+                    .bind_text(tr(|w| w.open_full)),
+            ),
+        )
+    } else {
+        results
+    };
+    let page = el("div")
+        .class(if embed { "page embed" } else { "page" })
+        .child(forms::form_tabs(state))
+        .child(
+            el("main")
+                .class("layout")
+                .child(
+                    el("section")
+                        .class("inputs")
+                        .attr("aria-labelledby", "inputs-title")
+                        .child(
+                            el("h2")
+                                .attr("id", "inputs-title")
+                                .bind_text(tr(|w| w.inputs_title)),
+                        )
+                        .child(forms::inputs(state)),
+                )
+                .child(results),
+        );
+    let page = if embed {
+        page
+    } else {
+        page.child(sweep::sweep(state))
+            .child(share::share(state))
+            .child(faq::how_it_works(state))
+            .child(
+                el("footer")
+                    .class("disclaimer")
+                    .child(el("p").bind_text(tr(|w| w.disclaimer))),
+            )
+    };
+    if !embed {
+        let _ = parent.append_child(&top_bar(state).0);
     }
+    if let Some(notice) = url_notice(opened.problems, state.lang) {
+        let _ = parent.append_child(&notice.0);
+    }
+    let _ = parent.append_child(&page.0);
 }
 
-#[component]
-fn TopBar(state: State) -> impl IntoView {
+fn top_bar(state: State) -> El {
     let lang = state.lang;
     let units = state.text("units");
     let switch_lang = move |to: Lang| {
         lang.set(to);
         state.text("lang").set(to.name().to_owned());
     };
-    view! {
-        <header class="top-bar">
-            <div class="brand">
-                <h1>"batchfit"</h1>
-                <p class="promise">{i18n::text(lang, |w| w.promise)}</p>
-            </div>
-            <div class="switches">
-                <div class="lang-switch" role="group" aria-label=i18n::text(lang, |w| w.language)>
-                    {[Lang::En, Lang::Es].map(|option| view! {
-                        <button type="button" data-testid=format!("lang-{}", option.name())
-                            aria-pressed=move || (lang.get() == option).to_string()
-                            on:click=move |_| switch_lang(option)
-                        >{option.name().to_ascii_uppercase()}</button>
-                    })}
-                </div>
-                <label class="units-switch">
-                    <span>{i18n::text(lang, |w| w.units)}</span>
-                    <select name="units" prop:value=move || units.get()
-                        on:change=move |ev| units.set(event_target_value(&ev))
-                    >
-                        <option value=Units::Decimal.name() selected=move || units.with(|u| u == "gb")>{i18n::text(lang, |w| w.units_gb)}</option>
-                        <option value=Units::Binary.name() selected=move || units.with(|u| u == "gib")>{i18n::text(lang, |w| w.units_gib)}</option>
-                    </select>
-                </label>
-            </div>
-        </header>
-    }
+    el("header")
+        .class("top-bar")
+        .child(
+            el("div")
+                .class("brand")
+                .child(el("h1").text("batchfit"))
+                .child(
+                    el("p")
+                        .class("promise")
+                        .bind_text(i18n::tr(lang, |w| w.promise)),
+                ),
+        )
+        .child(
+            el("div")
+                .class("switches")
+                .child(
+                    el("div")
+                        .class("lang-switch")
+                        .attr("role", "group")
+                        .bind_attr(
+                            "aria-label",
+                            rx(move || Some(i18n::words(lang.get()).language.to_owned())),
+                        )
+                        .children([Lang::En, Lang::Es].map(|option| {
+                            el("button")
+                                .attr("type", "button")
+                                .attr("data-testid", &format!("lang-{}", option.name()))
+                                .bind_attr(
+                                    "aria-pressed",
+                                    rx(move || Some((lang.get() == option).to_string())),
+                                )
+                                .on("click", Box::new(move |_| switch_lang(option)))
+                                .text(&option.name().to_ascii_uppercase())
+                        })),
+                )
+                .child(
+                    el("label")
+                        .class("units-switch")
+                        .child(el("span").bind_text(i18n::tr(lang, |w| w.units)))
+                        .child(
+                            fields::select(
+                                units,
+                                Units::NAMES,
+                                Box::new(move |value| {
+                                    let pick: fn(&i18n::Words) -> &'static str =
+                                        if value == Units::Binary.name() {
+                                            |w| w.units_gib
+                                        } else {
+                                            |w| w.units_gb
+                                        };
+                                    i18n::tr(lang, pick)
+                                }),
+                            )
+                            .attr("name", "units")
+                            .on(
+                                "change",
+                                Box::new(move |ev| units.set(fields::event_value(&ev))),
+                            ),
+                        ),
+                ),
+        )
 }
 
 /// What was wrong with the URL the page was opened with, parameter by parameter.
 /// Values are never echoed (they may be huge or hostile); names are cut at 40
 /// characters and shown as text.
-#[component]
-fn UrlNotice(problems: Vec<ParamError>, lang: RwSignal<Lang>) -> impl IntoView {
-    (!problems.is_empty()).then(|| {
-        let names: Vec<String> = problems.iter().map(|p| p.name.clone()).collect();
-        view! {
-            <div class="notice" role="status" data-testid="url-notice" data-params=names.join(",")>
-                <p>{i18n::text(lang, |w| w.url_notice)}</p>
-                <ul>
-                    {problems.into_iter().map(|p| {
-                        let name = format!("“{}”", truncate(&p.name));
-                        view! {
-                            <li data-param=p.name.clone()>{move || fields::message(lang.get(), &name, &p.problem)}</li>
-                        }
-                    }).collect_view()}
-                </ul>
-            </div>
-        }
-    })
+fn url_notice(problems: Vec<ParamError>, lang: RwSignal<Lang>) -> Option<El> {
+    if problems.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = problems.iter().map(|p| p.name.clone()).collect();
+    Some(
+        el("div")
+            .class("notice")
+            .attr("role", "status")
+            .attr("data-testid", "url-notice")
+            .attr("data-params", &names.join(","))
+            .child(el("p").bind_text(i18n::tr(lang, |w| w.url_notice)))
+            .child(el("ul").children(problems.into_iter().map(|p| {
+                let name = format!("“{}”", truncate(&p.name));
+                el("li")
+                    .attr("data-param", &p.name)
+                    .bind_text(rx(move || fields::message(lang.get(), &name, &p.problem)))
+            }))),
+    )
 }
 
 fn truncate(name: &str) -> String {
-    match name.char_indices().nth(40) {
-        Some((cut, _)) => format!("{}…", &name[..cut]),
-        None => name.to_owned(),
+    let mut cut: String = name.chars().take(40).collect();
+    if cut.len() < name.len() {
+        cut.push('…');
     }
+    cut
 }
 
 /// Embedded in an iframe: tell the host page our height whenever it changes, so

@@ -2,13 +2,16 @@
 //! table, and what would make it fit. Every size carries its exact integer bytes
 //! in `data-bytes` (and on hover) so that tests and embedders never parse prose.
 
-use batchfit_core::memory::{Change, Estimate, Phase};
+use std::rc::Rc;
+
+use batchfit_core::memory::{Change, Estimate, Phase, WhatIf};
 use batchfit_core::presets::Device;
 use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
 use leptos::prelude::*;
 
-use crate::charts::{BreakdownCanvas, BreakdownChart, Component};
+use crate::charts::{self, BreakdownChart, Component};
+use crate::dom::{self, El, el, rx};
 use crate::i18n::{self, Lang, Words};
 use crate::state::State;
 
@@ -24,16 +27,20 @@ pub fn short(bytes: u128, units: Units) -> String {
 }
 
 /// A labelled size with its exact bytes in `data-bytes` and in the tooltip.
-#[component]
-pub fn Size(testid: &'static str, bytes: Signal<u128>, state: State) -> impl IntoView {
-    let units = Memo::new(move |_| state.config.get().units);
-    view! {
-        <span class="value" data-testid=testid data-bytes=move || bytes.get().to_string()
-            title=move || i18n::exact_bytes(state.lang.get(), bytes.get())
-        >
-            {move || units::format_bytes(bytes.get(), units.get())}
-        </span>
-    }
+/// One binding writes all three, and formats only when the bytes, the units
+/// or the language changed.
+pub fn size(state: State, testid: &str, bytes: Rc<dyn Fn() -> u128>) -> El {
+    let span = el("span").class("value").attr("data-testid", testid);
+    let (element, text) = (span.0.clone(), span.text_node());
+    dom::watch(
+        rx(move || (bytes(), state.config.with(|c| c.units), state.lang.get())),
+        Box::new(move |&(bytes, units, lang)| {
+            let _ = element.set_attribute("data-bytes", &bytes.to_string());
+            let _ = element.set_attribute("title", &i18n::exact_bytes(lang, bytes));
+            text.set_data(&units::format_bytes(bytes, units));
+        }),
+    );
+    span
 }
 
 /// The device's display name.
@@ -144,18 +151,17 @@ fn component_testid(component: Component) -> &'static str {
     }
 }
 
-#[component]
-pub fn Results(state: State) -> impl IntoView {
+/// What the estimate reads: the headline, the badge, the breakdown and what
+/// would make it fit.
+pub fn results(state: State) -> El {
     let lang = state.lang;
     let w = move || i18n::words(lang.get());
     let estimate = state.estimate;
     let config = state.config;
-    let bytes = move |pick: fn(&Estimate) -> u128| Signal::derive(move || estimate.with(pick));
-    let present = Memo::new(move |_| estimate.with(components));
-    let has_device = Memo::new(move |_| estimate.with(|e| e.device_bytes.is_some()));
-    let bytes_of =
-        move |c: Component| Signal::derive(move || estimate.with(|e| component_bytes(e, c)));
-    let chart = Signal::derive(move || {
+    let bytes = move |pick: fn(&Estimate) -> u128| -> Rc<dyn Fn() -> u128> {
+        Rc::new(move || estimate.with(pick))
+    };
+    let chart = rx(move || {
         let e = estimate.get();
         let c = config.get();
         let w = w();
@@ -171,7 +177,7 @@ pub fn Results(state: State) -> impl IntoView {
             dark: state.dark.get(),
         }
     });
-    let chart_label = Signal::derive(move || {
+    let chart_label = rx(move || {
         let e = estimate.get();
         let units = config.get().units;
         let w = w();
@@ -193,120 +199,263 @@ pub fn Results(state: State) -> impl IntoView {
             short(e.required - e.total, units)
         )
     });
-    view! {
-        <div class="result-card" class:stale=move || state.stale.get() data-testid="results"
-            data-stale=move || state.stale.get().to_string()
-        >
-            {move || state.stale.get().then(|| view! { <p class="stale-note" role="status">{w().stale}</p> })}
-            <p class="headline" data-testid="headline">
-                {move || headline(lang.get(), &config.get(), &estimate.get(), state.gpus_needed.get())}
-            </p>
-            <FitsBadge state=state />
-            <BreakdownCanvas chart=chart label=chart_label />
-            <table class="breakdown">
-                <tbody>
-                    // One row per component present; an edit updates the numbers in
-                    // place, and the rows are built again only when the set of
-                    // components changes (a KV cache in inference).
-                    {move || present.get().into_iter().map(|component| view! {
-                        <tr>
-                            <th scope="row">
-                                <span class=format!("swatch {}", swatch_class(component))></span>
-                                {move || component_label(w(), component)}
-                            </th>
-                            <td><Size testid=component_testid(component) bytes=bytes_of(component) state=state /></td>
-                        </tr>
-                    }).collect_view()}
-                    <tr class="sub">
-                        <th scope="row">{i18n::text(lang, |w| w.activations_per_sample)}</th>
-                        <td><Size testid="activations-per-sample" bytes=bytes(|e| e.activations_per_sample) state=state /></td>
-                    </tr>
-                    <tr class="sum">
-                        <th scope="row">{i18n::text(lang, |w| w.peak_allocated)}<Note text=i18n::text(lang, |w| w.peak_allocated_note) /></th>
-                        <td><Size testid="total" bytes=bytes(|e| e.peak_allocated) state=state /></td>
-                    </tr>
-                    <tr>
-                        <th scope="row">{i18n::text(lang, |w| w.peak_reserved)}<Note text=i18n::text(lang, |w| w.peak_reserved_note) /></th>
-                        <td><Size testid="peak-reserved" bytes=bytes(|e| e.peak_reserved) state=state /></td>
-                    </tr>
-                    <tr>
-                        <th scope="row">
-                            <span class=format!("swatch {}", swatch_class(Component::Overhead))></span>
-                            {i18n::text(lang, |w| w.overhead)}
-                        </th>
-                        <td><Size testid="overhead" bytes=bytes(|e| e.overhead) state=state /></td>
-                    </tr>
-                    <tr>
-                        <th scope="row">{i18n::text(lang, |w| w.nvidia_smi)}<Note text=i18n::text(lang, |w| w.nvidia_smi_note) /></th>
-                        <td><Size testid="nvidia-smi" bytes=bytes(|e| e.nvidia_smi) state=state /></td>
-                    </tr>
-                    <tr class="sum required">
-                        <th scope="row">{i18n::text(lang, |w| w.required)}<Note text=i18n::text(lang, |w| w.required_note) /></th>
-                        <td><Size testid="required" bytes=bytes(|e| e.required) state=state /></td>
-                    </tr>
-                    <tr>
-                        <th scope="row">{i18n::text(lang, |w| w.peak_phase)}</th>
-                        <td class="phase" data-testid="peak-phase" data-value=move || estimate.get().peak_phase.name()>
-                            {move || phase_words(w(), estimate.get().peak_phase)}
-                        </td>
-                    </tr>
-                    {move || has_device.get().then(|| view! {
-                        <tr>
-                            <th scope="row">{i18n::text(lang, |w| w.capacity)}</th>
-                            <td><Size testid="device-bytes" bytes=bytes(|e| e.device_bytes.unwrap_or(0)) state=state /></td>
-                        </tr>
-                    })}
-                    <CountRow testid="parameters" label=|w| w.parameters lang=lang
-                        value=Memo::new(move |_| estimate.with(|e| (e.parameters > 0).then_some(e.parameters))) />
-                    <CountRow testid="max-batch" label=|w| w.max_batch lang=lang
-                        value=Memo::new(move |_| estimate.with(|e| e.max_batch.map(u128::from))) />
-                    <CountRow testid="accumulation-steps" label=|w| w.accumulation lang=lang
-                        value=Memo::new(move |_| estimate.with(|e| e.accumulation_steps.map(u128::from))) />
-                    <CountRow testid="gpus-needed" label=|w| w.gpus_needed lang=lang
-                        value=Memo::new(move |_| {
-                            let too_small = estimate.with(|e| e.fits == Some(false));
-                            state.gpus_needed.get().filter(|&n| n > 1 && too_small).map(u128::from)
-                        }) />
-                </tbody>
-            </table>
-            <p class="units-note">
-                {move || match config.get().units { Units::Decimal => w().units_note_gb, Units::Binary => w().units_note_gib }}
-            </p>
-            <WhatIfs state=state />
-        </div>
-    }
-}
-
-/// A row holding a whole number (parameters, the largest batch that fits,
-/// accumulation steps, GPUs needed), present while `value` is `Some`. The row is
-/// built when it appears; edits then update its number in place.
-#[component]
-fn CountRow(
-    testid: &'static str,
-    label: fn(&Words) -> &'static str,
-    value: Memo<Option<u128>>,
-    lang: RwSignal<Lang>,
-) -> impl IntoView {
-    let shown = Memo::new(move |_| value.with(Option::is_some));
-    let number = move || value.get().unwrap_or(0);
-    move || {
-        shown.get().then(|| {
-            view! {
-                <tr>
-                    <th scope="row">{i18n::text(lang, label)}</th>
-                    <td class="value" data-testid=testid data-value=move || number().to_string()>
-                        {move || i18n::group(lang.get(), number())}
-                    </td>
-                </tr>
+    let reading = move |testid: &'static str,
+                        name: fn(&Words) -> &'static str,
+                        note: Option<fn(&Words) -> &'static str>,
+                        pick: fn(&Estimate) -> u128| {
+        let th = el("th")
+            .attr("scope", "row")
+            .bind_text(i18n::tr(lang, name));
+        let th = match note {
+            Some(note) => th.child(el("span").class("note").bind_text(i18n::tr(lang, note))),
+            None => th,
+        };
+        el("tr")
+            .child(th)
+            .child(el("td").child(size(state, testid, bytes(pick))))
+    };
+    let count_row = move |testid: &'static str,
+                          label: fn(&Words) -> &'static str,
+                          value: Rc<dyn Fn() -> Option<u128>>| {
+        let shown = value.clone();
+        (
+            rx(move || u32::from(shown().is_some())),
+            Box::new(move |shown: u32| {
+                if shown == 0 {
+                    return Vec::new();
+                }
+                let (data, text) = (value.clone(), value.clone());
+                vec![
+                    el("tr")
+                        .child(
+                            el("th")
+                                .attr("scope", "row")
+                                .bind_text(i18n::tr(lang, label)),
+                        )
+                        .child(
+                            el("td")
+                                .class("value")
+                                .attr("data-testid", testid)
+                                .bind_attr(
+                                    "data-value",
+                                    rx(move || Some(data().unwrap_or(0).to_string())),
+                                )
+                                .bind_text(rx(move || {
+                                    i18n::group(lang.get(), text().unwrap_or(0))
+                                })),
+                        ),
+                ]
+            }) as Box<dyn Fn(u32) -> Vec<El>>,
+        )
+    };
+    let (parameters_shown, parameters_row) = count_row(
+        "parameters",
+        |w| w.parameters,
+        Rc::new(move || estimate.with(|e| (e.parameters > 0).then_some(e.parameters))),
+    );
+    let (max_batch_shown, max_batch_row) = count_row(
+        "max-batch",
+        |w| w.max_batch,
+        Rc::new(move || estimate.with(|e| e.max_batch.map(u128::from))),
+    );
+    let (steps_shown, steps_row) = count_row(
+        "accumulation-steps",
+        |w| w.accumulation,
+        Rc::new(move || estimate.with(|e| e.accumulation_steps.map(u128::from))),
+    );
+    let (gpus_shown, gpus_row) = count_row(
+        "gpus-needed",
+        |w| w.gpus_needed,
+        Rc::new(move || {
+            let too_small = estimate.with(|e| e.fits == Some(false));
+            state
+                .gpus_needed
+                .get()
+                .filter(|&n| n > 1 && too_small)
+                .map(u128::from)
+        }),
+    );
+    let swatch =
+        |component: Component| el("span").class(&format!("swatch {}", swatch_class(component)));
+    let body = el("tbody")
+        // One row per component present; an edit updates the numbers in place,
+        // and the rows are built again only when the set of components changes
+        // (a KV cache in inference).
+        .switch(
+            rx(move || {
+                estimate.with(|e| components(e).iter().fold(0, |set, &c| set | 1 << c as u32))
+            }),
+            Box::new(move |_| {
+                estimate
+                    .with_untracked(components)
+                    .into_iter()
+                    .map(|component| {
+                        el("tr")
+                            .child(
+                                el("th")
+                                    .attr("scope", "row")
+                                    .child(swatch(component))
+                                    .bind_text(rx(move || {
+                                        component_label(w(), component).to_owned()
+                                    })),
+                            )
+                            .child(el("td").child(size(
+                                state,
+                                component_testid(component),
+                                Rc::new(move || estimate.with(|e| component_bytes(e, component))),
+                            )))
+                    })
+                    .collect()
+            }),
+        )
+        .child(
+            reading(
+                "activations-per-sample",
+                |w| w.activations_per_sample,
+                None,
+                |e| e.activations_per_sample,
+            )
+            .class("sub"),
+        )
+        .child(
+            reading(
+                "total",
+                |w| w.peak_allocated,
+                Some(|w| w.peak_allocated_note),
+                |e| e.peak_allocated,
+            )
+            .class("sum"),
+        )
+        .child(reading(
+            "peak-reserved",
+            |w| w.peak_reserved,
+            Some(|w| w.peak_reserved_note),
+            |e| e.peak_reserved,
+        ))
+        .child(
+            el("tr")
+                .child(
+                    el("th")
+                        .attr("scope", "row")
+                        .child(swatch(Component::Overhead))
+                        .bind_text(i18n::tr(lang, |w| w.overhead)),
+                )
+                .child(el("td").child(size(state, "overhead", bytes(|e| e.overhead)))),
+        )
+        .child(reading(
+            "nvidia-smi",
+            |w| w.nvidia_smi,
+            Some(|w| w.nvidia_smi_note),
+            |e| e.nvidia_smi,
+        ))
+        .child(
+            reading(
+                "required",
+                |w| w.required,
+                Some(|w| w.required_note),
+                |e| e.required,
+            )
+            .class("sum required"),
+        )
+        .child(
+            el("tr")
+                .child(
+                    el("th")
+                        .attr("scope", "row")
+                        .bind_text(i18n::tr(lang, |w| w.peak_phase)),
+                )
+                .child(
+                    el("td")
+                        .class("phase")
+                        .attr("data-testid", "peak-phase")
+                        .bind_attr(
+                            "data-value",
+                            rx(move || Some(estimate.with(|e| e.peak_phase.name()).to_owned())),
+                        )
+                        .bind_text(rx(move || {
+                            phase_words(w(), estimate.with(|e| e.peak_phase)).to_owned()
+                        })),
+                ),
+        )
+        .switch(
+            rx(move || u32::from(estimate.with(|e| e.device_bytes.is_some()))),
+            Box::new(move |shown| {
+                if shown == 0 {
+                    return Vec::new();
+                }
+                vec![reading(
+                    "device-bytes",
+                    |w| w.capacity,
+                    None,
+                    |e| e.device_bytes.unwrap_or(0),
+                )]
+            }),
+        )
+        .switch(parameters_shown, parameters_row)
+        .switch(max_batch_shown, max_batch_row)
+        .switch(steps_shown, steps_row)
+        .switch(gpus_shown, gpus_row);
+    el("div")
+        .class("result-card")
+        .bind_class("stale", rx(move || state.stale()))
+        .attr("data-testid", "results")
+        .bind_attr("data-stale", rx(move || Some(state.stale().to_string())))
+        .switch(
+            rx(move || u32::from(state.stale())),
+            Box::new(move |stale| {
+                if stale == 0 {
+                    return Vec::new();
+                }
+                vec![
+                    el("p")
+                        .class("stale-note")
+                        .attr("role", "status")
+                        .bind_text(i18n::tr(lang, |w| w.stale)),
+                ]
+            }),
+        )
+        .child(
+            el("p")
+                .class("headline")
+                .attr("data-testid", "headline")
+                .bind_text(rx(move || {
+                    headline(
+                        lang.get(),
+                        &config.get(),
+                        &estimate.get(),
+                        state.gpus_needed.get(),
+                    )
+                })),
+        )
+        .switch(
+            rx(move || {
+                estimate.with(|e| match (e.fits, e.device_bytes) {
+                    (Some(true), Some(_)) => 1,
+                    (Some(false), Some(_)) => 2,
+                    _ => 0,
+                })
+            }),
+            Box::new(move |shown| match shown {
+                0 => Vec::new(),
+                _ => vec![fits_badge(state, shown == 1)],
+            }),
+        )
+        .child(charts::breakdown_canvas(chart, chart_label))
+        .child(el("table").class("breakdown").child(body))
+        .child(el("p").class("units-note").bind_text(rx(move || {
+            match config.get().units {
+                Units::Decimal => w().units_note_gb,
+                Units::Binary => w().units_note_gib,
             }
-        })
-    }
-}
-
-/// One short sentence under a reading's name: which number it is.
-#[component]
-fn Note(text: impl Fn() -> &'static str + Send + Sync + 'static) -> impl IntoView {
-    view! { <span class="note">{text}</span> }
+            .to_owned()
+        })))
+        .switch(
+            rx(move || u32::from(state.what_ifs.with(|options| !options.is_empty()))),
+            Box::new(move |shown| match shown {
+                0 => Vec::new(),
+                _ => vec![what_ifs(state)],
+            }),
+        )
 }
 
 /// The moment that sets the peak, in words.
@@ -316,91 +465,113 @@ fn phase_words(w: &Words, phase: Phase) -> &'static str {
 }
 
 /// Fits or not, in words and a symbol (not colour alone), with the margin.
-#[component]
-fn FitsBadge(state: State) -> impl IntoView {
+fn fits_badge(state: State, fits: bool) -> El {
     let lang = state.lang;
-    move || {
-        let e = state.estimate.get();
-        let (fits, device) = (e.fits?, e.device_bytes?);
-        let w = i18n::words(lang.get());
-        let units = state.config.get().units;
-        let es = lang.get() == Lang::Es;
-        let detail = if fits {
-            let spare = short(device - e.required, units);
-            if es {
-                format!("sobran {spare}")
+    el("p")
+        .class(if fits { "badge fits" } else { "badge nofit" })
+        .attr("data-testid", "fits")
+        .attr("data-value", if fits { "true" } else { "false" })
+        .child(
+            el("span")
+                .attr("aria-hidden", "true")
+                .text(if fits { "✓ " } else { "✗ " }),
+        )
+        .child(el("strong").bind_text(rx(move || {
+            let w = i18n::words(lang.get());
+            if fits { w.fits } else { w.does_not_fit }.to_owned()
+        })))
+        .bind_text(rx(move || {
+            let e = state.estimate.get();
+            let device = e.device_bytes.unwrap_or(0);
+            let units = state.config.with(|c| c.units);
+            let es = lang.get() == Lang::Es;
+            let detail = if fits {
+                let spare = short(device.saturating_sub(e.required), units);
+                if es {
+                    format!("sobran {spare}")
+                } else {
+                    format!("{spare} to spare")
+                }
             } else {
-                format!("{spare} to spare")
-            }
-        } else {
-            let short_by = short(e.required - device, units);
-            if es {
-                format!("faltan {short_by}")
-            } else {
-                format!("short by {short_by}")
-            }
-        };
-        Some(view! {
-            <p class=if fits { "badge fits" } else { "badge nofit" } data-testid="fits" data-value=fits.to_string()>
-                <span aria-hidden="true">{if fits { "✓ " } else { "✗ " }}</span>
-                <strong>{if fits { w.fits } else { w.does_not_fit }}</strong>
-                {format!(" — {detail}")}
-            </p>
-        })
-    }
+                let short_by = short(e.required.saturating_sub(device), units);
+                if es {
+                    format!("faltan {short_by}")
+                } else {
+                    format!("short by {short_by}")
+                }
+            };
+            format!(" — {detail}")
+        }))
 }
 
-/// For a configuration that does not fit: the same estimate with one change each.
-#[component]
-fn WhatIfs(state: State) -> impl IntoView {
+/// For a configuration that does not fit: the same estimate with one change
+/// each. The items read their change by position, so an edit updates them in
+/// place.
+fn what_ifs(state: State) -> El {
     let lang = state.lang;
-    move || {
-        let options = state.what_ifs.get();
-        if options.is_empty() {
-            return None;
-        }
-        let w = i18n::words(lang.get());
-        let units = state.config.get().units;
-        let es = lang.get() == Lang::Es;
-        let items = options
-            .into_iter()
-            .map(|option| {
-                let label = match option.change {
-                    Change::HalfBatch => format!("{} ({})", w.half_batch, option.config.batch()),
-                    Change::Checkpointing => w.checkpointing.to_owned(),
-                    Change::Bf16 => w.bf16.to_owned(),
-                    Change::Zero3 { gpus } => format!("{} ({gpus})", w.zero3),
-                    Change::HalfSeq => {
-                        let seq = match option.config.form {
-                            Form::Transformer => option.config.transformer.seq,
-                            Form::Activations | Form::Parameters => option.config.activations.seq,
+    let item = move |index: usize| {
+        let option = move || state.what_ifs.with(|options| options.get(index).copied());
+        let fits = move || option().is_some_and(|o| o.estimate.fits == Some(true));
+        el("li")
+            .bind_class("fits", rx(fits))
+            .bind_attr(
+                "data-change",
+                rx(move || option().map(|o| o.change.name().to_owned())),
+            )
+            .child(el("span").bind_text(rx(move || {
+                option()
+                    .map(|o| change_label(lang.get(), &o))
+                    .unwrap_or_default()
+            })))
+            .child(
+                el("span")
+                    .class("value")
+                    .bind_attr(
+                        "data-bytes",
+                        rx(move || option().map(|o| o.estimate.required.to_string())),
+                    )
+                    .bind_text(rx(move || {
+                        let Some(o) = option() else {
+                            return String::new();
                         };
-                        format!("{} ({seq})", w.half_seq)
-                    }
-                };
-                let fits = option.estimate.fits == Some(true);
-                let verdict = match (fits, es) {
-                    (true, false) => "fits",
-                    (true, true) => "cabe",
-                    (false, false) => "still does not fit",
-                    (false, true) => "sigue sin caber",
-                };
-                view! {
-                    <li class:fits=fits data-change=format!("{:?}", option.change)>
-                        <span>{label}</span>
-                        <span class="value" data-bytes=option.estimate.required.to_string()>
-                            {format!("{} — {}{verdict}", short(option.estimate.required, units), if fits { "✓ " } else { "✗ " })}
-                        </span>
-                    </li>
-                }
-            })
-            .collect_view();
-        Some(view! {
-            <section class="what-ifs" data-testid="what-ifs">
-                <h3>{w.what_if_title}</h3>
-                <ul>{items}</ul>
-            </section>
-        })
+                        let fits = fits();
+                        let verdict = match (fits, lang.get() == Lang::Es) {
+                            (true, false) => "fits",
+                            (true, true) => "cabe",
+                            (false, false) => "still does not fit",
+                            (false, true) => "sigue sin caber",
+                        };
+                        let units = state.config.with(|c| c.units);
+                        format!(
+                            "{} — {}{verdict}",
+                            short(o.estimate.required, units),
+                            if fits { "✓ " } else { "✗ " }
+                        )
+                    })),
+            )
+    };
+    el("section")
+        .class("what-ifs")
+        .attr("data-testid", "what-ifs")
+        .child(el("h3").bind_text(i18n::tr(lang, |w| w.what_if_title)))
+        .child(el("ul").list(rx(move || state.what_ifs.with(Vec::len)), Box::new(item)))
+}
+
+/// The change in words, with the value it changes to.
+fn change_label(lang: Lang, option: &WhatIf) -> String {
+    let w = i18n::words(lang);
+    match option.change {
+        Change::HalfBatch => format!("{} ({})", w.half_batch, option.config.batch()),
+        Change::Checkpointing => w.checkpointing.to_owned(),
+        Change::Bf16 => w.bf16.to_owned(),
+        Change::Zero3 { gpus } => format!("{} ({gpus})", w.zero3),
+        Change::HalfSeq => {
+            let seq = match option.config.form {
+                Form::Transformer => option.config.transformer.seq,
+                Form::Activations | Form::Parameters => option.config.activations.seq,
+            };
+            format!("{} ({seq})", w.half_seq)
+        }
     }
 }
 

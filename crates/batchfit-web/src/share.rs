@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
+use crate::dom::{El, el, rx};
 use crate::i18n;
 use crate::location;
 use crate::state::State;
@@ -62,10 +63,9 @@ pub fn embed_snippet(url: &str) -> String {
     )
 }
 
-#[component]
-pub fn Share(state: State) -> impl IntoView {
+/// The actions section.
+pub fn share(state: State) -> El {
     let lang = state.lang;
-    let w = move || i18n::words(lang.get());
     let outcome: RwSignal<Option<Outcome>> = RwSignal::new(None);
     let snippet: RwSignal<Option<String>> = RwSignal::new(None);
     let copy = move |text: String| {
@@ -86,67 +86,116 @@ pub fn Share(state: State) -> impl IntoView {
         )
     };
     let csv = move || sweep::csv(&state.sweep.get_untracked());
-    view! {
-        <section class="actions" aria-labelledby="actions-title">
-            <h2 id="actions-title">{i18n::text(lang, |w| w.actions_title)}</h2>
-            <div class="buttons">
-                <button type="button" data-testid="copy-link" on:click=move |_| copy(location::url_for(&state.config.get_untracked(), false))>
-                    {i18n::text(lang, |w| w.copy_link)}
-                </button>
-                <button type="button" data-testid="copy-table" on:click=move |_| copy(markdown())>
-                    {i18n::text(lang, |w| w.copy_table)}
-                </button>
-                <button type="button" data-testid="download-csv" on:click=move |_| {
-                    let done = download("batchfit-sweep.csv", &csv());
-                    outcome.set(Some(match done {
-                        Ok(()) => Outcome::Downloaded,
-                        Err(_) => Outcome::Fallback(csv()),
-                    }));
-                }>
-                    {i18n::text(lang, |w| w.download_csv)}
-                </button>
-                <button type="button" data-testid="embed" on:click=move |_| {
-                    let text = embed_snippet(&location::url_for(&state.config.get_untracked(), true));
-                    snippet.set(Some(text.clone()));
-                    copy(text);
-                }>
-                    {i18n::text(lang, |w| w.embed)}
-                </button>
-            </div>
-            <p class="status" role="status" data-testid="share-status">
-                {move || match outcome.get() {
-                    Some(Outcome::Copied) => w().copied,
-                    Some(Outcome::Downloaded) => w().downloaded,
-                    Some(Outcome::Fallback(_)) => w().copy_fallback,
-                    None => "",
-                }}
-            </p>
-            {move || match outcome.get() {
-                Some(Outcome::Fallback(text)) => Some(view! { <SelectedText testid="copy-fallback" text=text /> }),
-                _ => None,
-            }}
-            {move || snippet.get().map(|text| view! {
-                <SelectedText testid="embed-snippet" text=text />
-            })}
-        </section>
-    }
+    let button = |testid: &str,
+                  label: fn(&i18n::Words) -> &'static str,
+                  act: Box<dyn FnMut(web_sys::Event)>| {
+        el("button")
+            .attr("type", "button")
+            .attr("data-testid", testid)
+            .on("click", act)
+            .bind_text(i18n::tr(lang, label))
+    };
+    el("section")
+        .class("actions")
+        .attr("aria-labelledby", "actions-title")
+        .child(
+            el("h2")
+                .attr("id", "actions-title")
+                .bind_text(i18n::tr(lang, |w| w.actions_title)),
+        )
+        .child(
+            el("div")
+                .class("buttons")
+                .child(button(
+                    "copy-link",
+                    |w| w.copy_link,
+                    Box::new(move |_| {
+                        copy(location::url_for(&state.config.get_untracked(), false))
+                    }),
+                ))
+                .child(button(
+                    "copy-table",
+                    |w| w.copy_table,
+                    Box::new(move |_| copy(markdown())),
+                ))
+                .child(button(
+                    "download-csv",
+                    |w| w.download_csv,
+                    Box::new(move |_| {
+                        let done = download("batchfit-sweep.csv", &csv());
+                        outcome.set(Some(match done {
+                            Ok(()) => Outcome::Downloaded,
+                            Err(_) => Outcome::Fallback(csv()),
+                        }));
+                    }),
+                ))
+                .child(button(
+                    "embed",
+                    |w| w.embed,
+                    Box::new(move |_| {
+                        let text =
+                            embed_snippet(&location::url_for(&state.config.get_untracked(), true));
+                        snippet.set(Some(text.clone()));
+                        copy(text);
+                    }),
+                )),
+        )
+        .child(
+            el("p")
+                .class("status")
+                .attr("role", "status")
+                .attr("data-testid", "share-status")
+                .bind_text(rx(move || {
+                    let w = i18n::words(lang.get());
+                    match outcome.get() {
+                        Some(Outcome::Copied) => w.copied,
+                        Some(Outcome::Downloaded) => w.downloaded,
+                        Some(Outcome::Fallback(_)) => w.copy_fallback,
+                        None => "",
+                    }
+                    .to_owned()
+                })),
+        )
+        .switch(
+            rx(move || outcome.with(|o| matches!(o, Some(Outcome::Fallback(_)))) as u32),
+            Box::new(move |shown| {
+                let text = outcome.with(|o| match o {
+                    Some(Outcome::Fallback(text)) => Some(text.clone()),
+                    _ => None,
+                });
+                text.filter(|_| shown == 1)
+                    .map(|t| selected_text("copy-fallback", t))
+                    .into_iter()
+                    .collect()
+            }),
+        )
+        .switch(
+            rx(move || snippet.with(Option::is_some) as u32),
+            Box::new(move |_| {
+                snippet
+                    .get()
+                    .map(|t| selected_text("embed-snippet", t))
+                    .into_iter()
+                    .collect()
+            }),
+        )
 }
 
 /// Read-only text, selected once shown, for copying by hand.
-#[component]
-fn SelectedText(testid: &'static str, text: String) -> impl IntoView {
-    let node = NodeRef::<leptos::html::Textarea>::new();
-    // Focus and select once the element exists, so Ctrl+C / ⌘C copies it at once.
-    Effect::new(move |_| {
-        if let Some(area) = node.get() {
-            area.set_value(&text);
-            let _ = area.focus();
-            area.select();
-        }
+fn selected_text(testid: &str, text: String) -> El {
+    let area = el("textarea")
+        .class("copy-text")
+        .attr("readonly", "")
+        .attr("rows", "3")
+        .attr("data-testid", testid);
+    let element: web_sys::HtmlTextAreaElement = area.as_();
+    element.set_value(&text);
+    // Focus and select once it is in the document, so Ctrl+C / ⌘C copies it at once.
+    leptos::task::spawn_local(async move {
+        let _ = element.focus();
+        element.select();
     });
-    view! {
-        <textarea class="copy-text" readonly rows="3" data-testid=testid node_ref=node></textarea>
-    }
+    area
 }
 
 #[cfg(test)]

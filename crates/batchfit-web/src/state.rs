@@ -43,8 +43,6 @@ pub struct State {
     problems: Memo<Vec<ParamError>>,
     /// The last configuration without problems: what the results show.
     pub config: Memo<Config>,
-    /// True while some field is invalid (the results are then not current).
-    pub stale: Memo<bool>,
     pub estimate: Memo<Estimate>,
     pub sweep: Memo<Vec<SweepRow>>,
     pub what_ifs: Memo<Vec<WhatIf>>,
@@ -71,7 +69,6 @@ impl State {
             })
         });
         let problems = Memo::new(move |_| parsed.with(|p| p.problems.clone()));
-        let stale = Memo::new(move |_| problems.with(|p| !p.is_empty()));
         let estimate = Memo::new(move |_| memory::estimate(&config.get()));
         let sweep = Memo::new(move |_| memory::sweep(&config.get()));
         let what_ifs = Memo::new(move |_| match estimate.get().fits {
@@ -86,7 +83,6 @@ impl State {
             dark,
             problems,
             config,
-            stale,
             estimate,
             sweep,
             what_ifs,
@@ -94,6 +90,11 @@ impl State {
         };
         state.load(opened);
         state
+    }
+
+    /// True while some field is invalid (the results are then not current).
+    pub fn stale(&self) -> bool {
+        self.problems.with(|p| !p.is_empty())
     }
 
     /// The raw text of the field `name`.

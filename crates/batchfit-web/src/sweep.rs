@@ -6,7 +6,8 @@ use batchfit_core::memory::SweepRow;
 use batchfit_core::units::{self, Units};
 use leptos::prelude::*;
 
-use crate::charts::{SweepCanvas, SweepChart};
+use crate::charts::{self, SweepChart};
+use crate::dom::{self, El, el, rx};
 use crate::i18n::{self, Lang};
 use crate::results::{device_name, short};
 use crate::state::State;
@@ -43,11 +44,11 @@ pub fn csv(rows: &[SweepRow]) -> String {
     out
 }
 
-#[component]
-pub fn Sweep(state: State, #[prop(optional)] without_chart: bool) -> impl IntoView {
+/// The sweep section: the table, its legend and the chart.
+pub fn sweep(state: State) -> El {
     let lang = state.lang;
     let w = move || i18n::words(lang.get());
-    let chart = Signal::derive(move || {
+    let chart = rx(move || {
         let config = state.config.get();
         SweepChart {
             points: state
@@ -64,8 +65,7 @@ pub fn Sweep(state: State, #[prop(optional)] without_chart: bool) -> impl IntoVi
             dark: state.dark.get(),
         }
     });
-    let row_count = Memo::new(move |_| state.sweep.with(Vec::len));
-    let chart_label = Signal::derive(move || {
+    let chart_label = rx(move || {
         let units = state.config.get().units;
         let points: Vec<String> = state
             .sweep
@@ -75,90 +75,127 @@ pub fn Sweep(state: State, #[prop(optional)] without_chart: bool) -> impl IntoVi
             .collect();
         format!("{}: {}", w().sweep_title, points.join(", "))
     });
-    view! {
-        <section class="sweep" aria-labelledby="sweep-title">
-            <h2 id="sweep-title">{i18n::text(lang, |w| w.sweep_title)}</h2>
-            <div class="sweep-body">
-                <div class="table-scroll">
-                    <table data-testid="sweep">
-                        <thead>
-                            <tr>
-                                <th scope="col">{i18n::text(lang, |w| w.sweep_batch)}</th>
-                                <th scope="col">{i18n::text(lang, |w| w.sweep_states)}</th>
-                                <th scope="col">{i18n::text(lang, |w| w.activations)}</th>
-                                <th scope="col">{i18n::text(lang, |w| w.sweep_total)}</th>
-                            </tr>
-                        </thead>
-                        <tbody>
-                            // Row i reads its numbers from the sweep, so an edit updates
-                            // text in place; rows are built again only when their
-                            // count changes (docs/performance-log.md).
-                            {move || (0..row_count.get()).map(|index| view! {
-                                <SweepRowView state=state index=index />
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                    <p class="legend">{move || format!("▸ {} · ✗ {}", w().sweep_chosen, w().sweep_over)}</p>
-                </div>
-                {(!without_chart).then(|| view! { <SweepCanvas chart=chart label=chart_label /> })}
-            </div>
-        </section>
-    }
+    let heading = |pick| {
+        el("th")
+            .attr("scope", "col")
+            .bind_text(i18n::tr(lang, pick))
+    };
+    el("section")
+        .class("sweep")
+        .attr("aria-labelledby", "sweep-title")
+        .child(
+            el("h2")
+                .attr("id", "sweep-title")
+                .bind_text(i18n::tr(lang, |w| w.sweep_title)),
+        )
+        .child(
+            el("div")
+                .class("sweep-body")
+                .child(
+                    el("div")
+                        .class("table-scroll")
+                        .child(
+                            el("table")
+                                .attr("data-testid", "sweep")
+                                .child(el("thead").child(el("tr").children([
+                                    heading(|w| w.sweep_batch),
+                                    heading(|w| w.sweep_states),
+                                    heading(|w| w.activations),
+                                    heading(|w| w.sweep_total),
+                                ])))
+                                // Row i reads its numbers from the sweep, so an edit
+                                // updates text in place; rows are built again only
+                                // when their count changes (docs/performance-log.md).
+                                .child(el("tbody").list(
+                                    rx(move || state.sweep.with(Vec::len)),
+                                    Box::new(move |index| row(state, index)),
+                                )),
+                        )
+                        .child(el("p").class("legend").bind_text(rx(move || {
+                            format!("▸ {} · ✗ {}", w().sweep_chosen, w().sweep_over)
+                        }))),
+                )
+                .child(charts::sweep_canvas(chart, chart_label)),
+        )
 }
 
-/// Row `index` of the sweep: batch, model states, activations, total.
-#[component]
-fn SweepRowView(state: State, index: usize) -> impl IntoView {
+/// Row `index` of the sweep: batch, model states, activations, total. One
+/// binding writes the whole row, and only when what it shows changed: a row's
+/// numbers do not depend on the chosen batch, so editing the batch rewrites
+/// only the rows that stop or start being the chosen one.
+fn row(state: State, index: usize) -> El {
     let lang = state.lang;
-    // The rows are built again when the sweep's length changes; a row the
-    // shorter sweep no longer has reads as zeros until then.
-    let row = Memo::new(move |_| state.sweep.with(|rows| rows.get(index).copied()));
-    let number = move |pick: fn(&SweepRow) -> u128| row.with(|r| r.as_ref().map_or(0, pick));
-    let batch = move || number(|r| u128::from(r.batch));
-    let chosen = Memo::new(move |_| batch() == u128::from(state.config.with(|c| c.batch())));
-    let over = Memo::new(move |_| {
-        let required = number(|r| r.required);
-        state
-            .config
-            .with(|c| c.device.is_some_and(|d| required > d.bytes()))
-    });
-    let cell = move |pick: fn(&SweepRow) -> u128| {
-        let bytes = move || number(pick);
-        view! {
-            <td data-bytes=move || bytes().to_string()
-                title=move || i18n::exact_bytes(lang.get(), bytes())
-            >
-                {move || units::format_bytes(bytes(), state.config.with(|c| c.units))}
-            </td>
-        }
-    };
-    view! {
-        <tr data-batch=move || batch().to_string() class:chosen=chosen class:over=over
-            data-over=move || over.get().to_string() aria-current=move || chosen.get().then_some("true")>
-            <th scope="row">
-                <span class="mark" aria-hidden="true">
-                    {move || if over.get() { "✗" } else if chosen.get() { "▸" } else { "" }}
-                </span>
-                {move || i18n::group(lang.get(), batch())}
-                <span class="visually-hidden">
-                    {move || {
-                        let w = i18n::words(lang.get());
-                        let mut notes = String::new();
-                        if chosen.get() {
-                            notes.push_str(&format!(" ({})", w.sweep_chosen));
-                        }
-                        if over.get() {
-                            notes.push_str(&format!(" ({})", w.sweep_over));
-                        }
-                        notes
-                    }}
-                </span>
-            </th>
-            {cell(|r| r.model_states)}
-            {cell(|r| r.activations)}
-            {cell(|r| r.total)}
-        </tr>
-    }
+    let mark = el("span").class("mark").attr("aria-hidden", "true");
+    let notes = el("span").class("visually-hidden");
+    let th = el("th").attr("scope", "row").child(mark.clone());
+    let batch = th.text_node();
+    let th = th.child(notes.clone());
+    let cells: [El; 3] = [el("td"), el("td"), el("td")];
+    let tr = el("tr").child(th).children(cells.clone());
+    let (mark, notes, element) = (mark.text_node(), notes.text_node(), tr.0.clone());
+    let texts: Vec<web_sys::Text> = cells.iter().map(El::text_node).collect();
+    dom::watch(
+        rx(move || {
+            // A row the shorter sweep no longer has reads as zeros until the
+            // list removes it.
+            let row = state.sweep.with(|rows| rows.get(index).copied());
+            let (chosen, capacity, units) = state
+                .config
+                .with(|c| (c.batch(), c.device.map(|d| d.bytes()), c.units));
+            (row, chosen, capacity, units, lang.get())
+        }),
+        Box::new(move |&(row, chosen_batch, capacity, units, lang)| {
+            let row = row.unwrap_or(SweepRow {
+                batch: 0,
+                model_states: 0,
+                activations: 0,
+                total: 0,
+                required: 0,
+            });
+            let chosen = row.batch == chosen_batch;
+            let over = capacity.is_some_and(|c| row.required > c);
+            let _ = element.set_attribute("data-batch", &row.batch.to_string());
+            let classes = element.class_list();
+            let _ = classes.toggle_with_force("chosen", chosen);
+            let _ = classes.toggle_with_force("over", over);
+            let _ = element.set_attribute("data-over", if over { "true" } else { "false" });
+            let _ = if chosen {
+                element.set_attribute("aria-current", "true")
+            } else {
+                element.remove_attribute("aria-current")
+            };
+            mark.set_data(if over {
+                "✗"
+            } else if chosen {
+                "▸"
+            } else {
+                ""
+            });
+            batch.set_data(&i18n::group(lang, u128::from(row.batch)));
+            let w = i18n::words(lang);
+            let mut said = String::new();
+            if chosen {
+                said.push_str(&format!(" ({})", w.sweep_chosen));
+            }
+            if over {
+                said.push_str(&format!(" ({})", w.sweep_over));
+            }
+            notes.set_data(&said);
+            for ((cell, text), bytes) in
+                cells
+                    .iter()
+                    .zip(&texts)
+                    .zip([row.model_states, row.activations, row.total])
+            {
+                let _ = cell.0.set_attribute("data-bytes", &bytes.to_string());
+                let _ = cell
+                    .0
+                    .set_attribute("title", &i18n::exact_bytes(lang, bytes));
+                text.set_data(&units::format_bytes(bytes, units));
+            }
+        }),
+    );
+    tr
 }
 
 #[cfg(test)]

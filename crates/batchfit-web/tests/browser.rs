@@ -22,10 +22,10 @@ fn mount() -> (Element, impl Drop) {
         .expect("a body")
         .append_child(&host)
         .expect("append");
-    let handle = leptos::mount::mount_to(
-        host.clone().unchecked_into::<HtmlElement>(),
-        batchfit_web::App,
-    );
+    let parent = host.clone();
+    let handle = leptos::mount::mount_to(host.clone().unchecked_into::<HtmlElement>(), move || {
+        batchfit_web::app(&parent)
+    });
     (host, DropHandle(Some(handle)))
 }
 
