@@ -20,6 +20,7 @@ mod accuracy;
 mod bench;
 mod fuzz;
 mod harden;
+mod minify;
 mod shell;
 mod tools;
 
@@ -88,6 +89,7 @@ fn build_dist(env: &tools::Env, root: &Path) -> Result<(), String> {
             .cwd(root),
     )?;
     harden::harden_dist(&root.join("dist"))?;
+    minify::minify_dist(env, &root.join("dist"))?;
     println!("xtask: built {}", root.join("dist").display());
     Ok(())
 }

@@ -5,7 +5,8 @@
 //! What installs on these machines (measured, see ../shared/TOOLCHAIN.md): Trunk
 //! 0.21 from crates.io (0.22 needs a newer rustc); wasm-bindgen-cli from crates.io
 //! at exactly the version in Cargo.lock, without `--locked`; wasm-opt from the npm
-//! package `binaryen` (Debian's binaryen 108 breaks the module); Chromium and
+//! package `binaryen` (Debian's binaryen 108 breaks the module); esbuild from npm
+//! (its native binary comes from the npm registry too); Chromium and
 //! chromedriver from Debian's packages.
 
 use std::ffi::OsString;
@@ -17,6 +18,8 @@ pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const TRUNK_VERSION: &str = "0.21.14";
 /// Must agree with `[tools] wasm_opt` in Trunk.toml (checked below).
 const BINARYEN_VERSION: &str = "132";
+/// Minifies the JavaScript and CSS Trunk writes (see `minify.rs`).
+const ESBUILD_VERSION: &str = "0.25.12";
 
 /// The `PATH` under which the installed tools are found, for running steps.
 #[derive(Debug)]
@@ -29,22 +32,32 @@ impl Env {
         step.run_with_path(&self.path)
     }
 
+    /// The `PATH` the tools are found under.
+    pub fn path(&self) -> &std::ffi::OsStr {
+        &self.path
+    }
+
     fn version_of(&self, program: &str) -> Option<String> {
         output_of(program, &["--version"], &self.path)
     }
 }
 
-/// Installs whatever of the wasm32 target, Trunk, wasm-bindgen-cli and wasm-opt is
-/// missing or at the wrong version.
+/// Installs whatever of the wasm32 target, Trunk, wasm-bindgen-cli, wasm-opt and
+/// esbuild is missing or at the wrong version.
 pub fn ensure_build_tools(root: &Path) -> Result<Env, String> {
     let binaryen_dir = cache_dir()?.join(format!("binaryen-{BINARYEN_VERSION}"));
+    let esbuild_dir = cache_dir()?.join(format!("esbuild-{ESBUILD_VERSION}"));
     let env = Env {
         path: std::env::join_paths(
-            [binaryen_dir.join("node_modules/.bin"), cargo_bin_dir()?]
-                .into_iter()
-                .chain(std::env::split_paths(
-                    &std::env::var_os("PATH").unwrap_or_default(),
-                )),
+            [
+                binaryen_dir.join("node_modules/.bin"),
+                esbuild_dir.join("node_modules/.bin"),
+                cargo_bin_dir()?,
+            ]
+            .into_iter()
+            .chain(std::env::split_paths(
+                &std::env::var_os("PATH").unwrap_or_default(),
+            )),
         )
         .map_err(|e| format!("cannot build PATH: {e}"))?,
     };
@@ -89,28 +102,42 @@ pub fn ensure_build_tools(root: &Path) -> Result<Env, String> {
     }
 
     check_trunk_toml(root)?;
-    let wasm_opt = binaryen_dir.join("node_modules/.bin/wasm-opt");
-    if !has_version(
-        output_of(&wasm_opt, &["--version"], &env.path),
+    npm_tool(
+        &env,
+        &binaryen_dir,
+        "binaryen",
         BINARYEN_VERSION,
-    ) {
-        if output_of("npm", &["--version"], &env.path).is_none() {
-            return Err(
-                "wasm-opt comes from the npm package binaryen: install Node.js and npm".into(),
-            );
-        }
-        env.run(
-            Step::new(
-                format!("install wasm-opt (npm binaryen@{BINARYEN_VERSION})"),
-                "npm",
-            )
+        "wasm-opt",
+    )?;
+    npm_tool(&env, &esbuild_dir, "esbuild", ESBUILD_VERSION, "esbuild")?;
+    Ok(env)
+}
+
+/// Installs `package@version` from the npm registry into `dir` unless its
+/// `binary` there already reports that version.
+fn npm_tool(
+    env: &Env,
+    dir: &Path,
+    package: &str,
+    version: &str,
+    binary: &str,
+) -> Result<(), String> {
+    let installed = dir.join("node_modules/.bin").join(binary);
+    if has_version(output_of(&installed, &["--version"], &env.path), version) {
+        return Ok(());
+    }
+    if output_of("npm", &["--version"], &env.path).is_none() {
+        return Err(format!(
+            "{binary} comes from the npm package {package}: install Node.js and npm"
+        ));
+    }
+    env.run(
+        Step::new(format!("install {binary} (npm {package}@{version})"), "npm")
             .arg("install")
             .arg("--prefix")
-            .arg(&binaryen_dir)
-            .arg(format!("binaryen@{BINARYEN_VERSION}")),
-        )?;
-    }
-    Ok(env)
+            .arg(dir)
+            .arg(format!("{package}@{version}")),
+    )
 }
 
 /// Where Chromium and its driver are.
