@@ -3,8 +3,8 @@
 //! everything the built page loads (`dist/`: main.rs runs the release build
 //! first), and the browser benchmark of the end-to-end suite (tests/e2e/perf.rs).
 //! `--check` fails when a budget is exceeded. [`check_bundle`] checks the
-//! deterministic part: against the budget for `cargo xtask size`, against a
-//! ceiling in the test command while the page is over that budget.
+//! deterministic part, the page's weight, for `cargo xtask size` and in the
+//! test command.
 
 use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
@@ -21,13 +21,6 @@ const BUNDLE_GZIP_BUDGET: u64 = 150_000;
 const CORE_BUDGET_NS: f64 = 20_000.0;
 const COLD_LOAD_MEDIAN_BUDGET_MS: f64 = 200.0;
 const EDIT_P95_BUDGET_MS: f64 = 8.0;
-/// While the page is over [`BUNDLE_GZIP_BUDGET`], `cargo xtask test` holds it to
-/// this ceiling instead: the last measured weight (237,851 bytes gzipped on
-/// 2026-11-29, after the cuts in docs/performance-log.md) with about 4 KB of
-/// room for small changes, so that nothing makes the page heavier unnoticed. Lower it as
-/// the page shrinks; once the page is within the budget, the test command checks
-/// the budget itself.
-const BUNDLE_GZIP_CEILING: u64 = 242_000;
 /// Criterion groups held to the core budget: what the page recomputes per edit.
 const BUDGETED_GROUPS: &[&str] = &["estimate_sweep", "estimate_sweep_what_ifs"];
 const COMMAND: &str = "cargo xtask bench";
@@ -97,38 +90,20 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// What the page's weight is checked against.
-#[derive(Clone, Copy)]
-pub enum WeightLimit {
-    /// Issue 6's budget (`cargo xtask size`).
-    Budget,
-    /// The ceiling the test command holds the page to while it is over the
-    /// budget ([`BUNDLE_GZIP_CEILING`]).
-    Ceiling,
-}
-
-/// Measures `dist/`, prints its files, and fails when the page is heavier than `limit`.
-pub fn check_bundle(root: &Path, limit: WeightLimit) -> Result<(), String> {
+/// Measures `dist/`, prints its files, and fails when the page is heavier than
+/// issue 6's budget (`cargo xtask size`, and a step of `cargo xtask test`).
+pub fn check_bundle(root: &Path) -> Result<(), String> {
     let site = measure_site(&root.join("dist"))?;
     for line in bundle_table(&site).lines() {
         println!("{line}");
     }
     let gzip = site.gzip();
-    let held_to = match limit {
-        WeightLimit::Budget => BUNDLE_GZIP_BUDGET,
-        WeightLimit::Ceiling => BUNDLE_GZIP_CEILING.max(BUNDLE_GZIP_BUDGET),
-    };
-    let limits = if held_to == BUNDLE_GZIP_BUDGET {
-        format!("budget {}", group(BUNDLE_GZIP_BUDGET))
-    } else {
-        format!(
-            "held to {}; issue 6's budget is {}",
-            group(held_to),
-            group(BUNDLE_GZIP_BUDGET)
-        )
-    };
-    let weight = format!("the page loads {} bytes gzipped ({limits})", group(gzip));
-    if gzip > held_to {
+    let weight = format!(
+        "the page loads {} bytes gzipped (budget {})",
+        group(gzip),
+        group(BUNDLE_GZIP_BUDGET)
+    );
+    if gzip > BUNDLE_GZIP_BUDGET {
         return Err(format!(
             "{weight}: where the bytes go, docs/performance-log.md"
         ));
@@ -738,11 +713,10 @@ fn performance_doc(
          Written by `{COMMAND}` on {date}; do not edit by hand. Reproduce with `{COMMAND}`, \
          which makes the release build first (`{COMMAND} --check` exits non-zero when a \
          budget is exceeded). Machine: {cpu}, {nproc} CPU cores (`nproc`), {rustc}{}.\n\n\
-         KB means 1,000 bytes. While the page is over its size budget, `cargo xtask test` \
-         holds it to a ceiling of {ceiling} bytes gzipped so that it cannot grow unnoticed; \
-         the timing budgets are not checked there (timings on a shared machine are noisy). \
-         What was cut so far, with the figure each change measured, and where the remaining \
-         bytes go: docs/performance-log.md.\n\n\
+         KB means 1,000 bytes. `cargo xtask test` checks the page-weight budget on every \
+         run; the timing budgets are not checked there (timings on a shared machine are \
+         noisy). What was cut, with the figure each change measured, and where the \
+         remaining bytes go: docs/performance-log.md.\n\n\
          ## Budgets (issue 6)\n\n{}\n",
         if chromium.is_empty() {
             String::new()
@@ -752,7 +726,6 @@ fn performance_doc(
         budget_table(budgets),
         nproc = nproc.trim(),
         rustc = rustc.trim(),
-        ceiling = group(BUNDLE_GZIP_CEILING),
     );
 
     doc.push_str(

@@ -38,7 +38,7 @@ fn main() -> ExitCode {
         Some("accuracy") => accuracy::run(&root),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("bench") => dist(&root).and_then(|()| bench::run(&root, &args[1..])),
-        Some("size") => bench::check_bundle(&root, bench::WeightLimit::Budget),
+        Some("size") => bench::check_bundle(&root),
         _ => Err(format!("unknown command; {USAGE}")),
     };
     match result {
@@ -153,7 +153,7 @@ fn run_all_checks(root: &Path, passed: &mut usize) -> Result<(), String> {
         *passed += 1;
     }
     build_dist(&env, root)?;
-    bench::check_bundle(root, bench::WeightLimit::Ceiling)?;
+    bench::check_bundle(root)?;
     *passed += 1;
     env.run(
         cargo(
