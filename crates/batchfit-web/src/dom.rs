@@ -163,14 +163,18 @@ impl El {
 
     /// Calls `handler` on each `event`, for as long as the current owner lives
     /// (a rebuilt section frees the listeners of what it replaced).
-    pub fn on(self, event: &str, handler: Box<dyn FnMut(web_sys::Event)>) -> El {
+    pub fn on(self, event: &'static str, handler: Box<dyn FnMut(web_sys::Event)>) -> El {
         let listener = Closure::wrap(handler);
         let _ = self
             .0
             .add_event_listener_with_callback(event, listener.as_ref().unchecked_ref());
         // Owners may be cleaned up from any thread in general; this page has one.
-        let listener = SendWrapper::new(listener);
-        Owner::on_cleanup(move || drop(listener));
+        let attached = SendWrapper::new((self.0.clone(), listener));
+        Owner::on_cleanup(move || {
+            let (element, listener) = &*attached;
+            let _ = element
+                .remove_event_listener_with_callback(event, listener.as_ref().unchecked_ref());
+        });
         self
     }
 
@@ -244,5 +248,172 @@ impl El {
     /// The element as the web-sys type it is (`HtmlTextAreaElement`, ...).
     pub fn as_<T: JsCast>(&self) -> T {
         self.0.clone().unchecked_into()
+    }
+}
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod tests {
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+    use super::*;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    /// Builds into a fresh element under a reactive owner, as the app is
+    /// mounted; the owner lives as long as the returned handle.
+    fn mounted(build: impl FnOnce(&web_sys::Element) + 'static) -> (web_sys::Element, impl Sized) {
+        let host = el("div").0;
+        document()
+            .body()
+            .expect("a body")
+            .append_child(&host)
+            .expect("append");
+        let parent = host.clone();
+        let handle = mount_to(host.clone().unchecked_into(), move || build(&parent));
+        (host, handle)
+    }
+
+    /// Waits one macrotask, by which time the effects a change woke have run.
+    async fn settle() {
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            web_sys::window()
+                .expect("a window")
+                .set_timeout_with_callback(&resolve)
+                .expect("setTimeout");
+        });
+        wasm_bindgen_futures::JsFuture::from(promise)
+            .await
+            .expect("the timer fires");
+    }
+
+    fn count() -> (Rc<Cell<u32>>, impl Fn() + Clone + 'static) {
+        let counter = Rc::new(Cell::new(0));
+        let bump = counter.clone();
+        (counter, move || bump.set(bump.get() + 1))
+    }
+
+    fn all(host: &web_sys::Element, selector: &str) -> Vec<web_sys::Element> {
+        let found = host.query_selector_all(selector).expect("a selector");
+        (0..found.length())
+            .filter_map(|i| found.get(i))
+            .map(|node| node.unchecked_into())
+            .collect()
+    }
+
+    fn click(element: &web_sys::Element) {
+        let event = web_sys::Event::new("click").expect("an event");
+        element.dispatch_event(&event).expect("dispatch");
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_binding_applies_only_a_changed_value() {
+        let n = RwSignal::new(0);
+        let (writes, write) = count();
+        let (_host, _app) = mounted(move |_| {
+            watch(rx(move || n.get() / 2), Box::new(move |_| write()));
+        });
+        assert_eq!(writes.get(), 1, "applied once when built");
+        n.set(1);
+        settle().await;
+        assert_eq!(writes.get(), 1, "1 / 2 is still 0: nothing to write");
+        n.set(2);
+        settle().await;
+        assert_eq!(writes.get(), 2);
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_rebuilt_section_drops_its_bindings_and_listeners() {
+        let key = RwSignal::new(0u32);
+        let other = RwSignal::new(0);
+        let (runs, run) = count();
+        let (clicks, clicked) = count();
+        let (host, _app) = mounted(move |parent| {
+            let section = el("div").switch(
+                rx(move || key.get()),
+                Box::new(move |_| {
+                    let (run, clicked) = (run.clone(), clicked.clone());
+                    vec![
+                        el("button")
+                            .on("click", Box::new(move |_| clicked()))
+                            .bind_text(rx(move || {
+                                run();
+                                other.get().to_string()
+                            })),
+                    ]
+                }),
+            );
+            let _ = parent.append_child(&section.0);
+        });
+        let old = all(&host, "button").remove(0);
+        click(&old);
+        assert_eq!((runs.get(), clicks.get()), (1, 1));
+
+        key.set(1);
+        settle().await;
+        let buttons = all(&host, "button");
+        assert_eq!(buttons.len(), 1, "the old button is gone");
+        assert!(!buttons[0].is_same_node(Some(&old)));
+        assert_eq!(runs.get(), 2, "the new button's binding ran once");
+
+        other.set(5);
+        settle().await;
+        assert_eq!(runs.get(), 3, "only the new binding follows the signal");
+        assert_eq!(buttons[0].text_content().as_deref(), Some("5"));
+        // A listener left attached would count this click (a leaked closure)
+        // or throw from a dropped one, which the window reports as an error.
+        let (errors, errored) = count();
+        let on_error = Closure::<dyn FnMut()>::new(errored);
+        let window = web_sys::window().expect("a window");
+        let _ = window.add_event_listener_with_callback("error", on_error.as_ref().unchecked_ref());
+        click(&old);
+        let _ =
+            window.remove_event_listener_with_callback("error", on_error.as_ref().unchecked_ref());
+        assert_eq!(clicks.get(), 1, "the old button's listener was removed");
+        assert_eq!(errors.get(), 0, "no listener of a dropped closure was left");
+        click(&buttons[0]);
+        assert_eq!(clicks.get(), 2);
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_list_keeps_its_items_and_drops_only_those_past_its_length() {
+        let length = RwSignal::new(2usize);
+        let value = RwSignal::new(0);
+        let (runs, run) = count();
+        let (host, _app) = mounted(move |parent| {
+            let list = el("ul").list(
+                rx(move || length.get()),
+                Box::new(move |index| {
+                    let run = run.clone();
+                    el("li").bind_text(rx(move || {
+                        run();
+                        format!("{index}:{}", value.get())
+                    }))
+                }),
+            );
+            let _ = parent.append_child(&list.0);
+        });
+        let first = all(&host, "li");
+        assert_eq!(first.len(), 2);
+
+        length.set(3);
+        settle().await;
+        let grown = all(&host, "li");
+        assert_eq!(grown.len(), 3);
+        assert!(grown[0].is_same_node(Some(&first[0])) && grown[1].is_same_node(Some(&first[1])));
+        assert_eq!(runs.get(), 3, "only the new item was built");
+
+        length.set(1);
+        settle().await;
+        let shrunk = all(&host, "li");
+        assert_eq!(shrunk.len(), 1);
+        assert!(shrunk[0].is_same_node(Some(&first[0])));
+
+        value.set(7);
+        settle().await;
+        assert_eq!(runs.get(), 4, "the removed items' bindings are gone");
+        assert_eq!(shrunk[0].text_content().as_deref(), Some("0:7"));
     }
 }
