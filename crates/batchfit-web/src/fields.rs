@@ -146,20 +146,17 @@ pub fn number_field(state: State, name: &'static str, decimal: bool) -> El {
     frame(state, name, vec![control])
 }
 
-/// A `<select>` over `values` bound to `text`, each option labelled by `label`.
+/// A `<select>` over `values`, each option labelled by `label`; the caller
+/// binds its value after this (once the options exist, a value can select one).
 pub fn select(
-    text: RwSignal<String>,
     values: &'static [&'static str],
     label: Box<dyn Fn(&'static str) -> Rx<String>>,
 ) -> El {
-    el("select")
-        .children(
-            values
-                .iter()
-                .map(|&value| el("option").attr("value", value).bind_text(label(value))),
-        )
-        // After the options exist, so that the value can select one.
-        .bind_prop("value", rx(move || text.get().into()))
+    el("select").children(
+        values
+            .iter()
+            .map(|&value| el("option").attr("value", value).bind_text(label(value))),
+    )
 }
 
 /// A select over the URL spellings `values`, labelled in the page's language.
@@ -167,13 +164,13 @@ pub fn select_field(state: State, name: &'static str, values: &'static [&'static
     let text = state.text(name);
     let lang = state.lang;
     let control = select(
-        text,
         values,
         Box::new(move |value| rx(move || i18n::option(lang.get(), name, value))),
     )
     .attr("id", name)
     .attr("name", name)
     .attr("aria-describedby", &format!("{name}-hint"))
+    .bind_prop("value", rx(move || text.get().into()))
     .on("change", Box::new(move |ev| text.set(event_value(&ev))));
     frame(state, name, vec![control])
 }

@@ -93,7 +93,7 @@ fn params_field(state: State) -> El {
             "input",
             Box::new(move |ev| text.set(format!("{}{}", event_value(&ev), untracked_parts().1))),
         );
-    let scale = fields::select(text, &SCALES, Box::new(scale_label))
+    let scale = fields::select(&SCALES, Box::new(scale_label))
         .attr("name", "params_scale")
         .class("scale")
         .bind_attr(
@@ -233,10 +233,10 @@ fn framework_picker(state: State) -> El {
     let text = state.text("framework");
     let lang = state.lang;
     let select = fields::select(
-        text,
         tf::Framework::NAMES,
         Box::new(move |value| rx(move || i18n::option(lang.get(), "framework", value))),
-    );
+    )
+    .bind_prop("value", rx(move || text.get().into()));
     picker(
         state,
         "framework",

@@ -205,7 +205,6 @@ fn top_bar(state: State) -> El {
                         .child(el("span").bind_text(i18n::tr(lang, |w| w.units)))
                         .child(
                             fields::select(
-                                units,
                                 Units::NAMES,
                                 Box::new(move |value| {
                                     let pick: fn(&i18n::Words) -> &'static str =
@@ -218,6 +217,7 @@ fn top_bar(state: State) -> El {
                                 }),
                             )
                             .attr("name", "units")
+                            .bind_prop("value", rx(move || units.get().into()))
                             .on(
                                 "change",
                                 Box::new(move |ev| units.set(fields::event_value(&ev))),

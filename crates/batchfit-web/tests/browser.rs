@@ -183,6 +183,26 @@ async fn the_parameters_form_shows_its_worked_example() {
         "doubling the batch doubles activations"
     );
     assert_eq!(bytes(&host, "weights"), "14000000000", "and nothing else");
+
+    // The count and its scale are two controls over one text: typing the count
+    // keeps the scale, and picking a scale keeps the count.
+    let scale: web_sys::HtmlSelectElement =
+        find(&host, "select[name=\"params_scale\"]").unchecked_into();
+    assert_eq!(scale.value(), "B");
+    type_into(&host, "params", "7000").await;
+    assert_eq!(scale.value(), "B");
+    assert_eq!(bytes(&host, "weights"), "14000000000000");
+    scale.set_value("M");
+    scale
+        .dispatch_event(&web_sys::Event::new("change").expect("a change event"))
+        .expect("dispatch");
+    settle().await;
+    let count: HtmlInputElement = find(&host, "input[name=\"params\"]").unchecked_into();
+    assert_eq!(
+        (count.value(), scale.value()),
+        ("7000".to_owned(), "M".to_owned())
+    );
+    assert_eq!(bytes(&host, "weights"), "14000000000", "7000M is 7B");
 }
 
 #[wasm_bindgen_test]
