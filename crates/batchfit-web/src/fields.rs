@@ -61,7 +61,7 @@ fn event_checked(event: &web_sys::Event) -> bool {
 }
 
 /// A text that follows the field's words in the page's language.
-fn field_text(
+pub fn field_text(
     lang: RwSignal<Lang>,
     name: &'static str,
     pick: fn(i18n::FieldText) -> &'static str,

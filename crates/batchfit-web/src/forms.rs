@@ -109,16 +109,16 @@ fn params_field(state: State) -> El {
 }
 
 fn transformer_form(state: State) -> Vec<El> {
-    let mode = move || state.text("mode").with(|m| Mode::parse(m));
-    let kind = move || state.text("kind").with(|k| Kind::parse(k));
+    let (mode, kind) = (state.text("mode"), state.text("kind"));
     let lang = state.lang;
-    let vision = move || kind() == Some(Kind::Vision);
-    let inference = move || mode() == Some(Mode::Inference);
+    let vision = move || kind.with(|k| Kind::parse(k)) == Some(Kind::Vision);
+    let inference = move || mode.with(|m| Mode::parse(m)) == Some(Mode::Inference);
     // Fields that do not apply are hidden, not removed: their texts stay in
     // the URL, and switching back shows what was typed.
     let shown_if = |field: El, when: Rx<bool>| {
         field.bind_attr("hidden", rx(move || (!when()).then(String::new)))
     };
+    let for_training = move |field: El| shown_if(field, rx(move || !inference()));
     let zero_values: &'static [&'static str] = &["0", "1", "2", "3"];
     vec![
         model_picker(state),
@@ -161,36 +161,15 @@ fn transformer_form(state: State) -> Vec<El> {
             rx(inference),
         ),
         select_field(state, "recipe", tf::Recipe::NAMES),
-        shown_if(
-            select_field(state, "optimizer", tf::Optimizer::NAMES),
-            rx(move || !inference()),
-        ),
-        shown_if(
-            select_field(state, "recompute", tf::Recompute::NAMES),
-            rx(move || !inference()),
-        ),
-        shown_if(
-            select_field(state, "step", tf::Step::NAMES),
-            rx(move || !inference()),
-        ),
-        shown_if(
-            select_field(state, "loss", tf::Loss::NAMES),
-            rx(move || !inference()),
-        ),
-        shown_if(
-            select_field(state, "logits", tf::Logits::NAMES),
-            rx(move || !inference()),
-        ),
-        shown_if(check_field(state, "act_offload"), rx(move || !inference())),
-        shown_if(check_field(state, "offload"), rx(move || !inference())),
-        shown_if(
-            number_field(state, "bucket_m", false),
-            rx(move || !inference()),
-        ),
-        shown_if(
-            number_field(state, "prefetch", false),
-            rx(move || !inference()),
-        ),
+        for_training(select_field(state, "optimizer", tf::Optimizer::NAMES)),
+        for_training(select_field(state, "recompute", tf::Recompute::NAMES)),
+        for_training(select_field(state, "step", tf::Step::NAMES)),
+        for_training(select_field(state, "loss", tf::Loss::NAMES)),
+        for_training(select_field(state, "logits", tf::Logits::NAMES)),
+        for_training(check_field(state, "act_offload")),
+        for_training(check_field(state, "offload")),
+        for_training(number_field(state, "bucket_m", false)),
+        for_training(number_field(state, "prefetch", false)),
         select_field(state, "attn", tf::Attention::NAMES),
         el("h3")
             .class("group-title")
@@ -206,12 +185,13 @@ fn transformer_form(state: State) -> Vec<El> {
 /// change (the framework and model pickers), with its label and hint.
 fn picker(state: State, name: &'static str, select: El, pick: Box<dyn Fn(String)>) -> El {
     let lang = state.lang;
-    let field = move |part: fn(i18n::FieldText) -> &'static str| {
-        rx(move || part(i18n::field(lang.get(), name)).to_owned())
-    };
     el("div")
         .class("field")
-        .child(el("label").attr("for", name).bind_text(field(|w| w.label)))
+        .child(
+            el("label")
+                .attr("for", name)
+                .bind_text(fields::field_text(lang, name, |w| w.label)),
+        )
         .child(
             select
                 .attr("id", name)
@@ -223,7 +203,7 @@ fn picker(state: State, name: &'static str, select: El, pick: Box<dyn Fn(String)
             el("p")
                 .class("hint")
                 .attr("id", &format!("{name}-hint"))
-                .bind_text(field(|w| w.hint)),
+                .bind_text(fields::field_text(lang, name, |w| w.hint)),
         )
 }
 

@@ -214,67 +214,37 @@ pub fn results(state: State) -> El {
             .child(th)
             .child(el("td").child(size(state, testid, bytes(pick))))
     };
-    let count_row = move |testid: &'static str,
+    // A row holding a whole number (parameters, the largest batch that fits,
+    // accumulation steps, GPUs needed), present while its value is `Some`:
+    // built when it appears; one binding then writes its number.
+    let count_row = move |body: El,
+                          testid: &'static str,
                           label: fn(&Words) -> &'static str,
                           value: Rc<dyn Fn() -> Option<u128>>| {
         let shown = value.clone();
-        (
-            rx(move || u32::from(shown().is_some())),
-            Box::new(move |shown: u32| {
-                if shown == 0 {
-                    return Vec::new();
-                }
-                let (data, text) = (value.clone(), value.clone());
-                vec![
-                    el("tr")
-                        .child(
-                            el("th")
-                                .attr("scope", "row")
-                                .bind_text(i18n::tr(lang, label)),
-                        )
-                        .child(
-                            el("td")
-                                .class("value")
-                                .attr("data-testid", testid)
-                                .bind_attr(
-                                    "data-value",
-                                    rx(move || Some(data().unwrap_or(0).to_string())),
-                                )
-                                .bind_text(rx(move || {
-                                    i18n::group(lang.get(), text().unwrap_or(0))
-                                })),
-                        ),
-                ]
-            }) as Box<dyn Fn(u32) -> Vec<El>>,
+        body.list(
+            rx(move || usize::from(shown().is_some())),
+            Box::new(move |_| {
+                let cell = el("td").class("value").attr("data-testid", testid);
+                let (element, text) = (cell.0.clone(), cell.text_node());
+                let value = value.clone();
+                dom::watch(
+                    rx(move || (value().unwrap_or(0), lang.get())),
+                    Box::new(move |&(number, lang)| {
+                        let _ = element.set_attribute("data-value", &number.to_string());
+                        text.set_data(&i18n::group(lang, number));
+                    }),
+                );
+                el("tr")
+                    .child(
+                        el("th")
+                            .attr("scope", "row")
+                            .bind_text(i18n::tr(lang, label)),
+                    )
+                    .child(cell)
+            }),
         )
     };
-    let (parameters_shown, parameters_row) = count_row(
-        "parameters",
-        |w| w.parameters,
-        Rc::new(move || estimate.with(|e| (e.parameters > 0).then_some(e.parameters))),
-    );
-    let (max_batch_shown, max_batch_row) = count_row(
-        "max-batch",
-        |w| w.max_batch,
-        Rc::new(move || estimate.with(|e| e.max_batch.map(u128::from))),
-    );
-    let (steps_shown, steps_row) = count_row(
-        "accumulation-steps",
-        |w| w.accumulation,
-        Rc::new(move || estimate.with(|e| e.accumulation_steps.map(u128::from))),
-    );
-    let (gpus_shown, gpus_row) = count_row(
-        "gpus-needed",
-        |w| w.gpus_needed,
-        Rc::new(move || {
-            let too_small = estimate.with(|e| e.fits == Some(false));
-            state
-                .gpus_needed
-                .get()
-                .filter(|&n| n > 1 && too_small)
-                .map(u128::from)
-        }),
-    );
     let swatch =
         |component: Component| el("span").class(&format!("swatch {}", swatch_class(component)));
     let body = el("tbody")
@@ -390,11 +360,38 @@ pub fn results(state: State) -> El {
                     |e| e.device_bytes.unwrap_or(0),
                 )]
             }),
-        )
-        .switch(parameters_shown, parameters_row)
-        .switch(max_batch_shown, max_batch_row)
-        .switch(steps_shown, steps_row)
-        .switch(gpus_shown, gpus_row);
+        );
+    let body = count_row(
+        body,
+        "parameters",
+        |w| w.parameters,
+        Rc::new(move || estimate.with(|e| (e.parameters > 0).then_some(e.parameters))),
+    );
+    let body = count_row(
+        body,
+        "max-batch",
+        |w| w.max_batch,
+        Rc::new(move || estimate.with(|e| e.max_batch.map(u128::from))),
+    );
+    let body = count_row(
+        body,
+        "accumulation-steps",
+        |w| w.accumulation,
+        Rc::new(move || estimate.with(|e| e.accumulation_steps.map(u128::from))),
+    );
+    let body = count_row(
+        body,
+        "gpus-needed",
+        |w| w.gpus_needed,
+        Rc::new(move || {
+            let too_small = estimate.with(|e| e.fits == Some(false));
+            state
+                .gpus_needed
+                .get()
+                .filter(|&n| n > 1 && too_small)
+                .map(u128::from)
+        }),
+    );
     el("div")
         .class("result-card")
         .bind_class("stale", rx(move || state.stale()))
@@ -509,46 +506,43 @@ fn fits_badge(state: State, fits: bool) -> El {
 /// place.
 fn what_ifs(state: State) -> El {
     let lang = state.lang;
+    // One binding writes an item, and only when its change, the language or
+    // the units changed.
     let item = move |index: usize| {
-        let option = move || state.what_ifs.with(|options| options.get(index).copied());
-        let fits = move || option().is_some_and(|o| o.estimate.fits == Some(true));
-        el("li")
-            .bind_class("fits", rx(fits))
-            .bind_attr(
-                "data-change",
-                rx(move || option().map(|o| o.change.name().to_owned())),
-            )
-            .child(el("span").bind_text(rx(move || {
-                option()
-                    .map(|o| change_label(lang.get(), &o))
-                    .unwrap_or_default()
-            })))
-            .child(
-                el("span")
-                    .class("value")
-                    .bind_attr(
-                        "data-bytes",
-                        rx(move || option().map(|o| o.estimate.required.to_string())),
-                    )
-                    .bind_text(rx(move || {
-                        let Some(o) = option() else {
-                            return String::new();
-                        };
-                        let fits = fits();
-                        let verdict = match (fits, lang.get() == Lang::Es) {
-                            (true, false) => "fits",
-                            (true, true) => "cabe",
-                            (false, false) => "still does not fit",
-                            (false, true) => "sigue sin caber",
-                        };
-                        let units = state.config.with(|c| c.units);
-                        format!(
-                            "{} — {}{verdict}",
-                            short(o.estimate.required, units),
-                            if fits { "✓ " } else { "✗ " }
-                        )
-                    })),
-            )
+        let (label, value) = (el("span"), el("span").class("value"));
+        let li = el("li").child(label.clone()).child(value.clone());
+        let (element, value_element) = (li.0.clone(), value.0.clone());
+        let (label, value) = (label.text_node(), value.text_node());
+        dom::watch(
+            rx(move || {
+                let option = state.what_ifs.with(|options| options.get(index).copied());
+                (option, lang.get(), state.config.with(|c| c.units))
+            }),
+            Box::new(move |&(option, lang, units)| {
+                // An item the shorter list no longer has is empty until the list
+                // removes it.
+                let Some(option) = option else {
+                    label.set_data("");
+                    value.set_data("");
+                    return;
+                };
+                let fits = option.estimate.fits == Some(true);
+                let _ = element.class_list().toggle_with_force("fits", fits);
+                let _ = element.set_attribute("data-change", option.change.name());
+                let required = option.estimate.required;
+                let _ = value_element.set_attribute("data-bytes", &required.to_string());
+                label.set_data(&change_label(lang, &option));
+                let verdict = match (fits, lang == Lang::Es) {
+                    (true, false) => "fits",
+                    (true, true) => "cabe",
+                    (false, false) => "still does not fit",
+                    (false, true) => "sigue sin caber",
+                };
+                let mark = if fits { "✓ " } else { "✗ " };
+                value.set_data(&format!("{} — {mark}{verdict}", short(required, units)));
+            }),
+        );
+        li
     };
     el("section")
         .class("what-ifs")
