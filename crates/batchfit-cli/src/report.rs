@@ -2,7 +2,7 @@
 //! from batchfit-core; this module only lays them out.
 
 use batchfit_core::fields::{format_hundredths, group_thousands};
-use batchfit_core::memory::{self, Change, Estimate, Phase, SweepRow};
+use batchfit_core::memory::{self, AtPeak, Change, Estimate, Phase, SweepRow};
 use batchfit_core::presets::{self, Device};
 use batchfit_core::query::{Config, Form};
 use batchfit_core::transformer::{self, Mode};
@@ -30,6 +30,12 @@ struct Report {
     peak_reserved: u128,
     nvidia_smi: u128,
     peak_phase: &'static str,
+    /// What is alive at the peak: sums exactly to `peak_allocated`.
+    at_peak: AtPeakRow,
+    /// `peak_reserved − peak_allocated`.
+    allocator_cache: u128,
+    /// `required − nvidia_smi`.
+    margin_bytes: u128,
     #[serde(skip_serializing_if = "Option::is_none")]
     device_bytes: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -38,12 +44,42 @@ struct Report {
     max_batch: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     accumulation_steps: Option<u64>,
+    /// Data-parallel ranks needed (each of `tp` GPUs).
     #[serde(skip_serializing_if = "Option::is_none")]
     gpus_needed: Option<u64>,
+    /// Every GPU those ranks take: `gpus_needed × tp`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpus_needed_total: Option<u64>,
     sweep: Vec<Row>,
     what_ifs: Vec<WhatIfRow>,
 }
 
+#[derive(Serialize)]
+struct AtPeakRow {
+    weights: u128,
+    gradients: u128,
+    optimizer_states: u128,
+    optimizer_step: u128,
+    buffers: u128,
+    kv_cache: u128,
+    activations: u128,
+}
+
+impl From<AtPeak> for AtPeakRow {
+    fn from(p: AtPeak) -> Self {
+        Self {
+            weights: p.weights,
+            gradients: p.gradients,
+            optimizer_states: p.optimizer_states,
+            optimizer_step: p.optimizer_step,
+            buffers: p.buffers,
+            kv_cache: p.kv_cache,
+            activations: p.activations,
+        }
+    }
+}
+
+/// A sweep row, in at-peak quantities: `model_states + activations = total`.
 #[derive(Serialize)]
 struct Row {
     batch: u64,
@@ -125,11 +161,15 @@ pub fn json(config: &Config) -> String {
         peak_reserved: e.peak_reserved,
         nvidia_smi: e.nvidia_smi,
         peak_phase: e.peak_phase.name(),
+        at_peak: e.at_peak.into(),
+        allocator_cache: e.allocator_cache(),
+        margin_bytes: e.margin_bytes(),
         device_bytes: e.device_bytes,
         fits: e.fits,
         max_batch: e.max_batch,
         accumulation_steps: e.accumulation_steps,
         gpus_needed: memory::gpus_needed(config),
+        gpus_needed_total: memory::gpus_needed(config).map(|n| n * tp_of(config)),
         sweep: memory::sweep(config).iter().map(Row::from).collect(),
         what_ifs: memory::what_ifs(config)
             .iter()
@@ -143,6 +183,25 @@ pub fn json(config: &Config) -> String {
     };
     serde_json::to_string_pretty(&report)
         .expect("a struct of strings, integers and booleans serializes")
+}
+
+/// The tensor-parallel degree each data-parallel rank spans.
+fn tp_of(config: &Config) -> u64 {
+    match config.form {
+        Form::Transformer => config.transformer.tp,
+        Form::Activations | Form::Parameters => 1,
+    }
+}
+
+/// Why a term's own size is more than what of it is alive at the peak.
+fn not_at_peak(term: &str, alive: bool) -> &'static str {
+    match (term, alive) {
+        ("gradients", true) => "created during the backward pass, after the activations are freed",
+        ("optimizer_step", true) => "exists only inside optimizer.step(), after the backward pass",
+        ("optimizer_step", false) => "runs inside the backward pass, with the activations",
+        ("weights", false) => "autocast's 16-bit copies are freed with the activations",
+        _ => "freed by the backward pass before the gradients peak",
+    }
 }
 
 fn size(bytes: u128, units: Units) -> String {
@@ -280,54 +339,70 @@ pub fn text(config: &Config) -> String {
     let e = memory::estimate(config);
     let mut out = describe(config, &e);
     out.push('\n');
-    if config.form != Form::Activations {
-        line(&mut out, "Weights", e.weights, units);
-        line(&mut out, "Gradients", e.gradients, units);
-        line(&mut out, "Optimizer states", e.optimizer_states, units);
-        if e.optimizer_step > 0 {
-            line(&mut out, "Optimizer step buffers", e.optimizer_step, units);
-        }
-        if e.buffers > 0 {
-            line(&mut out, "Framework buffers", e.buffers, units);
-        }
-        if e.kv_cache > 0 {
-            line(&mut out, "KV cache", e.kv_cache, units);
+    let p = e.at_peak;
+    out.push_str(&format!(
+        "Alive at the peak ({}):\n",
+        phase_label(e.peak_phase)
+    ));
+    let terms = [
+        ("weights", "Weights", p.weights, e.weights),
+        ("gradients", "Gradients", p.gradients, e.gradients),
+        (
+            "optimizer_states",
+            "Optimizer states",
+            p.optimizer_states,
+            e.optimizer_states,
+        ),
+        (
+            "optimizer_step",
+            "Optimizer step buffers",
+            p.optimizer_step,
+            e.optimizer_step,
+        ),
+        ("buffers", "Framework buffers", p.buffers, e.buffers),
+        ("kv_cache", "KV cache", p.kv_cache, e.kv_cache),
+        ("activations", "Activations", p.activations, e.activations),
+    ];
+    for &(_, label, alive, _) in &terms {
+        if alive > 0 {
+            line(&mut out, label, alive, units);
         }
     }
+    line(&mut out, "= Peak allocated", e.peak_allocated, units);
+    out.push_str("    what torch.cuda.max_memory_allocated() reports: the tensors alone.\n");
+    line(&mut out, "+ Allocator cache", e.allocator_cache(), units);
+    line(&mut out, "= Peak reserved", e.peak_reserved, units);
+    out.push_str("    what torch.cuda.max_memory_reserved() reports.\n");
+    line(&mut out, "+ Overhead (CUDA context…)", e.overhead, units);
+    line(&mut out, "= nvidia-smi", e.nvidia_smi, units);
+    out.push_str("    what nvidia-smi shows for the process.\n");
+    let margin = if config.margin > 0 {
+        format!(" (+{}% margin)", format_hundredths(config.margin))
+    } else {
+        String::new()
+    };
+    if e.margin_bytes() > 0 {
+        line(&mut out, "+ Margin", e.margin_bytes(), units);
+    }
+    line(&mut out, &format!("= Required{margin}"), e.required, units);
+    let missing: Vec<_> = terms
+        .iter()
+        .filter(|&&(_, _, alive, own)| own > alive)
+        .collect();
+    if !missing.is_empty() {
+        out.push_str("\nNot (all) alive at the peak, with each term's own size:\n");
+        for &&(term, label, _, own) in &missing {
+            line(&mut out, label, own, units);
+            out.push_str(&format!("    {}\n", not_at_peak(term, p.activations_alive)));
+        }
+    }
+    out.push('\n');
     line(
         &mut out,
         "Activations per sample",
         e.activations_per_sample,
         units,
     );
-    line(
-        &mut out,
-        &format!("Activations (batch {})", config.batch()),
-        e.activations,
-        units,
-    );
-    line(&mut out, "Total", e.total, units);
-    line(&mut out, "Overhead (CUDA context…)", e.overhead, units);
-    out.push_str(&format!(
-        "\nThree readings at the peak ({}):\n",
-        phase_label(e.peak_phase)
-    ));
-    line(&mut out, "Peak allocated", e.peak_allocated, units);
-    out.push_str("    what torch.cuda.max_memory_allocated() reports: the tensors alone.\n");
-    line(&mut out, "Peak reserved", e.peak_reserved, units);
-    out.push_str(
-        "    what torch.cuda.max_memory_reserved() reports: plus the caching allocator's slack.\n",
-    );
-    line(&mut out, "nvidia-smi", e.nvidia_smi, units);
-    out.push_str(
-        "    what nvidia-smi shows for the process: plus the CUDA context and buffers.\n\n",
-    );
-    let margin = if config.margin > 0 {
-        format!(" (+{}% margin)", format_hundredths(config.margin))
-    } else {
-        String::new()
-    };
-    line(&mut out, &format!("Required{margin}"), e.required, units);
     if let (Some(device), Some(bytes), Some(fits), Some(max_batch)) =
         (config.device, e.device_bytes, e.fits, e.max_batch)
     {
@@ -338,13 +413,27 @@ pub fn text(config: &Config) -> String {
             }
         };
         out.push_str(&format!(
-            "\n{name}: {} — {}. Largest batch that fits: {max_batch}.\n",
+            "\n{name}: {} — {}. Largest batch that fits: {}.\n",
             size(bytes, units),
             if fits { "fits" } else { "does not fit" },
+            if max_batch == 0 {
+                "none, not even 1".to_owned()
+            } else {
+                max_batch.to_string()
+            },
         ));
-        if let Some(gpus) = memory::gpus_needed(config).filter(|_| !fits) {
+        if let Some(gpus) = memory::gpus_needed(config).filter(|&n| !fits && n > 1) {
+            let tp = tp_of(config);
+            let ranks = if tp > 1 {
+                format!(
+                    "{gpus} data-parallel ranks × tensor parallel {tp} = {} GPUs",
+                    gpus * tp
+                )
+            } else {
+                format!("{gpus} data-parallel GPUs")
+            };
             out.push_str(&format!(
-                "Fits with {gpus} data-parallel GPUs at ZeRO stage {}.\n",
+                "Fits with {ranks} at ZeRO stage {}.\n",
                 config.transformer.zero
             ));
         }

@@ -234,3 +234,58 @@ fn framework_profiles_reach_the_json() {
     assert!(allocated < reserved && reserved < smi);
     assert_eq!(smi - reserved, 1_000_000_000);
 }
+
+/// The sum of the field values of a JSON object of byte counts.
+fn sum_of(object: &serde_json::Value) -> u128 {
+    object
+        .as_object()
+        .expect("an object")
+        .values()
+        .map(|v| u128::from(v.as_u64().expect("integer bytes")))
+        .sum()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
+
+    /// `at_peak` is one decomposition of the peak: its parts sum exactly to
+    /// `peak_allocated`, and every sweep row's parts to its total, across the
+    /// three forms, training and inference, one GPU and many.
+    #[test]
+    fn what_is_alive_at_the_peak_sums_to_the_peak(
+        form in 0usize..3,
+        model in proptest::sample::select(vec!["gpt2", "llama-3.1-8b", "llama-3.1-70b", "qwen2.5-7b", "bert-large", "vit-b-16"]),
+        batch in 1u64..64,
+        seq in proptest::sample::select(vec![128u64, 1024, 4096]),
+        mode in proptest::sample::select(vec!["train", "inference"]),
+        recompute in proptest::sample::select(vec!["none", "selective", "full"]),
+        recipe in proptest::sample::select(vec!["amp", "bf16", "fp32"]),
+        step in proptest::sample::select(vec!["fused", "foreach", "in_backward"]),
+        (gpus, zero, tp) in (1u64..9, 0u8..4, proptest::sample::select(vec![1u64, 2, 8])),
+        global_batch in proptest::sample::select(vec![0u64, 256]),
+    ) {
+        let query = match form {
+            0 => format!("form=activations&batch={batch}&seq={seq}&ckpt={}", batch % 2),
+            1 => format!("form=parameters&params={batch}B&batch={batch}&act_mb={seq}"),
+            _ => format!(
+                "form=transformer&model={model}&batch={batch}&seq={seq}&mode={mode}&recompute={recompute}\
+                 &recipe={recipe}&step={step}&gpus={gpus}&zero={zero}&tp={tp}&global_batch={global_batch}&gpu=h100-80gb"
+            ),
+        };
+        let out = batchfit(&["--json", &query]);
+        proptest::prop_assert!(out.status.success(), "{query}: {}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let peak = u128::from(report["peak_allocated"].as_u64().expect("bytes"));
+        proptest::prop_assert_eq!(sum_of(&report["at_peak"]), peak, "{}", query);
+        let required = u128::from(report["required"].as_u64().expect("bytes"));
+        let parts = peak
+            + u128::from(report["allocator_cache"].as_u64().expect("bytes"))
+            + u128::from(report["overhead"].as_u64().expect("bytes"))
+            + u128::from(report["margin_bytes"].as_u64().expect("bytes"));
+        proptest::prop_assert_eq!(parts, required, "{}", query);
+        for row in report["sweep"].as_array().expect("rows") {
+            let part = |name: &str| row[name].as_u64().expect("bytes");
+            proptest::prop_assert_eq!(part("model_states") + part("activations"), part("total"), "{}", query);
+        }
+    }
+}

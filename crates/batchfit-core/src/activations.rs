@@ -12,38 +12,39 @@
 
 use crate::Precision;
 use crate::fields::{HundredthsField, WholeField};
+use crate::param::Param;
 
 /// Batch size: samples per step on one device.
 pub const BATCH: WholeField = WholeField {
-    name: "batch",
+    param: Param::Batch,
     min: 1,
     max: 1_000_000_000,
     default: 16,
 };
 /// Sequence length in tokens.
 pub const SEQ: WholeField = WholeField {
-    name: "seq",
+    param: Param::Seq,
     min: 1,
     max: 10_000_000,
     default: 2048,
 };
 /// Hidden size (model width).
 pub const HIDDEN: WholeField = WholeField {
-    name: "hidden",
+    param: Param::Hidden,
     min: 1,
     max: 1_000_000,
     default: 4096,
 };
 /// Number of transformer layers.
 pub const LAYERS: WholeField = WholeField {
-    name: "layers",
+    param: Param::Layers,
     min: 1,
     max: 10_000,
     default: 32,
 };
 /// The multiplier k, in hundredths (1000 = 10).
 pub const K: HundredthsField = HundredthsField {
-    name: "k",
+    param: Param::K,
     min: 1,
     max: 100_000,
     default: 1000,

@@ -5,18 +5,52 @@
 
 use std::fmt;
 
-/// What is wrong with one value. The web page words these in the user's language;
-/// [`ParamError`]'s `Display` words them in English for the CLI.
+use crate::param::Param;
+
+/// A bound of a numeric field, kept as a number: each language writes it its
+/// own way ("1,000,000" / "1 000 000", "0.01" / "0,01").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bound {
+    /// A whole number.
+    Whole(u64),
+    /// Hundredths of a decimal number: 1 is 0.01.
+    Hundredths(u64),
+    /// A count, written with its scale suffix ("1000T").
+    Count(u64),
+}
+
+impl fmt::Display for Bound {
+    /// The English spelling, for the CLI.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Whole(n) => f.write_str(&group_thousands(n)),
+            Self::Hundredths(h) => f.write_str(&format_hundredths(h)),
+            Self::Count(n) => f.write_str(&format_count(n)),
+        }
+    }
+}
+
+/// The values a numeric field accepts, `min..=max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Range {
+    pub min: Bound,
+    pub max: Bound,
+}
+
+/// What is wrong with one value: data (numbers and names), not sentences. The
+/// web page words these in the user's language; [`ParamError`]'s `Display`
+/// words them in English for the CLI. Every problem of a numeric field carries
+/// the range it accepts, so every message can say it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Problem {
     /// The value is empty.
-    Empty,
+    Empty { range: Range },
     /// Not a number at all ("abc", "1.2.3", "<img …>").
-    NotANumber,
+    NotANumber { range: Range },
     /// A number, but this field only takes whole numbers.
-    NotWhole,
+    NotWhole { range: Range },
     /// A number outside the field's bounds.
-    OutOfRange { min: String, max: String },
+    OutOfRange { range: Range },
     /// Not one of the names the field accepts.
     NotAnOption { allowed: &'static [&'static str] },
     /// A URL parameter this version does not know.
@@ -25,43 +59,92 @@ pub enum Problem {
     Duplicate,
     /// Two parameters that say the same thing differently (`gpu` and `gpu_gb`);
     /// the first one is used.
-    Conflict { with: &'static str },
+    Conflict { with: Param },
 }
 
-/// A rejected value: which field (its URL parameter name) and why.
+/// The name of a rejected parameter: one batchfit knows, or the text of one it
+/// does not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Name {
+    Known(Param),
+    Unknown(String),
+}
+
+impl Name {
+    /// The name as the URL spells it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Known(param) => param.name(),
+            Self::Unknown(text) => text,
+        }
+    }
+}
+
+/// A rejected value: which field (its URL parameter) and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamError {
-    pub name: String,
+    pub name: Name,
     pub problem: Problem,
 }
 
 impl ParamError {
-    pub fn new(name: impl Into<String>, problem: Problem) -> Self {
+    pub fn new(param: Param, problem: Problem) -> Self {
         Self {
-            name: name.into(),
+            name: Name::Known(param),
             problem,
+        }
+    }
+
+    /// A parameter this version does not know, named as it was written.
+    pub fn unknown(name: impl Into<String>) -> Self {
+        Self {
+            name: Name::Unknown(name.into()),
+            problem: Problem::Unknown,
+        }
+    }
+
+    /// The parameter, when batchfit knows it.
+    pub fn param(&self) -> Option<Param> {
+        match self.name {
+            Name::Known(param) => Some(param),
+            Name::Unknown(_) => None,
         }
     }
 }
 
 impl fmt::Display for ParamError {
+    /// One English line for the CLI; the page words problems itself.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = &self.name;
+        let name = self.name.as_str();
         match &self.problem {
-            Problem::Empty => write!(f, "`{name}` is empty; give it a value"),
-            Problem::NotANumber => write!(f, "`{name}` must be a number"),
-            Problem::NotWhole => write!(f, "`{name}` must be a whole number"),
-            Problem::OutOfRange { min, max } => {
-                write!(f, "`{name}` must be from {min} to {max}")
+            Problem::Empty { range } => write!(
+                f,
+                "`{name}` is empty; give a number from {} to {}",
+                range.min, range.max
+            ),
+            Problem::NotANumber { range } => write!(
+                f,
+                "`{name}` must be a number from {} to {}",
+                range.min, range.max
+            ),
+            Problem::NotWhole { range } => write!(
+                f,
+                "`{name}` must be a whole number from {} to {}",
+                range.min, range.max
+            ),
+            Problem::OutOfRange { range } => {
+                write!(f, "`{name}` must be from {} to {}", range.min, range.max)
             }
             Problem::NotAnOption { allowed } => {
                 write!(f, "`{name}` must be one of: {}", allowed.join(", "))
             }
             Problem::Unknown => write!(f, "`{name}` is not a parameter batchfit knows"),
             Problem::Duplicate => write!(f, "`{name}` is given more than once"),
-            Problem::Conflict { with } => {
-                write!(f, "`{name}` and `{with}` cannot both be given; use one")
-            }
+            Problem::Conflict { with } => write!(
+                f,
+                "`{name}` and `{}` cannot both be given; use one",
+                with.name()
+            ),
         }
     }
 }
@@ -71,38 +154,39 @@ impl std::error::Error for ParamError {}
 /// A field that takes a whole number in `min..=max`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WholeField {
-    /// The URL parameter name, also the form input's `name`.
-    pub name: &'static str,
+    /// The URL parameter, also the form input's `name`.
+    pub param: Param,
     pub min: u64,
     pub max: u64,
     pub default: u64,
 }
 
 impl WholeField {
-    /// Parses `text` ("16", " 2048 ", "1e3", "1_000"), accepting only whole numbers
-    /// inside the bounds.
+    /// Parses `text` ("16", " 2048 ", "2,048", "1e3", "1_000"), accepting only
+    /// whole numbers inside the bounds.
     pub fn parse(&self, text: &str) -> Result<u64, ParamError> {
-        let out_of_range = || self.error(self.range());
-        match parse_number(text).map_err(|p| self.error(p))? {
+        let range = self.range();
+        let out_of_range = || self.error(Problem::OutOfRange { range });
+        match parse_number(text).map_err(|p| self.error(p.with(range)))? {
             Number::Whole(n) if (self.min..=self.max).contains(&n) => Ok(n),
             Number::Whole(_) | Number::Negative => Err(out_of_range()),
             Number::Fraction(x) if x < self.min as f64 || x > self.max as f64 => {
                 Err(out_of_range())
             }
-            Number::Fraction(_) => Err(self.error(Problem::NotWhole)),
+            Number::Fraction(_) => Err(self.error(Problem::NotWhole { range })),
         }
     }
 
-    /// The `OutOfRange` problem for this field, with its bounds written out.
-    pub fn range(&self) -> Problem {
-        Problem::OutOfRange {
-            min: group_thousands(self.min),
-            max: group_thousands(self.max),
+    /// The values this field accepts.
+    pub fn range(&self) -> Range {
+        Range {
+            min: Bound::Whole(self.min),
+            max: Bound::Whole(self.max),
         }
     }
 
     fn error(&self, problem: Problem) -> ParamError {
-        ParamError::new(self.name, problem)
+        ParamError::new(self.param, problem)
     }
 }
 
@@ -110,7 +194,7 @@ impl WholeField {
 /// (so that the model stays in integers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HundredthsField {
-    pub name: &'static str,
+    pub param: Param,
     /// Bounds and default in hundredths: `min: 1` is 0.01.
     pub min: u64,
     pub max: u64,
@@ -118,9 +202,11 @@ pub struct HundredthsField {
 }
 
 impl HundredthsField {
-    /// Parses "10", "10.5", "1e1"; values are rounded to the nearest hundredth.
+    /// Parses "10", "10.5", "1e1", "1,000.5"; values are rounded to the nearest
+    /// hundredth.
     pub fn parse(&self, text: &str) -> Result<u64, ParamError> {
-        let hundredths = match parse_number(text).map_err(|p| self.error(p))? {
+        let range = self.range();
+        let hundredths = match parse_number(text).map_err(|p| self.error(p.with(range)))? {
             Number::Whole(n) => n.checked_mul(100),
             Number::Fraction(x) => {
                 let scaled = (x * 100.0).round();
@@ -130,15 +216,20 @@ impl HundredthsField {
         };
         match hundredths {
             Some(h) if (self.min..=self.max).contains(&h) => Ok(h),
-            _ => Err(self.error(Problem::OutOfRange {
-                min: format_hundredths(self.min),
-                max: format_hundredths(self.max),
-            })),
+            _ => Err(self.error(Problem::OutOfRange { range })),
+        }
+    }
+
+    /// The values this field accepts.
+    pub fn range(&self) -> Range {
+        Range {
+            min: Bound::Hundredths(self.min),
+            max: Bound::Hundredths(self.max),
         }
     }
 
     fn error(&self, problem: Problem) -> ParamError {
-        ParamError::new(self.name, problem)
+        ParamError::new(self.param, problem)
     }
 }
 
@@ -148,13 +239,22 @@ impl HundredthsField {
 /// fraction of a unit is rounded to the nearest whole count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CountField {
-    pub name: &'static str,
+    pub param: Param,
     pub min: u64,
     pub max: u64,
     pub default: u64,
 }
 
 impl CountField {
+    /// The values this field accepts.
+    pub fn range(&self) -> Range {
+        Range {
+            min: Bound::Count(self.min),
+            max: Bound::Count(self.max),
+        }
+    }
+
+    /// Parses "7B", "7 B", "7,000M", "1.3e9", "124439808".
     pub fn parse(&self, text: &str) -> Result<u64, ParamError> {
         let text = text.trim();
         let scale = |suffix: char| match suffix.to_ascii_lowercase() {
@@ -171,14 +271,10 @@ impl CountField {
             .last()
             .and_then(|suffix| Some((text.strip_suffix(suffix)?, scale(suffix)?)))
             .unwrap_or((text, 1.0));
-        let error = |problem| ParamError::new(self.name, problem);
-        let range = || {
-            error(Problem::OutOfRange {
-                min: format_count(self.min),
-                max: format_count(self.max),
-            })
-        };
-        let value = match parse_number(digits).map_err(error)? {
+        let bounds = self.range();
+        let error = |problem| ParamError::new(self.param, problem);
+        let range = || error(Problem::OutOfRange { range: bounds });
+        let value = match parse_number(digits).map_err(|p| error(p.with(bounds)))? {
             Number::Negative => return Err(range()),
             Number::Whole(n) if scale == 1.0 => n as f64,
             Number::Whole(n) => n as f64 * scale,
@@ -243,21 +339,102 @@ pub enum Number {
     Negative,
 }
 
-/// Reads a number from user text: surrounding spaces and `_` digit separators are
-/// ignored; plain digits, decimals and exponents ("1.3e9") are accepted; "inf",
-/// "NaN", hex and anything else are not numbers.
-pub fn parse_number(text: &str) -> Result<Number, Problem> {
+/// Why a text is not a number, before the field's range is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotNumber {
+    Empty,
+    NotANumber,
+}
+
+impl NotNumber {
+    /// The field's problem, naming the range it accepts.
+    pub fn with(self, range: Range) -> Problem {
+        match self {
+            Self::Empty => Problem::Empty { range },
+            Self::NotANumber => Problem::NotANumber { range },
+        }
+    }
+}
+
+/// Characters that group thousands as people type them: the comma of English
+/// ("2,048"), and the spaces of ISO 80000 and of Spanish ("2 048", with a
+/// no-break, narrow no-break or thin space).
+const GROUP_SEPARATORS: [char; 5] = [',', ' ', '\u{a0}', '\u{202f}', '\u{2009}'];
+
+/// `text` without its thousands separators, or `None` when a separator is
+/// not between groups of three digits in the integer part ("1,5", "20,48",
+/// "1.5,0" are not numbers: a comma there is a decimal comma or a typo, and
+/// reading it either way would be a guess).
+fn ungroup(text: &str) -> Option<String> {
+    if !text.contains(GROUP_SEPARATORS) {
+        return Some(text.to_owned());
+    }
+    let (sign, unsigned) = match text.strip_prefix(['+', '-']) {
+        Some(rest) => (text.strip_suffix(rest).unwrap_or(""), rest),
+        None => ("", text),
+    };
+    // The integer part ends at the decimal point or the exponent.
+    let (integer, rest) = match unsigned.find(['.', 'e', 'E']) {
+        Some(at) => unsigned.split_at(at),
+        None => (unsigned, ""),
+    };
+    if rest.contains(GROUP_SEPARATORS) {
+        return None;
+    }
+    let digits = |group: &str| group.bytes().all(|b| b.is_ascii_digit());
+    let mut groups = integer.split(GROUP_SEPARATORS);
+    let first = groups
+        .next()
+        .filter(|g| (1..=3).contains(&g.len()) && digits(g))?;
+    let mut out = format!("{sign}{first}");
+    for group in groups {
+        if group.len() != 3 || !digits(group) {
+            return None;
+        }
+        out.push_str(group);
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// "2.048" → "2048", "1.000.000" → "1000000": dots read as thousands
+/// separators, as Spanish writes them, when that is the only reading a whole
+/// number can have (groups of three digits after each dot). `None` otherwise
+/// ("2.5", "2.0480"). The page applies it to whole-number fields in Spanish;
+/// URLs always use the decimal point.
+pub fn dots_as_grouping(text: &str) -> Option<String> {
+    let text = text.trim();
+    let mut groups = text.split('.');
+    let first = groups.next().filter(|g| (1..=3).contains(&g.len()))?;
+    let mut out = first.to_owned();
+    let mut dots = 0;
+    for group in groups {
+        if group.len() != 3 {
+            return None;
+        }
+        out.push_str(group);
+        dots += 1;
+    }
+    (dots > 0 && out.bytes().all(|b| b.is_ascii_digit())).then_some(out)
+}
+
+/// Reads a number from user text: surrounding spaces, thousands separators
+/// (`2,048`, `2 048`) and `_` digit separators are ignored; plain digits,
+/// decimals and exponents ("1.3e9") are accepted; "inf", "NaN", hex and
+/// anything else are not numbers.
+pub fn parse_number(text: &str) -> Result<Number, NotNumber> {
     let text = text.trim();
     if text.is_empty() {
-        return Err(Problem::Empty);
+        return Err(NotNumber::Empty);
     }
+    let text = ungroup(text).ok_or(NotNumber::NotANumber)?;
     // Only text made of the characters a written-out number uses: anything else
     // ("inf", "0x10", "1,5") is not a number, whatever a parser would make of it.
     let plausible = text
         .chars()
         .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-' | '_'));
     if !plausible || !text.chars().any(|c| c.is_ascii_digit()) {
-        return Err(Problem::NotANumber);
+        return Err(NotNumber::NotANumber);
     }
     let cleaned: String = text.chars().filter(|&c| c != '_').collect();
     if cleaned.bytes().all(|b| b.is_ascii_digit()) {
@@ -266,7 +443,7 @@ pub fn parse_number(text: &str) -> Result<Number, Problem> {
             .parse::<u64>()
             .map_or(Number::Fraction(f64::MAX), Number::Whole));
     }
-    let value = crate::decimal::parse(&cleaned).ok_or(Problem::NotANumber)?;
+    let value = crate::decimal::parse(&cleaned).ok_or(NotNumber::NotANumber)?;
     if !value.is_finite() {
         // "1e999": a number, far beyond any bound.
         return Ok(if value < 0.0 {
@@ -290,13 +467,13 @@ mod tests {
     use super::*;
 
     const BATCH: WholeField = WholeField {
-        name: "batch",
+        param: Param::Batch,
         min: 1,
         max: 1_000_000,
         default: 16,
     };
     const K: HundredthsField = HundredthsField {
-        name: "k",
+        param: Param::K,
         min: 1,
         max: 100_000,
         default: 1000,
@@ -311,6 +488,12 @@ mod tests {
             ("1_000", 1000),
             ("+5", 5),
             ("1000000", 1_000_000),
+            ("2,048", 2048),
+            ("2 048", 2048),
+            ("2\u{202f}048", 2048),
+            ("1,000,000", 1_000_000),
+            ("1 000 000", 1_000_000),
+            ("1,000e0", 1000),
         ] {
             assert_eq!(BATCH.parse(text), Ok(want), "{text:?}");
         }
@@ -319,28 +502,38 @@ mod tests {
     #[test]
     fn whole_fields_name_the_problem() {
         let range = BATCH.range();
+        let out = Problem::OutOfRange { range };
         for (text, problem) in [
-            ("", Problem::Empty),
-            ("   ", Problem::Empty),
-            ("abc", Problem::NotANumber),
-            ("inf", Problem::NotANumber),
-            ("NaN", Problem::NotANumber),
-            ("0x10", Problem::NotANumber),
-            ("<img src=x onerror=alert(1)>", Problem::NotANumber),
-            ("1.2.3", Problem::NotANumber),
-            ("-", Problem::NotANumber),
-            ("1.5", Problem::NotWhole),
-            ("-1", range.clone()),
-            ("0", range.clone()),
-            ("1e30", range.clone()),
-            ("1e999", range.clone()),
-            ("99999999999999999999999999", range.clone()),
-            ("1000001", range.clone()),
-            ("0.5", range.clone()),
+            ("", Problem::Empty { range }),
+            ("   ", Problem::Empty { range }),
+            ("abc", Problem::NotANumber { range }),
+            ("inf", Problem::NotANumber { range }),
+            ("NaN", Problem::NotANumber { range }),
+            ("0x10", Problem::NotANumber { range }),
+            (
+                "<img src=x onerror=alert(1)>",
+                Problem::NotANumber { range },
+            ),
+            ("1.2.3", Problem::NotANumber { range }),
+            ("-", Problem::NotANumber { range }),
+            // A comma that does not group thousands is not guessed at.
+            ("1,5", Problem::NotANumber { range }),
+            ("20,48", Problem::NotANumber { range }),
+            ("2,0480", Problem::NotANumber { range }),
+            (",048", Problem::NotANumber { range }),
+            ("1.5,00", Problem::NotANumber { range }),
+            ("1.5", Problem::NotWhole { range }),
+            ("-1", out.clone()),
+            ("0", out.clone()),
+            ("1e30", out.clone()),
+            ("1e999", out.clone()),
+            ("99999999999999999999999999", out.clone()),
+            ("1000001", out.clone()),
+            ("0.5", out.clone()),
         ] {
             assert_eq!(
                 BATCH.parse(text),
-                Err(ParamError::new("batch", problem)),
+                Err(ParamError::new(Param::Batch, problem)),
                 "{text:?}"
             );
         }
@@ -352,6 +545,13 @@ mod tests {
         assert_eq!(message, "`batch` must be from 1 to 1,000,000");
         let message = K.parse("0").unwrap_err().to_string();
         assert_eq!(message, "`k` must be from 0.01 to 1000");
+        let message = BATCH.parse("abc").unwrap_err().to_string();
+        assert_eq!(message, "`batch` must be a number from 1 to 1,000,000");
+        let message = BATCH.parse("").unwrap_err().to_string();
+        assert_eq!(
+            message,
+            "`batch` is empty; give a number from 1 to 1,000,000"
+        );
     }
 
     #[test]
@@ -384,7 +584,7 @@ mod tests {
     #[test]
     fn counts_read_the_way_model_sizes_are_written() {
         const PARAMS: CountField = CountField {
-            name: "params",
+            param: Param::Params,
             min: 1,
             max: 1_000_000_000_000_000,
             default: 7_000_000_000,
@@ -401,6 +601,9 @@ mod tests {
             ("124439808", 124_439_808),
             ("1000000000000000", 1_000_000_000_000_000),
             ("1", 1),
+            ("7 B", 7_000_000_000),
+            ("7,000M", 7_000_000_000),
+            ("1,300,000,000", 1_300_000_000),
         ] {
             assert_eq!(PARAMS.parse(text), Ok(want), "{text:?}");
             assert_eq!(PARAMS.parse(&format_count(want)), Ok(want), "{want}");
@@ -417,15 +620,16 @@ mod tests {
                 "{text:?}"
             );
         }
+        let range = PARAMS.range();
         for (text, problem) in [
-            ("", Problem::Empty),
-            ("B", Problem::Empty),
-            ("7X", Problem::NotANumber),
-            ("seven", Problem::NotANumber),
+            ("", Problem::Empty { range }),
+            ("B", Problem::Empty { range }),
+            ("7X", Problem::NotANumber { range }),
+            ("seven", Problem::NotANumber { range }),
         ] {
             assert_eq!(
                 PARAMS.parse(text),
-                Err(ParamError::new("params", problem)),
+                Err(ParamError::new(Param::Params, problem)),
                 "{text:?}"
             );
         }
@@ -435,6 +639,23 @@ mod tests {
             PARAMS.parse("2e15").unwrap_err().to_string(),
             "`params` must be from 1 to 1000T"
         );
+    }
+
+    #[test]
+    fn spanish_dots_group_only_where_nothing_else_is_meant() {
+        for (text, want) in [
+            ("2.048", Some("2048")),
+            (" 1.000.000 ", Some("1000000")),
+            ("12.345", Some("12345")),
+            ("2.5", None),
+            ("2.0480", None),
+            ("2048", None),
+            ("2.04a", None),
+            (".048", None),
+            ("1234.567", None),
+        ] {
+            assert_eq!(dots_as_grouping(text).as_deref(), want, "{text:?}");
+        }
     }
 
     #[test]

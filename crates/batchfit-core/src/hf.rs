@@ -13,7 +13,7 @@
 use std::fmt;
 
 use crate::activations::{HIDDEN, LAYERS};
-use crate::fields::{Problem, WholeField};
+use crate::fields::{Range, WholeField};
 use crate::json::{self, Json};
 use crate::transformer::{self as tf, Architecture, Kind, Mlp, Norm};
 
@@ -31,23 +31,29 @@ const UNSUPPORTED_KEYS: &[&str] = &[
     "moe_intermediate_size",
 ];
 
-/// Why a pasted config could not be imported.
+/// Why a pasted config could not be imported: data (keys, kinds, numbers), so
+/// that the page words it in its language and the CLI in English.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ImportError {
     /// Not JSON at all.
     NotJson(json::SyntaxError),
     /// JSON, but not an object at the top.
-    NotAnObject { found: &'static str },
+    NotAnObject { found: json::Kind },
     /// A key the family needs is absent.
     Missing { key: &'static str },
     /// A key has the wrong type of value (`"hidden_size": "4096"`).
     WrongType {
         key: &'static str,
-        expected: &'static str,
-        found: &'static str,
+        expected: json::Kind,
+        found: json::Kind,
     },
-    /// A number outside what batchfit accepts for that quantity.
-    BadValue { key: &'static str, problem: Problem },
+    /// A number batchfit does not accept for that quantity: a fraction where
+    /// a whole number belongs (`fraction`), or outside `range`.
+    BadValue {
+        key: &'static str,
+        range: Range,
+        fraction: bool,
+    },
     /// `model_type` names a family this importer does not read.
     UnknownModelType { found: String },
     /// A key describing something batchfit does not model.
@@ -59,20 +65,35 @@ impl fmt::Display for ImportError {
         match self {
             Self::NotJson(error) => write!(f, "the config is {error}"),
             Self::NotAnObject { found } => {
-                write!(f, "a config.json is an object {{…}}, not {found}")
+                write!(
+                    f,
+                    "a config.json is an object {{…}}, not {}",
+                    found.english()
+                )
             }
             Self::Missing { key } => write!(f, "the config has no `{key}`"),
             Self::WrongType {
                 key,
                 expected,
                 found,
-            } => write!(f, "`{key}` must be {expected}, not {found}"),
-            Self::BadValue { key, problem } => match problem {
-                Problem::OutOfRange { min, max } => {
-                    write!(f, "`{key}` must be from {min} to {max}")
-                }
-                _ => write!(f, "`{key}` must be a whole number"),
-            },
+            } => write!(
+                f,
+                "`{key}` must be {}, not {}",
+                expected.english(),
+                found.english()
+            ),
+            Self::BadValue {
+                key,
+                range,
+                fraction,
+            } => {
+                let whole = if *fraction { " a whole number" } else { "" };
+                write!(
+                    f,
+                    "`{key}` must be{whole} from {} to {}",
+                    range.min, range.max
+                )
+            }
             Self::UnknownModelType { found } => {
                 write!(
                     f,
@@ -104,16 +125,20 @@ impl Keys<'_> {
         let Json::Number(x) = *value else {
             return Err(ImportError::WrongType {
                 key,
-                expected: "a number",
+                expected: json::Kind::Number,
                 found: value.kind(),
             });
         };
-        let bad = |problem| ImportError::BadValue { key, problem };
+        let bad = |fraction| ImportError::BadValue {
+            key,
+            range: field.range(),
+            fraction,
+        };
         if x.fract() != 0.0 {
-            return Err(bad(Problem::NotWhole));
+            return Err(bad(true));
         }
         if !(field.min as f64..=field.max as f64).contains(&x) {
-            return Err(bad(field.range()));
+            return Err(bad(false));
         }
         // Whole and within u64 bounds: exact.
         Ok(Some(x as u64))
@@ -129,7 +154,7 @@ impl Keys<'_> {
             Some(Json::Bool(b)) => Ok(Some(*b)),
             Some(other) => Err(ImportError::WrongType {
                 key,
-                expected: "true or false",
+                expected: json::Kind::Bool,
                 found: other.kind(),
             }),
         }
@@ -141,7 +166,7 @@ impl Keys<'_> {
             Some(Json::Number(x)) => Ok(Some(*x > 0.0)),
             Some(other) => Err(ImportError::WrongType {
                 key,
-                expected: "a number",
+                expected: json::Kind::Number,
                 found: other.kind(),
             }),
         }
@@ -165,7 +190,7 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
         Some(other) => {
             return Err(ImportError::WrongType {
                 key: "model_type",
-                expected: "a string",
+                expected: json::Kind::String,
                 found: other.kind(),
             });
         }

@@ -29,14 +29,122 @@ impl Json {
     }
 
     /// What kind of value this is, for error messages.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Self::Null => Kind::Null,
+            Self::Bool(_) => Kind::Bool,
+            Self::Number(_) => Kind::Number,
+            Self::String(_) => Kind::String,
+            Self::Array(_) => Kind::Array,
+            Self::Object(_) => Kind::Object,
+        }
+    }
+}
+
+/// The kinds of JSON value, named in error messages by whoever shows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 6] = [
+        Self::Null,
+        Self::Bool,
+        Self::Number,
+        Self::String,
+        Self::Array,
+        Self::Object,
+    ];
+
+    /// In English, with its article ("an array"), for the CLI.
+    pub const fn english(self) -> &'static str {
         match self {
             Self::Null => "null",
-            Self::Bool(_) => "a boolean",
-            Self::Number(_) => "a number",
-            Self::String(_) => "a string",
-            Self::Array(_) => "an array",
-            Self::Object(_) => "an object",
+            Self::Bool => "true or false",
+            Self::Number => "a number",
+            Self::String => "a string",
+            Self::Array => "an array",
+            Self::Object => "an object",
+        }
+    }
+}
+
+/// What the reader expected where the text stopped being JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Expected {
+    /// Nesting deeper than [`MAX_DEPTH`].
+    LessNesting,
+    Value,
+    /// A key in double quotes.
+    Key,
+    Colon,
+    CommaOrBrace,
+    CommaOrBracket,
+    HexDigits,
+    ClosingQuote,
+    Escape,
+    NoControlCharacters,
+    Utf8,
+    NoLeadingZeros,
+    Digit,
+    DigitAfterPoint,
+    Exponent,
+    Number,
+    /// `true`, `false` or `null`, spelled out.
+    Literal,
+    /// The end of the document: something follows the value.
+    End,
+}
+
+impl Expected {
+    pub const ALL: [Expected; 18] = [
+        Self::LessNesting,
+        Self::Value,
+        Self::Key,
+        Self::Colon,
+        Self::CommaOrBrace,
+        Self::CommaOrBracket,
+        Self::HexDigits,
+        Self::ClosingQuote,
+        Self::Escape,
+        Self::NoControlCharacters,
+        Self::Utf8,
+        Self::NoLeadingZeros,
+        Self::Digit,
+        Self::DigitAfterPoint,
+        Self::Exponent,
+        Self::Number,
+        Self::Literal,
+        Self::End,
+    ];
+
+    /// In English, for the CLI.
+    pub const fn english(self) -> &'static str {
+        match self {
+            Self::LessNesting => "less deeply nested values",
+            Self::Value => "a value",
+            Self::Key => "a key in double quotes",
+            Self::Colon => "':'",
+            Self::CommaOrBrace => "',' or '}'",
+            Self::CommaOrBracket => "',' or ']'",
+            Self::HexDigits => "four hex digits",
+            Self::ClosingQuote => "a closing '\"'",
+            Self::Escape => "a valid escape",
+            Self::NoControlCharacters => "no control characters in strings",
+            Self::Utf8 => "UTF-8",
+            Self::NoLeadingZeros => "no leading zeros",
+            Self::Digit => "a digit",
+            Self::DigitAfterPoint => "a digit after '.'",
+            Self::Exponent => "an exponent",
+            Self::Number => "a number",
+            Self::Literal => "true, false or null",
+            Self::End => "the end of the document",
         }
     }
 }
@@ -46,7 +154,7 @@ impl Json {
 pub struct SyntaxError {
     /// Byte offset of the problem.
     pub offset: usize,
-    pub expected: &'static str,
+    pub expected: Expected,
 }
 
 impl fmt::Display for SyntaxError {
@@ -54,7 +162,8 @@ impl fmt::Display for SyntaxError {
         write!(
             f,
             "not valid JSON at byte {}: expected {}",
-            self.offset, self.expected
+            self.offset,
+            self.expected.english()
         )
     }
 }
@@ -68,7 +177,7 @@ pub fn parse(text: &str) -> Result<Json, SyntaxError> {
     let value = reader.value(0)?;
     reader.skip_space();
     if reader.at != reader.bytes.len() {
-        return Err(reader.error("the end of the document"));
+        return Err(reader.error(Expected::End));
     }
     Ok(value)
 }
@@ -79,7 +188,7 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn error(&self, expected: &'static str) -> SyntaxError {
+    fn error(&self, expected: Expected) -> SyntaxError {
         SyntaxError {
             offset: self.at,
             expected,
@@ -109,13 +218,13 @@ impl Reader<'_> {
             self.at += word.len();
             Ok(value)
         } else {
-            Err(self.error(word))
+            Err(self.error(Expected::Literal))
         }
     }
 
     fn value(&mut self, depth: usize) -> Result<Json, SyntaxError> {
         if depth > MAX_DEPTH {
-            return Err(self.error("less deeply nested values"));
+            return Err(self.error(Expected::LessNesting));
         }
         self.skip_space();
         match self.peek() {
@@ -126,7 +235,7 @@ impl Reader<'_> {
             Some(b'f') => self.literal("false", Json::Bool(false)),
             Some(b'n') => self.literal("null", Json::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => Err(self.error("a value")),
+            _ => Err(self.error(Expected::Value)),
         }
     }
 
@@ -140,12 +249,12 @@ impl Reader<'_> {
         loop {
             self.skip_space();
             if self.peek() != Some(b'"') {
-                return Err(self.error("a key in double quotes"));
+                return Err(self.error(Expected::Key));
             }
             let key = self.string()?;
             self.skip_space();
             if !self.eat(b':') {
-                return Err(self.error("':'"));
+                return Err(self.error(Expected::Colon));
             }
             members.push((key, self.value(depth + 1)?));
             self.skip_space();
@@ -153,7 +262,7 @@ impl Reader<'_> {
                 return Ok(Json::Object(members));
             }
             if !self.eat(b',') {
-                return Err(self.error("',' or '}'"));
+                return Err(self.error(Expected::CommaOrBrace));
             }
         }
     }
@@ -172,7 +281,7 @@ impl Reader<'_> {
                 return Ok(Json::Array(items));
             }
             if !self.eat(b',') {
-                return Err(self.error("',' or ']'"));
+                return Err(self.error(Expected::CommaOrBracket));
             }
         }
     }
@@ -181,9 +290,9 @@ impl Reader<'_> {
         let digits = self
             .bytes
             .get(self.at..self.at + 4)
-            .ok_or_else(|| self.error("four hex digits"))?;
-        let text = std::str::from_utf8(digits).map_err(|_| self.error("four hex digits"))?;
-        let value = u32::from_str_radix(text, 16).map_err(|_| self.error("four hex digits"))?;
+            .ok_or_else(|| self.error(Expected::HexDigits))?;
+        let text = std::str::from_utf8(digits).map_err(|_| self.error(Expected::HexDigits))?;
+        let value = u32::from_str_radix(text, 16).map_err(|_| self.error(Expected::HexDigits))?;
         self.at += 4;
         Ok(value)
     }
@@ -193,13 +302,13 @@ impl Reader<'_> {
         let mut out: Vec<u8> = Vec::new();
         loop {
             let Some(byte) = self.peek() else {
-                return Err(self.error("a closing '\"'"));
+                return Err(self.error(Expected::ClosingQuote));
             };
             self.at += 1;
             match byte {
                 b'"' => break,
                 b'\\' => {
-                    let escape = self.peek().ok_or_else(|| self.error("an escape"))?;
+                    let escape = self.peek().ok_or_else(|| self.error(Expected::Escape))?;
                     self.at += 1;
                     let decoded = match escape {
                         b'"' => '"',
@@ -225,17 +334,17 @@ impl Reader<'_> {
                             };
                             char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
                         }
-                        _ => return Err(self.error("a valid escape")),
+                        _ => return Err(self.error(Expected::Escape)),
                     };
                     let mut buffer = [0; 4];
                     out.extend_from_slice(decoded.encode_utf8(&mut buffer).as_bytes());
                 }
-                0x00..=0x1F => return Err(self.error("no control characters in strings")),
+                0x00..=0x1F => return Err(self.error(Expected::NoControlCharacters)),
                 other => out.push(other),
             }
         }
         // The input is a &str, and escapes add valid UTF-8: this cannot fail.
-        String::from_utf8(out).map_err(|_| self.error("UTF-8"))
+        String::from_utf8(out).map_err(|_| self.error(Expected::Utf8))
     }
 
     fn number(&mut self) -> Result<Json, SyntaxError> {
@@ -250,25 +359,25 @@ impl Reader<'_> {
         };
         if self.eat(b'0') {
             if matches!(self.peek(), Some(b'0'..=b'9')) {
-                return Err(self.error("no leading zeros"));
+                return Err(self.error(Expected::NoLeadingZeros));
             }
         } else if digits(self) == 0 {
-            return Err(self.error("a digit"));
+            return Err(self.error(Expected::Digit));
         }
         if self.eat(b'.') && digits(self) == 0 {
-            return Err(self.error("a digit after '.'"));
+            return Err(self.error(Expected::DigitAfterPoint));
         }
         if self.eat(b'e') || self.eat(b'E') {
             if !self.eat(b'+') {
                 self.eat(b'-');
             }
             if digits(self) == 0 {
-                return Err(self.error("an exponent"));
+                return Err(self.error(Expected::Exponent));
             }
         }
-        let text =
-            std::str::from_utf8(&self.bytes[start..self.at]).map_err(|_| self.error("a number"))?;
-        let value = crate::decimal::parse(text).ok_or_else(|| self.error("a number"))?;
+        let text = std::str::from_utf8(&self.bytes[start..self.at])
+            .map_err(|_| self.error(Expected::Number))?;
+        let value = crate::decimal::parse(text).ok_or_else(|| self.error(Expected::Number))?;
         Ok(Json::Number(value))
     }
 }

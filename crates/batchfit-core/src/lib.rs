@@ -33,6 +33,7 @@ pub mod fields;
 pub mod hf;
 pub mod json;
 pub mod memory;
+pub mod param;
 pub mod parameters;
 pub mod presets;
 pub mod query;

@@ -100,6 +100,9 @@ pub struct Estimate {
     pub nvidia_smi: u128,
     /// The moment that sets the peak.
     pub peak_phase: Phase,
+    /// What is alive at the peak, by component: its parts sum exactly to
+    /// `peak_allocated`. The fields above are each term's own size.
+    pub at_peak: AtPeak,
     /// The device's memory, when one is chosen.
     pub device_bytes: Option<u128>,
     pub fits: Option<bool>,
@@ -110,10 +113,81 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    /// Weights, gradients and optimizer states: memory held for the whole step,
-    /// whatever the batch.
+    /// Weights, gradients and optimizer states: each term's own size, whatever
+    /// the batch (not all of it need be alive at the peak: [`Self::at_peak`]).
     pub fn model_states(&self) -> u128 {
         self.weights + self.gradients + self.optimizer_states
+    }
+
+    /// The caching allocator's reserved but unused bytes at the peak:
+    /// `peak_reserved − peak_allocated`.
+    pub fn allocator_cache(&self) -> u128 {
+        self.peak_reserved - self.peak_allocated
+    }
+
+    /// The safety margin's bytes: `required − nvidia_smi`.
+    pub fn margin_bytes(&self) -> u128 {
+        self.required - self.nvidia_smi
+    }
+}
+
+/// The tensors alive at the moment that sets the peak, by component. The
+/// parts sum exactly to [`Estimate::peak_allocated`]; a part smaller than the
+/// term's own size in [`Estimate`] is (partly) not alive then:
+///
+/// - when the activations' moment sets the peak (`activations_alive`), the
+///   gradients autograd creates during the backward pass do not exist yet
+///   (unless accumulation or a step in the backward pass keeps them), nor do
+///   the optimizer step's temporaries;
+/// - when the gradients' moment sets it, the backward pass has freed the
+///   activations, the KV cache and autocast's 16-bit weight copies.
+///
+/// Then `peak_allocated + allocator cache + overhead + margin = required`:
+/// the page's bar, the CLI's `at_peak` and every sweep row are this sum.
+///
+/// ```
+/// use batchfit_core::{memory, query};
+///
+/// let config = query::parse("form=transformer&model=llama-3.1-8b&batch=4&seq=4096").config;
+/// let e = memory::estimate(&config);
+/// assert_eq!(e.at_peak.sum(), e.peak_allocated);
+/// assert!(e.at_peak.activations_alive);
+/// assert_eq!(e.at_peak.gradients, 0); // created after the activations are freed
+/// assert_eq!(
+///     e.peak_allocated + e.allocator_cache() + e.overhead + e.margin_bytes(),
+///     e.required
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AtPeak {
+    pub weights: u128,
+    pub gradients: u128,
+    pub optimizer_states: u128,
+    pub optimizer_step: u128,
+    pub buffers: u128,
+    pub kv_cache: u128,
+    pub activations: u128,
+    /// The activations' moment (the end of the forward pass, the loss, the
+    /// start of the backward pass, generation) sets the peak, rather than the
+    /// gradients' (the end of the backward pass, the optimizer step).
+    pub activations_alive: bool,
+}
+
+impl AtPeak {
+    /// Every part: `peak_allocated`.
+    pub fn sum(&self) -> u128 {
+        self.fixed() + self.per_batch()
+    }
+
+    /// The parts that do not grow with the batch: model states, the step's
+    /// temporaries and framework buffers, as far as they are alive at the peak.
+    pub fn fixed(&self) -> u128 {
+        self.weights + self.gradients + self.optimizer_states + self.optimizer_step + self.buffers
+    }
+
+    /// The parts that grow with the batch: activations and the KV cache.
+    pub fn per_batch(&self) -> u128 {
+        self.activations + self.kv_cache
     }
 }
 
@@ -200,11 +274,6 @@ impl Parts {
         }
     }
 
-    /// What does not depend on the batch: model states and framework buffers.
-    fn fixed(&self) -> u128 {
-        self.weights + self.gradients + self.optimizer_states + self.buffers
-    }
-
     /// Held through the whole step: weights, optimizer states, framework
     /// buffers, and the gradients when they outlive the backward pass.
     fn held(&self) -> u128 {
@@ -253,6 +322,51 @@ impl Parts {
         self.held() + self.transient(batch)
     }
 
+    /// Whether the activations' moment sets the peak at `batch` (a tie counts
+    /// as the activations', as in [`Self::phase`]).
+    fn activations_win(&self, batch: u64) -> bool {
+        self.activation_moment(batch) >= self.gradient_moment()
+    }
+
+    /// [`Self::total`] by component: [`Self::held`] plus the winning moment.
+    fn at_peak(&self, batch: u64) -> AtPeak {
+        let alive = self.activations_win(batch);
+        let gradients = if alive && !self.gradients_with_activations {
+            0
+        } else {
+            self.gradients
+        };
+        // The step's temporaries live in the backward pass's moment when the
+        // step runs there, else in the gradients' moment.
+        let optimizer_step = if alive == self.step_in_backward {
+            self.optimizer_step
+        } else {
+            0
+        };
+        let (activations, kv_cache) = if alive {
+            (
+                self.activations_per_sample * u128::from(batch),
+                self.kv_per_sample * u128::from(batch),
+            )
+        } else {
+            (0, 0)
+        };
+        AtPeak {
+            weights: if alive {
+                self.weights
+            } else {
+                self.weights - self.compute_copies
+            },
+            gradients,
+            optimizer_states: self.optimizer_states,
+            optimizer_step,
+            buffers: self.buffers,
+            kv_cache,
+            activations,
+            activations_alive: alive,
+        }
+    }
+
     /// What is allocated and freed within the step at its peak: the larger of
     /// the two moments.
     fn transient(&self, batch: u64) -> u128 {
@@ -270,7 +384,7 @@ impl Parts {
         let t = &config.transformer;
         match config.form {
             Form::Transformer if t.mode == Mode::Inference => Phase::Generation,
-            _ if self.gradient_moment() > self.activation_moment(batch) => {
+            _ if !self.activations_win(batch) => {
                 if self.step_in_backward || self.optimizer_step == 0 {
                     Phase::Backward
                 } else {
@@ -321,6 +435,7 @@ pub fn estimate(config: &Config) -> Estimate {
         peak_reserved: reserved,
         nvidia_smi: reserved + config.overhead_bytes(),
         peak_phase: parts.phase(config, batch),
+        at_peak: parts.at_peak(batch),
         device_bytes,
         fits: device_bytes.map(|d| required_bytes <= d),
         max_batch: device_bytes.map(|d| max_batch_within(&parts, config, d)),
@@ -365,17 +480,22 @@ pub fn accumulation_steps(config: &Config) -> Option<u64> {
     Some(config.global_batch.div_ceil(per_step.max(1)))
 }
 
-/// One row of the batch sweep.
+/// One row of the batch sweep, at-peak quantities: `model_states +
+/// activations = total` on every row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SweepRow {
     pub batch: u64,
-    /// Weights, gradients, optimizer states and framework buffers: the same on
-    /// every row.
+    /// Weights, gradients, optimizer states, the step's temporaries and
+    /// framework buffers, as far as they are alive at this batch's peak
+    /// ([`AtPeak::fixed`]): gradients count once the backward pass has freed
+    /// the activations, so this can change where the peak moves.
     pub model_states: u128,
-    /// Everything that grows with the batch: activations, and the KV cache in inference.
+    /// Activations and KV cache alive at the peak ([`AtPeak::per_batch`]; 0
+    /// when the gradients' moment sets it).
     pub activations: u128,
-    /// The peak at this batch (see [`Estimate`]).
+    /// The peak at this batch, `peak_allocated` (see [`Estimate`]).
     pub total: u128,
+    /// What is compared with the device, as in [`Estimate::required`].
     pub required: u128,
 }
 
@@ -399,12 +519,12 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
     batches
         .into_iter()
         .map(|batch| {
-            let total = parts.total(batch);
+            let at_peak = parts.at_peak(batch);
             SweepRow {
                 batch,
-                model_states: parts.fixed(),
-                activations: parts.per_batch(batch),
-                total,
+                model_states: at_peak.fixed(),
+                activations: at_peak.per_batch(),
+                total: at_peak.sum(),
                 required: required(parts.reserved(batch), config),
             }
         })
@@ -478,7 +598,8 @@ pub struct WhatIf {
     pub estimate: Estimate,
 }
 
-/// Every change that applies to `config` (changes something), with its estimate.
+/// Every change that applies to `config` and changes its required memory,
+/// with its estimate.
 pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
     let mut changes: Vec<(Change, Config)> = Vec::new();
     let mut push = |change, changed: Config| {
@@ -533,6 +654,9 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
     }
     push(Change::HalfSeq, changed);
 
+    // A change that leaves the memory where it is (half the sequence of a
+    // model whose peak is its optimizer step) is no answer.
+    let now = estimate(config).required;
     changes
         .into_iter()
         .map(|(change, config)| WhatIf {
@@ -540,6 +664,7 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
             config,
             estimate: estimate(&config),
         })
+        .filter(|option| option.estimate.required != now)
         .collect()
 }
 

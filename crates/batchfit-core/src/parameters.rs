@@ -9,10 +9,11 @@
 use crate::Precision;
 use crate::choice::choice;
 use crate::fields::{CountField, HundredthsField};
+use crate::param::Param;
 
 /// Parameter count: 1 … 10^15.
 pub const PARAMS: CountField = CountField {
-    name: "params",
+    param: Param::Params,
     min: 1,
     max: 1_000_000_000_000_000,
     default: 7_000_000_000,
@@ -20,7 +21,7 @@ pub const PARAMS: CountField = CountField {
 
 /// Activation memory per sample in MB (10^6 bytes), in hundredths.
 pub const ACT_MB: HundredthsField = HundredthsField {
-    name: "act_mb",
+    param: Param::ActMb,
     min: 0,
     max: 100_000_000,
     default: 50_000,

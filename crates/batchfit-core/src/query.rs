@@ -16,6 +16,7 @@ use crate::Precision;
 use crate::activations::{self, ActivationsInput, Multiplier};
 use crate::choice::choice;
 use crate::fields::{self, HundredthsField, ParamError, Problem, WholeField};
+pub use crate::param::Param;
 use crate::parameters::{self, ParametersInput};
 use crate::presets::{self, Device, ModelPreset};
 use crate::transformer::{self as tf, Architecture, TransformerInput};
@@ -45,7 +46,7 @@ choice! {
 
 /// A custom device capacity in GB (10^9 bytes), in hundredths.
 pub const GPU_GB: HundredthsField = HundredthsField {
-    name: "gpu_gb",
+    param: Param::GpuGb,
     min: 1,
     max: 100_000_000,
     default: 8_000,
@@ -56,21 +57,21 @@ pub const GPU_GB: HundredthsField = HundredthsField {
 /// about 1.3 GB without; docs/model.md has the table) plus cuBLAS workspaces.
 /// The allocator's slack is modelled apart (`memory::FRAGMENTATION_PERCENT`).
 pub const OVERHEAD_GB: HundredthsField = HundredthsField {
-    name: "overhead_gb",
+    param: Param::OverheadGb,
     min: 0,
     max: 100_000,
     default: 100,
 };
 /// Safety margin in percent, in hundredths of a percent (0 – 100 %).
 pub const MARGIN: HundredthsField = HundredthsField {
-    name: "margin",
+    param: Param::Margin,
     min: 0,
     max: 10_000,
     default: 0,
 };
 /// Target global batch for gradient accumulation (0 = none).
 pub const GLOBAL_BATCH: WholeField = WholeField {
-    name: "global_batch",
+    param: Param::GlobalBatch,
     min: 0,
     max: 1_000_000_000_000,
     default: 0,
@@ -202,69 +203,82 @@ pub struct Parsed {
 }
 
 /// The activations form's parameters, in the order [`to_query`] writes them.
-pub const ACTIVATIONS_PARAMETERS: &[&str] =
-    &["batch", "seq", "hidden", "layers", "precision", "k", "ckpt"];
+pub const ACTIVATIONS_PARAMETERS: &[Param] = &[
+    Param::Batch,
+    Param::Seq,
+    Param::Hidden,
+    Param::Layers,
+    Param::Precision,
+    Param::K,
+    Param::Ckpt,
+];
 /// The parameters form's parameters, in order.
-pub const PARAMETERS_PARAMETERS: &[&str] = &["params", "precision", "optimizer", "batch", "act_mb"];
+pub const PARAMETERS_PARAMETERS: &[Param] = &[
+    Param::Params,
+    Param::Precision,
+    Param::Optimizer,
+    Param::Batch,
+    Param::ActMb,
+];
 /// The transformer form's parameters, in order.
-pub const TRANSFORMER_PARAMETERS: &[&str] = &[
-    "model",
-    "framework",
-    "kind",
-    "layers",
-    "hidden",
-    "heads",
-    "kv_heads",
-    "head_dim",
-    "ffn",
-    "mlp",
-    "norm",
-    "vocab",
-    "tied",
-    "bias",
-    "qkv_bias",
-    "positions",
-    "token_types",
-    "labels",
-    "dropout",
-    "image",
-    "patch",
-    "channels",
-    "batch",
-    "seq",
-    "recipe",
-    "optimizer",
-    "recompute",
-    "attn",
-    "mode",
-    "gen",
-    "quant",
-    "gpus",
-    "zero",
-    "tp",
-    "sp",
-    "foreach",
-    "step",
-    "loss",
-    "offload",
-    "bucket_m",
-    "prefetch",
-    "act_offload",
-    "logits",
+pub const TRANSFORMER_PARAMETERS: &[Param] = &[
+    Param::Model,
+    Param::Framework,
+    Param::Kind,
+    Param::Layers,
+    Param::Hidden,
+    Param::Heads,
+    Param::KvHeads,
+    Param::HeadDim,
+    Param::Ffn,
+    Param::Mlp,
+    Param::Norm,
+    Param::Vocab,
+    Param::Tied,
+    Param::Bias,
+    Param::QkvBias,
+    Param::Positions,
+    Param::TokenTypes,
+    Param::Labels,
+    Param::Dropout,
+    Param::Image,
+    Param::Patch,
+    Param::Channels,
+    Param::Batch,
+    Param::Seq,
+    Param::Recipe,
+    Param::Optimizer,
+    Param::Recompute,
+    Param::Attn,
+    Param::Mode,
+    Param::Gen,
+    Param::Quant,
+    Param::Gpus,
+    Param::Zero,
+    Param::Tp,
+    Param::Sp,
+    Param::Foreach,
+    Param::Step,
+    Param::Loss,
+    Param::Offload,
+    Param::BucketM,
+    Param::Prefetch,
+    Param::ActOffload,
+    Param::Logits,
 ];
 /// Parameters every form takes, in order.
-pub const COMMON_PARAMETERS: &[&str] = &[
-    "gpu",
-    "gpu_gb",
-    "overhead_gb",
-    "margin",
-    "global_batch",
-    "units",
-    "lang",
-    "embed",
+pub const COMMON_PARAMETERS: &[Param] = &[
+    Param::Gpu,
+    Param::GpuGb,
+    Param::OverheadGb,
+    Param::Margin,
+    Param::GlobalBatch,
+    Param::Units,
+    Param::Lang,
+    Param::Embed,
 ];
 
-fn form_parameters(form: Form) -> &'static [&'static str] {
+fn form_parameters(form: Form) -> &'static [Param] {
     match form {
         Form::Activations => ACTIVATIONS_PARAMETERS,
         Form::Parameters => PARAMETERS_PARAMETERS,
@@ -283,27 +297,15 @@ pub fn query_part(text: &str) -> &str {
     query.split_once('#').map_or(query, |(q, _)| q)
 }
 
-/// The `'static` spelling of a parameter this version knows.
-fn known_name(name: &str) -> Option<&'static str> {
-    ["form"]
-        .iter()
-        .chain(ACTIVATIONS_PARAMETERS)
-        .chain(PARAMETERS_PARAMETERS)
-        .chain(TRANSFORMER_PARAMETERS)
-        .chain(COMMON_PARAMETERS)
-        .find(|&&known| known == name)
-        .copied()
-}
-
 /// Reads a query string (with or without its leading `?`, or a whole URL).
 pub fn parse(text: &str) -> Parsed {
     // One slot per parameter, in the order the query was written: each has at
     // most one problem, and they are reported in that order.
     let mut problems: Vec<Option<ParamError>> = Vec::new();
-    let mut known: Vec<(usize, &'static str, String)> = Vec::new();
+    let mut known: Vec<(usize, Param, String)> = Vec::new();
     for (index, (raw_name, value)) in pairs(query_part(text)).enumerate() {
-        problems.push(match known_name(&raw_name) {
-            None => Some(ParamError::new(raw_name, Problem::Unknown)),
+        problems.push(match Param::from_name(&raw_name) {
+            None => Some(ParamError::unknown(raw_name)),
             Some(name) if known.iter().any(|(_, n, _)| *n == name) => {
                 Some(ParamError::new(name, Problem::Duplicate))
             }
@@ -315,7 +317,7 @@ pub fn parse(text: &str) -> Parsed {
     }
     let mut config = Config::default();
     // The form decides which parameters apply: read it first.
-    if let Some((index, name, value)) = known.iter().find(|(_, n, _)| *n == "form") {
+    if let Some((index, name, value)) = known.iter().find(|(_, n, _)| *n == Param::Form) {
         match Form::parse(value) {
             Some(form) => config.form = form,
             None => {
@@ -329,31 +331,31 @@ pub fn parse(text: &str) -> Parsed {
         }
     }
     let form = config.form;
-    let applies = |name: &str| {
-        name != "form"
-            && (COMMON_PARAMETERS.contains(&name) || form_parameters(form).contains(&name))
+    let applies = |param: Param| {
+        param != Param::Form
+            && (COMMON_PARAMETERS.contains(&param) || form_parameters(form).contains(&param))
     };
     // A model preset is the base the other architecture parameters change, and
     // a framework profile the base of the other settings.
-    let is_base = |n: &str| matches!(n, "model" | "framework");
+    let is_base = |p: Param| matches!(p, Param::Model | Param::Framework);
     let presets_first = known
         .iter()
-        .filter(|(_, n, _)| is_base(n))
-        .chain(known.iter().filter(|(_, n, _)| !is_base(n)));
-    let mut device_from: Option<&'static str> = None;
-    for (index, name, value) in presets_first {
+        .filter(|(_, n, _)| is_base(*n))
+        .chain(known.iter().filter(|(_, n, _)| !is_base(*n)));
+    let mut device_from: Option<Param> = None;
+    for &(index, name, ref value) in presets_first {
         if !applies(name) {
             continue;
         }
-        if matches!(*name, "gpu" | "gpu_gb") {
+        if matches!(name, Param::Gpu | Param::GpuGb) {
             if let Some(first) = device_from {
-                problems[*index] = Some(ParamError::new(*name, Problem::Conflict { with: first }));
+                problems[index] = Some(ParamError::new(name, Problem::Conflict { with: first }));
                 continue;
             }
             device_from = Some(name);
         }
         if let Err(error) = apply(&mut config, name, value) {
-            problems[*index] = Some(error);
+            problems[index] = Some(error);
         }
     }
     Parsed {
@@ -362,7 +364,7 @@ pub fn parse(text: &str) -> Parsed {
     }
 }
 
-fn switch(name: &'static str, value: &str) -> Result<bool, ParamError> {
+fn switch(name: Param, value: &str) -> Result<bool, ParamError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "on" | "yes" => Ok(true),
         "0" | "false" | "off" | "no" => Ok(false),
@@ -376,7 +378,7 @@ fn switch(name: &'static str, value: &str) -> Result<bool, ParamError> {
 }
 
 fn option<T>(
-    name: &'static str,
+    name: Param,
     parsed: Option<T>,
     allowed: &'static [&'static str],
 ) -> Result<T, ParamError> {
@@ -385,110 +387,114 @@ fn option<T>(
 
 /// Sets one parameter of the current form (or of every form) on `config`,
 /// leaving it untouched on error.
-fn apply(config: &mut Config, name: &'static str, value: &str) -> Result<(), ParamError> {
+fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError> {
     let form = config.form;
     let act = &mut config.activations;
     let par = &mut config.parameters;
     let t = &mut config.transformer;
     let arch = &mut t.arch;
     match name {
-        "batch" => {
+        Param::Batch => {
             let batch = activations::BATCH.parse(value)?;
             (act.batch, par.batch, t.batch) = (batch, batch, batch);
         }
-        "seq" => {
+        Param::Seq => {
             let seq = activations::SEQ.parse(value)?;
             (act.seq, t.seq) = (seq, seq);
         }
-        "hidden" => {
+        Param::Hidden => {
             let hidden = activations::HIDDEN.parse(value)?;
             (act.hidden, arch.hidden) = (hidden, hidden);
         }
-        "layers" => {
+        Param::Layers => {
             let layers = activations::LAYERS.parse(value)?;
             (act.layers, arch.layers) = (layers, layers);
         }
-        "precision" => {
+        Param::Precision => {
             let precision = option(name, value.parse::<Precision>().ok(), Precision::NAMES)?;
             (act.precision, par.precision) = (precision, precision);
         }
-        "k" => act.k = Multiplier::from_hundredths(activations::K.parse(value)?),
-        "ckpt" => act.checkpointing = switch(name, value)?,
-        "params" => par.params = parameters::PARAMS.parse(value)?,
-        "act_mb" => par.act_mb = parameters::ACT_MB.parse(value)?,
-        "optimizer" if form == Form::Parameters => {
+        Param::K => act.k = Multiplier::from_hundredths(activations::K.parse(value)?),
+        Param::Ckpt => act.checkpointing = switch(name, value)?,
+        Param::Params => par.params = parameters::PARAMS.parse(value)?,
+        Param::ActMb => par.act_mb = parameters::ACT_MB.parse(value)?,
+        Param::Optimizer if form == Form::Parameters => {
             par.optimizer = option(
                 name,
                 parameters::Optimizer::parse(value),
                 parameters::Optimizer::NAMES,
             )?;
         }
-        "optimizer" => {
+        Param::Optimizer => {
             t.optimizer = option(name, tf::Optimizer::parse(value), tf::Optimizer::NAMES)?
         }
-        "model" => {
+        Param::Model => {
             let ids: &'static [&'static str] = MODEL_IDS;
             let preset = option(name, presets::model(value), ids)?;
             config.model = Some(preset);
             config.transformer.arch = preset.arch;
         }
-        "kind" => arch.kind = option(name, tf::Kind::parse(value), tf::Kind::NAMES)?,
-        "heads" => arch.heads = tf::HEADS.parse(value)?,
-        "kv_heads" => arch.kv_heads = tf::KV_HEADS.parse(value)?,
-        "head_dim" => arch.head_dim = tf::HEAD_DIM.parse(value)?,
-        "ffn" => arch.ffn = tf::FFN.parse(value)?,
-        "mlp" => arch.mlp = option(name, tf::Mlp::parse(value), tf::Mlp::NAMES)?,
-        "norm" => arch.norm = option(name, tf::Norm::parse(value), tf::Norm::NAMES)?,
-        "vocab" => arch.vocab = tf::VOCAB.parse(value)?,
-        "tied" => arch.tied = switch(name, value)?,
-        "bias" => arch.bias = switch(name, value)?,
-        "qkv_bias" => arch.qkv_bias = switch(name, value)?,
-        "positions" => arch.positions = tf::POSITIONS.parse(value)?,
-        "token_types" => arch.token_types = tf::TOKEN_TYPES.parse(value)?,
-        "labels" => arch.labels = tf::LABELS.parse(value)?,
-        "dropout" => arch.dropout = switch(name, value)?,
-        "image" => arch.image = tf::IMAGE.parse(value)?,
-        "patch" => arch.patch = tf::PATCH.parse(value)?,
-        "channels" => arch.channels = tf::CHANNELS.parse(value)?,
-        "recipe" => t.recipe = option(name, tf::Recipe::parse(value), tf::Recipe::NAMES)?,
-        "recompute" => {
+        Param::Kind => arch.kind = option(name, tf::Kind::parse(value), tf::Kind::NAMES)?,
+        Param::Heads => arch.heads = tf::HEADS.parse(value)?,
+        Param::KvHeads => arch.kv_heads = tf::KV_HEADS.parse(value)?,
+        Param::HeadDim => arch.head_dim = tf::HEAD_DIM.parse(value)?,
+        Param::Ffn => arch.ffn = tf::FFN.parse(value)?,
+        Param::Mlp => arch.mlp = option(name, tf::Mlp::parse(value), tf::Mlp::NAMES)?,
+        Param::Norm => arch.norm = option(name, tf::Norm::parse(value), tf::Norm::NAMES)?,
+        Param::Vocab => arch.vocab = tf::VOCAB.parse(value)?,
+        Param::Tied => arch.tied = switch(name, value)?,
+        Param::Bias => arch.bias = switch(name, value)?,
+        Param::QkvBias => arch.qkv_bias = switch(name, value)?,
+        Param::Positions => arch.positions = tf::POSITIONS.parse(value)?,
+        Param::TokenTypes => arch.token_types = tf::TOKEN_TYPES.parse(value)?,
+        Param::Labels => arch.labels = tf::LABELS.parse(value)?,
+        Param::Dropout => arch.dropout = switch(name, value)?,
+        Param::Image => arch.image = tf::IMAGE.parse(value)?,
+        Param::Patch => arch.patch = tf::PATCH.parse(value)?,
+        Param::Channels => arch.channels = tf::CHANNELS.parse(value)?,
+        Param::Recipe => t.recipe = option(name, tf::Recipe::parse(value), tf::Recipe::NAMES)?,
+        Param::Recompute => {
             t.recompute = option(name, tf::Recompute::parse(value), tf::Recompute::NAMES)?
         }
-        "attn" => t.attention = option(name, tf::Attention::parse(value), tf::Attention::NAMES)?,
-        "mode" => t.mode = option(name, tf::Mode::parse(value), tf::Mode::NAMES)?,
-        "gen" => t.generated = tf::GEN.parse(value)?,
-        "quant" => t.quant = option(name, tf::Quant::parse(value), tf::Quant::NAMES)?,
-        "gpus" => t.gpus = tf::GPUS.parse(value)?,
+        Param::Attn => {
+            t.attention = option(name, tf::Attention::parse(value), tf::Attention::NAMES)?
+        }
+        Param::Mode => t.mode = option(name, tf::Mode::parse(value), tf::Mode::NAMES)?,
+        Param::Gen => t.generated = tf::GEN.parse(value)?,
+        Param::Quant => t.quant = option(name, tf::Quant::parse(value), tf::Quant::NAMES)?,
+        Param::Gpus => t.gpus = tf::GPUS.parse(value)?,
         // ZERO's bound is 3: the conversion cannot fail.
-        "zero" => t.zero = u8::try_from(tf::ZERO.parse(value)?).unwrap_or(3),
-        "tp" => t.tp = tf::TP.parse(value)?,
-        "sp" => t.sp = switch(name, value)?,
-        "foreach" => t.foreach = switch(name, value)?,
-        "framework" => option(name, tf::Framework::parse(value), tf::Framework::NAMES)?.apply(t),
-        "step" => t.step = option(name, tf::Step::parse(value), tf::Step::NAMES)?,
-        "loss" => t.loss = option(name, tf::Loss::parse(value), tf::Loss::NAMES)?,
-        "offload" => t.offload = switch(name, value)?,
-        "bucket_m" => t.bucket_m = tf::BUCKET_M.parse(value)?,
-        "prefetch" => t.prefetch = tf::PREFETCH.parse(value)?,
-        "act_offload" => t.act_offload = switch(name, value)?,
-        "logits" => t.logits = option(name, tf::Logits::parse(value), tf::Logits::NAMES)?,
-        "gpu" => {
+        Param::Zero => t.zero = u8::try_from(tf::ZERO.parse(value)?).unwrap_or(3),
+        Param::Tp => t.tp = tf::TP.parse(value)?,
+        Param::Sp => t.sp = switch(name, value)?,
+        Param::Foreach => t.foreach = switch(name, value)?,
+        Param::Framework => {
+            option(name, tf::Framework::parse(value), tf::Framework::NAMES)?.apply(t)
+        }
+        Param::Step => t.step = option(name, tf::Step::parse(value), tf::Step::NAMES)?,
+        Param::Loss => t.loss = option(name, tf::Loss::parse(value), tf::Loss::NAMES)?,
+        Param::Offload => t.offload = switch(name, value)?,
+        Param::BucketM => t.bucket_m = tf::BUCKET_M.parse(value)?,
+        Param::Prefetch => t.prefetch = tf::PREFETCH.parse(value)?,
+        Param::ActOffload => t.act_offload = switch(name, value)?,
+        Param::Logits => t.logits = option(name, tf::Logits::parse(value), tf::Logits::NAMES)?,
+        Param::Gpu => {
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
         }
-        "gpu_gb" => {
+        Param::GpuGb => {
             config.device = Some(Device::Custom {
                 hundredths_gb: GPU_GB.parse(value)?,
             })
         }
-        "overhead_gb" => config.overhead = OVERHEAD_GB.parse(value)?,
-        "margin" => config.margin = MARGIN.parse(value)?,
-        "global_batch" => config.global_batch = GLOBAL_BATCH.parse(value)?,
-        "units" => config.units = option(name, value.parse().ok(), Units::NAMES)?,
-        "lang" => config.lang = Some(option(name, Lang::parse(value), Lang::NAMES)?),
-        "embed" => config.embed = switch(name, value)?,
-        // `parse` only passes names from the lists above, all handled here.
-        _ => return Err(ParamError::new(name, Problem::Unknown)),
+        Param::OverheadGb => config.overhead = OVERHEAD_GB.parse(value)?,
+        Param::Margin => config.margin = MARGIN.parse(value)?,
+        Param::GlobalBatch => config.global_batch = GLOBAL_BATCH.parse(value)?,
+        Param::Units => config.units = option(name, value.parse().ok(), Units::NAMES)?,
+        Param::Lang => config.lang = Some(option(name, Lang::parse(value), Lang::NAMES)?),
+        Param::Embed => config.embed = switch(name, value)?,
+        // Read first, by `parse` itself; here for completeness of the match.
+        Param::Form => config.form = option(name, Form::parse(value), Form::NAMES)?,
     }
     Ok(())
 }
@@ -525,68 +531,68 @@ fn bit(value: bool) -> String {
 /// other settings only when not at their defaults), then the common parameters
 /// that are not at their defaults.
 pub fn to_query(config: &Config) -> String {
-    let mut pairs: Vec<(&str, String)> = vec![("form", config.form.name().to_owned())];
+    let mut pairs: Vec<(Param, String)> = vec![(Param::Form, config.form.name().to_owned())];
     match config.form {
         Form::Activations => {
             let act = &config.activations;
             pairs.extend([
-                ("batch", act.batch.to_string()),
-                ("seq", act.seq.to_string()),
-                ("hidden", act.hidden.to_string()),
-                ("layers", act.layers.to_string()),
-                ("precision", act.precision.name().to_owned()),
-                ("k", fields::format_hundredths(act.k.hundredths())),
-                ("ckpt", bit(act.checkpointing)),
+                (Param::Batch, act.batch.to_string()),
+                (Param::Seq, act.seq.to_string()),
+                (Param::Hidden, act.hidden.to_string()),
+                (Param::Layers, act.layers.to_string()),
+                (Param::Precision, act.precision.name().to_owned()),
+                (Param::K, fields::format_hundredths(act.k.hundredths())),
+                (Param::Ckpt, bit(act.checkpointing)),
             ]);
         }
         Form::Parameters => {
             let par = &config.parameters;
             pairs.extend([
-                ("params", fields::format_count(par.params)),
-                ("precision", par.precision.name().to_owned()),
-                ("optimizer", par.optimizer.name().to_owned()),
-                ("batch", par.batch.to_string()),
-                ("act_mb", fields::format_hundredths(par.act_mb)),
+                (Param::Params, fields::format_count(par.params)),
+                (Param::Precision, par.precision.name().to_owned()),
+                (Param::Optimizer, par.optimizer.name().to_owned()),
+                (Param::Batch, par.batch.to_string()),
+                (Param::ActMb, fields::format_hundredths(par.act_mb)),
             ]);
         }
         Form::Transformer => transformer_pairs(config, &mut pairs),
     }
     if let Some(device) = config.device {
         pairs.push(match device {
-            Device::Preset(preset) => ("gpu", preset.id.to_owned()),
+            Device::Preset(preset) => (Param::Gpu, preset.id.to_owned()),
             Device::Custom { hundredths_gb } => {
-                ("gpu_gb", fields::format_hundredths(hundredths_gb))
+                (Param::GpuGb, fields::format_hundredths(hundredths_gb))
             }
         });
     }
     let defaults = Config::default();
     let optional = [
         (
-            "overhead_gb",
+            Param::OverheadGb,
             fields::format_hundredths(config.overhead),
             fields::format_hundredths(defaults.overhead),
         ),
         (
-            "margin",
+            Param::Margin,
             fields::format_hundredths(config.margin),
             fields::format_hundredths(defaults.margin),
         ),
         (
-            "global_batch",
+            Param::GlobalBatch,
             config.global_batch.to_string(),
             defaults.global_batch.to_string(),
         ),
         (
-            "units",
+            Param::Units,
             config.units.name().to_owned(),
             defaults.units.name().to_owned(),
         ),
         (
-            "lang",
+            Param::Lang,
             config.lang.map_or("", Lang::name).to_owned(),
             String::new(),
         ),
-        ("embed", bit(config.embed), bit(defaults.embed)),
+        (Param::Embed, bit(config.embed), bit(defaults.embed)),
     ];
     pairs.extend(
         optional
@@ -596,34 +602,34 @@ pub fn to_query(config: &Config) -> String {
     );
     pairs
         .iter()
-        .map(|(name, value)| format!("{name}={}", encode(value)))
+        .map(|(name, value)| format!("{}={}", name.name(), encode(value)))
         .collect::<Vec<_>>()
         .join("&")
 }
 
 /// The architecture's parameters, in the documented order.
-fn arch_values(arch: &Architecture) -> [(&'static str, String); 20] {
+fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
     [
-        ("kind", arch.kind.name().to_owned()),
-        ("layers", arch.layers.to_string()),
-        ("hidden", arch.hidden.to_string()),
-        ("heads", arch.heads.to_string()),
-        ("kv_heads", arch.kv_heads.to_string()),
-        ("head_dim", arch.head_dim.to_string()),
-        ("ffn", arch.ffn.to_string()),
-        ("mlp", arch.mlp.name().to_owned()),
-        ("norm", arch.norm.name().to_owned()),
-        ("vocab", arch.vocab.to_string()),
-        ("tied", bit(arch.tied)),
-        ("bias", bit(arch.bias)),
-        ("qkv_bias", bit(arch.qkv_bias)),
-        ("positions", arch.positions.to_string()),
-        ("token_types", arch.token_types.to_string()),
-        ("labels", arch.labels.to_string()),
-        ("dropout", bit(arch.dropout)),
-        ("image", arch.image.to_string()),
-        ("patch", arch.patch.to_string()),
-        ("channels", arch.channels.to_string()),
+        (Param::Kind, arch.kind.name().to_owned()),
+        (Param::Layers, arch.layers.to_string()),
+        (Param::Hidden, arch.hidden.to_string()),
+        (Param::Heads, arch.heads.to_string()),
+        (Param::KvHeads, arch.kv_heads.to_string()),
+        (Param::HeadDim, arch.head_dim.to_string()),
+        (Param::Ffn, arch.ffn.to_string()),
+        (Param::Mlp, arch.mlp.name().to_owned()),
+        (Param::Norm, arch.norm.name().to_owned()),
+        (Param::Vocab, arch.vocab.to_string()),
+        (Param::Tied, bit(arch.tied)),
+        (Param::Bias, bit(arch.bias)),
+        (Param::QkvBias, bit(arch.qkv_bias)),
+        (Param::Positions, arch.positions.to_string()),
+        (Param::TokenTypes, arch.token_types.to_string()),
+        (Param::Labels, arch.labels.to_string()),
+        (Param::Dropout, bit(arch.dropout)),
+        (Param::Image, arch.image.to_string()),
+        (Param::Patch, arch.patch.to_string()),
+        (Param::Channels, arch.channels.to_string()),
     ]
 }
 
@@ -632,56 +638,56 @@ fn arch_values(arch: &Architecture) -> [(&'static str, String); 20] {
 /// this (a link opened on one form keeps the other forms' values ready).
 /// Optional choices that are absent (no model preset, no device, the browser's
 /// language) are empty strings; `gpu_gb` then holds its default.
-pub fn values(config: &Config) -> Vec<(&'static str, String)> {
+pub fn values(config: &Config) -> Vec<(Param, String)> {
     let act = &config.activations;
     let par = &config.parameters;
     let t = &config.transformer;
-    let mut out: Vec<(&'static str, String)> = vec![
-        ("form", config.form.name().to_owned()),
-        ("batch", config.batch().to_string()),
-        ("seq", act.seq.to_string()),
-        ("hidden", act.hidden.to_string()),
-        ("layers", act.layers.to_string()),
-        ("precision", act.precision.name().to_owned()),
-        ("k", fields::format_hundredths(act.k.hundredths())),
-        ("ckpt", bit(act.checkpointing)),
-        ("params", fields::format_count(par.params)),
-        ("act_mb", fields::format_hundredths(par.act_mb)),
+    let mut out: Vec<(Param, String)> = vec![
+        (Param::Form, config.form.name().to_owned()),
+        (Param::Batch, config.batch().to_string()),
+        (Param::Seq, act.seq.to_string()),
+        (Param::Hidden, act.hidden.to_string()),
+        (Param::Layers, act.layers.to_string()),
+        (Param::Precision, act.precision.name().to_owned()),
+        (Param::K, fields::format_hundredths(act.k.hundredths())),
+        (Param::Ckpt, bit(act.checkpointing)),
+        (Param::Params, fields::format_count(par.params)),
+        (Param::ActMb, fields::format_hundredths(par.act_mb)),
         (
-            "optimizer",
+            Param::Optimizer,
             match config.form {
                 Form::Parameters => par.optimizer.name(),
                 Form::Activations | Form::Transformer => t.optimizer.name(),
             }
             .to_owned(),
         ),
-        ("model", config.model.map_or("", |m| m.id).to_owned()),
-        ("framework", t.framework.name().to_owned()),
+        (Param::Model, config.model.map_or("", |m| m.id).to_owned()),
+        (Param::Framework, t.framework.name().to_owned()),
     ];
     out.extend(
         arch_values(&t.arch)
             .into_iter()
-            .filter(|(name, _)| !matches!(*name, "layers" | "hidden")),
+            .filter(|(name, _)| !matches!(name, Param::Layers | Param::Hidden)),
     );
     out.extend([
-        ("recipe", t.recipe.name().to_owned()),
-        ("recompute", t.recompute.name().to_owned()),
-        ("attn", t.attention.name().to_owned()),
-        ("mode", t.mode.name().to_owned()),
-        ("gen", t.generated.to_string()),
-        ("quant", t.quant.name().to_owned()),
-        ("gpus", t.gpus.to_string()),
-        ("zero", t.zero.to_string()),
-        ("tp", t.tp.to_string()),
-        ("sp", bit(t.sp)),
-        ("foreach", bit(t.foreach)),
-        ("step", t.step.name().to_owned()),
-        ("loss", t.loss.name().to_owned()),
-        ("offload", bit(t.offload)),
-        ("bucket_m", t.bucket_m.to_string()),
-        ("prefetch", t.prefetch.to_string()),
-        ("act_offload", bit(t.act_offload)),
-        ("logits", t.logits.name().to_owned()),
+        (Param::Recipe, t.recipe.name().to_owned()),
+        (Param::Recompute, t.recompute.name().to_owned()),
+        (Param::Attn, t.attention.name().to_owned()),
+        (Param::Mode, t.mode.name().to_owned()),
+        (Param::Gen, t.generated.to_string()),
+        (Param::Quant, t.quant.name().to_owned()),
+        (Param::Gpus, t.gpus.to_string()),
+        (Param::Zero, t.zero.to_string()),
+        (Param::Tp, t.tp.to_string()),
+        (Param::Sp, bit(t.sp)),
+        (Param::Foreach, bit(t.foreach)),
+        (Param::Step, t.step.name().to_owned()),
+        (Param::Loss, t.loss.name().to_owned()),
+        (Param::Offload, bit(t.offload)),
+        (Param::BucketM, t.bucket_m.to_string()),
+        (Param::Prefetch, t.prefetch.to_string()),
+        (Param::ActOffload, bit(t.act_offload)),
+        (Param::Logits, t.logits.name().to_owned()),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),
@@ -689,27 +695,30 @@ pub fn values(config: &Config) -> Vec<(&'static str, String)> {
         None => ("", GPU_GB.default),
     };
     out.extend([
-        ("gpu", gpu.to_owned()),
-        ("gpu_gb", fields::format_hundredths(gpu_gb)),
-        ("overhead_gb", fields::format_hundredths(config.overhead)),
-        ("margin", fields::format_hundredths(config.margin)),
-        ("global_batch", config.global_batch.to_string()),
-        ("units", config.units.name().to_owned()),
-        ("lang", config.lang.map_or("", Lang::name).to_owned()),
-        ("embed", bit(config.embed)),
+        (Param::Gpu, gpu.to_owned()),
+        (Param::GpuGb, fields::format_hundredths(gpu_gb)),
+        (
+            Param::OverheadGb,
+            fields::format_hundredths(config.overhead),
+        ),
+        (Param::Margin, fields::format_hundredths(config.margin)),
+        (Param::GlobalBatch, config.global_batch.to_string()),
+        (Param::Units, config.units.name().to_owned()),
+        (Param::Lang, config.lang.map_or("", Lang::name).to_owned()),
+        (Param::Embed, bit(config.embed)),
     ]);
     out
 }
 
-fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
+fn transformer_pairs(config: &Config, pairs: &mut Vec<(Param, String)>) {
     let t = &config.transformer;
     let a = &t.arch;
     let base = config.model.map(|m| m.arch);
     if let Some(model) = config.model {
-        pairs.push(("model", model.id.to_owned()));
+        pairs.push((Param::Model, model.id.to_owned()));
     }
     if t.framework != tf::Framework::default() {
-        pairs.push(("framework", t.framework.name().to_owned()));
+        pairs.push((Param::Framework, t.framework.name().to_owned()));
     }
     let ours = arch_values(a);
     match base {
@@ -724,24 +733,28 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
         }
         None => pairs.extend(ours),
     }
-    pairs.push(("batch", t.batch.to_string()));
-    pairs.push(("seq", t.seq.to_string()));
+    pairs.push((Param::Batch, t.batch.to_string()));
+    pairs.push((Param::Seq, t.seq.to_string()));
     // Settings are written where they differ from the profile's defaults.
     let d = t.framework.defaults();
     let settings = [
-        ("recipe", t.recipe.name().to_owned(), d.recipe.name()),
+        (Param::Recipe, t.recipe.name().to_owned(), d.recipe.name()),
         (
-            "optimizer",
+            Param::Optimizer,
             t.optimizer.name().to_owned(),
             d.optimizer.name(),
         ),
         (
-            "recompute",
+            Param::Recompute,
             t.recompute.name().to_owned(),
             d.recompute.name(),
         ),
-        ("attn", t.attention.name().to_owned(), d.attention.name()),
-        ("mode", t.mode.name().to_owned(), d.mode.name()),
+        (
+            Param::Attn,
+            t.attention.name().to_owned(),
+            d.attention.name(),
+        ),
+        (Param::Mode, t.mode.name().to_owned(), d.mode.name()),
     ];
     for (name, value, default) in settings {
         if value != default {
@@ -749,47 +762,50 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(&'static str, String)>) {
         }
     }
     if t.generated != d.generated {
-        pairs.push(("gen", t.generated.to_string()));
+        pairs.push((Param::Gen, t.generated.to_string()));
     }
     if t.quant != d.quant {
-        pairs.push(("quant", t.quant.name().to_owned()));
+        pairs.push((Param::Quant, t.quant.name().to_owned()));
     }
     for (name, value, default) in [
-        ("gpus", t.gpus, d.gpus),
-        ("zero", u64::from(t.zero), u64::from(d.zero)),
-        ("tp", t.tp, d.tp),
+        (Param::Gpus, t.gpus, d.gpus),
+        (Param::Zero, u64::from(t.zero), u64::from(d.zero)),
+        (Param::Tp, t.tp, d.tp),
     ] {
         if value != default {
             pairs.push((name, value.to_string()));
         }
     }
-    for (name, value, default) in [("sp", t.sp, d.sp), ("foreach", t.foreach, d.foreach)] {
+    for (name, value, default) in [
+        (Param::Sp, t.sp, d.sp),
+        (Param::Foreach, t.foreach, d.foreach),
+    ] {
         if value != default {
             pairs.push((name, bit(value)));
         }
     }
     for (name, value, default) in [
-        ("step", t.step.name(), d.step.name()),
-        ("loss", t.loss.name(), d.loss.name()),
+        (Param::Step, t.step.name(), d.step.name()),
+        (Param::Loss, t.loss.name(), d.loss.name()),
     ] {
         if value != default {
             pairs.push((name, value.to_owned()));
         }
     }
     if t.offload != d.offload {
-        pairs.push(("offload", bit(t.offload)));
+        pairs.push((Param::Offload, bit(t.offload)));
     }
     if t.bucket_m != d.bucket_m {
-        pairs.push(("bucket_m", t.bucket_m.to_string()));
+        pairs.push((Param::BucketM, t.bucket_m.to_string()));
     }
     if t.prefetch != d.prefetch {
-        pairs.push(("prefetch", t.prefetch.to_string()));
+        pairs.push((Param::Prefetch, t.prefetch.to_string()));
     }
     if t.act_offload != d.act_offload {
-        pairs.push(("act_offload", bit(t.act_offload)));
+        pairs.push((Param::ActOffload, bit(t.act_offload)));
     }
     if t.logits != d.logits {
-        pairs.push(("logits", t.logits.name().to_owned()));
+        pairs.push((Param::Logits, t.logits.name().to_owned()));
     }
 }
 

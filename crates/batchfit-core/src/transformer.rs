@@ -9,6 +9,7 @@
 
 use crate::choice::choice;
 use crate::fields::WholeField;
+use crate::param::Param;
 
 choice! {
     /// What the model reads: tokens with an LM head, tokens without one (BERT),
@@ -280,46 +281,46 @@ impl Framework {
     }
 }
 
-const fn whole(name: &'static str, min: u64, max: u64, default: u64) -> WholeField {
+const fn whole(param: Param, min: u64, max: u64, default: u64) -> WholeField {
     WholeField {
-        name,
+        param,
         min,
         max,
         default,
     }
 }
 
-pub const HEADS: WholeField = whole("heads", 1, 100_000, 32);
-pub const KV_HEADS: WholeField = whole("kv_heads", 1, 100_000, 8);
+pub const HEADS: WholeField = whole(Param::Heads, 1, 100_000, 32);
+pub const KV_HEADS: WholeField = whole(Param::KvHeads, 1, 100_000, 8);
 /// 0 means hidden / heads, the usual choice.
-pub const HEAD_DIM: WholeField = whole("head_dim", 0, 100_000, 0);
-pub const FFN: WholeField = whole("ffn", 1, 10_000_000, 14_336);
-pub const VOCAB: WholeField = whole("vocab", 1, 100_000_000, 128_256);
+pub const HEAD_DIM: WholeField = whole(Param::HeadDim, 0, 100_000, 0);
+pub const FFN: WholeField = whole(Param::Ffn, 1, 10_000_000, 14_336);
+pub const VOCAB: WholeField = whole(Param::Vocab, 1, 100_000_000, 128_256);
 /// Learned position embeddings (GPT-2, BERT); 0 for rotary or none.
-pub const POSITIONS: WholeField = whole("positions", 0, 10_000_000, 0);
+pub const POSITIONS: WholeField = whole(Param::Positions, 0, 10_000_000, 0);
 /// Token-type (segment) embeddings (BERT has 2).
-pub const TOKEN_TYPES: WholeField = whole("token_types", 0, 1_000, 0);
+pub const TOKEN_TYPES: WholeField = whole(Param::TokenTypes, 0, 1_000, 0);
 /// Outputs of a classification head on top (0 = none).
-pub const LABELS: WholeField = whole("labels", 0, 1_000_000, 0);
+pub const LABELS: WholeField = whole(Param::Labels, 0, 1_000_000, 0);
 /// Image side in pixels; the bound keeps (image / patch)² tokens, and their
 /// seq² attention scores, far inside integer range.
-pub const IMAGE: WholeField = whole("image", 1, 4_096, 224);
-pub const PATCH: WholeField = whole("patch", 1, 100_000, 16);
-pub const CHANNELS: WholeField = whole("channels", 1, 1_000, 3);
+pub const IMAGE: WholeField = whole(Param::Image, 1, 4_096, 224);
+pub const PATCH: WholeField = whole(Param::Patch, 1, 100_000, 16);
+pub const CHANNELS: WholeField = whole(Param::Channels, 1, 1_000, 3);
 /// Tokens generated after the prompt (inference).
-pub const GEN: WholeField = whole("gen", 0, 10_000_000, 256);
+pub const GEN: WholeField = whole(Param::Gen, 0, 10_000_000, 256);
 /// Data-parallel degree: model replicas (or ZeRO shards).
-pub const GPUS: WholeField = whole("gpus", 1, 100_000, 1);
-pub const ZERO: WholeField = whole("zero", 0, 3, 0);
+pub const GPUS: WholeField = whole(Param::Gpus, 1, 100_000, 1);
+pub const ZERO: WholeField = whole(Param::Zero, 0, 3, 0);
 /// Tensor-parallel degree.
-pub const TP: WholeField = whole("tp", 1, 1_024, 1);
+pub const TP: WholeField = whole(Param::Tp, 1, 1_024, 1);
 /// DeepSpeed's gradient bucket (`reduce_bucket_size`), in millions of elements
 /// (0 = none).
-pub const BUCKET_M: WholeField = whole("bucket_m", 0, 100_000, 0);
+pub const BUCKET_M: WholeField = whole(Param::BucketM, 0, 100_000, 0);
 /// FSDP2 layers all-gathered ahead of the one computing (`recipe=fsdp`): its
 /// default prefetch is 1 (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py
 /// `_backward_prefetch`: the group at `curr_index - 1`).
-pub const PREFETCH: WholeField = whole("prefetch", 0, 1_000, 1);
+pub const PREFETCH: WholeField = whole(Param::Prefetch, 0, 1_000, 1);
 
 /// A transformer's shape: enough to count every parameter exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -2,45 +2,14 @@
 //! what the user typed: an invalid value is marked (`aria-invalid`) and explained
 //! under the field (`role="alert"`), and the results keep the last valid estimate.
 
-use batchfit_core::fields::Problem;
+use batchfit_core::param::Input;
+use batchfit_core::query::Param;
 use leptos::prelude::*;
 
 use crate::dom::{El, Rx, el, rx};
 use crate::i18n::{self, Lang};
+use crate::messages;
 use crate::state::State;
-
-/// The message under a field, in words a person would use.
-pub fn message(lang: Lang, label: &str, problem: &Problem) -> String {
-    let es = lang == Lang::Es;
-    match problem {
-        Problem::Empty if es => format!("{label}: falta un valor."),
-        Problem::Empty => format!("{label} is empty."),
-        Problem::NotANumber if es => format!("{label} debe ser un número."),
-        Problem::NotANumber => format!("{label} must be a number."),
-        Problem::NotWhole if es => format!("{label} debe ser un número entero."),
-        Problem::NotWhole => format!("{label} must be a whole number."),
-        Problem::OutOfRange { min, max } => {
-            let (min, max) = (i18n::regroup(lang, min), i18n::regroup(lang, max));
-            if es {
-                format!("{label} debe estar entre {min} y {max}.")
-            } else {
-                format!("{label} must be from {min} to {max}.")
-            }
-        }
-        Problem::NotAnOption { allowed } if es => {
-            format!("{label} debe ser uno de: {}.", allowed.join(", "))
-        }
-        Problem::NotAnOption { allowed } => {
-            format!("{label} must be one of: {}.", allowed.join(", "))
-        }
-        Problem::Unknown if es => format!("{label} no es un parámetro conocido."),
-        Problem::Unknown => format!("{label} is not a known parameter."),
-        Problem::Duplicate if es => format!("{label} aparece más de una vez."),
-        Problem::Duplicate => format!("{label} was given more than once."),
-        Problem::Conflict { with } if es => format!("{label} no puede ir junto con “{with}”."),
-        Problem::Conflict { with } => format!("{label} cannot be given together with “{with}”."),
-    }
-}
 
 /// The value of the form control that fired `event`.
 pub fn event_value(event: &web_sys::Event) -> String {
@@ -63,38 +32,39 @@ fn event_checked(event: &web_sys::Event) -> bool {
 /// A text that follows the field's words in the page's language.
 pub fn field_text(
     lang: RwSignal<Lang>,
-    name: &'static str,
+    name: Param,
     pick: fn(i18n::FieldText) -> &'static str,
 ) -> Rx<String> {
     rx(move || pick(i18n::field(lang.get(), name)).to_owned())
 }
 
 /// Label, hint and error wiring shared by every kind of field.
-pub fn frame(state: State, name: &'static str, controls: Vec<El>) -> El {
+pub fn frame(state: State, param: Param, controls: Vec<El>) -> El {
     let lang = state.lang;
+    let name = param.name();
     // The field's problem; a binding reads it again only when the set of
     // problems changes, and writes only when what it shows changes.
-    let error = move || state.problem(name);
+    let error = move || state.problem(param);
     el("div")
         .class("field")
         .bind_class("invalid", rx(move || error().is_some()))
         .child(
             el("label")
                 .attr("for", name)
-                .bind_text(field_text(lang, name, |w| w.label)),
+                .bind_text(field_text(lang, param, |w| w.label)),
         )
         .child(
             el("div").class("input-row").children(controls).child(
                 el("span")
                     .class("unit")
-                    .bind_text(field_text(lang, name, |w| w.unit)),
+                    .bind_text(field_text(lang, param, |w| w.unit)),
             ),
         )
         .child(
             el("p")
                 .class("hint")
                 .attr("id", &format!("{name}-hint"))
-                .bind_text(field_text(lang, name, |w| w.hint)),
+                .bind_text(field_text(lang, param, |w| w.hint)),
         )
         .switch(
             rx(move || u32::from(error().is_some())),
@@ -107,9 +77,9 @@ pub fn frame(state: State, name: &'static str, controls: Vec<El>) -> El {
                             .attr("role", "alert")
                             .attr("data-testid", &format!("error-{name}"))
                             .bind_text(rx(move || {
-                                let label = i18n::field(lang.get(), name).label;
+                                let label = i18n::field(lang.get(), param).label;
                                 error()
-                                    .map(|problem| message(lang.get(), label, &problem))
+                                    .map(|problem| messages::problem(lang.get(), label, &problem))
                                     .unwrap_or_default()
                             }))
                     })
@@ -119,19 +89,36 @@ pub fn frame(state: State, name: &'static str, controls: Vec<El>) -> El {
         )
 }
 
-/// A numeric text field. `decimal` picks the phone keyboard with a decimal point.
-pub fn number_field(state: State, name: &'static str, decimal: bool) -> El {
-    let text = state.text(name);
-    let invalid = move || state.problem(name).is_some();
+/// The phone keyboard for a parameter's field: digits only for whole numbers,
+/// with a decimal point for decimals and counts.
+pub fn inputmode(param: Param) -> &'static str {
+    match param.input() {
+        Input::Whole => "numeric",
+        Input::Decimal | Input::Count | Input::Choice | Input::Switch => "decimal",
+    }
+}
+
+/// A numeric text field; its keyboard follows the parameter ([`inputmode`]).
+/// Typing edits the state at once; the state it makes becomes the one kept
+/// while a later edit is invalid after a pause, or at once when the field
+/// loses focus (`change`).
+pub fn number_field(state: State, param: Param) -> El {
+    let name = param.name();
+    let text = state.text(param);
+    let invalid = move || state.problem(param).is_some();
     let control = el("input")
         .attr("id", name)
         .attr("name", name)
         .attr("type", "text")
-        .attr("inputmode", if decimal { "decimal" } else { "numeric" })
+        .attr("inputmode", inputmode(param))
         .attr("autocomplete", "off")
         .attr("spellcheck", "false")
         .bind_prop("value", rx(move || text.get().into()))
-        .on("input", Box::new(move |ev| text.set(event_value(&ev))))
+        .on(
+            "input",
+            Box::new(move |ev| state.edit(param, event_value(&ev))),
+        )
+        .on("change", Box::new(move |_| state.commit()))
         .bind_attr("aria-invalid", rx(move || Some(invalid().to_string())))
         .bind_attr(
             "aria-describedby",
@@ -143,7 +130,7 @@ pub fn number_field(state: State, name: &'static str, decimal: bool) -> El {
                 })
             }),
         );
-    frame(state, name, vec![control])
+    frame(state, param, vec![control])
 }
 
 /// A `<select>` over `values`, each option labelled by `label`; the caller
@@ -160,24 +147,29 @@ pub fn select(
 }
 
 /// A select over the URL spellings `values`, labelled in the page's language.
-pub fn select_field(state: State, name: &'static str, values: &'static [&'static str]) -> El {
-    let text = state.text(name);
+pub fn select_field(state: State, param: Param, values: &'static [&'static str]) -> El {
+    let name = param.name();
+    let text = state.text(param);
     let lang = state.lang;
     let control = select(
         values,
-        Box::new(move |value| rx(move || i18n::option(lang.get(), name, value))),
+        Box::new(move |value| rx(move || i18n::option(lang.get(), param, value))),
     )
     .attr("id", name)
     .attr("name", name)
     .attr("aria-describedby", &format!("{name}-hint"))
     .bind_prop("value", rx(move || text.get().into()))
-    .on("change", Box::new(move |ev| text.set(event_value(&ev))));
-    frame(state, name, vec![control])
+    .on(
+        "change",
+        Box::new(move |ev| state.choose(param, event_value(&ev))),
+    );
+    frame(state, param, vec![control])
 }
 
 /// A yes/no switch stored as `1` / `0`.
-pub fn check_field(state: State, name: &'static str) -> El {
-    let text = state.text(name);
+pub fn check_field(state: State, param: Param) -> El {
+    let name = param.name();
+    let text = state.text(param);
     let lang = state.lang;
     el("div")
         .class("field checkbox")
@@ -192,16 +184,17 @@ pub fn check_field(state: State, name: &'static str) -> El {
                         .on(
                             "change",
                             Box::new(move |ev| {
-                                text.set(if event_checked(&ev) { "1" } else { "0" }.to_owned())
+                                let on = if event_checked(&ev) { "1" } else { "0" };
+                                state.choose(param, on.to_owned())
                             }),
                         ),
                 )
-                .child(el("span").bind_text(field_text(lang, name, |w| w.label))),
+                .child(el("span").bind_text(field_text(lang, param, |w| w.label))),
         )
         .child(
             el("p")
                 .class("hint")
                 .attr("id", &format!("{name}-hint"))
-                .bind_text(field_text(lang, name, |w| w.hint)),
+                .bind_text(field_text(lang, param, |w| w.hint)),
         )
 }

@@ -2,9 +2,8 @@
 //! parameter name; values shared between forms (batch, sequence, hidden size,
 //! layers, precision) are one text each, so switching forms keeps them.
 
-use batchfit_core::fields::Problem;
 use batchfit_core::hf::{self, ImportError};
-use batchfit_core::query::Form;
+use batchfit_core::query::{Form, Param};
 use batchfit_core::transformer::{self as tf, Kind, Mode};
 use batchfit_core::{Precision, parameters, presets};
 use leptos::prelude::*;
@@ -16,48 +15,86 @@ use crate::state::{CUSTOM_DEVICE, State};
 
 fn activations_form(state: State) -> Vec<El> {
     vec![
-        number_field(state, "batch", false),
-        number_field(state, "seq", false),
-        number_field(state, "hidden", false),
-        number_field(state, "layers", false),
-        select_field(state, "precision", Precision::NAMES),
-        number_field(state, "k", true),
-        check_field(state, "ckpt"),
+        number_field(state, Param::Batch),
+        number_field(state, Param::Seq),
+        number_field(state, Param::Hidden),
+        number_field(state, Param::Layers),
+        select_field(state, Param::Precision, Precision::NAMES),
+        number_field(state, Param::K),
+        check_field(state, Param::Ckpt),
     ]
 }
 
 fn parameters_form(state: State) -> Vec<El> {
     vec![
         params_field(state),
-        select_field(state, "precision", Precision::NAMES),
-        select_field(state, "optimizer", parameters::Optimizer::NAMES),
-        number_field(state, "batch", false),
-        number_field(state, "act_mb", true),
+        select_field(state, Param::Precision, Precision::NAMES),
+        select_field(state, Param::Optimizer, parameters::Optimizer::NAMES),
+        number_field(state, Param::Batch),
+        number_field(state, Param::ActMb),
     ]
 }
 
-/// Scales the parameter-count field offers; "" is an exact count.
-const SCALES: [&str; 5] = ["M", "B", "k", "T", ""];
+/// Scales the parameter-count field offers, with their powers of ten; ""
+/// is an exact count.
+const SCALES: [(&str, u32); 5] = [("M", 6), ("B", 9), ("k", 3), ("T", 12), ("", 0)];
 
-/// Splits "7000M" into ("7000", "M"); an exact count has no scale.
+/// The scale names, for the select.
+const SCALE_NAMES: [&str; 5] = ["M", "B", "k", "T", ""];
+
+/// Splits "7000M" (or "7 B", "7b") into ("7000", "M"); an exact count, or one
+/// written with an exponent ("1.3e9"), has no scale.
 fn split_count(text: &str) -> (String, &'static str) {
     let trimmed = text.trim();
     SCALES
         .iter()
-        .filter(|s| !s.is_empty())
-        .find_map(|&scale| {
+        .filter(|(s, _)| !s.is_empty())
+        .find_map(|&(scale, _)| {
             trimmed
                 .strip_suffix(scale)
                 .or_else(|| trimmed.strip_suffix(&scale.to_ascii_lowercase()))
-                .map(|number| (number.to_owned(), scale))
+                .map(|number| (number.trim_end().to_owned(), scale))
         })
         .unwrap_or_else(|| (trimmed.to_owned(), ""))
 }
 
-/// The parameter count: a number and an M/B selector ("7000" with M is 7B),
-/// written together into the `params` text.
+/// What the number box sends as the `params` text: a number typed with its
+/// own scale ("7B") or with an exponent ("1.3e9") is a whole count as
+/// written; a bare number takes the scale the select shows.
+fn typed_count(typed: &str, scale: &'static str) -> String {
+    let typed = typed.trim();
+    let own_scale = typed
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_ascii_alphabetic());
+    let exponent = typed.contains(['e', 'E']);
+    if !own_scale && !exponent {
+        format!("{typed}{scale}")
+    } else {
+        typed.to_owned()
+    }
+}
+
+/// `count` written in `scale`: 7e9 in M is "7000", 125e6 in B is "0.125".
+fn count_in(count: u64, scale: &'static str) -> String {
+    let power = SCALES
+        .iter()
+        .find(|(s, _)| *s == scale)
+        .map_or(0, |&(_, p)| p);
+    let unit = 10u64.pow(power);
+    let (whole, rest) = (count / unit, count % unit);
+    if rest == 0 {
+        return format!("{whole}{scale}");
+    }
+    let digits = format!("{rest:0width$}", width = power as usize);
+    format!("{whole}.{}{scale}", digits.trim_end_matches('0'))
+}
+
+/// The parameter count: a number and a scale select ("7000" with M is 7B),
+/// written together into the `params` text. The select follows a scale typed
+/// in the box ("7B"); changing the select keeps the count (7B becomes 7000M).
 fn params_field(state: State) -> El {
-    let text = state.text("params");
+    let text = state.text(Param::Params);
     let lang = state.lang;
     let parts = move || text.with(|t| split_count(t));
     let untracked_parts = move || text.with_untracked(|t| split_count(t));
@@ -80,36 +117,52 @@ fn params_field(state: State) -> El {
         .attr("id", "params")
         .attr("name", "params")
         .attr("type", "text")
-        .attr("inputmode", "decimal")
+        .attr("inputmode", fields::inputmode(Param::Params))
         .attr("autocomplete", "off")
         .attr("spellcheck", "false")
         .attr("aria-describedby", "params-hint")
         .bind_attr(
             "aria-invalid",
-            rx(move || Some(state.problem("params").is_some().to_string())),
+            rx(move || Some(state.problem(Param::Params).is_some().to_string())),
         )
         .bind_prop("value", rx(move || parts().0.into()))
         .on(
             "input",
-            Box::new(move |ev| text.set(format!("{}{}", event_value(&ev), untracked_parts().1))),
-        );
-    let scale = fields::select(&SCALES, Box::new(scale_label))
+            Box::new(move |ev| {
+                let typed = typed_count(&event_value(&ev), untracked_parts().1);
+                state.edit(Param::Params, typed);
+            }),
+        )
+        .on("change", Box::new(move |_| state.commit()));
+    let scale = fields::select(&SCALE_NAMES, Box::new(scale_label))
         .attr("name", "params_scale")
         .class("scale")
         .bind_attr(
             "aria-label",
-            rx(move || Some(i18n::field(lang.get(), "params").label.to_owned())),
+            rx(move || Some(i18n::field(lang.get(), Param::Params).label.to_owned())),
         )
         .bind_prop("value", rx(move || parts().1.into()))
         .on(
             "change",
-            Box::new(move |ev| text.set(format!("{}{}", untracked_parts().0, event_value(&ev)))),
+            Box::new(move |ev| {
+                let scale = SCALES
+                    .iter()
+                    .map(|&(s, _)| s)
+                    .find(|s| *s == event_value(&ev))
+                    .unwrap_or("");
+                let rescaled = match text.with_untracked(|t| parameters::PARAMS.parse(t)) {
+                    Ok(count) => count_in(count, scale),
+                    // No count to keep: the number as typed, in the new scale.
+                    Err(_) => format!("{}{scale}", untracked_parts().0),
+                };
+                state.choose(Param::Params, rescaled);
+            }),
         );
-    fields::frame(state, "params", vec![number, scale])
+    fields::frame(state, Param::Params, vec![number, scale])
 }
 
 fn transformer_form(state: State) -> Vec<El> {
-    let (mode, kind) = (state.text("mode"), state.text("kind"));
+    let (mode, kind) = (state.text(Param::Mode), state.text(Param::Kind));
     let lang = state.lang;
     let vision = move || kind.with(|k| Kind::parse(k)) == Some(Kind::Vision);
     let inference = move || mode.with(|m| Mode::parse(m)) == Some(Mode::Inference);
@@ -123,74 +176,75 @@ fn transformer_form(state: State) -> Vec<El> {
     vec![
         model_picker(state),
         config_import(state),
-        select_field(state, "kind", Kind::NAMES),
-        number_field(state, "layers", false),
-        number_field(state, "hidden", false),
-        number_field(state, "heads", false),
-        number_field(state, "kv_heads", false),
-        number_field(state, "ffn", false),
-        select_field(state, "mlp", tf::Mlp::NAMES),
-        shown_if(number_field(state, "vocab", false), rx(move || !vision())),
-        shown_if(check_field(state, "tied"), rx(move || !vision())),
-        shown_if(number_field(state, "image", false), rx(vision)),
-        shown_if(number_field(state, "patch", false), rx(vision)),
+        select_field(state, Param::Kind, Kind::NAMES),
+        number_field(state, Param::Layers),
+        number_field(state, Param::Hidden),
+        number_field(state, Param::Heads),
+        number_field(state, Param::KvHeads),
+        number_field(state, Param::Ffn),
+        select_field(state, Param::Mlp, tf::Mlp::NAMES),
+        shown_if(number_field(state, Param::Vocab), rx(move || !vision())),
+        shown_if(check_field(state, Param::Tied), rx(move || !vision())),
+        shown_if(number_field(state, Param::Image), rx(vision)),
+        shown_if(number_field(state, Param::Patch), rx(vision)),
         el("details")
             .class("more")
             .child(el("summary").bind_text(i18n::tr(lang, |w| w.more_architecture)))
             .child(el("div").class("form-grid").children([
-                number_field(state, "head_dim", false),
-                select_field(state, "norm", tf::Norm::NAMES),
-                check_field(state, "bias"),
-                check_field(state, "qkv_bias"),
-                number_field(state, "positions", false),
-                number_field(state, "token_types", false),
-                number_field(state, "labels", false),
-                check_field(state, "dropout"),
-                number_field(state, "channels", false),
+                number_field(state, Param::HeadDim),
+                select_field(state, Param::Norm, tf::Norm::NAMES),
+                check_field(state, Param::Bias),
+                check_field(state, Param::QkvBias),
+                number_field(state, Param::Positions),
+                number_field(state, Param::TokenTypes),
+                number_field(state, Param::Labels),
+                check_field(state, Param::Dropout),
+                number_field(state, Param::Channels),
             ])),
         el("h3")
             .class("group-title")
             .bind_text(i18n::tr(lang, |w| w.training_title)),
         framework_picker(state),
-        select_field(state, "mode", Mode::NAMES),
-        number_field(state, "batch", false),
-        number_field(state, "seq", false),
-        shown_if(number_field(state, "gen", false), rx(inference)),
+        select_field(state, Param::Mode, Mode::NAMES),
+        number_field(state, Param::Batch),
+        number_field(state, Param::Seq),
+        shown_if(number_field(state, Param::Gen), rx(inference)),
         shown_if(
-            select_field(state, "quant", tf::Quant::NAMES),
+            select_field(state, Param::Quant, tf::Quant::NAMES),
             rx(inference),
         ),
-        select_field(state, "recipe", tf::Recipe::NAMES),
-        for_training(select_field(state, "optimizer", tf::Optimizer::NAMES)),
-        for_training(select_field(state, "recompute", tf::Recompute::NAMES)),
-        for_training(select_field(state, "step", tf::Step::NAMES)),
-        for_training(select_field(state, "loss", tf::Loss::NAMES)),
-        for_training(select_field(state, "logits", tf::Logits::NAMES)),
-        for_training(check_field(state, "act_offload")),
-        for_training(check_field(state, "offload")),
-        for_training(number_field(state, "bucket_m", false)),
-        for_training(number_field(state, "prefetch", false)),
-        select_field(state, "attn", tf::Attention::NAMES),
+        select_field(state, Param::Recipe, tf::Recipe::NAMES),
+        for_training(select_field(state, Param::Optimizer, tf::Optimizer::NAMES)),
+        for_training(select_field(state, Param::Recompute, tf::Recompute::NAMES)),
+        for_training(select_field(state, Param::Step, tf::Step::NAMES)),
+        for_training(select_field(state, Param::Loss, tf::Loss::NAMES)),
+        for_training(select_field(state, Param::Logits, tf::Logits::NAMES)),
+        for_training(check_field(state, Param::ActOffload)),
+        for_training(check_field(state, Param::Offload)),
+        for_training(number_field(state, Param::BucketM)),
+        for_training(number_field(state, Param::Prefetch)),
+        select_field(state, Param::Attn, tf::Attention::NAMES),
         el("h3")
             .class("group-title")
             .bind_text(i18n::tr(lang, |w| w.parallelism_title)),
-        number_field(state, "gpus", false),
-        select_field(state, "zero", zero_values),
-        number_field(state, "tp", false),
-        check_field(state, "sp"),
+        number_field(state, Param::Gpus),
+        select_field(state, Param::Zero, zero_values),
+        number_field(state, Param::Tp),
+        check_field(state, Param::Sp),
     ]
 }
 
 /// A select that is not bound to a URL parameter's text by name but acts on
 /// change (the framework and model pickers), with its label and hint.
-fn picker(state: State, name: &'static str, select: El, pick: Box<dyn Fn(String)>) -> El {
+fn picker(state: State, param: Param, select: El, pick: Box<dyn Fn(String)>) -> El {
     let lang = state.lang;
+    let name = param.name();
     el("div")
         .class("field")
         .child(
             el("label")
                 .attr("for", name)
-                .bind_text(fields::field_text(lang, name, |w| w.label)),
+                .bind_text(fields::field_text(lang, param, |w| w.label)),
         )
         .child(
             select
@@ -203,23 +257,23 @@ fn picker(state: State, name: &'static str, select: El, pick: Box<dyn Fn(String)
             el("p")
                 .class("hint")
                 .attr("id", &format!("{name}-hint"))
-                .bind_text(fields::field_text(lang, name, |w| w.hint)),
+                .bind_text(fields::field_text(lang, param, |w| w.hint)),
         )
 }
 
 /// Picking a framework loads the settings its source code implies (recipe,
 /// optimizer step, loss, buckets, task) into the fields; each stays editable.
 fn framework_picker(state: State) -> El {
-    let text = state.text("framework");
+    let text = state.text(Param::Framework);
     let lang = state.lang;
     let select = fields::select(
         tf::Framework::NAMES,
-        Box::new(move |value| rx(move || i18n::option(lang.get(), "framework", value))),
+        Box::new(move |value| rx(move || i18n::option(lang.get(), Param::Framework, value))),
     )
     .bind_prop("value", rx(move || text.get().into()));
     picker(
         state,
-        "framework",
+        Param::Framework,
         select,
         Box::new(move |name| {
             if let Some(framework) = tf::Framework::parse(&name) {
@@ -231,7 +285,7 @@ fn framework_picker(state: State) -> El {
 
 /// Picking a preset loads its architecture into the fields.
 fn model_picker(state: State) -> El {
-    let text = state.text("model");
+    let text = state.text(Param::Model);
     let lang = state.lang;
     let select = el("select")
         .child(
@@ -247,7 +301,7 @@ fn model_picker(state: State) -> El {
         .bind_prop("value", rx(move || text.get().into()));
     picker(
         state,
-        "model",
+        Param::Model,
         select,
         Box::new(move |id| {
             state.load_with(|config| {
@@ -257,6 +311,7 @@ fn model_picker(state: State) -> El {
                 }
             });
             text.set(id);
+            state.commit();
         }),
     )
 }
@@ -269,6 +324,7 @@ fn config_import(state: State) -> El {
     let import = move |text: String| {
         if text.trim().is_empty() {
             outcome.set(None);
+            state.import_rejected.set(false);
             return;
         }
         match hf::import(&text) {
@@ -277,10 +333,13 @@ fn config_import(state: State) -> El {
                     config.model = None;
                     config.transformer.arch = arch;
                 });
-                state.text("model").set(String::new());
+                state.text(Param::Model).set(String::new());
                 outcome.set(Some(Ok(())));
             }
-            Err(error) => outcome.set(Some(Err(error))),
+            Err(error) => {
+                state.import_rejected.set(true);
+                outcome.set(Some(Err(error)));
+            }
         }
     };
     el("details")
@@ -329,7 +388,9 @@ fn config_import(state: State) -> El {
                                 .attr("role", "alert")
                                 .attr("data-testid", "config-import-error")
                                 .bind_text(rx(move || match outcome.get() {
-                                    Some(Err(error)) => import_message(lang.get(), &error),
+                                    Some(Err(error)) => {
+                                        crate::messages::import_error(lang.get(), &error)
+                                    }
                                     _ => String::new(),
                                 })),
                         ],
@@ -339,56 +400,9 @@ fn config_import(state: State) -> El {
         )
 }
 
-fn import_message(lang: Lang, error: &ImportError) -> String {
-    if lang == Lang::En {
-        // The core's messages start with a lower-case ASCII word.
-        let mut text = error.to_string();
-        if let Some(first) = text.get_mut(..1) {
-            first.make_ascii_uppercase();
-        }
-        return text + ".";
-    }
-    match error {
-        ImportError::NotJson(e) => {
-            format!(
-                "El texto no es JSON válido (byte {}: se esperaba {}).",
-                e.offset, e.expected
-            )
-        }
-        ImportError::NotAnObject { found } => {
-            format!("Un config.json es un objeto {{…}}, no {found}.")
-        }
-        ImportError::Missing { key } => format!("Al config le falta «{key}»."),
-        ImportError::WrongType {
-            key,
-            expected,
-            found,
-        } => {
-            format!("«{key}» debe ser {expected}, no {found}.")
-        }
-        ImportError::BadValue {
-            key,
-            problem: Problem::OutOfRange { min, max },
-        } => {
-            format!(
-                "«{key}» debe estar entre {} y {}.",
-                i18n::regroup(lang, min),
-                i18n::regroup(lang, max)
-            )
-        }
-        ImportError::BadValue { key, .. } => format!("«{key}» debe ser un número entero."),
-        ImportError::UnknownModelType { found } => {
-            format!("batchfit no lee el «model_type» \"{found}\".")
-        }
-        ImportError::Unsupported { key } => {
-            format!("«{key}»: los modelos de mezcla de expertos no se modelan.")
-        }
-    }
-}
-
 /// The device, the overhead and the safety margin: shared by every form.
 fn device_panel(state: State) -> Vec<El> {
-    let device = state.text("gpu");
+    let device = state.text(Param::Gpu);
     let lang = state.lang;
     let select = el("select")
         .child(
@@ -408,14 +422,19 @@ fn device_panel(state: State) -> Vec<El> {
         )
         .bind_prop("value", rx(move || device.get().into()));
     vec![
-        picker(state, "gpu", select, Box::new(move |id| device.set(id))),
-        number_field(state, "gpu_gb", true).bind_attr(
+        picker(
+            state,
+            Param::Gpu,
+            select,
+            Box::new(move |id| state.choose(Param::Gpu, id)),
+        ),
+        number_field(state, Param::GpuGb).bind_attr(
             "hidden",
             rx(move || device.with(|d| d != CUSTOM_DEVICE).then(String::new)),
         ),
-        number_field(state, "overhead_gb", true),
-        number_field(state, "margin", true),
-        number_field(state, "global_batch", false),
+        number_field(state, Param::OverheadGb),
+        number_field(state, Param::Margin),
+        number_field(state, Param::GlobalBatch),
     ]
 }
 
@@ -492,19 +511,58 @@ mod tests {
             ("1300000000", "1300000000", ""),
             ("", "", ""),
             ("1.3e9", "1.3e9", ""),
+            ("7 B", "7", "B"),
         ] {
             assert_eq!(split_count(text), (number.to_owned(), scale), "{text}");
         }
     }
 
+    /// What people type into the number box, with the select on B, is the
+    /// count they mean (issue 12: "7B", "7000M", "125M", "1.3e9").
+    #[test]
+    fn a_typed_scale_or_exponent_wins_over_the_select() {
+        for (typed, scale, text) in [
+            ("7", "B", "7B"),
+            ("7B", "B", "7B"),
+            ("7000M", "B", "7000M"),
+            ("125M", "B", "125M"),
+            ("1.3e9", "B", "1.3e9"),
+            (" 7 B ", "B", "7 B"),
+            ("2,048", "", "2,048"),
+            ("7G", "M", "7G"),
+        ] {
+            assert_eq!(typed_count(typed, scale), text, "{typed}");
+        }
+        for typed in ["7B", "7000M", "1.3e9", "7 B", "7,000M"] {
+            let count = parameters::PARAMS.parse(&typed_count(typed, "B"));
+            assert!(count.is_ok(), "{typed}: {count:?}");
+        }
+    }
+
+    #[test]
+    fn changing_the_scale_keeps_the_count() {
+        for (count, scale, text) in [
+            (7_000_000_000, "M", "7000M"),
+            (7_000_000_000, "B", "7B"),
+            (125_000_000, "B", "0.125B"),
+            (1_300_000_000, "", "1300000000"),
+            (1_300_000_000, "T", "0.0013T"),
+            (124_439_808, "M", "124.439808M"),
+        ] {
+            let written = count_in(count, scale);
+            assert_eq!(written, text);
+            assert_eq!(parameters::PARAMS.parse(&written), Ok(count), "{text}");
+        }
+    }
+
     #[test]
     fn every_form_parameter_is_a_known_url_parameter() {
-        for name in ["params", "gpu", "gpu_gb", "model"] {
+        for name in [Param::Params, Param::Gpu, Param::GpuGb, Param::Model] {
             assert!(
                 query::PARAMETERS_PARAMETERS.contains(&name)
                     || query::COMMON_PARAMETERS.contains(&name)
                     || query::TRANSFORMER_PARAMETERS.contains(&name),
-                "{name}"
+                "{name:?}"
             );
         }
     }

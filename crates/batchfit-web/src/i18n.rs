@@ -9,7 +9,9 @@
 //! as the RAE and ISO 80000 recommend ("1 000 000"), and leaves four-digit
 //! numbers whole ("2048").
 
+use batchfit_core::fields::{Bound, format_count, format_hundredths};
 pub use batchfit_core::query::Lang;
+use batchfit_core::query::Param;
 use leptos::prelude::{Get, RwSignal};
 
 /// The label, unit and one-line hint of a form field.
@@ -25,7 +27,7 @@ const fn f(label: &'static str, unit: &'static str, hint: &'static str) -> Field
 }
 
 /// Words for the field whose URL parameter is `name`.
-pub fn field(lang: Lang, name: &str) -> FieldText {
+pub fn field(lang: Lang, name: Param) -> FieldText {
     let table = match lang {
         Lang::En => FIELDS_EN,
         Lang::Es => FIELDS_ES,
@@ -37,9 +39,9 @@ pub fn field(lang: Lang, name: &str) -> FieldText {
         .map_or(f("", "", ""), |&(_, text)| text)
 }
 
-static FIELDS_EN: &[(&str, FieldText)] = &[
+static FIELDS_EN: &[(Param, FieldText)] = &[
     (
-        "batch",
+        Param::Batch,
         f(
             "Batch size",
             "samples",
@@ -47,18 +49,21 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "seq",
+        Param::Seq,
         f(
             "Sequence length",
             "tokens",
             "Tokens per sample (the prompt, for inference).",
         ),
     ),
-    ("hidden", f("Hidden size", "", "Model width, d_model.")),
-    ("layers", f("Layers", "", "Transformer blocks.")),
-    ("precision", f("Precision", "", "Bytes per stored value.")),
+    (Param::Hidden, f("Hidden size", "", "Model width, d_model.")),
+    (Param::Layers, f("Layers", "", "Transformer blocks.")),
     (
-        "k",
+        Param::Precision,
+        f("Precision", "", "Bytes per stored value."),
+    ),
+    (
+        Param::K,
         f(
             "Multiplier k",
             "×",
@@ -66,7 +71,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "ckpt",
+        Param::Ckpt,
         f(
             "Gradient checkpointing",
             "",
@@ -74,15 +79,15 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "params",
+        Param::Params,
         f("Parameters", "", "Count, e.g. 7B, 7000M, 125M or 1.3e9."),
     ),
     (
-        "optimizer",
+        Param::Optimizer,
         f("Optimizer", "", "Its state is kept for every parameter."),
     ),
     (
-        "act_mb",
+        Param::ActMb,
         f(
             "Activations per sample",
             "MB",
@@ -90,7 +95,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "model",
+        Param::Model,
         f(
             "Model preset",
             "",
@@ -98,30 +103,33 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "kind",
+        Param::Kind,
         f(
             "Architecture",
             "",
             "Decoder (GPT, Llama), encoder (BERT) or vision (ViT).",
         ),
     ),
-    ("heads", f("Attention heads", "", "Query heads per layer.")),
     (
-        "kv_heads",
+        Param::Heads,
+        f("Attention heads", "", "Query heads per layer."),
+    ),
+    (
+        Param::KvHeads,
         f(
             "Key/value heads",
             "",
             "Fewer than heads for GQA, 1 for MQA.",
         ),
     ),
-    ("head_dim", f("Head size", "", "0 = hidden ÷ heads.")),
-    ("ffn", f("FFN size", "", "Inner size of the MLP.")),
+    (Param::HeadDim, f("Head size", "", "0 = hidden ÷ heads.")),
+    (Param::Ffn, f("FFN size", "", "Inner size of the MLP.")),
     (
-        "mlp",
+        Param::Mlp,
         f("MLP type", "", "GELU uses two matrices, SwiGLU three."),
     ),
     (
-        "norm",
+        Param::Norm,
         f(
             "Normalisation",
             "",
@@ -129,11 +137,11 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "vocab",
+        Param::Vocab,
         f("Vocabulary", "tokens", "Rows of the embedding matrix."),
     ),
     (
-        "tied",
+        Param::Tied,
         f(
             "Tied embeddings",
             "",
@@ -141,7 +149,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "bias",
+        Param::Bias,
         f(
             "Linear biases",
             "",
@@ -149,7 +157,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "qkv_bias",
+        Param::QkvBias,
         f(
             "Q/K/V biases only",
             "",
@@ -157,7 +165,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "positions",
+        Param::Positions,
         f(
             "Learned positions",
             "",
@@ -165,11 +173,11 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "token_types",
+        Param::TokenTypes,
         f("Token types", "", "Segment embeddings (BERT: 2)."),
     ),
     (
-        "labels",
+        Param::Labels,
         f(
             "Classifier labels",
             "",
@@ -177,7 +185,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "dropout",
+        Param::Dropout,
         f(
             "Dropout",
             "",
@@ -185,11 +193,11 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "image",
+        Param::Image,
         f("Image size", "px", "Side of the square input image."),
     ),
     (
-        "patch",
+        Param::Patch,
         f(
             "Patch size",
             "px",
@@ -197,11 +205,11 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "channels",
+        Param::Channels,
         f("Channels", "", "Colour channels of the image."),
     ),
     (
-        "recipe",
+        Param::Recipe,
         f(
             "Precision recipe",
             "",
@@ -209,7 +217,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "recompute",
+        Param::Recompute,
         f(
             "Activation recomputation",
             "",
@@ -217,7 +225,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "attn",
+        Param::Attn,
         f(
             "Attention kernel",
             "",
@@ -225,7 +233,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "mode",
+        Param::Mode,
         f(
             "Task",
             "",
@@ -233,7 +241,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "gen",
+        Param::Gen,
         f(
             "Generated tokens",
             "tokens",
@@ -241,7 +249,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "quant",
+        Param::Quant,
         f(
             "Weight quantization",
             "",
@@ -249,7 +257,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "gpus",
+        Param::Gpus,
         f(
             "GPUs (data parallel)",
             "",
@@ -257,7 +265,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "zero",
+        Param::Zero,
         f(
             "ZeRO stage",
             "",
@@ -265,7 +273,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "tp",
+        Param::Tp,
         f(
             "Tensor parallel",
             "",
@@ -273,7 +281,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "sp",
+        Param::Sp,
         f(
             "Sequence parallel",
             "",
@@ -281,7 +289,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "foreach",
+        Param::Foreach,
         f(
             "Optimizer step buffers",
             "",
@@ -289,7 +297,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "framework",
+        Param::Framework,
         f(
             "Framework",
             "",
@@ -297,7 +305,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "step",
+        Param::Step,
         f(
             "Optimizer step",
             "",
@@ -305,7 +313,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "loss",
+        Param::Loss,
         f(
             "Cross-entropy",
             "",
@@ -313,7 +321,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "offload",
+        Param::Offload,
         f(
             "Optimizer state on CPU",
             "",
@@ -321,7 +329,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "bucket_m",
+        Param::BucketM,
         f(
             "Communication buckets",
             "M elements",
@@ -329,7 +337,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "prefetch",
+        Param::Prefetch,
         f(
             "All-gather prefetch",
             "layers",
@@ -337,7 +345,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "act_offload",
+        Param::ActOffload,
         f(
             "Activation offloading",
             "",
@@ -345,17 +353,20 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "logits",
+        Param::Logits,
         f(
             "Logits precision",
             "",
             "Bytes of each logit and its gradient in the loss.",
         ),
     ),
-    ("gpu", f("Device", "", "Capacity as the driver reports it.")),
-    ("gpu_gb", f("Custom capacity", "GB", "GB = 10⁹ bytes.")),
     (
-        "overhead_gb",
+        Param::Gpu,
+        f("Device", "", "Capacity as the driver reports it."),
+    ),
+    (Param::GpuGb, f("Custom capacity", "GB", "GB = 10⁹ bytes.")),
+    (
+        Param::OverheadGb,
         f(
             "Overhead",
             "GB",
@@ -363,7 +374,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "margin",
+        Param::Margin,
         f(
             "Safety margin",
             "%",
@@ -371,7 +382,7 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "global_batch",
+        Param::GlobalBatch,
         f(
             "Target global batch",
             "samples",
@@ -380,9 +391,9 @@ static FIELDS_EN: &[(&str, FieldText)] = &[
     ),
 ];
 
-static FIELDS_ES: &[(&str, FieldText)] = &[
+static FIELDS_ES: &[(Param, FieldText)] = &[
     (
-        "batch",
+        Param::Batch,
         f(
             "Tamaño de lote",
             "muestras",
@@ -390,7 +401,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "seq",
+        Param::Seq,
         f(
             "Longitud de secuencia",
             "tokens",
@@ -398,16 +409,16 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "hidden",
+        Param::Hidden,
         f("Tamaño oculto", "", "Ancho del modelo, d_model."),
     ),
-    ("layers", f("Capas", "", "Bloques transformer.")),
+    (Param::Layers, f("Capas", "", "Bloques transformer.")),
     (
-        "precision",
+        Param::Precision,
         f("Precisión", "", "Bytes por valor almacenado."),
     ),
     (
-        "k",
+        Param::K,
         f(
             "Multiplicador k",
             "×",
@@ -415,7 +426,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "ckpt",
+        Param::Ckpt,
         f(
             "Checkpointing de gradientes",
             "",
@@ -423,7 +434,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "params",
+        Param::Params,
         f(
             "Parámetros",
             "",
@@ -431,7 +442,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "optimizer",
+        Param::Optimizer,
         f(
             "Optimizador",
             "",
@@ -439,7 +450,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "act_mb",
+        Param::ActMb,
         f(
             "Activaciones por muestra",
             "MB",
@@ -447,7 +458,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "model",
+        Param::Model,
         f(
             "Modelo predefinido",
             "",
@@ -455,7 +466,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "kind",
+        Param::Kind,
         f(
             "Arquitectura",
             "",
@@ -463,11 +474,11 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "heads",
+        Param::Heads,
         f("Cabezas de atención", "", "Cabezas de consulta por capa."),
     ),
     (
-        "kv_heads",
+        Param::KvHeads,
         f(
             "Cabezas clave/valor",
             "",
@@ -475,24 +486,24 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "head_dim",
+        Param::HeadDim,
         f("Tamaño de cabeza", "", "0 = oculto ÷ cabezas."),
     ),
-    ("ffn", f("Tamaño FFN", "", "Tamaño interno del MLP.")),
+    (Param::Ffn, f("Tamaño FFN", "", "Tamaño interno del MLP.")),
     (
-        "mlp",
+        Param::Mlp,
         f("Tipo de MLP", "", "GELU usa dos matrices, SwiGLU tres."),
     ),
     (
-        "norm",
+        Param::Norm,
         f("Normalización", "", "LayerNorm tiene sesgo, RMSNorm no."),
     ),
     (
-        "vocab",
+        Param::Vocab,
         f("Vocabulario", "tokens", "Filas de la matriz de embeddings."),
     ),
     (
-        "tied",
+        Param::Tied,
         f(
             "Embeddings compartidos",
             "",
@@ -500,7 +511,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "bias",
+        Param::Bias,
         f(
             "Sesgos lineales",
             "",
@@ -508,7 +519,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "qkv_bias",
+        Param::QkvBias,
         f(
             "Solo sesgos Q/K/V",
             "",
@@ -516,7 +527,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "positions",
+        Param::Positions,
         f(
             "Posiciones aprendidas",
             "",
@@ -524,11 +535,11 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "token_types",
+        Param::TokenTypes,
         f("Tipos de token", "", "Embeddings de segmento (BERT: 2)."),
     ),
     (
-        "labels",
+        Param::Labels,
         f(
             "Etiquetas del clasificador",
             "",
@@ -536,7 +547,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "dropout",
+        Param::Dropout,
         f(
             "Dropout",
             "",
@@ -544,7 +555,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "image",
+        Param::Image,
         f(
             "Tamaño de imagen",
             "px",
@@ -552,7 +563,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "patch",
+        Param::Patch,
         f(
             "Tamaño de parche",
             "px",
@@ -560,11 +571,11 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "channels",
+        Param::Channels,
         f("Canales", "", "Canales de color de la imagen."),
     ),
     (
-        "recipe",
+        Param::Recipe,
         f(
             "Receta de precisión",
             "",
@@ -572,7 +583,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "recompute",
+        Param::Recompute,
         f(
             "Recálculo de activaciones",
             "",
@@ -580,7 +591,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "attn",
+        Param::Attn,
         f(
             "Kernel de atención",
             "",
@@ -588,7 +599,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "mode",
+        Param::Mode,
         f(
             "Tarea",
             "",
@@ -596,7 +607,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "gen",
+        Param::Gen,
         f(
             "Tokens generados",
             "tokens",
@@ -604,7 +615,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "quant",
+        Param::Quant,
         f(
             "Cuantización de pesos",
             "",
@@ -612,7 +623,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "gpus",
+        Param::Gpus,
         f(
             "GPUs (paralelismo de datos)",
             "",
@@ -620,7 +631,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "zero",
+        Param::Zero,
         f(
             "Etapa ZeRO",
             "",
@@ -628,7 +639,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "tp",
+        Param::Tp,
         f(
             "Paralelismo de tensores",
             "",
@@ -636,7 +647,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "sp",
+        Param::Sp,
         f(
             "Paralelismo de secuencia",
             "",
@@ -644,7 +655,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "foreach",
+        Param::Foreach,
         f(
             "Búferes del paso del optimizador",
             "",
@@ -652,7 +663,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "framework",
+        Param::Framework,
         f(
             "Framework",
             "",
@@ -660,7 +671,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "step",
+        Param::Step,
         f(
             "Paso del optimizador",
             "",
@@ -668,7 +679,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "loss",
+        Param::Loss,
         f(
             "Entropía cruzada",
             "",
@@ -676,7 +687,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "offload",
+        Param::Offload,
         f(
             "Estado del optimizador en CPU",
             "",
@@ -684,7 +695,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "bucket_m",
+        Param::BucketM,
         f(
             "Búferes de comunicación",
             "M elementos",
@@ -692,7 +703,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "prefetch",
+        Param::Prefetch,
         f(
             "Prefetch del all-gather",
             "capas",
@@ -700,7 +711,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "act_offload",
+        Param::ActOffload,
         f(
             "Descarga de activaciones",
             "",
@@ -708,7 +719,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "logits",
+        Param::Logits,
         f(
             "Precisión de los logits",
             "",
@@ -716,7 +727,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "gpu",
+        Param::Gpu,
         f(
             "Dispositivo",
             "",
@@ -724,11 +735,11 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "gpu_gb",
+        Param::GpuGb,
         f("Capacidad personalizada", "GB", "GB = 10⁹ bytes."),
     ),
     (
-        "overhead_gb",
+        Param::OverheadGb,
         f(
             "Sobrecarga",
             "GB",
@@ -736,7 +747,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "margin",
+        Param::Margin,
         f(
             "Margen de seguridad",
             "%",
@@ -744,7 +755,7 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
         ),
     ),
     (
-        "global_batch",
+        Param::GlobalBatch,
         f(
             "Lote global objetivo",
             "muestras",
@@ -754,9 +765,9 @@ static FIELDS_ES: &[(&str, FieldText)] = &[
 ];
 
 /// The label of option `value` of the select field `name`.
-pub fn option(lang: Lang, name: &str, value: &str) -> String {
+pub fn option(lang: Lang, name: Param, value: &str) -> String {
     let es = lang == Lang::Es;
-    if name == "zero" {
+    if name == Param::Zero {
         return format!("{} {value}", if es { "Etapa" } else { "Stage" });
     }
     // A table rather than a `match`: it compiles to data, not comparisons.
@@ -768,180 +779,190 @@ pub fn option(lang: Lang, name: &str, value: &str) -> String {
 }
 
 /// Option labels: select name, URL spelling, English, Spanish.
-static OPTIONS: &[(&str, &str, &str, &str)] = &[
-    ("precision", "fp32", "FP32 (4 bytes)", "FP32 (4 bytes)"),
-    ("precision", "fp16", "FP16 (2 bytes)", "FP16 (2 bytes)"),
-    ("precision", "bf16", "BF16 (2 bytes)", "BF16 (2 bytes)"),
-    ("precision", "int8", "INT8 (1 byte)", "INT8 (1 byte)"),
-    ("optimizer", "adamw", "AdamW", "AdamW"),
-    ("optimizer", "adam8bit", "Adam 8-bit", "Adam de 8 bits"),
-    ("optimizer", "adafactor", "Adafactor", "Adafactor"),
+static OPTIONS: &[(Param, &str, &str, &str)] = &[
+    (Param::Precision, "fp32", "FP32 (4 bytes)", "FP32 (4 bytes)"),
+    (Param::Precision, "fp16", "FP16 (2 bytes)", "FP16 (2 bytes)"),
+    (Param::Precision, "bf16", "BF16 (2 bytes)", "BF16 (2 bytes)"),
+    (Param::Precision, "int8", "INT8 (1 byte)", "INT8 (1 byte)"),
+    (Param::Optimizer, "adamw", "AdamW", "AdamW"),
+    (Param::Optimizer, "adam8bit", "Adam 8-bit", "Adam de 8 bits"),
+    (Param::Optimizer, "adafactor", "Adafactor", "Adafactor"),
     (
-        "optimizer",
+        Param::Optimizer,
         "sgd_momentum",
         "SGD with momentum",
         "SGD con momento",
     ),
-    ("optimizer", "sgd", "Plain SGD", "SGD simple"),
+    (Param::Optimizer, "sgd", "Plain SGD", "SGD simple"),
     (
-        "optimizer",
+        Param::Optimizer,
         "none",
         "None (inference only)",
         "Ninguno (solo inferencia)",
     ),
-    ("kind", "decoder", "Decoder-only", "Decodificador"),
-    ("kind", "encoder", "Encoder-only", "Codificador"),
+    (Param::Kind, "decoder", "Decoder-only", "Decodificador"),
+    (Param::Kind, "encoder", "Encoder-only", "Codificador"),
     (
-        "kind",
+        Param::Kind,
         "vision",
         "Vision transformer",
         "Transformer de visión",
     ),
-    ("mlp", "gelu", "GELU (2)", "GELU (2)"),
-    ("mlp", "swiglu", "SwiGLU (3)", "SwiGLU (3)"),
-    ("norm", "layernorm", "LayerNorm", "LayerNorm"),
-    ("norm", "rmsnorm", "RMSNorm", "RMSNorm"),
-    ("recipe", "fp32", "FP32 throughout", "FP32 en todo"),
+    (Param::Mlp, "gelu", "GELU (2)", "GELU (2)"),
+    (Param::Mlp, "swiglu", "SwiGLU (3)", "SwiGLU (3)"),
+    (Param::Norm, "layernorm", "LayerNorm", "LayerNorm"),
+    (Param::Norm, "rmsnorm", "RMSNorm", "RMSNorm"),
+    (Param::Recipe, "fp32", "FP32 throughout", "FP32 en todo"),
     (
-        "recipe",
+        Param::Recipe,
         "amp",
         "Mixed BF16, FP32 master (AMP)",
         "Mixta BF16 con maestro FP32 (AMP)",
     ),
     (
-        "recipe",
+        Param::Recipe,
         "amp16",
         "Mixed FP16, FP32 master (AMP)",
         "Mixta FP16 con maestro FP32 (AMP)",
     ),
     (
-        "recipe",
+        Param::Recipe,
         "mixed",
         "2-byte weights, FP32 grads and states",
         "Pesos de 2 bytes, gradientes y estados FP32",
     ),
-    ("recipe", "bf16", "Pure BF16", "BF16 puro"),
+    (Param::Recipe, "bf16", "Pure BF16", "BF16 puro"),
     (
-        "recipe",
+        Param::Recipe,
         "fsdp",
         "Sharded FP32, BF16 compute (FSDP2)",
         "FP32 fragmentado, cálculo en BF16 (FSDP2)",
     ),
-    ("recompute", "none", "None", "Ninguno"),
+    (Param::Recompute, "none", "None", "Ninguno"),
     (
-        "recompute",
+        Param::Recompute,
         "selective",
         "Selective (attention core)",
         "Selectivo (núcleo de atención)",
     ),
     (
-        "recompute",
+        Param::Recompute,
         "full",
         "Full (each layer's input only)",
         "Completo (solo la entrada de cada capa)",
     ),
     (
-        "attn",
+        Param::Attn,
         "eager",
         "Eager (stores the scores)",
         "Clásica (guarda las puntuaciones)",
     ),
     (
-        "attn",
+        Param::Attn,
         "flash",
         "FlashAttention / SDPA",
         "FlashAttention / SDPA",
     ),
-    ("mode", "train", "Training", "Entrenamiento"),
+    (Param::Mode, "train", "Training", "Entrenamiento"),
     (
-        "mode",
+        Param::Mode,
         "inference",
         "Inference (generation)",
         "Inferencia (generación)",
     ),
-    ("quant", "none", "Not quantized", "Sin cuantizar"),
-    ("quant", "int8", "INT8", "INT8"),
+    (Param::Quant, "none", "Not quantized", "Sin cuantizar"),
+    (Param::Quant, "int8", "INT8", "INT8"),
     (
-        "quant",
+        Param::Quant,
         "int4",
         "INT4 (groups of 128)",
         "INT4 (grupos de 128)",
     ),
     (
-        "framework",
+        Param::Framework,
         "custom",
         "None (batchfit's defaults)",
         "Ninguno (valores de batchfit)",
     ),
     (
-        "framework",
+        Param::Framework,
         "pytorch",
         "PyTorch with AMP",
         "PyTorch con AMP",
     ),
     (
-        "framework",
+        Param::Framework,
         "hf_trainer",
         "Hugging Face Trainer",
         "Hugging Face Trainer",
     ),
-    ("framework", "megatron", "Megatron-LM", "Megatron-LM"),
-    ("framework", "deepspeed", "DeepSpeed ZeRO", "DeepSpeed ZeRO"),
-    ("framework", "torchtune", "torchtune", "torchtune"),
-    ("framework", "lightning_32", "Lightning 32", "Lightning 32"),
+    (Param::Framework, "megatron", "Megatron-LM", "Megatron-LM"),
     (
-        "framework",
+        Param::Framework,
+        "deepspeed",
+        "DeepSpeed ZeRO",
+        "DeepSpeed ZeRO",
+    ),
+    (Param::Framework, "torchtune", "torchtune", "torchtune"),
+    (
+        Param::Framework,
+        "lightning_32",
+        "Lightning 32",
+        "Lightning 32",
+    ),
+    (
+        Param::Framework,
         "lightning_16_mixed",
         "Lightning 16-mixed",
         "Lightning 16-mixed",
     ),
     (
-        "framework",
+        Param::Framework,
         "lightning_bf16_mixed",
         "Lightning bf16-mixed",
         "Lightning bf16-mixed",
     ),
     (
-        "framework",
+        Param::Framework,
         "lightning_bf16_true",
         "Lightning bf16-true",
         "Lightning bf16-true",
     ),
     (
-        "framework",
+        Param::Framework,
         "hf_generate",
         "Hugging Face generate()",
         "Hugging Face generate()",
     ),
     (
-        "framework",
+        Param::Framework,
         "fsdp2",
         "PyTorch FSDP2 / torchtitan",
         "PyTorch FSDP2 / torchtitan",
     ),
-    ("logits", "fp32", "FP32", "FP32"),
-    ("logits", "bf16", "BF16", "BF16"),
-    ("step", "fused", "Fused", "Fusionado"),
-    ("step", "foreach", "foreach", "foreach"),
+    (Param::Logits, "fp32", "FP32", "FP32"),
+    (Param::Logits, "bf16", "BF16", "BF16"),
+    (Param::Step, "fused", "Fused", "Fusionado"),
+    (Param::Step, "foreach", "foreach", "foreach"),
     (
-        "step",
+        Param::Step,
         "forloop",
         "Per-parameter loop",
         "Bucle por parámetro",
     ),
     (
-        "step",
+        Param::Step,
         "in_backward",
         "In the backward pass",
         "Dentro del backward",
     ),
     (
-        "loss",
+        Param::Loss,
         "full",
         "Full (FP32 logits)",
         "Completa (logits FP32)",
     ),
-    ("loss", "chunked", "Chunked", "Por trozos"),
+    (Param::Loss, "chunked", "Chunked", "Por trozos"),
 ];
 
 /// A size's exact bytes, for its tooltip: "85,899,345,920 bytes".
@@ -969,13 +990,13 @@ pub fn group(lang: Lang, n: u128) -> String {
     out
 }
 
-/// Rewrites a number that the core wrote with comma grouping ("1,000,000") in
-/// the language's grouping.
-pub fn regroup(lang: Lang, text: &str) -> String {
-    let digits: String = text.chars().filter(|&c| c != ',').collect();
-    match digits.parse::<u128>() {
-        Ok(n) => group(lang, n),
-        Err(_) => text.to_owned(),
+/// A field's bound as the language writes it: whole numbers grouped, decimals
+/// with their point, counts with their scale ("1000T").
+pub fn bound(lang: Lang, bound: Bound) -> String {
+    match bound {
+        Bound::Whole(n) => group(lang, u128::from(n)),
+        Bound::Hundredths(h) => format_hundredths(h),
+        Bound::Count(n) => format_count(n),
     }
 }
 
@@ -991,19 +1012,19 @@ mod tests {
             .chain(query::PARAMETERS_PARAMETERS)
             .chain(query::TRANSFORMER_PARAMETERS)
             .chain(query::COMMON_PARAMETERS)
-            .filter(|n| !matches!(**n, "units" | "lang" | "embed"));
-        for name in fields {
+            .filter(|n| !matches!(**n, Param::Units | Param::Lang | Param::Embed));
+        for &name in fields {
             for lang in [Lang::En, Lang::Es] {
                 let text = field(lang, name);
                 assert!(
                     !text.label.is_empty() && !text.hint.is_empty(),
-                    "{name} in {lang:?}"
+                    "{name:?} in {lang:?}"
                 );
             }
             assert_ne!(
                 field(Lang::En, name),
                 field(Lang::Es, name),
-                "{name} is not translated"
+                "{name:?} is not translated"
             );
         }
     }
@@ -1016,10 +1037,14 @@ mod tests {
         assert_eq!(group(Lang::Es, 2048), "2048");
         assert_eq!(group(Lang::Es, 1_000_000), "1\u{202F}000\u{202F}000");
         assert_eq!(
-            regroup(Lang::Es, "1,000,000,000"),
+            bound(Lang::Es, Bound::Whole(1_000_000_000)),
             "1\u{202F}000\u{202F}000\u{202F}000"
         );
-        assert_eq!(regroup(Lang::Es, "0.01"), "0.01");
+        assert_eq!(bound(Lang::Es, Bound::Hundredths(1)), "0.01");
+        assert_eq!(
+            bound(Lang::En, Bound::Count(1_000_000_000_000_000)),
+            "1000T"
+        );
     }
 }
 

@@ -8,7 +8,7 @@
 //! address bar, the document's language, the embedding host's iframe height.
 
 use batchfit_core::fields::ParamError;
-use batchfit_core::query::{self, Lang};
+use batchfit_core::query::{self, Lang, Param};
 use batchfit_core::units::Units;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -22,6 +22,7 @@ mod fields;
 mod forms;
 mod i18n;
 mod location;
+mod messages;
 mod results;
 mod share;
 mod state;
@@ -159,10 +160,10 @@ pub fn app(parent: &web_sys::Element) {
 
 fn top_bar(state: State) -> El {
     let lang = state.lang;
-    let units = state.text("units");
+    let units = state.text(Param::Units);
     let switch_lang = move |to: Lang| {
         lang.set(to);
-        state.text("lang").set(to.name().to_owned());
+        state.text(Param::Lang).set(to.name().to_owned());
     };
     el("header")
         .class("top-bar")
@@ -234,7 +235,7 @@ fn url_notice(problems: Vec<ParamError>, lang: RwSignal<Lang>) -> Option<El> {
     if problems.is_empty() {
         return None;
     }
-    let names: Vec<String> = problems.iter().map(|p| p.name.clone()).collect();
+    let names: Vec<&str> = problems.iter().map(|p| p.name.as_str()).collect();
     Some(
         el("div")
             .class("notice")
@@ -243,10 +244,10 @@ fn url_notice(problems: Vec<ParamError>, lang: RwSignal<Lang>) -> Option<El> {
             .attr("data-params", &names.join(","))
             .child(el("p").bind_text(i18n::tr(lang, |w| w.url_notice)))
             .child(el("ul").children(problems.into_iter().map(|p| {
-                let name = format!("“{}”", truncate(&p.name));
+                let name = format!("“{}”", truncate(p.name.as_str()));
                 el("li")
-                    .attr("data-param", &p.name)
-                    .bind_text(rx(move || fields::message(lang.get(), &name, &p.problem)))
+                    .attr("data-param", p.name.as_str())
+                    .bind_text(rx(move || messages::problem(lang.get(), &name, &p.problem)))
             }))),
     )
 }

@@ -3,36 +3,31 @@
 //! are written into a query string and read back with `query::parse`, so the
 //! page, shared links and the CLI can never disagree about what a value means.
 
-use batchfit_core::fields::{ParamError, Problem};
+use batchfit_core::fields::{self, ParamError, Problem};
 use batchfit_core::memory::{self, Estimate, SweepRow, WhatIf};
+use batchfit_core::param::{self, Input};
 use batchfit_core::presets::Device;
-use batchfit_core::query::{self, Config, Form, Lang};
+use batchfit_core::query::{self, Config, Form, Lang, Param};
+use std::time::Duration;
+
 use leptos::prelude::*;
 
 /// The device select's value for "type a capacity".
 pub const CUSTOM_DEVICE: &str = "custom";
 
-/// Every parameter the page holds a text for.
-fn all_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = query::ACTIVATIONS_PARAMETERS
-        .iter()
-        .chain(query::PARAMETERS_PARAMETERS)
-        .chain(query::TRANSFORMER_PARAMETERS)
-        .chain(query::COMMON_PARAMETERS)
-        .copied()
-        .collect();
-    let mut seen = Vec::new();
-    names.retain(|n| {
-        let first = !seen.contains(n);
-        seen.push(*n);
-        first
-    });
-    names
-}
+/// How long a valid state must stand before it becomes the one the results
+/// fall back to while a field is invalid: long enough that a keystroke on the
+/// way to another number ("2" of "2,048") is not kept, short enough that a
+/// pause reads as "done". A field's `change` event (it loses focus, Enter)
+/// commits at once.
+pub const COMMIT_AFTER: Duration = Duration::from_millis(500);
+
+/// One text per parameter, indexed by [`Param::index`].
+type Texts = [RwSignal<String>; param::COUNT];
 
 #[derive(Clone, Copy, Debug)]
 pub struct State {
-    texts: &'static [(&'static str, RwSignal<String>)],
+    texts: &'static Texts,
     pub form: RwSignal<Form>,
     pub lang: RwSignal<Lang>,
     /// The system's dark theme (the charts draw light text on it).
@@ -41,7 +36,15 @@ pub struct State {
     /// edit that leaves the problems as they were (most edits) wakes none of
     /// the fields' messages.
     problems: Memo<Vec<ParamError>>,
-    /// The last configuration without problems: what the results show.
+    /// The last valid configuration that stood for [`COMMIT_AFTER`] or was
+    /// committed by a `change` event: what the results show while some field
+    /// is invalid.
+    committed: RwSignal<Config>,
+    /// A pasted config.json was rejected: the results are for the previous
+    /// shape, not for what the user asked, until the next edit or import.
+    pub import_rejected: RwSignal<bool>,
+    /// The current configuration when the fields are valid, else the
+    /// committed one: what the results show.
     pub config: Memo<Config>,
     pub estimate: Memo<Estimate>,
     pub sweep: Memo<Vec<SweepRow>>,
@@ -52,20 +55,23 @@ pub struct State {
 impl State {
     pub fn new(opened: &Config, lang: Lang) -> Self {
         // One set of signals for the page's lifetime.
-        let texts: &'static [(&'static str, RwSignal<String>)] = Box::leak(
-            all_names()
-                .into_iter()
-                .map(|name| (name, RwSignal::new(String::new())))
-                .collect(),
-        );
+        let texts: &'static Texts = Box::leak(Box::new(std::array::from_fn(|_| {
+            RwSignal::new(String::new())
+        })));
         let form = RwSignal::new(opened.form);
         let lang = RwSignal::new(lang);
         let dark = crate::dark_theme();
-        let parsed = Memo::new(move |_| query::parse(&current_query(texts, form.get())));
-        let config = Memo::new(move |previous: Option<&Config>| {
-            parsed.with(|p| match (p.problems.is_empty(), previous) {
-                (false, Some(previous)) => *previous,
-                _ => p.config,
+        let parsed =
+            Memo::new(move |_| query::parse(&current_query(texts, form.get(), lang.get())));
+        let committed = RwSignal::new(*opened);
+        let import_rejected = RwSignal::new(false);
+        let config = Memo::new(move |_| {
+            parsed.with(|p| {
+                if p.problems.is_empty() {
+                    p.config
+                } else {
+                    committed.get()
+                }
             })
         });
         let problems = Memo::new(move |_| parsed.with(|p| p.problems.clone()));
@@ -82,6 +88,8 @@ impl State {
             lang,
             dark,
             problems,
+            committed,
+            import_rejected,
             config,
             estimate,
             sweep,
@@ -89,29 +97,65 @@ impl State {
             gpus_needed,
         };
         state.load(opened);
+        state.commit();
         state
     }
 
-    /// True while some field is invalid (the results are then not current).
+    /// True while some field is invalid or a pasted config.json was rejected
+    /// (the results are then not current).
     pub fn stale(&self) -> bool {
-        self.problems.with(|p| !p.is_empty())
+        self.problems.with(|p| !p.is_empty()) || self.import_rejected.get()
     }
 
-    /// The raw text of the field `name`.
-    pub fn text(&self, name: &str) -> RwSignal<String> {
-        self.texts
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, signal)| *signal)
-            .unwrap_or_else(|| panic!("the page holds no field named {name}"))
+    /// The raw text of the field `param`.
+    pub fn text(&self, param: Param) -> RwSignal<String> {
+        self.texts[param.index()]
     }
 
-    /// What is wrong with the field `name`, if anything (reactive).
-    pub fn problem(&self, name: &str) -> Option<Problem> {
+    /// Sets a field's text as the user typed it, and commits the state once
+    /// it has stood for [`COMMIT_AFTER`].
+    pub fn edit(&self, param: Param, text: String) {
+        self.text(param).set(text);
+        self.import_rejected.set(false);
+        let state = *self;
+        let typed = self.config.get_untracked();
+        set_timeout(
+            move || {
+                // Still the state this keystroke made: it stood long enough.
+                if state.config.get_untracked() == typed {
+                    state.commit();
+                }
+            },
+            COMMIT_AFTER,
+        );
+    }
+
+    /// Sets a field to a complete value (a select, a checkbox, a preset's
+    /// value) and commits it.
+    pub fn choose(&self, param: Param, value: String) {
+        self.text(param).set(value);
+        self.import_rejected.set(false);
+        self.commit();
+    }
+
+    /// Makes the current state, when valid, the one the results fall back to
+    /// (a field's `change` event, a preset, an import).
+    pub fn commit(&self) {
+        let valid = self.problems.with_untracked(Vec::is_empty);
+        if valid {
+            let now = self.config.get_untracked();
+            if self.committed.get_untracked() != now {
+                self.committed.set(now);
+            }
+        }
+    }
+
+    /// What is wrong with the field `param`, if anything (reactive).
+    pub fn problem(&self, param: Param) -> Option<Problem> {
         self.problems.with(|problems| {
             problems
                 .iter()
-                .find(|e| e.name == name)
+                .find(|e| e.param() == Some(param))
                 .map(|e| e.problem.clone())
         })
     }
@@ -123,60 +167,61 @@ impl State {
         config.form = Form::Transformer;
         change(&mut config);
         self.load(&config.synced());
+        self.import_rejected.set(false);
+        self.commit();
     }
 
     /// Fills every field from `config` (at start, and when a preset or a pasted
     /// config.json replaces the architecture).
     pub fn load(&self, config: &Config) {
-        for (name, value) in query::values(config) {
-            if let Some((_, signal)) = self.texts.iter().find(|(n, _)| *n == name) {
-                // Only the texts that change: a preset rewrites a handful of the
-                // sixty fields, and each set wakes that field's views.
-                if signal.with_untracked(|text| *text != value) {
-                    signal.set(value);
-                }
+        for (param, value) in query::values(config) {
+            let signal = self.text(param);
+            // Only the texts that change: a preset rewrites a handful of the
+            // sixty fields, and each set wakes that field's views.
+            if signal.with_untracked(|text| *text != value) {
+                signal.set(value);
             }
         }
         // `values` writes a custom capacity under `gpu_gb` and leaves `gpu` empty;
         // the device select says "custom" then.
         if matches!(config.device, Some(Device::Custom { .. })) {
-            self.text("gpu").set(CUSTOM_DEVICE.to_owned());
+            self.text(Param::Gpu).set(CUSTOM_DEVICE.to_owned());
         }
     }
 }
 
 /// The query the fields spell: the form, its own parameters and the common ones.
 /// Empty optional choices (no preset, no device, the browser's language) are left
-/// out rather than sent as empty values.
-fn current_query(texts: &[(&'static str, RwSignal<String>)], form: Form) -> String {
+/// out rather than sent as empty values. In Spanish, a whole number written
+/// with dots for thousands ("2.048") is sent as its digits: a whole-number
+/// field has no other reading of it (`fields::dots_as_grouping`).
+fn current_query(texts: &Texts, form: Form, lang: Lang) -> String {
     let own = match form {
         Form::Activations => query::ACTIVATIONS_PARAMETERS,
         Form::Parameters => query::PARAMETERS_PARAMETERS,
         Form::Transformer => query::TRANSFORMER_PARAMETERS,
     };
-    let text = |name: &str| {
-        texts
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, s)| s.get())
-            .unwrap_or_default()
-    };
-    let device = text("gpu");
+    let device = texts[Param::Gpu.index()].get();
     let mut out = format!("form={}", form.name());
-    for &name in own.iter().chain(query::COMMON_PARAMETERS) {
-        let value = text(name);
-        let skip = match name {
-            "model" | "lang" => value.is_empty(),
-            "gpu" => device.is_empty() || device == CUSTOM_DEVICE,
-            "gpu_gb" => device != CUSTOM_DEVICE,
+    for &param in own.iter().chain(query::COMMON_PARAMETERS) {
+        let value = texts[param.index()].get();
+        let skip = match param {
+            Param::Model | Param::Lang => value.is_empty(),
+            Param::Gpu => device.is_empty() || device == CUSTOM_DEVICE,
+            Param::GpuGb => device != CUSTOM_DEVICE,
             _ => false,
         };
-        if !skip {
-            out.push('&');
-            out.push_str(name);
-            out.push('=');
-            out.push_str(&query::encode(&value));
+        if skip {
+            continue;
         }
+        let value = match (lang, param.input()) {
+            (Lang::Es, Input::Whole) => fields::dots_as_grouping(&value).unwrap_or(value),
+            _ => value,
+        };
+        out.push('&');
+        out.push_str(param.name());
+        out.push('=');
+        out.push_str(&query::encode(&value));
     }
     out
 }

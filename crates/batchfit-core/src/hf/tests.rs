@@ -122,10 +122,15 @@ fn problems_are_named() {
             "hello",
             ImportError::NotJson(json::SyntaxError {
                 offset: 0,
-                expected: "a value",
+                expected: json::Expected::Value,
             }),
         ),
-        ("[1, 2]", ImportError::NotAnObject { found: "an array" }),
+        (
+            "[1, 2]",
+            ImportError::NotAnObject {
+                found: json::Kind::Array,
+            },
+        ),
         ("{}", ImportError::Missing { key: "model_type" }),
         (
             &without("hidden_size"),
@@ -139,22 +144,24 @@ fn problems_are_named() {
             &LLAMA_3_1_8B.replace("\"hidden_size\": 4096", "\"hidden_size\": \"4096\""),
             ImportError::WrongType {
                 key: "hidden_size",
-                expected: "a number",
-                found: "a string",
+                expected: json::Kind::Number,
+                found: json::Kind::String,
             },
         ),
         (
             &LLAMA_3_1_8B.replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 32.5"),
             ImportError::BadValue {
                 key: "num_hidden_layers",
-                problem: Problem::NotWhole,
+                range: LAYERS.range(),
+                fraction: true,
             },
         ),
         (
             &LLAMA_3_1_8B.replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 0"),
             ImportError::BadValue {
                 key: "num_hidden_layers",
-                problem: LAYERS.range(),
+                range: LAYERS.range(),
+                fraction: false,
             },
         ),
         (
@@ -164,8 +171,8 @@ fn problems_are_named() {
             ),
             ImportError::WrongType {
                 key: "tie_word_embeddings",
-                expected: "true or false",
-                found: "a number",
+                expected: json::Kind::Bool,
+                found: json::Kind::Number,
             },
         ),
         (

@@ -288,6 +288,43 @@ fn the_sweep_runs_past_the_largest_batch_that_fits() {
     );
 }
 
+/// The three contradictions of issue 12, each now one story: what is alive at
+/// the peak sums to the peak, and a sweep row's parts to its total.
+#[test]
+fn what_is_alive_at_the_peak_is_named() {
+    // Llama-3.1-8B, batch 4 × 4096, AMP: the loss sets the peak, before any
+    // gradient exists; the FP32 gradients (32.1 GB) are not in the sum.
+    let e = estimate_of("form=transformer&model=llama-3.1-8b&batch=4&seq=4096&gpu=h100-80gb");
+    assert_eq!(e.peak_phase, Phase::Loss);
+    assert!(e.at_peak.activations_alive);
+    assert_eq!(e.at_peak.gradients, 0);
+    assert!(e.gradients > 30 * GB);
+    assert_eq!(e.at_peak.sum(), e.peak_allocated);
+    assert!(e.weights + e.gradients + e.optimizer_states + e.activations > e.total);
+    // Llama-3.1-70B over TP 8 with sequence parallelism: the first sweep row's
+    // model states are those alive at its peak, so they do not exceed its total.
+    let rows = sweep(&config("form=transformer&model=llama-3.1-70b&tp=8&sp=1"));
+    for row in &rows {
+        assert_eq!(row.model_states + row.activations, row.total);
+    }
+    // The end of the backward pass sets the peak of a small batch: the
+    // activations are freed by then.
+    let e = estimate_of("form=transformer&model=llama-3.1-8b&batch=1&seq=128");
+    assert_eq!(e.peak_phase, Phase::Backward);
+    assert!(!e.at_peak.activations_alive);
+    assert_eq!(
+        (e.at_peak.activations, e.at_peak.gradients),
+        (0, e.gradients)
+    );
+    // The parameters form's napkin rule adds everything: nothing is left out.
+    let e =
+        estimate_of("form=parameters&params=1.3B&precision=fp16&batch=8&act_mb=800&gpu=rtx-4090");
+    assert_eq!(
+        e.at_peak.sum(),
+        e.weights + e.gradients + e.optimizer_states + e.activations
+    );
+}
+
 #[test]
 fn accumulation_steps_reach_the_global_batch() {
     assert_eq!(
@@ -430,6 +467,38 @@ proptest! {
         prop_assert!(e.total <= fixed + per_batch + e.optimizer_step, "{:?}", e);
         prop_assert!(e.total >= fixed - e.gradients + per_batch, "{:?}", e);
         prop_assert!(e.total >= fixed - e.weights, "{:?}", e);
+    }
+
+    /// One decomposition of the peak: the parts alive at the peak sum to it,
+    /// each is at most the term's own size, and with the allocator's cache,
+    /// the overhead and the margin they make `required`, byte for byte. Every
+    /// sweep row's columns add up to its total, and the row of the chosen batch
+    /// is the estimate.
+    #[test]
+    fn the_parts_alive_at_the_peak_add_up(config in any_config(), batch in 1u64..100_000) {
+        let config = config.with_batch(batch);
+        let e = estimate(&config);
+        let p = e.at_peak;
+        prop_assert_eq!(p.sum(), e.peak_allocated, "{:?}", e);
+        prop_assert!(p.weights <= e.weights && p.gradients <= e.gradients);
+        prop_assert_eq!(p.optimizer_states, e.optimizer_states);
+        prop_assert!(p.optimizer_step <= e.optimizer_step);
+        prop_assert_eq!(p.buffers, e.buffers);
+        if p.activations_alive {
+            prop_assert_eq!((p.activations, p.kv_cache), (e.activations, e.kv_cache));
+        } else {
+            prop_assert_eq!((p.activations, p.kv_cache), (0, 0));
+            prop_assert_eq!(p.gradients, e.gradients);
+        }
+        prop_assert_eq!(
+            e.peak_allocated + e.allocator_cache() + e.overhead + e.margin_bytes(),
+            e.required
+        );
+        for row in sweep(&config) {
+            prop_assert_eq!(row.model_states + row.activations, row.total, "{:?}", row);
+            let at = estimate(&config.with_batch(row.batch));
+            prop_assert_eq!((row.total, row.required), (at.peak_allocated, at.required));
+        }
     }
 
     #[test]

@@ -71,9 +71,24 @@ fn bad_values_keep_defaults_and_are_named() {
     assert_eq!(
         named(&parsed),
         [
-            ("batch", &activations::BATCH.range()),
-            ("seq", &Problem::NotANumber),
-            ("layers", &Problem::Empty),
+            (
+                "batch",
+                &Problem::OutOfRange {
+                    range: activations::BATCH.range()
+                }
+            ),
+            (
+                "seq",
+                &Problem::NotANumber {
+                    range: activations::SEQ.range()
+                }
+            ),
+            (
+                "layers",
+                &Problem::Empty {
+                    range: activations::LAYERS.range()
+                }
+            ),
             (
                 "precision",
                 &Problem::NotAnOption {
@@ -265,7 +280,7 @@ fn device_problems_are_named() {
     let parsed = parse("gpu=h100-80gb&gpu_gb=80");
     assert_eq!(
         named(&parsed),
-        [("gpu_gb", &Problem::Conflict { with: "gpu" })]
+        [("gpu_gb", &Problem::Conflict { with: Param::Gpu })]
     );
     assert_eq!(
         parsed.config.device.map(|d| d.bytes()),
@@ -309,12 +324,14 @@ fn hostile_text_decodes_to_plain_strings() {
     let parsed = parse("batch=%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&%3Cscript%3E=1");
     assert_eq!(
         parsed.problems[0],
-        ParamError::new("batch", Problem::NotANumber)
+        ParamError::new(
+            Param::Batch,
+            Problem::NotANumber {
+                range: activations::BATCH.range()
+            }
+        )
     );
-    assert_eq!(
-        parsed.problems[1],
-        ParamError::new("<script>", Problem::Unknown)
-    );
+    assert_eq!(parsed.problems[1], ParamError::unknown("<script>"));
 }
 
 #[test]
@@ -437,19 +454,13 @@ fn the_documentation_lists_every_parameter() {
                 .map(|(name, _)| name)
         })
         .collect();
-    let known: Vec<&str> = ["form"]
-        .into_iter()
-        .chain(ACTIVATIONS_PARAMETERS.iter().copied())
-        .chain(PARAMETERS_PARAMETERS.iter().copied())
-        .chain(TRANSFORMER_PARAMETERS.iter().copied())
-        .chain(COMMON_PARAMETERS.iter().copied())
-        .collect();
+    let known: Vec<&str> = Param::ALL.iter().map(|p| p.name()).collect();
     for name in &known {
         assert!(documented.contains(name), "`{name}` is not documented");
     }
     for name in &documented {
         assert!(
-            known_name(name).is_some(),
+            Param::from_name(name).is_some(),
             "`{name}` is documented but unknown"
         );
     }
@@ -470,27 +481,29 @@ fn values_read_back_as_the_same_config() {
     ] {
         let config = parse(text).config;
         let values = values(&config);
-        let mut names: Vec<&str> = values.iter().map(|(n, _)| *n).collect();
+        let mut names: Vec<&str> = values.iter().map(|(n, _)| n.name()).collect();
         names.sort_unstable();
         let mut known: Vec<&str> = ["form"]
             .into_iter()
-            .chain(ACTIVATIONS_PARAMETERS.iter().copied())
-            .chain(PARAMETERS_PARAMETERS.iter().copied())
-            .chain(TRANSFORMER_PARAMETERS.iter().copied())
-            .chain(COMMON_PARAMETERS.iter().copied())
+            .chain(ACTIVATIONS_PARAMETERS.iter().map(|p| p.name()))
+            .chain(PARAMETERS_PARAMETERS.iter().map(|p| p.name()))
+            .chain(TRANSFORMER_PARAMETERS.iter().map(|p| p.name()))
+            .chain(COMMON_PARAMETERS.iter().map(|p| p.name()))
             .collect();
         known.sort_unstable();
         known.dedup();
         assert_eq!(names, known, "values() covers every parameter exactly once");
+        let every: Vec<&str> = Param::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(names.len(), every.len(), "every Param is a parameter");
         let custom = matches!(config.device, Some(Device::Custom { .. }));
         let query: Vec<String> = values
             .iter()
             .filter(|(name, value)| match *name {
-                "model" | "lang" | "gpu" => !value.is_empty(),
-                "gpu_gb" => custom,
+                Param::Model | Param::Lang | Param::Gpu => !value.is_empty(),
+                Param::GpuGb => custom,
                 _ => true,
             })
-            .map(|(name, value)| format!("{name}={}", encode(value)))
+            .map(|(name, value)| format!("{}={}", name.name(), encode(value)))
             .collect();
         let back = parse(&query.join("&"));
         assert_eq!(back.problems, [], "{text}");
@@ -525,7 +538,7 @@ fn framework_profiles_are_defaults_the_url_overrides() {
     assert_eq!(
         bad.problems,
         [ParamError::new(
-            "framework",
+            Param::Framework,
             Problem::NotAnOption {
                 allowed: tf::Framework::NAMES
             }

@@ -1,0 +1,153 @@
+//! Every URL parameter batchfit knows, as one enum: the URL parser, the page's
+//! state and field labels, and the CLI name parameters by [`Param`], never by a
+//! string looked up at run time. Names are a public contract
+//! (docs/url-parameters.md): they are only ever added to.
+//!
+//! ```
+//! use batchfit_core::param::{Input, Param};
+//!
+//! assert_eq!(Param::from_name("kv_heads"), Some(Param::KvHeads));
+//! assert_eq!(Param::KvHeads.name(), "kv_heads");
+//! assert_eq!(Param::from_name("KV_HEADS"), None); // names are exact
+//! assert_eq!(Param::Params.input(), Input::Count);
+//! ```
+
+use crate::choice::choice;
+
+choice! {
+    /// One URL parameter, spelled as the URL spells it.
+    pub enum Param {
+        Form = "form",
+        Batch = "batch",
+        Seq = "seq",
+        Hidden = "hidden",
+        Layers = "layers",
+        Precision = "precision",
+        K = "k",
+        Ckpt = "ckpt",
+        Params = "params",
+        Optimizer = "optimizer",
+        ActMb = "act_mb",
+        Model = "model",
+        Framework = "framework",
+        Kind = "kind",
+        Heads = "heads",
+        KvHeads = "kv_heads",
+        HeadDim = "head_dim",
+        Ffn = "ffn",
+        Mlp = "mlp",
+        Norm = "norm",
+        Vocab = "vocab",
+        Tied = "tied",
+        Bias = "bias",
+        QkvBias = "qkv_bias",
+        Positions = "positions",
+        TokenTypes = "token_types",
+        Labels = "labels",
+        Dropout = "dropout",
+        Image = "image",
+        Patch = "patch",
+        Channels = "channels",
+        Recipe = "recipe",
+        Recompute = "recompute",
+        Attn = "attn",
+        Mode = "mode",
+        Gen = "gen",
+        Quant = "quant",
+        Gpus = "gpus",
+        Zero = "zero",
+        Tp = "tp",
+        Sp = "sp",
+        Foreach = "foreach",
+        Step = "step",
+        Loss = "loss",
+        Offload = "offload",
+        BucketM = "bucket_m",
+        Prefetch = "prefetch",
+        ActOffload = "act_offload",
+        Logits = "logits",
+        Gpu = "gpu",
+        GpuGb = "gpu_gb",
+        OverheadGb = "overhead_gb",
+        Margin = "margin",
+        GlobalBatch = "global_batch",
+        Units = "units",
+        Lang = "lang",
+        Embed = "embed",
+    }
+    default Form
+}
+
+/// What a parameter's value is: it decides how it is read, and which keyboard
+/// a phone shows for its field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Input {
+    /// A whole number ("2048", "2,048", "1e3").
+    Whole,
+    /// A decimal number kept to hundredths ("10.5").
+    Decimal,
+    /// A count with an optional scale suffix ("7B", "125M", "1.3e9").
+    Count,
+    /// One name from a list ("bf16").
+    Choice,
+    /// Yes or no ("1", "0").
+    Switch,
+}
+
+/// How many parameters there are: the length of [`Param::ALL`].
+pub const COUNT: usize = Param::ALL.len();
+
+impl Param {
+    /// The parameter spelled exactly `name` (URL names are case-sensitive).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|p| p.name() == name)
+    }
+
+    /// The parameter's position in [`Param::ALL`], for tables indexed by
+    /// parameter (always below [`COUNT`]).
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// What the parameter's value is.
+    pub const fn input(self) -> Input {
+        use Param::*;
+        match self {
+            Batch | Seq | Hidden | Layers | Heads | KvHeads | HeadDim | Ffn | Vocab | Positions
+            | TokenTypes | Labels | Image | Patch | Channels | Gen | Gpus | Zero | Tp | BucketM
+            | Prefetch | GlobalBatch => Input::Whole,
+            K | ActMb | GpuGb | OverheadGb | Margin => Input::Decimal,
+            Params => Input::Count,
+            Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
+            | Embed => Input::Switch,
+            Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
+            | Recompute | Attn | Mode | Quant | Step | Loss | Logits | Gpu | Units | Lang => {
+                Input::Choice
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_read_back() {
+        for (i, &param) in Param::ALL.iter().enumerate() {
+            assert_eq!(param.index(), i);
+            assert_eq!(Param::from_name(param.name()), Some(param));
+            assert_eq!(
+                Param::ALL
+                    .iter()
+                    .filter(|p| p.name() == param.name())
+                    .count(),
+                1,
+                "{}",
+                param.name()
+            );
+        }
+        assert_eq!(Param::from_name("lora"), None);
+        assert_eq!(Param::from_name(" batch"), None);
+    }
+}

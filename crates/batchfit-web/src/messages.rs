@@ -1,0 +1,488 @@
+//! Every sentence about bad input, one table per language: a field's problem
+//! (from the core's [`Problem`], which carries numbers and names, never words)
+//! and a rejected config.json ([`ImportError`]). The CLI words the same data
+//! in English with the core's `Display`; the page never shows those.
+
+use batchfit_core::fields::{Problem, Range};
+use batchfit_core::hf::{self, ImportError};
+use batchfit_core::json::{Expected, Kind};
+
+use crate::i18n::{self, Lang};
+
+/// The message under a field (or in the URL notice), naming the field with
+/// `label` and, for a numeric field, the range it accepts.
+pub fn problem(lang: Lang, label: &str, problem: &Problem) -> String {
+    let range = |r: &Range| (i18n::bound(lang, r.min), i18n::bound(lang, r.max));
+    match (lang, problem) {
+        (Lang::En, Problem::Empty { range: r }) => {
+            let (min, max) = range(r);
+            format!("{label} is empty: type a number from {min} to {max}.")
+        }
+        (Lang::Es, Problem::Empty { range: r }) => {
+            let (min, max) = range(r);
+            format!("{label}: falta un valor; escriba un número entre {min} y {max}.")
+        }
+        (Lang::En, Problem::NotANumber { range: r }) => {
+            let (min, max) = range(r);
+            format!("{label} must be a number from {min} to {max}.")
+        }
+        (Lang::Es, Problem::NotANumber { range: r }) => {
+            let (min, max) = range(r);
+            format!("{label} debe ser un número entre {min} y {max}.")
+        }
+        (Lang::En, Problem::NotWhole { range: r }) => {
+            let (min, max) = range(r);
+            format!("{label} must be a whole number from {min} to {max}.")
+        }
+        (Lang::Es, Problem::NotWhole { range: r }) => {
+            let (min, max) = range(r);
+            format!("{label} debe ser un número entero entre {min} y {max}.")
+        }
+        (Lang::En, Problem::OutOfRange { range: r }) => {
+            let (min, max) = range(r);
+            format!("{label} must be from {min} to {max}.")
+        }
+        (Lang::Es, Problem::OutOfRange { range: r }) => {
+            let (min, max) = range(r);
+            format!("{label} debe estar entre {min} y {max}.")
+        }
+        (Lang::En, Problem::NotAnOption { allowed }) => {
+            format!("{label} must be one of: {}.", allowed.join(", "))
+        }
+        (Lang::Es, Problem::NotAnOption { allowed }) => {
+            format!("{label} debe ser uno de: {}.", allowed.join(", "))
+        }
+        (Lang::En, Problem::Unknown) => format!("{label} is not a known parameter."),
+        (Lang::Es, Problem::Unknown) => format!("{label} no es un parámetro conocido."),
+        (Lang::En, Problem::Duplicate) => format!("{label} was given more than once."),
+        (Lang::Es, Problem::Duplicate) => format!("{label} aparece más de una vez."),
+        (Lang::En, Problem::Conflict { with }) => {
+            format!("{label} cannot be given together with “{}”.", with.name())
+        }
+        (Lang::Es, Problem::Conflict { with }) => {
+            format!("{label} no puede ir junto con “{}”.", with.name())
+        }
+    }
+}
+
+/// A kind of JSON value, with its article.
+fn kind(lang: Lang, kind: Kind) -> &'static str {
+    match (lang, kind) {
+        (_, Kind::Null) => "«null»",
+        (Lang::En, Kind::Bool) => "«true» or «false»",
+        (Lang::Es, Kind::Bool) => "«true» o «false»",
+        (Lang::En, Kind::Number) => "a number",
+        (Lang::Es, Kind::Number) => "un número",
+        (Lang::En, Kind::String) => "a text in quotes",
+        (Lang::Es, Kind::String) => "un texto entre comillas",
+        (Lang::En, Kind::Array) => "a list […]",
+        (Lang::Es, Kind::Array) => "una lista […]",
+        (Lang::En, Kind::Object) => "an object {…}",
+        (Lang::Es, Kind::Object) => "un objeto {…}",
+    }
+}
+
+/// What the JSON reader expected where the text stopped being JSON.
+fn expected(lang: Lang, expected: Expected) -> &'static str {
+    let (en, es) = match expected {
+        Expected::LessNesting => ("less deeply nested values", "valores menos anidados"),
+        Expected::Value => ("a value", "un valor"),
+        Expected::Key => ("a key in double quotes", "una clave entre comillas dobles"),
+        Expected::Colon => ("«:»", "«:»"),
+        Expected::CommaOrBrace => ("«,» or «}»", "«,» o «}»"),
+        Expected::CommaOrBracket => ("«,» or «]»", "«,» o «]»"),
+        Expected::HexDigits => ("four hexadecimal digits", "cuatro cifras hexadecimales"),
+        Expected::ClosingQuote => ("a closing quote", "unas comillas de cierre"),
+        Expected::Escape => ("a valid escape", "una secuencia de escape válida"),
+        Expected::NoControlCharacters => (
+            "no control characters inside quotes",
+            "ningún carácter de control entre comillas",
+        ),
+        Expected::Utf8 => ("valid UTF-8", "UTF-8 válido"),
+        Expected::NoLeadingZeros => ("no leading zeros", "ningún cero inicial"),
+        Expected::Digit => ("a digit", "una cifra"),
+        Expected::DigitAfterPoint => ("a digit after the point", "una cifra tras el punto"),
+        Expected::Exponent => ("an exponent", "un exponente"),
+        Expected::Number => ("a number", "un número"),
+        Expected::Literal => ("«true», «false» or «null»", "«true», «false» o «null»"),
+        Expected::End => ("the end of the text", "el final del texto"),
+    };
+    match lang {
+        Lang::En => en,
+        Lang::Es => es,
+    }
+}
+
+/// Why a pasted config.json was not imported.
+pub fn import_error(lang: Lang, error: &ImportError) -> String {
+    match (lang, error) {
+        (Lang::En, ImportError::NotJson(e)) => format!(
+            "This is not valid JSON: at byte {} it expected {}.",
+            e.offset,
+            expected(lang, e.expected)
+        ),
+        (Lang::Es, ImportError::NotJson(e)) => format!(
+            "El texto no es JSON válido: en el byte {} se esperaba {}.",
+            e.offset,
+            expected(lang, e.expected)
+        ),
+        (Lang::En, ImportError::NotAnObject { found }) => format!(
+            "A config.json is an object {{…}}, not {}.",
+            kind(lang, *found)
+        ),
+        (Lang::Es, ImportError::NotAnObject { found }) => format!(
+            "Un config.json es un objeto {{…}}, no {}.",
+            kind(lang, *found)
+        ),
+        (Lang::En, ImportError::Missing { key }) => format!("The config has no «{key}»."),
+        (Lang::Es, ImportError::Missing { key }) => format!("Al config le falta «{key}»."),
+        (
+            Lang::En,
+            ImportError::WrongType {
+                key,
+                expected,
+                found,
+            },
+        ) => format!(
+            "«{key}» must be {}, not {}.",
+            kind(lang, *expected),
+            kind(lang, *found)
+        ),
+        (
+            Lang::Es,
+            ImportError::WrongType {
+                key,
+                expected,
+                found,
+            },
+        ) => format!(
+            "«{key}» debe ser {}, no {}.",
+            kind(lang, *expected),
+            kind(lang, *found)
+        ),
+        (
+            _,
+            ImportError::BadValue {
+                key,
+                range,
+                fraction,
+            },
+        ) => {
+            let label = format!("«{key}»");
+            let problem = if *fraction {
+                Problem::NotWhole { range: *range }
+            } else {
+                Problem::OutOfRange { range: *range }
+            };
+            self::problem(lang, &label, &problem)
+        }
+        (Lang::En, ImportError::UnknownModelType { found }) => format!(
+            "batchfit does not read the «model_type» “{found}” (it reads {}).",
+            hf::MODEL_TYPES.join(", ")
+        ),
+        (Lang::Es, ImportError::UnknownModelType { found }) => format!(
+            "batchfit no lee el «model_type» “{found}” (lee {}).",
+            hf::MODEL_TYPES.join(", ")
+        ),
+        (Lang::En, ImportError::Unsupported { key }) => {
+            format!("«{key}»: mixture-of-experts models are not modelled yet.")
+        }
+        (Lang::Es, ImportError::Unsupported { key }) => {
+            format!("«{key}»: los modelos de mezcla de expertos aún no se modelan.")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use batchfit_core::fields::{Bound, Range};
+    use batchfit_core::json::SyntaxError;
+    use batchfit_core::query::Param;
+
+    use super::*;
+
+    /// Words that give English away, and words that give Spanish away; none of
+    /// them is a word of the other language.
+    const ENGLISH: &[&str] = &[
+        "the",
+        "is",
+        "must",
+        "be",
+        "from",
+        "to",
+        "not",
+        "empty",
+        "number",
+        "whole",
+        "type",
+        "expected",
+        "given",
+        "known",
+        "cannot",
+        "with",
+        "one",
+        "of",
+        "more",
+        "than",
+        "once",
+        "together",
+        "has",
+        "no",
+        "an",
+        "a",
+        "or",
+        "it",
+        "at",
+        "does",
+        "read",
+        "reads",
+        "models",
+        "are",
+        "modelled",
+        "yet",
+        "this",
+        "valid",
+        "value",
+        "values",
+        "text",
+        "quotes",
+        "list",
+        "object",
+        "key",
+        "digit",
+        "digits",
+        "leading",
+        "zeros",
+        "end",
+        "point",
+        "exponent",
+        "closing",
+        "quote",
+        "escape",
+        "control",
+        "characters",
+        "inside",
+        "less",
+        "deeply",
+        "nested",
+        "four",
+        "hexadecimal",
+        "byte",
+        "parameter",
+    ];
+    const SPANISH: &[&str] = &[
+        "el",
+        "la",
+        "los",
+        "las",
+        "debe",
+        "ser",
+        "estar",
+        "entre",
+        "un",
+        "una",
+        "uno",
+        "falta",
+        "valor",
+        "valores",
+        "escriba",
+        "número",
+        "entero",
+        "conocido",
+        "parámetro",
+        "aparece",
+        "más",
+        "vez",
+        "puede",
+        "ir",
+        "junto",
+        "con",
+        "de",
+        "y",
+        "o",
+        "se",
+        "esperaba",
+        "texto",
+        "lista",
+        "objeto",
+        "clave",
+        "comillas",
+        "dobles",
+        "cifra",
+        "cifras",
+        "cero",
+        "final",
+        "tras",
+        "punto",
+        "exponente",
+        "cierre",
+        "secuencia",
+        "escape",
+        "válida",
+        "no",
+        "inicial",
+        "válido",
+        "ningún",
+        "carácter",
+        "control",
+        "menos",
+        "anidados",
+        "cuatro",
+        "uno",
+        "hexadecimales",
+        "lee",
+        "modelos",
+        "mezcla",
+        "expertos",
+        "aún",
+        "modelan",
+        "al",
+        "le",
+        "es",
+        "en",
+        "byte",
+    ];
+
+    /// The words of `text` outside quotes («…», “…”) and outside `label`.
+    fn words(text: &str, label: &str) -> Vec<String> {
+        let text = text.replace(label, " ");
+        let mut out = Vec::new();
+        let mut quoted = 0u32;
+        let mut word = String::new();
+        for c in text.chars().chain([' ']) {
+            match c {
+                '«' | '“' => quoted += 1,
+                '»' | '”' => quoted = quoted.saturating_sub(1),
+                c if c.is_alphabetic() && quoted == 0 => word.extend(c.to_lowercase()),
+                _ => {}
+            }
+            if !c.is_alphabetic() && !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+        }
+        out
+    }
+
+    fn every_problem() -> Vec<Problem> {
+        let range = Range {
+            min: Bound::Whole(1),
+            max: Bound::Whole(1_000_000),
+        };
+        let decimal = Range {
+            min: Bound::Hundredths(1),
+            max: Bound::Hundredths(100_000),
+        };
+        let count = Range {
+            min: Bound::Count(1),
+            max: Bound::Count(1_000_000_000_000_000),
+        };
+        vec![
+            Problem::Empty { range },
+            Problem::NotANumber { range: decimal },
+            Problem::NotWhole { range: count },
+            Problem::OutOfRange { range },
+            Problem::NotAnOption {
+                allowed: &["fp32", "bf16"],
+            },
+            Problem::Unknown,
+            Problem::Duplicate,
+            Problem::Conflict { with: Param::Gpu },
+        ]
+    }
+
+    fn every_import_error() -> Vec<ImportError> {
+        let mut errors: Vec<ImportError> = Expected::ALL
+            .iter()
+            .map(|&expected| {
+                ImportError::NotJson(SyntaxError {
+                    offset: 12,
+                    expected,
+                })
+            })
+            .collect();
+        for found in Kind::ALL {
+            errors.push(ImportError::NotAnObject { found });
+            for expected in Kind::ALL {
+                errors.push(ImportError::WrongType {
+                    key: "hidden_size",
+                    expected,
+                    found,
+                });
+            }
+        }
+        let range = Range {
+            min: Bound::Whole(1),
+            max: Bound::Whole(10_000),
+        };
+        errors.extend([
+            ImportError::Missing { key: "vocab_size" },
+            ImportError::BadValue {
+                key: "num_hidden_layers",
+                range,
+                fraction: true,
+            },
+            ImportError::BadValue {
+                key: "num_hidden_layers",
+                range,
+                fraction: false,
+            },
+            ImportError::UnknownModelType {
+                found: "mamba".to_owned(),
+            },
+            ImportError::Unsupported {
+                key: "num_local_experts",
+            },
+        ]);
+        errors
+    }
+
+    /// Every problem and every import error, in both languages: a Spanish
+    /// message has no English word outside quotes, and the reverse.
+    #[test]
+    fn each_message_is_in_one_language() {
+        for lang in [Lang::En, Lang::Es] {
+            let (foreign, own): (&[&str], &[&str]) = match lang {
+                Lang::En => (SPANISH, ENGLISH),
+                Lang::Es => (ENGLISH, SPANISH),
+            };
+            let label = i18n::field(lang, Param::Batch).label;
+            let messages: Vec<String> = every_problem()
+                .iter()
+                .map(|p| problem(lang, label, p))
+                .chain(every_import_error().iter().map(|e| import_error(lang, e)))
+                .collect();
+            for message in messages {
+                let words = words(&message, label);
+                assert!(!words.is_empty(), "{message}");
+                for word in &words {
+                    let english_and_spanish = own.contains(&word.as_str());
+                    assert!(
+                        english_and_spanish || !foreign.contains(&word.as_str()),
+                        "{lang:?}: «{word}» in {message:?}"
+                    );
+                }
+                assert!(
+                    words.iter().any(|w| own.contains(&w.as_str())),
+                    "{lang:?}: no word of the language in {message:?}"
+                );
+                assert!(!message.contains('`'), "{message}");
+            }
+        }
+    }
+
+    #[test]
+    fn numeric_problems_name_the_range_in_the_language() {
+        let range = Range {
+            min: Bound::Whole(1),
+            max: Bound::Whole(1_000_000),
+        };
+        assert_eq!(
+            problem(Lang::En, "Batch size", &Problem::NotANumber { range }),
+            "Batch size must be a number from 1 to 1,000,000."
+        );
+        assert_eq!(
+            problem(Lang::Es, "Tamaño de lote", &Problem::Empty { range }),
+            "Tamaño de lote: falta un valor; escriba un número entre 1 y 1\u{202F}000\u{202F}000."
+        );
+    }
+}
