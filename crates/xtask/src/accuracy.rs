@@ -1,14 +1,22 @@
 //! `cargo xtask accuracy`: batchfit's estimates against published measurements.
 //!
 //! Reads `validation/measurements.csv` (one published peak-memory measurement a
-//! row, with its configuration, metric and unit), turns each row into a batchfit
-//! transformer query, and writes `docs/accuracy.md` with the error per row and the
-//! median absolute percentage error. Like is compared with like: bytes in the
-//! row's unit, and the reading that matches the row's metric: `peak_allocated`
-//! for allocator statistics, the nvidia-smi reading (reserved + the CUDA context
-//! measured in the same source, else batchfit's overhead) for device-wide rows.
-//! Rows batchfit cannot represent (LoRA, unpublished prompt lengths) are listed
-//! with the reason and left out of the median.
+//! row, with its configuration, metric and unit) and `validation/preregistered.csv`
+//! (for the rows of sources added after the model was written: the query that
+//! states each row, the reading it is compared with, and batchfit's prediction at
+//! the commit it was registered). The other rows are turned into a batchfit
+//! transformer query from their columns. `docs/accuracy.md` then gets the error
+//! per row, grouped by source and by source and stack (each group's row count,
+//! median and worst absolute error, before and after for pre-registered rows),
+//! and a headline that is the median over sources of each source's median
+//! absolute error with the shares of rows within 10 % and 30 %, given
+//! separately for the pre-registered sources (unseen when the model was
+//! written: the error to expect on a new stack) and for the sources the model
+//! was written against. Like is compared with like: bytes in the row's unit,
+//! and the reading that matches the row's metric (`peak_allocated` for
+//! allocator statistics, `peak_reserved` for `max_memory_reserved`, the
+//! nvidia-smi reading for device-wide rows). Rows batchfit cannot represent
+//! (LoRA, unpublished prompt lengths) are listed with the reason.
 //!
 //! A second table compares our own measurements, `validation/gpu-measurements.csv`
 //! (written by `validation/gpu/measure.py` on a GPU machine, its environment in
@@ -31,7 +39,10 @@ pub fn run(root: &Path) -> Result<(), String> {
         let path = root.join(path);
         std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))
     };
-    let mut report = report(&read("validation/measurements.csv")?)?;
+    let mut report = report(
+        &read("validation/measurements.csv")?,
+        &read("validation/preregistered.csv")?,
+    )?;
     report.push_str(&gpu_report(
         &read("validation/gpu-measurements.csv")?,
         &read("validation/gpu-environment.json")?,
@@ -380,12 +391,33 @@ fn gpt_style(tied: bool) -> Vec<(&'static str, String)> {
 enum Reading {
     /// An allocator statistic (`max_memory_allocated`, active bytes): `peak_allocated`.
     Allocated,
+    /// The caching allocator's peak (`max_memory_reserved`): `peak_reserved`.
+    Reserved,
+    /// The allocator's peak plus the memory outside PyTorch (CUDA context,
+    /// kernels' buffers) measured as device memory minus reserved:
+    /// `peak_allocated` + batchfit's overhead.
+    AllocatedPlusOverhead,
     /// Device-wide (nvidia-smi / NVML) with the CUDA context measured alone in
     /// the same source: `peak_reserved` + that context.
     DeviceWithContext(f64),
     /// Device-wide without a measured context: the `nvidia_smi` reading, whose
     /// overhead is batchfit's default.
     Device,
+}
+
+impl Reading {
+    /// The `reading` column of `validation/preregistered.csv`.
+    fn parse(text: &str) -> Result<Reading, String> {
+        match text.trim() {
+            "allocated" => Ok(Reading::Allocated),
+            "reserved" => Ok(Reading::Reserved),
+            "allocated+overhead" => Ok(Reading::AllocatedPlusOverhead),
+            "nvidia_smi" => Ok(Reading::Device),
+            other => Err(format!(
+                "reading {other:?} is not one of allocated, reserved, allocated+overhead, nvidia_smi"
+            )),
+        }
+    }
 }
 
 /// The reading a row's metric matches ("yes (ctx alone = 1343 MiB)" carries the context).
@@ -410,6 +442,8 @@ fn reading(row: &Row<'_>) -> Result<Reading, String> {
 fn estimated(estimate: &memory::Estimate, reading: Reading) -> f64 {
     match reading {
         Reading::Allocated => estimate.peak_allocated as f64,
+        Reading::Reserved => estimate.peak_reserved as f64,
+        Reading::AllocatedPlusOverhead => (estimate.peak_allocated + estimate.overhead) as f64,
         Reading::DeviceWithContext(context) => estimate.peak_reserved as f64 + context,
         Reading::Device => estimate.nvidia_smi as f64,
     }
@@ -452,6 +486,181 @@ fn stack(row: &Row<'_>) -> Option<String> {
     None
 }
 
+/// The stack a row of a source the model was written against ran on, in
+/// words, from its profile (the `stack` column of `preregistered.csv` names it
+/// for pre-registered rows).
+fn stack_label(profile: Option<&str>) -> &'static str {
+    match profile {
+        Some(p) if p.starts_with("framework=megatron") => "Megatron-LM",
+        Some(p) if p.starts_with("framework=torchtune") => "torchtune",
+        Some(p) if p.starts_with("framework=hf_generate") => "HF transformers generate",
+        Some(p) if p.starts_with("framework=hf_trainer") => "HF Trainer",
+        _ => "custom",
+    }
+}
+
+/// The source a row belongs to: its `source` column up to the first " (",
+/// which is where the rows of one source differ (the table or run named).
+fn source_key(source: &str) -> String {
+    source
+        .split(" (")
+        .next()
+        .unwrap_or(source)
+        .trim()
+        .to_owned()
+}
+
+/// One row of `validation/preregistered.csv`: the query that states a
+/// measurement and batchfit's prediction for it, recorded at `predicted_at`
+/// before any change to the model was written for its source.
+#[derive(Clone, Debug, PartialEq)]
+struct Preregistered {
+    id: String,
+    stack: String,
+    predicted_at: String,
+    /// Empty for a row batchfit cannot state.
+    query: String,
+    reading: Reading,
+    /// How many GPUs' readings the measured value sums (1 for one GPU's).
+    gpus_summed: u32,
+    /// The prediction in bytes at `predicted_at`, already times `gpus_summed`;
+    /// `None` for a row batchfit cannot state.
+    predicted: Option<f64>,
+    /// Why the row is not comparable; empty when it is.
+    reason: String,
+}
+
+/// Reads `validation/preregistered.csv`. A comparable row (`comparable` = yes)
+/// has a query and a prediction; any other has a reason and neither.
+fn read_preregistered(csv: &str) -> Result<Vec<Preregistered>, String> {
+    let records = read_csv(csv)?;
+    let Some((header, rows)) = records.split_first() else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for fields in rows {
+        let row = Row { header, fields };
+        let id = row.get("id").to_owned();
+        let fail = |e: String| format!("preregistered.csv row {id}: {e}");
+        let comparable = match row.lower("comparable").as_str() {
+            "yes" => true,
+            "no" => false,
+            other => return Err(fail(format!("comparable is {other:?}, not yes or no"))),
+        };
+        let query = row.get("query").to_owned();
+        let predicted =
+            match row.get("predicted") {
+                "" => None,
+                text => Some(text.parse::<u128>().map_err(|_| {
+                    fail(format!("predicted {text:?} is not a whole number of bytes"))
+                })? as f64),
+            };
+        let reason = row.get("reason").to_owned();
+        if comparable && (query.is_empty() || predicted.is_none()) {
+            return Err(fail(
+                "a comparable row needs a query and a prediction".into(),
+            ));
+        }
+        if !comparable && (predicted.is_some() || reason.is_empty()) {
+            return Err(fail(
+                "a row that is not comparable has a reason and no prediction".into(),
+            ));
+        }
+        let gpus_summed = match row.get("gpus_summed") {
+            "" => 1,
+            text => text
+                .parse()
+                .ok()
+                .filter(|&n: &u32| n > 0)
+                .ok_or_else(|| fail(format!("gpus_summed {text:?} is not a positive count")))?,
+        };
+        out.push(Preregistered {
+            stack: row.get("stack").to_owned(),
+            predicted_at: row.get("predicted_at").to_owned(),
+            reading: Reading::parse(row.get("reading")).map_err(fail)?,
+            query,
+            gpus_summed,
+            predicted,
+            reason,
+            id,
+        });
+    }
+    Ok(out)
+}
+
+/// Absolute-error statistics of a group of rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    pub rows: usize,
+    /// Median absolute percentage error.
+    pub median: f64,
+    /// The signed error of the row furthest off.
+    pub worst: f64,
+    /// Shares of rows (0–1) whose absolute error is at most 10 % and 30 %.
+    pub within_10: f64,
+    pub within_30: f64,
+}
+
+/// The statistics of signed percentage errors; `None` for no rows.
+pub fn summarize(errors: &[f64]) -> Option<Summary> {
+    let absolute: Vec<f64> = errors.iter().map(|e| e.abs()).collect();
+    let median = median(&absolute)?;
+    let worst = errors
+        .iter()
+        .copied()
+        .max_by(|a, b| a.abs().total_cmp(&b.abs()))?;
+    let share = |limit: f64| {
+        absolute.iter().filter(|&&e| e <= limit).count() as f64 / absolute.len() as f64
+    };
+    Some(Summary {
+        rows: errors.len(),
+        median,
+        worst,
+        within_10: share(10.0),
+        within_30: share(30.0),
+    })
+}
+
+/// Signed errors grouped by key, groups in order of first appearance.
+pub fn group_by<K: PartialEq + Clone>(
+    items: impl IntoIterator<Item = (K, f64)>,
+) -> Vec<(K, Vec<f64>)> {
+    let mut groups: Vec<(K, Vec<f64>)> = Vec::new();
+    for (key, error) in items {
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, errors)) => errors.push(error),
+            None => groups.push((key, vec![error])),
+        }
+    }
+    groups
+}
+
+/// The headline of a set of sources: the median over sources of each
+/// source's median absolute error (so that no one large table dominates),
+/// and the shares of all their rows within 10 % and 30 %.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Headline {
+    pub sources: usize,
+    pub median_of_medians: f64,
+    /// Over the rows of all the sources together.
+    pub rows: Summary,
+}
+
+/// The headline over `groups` (one per source, of signed errors); `None` when
+/// no source has a row.
+pub fn headline<K>(groups: &[(K, Vec<f64>)]) -> Option<Headline> {
+    let medians: Vec<f64> = groups
+        .iter()
+        .filter_map(|(_, errors)| summarize(errors).map(|s| s.median))
+        .collect();
+    let all: Vec<f64> = groups.iter().flat_map(|(_, e)| e.iter().copied()).collect();
+    Some(Headline {
+        sources: medians.len(),
+        median_of_medians: median(&medians)?,
+        rows: summarize(&all)?,
+    })
+}
+
 struct Compared {
     id: String,
     model: String,
@@ -462,12 +671,82 @@ struct Compared {
     query: String,
     /// The row's stack and batchfit's number under that profile.
     profile: Option<(String, f64)>,
+    source: String,
+    stack: String,
+    /// The prediction recorded before the model was changed for this source,
+    /// and the commit it was computed at (pre-registered rows only).
+    before: Option<(f64, String)>,
 }
 
-/// The Markdown report for the measurements in `csv`.
-pub fn report(csv: &str) -> Result<String, String> {
+impl Compared {
+    fn error(&self) -> f64 {
+        percent_error(self.estimated, self.measured)
+    }
+
+    fn error_before(&self) -> Option<f64> {
+        self.before
+            .as_ref()
+            .map(|(bytes, _)| percent_error(*bytes, self.measured))
+    }
+}
+
+struct Skipped {
+    id: String,
+    model: String,
+    reason: String,
+    source: String,
+    stack: String,
+    /// The commit of its pre-registration, for a pre-registered row.
+    preregistered: Option<String>,
+}
+
+/// Where a source stands: written against (its rows were in validation/ when
+/// the model was written) or pre-registered (predicted before any change for it).
+fn is_preregistered(source: &str, compared: &[Compared], skipped: &[Skipped]) -> bool {
+    compared
+        .iter()
+        .filter(|c| c.source == source)
+        .all(|c| c.before.is_some())
+        && skipped
+            .iter()
+            .filter(|s| s.source == source)
+            .all(|s| s.preregistered.is_some())
+}
+
+fn percent(share: f64) -> String {
+    format!("{:.0} %", share * 100.0)
+}
+
+/// "1 source", "2 sources".
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn short_commit(commit: &str) -> &str {
+    commit.get(..8).unwrap_or(commit)
+}
+
+/// The Markdown report for the measurements in `csv` and their pre-registered
+/// predictions in `preregistered_csv`.
+pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
     let records = read_csv(csv)?;
     let (header, rows) = records.split_first().ok_or("the CSV is empty")?;
+    let preregistered = read_preregistered(preregistered_csv)?;
+    for p in &preregistered {
+        if !rows
+            .iter()
+            .any(|fields| Row { header, fields }.get("id") == p.id)
+        {
+            return Err(format!(
+                "preregistered.csv row {}: no such measurement",
+                p.id
+            ));
+        }
+    }
     let mut compared = Vec::new();
     let mut skipped = Vec::new();
     for fields in rows {
@@ -475,65 +754,147 @@ pub fn report(csv: &str) -> Result<String, String> {
         let id = row.get("id").to_owned();
         let measured = measured_bytes(row.get("value"), row.get("unit"))
             .map_err(|e| format!("row {id}: {e}"))?;
+        let source = source_key(row.get("source"));
+        let estimate_of = |text: &str| {
+            let parsed = query::parse(text);
+            match parsed.problems.first() {
+                Some(problem) => Err(format!("row {id}: the query {text} is invalid: {problem}")),
+                None => Ok(memory::estimate(&parsed.config)),
+            }
+        };
+        if let Some(p) = preregistered.iter().find(|p| p.id == id) {
+            let Some(before) = p.predicted else {
+                skipped.push(Skipped {
+                    id,
+                    model: row.get("model").to_owned(),
+                    reason: p.reason.clone(),
+                    source,
+                    stack: p.stack.clone(),
+                    preregistered: Some(p.predicted_at.clone()),
+                });
+                continue;
+            };
+            let now = estimated(&estimate_of(&p.query)?, p.reading) * f64::from(p.gpus_summed);
+            compared.push(Compared {
+                metric: preregistered_metric(&row, p),
+                model: row.get("model").to_owned(),
+                measured,
+                estimated: now,
+                reading: p.reading,
+                query: p.query.clone(),
+                profile: None,
+                source,
+                stack: p.stack.clone(),
+                before: Some((before, p.predicted_at.clone())),
+                id,
+            });
+            continue;
+        }
         match to_query(&row) {
-            Err(reason) => skipped.push((id, row.get("model").to_owned(), reason)),
+            Err(reason) => skipped.push(Skipped {
+                model: row.get("model").to_owned(),
+                reason,
+                stack: stack_label(stack(&row).as_deref()).to_owned(),
+                source,
+                preregistered: None,
+                id,
+            }),
             Ok(text) => {
-                let parsed = query::parse(&text);
-                if let Some(problem) = parsed.problems.first() {
-                    return Err(format!("row {id}: the query {text} is invalid: {problem}"));
-                }
-                let estimate = memory::estimate(&parsed.config);
+                let estimate = estimate_of(&text)?;
                 let reading = reading(&row).map_err(|e| format!("row {id}: {e}"))?;
                 // The profile comes first when parsed, so the row's own settings
                 // still override it.
-                let profile = match stack(&row) {
+                let settings = stack(&row);
+                let profile = match &settings {
                     None => None,
                     Some(settings) => {
                         let with = format!("{text}&{settings}");
-                        let parsed = query::parse(&with);
-                        if let Some(problem) = parsed.problems.first() {
-                            return Err(format!(
-                                "row {id}: the query {with} is invalid: {problem}"
-                            ));
-                        }
-                        Some((
-                            settings,
-                            estimated(&memory::estimate(&parsed.config), reading),
-                        ))
+                        Some((settings.clone(), estimated(&estimate_of(&with)?, reading)))
                     }
                 };
                 compared.push(Compared {
                     profile,
-                    id,
                     model: row.get("model").to_owned(),
                     metric: short_metric(&row),
                     measured,
                     estimated: estimated(&estimate, reading),
                     reading,
                     query: text,
+                    stack: stack_label(settings.as_deref()).to_owned(),
+                    source,
+                    before: None,
+                    id,
                 });
             }
         }
     }
-    let errors: Vec<f64> = compared
+
+    // Per source (the headline's unit) and per source and stack.
+    let mut sources: Vec<String> = Vec::new();
+    for s in compared
         .iter()
-        .map(|c| percent_error(c.estimated, c.measured).abs())
-        .collect();
-    let median_error = median(&errors);
+        .map(|c| &c.source)
+        .chain(skipped.iter().map(|s| &s.source))
+    {
+        if !sources.contains(s) {
+            sources.push(s.clone());
+        }
+    }
+    let after_by_source = group_by(compared.iter().map(|c| (c.source.clone(), c.error())));
+    let split = |preregistered: bool, before: bool| -> Vec<(String, Vec<f64>)> {
+        group_by(
+            compared
+                .iter()
+                .filter(|c| is_preregistered(&c.source, &compared, &skipped) == preregistered)
+                .map(|c| {
+                    let error = if before {
+                        c.error_before().unwrap_or_else(|| c.error())
+                    } else {
+                        c.error()
+                    };
+                    (c.source.clone(), error)
+                }),
+        )
+    };
+    let seen = headline(&split(false, false));
+    let unseen_before = headline(&split(true, true));
+    let unseen_after = headline(&split(true, false));
+    let all = headline(&after_by_source);
+    let commits: Vec<&str> = {
+        let mut c: Vec<&str> = compared
+            .iter()
+            .filter_map(|c| c.before.as_ref().map(|(_, at)| short_commit(at)))
+            .collect();
+        c.dedup();
+        c.sort_unstable();
+        c.dedup();
+        c
+    };
+    let commit_text = match commits.as_slice() {
+        [] => "—".to_owned(),
+        list => list
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    let registered = sources
+        .iter()
+        .filter(|s| is_preregistered(s, &compared, &skipped))
+        .count();
+    let unstated = compared
+        .iter()
+        .filter(|c| c.before.is_some() && c.metric.starts_with("not stated"))
+        .count();
+
     // The rows measured under a known stack, without and with its profile.
     let profiled: Vec<&Compared> = compared.iter().filter(|c| c.profile.is_some()).collect();
-    let median_plain = median(
-        &profiled
-            .iter()
-            .map(|c| percent_error(c.estimated, c.measured).abs())
-            .collect::<Vec<_>>(),
-    );
+    let median_plain = median(&profiled.iter().map(|c| c.error().abs()).collect::<Vec<_>>());
     let median_profiled = median(
         &profiled
             .iter()
-            .filter_map(|c| c.profile.as_ref())
-            .zip(&profiled)
-            .map(|((_, bytes), c)| percent_error(*bytes, c.measured).abs())
+            .filter_map(|c| c.profile.as_ref().map(|(_, bytes)| (bytes, c.measured)))
+            .map(|(bytes, measured)| percent_error(*bytes, measured).abs())
             .collect::<Vec<_>>(),
     );
 
@@ -542,46 +903,254 @@ pub fn report(csv: &str) -> Result<String, String> {
     let _ = writeln!(w, "# Accuracy against published measurements\n");
     let _ = writeln!(
         w,
-        "Generated by `cargo xtask accuracy` from `validation/measurements.csv` (sources in \
-         `validation/SOURCES.md`); do not edit by hand. Each row's configuration becomes the batchfit \
-         query shown, run through the same `memory::estimate` as the page and the CLI. Measured values \
-         are converted to bytes from their unit (MiB = 2^20, MB = 10^6, GiB = 2^30, GB = 10^9 bytes). \
-         Each row is compared with the reading that matches its metric: rows measured with \
-         `torch.cuda.max_memory_allocated` (or the equivalent allocator statistic) with batchfit's \
-         peak allocated; rows measured device-wide (nvidia-smi / NVML, `incl_cuda_ctx` = yes) with \
-         batchfit's peak reserved (allocated + the caching allocator's slack) plus the CUDA context \
-         measured in the same source, or batchfit's nvidia-smi reading where no context was measured. \
-         No constant in batchfit was fitted to any row.\n"
+        "Generated by `cargo xtask accuracy` from `validation/measurements.csv` and \
+         `validation/preregistered.csv` (sources in `validation/SOURCES.md`); do not edit by hand. \
+         Each row's configuration becomes the batchfit query shown, run through the same \
+         `memory::estimate` as the page and the CLI. Measured values are converted to bytes from \
+         their unit (MiB = 2^20, MB = 10^6, GiB = 2^30, GB = 10^9 bytes). Each row is compared with \
+         the reading that matches its metric: rows measured with `torch.cuda.max_memory_allocated` \
+         (or the equivalent allocator statistic) with batchfit's peak allocated; rows measured with \
+         `max_memory_reserved` with its peak reserved; rows measured device-wide (nvidia-smi / NVML, \
+         `incl_cuda_ctx` = yes) with batchfit's peak reserved (allocated + the caching allocator's \
+         slack) plus the CUDA context measured in the same source, or batchfit's nvidia-smi reading \
+         where no context was measured; rows that add the memory outside PyTorch to the peak \
+         allocated with batchfit's peak allocated plus its overhead; rows whose metric the source \
+         does not state are kept, marked \"not stated\", and compared with the peak allocated. A \
+         value summed over GPUs is compared with the sum of batchfit's per-GPU readings. No constant \
+         in batchfit was fitted to any row.\n"
     );
-    match median_error {
-        Some(m) => {
+    let _ = writeln!(
+        w,
+        "**How accuracy is claimed.** Errors are grouped by source, because the rows of one source \
+         share a stack, a metric and often a mistake, and one long table would otherwise decide a \
+         pooled median. The headline is the median over sources of each source's median absolute \
+         error, with the share of rows within 10 % and within 30 %. Sources are of two kinds: those \
+         the model was written against (their rows were in `validation/` while its terms were \
+         chosen), and pre-registered ones, whose rows went into `validation/preregistered.csv` with \
+         the query that states each one and batchfit's prediction at the commit named there, before \
+         any change to the model was written for them. Only the second kind measures the error on a \
+         stack the model has not seen; once a change is written for a pre-registered source, its \
+         \"now\" column is no longer unseen, and its \"before\" column keeps the honest figure.\n"
+    );
+    let _ = writeln!(w, "## Headline\n");
+    match &unseen_before {
+        Some(h) => {
             let _ = writeln!(
                 w,
-                "**Median absolute error: {m:.1} %** over {} rows compared ({} not comparable, listed below).\n",
-                compared.len(),
-                skipped.len()
+                "**On a stack the validation set does not cover, expect a median error of {:.1} %:** \
+                 the median over the {}{} of each source's median absolute error, \
+                 from the predictions recorded before any change to the model (at {commit_text}); {} of \
+                 their {} comparable rows are within 10 % and {} within 30 % ({unstated} of those rows \
+                 come from sources that do not state their metric).\n",
+                h.median_of_medians,
+                count(h.sources, "pre-registered source"),
+                match registered - h.sources {
+                    0 => String::new(),
+                    n => format!(
+                        " with a comparable row ({} more ha{} none)",
+                        n,
+                        if n == 1 { "s" } else { "ve" }
+                    ),
+                },
+                percent(h.rows.within_10),
+                h.rows.rows,
+                percent(h.rows.within_30),
             );
         }
         None => {
-            let _ = writeln!(w, "No row could be compared.\n");
+            let _ = writeln!(w, "No pre-registered source has a comparable row yet.\n");
         }
+    }
+    let line = |w: &mut String, what: &str, h: &Option<Headline>| {
+        if let Some(h) = h {
+            let _ = writeln!(
+                w,
+                "- {what}: median over {} {:.1} %; {} rows, {} within 10 %, {} within 30 %; \
+                 pooled median over rows {:.1} %.",
+                count(h.sources, "source"),
+                h.median_of_medians,
+                h.rows.rows,
+                percent(h.rows.within_10),
+                percent(h.rows.within_30),
+                h.rows.median
+            );
+        }
+    };
+    line(
+        w,
+        "Pre-registered sources, predictions at registration",
+        &unseen_before,
+    );
+    line(
+        w,
+        "Pre-registered sources, the current model",
+        &unseen_after,
+    );
+    line(
+        w,
+        "Sources the model was written against, the current model",
+        &seen,
+    );
+    line(w, "All sources, the current model", &all);
+    let _ = writeln!(
+        w,
+        "\n{} rows compared, {} not comparable (listed [below](#not-comparable)).\n",
+        compared.len(),
+        skipped.len()
+    );
+
+    let _ = writeln!(w, "## Error by source\n");
+    let _ = writeln!(
+        w,
+        "\"Before\" is the prediction recorded in `validation/preregistered.csv` at the commit shown; \
+         \"now\" is the current model on the same query. A change written for one source must move \
+         the rows of the others the right way too: the last column says where the median error grew \
+         since registration.\n"
+    );
+    let _ = writeln!(
+        w,
+        "| source | kind | stacks | rows compared | median \\|error\\| before | worst before | median \\|error\\| now | worst now | within 10 % now | within 30 % now | since registration |"
+    );
+    let _ = writeln!(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    for source in &sources {
+        let rows: Vec<&Compared> = compared.iter().filter(|c| &c.source == source).collect();
+        let total = rows.len() + skipped.iter().filter(|s| &s.source == source).count();
+        let mut stacks: Vec<&str> = rows
+            .iter()
+            .map(|c| c.stack.as_str())
+            .chain(
+                skipped
+                    .iter()
+                    .filter(|s| &s.source == source)
+                    .map(|s| s.stack.as_str()),
+            )
+            .collect();
+        stacks.dedup();
+        let mut unique: Vec<&str> = Vec::new();
+        for s in stacks {
+            if !unique.contains(&s) {
+                unique.push(s);
+            }
+        }
+        let pre = is_preregistered(source, &compared, &skipped);
+        let kind = if pre {
+            let at: Vec<&str> = rows
+                .iter()
+                .filter_map(|c| c.before.as_ref().map(|(_, at)| short_commit(at)))
+                .chain(
+                    skipped
+                        .iter()
+                        .filter(|s| &s.source == source)
+                        .filter_map(|s| s.preregistered.as_deref().map(short_commit)),
+                )
+                .collect();
+            format!("pre-registered at `{}`", at.first().copied().unwrap_or("—"))
+        } else {
+            "written against".to_owned()
+        };
+        let now = summarize(&rows.iter().map(|c| c.error()).collect::<Vec<_>>());
+        let before = if pre {
+            summarize(
+                &rows
+                    .iter()
+                    .filter_map(|c| c.error_before())
+                    .collect::<Vec<_>>(),
+            )
+        } else {
+            None
+        };
+        let cell =
+            |s: &Option<Summary>, f: fn(&Summary) -> String| s.as_ref().map_or("—".to_owned(), f);
+        let moved = match (&before, &now) {
+            (Some(b), Some(n)) if n.median > b.median + 0.05 => "worse".to_owned(),
+            (Some(b), Some(n)) if n.median + 0.05 < b.median => "better".to_owned(),
+            (Some(_), Some(_)) => "unchanged".to_owned(),
+            _ => "—".to_owned(),
+        };
+        let _ = writeln!(
+            w,
+            "| {} | {kind} | {} | {} of {total} | {} | {} | {} | {} | {} | {} | {moved} |",
+            escape(source),
+            escape(&unique.join("; ")),
+            rows.len(),
+            cell(&before, |s| format!("{:.1} %", s.median)),
+            cell(&before, |s| format!("{:+.1} %", s.worst)),
+            cell(&now, |s| format!("{:.1} %", s.median)),
+            cell(&now, |s| format!("{:+.1} %", s.worst)),
+            cell(&now, |s| percent(s.within_10)),
+            cell(&now, |s| percent(s.within_30)),
+        );
+    }
+    let _ = writeln!(w, "\n## Error by source and stack\n");
+    let _ = writeln!(
+        w,
+        "| source | stack | rows compared | not comparable | median \\|error\\| before | worst before | median \\|error\\| now | worst now |"
+    );
+    let _ = writeln!(w, "|---|---|---:|---:|---:|---:|---:|---:|");
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for (source, stack) in compared
+        .iter()
+        .map(|c| (c.source.as_str(), c.stack.as_str()))
+        .chain(
+            skipped
+                .iter()
+                .map(|s| (s.source.as_str(), s.stack.as_str())),
+        )
+    {
+        if !pairs.contains(&(source, stack)) {
+            pairs.push((source, stack));
+        }
+    }
+    pairs.sort_by_key(|(source, _)| sources.iter().position(|s| s == source));
+    for (source, stack) in pairs {
+        let rows: Vec<&Compared> = compared
+            .iter()
+            .filter(|c| c.source == source && c.stack == stack)
+            .collect();
+        let not = skipped
+            .iter()
+            .filter(|s| s.source == source && s.stack == stack)
+            .count();
+        let now = summarize(&rows.iter().map(|c| c.error()).collect::<Vec<_>>());
+        let before = summarize(
+            &rows
+                .iter()
+                .filter_map(|c| c.error_before())
+                .collect::<Vec<_>>(),
+        );
+        let cell =
+            |s: &Option<Summary>, f: fn(&Summary) -> String| s.as_ref().map_or("—".to_owned(), f);
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {not} | {} | {} | {} | {} |",
+            escape(source),
+            escape(stack),
+            rows.len(),
+            cell(&before, |s| format!("{:.1} %", s.median)),
+            cell(&before, |s| format!("{:+.1} %", s.worst)),
+            cell(&now, |s| format!("{:.1} %", s.median)),
+            cell(&now, |s| format!("{:+.1} %", s.worst)),
+        );
     }
     if let (Some(plain), Some(with)) = (median_plain, median_profiled) {
         let _ = writeln!(
             w,
-            "**Framework profiles.** {} rows were measured under a stack batchfit has a profile for \
-             (docs/frameworks.md); the `profile` column adds that profile to the row's query, with \
-             the row's own settings still overriding it. Median absolute error over those rows: \
-             {plain:.1} % without the profile, {with:.1} % with it. Most rows already state the \
-             settings their stack chose (recipe, optimizer implementation), so the profile changes \
-             only what they leave unsaid.\n",
+            "\n**Framework profiles.** {} rows of the sources the model was written against were \
+             measured under a stack batchfit has a profile for (docs/frameworks.md); the `profile` \
+             column adds that profile to the row's query, with the row's own settings still \
+             overriding it. Median absolute error over those rows: {plain:.1} % without the profile, \
+             {with:.1} % with it. Most rows already state the settings their stack chose (recipe, \
+             optimizer implementation), so the profile changes only what they leave unsaid. \
+             Pre-registered rows name their profile in their query.",
             profiled.len()
         );
     }
+    let _ = writeln!(w, "\n## Every row\n");
     let _ = writeln!(
         w,
-        "Every row of this first table is a measurement published by someone else; our own \
-         measurements on an H200 follow in the second table ([below](#our-own-measurements-on-a-gpu)).\n"
+        "Every row of this table is a measurement published by someone else; our own \
+         measurements on an H200 follow in the second table ([below](#our-own-measurements-on-a-gpu)). \
+         The pre-registered rows' predictions at registration are in the [next table](#pre-registered-predictions).\n"
     );
     let _ = writeln!(
         w,
@@ -590,7 +1159,8 @@ pub fn report(csv: &str) -> Result<String, String> {
     let _ = writeln!(w, "|---|---|---|---:|---:|---:|---|---:|---:|---|");
     for c in &compared {
         let context = match c.reading {
-            Reading::Allocated => String::new(),
+            Reading::Allocated | Reading::Reserved => String::new(),
+            Reading::AllocatedPlusOverhead => " (allocated + overhead)".to_owned(),
             Reading::DeviceWithContext(b) => format!(
                 " (reserved + {} CUDA context)",
                 format_bytes(b as u128, Units::Binary)
@@ -613,14 +1183,49 @@ pub fn report(csv: &str) -> Result<String, String> {
             escape(&c.metric),
             format_bytes(c.measured as u128, Units::Binary),
             format_bytes(c.estimated as u128, Units::Binary),
-            percent_error(c.estimated, c.measured),
+            c.error(),
             c.query
+        );
+    }
+    let _ = writeln!(w, "\n## Pre-registered predictions\n");
+    let _ = writeln!(
+        w,
+        "| id | source | metric | measured | predicted at registration | error | batchfit now | error |"
+    );
+    let _ = writeln!(w, "|---|---|---|---:|---:|---:|---:|---:|");
+    for c in compared.iter().filter(|c| c.before.is_some()) {
+        let Some((before, at)) = &c.before else {
+            continue;
+        };
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {} | {} (`{}`) | {:+.1} % | {} | {:+.1} % |",
+            c.id,
+            escape(&c.source),
+            escape(&c.metric),
+            format_bytes(c.measured as u128, Units::Binary),
+            format_bytes(*before as u128, Units::Binary),
+            short_commit(at),
+            percent_error(*before, c.measured),
+            format_bytes(c.estimated as u128, Units::Binary),
+            c.error(),
         );
     }
     if !skipped.is_empty() {
         let _ = writeln!(w, "\n## Not comparable\n");
-        for (id, model, reason) in &skipped {
-            let _ = writeln!(w, "- {id} ({}): {reason}.", escape(model));
+        for s in &skipped {
+            let marker = if s.preregistered.is_some() {
+                " (pre-registered)"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                w,
+                "- {}{marker} ({}): {}.",
+                s.id,
+                escape(&s.model),
+                s.reason
+            );
         }
     }
     let _ = writeln!(w, "\n## What the model lacks, and where it shows\n");
@@ -628,6 +1233,25 @@ pub fn report(csv: &str) -> Result<String, String> {
         let _ = writeln!(w, "- {note}");
     }
     Ok(out)
+}
+
+/// The metric of a pre-registered row in a few words: the reading it is
+/// compared with, marked where the source does not state its metric.
+fn preregistered_metric(row: &Row<'_>, p: &Preregistered) -> String {
+    let stated = !row.lower("metric").starts_with("not stated");
+    let mut text = match (p.reading, stated) {
+        (_, false) => "not stated (compared as peak allocated)".to_owned(),
+        (Reading::Reserved, true) => "peak reserved".to_owned(),
+        (Reading::AllocatedPlusOverhead, true) => {
+            "peak allocated + memory outside PyTorch".to_owned()
+        }
+        (Reading::Device | Reading::DeviceWithContext(_), true) => "device-wide (NVML)".to_owned(),
+        (Reading::Allocated, true) => "peak allocated".to_owned(),
+    };
+    if p.gpus_summed > 1 {
+        let _ = write!(text, ", summed over {} GPUs", p.gpus_summed);
+    }
+    text
 }
 
 /// Known gaps between the model and real runs, written once from the model's
@@ -990,7 +1614,7 @@ mod tests {
              V009,HF,ref,\"bert-large-uncased (SeqCls, 2 labels)\",335.1M,24,1024,16,16,4096,30522,512,train,full,fp32,\"AdamW (HF adamw_hf, fp32 states)\",1,4,off,eager (BERT 2022),1,none,V100,8681,MiB,pynvml (= nvidia-smi; device-wide),yes (ctx alone = 1343 MiB),A,\n\
              V027,HF,ref,mistralai/Mistral-7B-v0.1,7.24B,32,4096,32,8,14336,32000 (untied),4096 (packed),train (SFT),LoRA r=16,pure bf16,AdamW,4,1,on,FlashAttention-2,1,none,A100,26704571904,bytes,tracker,no,A,\n"
         );
-        let report = report(&csv).expect("a report");
+        let report = report(&csv, "").expect("a report");
         assert!(report.contains("| C002 |"), "{report}");
         assert!(report.contains("kind=encoder&positions=512&token_types=2&labels=2&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=0"), "{report}");
         assert!(
@@ -1006,7 +1630,19 @@ mod tests {
             "{report}"
         );
         assert!(
-            report.contains("over 3 rows compared (1 not comparable"),
+            report.contains("3 rows compared, 1 not comparable"),
+            "{report}"
+        );
+        // No pre-registered row: the headline says so, and the two sources
+        // (HF docs, Qwen) are both ones the model was written against.
+        assert!(
+            report.contains("No pre-registered source has a comparable row yet."),
+            "{report}"
+        );
+        assert!(
+            report.contains(
+                "- Sources the model was written against, the current model: median over 2 sources"
+            ),
             "{report}"
         );
         // Four micro-batches of one accumulate: the global batch says so.
@@ -1035,6 +1671,198 @@ mod tests {
             "{c070}"
         );
     }
+    #[test]
+    fn summaries_give_median_worst_and_shares() {
+        // |errors| 5, 20, 8, 40: median (8 + 20) / 2 = 14; the worst is -40;
+        // 5 and 8 are within 10 % (2 of 4), 5, 8 and 20 within 30 % (3 of 4).
+        let s = summarize(&[5.0, -20.0, 8.0, -40.0]).expect("rows");
+        assert_eq!(
+            s,
+            Summary {
+                rows: 4,
+                median: 14.0,
+                worst: -40.0,
+                within_10: 0.5,
+                within_30: 0.75,
+            }
+        );
+        // The limits are inclusive: 10 is within 10 %, 30.5 is not within 30 %.
+        let s = summarize(&[10.0, -30.0, 30.5]).expect("rows");
+        assert_eq!((s.median, s.worst), (30.0, 30.5));
+        assert_eq!((s.within_10, s.within_30), (1.0 / 3.0, 2.0 / 3.0));
+        assert_eq!(summarize(&[]), None);
+    }
+
+    #[test]
+    fn the_headline_is_the_median_of_per_source_medians() {
+        let groups = group_by([
+            ("A", 1.0),
+            ("B", 20.0),
+            ("A", -3.0),
+            ("C", -50.0),
+            ("A", 10.0),
+            ("C", 40.0),
+        ]);
+        // Groups keep the order in which their sources first appear.
+        assert_eq!(
+            groups,
+            vec![
+                ("A", vec![1.0, -3.0, 10.0]),
+                ("B", vec![20.0]),
+                ("C", vec![-50.0, 40.0]),
+            ]
+        );
+        // Per-source medians of |error|: A 3, B 20, C (40 + 50) / 2 = 45; their
+        // median is 20, where the six rows pooled give (10 + 20) / 2 = 15.
+        let h = headline(&groups).expect("a headline");
+        assert_eq!(h.sources, 3);
+        assert_eq!(h.median_of_medians, 20.0);
+        assert_eq!(h.rows.rows, 6);
+        assert_eq!(h.rows.median, 15.0);
+        assert_eq!(h.rows.worst, -50.0);
+        // 1, 3, 10 within 10 % (3 of 6); 20 too within 30 % (4 of 6).
+        assert_eq!((h.rows.within_10, h.rows.within_30), (0.5, 4.0 / 6.0));
+        // An even number of sources: the mean of the middle two medians.
+        let two = headline(&group_by([("A", 2.0), ("B", -6.0), ("B", 6.0)])).expect("a headline");
+        assert_eq!(two.median_of_medians, 4.0);
+        assert_eq!(headline::<&str>(&[]), None);
+    }
+
+    #[test]
+    fn sources_are_keyed_by_their_name_before_the_parenthesis() {
+        assert_eq!(
+            source_key(
+                "HF transformers docs 'Efficient Training on a Single GPU' (perf_train_gpu_one, ~v4.20-4.30) + 'Model training anatomy'"
+            ),
+            source_key(
+                "HF transformers docs 'Efficient Training on a Single GPU' (perf_train_gpu_one, ~v4.20-4.30); same experiment series as C002/C005"
+            ),
+        );
+        assert_eq!(
+            source_key("NVIDIA/Megatron-LM functional-test golden values"),
+            "NVIDIA/Megatron-LM functional-test golden values"
+        );
+    }
+
+    const PREREG_HEADER: &str = "id,source,stack,predicted_at,query,reading,gpus_summed,predicted,comparable,reason,base_query";
+
+    #[test]
+    fn preregistered_rows_are_checked_when_read() {
+        let good = format!(
+            "{PREREG_HEADER}\n\
+             P1,S,st,abc,form=transformer,reserved,2,123,yes,,\n\
+             P2,S,st,abc,,allocated,,,no,LoRA is not modelled,form=transformer\n"
+        );
+        let rows = read_preregistered(&good).expect("valid");
+        assert_eq!(rows[0].reading, Reading::Reserved);
+        assert_eq!((rows[0].gpus_summed, rows[0].predicted), (2, Some(123.0)));
+        assert_eq!((rows[1].gpus_summed, rows[1].predicted), (1, None));
+        assert_eq!(rows[1].reason, "LoRA is not modelled");
+        assert_eq!(read_preregistered(""), Ok(Vec::new()));
+        let bad = |line: &str| read_preregistered(&format!("{PREREG_HEADER}\n{line}\n")).is_err();
+        // A comparable row needs a query and a prediction in whole bytes.
+        assert!(bad("P1,S,st,abc,,allocated,1,123,yes,,"));
+        assert!(bad("P1,S,st,abc,form=transformer,allocated,1,,yes,,"));
+        assert!(bad("P1,S,st,abc,form=transformer,allocated,1,1.5e9,yes,,"));
+        // One that is not comparable says why and predicts nothing.
+        assert!(bad("P1,S,st,abc,,allocated,1,,no,,"));
+        assert!(bad("P1,S,st,abc,,allocated,1,123,no,why,"));
+        assert!(bad("P1,S,st,abc,form=transformer,peak,1,123,yes,,"));
+        assert!(bad("P1,S,st,abc,form=transformer,allocated,0,123,yes,,"));
+        assert!(bad("P1,S,st,abc,form=transformer,allocated,1,123,maybe,,"));
+    }
+
+    #[test]
+    fn preregistered_rows_show_before_and_after_by_source() {
+        let llama =
+            "form=transformer&model=llama-2-7b&mode=inference&seq=6&gen=50&recipe=bf16&batch=1";
+        let csv = format!(
+            "{HEADER}\n\
+             C070,Qwen,ref,Qwen2.5-7B-Instruct,7.62B,28,3584,28,4,18944,152064,1 prompt + 2048 generated,\"inference (generate)\",n/a,bf16,none,1,,n/a,FlashAttention-2,1,none,A100,14.38,GiB,sum_i torch.cuda.max_memory_allocated(i),no,A,\n\
+             P001,Lit (table one),ref,Llama 2 7B,7B,32,4096,32,32,11008,32000,6 prompt + 50 generated,inference,n/a,bf16,none,1,,n/a,sdpa,1,none,A100,10,GB,max_memory_allocated,no,B,\n\
+             P002,Lit (table two),ref,Llama 2 7B,7B,32,4096,32,32,11008,32000,6 prompt + 50 generated,inference,n/a,bf16,none,1,,n/a,sdpa,2,none,A100,20,GB,not stated,no,C,\n\
+             P003,Lit (table three),ref,Llama 2 7B LoRA,7B,32,4096,32,32,11008,32000,1304,train,LoRA,bf16,AdamW,1,,off,sdpa,1,none,A100,30,GB,max_memory_allocated,no,B,\n"
+        );
+        let prereg = format!(
+            "{PREREG_HEADER}\n\
+             P001,Lit,Lit stack,abcdef1234567890,{llama},allocated,1,9000000000,yes,,\n\
+             P002,Lit,Lit stack,abcdef1234567890,{llama},reserved,2,26000000000,yes,,\n\
+             P003,Lit,LoRA stack,abcdef1234567890,,allocated,1,,no,LoRA is not modelled,\n"
+        );
+        let report = report(&csv, &prereg).expect("a report");
+        let e = memory::estimate(&query::parse(llama).config);
+        // Before: P001 9 GB against 10 GB is -10 %, P002 26 GB against 20 GB
+        // +30 %; the one pre-registered source's median is 20 %, 1 of 2 rows
+        // within 10 %, both within 30 %.
+        assert!(
+            report.contains("**On a stack the validation set does not cover, expect a median error of 20.0 %:** the median over the 1 pre-registered source"),
+            "{report}"
+        );
+        assert!(report.contains("(at `abcdef12`); 50 % of their 2 comparable rows are within 10 % and 100 % within 30 % (1 of those rows come from sources that do not state their metric)"), "{report}");
+        assert!(
+            report.contains("- Pre-registered sources, predictions at registration: median over 1 source 20.0 %; 2 rows, 50 % within 10 %, 100 % within 30 %; pooled median over rows 20.0 %."),
+            "{report}"
+        );
+        // After: the current model on the same queries, P002 summed over two GPUs'
+        // peak reserved.
+        let after = [
+            percent_error(e.peak_allocated as f64, 10e9),
+            percent_error(2.0 * e.peak_reserved as f64, 20e9),
+        ];
+        let now = summarize(&after).expect("rows");
+        let source = report
+            .lines()
+            .find(|l| l.starts_with("| Lit | pre-registered at `abcdef12` |"))
+            .unwrap_or_else(|| panic!("no source line in {report}"));
+        assert!(
+            source.contains(&format!(
+                "| Lit stack; LoRA stack | 2 of 3 | 20.0 % | +30.0 % | {:.1} % | {:+.1} % |",
+                now.median, now.worst
+            )),
+            "{source}"
+        );
+        // The source written against is reported apart, with no "before".
+        assert!(
+            report
+                .contains("| Qwen | written against | HF transformers generate | 1 of 1 | — | — |"),
+            "{report}"
+        );
+        // Per source and stack: the LoRA row counts as not comparable there.
+        assert!(
+            report.contains("| Lit | LoRA stack | 0 | 1 | — | — | — | — |"),
+            "{report}"
+        );
+        let p002 = report
+            .lines()
+            .find(|l| l.starts_with("| P002 | Lit |"))
+            .expect("a pre-registered line");
+        assert_eq!(
+            p002,
+            format!(
+                "| P002 | Lit | not stated (compared as peak allocated), summed over 2 GPUs | {} | {} (`abcdef12`) | +30.0 % | {} | {:+.1} % |",
+                format_bytes(20_000_000_000, Units::Binary),
+                format_bytes(26_000_000_000, Units::Binary),
+                format_bytes(2 * e.peak_reserved, Units::Binary),
+                after[1]
+            )
+        );
+        assert!(
+            report.contains("- P003 (pre-registered) (Llama 2 7B LoRA): LoRA is not modelled."),
+            "{report}"
+        );
+        assert!(
+            report.contains("3 rows compared, 1 not comparable"),
+            "{report}"
+        );
+        // A prediction for a row that is not in measurements.csv is an error.
+        let orphan = format!("{PREREG_HEADER}\nP999,Lit,st,abc,{llama},allocated,1,1,yes,,\n");
+        assert!(report_err(&csv, &orphan).contains("P999"));
+    }
+
+    fn report_err(csv: &str, prereg: &str) -> String {
+        report(csv, prereg).expect_err("an error")
+    }
+
     const GPU_HEADER: &str = "id,model,mode,recipe,optimizer,step,recompute,attn,batch,seq,gen,parameters,weights_allocated,peak_allocated,peak_reserved,device_used,peak_forward,saved_for_backward,peak_backward,gradients_allocated,peak_step,seconds_per_step,error,query";
     const ENVIRONMENT: &str = r#"{"gpu": "NVIDIA H200", "total_bytes": 150109880320, "context_bytes": 552402944, "torch": "2.11.0+cu130", "cuda": "13.0", "transformers": "5.17.0", "python": "3.12.3", "allocator_conf": "", "date": "2026-11-29"}"#;
 
