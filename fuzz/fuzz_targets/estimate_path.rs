@@ -1,7 +1,7 @@
 //! The whole path a URL takes through the page: parse → estimate → sweep →
 //! what-ifs → formatted text. Nothing panics or overflows, no printed size is
 //! NaN or infinite, and the numbers keep the identities the page's breakdown
-//! shows (see `memory::Estimate`).
+//! shows (see `memory::Estimate` and `memory::AtPeak`).
 
 #![no_main]
 
@@ -16,19 +16,11 @@ fuzz_target!(|data: &[u8]| {
     check(&config, &estimate);
     check_max_batch(&config, &estimate);
     for row in memory::sweep(&config) {
-        assert_eq!(
-            row.model_states,
-            estimate.model_states() + estimate.buffers,
-            "sweep row {row:?}"
-        );
-        assert_peak(
-            config.form,
-            row.total,
-            row.model_states,
-            estimate.gradients,
-            row.activations,
-            estimate.optimizer_step,
-        );
+        // Sweep rows are at-peak quantities: their parts add up, and each is
+        // the estimate at its batch.
+        assert_eq!(row.model_states + row.activations, row.total, "sweep row {row:?}");
+        let at = memory::estimate(&config.with_batch(row.batch));
+        assert_eq!((row.total, row.required), (at.total, at.required), "sweep row {row:?}");
         assert!(row.required >= row.total, "sweep row {row:?}");
         for bytes in [row.model_states, row.activations, row.total, row.required] {
             check_printed(bytes);
@@ -51,6 +43,12 @@ fn check(config: &Config, e: &Estimate) {
         e.optimizer_step,
     );
     assert_eq!(e.peak_allocated, e.total, "{e:?}");
+    assert_eq!(e.at_peak.sum(), e.peak_allocated, "{e:?}");
+    assert_eq!(
+        e.peak_allocated + e.allocator_cache() + e.overhead + e.margin_bytes(),
+        e.required,
+        "{e:?}"
+    );
     assert!(e.peak_reserved >= e.total, "{e:?}");
     assert_eq!(e.nvidia_smi, e.peak_reserved + e.overhead, "{e:?}");
     assert!(e.required >= e.nvidia_smi, "{e:?}");

@@ -9,15 +9,8 @@ use batchfit_e2e::{Browser, PROBE_FILE, StaticServer, dist_dir};
 
 /// Every parameter name the URL format knows.
 fn all_parameters() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = ["form"]
-        .into_iter()
-        .chain(query::ACTIVATIONS_PARAMETERS.iter().copied())
-        .chain(query::PARAMETERS_PARAMETERS.iter().copied())
-        .chain(query::TRANSFORMER_PARAMETERS.iter().copied())
-        .chain(query::COMMON_PARAMETERS.iter().copied())
-        .collect();
+    let mut names: Vec<&'static str> = query::Param::ALL.iter().map(|p| p.name()).collect();
     names.sort_unstable();
-    names.dedup();
     names
 }
 

@@ -36,33 +36,50 @@ pub enum Component {
     Gradients,
     OptimizerStates,
     OptimizerStep,
+    /// Framework buffers alive through the step (DeepSpeed's gradient bucket).
+    Buffers,
     KvCache,
     Activations,
+    /// The caching allocator's reserved but unused bytes at the peak.
+    AllocatorCache,
+    /// The CUDA context and libraries' workspaces.
     Overhead,
+    /// The safety margin the user asked for.
+    Margin,
 }
 
 impl Component {
-    pub const ALL: [Component; 7] = [
+    /// In the order of the bar: what is alive at the peak, then what is added
+    /// to it up to the required memory.
+    pub const ALL: [Component; 10] = [
         Self::Weights,
         Self::Gradients,
         Self::OptimizerStates,
         Self::OptimizerStep,
+        Self::Buffers,
         Self::KvCache,
         Self::Activations,
+        Self::AllocatorCache,
         Self::Overhead,
+        Self::Margin,
     ];
 
-    /// Okabe–Ito: distinguishable with the common colour-vision deficiencies and
-    /// readable on light and dark backgrounds.
+    /// Okabe–Ito's eight, with Paul Tol's wine for the rare framework buffers
+    /// and two greys for what lies beyond the tensors (overhead, margin):
+    /// distinguishable with the common colour-vision deficiencies and readable
+    /// on light and dark backgrounds; every item also has its label.
     pub fn color_hex(self) -> &'static str {
         match self {
             Self::Weights => "#0072B2",
             Self::Gradients => "#E69F00",
             Self::OptimizerStates => "#009E73",
             Self::OptimizerStep => "#D55E00",
+            Self::Buffers => "#882255",
             Self::KvCache => "#56B4E9",
             Self::Activations => "#CC79A7",
+            Self::AllocatorCache => "#F0E442",
             Self::Overhead => "#999999",
+            Self::Margin => "#DDDDDD",
         }
     }
 
@@ -71,11 +88,12 @@ impl Component {
     }
 }
 
-/// The stacked bar: one segment per component, and the device's capacity.
+/// The stacked bar: one segment per component, and the device's capacity. Its
+/// legend is the page's (results.rs), where each item is text with its bytes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BreakdownChart {
-    /// (component, translated label, bytes); zero-byte segments are not drawn.
-    pub segments: Vec<(Component, String, u128)>,
+    /// (component, bytes); zero-byte segments are not drawn.
+    pub segments: Vec<(Component, u128)>,
     /// (device name such as "H100 80GB", bytes).
     pub capacity: Option<(String, u128)>,
     pub units: Units,
@@ -101,7 +119,7 @@ pub struct SweepChart {
 /// The width in pixels a text takes in the charts' font ([`FONT`]).
 pub type TextWidth<'a> = &'a dyn Fn(&str) -> i32;
 
-/// Draws the breakdown bar, its capacity marker and its legend into `area`.
+/// Draws the breakdown bar and its capacity marker into `area`.
 pub fn draw_breakdown<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     chart: &BreakdownChart,
@@ -317,24 +335,6 @@ fn axis_unit(max: u128, units: Units) -> (f64, &'static str) {
     (bytes as f64, unit)
 }
 
-/// "Weights 16.06 GB", or, when that is wider than `room` even on a line of its
-/// own, the name cut short with an ellipsis and the number kept whole (the
-/// table under the chart has the full name).
-fn legend_text(label: &str, value: &str, room: i32, text_width: TextWidth<'_>) -> String {
-    let text = format!("{label} {value}");
-    if text_width(&text) <= room {
-        return text;
-    }
-    let mut name = label.to_owned();
-    loop {
-        name.pop();
-        let text = format!("{}… {value}", name.trim_end());
-        if name.is_empty() || text_width(&text) <= room {
-            return text;
-        }
-    }
-}
-
 /// An axis tick: "0", "40 GB", "2.5 GiB".
 fn tick(value: f64, unit: &str) -> String {
     if value.abs() < 5e-4 {
@@ -392,41 +392,10 @@ fn breakdown<DB: DrawingBackend>(
     let theme = Theme::new(chart.dark);
     let segments: Vec<_> = Component::ALL
         .iter()
-        .flat_map(|c| chart.segments.iter().filter(move |s| s.0 == *c && s.2 > 0))
+        .flat_map(|c| chart.segments.iter().filter(move |s| s.0 == *c && s.1 > 0))
         .collect();
-
-    // The legend flows left to right and wraps below the bar.
-    let (swatch, line) = (10, 18);
-    let mut legend = Vec::with_capacity(segments.len());
-    let (mut x, mut y) = (0, 0);
-    for (component, label, bytes) in &segments {
-        let text = legend_text(
-            label,
-            &format_bytes(*bytes, chart.units),
-            width - swatch - 4,
-            text_width,
-        );
-        let item = swatch + 4 + text_width(&text);
-        if x > 0 && x + item > width {
-            (x, y) = (0, y + line);
-        }
-        legend.push((x, y, *component, text));
-        x += item + 14;
-    }
-    let legend_height = if legend.is_empty() { 0 } else { y + line };
-    let (bar, key) = area.split_vertically((height - legend_height).max(30));
-    for (x, y, component, text) in &legend {
-        let top = y + (line - swatch) / 2;
-        key.draw(&Rectangle::new(
-            [(*x, top), (x + swatch, top + swatch)],
-            component.color().filled(),
-        ))?;
-        let style = theme.text(HPos::Left, VPos::Center);
-        draw_label(&key, text, (x + swatch + 4, y + line / 2), style)?;
-    }
-
     // The axis reaches past both the total and the capacity, so the marker shows.
-    let total: f64 = segments.iter().map(|s| s.2 as f64).sum();
+    let total: f64 = segments.iter().map(|s| s.1 as f64).sum();
     let capacity = chart.capacity.as_ref();
     let most = total.max(capacity.map_or(0.0, |c| c.1 as f64));
     let (unit_bytes, unit) = axis_unit(most as u128, chart.units);
@@ -438,7 +407,7 @@ fn breakdown<DB: DrawingBackend>(
     // The tick labels take the 18 pixels under the axis; the capacity's name
     // sits above the bar, inside the plot.
     let (left, right) = (6, width - 24);
-    let (top, axis) = (0, bar.dim_in_pixel().1 as i32 - 18);
+    let (top, axis) = (0, area.dim_in_pixel().1 as i32 - 18);
     let x = Scale {
         values: (0.0, x_max),
         pixels: (left, right),
@@ -448,26 +417,26 @@ fn breakdown<DB: DrawingBackend>(
     let bar_top = axis - (plot_height - label_room).max(0.3 * plot_height).round() as i32;
 
     let mut start = 0.0;
-    for (component, _, bytes) in &segments {
+    for (component, bytes) in &segments {
         let end = start + *bytes as f64 / unit_bytes;
-        bar.draw(&Rectangle::new(
+        area.draw(&Rectangle::new(
             [(x.at(start), bar_top), (x.at(end), axis)],
             component.color().filled(),
         ))?;
         start = end;
     }
 
-    segment(&bar, (left, axis), (right, axis), theme.fg.into())?;
+    segment(area, (left, axis), (right, axis), theme.fg.into())?;
     let room = f64::from(right - left) / f64::from(text_width(&tick(x_max, unit)) + 16);
     for value in round_ticks(x_max, room.clamp(2.0, 8.0) as usize) {
         let at = x.at(value);
-        segment(&bar, (at, axis), (at, axis + 3), theme.fg.into())?;
+        segment(area, (at, axis), (at, axis + 3), theme.fg.into())?;
         let text = tick(value, unit);
         // Centred under its tick, but never past the canvas's edges.
         let half = text_width(&text) / 2;
         let centre = at.min(width - half).max(half);
         draw_label(
-            &bar,
+            area,
             &text,
             (centre, axis + 5),
             theme.text(HPos::Center, VPos::Top),
@@ -477,13 +446,13 @@ fn breakdown<DB: DrawingBackend>(
     if let Some((name, bytes)) = capacity {
         let value = *bytes as f64 / unit_bytes;
         let at = x.at(value);
-        segment(&bar, (at, top), (at, axis), theme.capacity.stroke_width(2))?;
+        segment(area, (at, top), (at, axis), theme.capacity.stroke_width(2))?;
         let (side, dx) = if value > x_max / 2.0 {
             (HPos::Right, -5)
         } else {
             (HPos::Left, 5)
         };
-        draw_label(&bar, name, (at + dx, top), theme.text(side, VPos::Top))?;
+        draw_label(area, name, (at + dx, top), theme.text(side, VPos::Top))?;
     }
     Ok(())
 }
@@ -829,17 +798,13 @@ mod tests {
         BreakdownChart {
             // Out of order on purpose, with two empty components.
             segments: vec![
-                (Component::Activations, "Activations".into(), 20 * GB),
-                (Component::Weights, "Weights".into(), 14 * GB),
-                (Component::KvCache, "KV cache".into(), 0),
-                (Component::Overhead, "Overhead".into(), 2 * GB),
-                (Component::Gradients, "Gradients".into(), 14 * GB),
-                (Component::OptimizerStep, "Optimizer step".into(), 0),
-                (
-                    Component::OptimizerStates,
-                    "Optimizer states".into(),
-                    56 * GB,
-                ),
+                (Component::Activations, 20 * GB),
+                (Component::Weights, 14 * GB),
+                (Component::KvCache, 0),
+                (Component::Overhead, 2 * GB),
+                (Component::Gradients, 14 * GB),
+                (Component::OptimizerStep, 0),
+                (Component::OptimizerStates, 56 * GB),
             ],
             capacity: capacity.map(|bytes| ("H100 80GB".into(), bytes)),
             units: Units::Decimal,
@@ -864,52 +829,12 @@ mod tests {
     }
 
     #[test]
-    fn a_legend_item_too_long_for_the_chart_is_cut_short_and_keeps_its_number() {
-        let mut chart = breakdown_chart(None);
-        let long = "Allocator cache, CUDA context, margin and more words";
-        chart.segments[3].1 = long.into();
-        let size = (300, 160);
-        let (drawn, svg) = render(size, |area| draw_breakdown(area, &chart, &width));
-        drawn.unwrap();
-        let item = texts(&svg)
-            .into_iter()
-            .find(|t| t.starts_with("Allocator"))
-            .expect("the overhead's legend item");
-        assert!(
-            item.ends_with("… 2.000 GB") && item.len() < long.len(),
-            "{item}"
-        );
-        for tag in tags(&svg, "text") {
-            let text = svg
-                .split(tag)
-                .nth(1)
-                .and_then(|t| t.split_once('>'))
-                .map_or("", |t| t.1);
-            let text = text.split("</text>").next().unwrap_or("").trim();
-            let left = number(tag, "x");
-            assert!(
-                left + f64::from(width(text)) <= f64::from(size.0),
-                "{text:?} at x = {left} runs past the chart's {} pixels",
-                size.0
-            );
-        }
-    }
-
-    #[test]
     fn the_bar_has_one_segment_per_nonzero_component_in_its_colour_and_order() {
         let chart = breakdown_chart(None);
         let (drawn, svg) = render((600, 120), |area| draw_breakdown(area, &chart, &width));
         drawn.unwrap();
         let rects = tags(&svg, "rect");
-        // Legend swatches are 10 × 10; the bar's segments are taller.
-        let bar: Vec<_> = rects
-            .iter()
-            .filter(|r| number(r, "height") > 12.0)
-            .collect();
-        let swatches: Vec<_> = rects
-            .iter()
-            .filter(|r| number(r, "height") == 10.0)
-            .collect();
+        let bar: Vec<_> = rects.iter().collect();
         let drawn_colours: Vec<_> = bar.iter().map(|r| attr(r, "fill")).collect();
         let nonzero = [
             (Component::Weights, 14),
@@ -920,8 +845,6 @@ mod tests {
         ];
         let want: Vec<_> = nonzero.iter().map(|(c, _)| c.color_hex()).collect();
         assert_eq!(drawn_colours, want, "bar segments, left to right");
-        let swatch_colours: Vec<_> = swatches.iter().map(|r| attr(r, "fill")).collect();
-        assert_eq!(swatch_colours, want, "legend swatches");
         assert!(
             !svg.contains(Component::KvCache.color_hex()),
             "an empty component is drawn"
@@ -949,17 +872,6 @@ mod tests {
             );
         }
         let drawn_texts = texts(&svg);
-        for label in [
-            "Weights 14.00 GB",
-            "Optimizer states 56.00 GB",
-            "Overhead 2.000 GB",
-        ] {
-            assert!(
-                drawn_texts.contains(&label),
-                "legend lacks {label}: {drawn_texts:?}"
-            );
-        }
-        assert!(!drawn_texts.iter().any(|t| t.starts_with("KV cache")));
         assert!(drawn_texts.contains(&"100 GB"), "ticks: {drawn_texts:?}");
     }
 
@@ -1147,7 +1059,7 @@ mod tests {
             for (segments, capacity) in &breakdowns {
                 for units in [Units::Decimal, Units::Binary] {
                     let chart = BreakdownChart {
-                        segments: segments.iter().map(|(c, b)| (*c, "x".into(), *b)).collect(),
+                        segments: segments.clone(),
                         capacity: capacity.map(|c| ("GPU".into(), c)),
                         units,
                         dark: true,
@@ -1276,7 +1188,7 @@ mod tests {
                 draw_sweep(&bottom, &chart, &width).unwrap();
                 area.present().unwrap();
             }
-            assert!(texts(&out).len() > 10, "{out}");
+            assert!(texts(&out).len() > 6, "{out}");
         }
         // A backend that lays text out itself (a bitmap) is told why it cannot.
         let style = Theme::new(false).text(HPos::Left, VPos::Top);
@@ -1335,7 +1247,8 @@ mod tests {
         assert_eq!(
             hexes,
             [
-                "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#999999"
+                "#0072B2", "#E69F00", "#009E73", "#D55E00", "#882255", "#56B4E9", "#CC79A7",
+                "#F0E442", "#999999", "#DDDDDD"
             ]
         );
         assert_eq!(Component::OptimizerStep.color(), RGBColor(0xD5, 0x5E, 0x00));

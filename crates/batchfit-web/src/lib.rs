@@ -73,7 +73,8 @@ pub fn app(parent: &web_sys::Element) {
     let embed = opened.config.embed;
 
     // The outside world: rewrite the address bar as the user types, without a
-    // history entry per keystroke; keep <html lang> right for screen readers.
+    // history entry per keystroke; keep <html lang> right for screen readers,
+    // and the <title> in the page's language.
     dom::watch(
         rx(move || query::to_query(&state.config.get())),
         Box::new(|query| location::replace_query(query.clone())),
@@ -81,10 +82,12 @@ pub fn app(parent: &web_sys::Element) {
     location::write_when_leaving();
     dom::watch(
         rx(move || state.lang.get()),
-        Box::new(|lang| {
-            if let Some(root) = dom::document().document_element() {
+        Box::new(|&lang| {
+            let document = dom::document();
+            if let Some(root) = document.document_element() {
                 let _ = root.set_attribute("lang", lang.name());
             }
+            document.set_title(i18n::words(lang).title);
         }),
     );
     if embed {

@@ -20,7 +20,7 @@ pub fn problem(lang: Lang, label: &str, problem: &Problem) -> String {
         }
         (Lang::Es, Problem::Empty { range: r }) => {
             let (min, max) = range(r);
-            format!("{label}: falta un valor; escriba un número entre {min} y {max}.")
+            format!("{label}: falta un valor; escribe un número entre {min} y {max}.")
         }
         (Lang::En, Problem::NotANumber { range: r }) => {
             let (min, max) = range(r);
@@ -482,7 +482,7 @@ mod tests {
         );
         assert_eq!(
             problem(Lang::Es, "Tamaño de lote", &Problem::Empty { range }),
-            "Tamaño de lote: falta un valor; escriba un número entre 1 y 1\u{202F}000\u{202F}000."
+            "Tamaño de lote: falta un valor; escribe un número entre 1 y 1\u{202F}000\u{202F}000."
         );
     }
 }

@@ -9,6 +9,7 @@ use batchfit_core::presets::Device;
 use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::charts::{self, BreakdownChart, Component};
 use crate::dom::{self, El, el, rx};
@@ -30,7 +31,11 @@ pub fn short(bytes: u128, units: Units) -> String {
 /// One binding writes all three, and formats only when the bytes, the units
 /// or the language changed.
 pub fn size(state: State, testid: &str, bytes: Rc<dyn Fn() -> u128>) -> El {
-    let span = el("span").class("value").attr("data-testid", testid);
+    let span = el("span")
+        .class("value")
+        .attr("data-testid", testid)
+        .attr("tabindex", "0")
+        .on("click", Box::new(toggle_exact));
     let (element, text) = (span.0.clone(), span.text_node());
     dom::watch(
         rx(move || (bytes(), state.config.with(|c| c.units), state.lang.get())),
@@ -41,6 +46,17 @@ pub fn size(state: State, testid: &str, bytes: Rc<dyn Fn() -> u128>) -> El {
         }),
     );
     span
+}
+
+/// A tap or click on a size shows its exact bytes beside it (the tooltip of
+/// a mouse, for touch), and a second one hides them.
+fn toggle_exact(event: web_sys::Event) {
+    if let Some(element) = event
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    {
+        let _ = element.toggle_attribute("data-exact");
+    }
 }
 
 /// The device's display name.
@@ -63,340 +79,294 @@ pub fn swatch_class(component: Component) -> String {
     format!("c-{}", component_testid(component))
 }
 
-/// "Needs 98.4 GB — fits on H100 80GB: no, 2 GPUs needed".
+/// The GPUs a configuration needs in all: data-parallel ranks × the tensor
+/// parallel degree each spans.
+fn gpus_in_all(config: &Config, ranks: u64) -> u64 {
+    match config.form {
+        Form::Transformer => ranks.saturating_mul(config.transformer.tp),
+        Form::Activations | Form::Parameters => ranks,
+    }
+}
+
+/// "Needs 98.4 GB — fits on H100 80GB: no, 16 GPUs needed". The activations
+/// form headlines its rule's number instead ("Activations 85.90 GB"); what a
+/// GPU needs beyond it is [`additions`].
 fn headline(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) -> String {
     let units = config.units;
-    let needs = short(estimate.required, units);
     let es = lang == Lang::Es;
-    let Some(device) = config.device else {
-        return if es {
-            format!("Necesita {needs}")
-        } else {
-            format!("Needs {needs}")
-        };
+    if config.form == Form::Activations {
+        let w = i18n::words(lang);
+        return format!(
+            "{} {}",
+            w.activations,
+            units::format_bytes(estimate.activations, units)
+        );
+    }
+    let needs = short(estimate.required, units);
+    let needs = if es {
+        format!("Necesita {needs}")
+    } else {
+        format!("Needs {needs}")
     };
-    let name = device_name(device);
-    let fits = estimate.fits == Some(true);
-    let answer = match (fits, es) {
+    match verdict(lang, config, estimate, gpus) {
+        Some(verdict) => format!("{needs} — {verdict}"),
+        None => needs,
+    }
+}
+
+/// "fits on H100 80GB: no, 16 GPUs needed", when a device is chosen.
+fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) -> Option<String> {
+    let name = device_name(config.device?);
+    let es = lang == Lang::Es;
+    let answer = match (estimate.fits == Some(true), es) {
         (true, false) => "yes".to_owned(),
         (true, true) => "sí".to_owned(),
         (false, _) => {
             let no = "no";
-            match gpus.filter(|&n| n > 1 && config.form == Form::Transformer) {
+            let total = gpus
+                .filter(|&n| n > 1 && config.form == Form::Transformer)
+                .map(|n| gpus_in_all(config, n));
+            match total {
                 Some(n) if es => format!("{no}, hacen falta {n} GPUs"),
                 Some(n) => format!("{no}, {n} GPUs needed"),
                 None => no.to_owned(),
             }
         }
     };
-    if es {
-        format!("Necesita {needs} — ¿cabe en {name}? {answer}")
+    Some(if es {
+        format!("¿cabe en {name}? {answer}")
     } else {
-        format!("Needs {needs} — fits on {name}: {answer}")
-    }
-}
-
-/// The component rows, in the order of the bar: the four terms every form
-/// names, and the optimizer step and KV cache only when present.
-fn components(e: &Estimate) -> Vec<Component> {
-    [
-        Component::Weights,
-        Component::Gradients,
-        Component::OptimizerStates,
-        Component::OptimizerStep,
-        Component::KvCache,
-        Component::Activations,
-    ]
-    .into_iter()
-    .filter(|&c| {
-        component_bytes(e, c) > 0 || !matches!(c, Component::OptimizerStep | Component::KvCache)
+        format!("fits on {name}: {answer}")
     })
-    .collect()
 }
 
-/// A component's share of the estimate (the overhead is what lies beyond the tensors).
-fn component_bytes(e: &Estimate, component: Component) -> u128 {
-    match component {
-        Component::Weights => e.weights,
-        Component::Gradients => e.gradients,
-        Component::OptimizerStates => e.optimizer_states,
-        Component::OptimizerStep => e.optimizer_step,
-        Component::KvCache => e.kv_cache,
-        Component::Activations => e.activations,
-        Component::Overhead => e.required.saturating_sub(e.total),
+/// Under the activations form's headline: what a GPU needs beyond the rule's
+/// number, each addition labelled. Empty for the other forms, whose headline
+/// is the required memory itself.
+fn additions(lang: Lang, config: &Config, e: &Estimate, gpus: Option<u64>) -> String {
+    if config.form != Form::Activations {
+        return String::new();
+    }
+    let units = config.units;
+    let w = i18n::words(lang);
+    let mut parts = vec![format!(
+        "+ {} {}",
+        short(e.allocator_cache(), units),
+        w.allocator_cache.to_lowercase()
+    )];
+    parts.push(format!(
+        "+ {} {}",
+        short(e.overhead, units),
+        w.overhead.to_lowercase()
+    ));
+    if e.margin_bytes() > 0 {
+        parts.push(format!(
+            "+ {} {}",
+            short(e.margin_bytes(), units),
+            w.margin.to_lowercase()
+        ));
+    }
+    let needs = short(e.required, units);
+    let total = if lang == Lang::Es {
+        format!("= necesita {needs}")
+    } else {
+        format!("= needs {needs}")
+    };
+    let line = format!("{} {total}", parts.join(" "));
+    match verdict(lang, config, e, gpus) {
+        Some(verdict) => format!("{line} — {verdict}"),
+        None => line,
     }
 }
 
-fn component_label(w: &Words, component: Component) -> &'static str {
+/// The terms of the estimate, in the order of the bar: (component, bytes alive
+/// at the peak, the term's own size).
+fn terms(e: &Estimate) -> [(Component, u128, u128); 7] {
+    let p = e.at_peak;
+    [
+        (Component::Weights, p.weights, e.weights),
+        (Component::Gradients, p.gradients, e.gradients),
+        (
+            Component::OptimizerStates,
+            p.optimizer_states,
+            e.optimizer_states,
+        ),
+        (Component::OptimizerStep, p.optimizer_step, e.optimizer_step),
+        (Component::Buffers, p.buffers, e.buffers),
+        (Component::KvCache, p.kv_cache, e.kv_cache),
+        (Component::Activations, p.activations, e.activations),
+    ]
+}
+
+/// The bar's segments: what is alive at the peak, then the allocator's cache,
+/// the overhead and the margin. They sum exactly to `required`.
+pub fn bar_segments(e: &Estimate) -> Vec<(Component, u128)> {
+    terms(e)
+        .into_iter()
+        .map(|(c, at_peak, _)| (c, at_peak))
+        .chain([
+            (Component::AllocatorCache, e.allocator_cache()),
+            (Component::Overhead, e.overhead),
+            (Component::Margin, e.margin_bytes()),
+        ])
+        .filter(|&(_, bytes)| bytes > 0)
+        .collect()
+}
+
+/// The component rows of the table: the four terms every form names, and the
+/// others only when present.
+fn components(e: &Estimate) -> Vec<Component> {
+    terms(e)
+        .into_iter()
+        .filter(|&(c, _, own)| {
+            own > 0
+                || matches!(
+                    c,
+                    Component::Weights
+                        | Component::Gradients
+                        | Component::OptimizerStates
+                        | Component::Activations
+                )
+        })
+        .map(|(c, _, _)| c)
+        .collect()
+}
+
+/// A term's (bytes at the peak, own size).
+fn term_bytes(e: &Estimate, component: Component) -> (u128, u128) {
+    terms(e)
+        .into_iter()
+        .find(|&(c, _, _)| c == component)
+        .map_or((0, 0), |(_, at, own)| (at, own))
+}
+
+/// Why a term is (partly) not alive at the peak, when it is not.
+fn not_at_peak(w: &Words, e: &Estimate, component: Component) -> Option<&'static str> {
+    let (at, own) = term_bytes(e, component);
+    if at == own {
+        return None;
+    }
+    let alive = e.at_peak.activations_alive;
+    Some(match component {
+        Component::Gradients => w.not_at_peak_gradients,
+        Component::OptimizerStep if alive => w.not_at_peak_step_after,
+        Component::OptimizerStep => w.not_at_peak_step_inside,
+        Component::Weights => w.not_at_peak_casts,
+        _ => w.not_at_peak_freed,
+    })
+}
+
+pub fn component_label(w: &Words, component: Component) -> &'static str {
     match component {
         Component::Weights => w.weights,
         Component::Gradients => w.gradients,
         Component::OptimizerStates => w.optimizer_states,
         Component::OptimizerStep => w.optimizer_step,
+        Component::Buffers => w.buffers,
         Component::KvCache => w.kv_cache,
         Component::Activations => w.activations,
-        Component::Overhead => w.beyond_tensors,
+        Component::AllocatorCache => w.allocator_cache,
+        Component::Overhead => w.overhead,
+        Component::Margin => w.margin,
     }
 }
 
-fn component_testid(component: Component) -> &'static str {
+pub fn component_testid(component: Component) -> &'static str {
     match component {
         Component::Weights => "weights",
         Component::Gradients => "gradients",
         Component::OptimizerStates => "optimizer-states",
         Component::OptimizerStep => "optimizer-step",
+        Component::Buffers => "buffers",
         Component::KvCache => "kv-cache",
         Component::Activations => "activations",
+        Component::AllocatorCache => "allocator-cache",
         Component::Overhead => "overhead",
+        Component::Margin => "margin",
     }
+}
+
+/// The bar's legend: one item per segment, with its bytes (`data-bytes`), in
+/// the bar's order; a tap shows the exact bytes.
+fn bar_legend(state: State) -> El {
+    let lang = state.lang;
+    let estimate = state.estimate;
+    el("ul")
+        .class("bar-legend")
+        .attr("data-testid", "bar-legend")
+        .switch(
+            rx(move || {
+                estimate.with(|e| {
+                    bar_segments(e)
+                        .iter()
+                        .fold(0, |set, &(c, _)| set | 1 << c as u32)
+                })
+            }),
+            Box::new(move |_| {
+                estimate
+                    .with_untracked(bar_segments)
+                    .into_iter()
+                    .map(|(component, _)| {
+                        let bytes: Rc<dyn Fn() -> u128> = Rc::new(move || {
+                            estimate.with(|e| {
+                                bar_segments(e)
+                                    .into_iter()
+                                    .find(|&(c, _)| c == component)
+                                    .map_or(0, |(_, b)| b)
+                            })
+                        });
+                        el("li")
+                            .child(el("span").class(&format!("swatch {}", swatch_class(component))))
+                            .child(el("span").class("legend-label").bind_text(rx(move || {
+                                component_label(i18n::words(lang.get()), component).to_owned()
+                            })))
+                            .child(size(
+                                state,
+                                &format!("bar-{}", component_testid(component)),
+                                bytes,
+                            ))
+                    })
+                    .collect()
+            }),
+        )
 }
 
 /// What the estimate reads: the headline, the badge, the breakdown and what
 /// would make it fit.
 pub fn results(state: State) -> El {
-    let lang = state.lang;
-    let w = move || i18n::words(lang.get());
-    let estimate = state.estimate;
-    let config = state.config;
-    let bytes = move |pick: fn(&Estimate) -> u128| -> Rc<dyn Fn() -> u128> {
-        Rc::new(move || estimate.with(pick))
-    };
-    let chart = rx(move || {
-        let e = estimate.get();
-        let c = config.get();
-        let w = w();
-        let segments = components(&e)
-            .into_iter()
-            .chain([Component::Overhead])
-            .map(|c| (c, component_label(w, c).to_owned(), component_bytes(&e, c)))
-            .collect();
-        BreakdownChart {
-            segments,
-            capacity: c.device.map(|d| (device_name(d), d.bytes())),
-            units: c.units,
-            dark: state.dark.get(),
-        }
-    });
-    let chart_label = rx(move || {
-        let e = estimate.get();
-        let units = config.get().units;
-        let w = w();
-        let parts: Vec<String> = components(&e)
-            .into_iter()
-            .map(|c| {
-                format!(
-                    "{} {}",
-                    component_label(w, c),
-                    short(component_bytes(&e, c), units)
-                )
-            })
-            .collect();
-        format!(
-            "{}: {}; {} {}.",
-            w.required,
-            parts.join(", "),
-            w.beyond_tensors,
-            short(e.required - e.total, units)
-        )
-    });
-    let reading = move |testid: &'static str,
-                        name: fn(&Words) -> &'static str,
-                        note: Option<fn(&Words) -> &'static str>,
-                        pick: fn(&Estimate) -> u128| {
-        let th = el("th")
-            .attr("scope", "row")
-            .bind_text(i18n::tr(lang, name));
-        let th = match note {
-            Some(note) => th.child(el("span").class("note").bind_text(i18n::tr(lang, note))),
-            None => th,
-        };
-        el("tr")
-            .child(th)
-            .child(el("td").child(size(state, testid, bytes(pick))))
-    };
-    // A row holding a whole number (parameters, the largest batch that fits,
-    // accumulation steps, GPUs needed), present while its value is `Some`:
-    // built when it appears; one binding then writes its number.
-    let count_row = move |body: El,
-                          testid: &'static str,
-                          label: fn(&Words) -> &'static str,
-                          value: Rc<dyn Fn() -> Option<u128>>| {
-        let shown = value.clone();
-        body.list(
-            rx(move || usize::from(shown().is_some())),
-            Box::new(move |_| {
-                let cell = el("td").class("value").attr("data-testid", testid);
-                let (element, text) = (cell.0.clone(), cell.text_node());
-                let value = value.clone();
-                dom::watch(
-                    rx(move || (value().unwrap_or(0), lang.get())),
-                    Box::new(move |&(number, lang)| {
-                        let _ = element.set_attribute("data-value", &number.to_string());
-                        text.set_data(&i18n::group(lang, number));
-                    }),
-                );
-                el("tr")
-                    .child(
-                        el("th")
-                            .attr("scope", "row")
-                            .bind_text(i18n::tr(lang, label)),
-                    )
-                    .child(cell)
-            }),
-        )
-    };
-    let swatch =
-        |component: Component| el("span").class(&format!("swatch {}", swatch_class(component)));
-    let body = el("tbody")
-        // One row per component present; an edit updates the numbers in place,
-        // and the rows are built again only when the set of components changes
-        // (a KV cache in inference).
-        .switch(
-            rx(move || {
-                estimate.with(|e| components(e).iter().fold(0, |set, &c| set | 1 << c as u32))
-            }),
-            Box::new(move |_| {
-                estimate
-                    .with_untracked(components)
-                    .into_iter()
-                    .map(|component| {
-                        el("tr")
-                            .child(
-                                el("th")
-                                    .attr("scope", "row")
-                                    .child(swatch(component))
-                                    .bind_text(rx(move || {
-                                        component_label(w(), component).to_owned()
-                                    })),
-                            )
-                            .child(el("td").child(size(
-                                state,
-                                component_testid(component),
-                                Rc::new(move || estimate.with(|e| component_bytes(e, component))),
-                            )))
-                    })
-                    .collect()
-            }),
-        )
-        .child(
-            reading(
-                "activations-per-sample",
-                |w| w.activations_per_sample,
-                None,
-                |e| e.activations_per_sample,
-            )
-            .class("sub"),
-        )
-        .child(
-            reading(
-                "total",
-                |w| w.peak_allocated,
-                Some(|w| w.peak_allocated_note),
-                |e| e.peak_allocated,
-            )
-            .class("sum"),
-        )
-        .child(reading(
-            "peak-reserved",
-            |w| w.peak_reserved,
-            Some(|w| w.peak_reserved_note),
-            |e| e.peak_reserved,
-        ))
-        .child(
-            el("tr")
-                .child(
-                    el("th")
-                        .attr("scope", "row")
-                        .child(swatch(Component::Overhead))
-                        .bind_text(i18n::tr(lang, |w| w.overhead)),
-                )
-                .child(el("td").child(size(state, "overhead", bytes(|e| e.overhead)))),
-        )
-        .child(reading(
-            "nvidia-smi",
-            |w| w.nvidia_smi,
-            Some(|w| w.nvidia_smi_note),
-            |e| e.nvidia_smi,
-        ))
-        .child(
-            reading(
-                "required",
-                |w| w.required,
-                Some(|w| w.required_note),
-                |e| e.required,
-            )
-            .class("sum required"),
-        )
-        .child(
-            el("tr")
-                .child(
-                    el("th")
-                        .attr("scope", "row")
-                        .bind_text(i18n::tr(lang, |w| w.peak_phase)),
-                )
-                .child(
-                    el("td")
-                        .class("phase")
-                        .attr("data-testid", "peak-phase")
-                        .bind_attr(
-                            "data-value",
-                            rx(move || Some(estimate.with(|e| e.peak_phase.name()).to_owned())),
-                        )
-                        .bind_text(rx(move || {
-                            phase_words(w(), estimate.with(|e| e.peak_phase)).to_owned()
-                        })),
-                ),
-        )
-        .switch(
-            rx(move || u32::from(estimate.with(|e| e.device_bytes.is_some()))),
-            Box::new(move |shown| {
-                if shown == 0 {
-                    return Vec::new();
-                }
-                vec![reading(
-                    "device-bytes",
-                    |w| w.capacity,
-                    None,
-                    |e| e.device_bytes.unwrap_or(0),
-                )]
-            }),
-        );
-    let body = count_row(
-        body,
-        "parameters",
-        |w| w.parameters,
-        Rc::new(move || estimate.with(|e| (e.parameters > 0).then_some(e.parameters))),
-    );
-    let body = count_row(
-        body,
-        "max-batch",
-        |w| w.max_batch,
-        Rc::new(move || estimate.with(|e| e.max_batch.map(u128::from))),
-    );
-    let body = count_row(
-        body,
-        "accumulation-steps",
-        |w| w.accumulation,
-        Rc::new(move || estimate.with(|e| e.accumulation_steps.map(u128::from))),
-    );
-    let body = count_row(
-        body,
-        "gpus-needed",
-        |w| w.gpus_needed,
-        Rc::new(move || {
-            let too_small = estimate.with(|e| e.fits == Some(false));
-            state
-                .gpus_needed
-                .get()
-                .filter(|&n| n > 1 && too_small)
-                .map(u128::from)
-        }),
-    );
     el("div")
         .class("result-card")
         .bind_class("stale", rx(move || state.stale()))
         .attr("data-testid", "results")
         .bind_attr("data-stale", rx(move || Some(state.stale().to_string())))
+        .child(summary(state))
+        .child(breakdown(state))
+        .child(breakdown_table(state))
+        .child(el("p").class("units-note").bind_text(rx(move || {
+            let w = i18n::words(state.lang.get());
+            let units = match state.config.get().units {
+                Units::Decimal => w.units_note_gb,
+                Units::Binary => w.units_note_gib,
+            };
+            format!("{units} {}", w.tap_for_bytes)
+        })))
+        .switch(
+            rx(move || u32::from(state.what_ifs.with(|options| !options.is_empty()))),
+            Box::new(move |shown| match shown {
+                0 => Vec::new(),
+                _ => vec![what_ifs(state)],
+            }),
+        )
+}
+
+/// The answer: the not-current note, the headline, its labelled additions and
+/// the fits badge. It stays in view on a phone while the inputs scroll.
+fn summary(state: State) -> El {
+    let lang = state.lang;
+    let (estimate, config) = (state.estimate, state.config);
+    el("div")
+        .class("summary")
+        .attr("data-testid", "summary")
         .switch(
             rx(move || u32::from(state.stale())),
             Box::new(move |stale| {
@@ -424,11 +394,27 @@ pub fn results(state: State) -> El {
                     )
                 })),
         )
+        .child(
+            el("p")
+                .class("additions")
+                .attr("data-testid", "headline-additions")
+                .bind_text(rx(move || {
+                    additions(
+                        lang.get(),
+                        &config.get(),
+                        &estimate.get(),
+                        state.gpus_needed.get(),
+                    )
+                })),
+        )
+        // A result that is not current says nothing about fitting.
         .switch(
             rx(move || {
-                estimate.with(|e| match (e.fits, e.device_bytes) {
-                    (Some(true), Some(_)) => 1,
-                    (Some(false), Some(_)) => 2,
+                let stale = state.stale();
+                estimate.with(|e| match (e.fits, e.device_bytes, stale) {
+                    (_, _, true) => 0,
+                    (Some(true), Some(_), _) => 1,
+                    (Some(false), Some(_), _) => 2,
                     _ => 0,
                 })
             }),
@@ -437,22 +423,350 @@ pub fn results(state: State) -> El {
                 _ => vec![fits_badge(state, shown == 1)],
             }),
         )
+}
+
+/// The bar, its legend and a caption saying that the segments add up.
+fn breakdown(state: State) -> El {
+    let lang = state.lang;
+    let w = move || i18n::words(lang.get());
+    let (estimate, config) = (state.estimate, state.config);
+    let chart = rx(move || {
+        let c = config.get();
+        BreakdownChart {
+            segments: estimate.with(bar_segments),
+            capacity: c.device.map(|d| (device_name(d), d.bytes())),
+            units: c.units,
+            dark: state.dark.get(),
+        }
+    });
+    let chart_label = rx(move || {
+        let e = estimate.get();
+        let units = config.get().units;
+        let w = w();
+        let parts: Vec<String> = bar_segments(&e)
+            .into_iter()
+            .map(|(c, bytes)| format!("{} {}", component_label(w, c), short(bytes, units)))
+            .collect();
+        format!(
+            "{} {}: {}.",
+            w.required,
+            short(e.required, units),
+            parts.join(" + ")
+        )
+    });
+    el("figure")
+        .class("bar")
         .child(charts::breakdown_canvas(chart, chart_label))
-        .child(el("table").class("breakdown").child(body))
-        .child(el("p").class("units-note").bind_text(rx(move || {
-            match config.get().units {
-                Units::Decimal => w().units_note_gb,
-                Units::Binary => w().units_note_gib,
-            }
-            .to_owned()
-        })))
+        .child(bar_legend(state))
+        .child(
+            el("figcaption")
+                .class("note")
+                .bind_text(i18n::tr(lang, |w| w.bar_sums)),
+        )
+}
+
+/// The component table: each term alive at the peak beside its own size, with
+/// a line saying why when they differ; then the readings, each the one above
+/// plus one labelled addition, down to the required memory.
+fn breakdown_table(state: State) -> El {
+    let lang = state.lang;
+    let w = move || i18n::words(lang.get());
+    let estimate = state.estimate;
+    let bytes = move |pick: fn(&Estimate) -> u128| -> Rc<dyn Fn() -> u128> {
+        Rc::new(move || estimate.with(pick))
+    };
+    let reading = move |testid: &'static str,
+                        name: fn(&Words) -> &'static str,
+                        note: Option<fn(&Words) -> &'static str>,
+                        pick: fn(&Estimate) -> u128| {
+        let th = el("th")
+            .attr("scope", "row")
+            .bind_text(i18n::tr(lang, name));
+        let th = match note {
+            Some(note) => th.child(el("span").class("note").bind_text(i18n::tr(lang, note))),
+            None => th,
+        };
+        el("tr")
+            .child(th)
+            .child(el("td").child(size(state, testid, bytes(pick))))
+            .child(el("td"))
+    };
+    // An addition to the reading above it: a swatch of the bar's colour.
+    let addition = move |component: Component, pick: fn(&Estimate) -> u128| {
+        el("tr")
+            .class("addition")
+            .child(
+                el("th")
+                    .attr("scope", "row")
+                    .child(swatch(component))
+                    .text("+ ")
+                    .bind_text(rx(move || component_label(w(), component).to_owned())),
+            )
+            .child(el("td").child(size(state, component_testid(component), bytes(pick))))
+            .child(el("td"))
+    };
+    let heading = el("thead").child(
+        el("tr")
+            .child(el("td"))
+            .child(
+                el("th")
+                    .attr("scope", "col")
+                    .bind_text(i18n::tr(lang, |w| w.at_peak)),
+            )
+            .child(
+                el("th")
+                    .attr("scope", "col")
+                    .bind_text(i18n::tr(lang, |w| w.own_size)),
+            ),
+    );
+    let body = el("tbody")
+        // One row per component present (and a note under those not all alive
+        // at the peak); an edit updates the numbers in place, and the rows are
+        // built again only when that set changes.
         .switch(
-            rx(move || u32::from(state.what_ifs.with(|options| !options.is_empty()))),
-            Box::new(move |shown| match shown {
-                0 => Vec::new(),
-                _ => vec![what_ifs(state)],
+            rx(move || {
+                estimate.with(|e| {
+                    components(e).iter().fold(0, |set, &c| {
+                        let noted = not_at_peak(i18n::words(Lang::En), e, c).is_some();
+                        set | 1 << c as u32 | u32::from(noted) << (16 + c as u32)
+                    })
+                })
+            }),
+            Box::new(move |_| {
+                estimate
+                    .with_untracked(components)
+                    .into_iter()
+                    .flat_map(|component| {
+                        let row = el("tr")
+                            .child(
+                                el("th")
+                                    .attr("scope", "row")
+                                    .child(swatch(component))
+                                    .bind_text(rx(move || {
+                                        component_label(w(), component).to_owned()
+                                    })),
+                            )
+                            .child(el("td").child(size(
+                                state,
+                                &format!("at-peak-{}", component_testid(component)),
+                                Rc::new(move || estimate.with(|e| term_bytes(e, component).0)),
+                            )))
+                            .child(el("td").class("own").child(size(
+                                state,
+                                component_testid(component),
+                                Rc::new(move || estimate.with(|e| term_bytes(e, component).1)),
+                            )));
+                        let noted = estimate
+                            .with_untracked(|e| not_at_peak(i18n::words(Lang::En), e, component))
+                            .is_some();
+                        let note = noted.then(|| {
+                            el("tr").class("why").child(
+                                el("td")
+                                    .attr("colspan", "3")
+                                    .attr(
+                                        "data-testid",
+                                        &format!("why-{}", component_testid(component)),
+                                    )
+                                    .bind_text(rx(move || {
+                                        estimate
+                                            .with(|e| not_at_peak(w(), e, component))
+                                            .unwrap_or_default()
+                                            .to_owned()
+                                    })),
+                            )
+                        });
+                        std::iter::once(row).chain(note)
+                    })
+                    .collect()
             }),
         )
+        .child(
+            reading(
+                "total",
+                |w| w.peak_allocated,
+                Some(|w| w.peak_allocated_note),
+                |e| e.peak_allocated,
+            )
+            .class("sum"),
+        )
+        .child(addition(
+            Component::AllocatorCache,
+            Estimate::allocator_cache,
+        ))
+        .child(
+            reading(
+                "peak-reserved",
+                |w| w.peak_reserved,
+                Some(|w| w.peak_reserved_note),
+                |e| e.peak_reserved,
+            )
+            .class("sum"),
+        )
+        .child(addition(Component::Overhead, |e| e.overhead))
+        .child(
+            reading(
+                "nvidia-smi",
+                |w| w.nvidia_smi,
+                Some(|w| w.nvidia_smi_note),
+                |e| e.nvidia_smi,
+            )
+            .class("sum"),
+        )
+        .switch(
+            rx(move || u32::from(estimate.with(|e| e.margin_bytes() > 0))),
+            Box::new(move |shown| {
+                if shown == 0 {
+                    return Vec::new();
+                }
+                vec![addition(Component::Margin, Estimate::margin_bytes)]
+            }),
+        )
+        .child(
+            reading(
+                "required",
+                |w| w.required,
+                Some(|w| w.required_note),
+                |e| e.required,
+            )
+            .class("sum required"),
+        )
+        .child(
+            reading(
+                "activations-per-sample",
+                |w| w.activations_per_sample,
+                None,
+                |e| e.activations_per_sample,
+            )
+            .class("sub"),
+        )
+        .child(
+            el("tr")
+                .child(
+                    el("th")
+                        .attr("scope", "row")
+                        .bind_text(i18n::tr(lang, |w| w.peak_phase)),
+                )
+                .child(
+                    el("td")
+                        .attr("colspan", "2")
+                        .class("phase")
+                        .attr("data-testid", "peak-phase")
+                        .bind_attr(
+                            "data-value",
+                            rx(move || Some(estimate.with(|e| e.peak_phase.name()).to_owned())),
+                        )
+                        .bind_text(rx(move || {
+                            phase_words(w(), estimate.with(|e| e.peak_phase)).to_owned()
+                        })),
+                ),
+        )
+        .switch(
+            rx(move || u32::from(estimate.with(|e| e.device_bytes.is_some()))),
+            Box::new(move |shown| {
+                if shown == 0 {
+                    return Vec::new();
+                }
+                vec![reading(
+                    "device-bytes",
+                    |w| w.capacity,
+                    None,
+                    |e| e.device_bytes.unwrap_or(0),
+                )]
+            }),
+        );
+    let body = count_row(
+        state,
+        body,
+        "parameters",
+        |w| w.parameters,
+        Rc::new(move || estimate.with(|e| (e.parameters > 0).then_some(e.parameters))),
+    );
+    let body = count_row(
+        state,
+        body,
+        "max-batch",
+        |w| w.max_batch,
+        Rc::new(move || estimate.with(|e| e.max_batch.map(u128::from))),
+    );
+    // Accumulation steps answer how to reach a global batch with a
+    // micro-batch that fits; for one that does not, there is no such answer.
+    let body = count_row(
+        state,
+        body,
+        "accumulation-steps",
+        |w| w.accumulation,
+        Rc::new(move || {
+            estimate.with(|e| {
+                e.accumulation_steps
+                    .filter(|_| e.fits != Some(false))
+                    .map(u128::from)
+            })
+        }),
+    );
+    let body = count_row(
+        state,
+        body,
+        "gpus-needed",
+        |w| w.gpus_needed,
+        Rc::new(move || {
+            let too_small = estimate.with(|e| e.fits == Some(false));
+            let config = state.config.get();
+            state
+                .gpus_needed
+                .get()
+                .filter(|&n| n > 1 && too_small)
+                .map(|n| u128::from(gpus_in_all(&config, n)))
+        }),
+    );
+    el("table").class("breakdown").child(heading).child(body)
+}
+
+fn swatch(component: Component) -> El {
+    el("span").class(&format!("swatch {}", swatch_class(component)))
+}
+
+/// A row holding a whole number (parameters, the largest batch that fits,
+/// accumulation steps, GPUs needed), present while its value is `Some`: built
+/// when it appears; one binding then writes its number. The largest batch
+/// says "none" rather than 0.
+fn count_row(
+    state: State,
+    body: El,
+    testid: &'static str,
+    label: fn(&Words) -> &'static str,
+    value: Rc<dyn Fn() -> Option<u128>>,
+) -> El {
+    let lang = state.lang;
+    let shown = value.clone();
+    body.list(
+        rx(move || usize::from(shown().is_some())),
+        Box::new(move |_| {
+            let cell = el("td")
+                .class("value")
+                .attr("colspan", "2")
+                .attr("data-testid", testid);
+            let (element, text) = (cell.0.clone(), cell.text_node());
+            let value = value.clone();
+            dom::watch(
+                rx(move || (value().unwrap_or(0), lang.get())),
+                Box::new(move |&(number, lang)| {
+                    let _ = element.set_attribute("data-value", &number.to_string());
+                    if number == 0 && testid == "max-batch" {
+                        text.set_data(i18n::words(lang).no_batch_fits);
+                    } else {
+                        text.set_data(&i18n::group(lang, number));
+                    }
+                }),
+            );
+            el("tr")
+                .child(
+                    el("th")
+                        .attr("scope", "row")
+                        .bind_text(i18n::tr(lang, label)),
+                )
+                .child(cell)
+        }),
+    )
 }
 
 /// The moment that sets the peak, in words.

@@ -15,7 +15,8 @@ use crate::sweep;
 /// What the last action did, shown in a status line.
 #[derive(Clone, Debug, PartialEq)]
 enum Outcome {
-    Copied,
+    /// Copied: which text (its button's test id).
+    Copied(&'static str),
     Downloaded,
     /// The clipboard failed: show this text, selected.
     Fallback(String),
@@ -55,11 +56,29 @@ fn download(name: &str, text: &str) -> Result<(), JsValue> {
     web_sys::Url::revoke_object_url(&url)
 }
 
-/// The `<iframe>` snippet for the current state.
-pub fn embed_snippet(url: &str) -> String {
+/// How long a "Copied" confirmation stays.
+const CONFIRMATION: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// The `<iframe>` snippet for the current state, in the page's language: the
+/// frame with an `id`, and the listener that sizes it to the height the
+/// widget posts (README.md, "Links, the CLI and embedding"). The listener
+/// takes messages only from that frame.
+pub fn embed_snippet(lang: i18n::Lang, url: &str) -> String {
     let escaped = url.replace('&', "&amp;").replace('"', "&quot;");
+    let w = i18n::words(lang);
     format!(
-        "<iframe src=\"{escaped}\" title=\"batchfit: will this batch fit?\" width=\"100%\" height=\"720\" style=\"border:0\" loading=\"lazy\"></iframe>"
+        "<iframe id=\"batchfit\" src=\"{escaped}\" title=\"batchfit: {title}\" width=\"100%\" height=\"720\" style=\"border:0\" loading=\"lazy\"></iframe>\n\
+         <script>\n\
+         \x20 // {comment}\n\
+         \x20 addEventListener(\"message\", (e) => {{\n\
+         \x20   const frame = document.getElementById(\"batchfit\");\n\
+         \x20   if (frame && e.source === frame.contentWindow && e.data && e.data.type === \"batchfit:resize\" && typeof e.data.height === \"number\") {{\n\
+         \x20     frame.style.height = e.data.height + \"px\";\n\
+         \x20   }}\n\
+         \x20 }});\n\
+         </script>",
+        title = w.promise_short,
+        comment = w.embed_comment,
     )
 }
 
@@ -68,13 +87,22 @@ pub fn share(state: State) -> El {
     let lang = state.lang;
     let outcome: RwSignal<Option<Outcome>> = RwSignal::new(None);
     let snippet: RwSignal<Option<String>> = RwSignal::new(None);
-    let copy = move |text: String| {
+    let copy = move |what: &'static str, text: String| {
         leptos::task::spawn_local(async move {
             let result = copy_to_clipboard(&text).await;
             outcome.set(Some(match result {
-                Ok(()) => Outcome::Copied,
+                Ok(()) => Outcome::Copied(what),
                 Err(_) => Outcome::Fallback(text),
             }));
+            // The confirmation goes after a while, unless another replaced it.
+            set_timeout(
+                move || {
+                    if outcome.get_untracked() == Some(Outcome::Copied(what)) {
+                        outcome.set(None);
+                    }
+                },
+                CONFIRMATION,
+            );
         });
     };
     let markdown = move || {
@@ -85,7 +113,7 @@ pub fn share(state: State) -> El {
             config.units,
         )
     };
-    let csv = move || sweep::csv(&state.sweep.get_untracked());
+    let csv = move || sweep::csv(state.lang.get_untracked(), &state.sweep.get_untracked());
     let button = |testid: &str,
                   label: fn(&i18n::Words) -> &'static str,
                   act: Box<dyn FnMut(web_sys::Event)>| {
@@ -110,13 +138,16 @@ pub fn share(state: State) -> El {
                     "copy-link",
                     |w| w.copy_link,
                     Box::new(move |_| {
-                        copy(location::url_for(&state.config.get_untracked(), false))
+                        copy(
+                            "copy-link",
+                            location::url_for(&state.config.get_untracked(), false),
+                        )
                     }),
                 ))
                 .child(button(
                     "copy-table",
                     |w| w.copy_table,
-                    Box::new(move |_| copy(markdown())),
+                    Box::new(move |_| copy("copy-table", markdown())),
                 ))
                 .child(button(
                     "download-csv",
@@ -133,10 +164,12 @@ pub fn share(state: State) -> El {
                     "embed",
                     |w| w.embed,
                     Box::new(move |_| {
-                        let text =
-                            embed_snippet(&location::url_for(&state.config.get_untracked(), true));
+                        let text = embed_snippet(
+                            lang.get_untracked(),
+                            &location::url_for(&state.config.get_untracked(), true),
+                        );
                         snippet.set(Some(text.clone()));
-                        copy(text);
+                        copy("embed", text);
                     }),
                 )),
         )
@@ -148,7 +181,9 @@ pub fn share(state: State) -> El {
                 .bind_text(rx(move || {
                     let w = i18n::words(lang.get());
                     match outcome.get() {
-                        Some(Outcome::Copied) => w.copied,
+                        Some(Outcome::Copied("copy-link")) => w.copied_link,
+                        Some(Outcome::Copied("copy-table")) => w.copied_table,
+                        Some(Outcome::Copied(_)) => w.copied_embed,
                         Some(Outcome::Downloaded) => w.downloaded,
                         Some(Outcome::Fallback(_)) => w.copy_fallback,
                         None => "",
@@ -204,10 +239,30 @@ mod tests {
 
     #[test]
     fn the_snippet_escapes_the_url_for_an_attribute() {
-        let snippet = embed_snippet("https://x.org/b/?a=1&embed=1\"");
+        let snippet = embed_snippet(i18n::Lang::En, "https://x.org/b/?a=1&embed=1\"");
         assert!(
-            snippet.starts_with("<iframe src=\"https://x.org/b/?a=1&amp;embed=1&quot;\""),
+            snippet.starts_with(
+                "<iframe id=\"batchfit\" src=\"https://x.org/b/?a=1&amp;embed=1&quot;\""
+            ),
             "{snippet}"
         );
+    }
+
+    /// The README's snippet: an id, and a listener that sizes the frame.
+    #[test]
+    fn the_snippet_sizes_its_frame_in_the_language_of_the_page() {
+        for lang in [i18n::Lang::En, i18n::Lang::Es] {
+            let snippet = embed_snippet(lang, "https://x.org/b/?embed=1");
+            assert!(
+                snippet.contains("addEventListener(\"message\""),
+                "{snippet}"
+            );
+            assert!(snippet.contains("e.data.type === \"batchfit:resize\""));
+            assert!(snippet.contains("e.source === frame.contentWindow"));
+            assert!(snippet.contains("frame.style.height = e.data.height + \"px\""));
+            let w = i18n::words(lang);
+            assert!(snippet.contains(w.promise_short) && snippet.contains(w.embed_comment));
+        }
+        assert!(embed_snippet(i18n::Lang::Es, "u").contains("batchfit: ¿cabe este lote?"));
     }
 }

@@ -12,29 +12,48 @@ use crate::i18n::{self, Lang};
 use crate::results::{device_name, short};
 use crate::state::State;
 
-/// The sweep as a Markdown table (for "Copy table").
-pub fn markdown(lang: Lang, rows: &[SweepRow], units: Units) -> String {
+/// The sweep's columns, in order: batch, then the parts alive at the peak,
+/// their sum, and the required memory.
+fn headers(lang: Lang) -> [&'static str; 5] {
     let w = i18n::words(lang);
+    [
+        w.sweep_batch,
+        w.sweep_states,
+        w.activations,
+        w.sweep_total,
+        w.required,
+    ]
+}
+
+/// The sweep as a Markdown table (for "Copy table"), in the page's language.
+pub fn markdown(lang: Lang, rows: &[SweepRow], units: Units) -> String {
     let mut out = format!(
-        "| {} | {} | {} | {} |\n|---:|---:|---:|---:|\n",
-        w.sweep_batch, w.sweep_states, w.activations, w.sweep_total
+        "| {} |\n|---:|---:|---:|---:|---:|\n",
+        headers(lang).join(" | ")
     );
     for row in rows {
         out.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} |\n",
             i18n::group(lang, u128::from(row.batch)),
             units::format_bytes(row.model_states, units),
             units::format_bytes(row.activations, units),
             units::format_bytes(row.total, units),
+            units::format_bytes(row.required, units),
         ));
     }
     out
 }
 
-/// The sweep as CSV with exact bytes (for "Download CSV").
-pub fn csv(rows: &[SweepRow]) -> String {
-    let mut out =
-        String::from("batch,model_states_bytes,activations_bytes,total_bytes,required_bytes\n");
+/// The sweep as CSV with exact bytes (for "Download CSV"): a header in the
+/// page's language, then integers a spreadsheet reads in any locale.
+pub fn csv(lang: Lang, rows: &[SweepRow]) -> String {
+    let [batch, rest @ ..] = headers(lang);
+    let mut out = std::iter::once(batch.to_owned())
+        .chain(rest.iter().map(|h| format!("{h} (bytes)")))
+        .map(|h| format!("\"{h}\""))
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
     for row in rows {
         out.push_str(&format!(
             "{},{},{},{},{}\n",
@@ -75,11 +94,15 @@ pub fn sweep(state: State) -> El {
             .collect();
         format!("{}: {}", w().sweep_title, points.join(", "))
     });
-    let heading = |pick| {
+    let heading = |pick, class: &str| {
         el("th")
             .attr("scope", "col")
+            .class(class)
             .bind_text(i18n::tr(lang, pick))
     };
+    // On a phone the table shows batch, peak and required; the parts are one
+    // tap away.
+    let all_columns = RwSignal::new(false);
     el("section")
         .class("sweep")
         .attr("aria-labelledby", "sweep-title")
@@ -97,11 +120,13 @@ pub fn sweep(state: State) -> El {
                         .child(
                             el("table")
                                 .attr("data-testid", "sweep")
+                                .bind_class("all-columns", rx(move || all_columns.get()))
                                 .child(el("thead").child(el("tr").children([
-                                    heading(|w| w.sweep_batch),
-                                    heading(|w| w.sweep_states),
-                                    heading(|w| w.activations),
-                                    heading(|w| w.sweep_total),
+                                    heading(|w| w.sweep_batch, "batch"),
+                                    heading(|w| w.sweep_states, "part"),
+                                    heading(|w| w.activations, "part"),
+                                    heading(|w| w.sweep_total, "peak"),
+                                    heading(|w| w.required, "required"),
                                 ])))
                                 // Row i reads its numbers from the sweep, so an edit
                                 // updates text in place; rows are built again only
@@ -111,15 +136,42 @@ pub fn sweep(state: State) -> El {
                                     Box::new(move |index| row(state, index)),
                                 )),
                         )
+                        .child(
+                            el("button")
+                                .attr("type", "button")
+                                .class("columns-toggle")
+                                .attr("data-testid", "sweep-columns")
+                                .bind_attr(
+                                    "aria-pressed",
+                                    rx(move || Some(all_columns.get().to_string())),
+                                )
+                                .on(
+                                    "click",
+                                    Box::new(move |_| all_columns.update(|on| *on = !*on)),
+                                )
+                                .bind_text(rx(move || {
+                                    if all_columns.get() {
+                                        w().sweep_fewer_columns
+                                    } else {
+                                        w().sweep_all_columns
+                                    }
+                                    .to_owned()
+                                })),
+                        )
                         .child(el("p").class("legend").bind_text(rx(move || {
                             format!("▸ {} · ✗ {}", w().sweep_chosen, w().sweep_over)
-                        }))),
+                        })))
+                        .child(
+                            el("p")
+                                .class("legend")
+                                .bind_text(i18n::tr(lang, |w| w.sweep_note)),
+                        ),
                 )
                 .child(charts::sweep_canvas(chart, chart_label)),
         )
 }
 
-/// Row `index` of the sweep: batch, model states, activations, total. One
+/// Row `index` of the sweep: batch, model states, activations, total, required. One
 /// binding writes the whole row, and only when what it shows changed: a row's
 /// numbers do not depend on the chosen batch, so editing the batch rewrites
 /// only the rows that stop or start being the chosen one.
@@ -130,7 +182,12 @@ fn row(state: State, index: usize) -> El {
     let th = el("th").attr("scope", "row").child(mark.clone());
     let batch = th.text_node();
     let th = th.child(notes.clone());
-    let cells: [El; 3] = [el("td"), el("td"), el("td")];
+    let cells: [El; 4] = [
+        el("td").class("part").attr("data-testid", "model-states"),
+        el("td").class("part").attr("data-testid", "activations"),
+        el("td").class("peak").attr("data-testid", "total"),
+        el("td").class("required").attr("data-testid", "required"),
+    ];
     let tr = el("tr").child(th).children(cells.clone());
     let (mark, notes, element) = (mark.text_node(), notes.text_node(), tr.0.clone());
     let texts: Vec<web_sys::Text> = cells.iter().map(El::text_node).collect();
@@ -181,12 +238,12 @@ fn row(state: State, index: usize) -> El {
                 said.push_str(&format!(" ({})", w.sweep_over));
             }
             notes.set_data(&said);
-            for ((cell, text), bytes) in
-                cells
-                    .iter()
-                    .zip(&texts)
-                    .zip([row.model_states, row.activations, row.total])
-            {
+            for ((cell, text), bytes) in cells.iter().zip(&texts).zip([
+                row.model_states,
+                row.activations,
+                row.total,
+                row.required,
+            ]) {
                 let _ = cell.0.set_attribute("data-bytes", &bytes.to_string());
                 let _ = cell
                     .0
@@ -222,10 +279,14 @@ mod tests {
     }
 
     #[test]
-    fn csv_carries_exact_bytes() {
+    fn csv_carries_exact_bytes_under_a_header_in_the_language() {
         assert_eq!(
-            csv(&rows()),
-            "batch,model_states_bytes,activations_bytes,total_bytes,required_bytes\n1,10,5,15,20\n16,10,80,90,95\n"
+            csv(Lang::En, &rows()),
+            "\"Batch size\",\"Model states at the peak (bytes)\",\"Activations (bytes)\",\"Peak allocated (bytes)\",\"Required (bytes)\"\n1,10,5,15,20\n16,10,80,90,95\n"
+        );
+        assert!(
+            csv(Lang::Es, &rows())
+                .starts_with("\"Tamaño de lote\",\"Estados del modelo en el pico (bytes)\"")
         );
     }
 
@@ -236,9 +297,9 @@ mod tests {
         assert_eq!(lines.len(), 4);
         assert_eq!(
             lines[0],
-            "| Batch size | Weights + Grad + Opt | Activations | Total |"
+            "| Batch size | Model states at the peak | Activations | Peak allocated | Required |"
         );
-        assert_eq!(lines[3], "| 16 | 10 B | 80 B | 90 B |");
+        assert_eq!(lines[3], "| 16 | 10 B | 80 B | 90 B | 95 B |");
         assert!(markdown(Lang::Es, &rows(), Units::Decimal).starts_with("| Tamaño de lote |"));
     }
 }

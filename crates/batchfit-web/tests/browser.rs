@@ -12,7 +12,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 /// Mounts a fresh app into its own element; keeps it mounted while the handle
 /// lives. The app reads the page's query: use [`mount_with`].
-fn mount() -> (Element, impl Drop) {
+fn mount() -> (Element, impl Drop + use<>) {
     let document = web_sys::window()
         .and_then(|w| w.document())
         .expect("a document");
@@ -59,6 +59,14 @@ async fn type_into(host: &Element, name: &str, text: &str) {
     settle().await;
 }
 
+/// The input named `name` loses focus with a changed value (its `change` event).
+async fn leave(host: &Element, name: &str) {
+    let input = find(host, &format!("input[name=\"{name}\"]"));
+    let event = web_sys::Event::new("change").expect("a change event");
+    input.dispatch_event(&event).expect("dispatch");
+    settle().await;
+}
+
 /// Waits one macrotask, by which time Leptos has run the effects it scheduled.
 async fn settle() {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
@@ -90,6 +98,8 @@ async fn typing_recomputes_and_bad_text_keeps_the_last_good_result() {
     settle().await;
     type_into(&host, "layers", "64").await;
     assert_eq!(bytes(&host, "activations"), "171798691840");
+    // Leaving the field commits what it holds: that is the result kept.
+    leave(&host, "layers").await;
     type_into(&host, "layers", "twelve").await;
     assert_eq!(
         bytes(&host, "activations"),
@@ -100,7 +110,7 @@ async fn typing_recomputes_and_bad_text_keeps_the_last_good_result() {
     assert_eq!(error.get_attribute("role").as_deref(), Some("alert"));
     assert_eq!(
         error.text_content().as_deref(),
-        Some("Layers must be a number.")
+        Some("Layers must be a number from 1 to 10,000.")
     );
     let input = find(&host, "input[name=\"layers\"]");
     assert_eq!(input.get_attribute("aria-invalid").as_deref(), Some("true"));
@@ -151,7 +161,7 @@ async fn a_crash_banner_says_what_happened_and_offers_the_defaults() {
 
 /// Mounts the app as if opened with `query` (every app rewrites the address as
 /// it runs, so each test sets the one it means).
-fn mount_with(query: &str) -> (Element, impl Drop) {
+fn mount_with(query: &str) -> (Element, impl Drop + use<>) {
     let history = web_sys::window()
         .and_then(|w| w.history().ok())
         .expect("history");
@@ -184,15 +194,19 @@ async fn the_parameters_form_shows_its_worked_example() {
     );
     assert_eq!(bytes(&host, "weights"), "14000000000", "and nothing else");
 
-    // The count and its scale are two controls over one text: typing the count
-    // keeps the scale, and picking a scale keeps the count.
+    // The count and its scale are two controls over one text: typing a bare
+    // number keeps the scale, typing a scale moves the select, and picking a
+    // scale keeps the count (issue 12).
     let scale: web_sys::HtmlSelectElement =
         find(&host, "select[name=\"params_scale\"]").unchecked_into();
     assert_eq!(scale.value(), "B");
     type_into(&host, "params", "7000").await;
     assert_eq!(scale.value(), "B");
     assert_eq!(bytes(&host, "weights"), "14000000000000");
-    scale.set_value("M");
+    type_into(&host, "params", "7000M").await;
+    assert_eq!(scale.value(), "M", "a typed scale moves the select");
+    assert_eq!(bytes(&host, "weights"), "14000000000", "7000M is 7B");
+    scale.set_value("B");
     scale
         .dispatch_event(&web_sys::Event::new("change").expect("a change event"))
         .expect("dispatch");
@@ -200,9 +214,200 @@ async fn the_parameters_form_shows_its_worked_example() {
     let count: HtmlInputElement = find(&host, "input[name=\"params\"]").unchecked_into();
     assert_eq!(
         (count.value(), scale.value()),
-        ("7000".to_owned(), "M".to_owned())
+        ("7".to_owned(), "B".to_owned()),
+        "the count is kept in the new scale"
     );
-    assert_eq!(bytes(&host, "weights"), "14000000000", "7000M is 7B");
+    assert_eq!(bytes(&host, "weights"), "14000000000");
+}
+
+fn all(host: &Element, selector: &str) -> Vec<Element> {
+    let found = host.query_selector_all(selector).expect("a selector");
+    (0..found.length())
+        .filter_map(|i| found.get(i))
+        .map(|node| node.unchecked_into())
+        .collect()
+}
+
+fn bytes_of(element: &Element) -> u128 {
+    element
+        .get_attribute("data-bytes")
+        .and_then(|b| b.parse().ok())
+        .unwrap_or_else(|| panic!("no data-bytes on {:?}", element.outer_html()))
+}
+
+/// One decomposition of the peak, everywhere: the bar's segments sum to the
+/// required memory the headline names, and every sweep row's parts to its
+/// total, for each form and for training, inference and many GPUs.
+#[wasm_bindgen_test]
+async fn the_bar_and_every_sweep_row_add_up() {
+    for query in [
+        "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&gpu=h100-80gb",
+        "form=parameters&params=1.3B&precision=fp16&batch=8&act_mb=800&gpu=rtx-4090&margin=5",
+        "form=transformer&model=llama-3.1-8b&batch=4&seq=4096&gpu=h100-80gb",
+        "form=transformer&model=llama-3.1-8b&batch=1&seq=128",
+        "form=transformer&model=qwen2.5-7b&mode=inference&batch=2&seq=8192&gen=512&gpu=l40s",
+        "form=transformer&model=llama-3.1-70b&tp=8&sp=1&gpus=4&zero=3&gpu=h100-80gb",
+    ] {
+        let (host, app) = mount_with(query);
+        settle().await;
+        let segments = all(&host, ".bar-legend [data-testid^=\"bar-\"]");
+        assert!(segments.len() >= 3, "{query}: {} segments", segments.len());
+        let sum: u128 = segments.iter().map(bytes_of).sum();
+        let required = bytes_of(&find(&host, ".breakdown [data-testid=\"required\"]"));
+        assert_eq!(
+            sum, required,
+            "{query}: the bar adds up to the required memory"
+        );
+        let expected = batchfit_core::memory::estimate(&batchfit_core::query::parse(query).config);
+        assert_eq!(required, expected.required, "{query}");
+        let rows = all(&host, "[data-testid=\"sweep\"] tbody tr");
+        assert!(!rows.is_empty(), "{query}");
+        for row in rows {
+            let cell = |column: &str| bytes_of(&find(&row, &format!("[data-testid=\"{column}\"]")));
+            assert_eq!(
+                cell("model-states") + cell("activations"),
+                cell("total"),
+                "{query}: row {:?}",
+                row.get_attribute("data-batch")
+            );
+            assert!(cell("required") >= cell("total"));
+        }
+        drop(app);
+        host.remove();
+    }
+}
+
+/// What people type is what the URL says: the same bytes for `7B`, `7000M`,
+/// `1.3e9`, `2,048` in English and `2.048` in Spanish.
+#[wasm_bindgen_test]
+async fn fields_take_what_people_type() {
+    let weights_for = |query: &str| {
+        batchfit_core::memory::estimate(&batchfit_core::query::parse(query).config).weights
+    };
+    let (host, app) = mount_with("form=parameters&params=125M&precision=fp16&batch=1");
+    settle().await;
+    for (typed, query) in [
+        ("7B", "form=parameters&params=7B&precision=fp16"),
+        ("7000M", "form=parameters&params=7000M&precision=fp16"),
+        ("1.3e9", "form=parameters&params=1300000000&precision=fp16"),
+        ("7 B", "form=parameters&params=7B&precision=fp16"),
+    ] {
+        type_into(&host, "params", typed).await;
+        assert!(
+            host.query_selector("[data-testid=\"error-params\"]")
+                .ok()
+                .flatten()
+                .is_none(),
+            "{typed} is accepted"
+        );
+        assert_eq!(
+            bytes_of(&find(&host, "[data-testid=\"weights\"]")),
+            weights_for(query),
+            "{typed}"
+        );
+    }
+    drop(app);
+    host.remove();
+
+    let activations = |query: &str| {
+        batchfit_core::memory::estimate(&batchfit_core::query::parse(query).config)
+            .activations
+            .to_string()
+    };
+    let worked = "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16";
+    for (lang, typed) in [
+        ("en", "2,048"),
+        ("en", "2 048"),
+        ("es", "2.048"),
+        ("es", "2 048"),
+    ] {
+        let (host, app) = mount_with(&format!(
+            "form=activations&batch=16&seq=512&hidden=4096&layers=32&precision=bf16&lang={lang}"
+        ));
+        settle().await;
+        type_into(&host, "seq", typed).await;
+        assert_eq!(
+            bytes(&host, "activations"),
+            activations(worked),
+            "{lang}: {typed}"
+        );
+        drop(app);
+        host.remove();
+    }
+}
+
+/// A keystroke on the way to a number is not the result kept while the field
+/// is invalid: the last result kept is one that stood (or was committed).
+#[wasm_bindgen_test]
+async fn a_partial_keystroke_is_not_the_result_kept() {
+    let (host, _app) =
+        mount_with("form=activations&batch=16&seq=4096&hidden=4096&layers=32&precision=bf16");
+    settle().await;
+    let before = bytes(&host, "activations");
+    type_into(&host, "seq", "2").await;
+    type_into(&host, "seq", "2,").await;
+    assert_eq!(
+        bytes(&host, "activations"),
+        before,
+        "the result kept is the committed one, not the one of \"2\""
+    );
+    let results = find(&host, "[data-testid=\"results\"]");
+    assert_eq!(results.get_attribute("data-stale").as_deref(), Some("true"));
+}
+
+/// A pasted config.json that is refused marks the results as not current and
+/// hides the fits badge, until the next valid edit.
+#[wasm_bindgen_test]
+async fn a_rejected_config_marks_the_results_stale() {
+    let (host, _app) =
+        mount_with("form=transformer&model=llama-3.2-1b&batch=1&seq=512&gpu=h100-80gb");
+    settle().await;
+    let results = find(&host, "[data-testid=\"results\"]");
+    assert_eq!(
+        results.get_attribute("data-stale").as_deref(),
+        Some("false")
+    );
+    assert!(
+        host.query_selector("[data-testid=\"fits\"]")
+            .ok()
+            .flatten()
+            .is_some()
+    );
+    let area: web_sys::HtmlTextAreaElement =
+        find(&host, "textarea[name=\"config_json\"]").unchecked_into();
+    area.set_value("{\"model_type\": \"mamba\"}");
+    area.dispatch_event(&web_sys::Event::new("input").expect("an event"))
+        .expect("dispatch");
+    settle().await;
+    assert_eq!(results.get_attribute("data-stale").as_deref(), Some("true"));
+    assert!(
+        host.query_selector("[data-testid=\"fits\"]")
+            .ok()
+            .flatten()
+            .is_none(),
+        "no verdict on a result that is not current"
+    );
+    type_into(&host, "batch", "2").await;
+    assert_eq!(
+        results.get_attribute("data-stale").as_deref(),
+        Some("false")
+    );
+}
+
+/// The Spanish page has a Spanish title, and its messages are Spanish.
+#[wasm_bindgen_test]
+async fn the_spanish_page_is_spanish() {
+    let (host, _app) = mount_with("form=activations&lang=es");
+    settle().await;
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .expect("a document");
+    assert_eq!(document.title(), "batchfit — ¿cabe este lote?");
+    type_into(&host, "layers", "abc").await;
+    let error = find(&host, "[data-testid=\"error-layers\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert_eq!(error, "Capas debe ser un número entre 1 y 10\u{202F}000.");
 }
 
 #[wasm_bindgen_test]

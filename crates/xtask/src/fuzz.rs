@@ -298,7 +298,7 @@ fn last_status_runs(log: &str) -> Option<u64> {
 fn query_dictionary() -> String {
     let names = query::values(&Config::default())
         .into_iter()
-        .map(|(name, _)| format!("{name}="));
+        .map(|(name, _)| format!("{}=", name.name()));
     let lists: [&[&str]; 18] = [
         Form::NAMES,
         Lang::NAMES,
