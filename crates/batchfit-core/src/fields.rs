@@ -369,15 +369,16 @@ fn ungroup(text: &str) -> Option<String> {
     if !text.contains(GROUP_SEPARATORS) {
         return Some(text.to_owned());
     }
-    let (sign, unsigned) = match text.strip_prefix(['+', '-']) {
-        Some(rest) => (text.strip_suffix(rest).unwrap_or(""), rest),
-        None => ("", text),
-    };
+    // `get` rather than slicing or `split_at`: no char-boundary panic (nor the
+    // formatting its message needs) in the page.
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let sign = text.get(..text.len() - unsigned.len()).unwrap_or("");
     // The integer part ends at the decimal point or the exponent.
-    let (integer, rest) = match unsigned.find(['.', 'e', 'E']) {
-        Some(at) => unsigned.split_at(at),
-        None => (unsigned, ""),
-    };
+    let at = unsigned.find(['.', 'e', 'E']).unwrap_or(unsigned.len());
+    let (integer, rest) = (
+        unsigned.get(..at).unwrap_or(unsigned),
+        unsigned.get(at..).unwrap_or(""),
+    );
     if rest.contains(GROUP_SEPARATORS) {
         return None;
     }

@@ -14,6 +14,7 @@ use std::fmt;
 
 use batchfit_core::units::{self, Units, format_bytes, size};
 
+use crate::canvas::{self, Canvas};
 use crate::dom::{self, El, Rx, el, rx};
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -23,7 +24,6 @@ use plotters_backend::text_anchor::{HPos, Pos, VPos};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendTextStyle, DrawingErrorKind, FontFamily, FontTransform,
 };
-use plotters_canvas::CanvasBackend;
 use send_wrapper::SendWrapper;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
@@ -139,10 +139,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
 
 type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
-/// The charts' one font, as a CSS `font` value: the canvas measures text in it,
-/// and `CanvasBackend` draws in it (it writes "normal 12px sans-serif" from
-/// [`LabelStyle`]'s size and family).
-const FONT: &str = "12px sans-serif";
+/// The size of the charts' one font ([`canvas::FONT`]), for backends that ask.
 const FONT_PX: f64 = 12.0;
 
 /// "#RRGGBB" to a colour; only ever called with the literals above.
@@ -627,7 +624,7 @@ pub fn sweep_canvas(chart: Rx<SweepChart>, label: Rx<String>) -> El {
     chart_canvas("sweep-chart", "chart-sweep", chart, label, draw_sweep)
 }
 
-type Draw<T> = fn(&DrawingArea<CanvasBackend, Shift>, &T, TextWidth<'_>) -> Result<(), String>;
+type Draw<T> = fn(&DrawingArea<Canvas, Shift>, &T, TextWidth<'_>) -> Result<(), String>;
 
 /// A `<canvas>` sized by its CSS box times the device pixel ratio (so it stays
 /// crisp), redrawn when the chart's data or the box's size changes, and only then.
@@ -696,9 +693,6 @@ fn paint<T>(element: &HtmlCanvasElement, (width, height): (f64, f64), chart: &T,
     let Some(context) = context.and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else {
         return;
     };
-    let Some(backend) = CanvasBackend::with_canvas_object(element.clone()) else {
-        return;
-    };
     let cleared = context.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0).is_ok() && {
         let (device_width, device_height) = (element.width(), element.height());
         context.clear_rect(0.0, 0.0, device_width.into(), device_height.into());
@@ -709,15 +703,17 @@ fn paint<T>(element: &HtmlCanvasElement, (width, height): (f64, f64), chart: &T,
     if !cleared {
         return;
     }
-    context.set_font(FONT);
+    context.set_font(canvas::FONT);
     let text_width = |text: &str| {
         context
             .measure_text(text)
             .map_or(0, |metrics| metrics.width().ceil() as i32)
     };
-    let area = backend
-        .into_drawing_area()
-        .shrink((0, 0), (width as u32, height as u32));
+    let area = Canvas {
+        context: context.clone(),
+        size: (width as u32, height as u32),
+    }
+    .into_drawing_area();
     let drawn =
         draw(&area, chart, &text_width).and_then(|()| area.present().map_err(|e| e.to_string()));
     if let Err(error) = drawn {

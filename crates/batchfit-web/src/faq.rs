@@ -20,13 +20,20 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
     match config.form {
         Form::Activations => {
             let a = &config.activations;
+            // With checkpointing the rule keeps √layers layers: the equation
+            // says so, so that it stays true.
+            let layers = if a.checkpointing {
+                format!("√{}", a.layers)
+            } else {
+                a.layers.to_string()
+            };
             let mut lines = vec![format!(
                 "{} = {} × {} × {} × {} × {} × {} = {}",
                 if es { "activaciones" } else { "activations" },
                 a.batch,
                 a.seq,
                 a.hidden,
-                a.layers,
+                layers,
                 a.precision.bytes(),
                 format_hundredths(a.k.hundredths()),
                 s(e.activations)
@@ -129,6 +136,7 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
                     t.batch,
                     s(e.activations)
                 ),
+                peak_line(lang, e, units),
                 if es {
                     "Activaciones por capa según Korthikanti et al. 2022 (ec. 1), generalizadas a GQA, SwiGLU y FlashAttention; ver docs/model.md.".to_owned()
                 } else {
@@ -137,6 +145,30 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
             ]
         }
     }
+}
+
+/// "peak allocated = weights 16.1 GB + optimizer states 96.4 GB + activations
+/// 140 GB = 252 GB": the parts alive at the peak, which sum to it exactly (the
+/// rounded figures may differ from the sum in their last digit).
+fn peak_line(lang: Lang, e: &Estimate, units: Units) -> String {
+    let w = i18n::words(lang);
+    let parts: Vec<String> = crate::results::bar_segments(e)
+        .into_iter()
+        .filter(|&(c, _)| !crate::results::beyond_tensors(c))
+        .map(|(c, bytes)| {
+            format!(
+                "{} {}",
+                crate::results::component_label(w, c).to_ascii_lowercase(),
+                short(bytes, units)
+            )
+        })
+        .collect();
+    format!(
+        "{} = {} = {}",
+        w.peak_allocated.to_ascii_lowercase(),
+        parts.join(" + "),
+        short(e.peak_allocated, units)
+    )
 }
 
 /// Question and answer pairs.
@@ -297,6 +329,21 @@ mod tests {
             lines[0],
             "activations = 16 × 2048 × 4096 × 32 × 2 × 10 = 85.9 GB"
         );
+    }
+
+    /// Issue 12: with checkpointing the equation printed was false
+    /// ("… × 32 × 2 × 10 = 15.2 GB"); it now names the √layers it keeps.
+    #[test]
+    fn the_checkpointed_formula_is_a_true_equation() {
+        let config = batchfit_core::query::parse("form=activations&ckpt=1").config;
+        let estimate = batchfit_core::memory::estimate(&config);
+        let lines = formula(Lang::En, &config, &estimate);
+        assert_eq!(
+            lines[0],
+            "activations = 16 × 2048 × 4096 × √32 × 2 × 10 = 15.2 GB"
+        );
+        let product = 16.0 * 2048.0 * 4096.0 * 32f64.sqrt() * 2.0 * 10.0;
+        assert!((product / estimate.activations as f64 - 1.0).abs() < 1e-9);
     }
 
     #[test]

@@ -1075,6 +1075,8 @@ pub struct Words {
     pub training_title: &'static str,
     pub results_title: &'static str,
     pub stale: &'static str,
+    /// The compact summary's word for a result that is not current.
+    pub not_current: &'static str,
     pub url_notice: &'static str,
     pub weights: &'static str,
     pub gradients: &'static str,
@@ -1179,8 +1181,8 @@ static EN: Words = Words {
     units: "Units",
     units_gb: "GB (10⁹ bytes)",
     units_gib: "GiB (2³⁰ bytes)",
-    units_note_gb: "GB = 10⁹ bytes. Hover a number for its exact bytes.",
-    units_note_gib: "GiB = 2³⁰ bytes. Hover a number for its exact bytes.",
+    units_note_gb: "GB = 10⁹ bytes.",
+    units_note_gib: "GiB = 2³⁰ bytes.",
     forms: "Estimate from",
     tabs: [
         (
@@ -1206,6 +1208,7 @@ static EN: Words = Words {
     training_title: "Training setup",
     results_title: "Memory needed",
     stale: "Not current: showing the last valid result. Fix the marked field to update it.",
+    not_current: "Not current",
     url_notice: "Some link parameters were ignored; their fields use defaults:",
     weights: "Weights",
     gradients: "Gradients",
@@ -1238,7 +1241,7 @@ static EN: Words = Words {
     not_at_peak_casts: "Partly not in the peak: autocast's 16-bit copies are freed with the activations.",
     bar_sums: "What is alive at the peak, then what is added to it; the segments add up to the required memory.",
     no_batch_fits: "None (not even 1)",
-    tap_for_bytes: "Tap or click a size for its exact bytes.",
+    tap_for_bytes: "Hover, tap or click a size for its exact bytes.",
     phases: [
         "the end of the forward pass",
         "the backward pass",
@@ -1292,8 +1295,8 @@ static ES: Words = Words {
     units: "Unidades",
     units_gb: "GB (10⁹ bytes)",
     units_gib: "GiB (2³⁰ bytes)",
-    units_note_gb: "GB = 10⁹ bytes. Pasa el puntero sobre un número para ver sus bytes exactos.",
-    units_note_gib: "GiB = 2³⁰ bytes. Pasa el puntero sobre un número para ver sus bytes exactos.",
+    units_note_gb: "GB = 10⁹ bytes.",
+    units_note_gib: "GiB = 2³⁰ bytes.",
     forms: "Estimar a partir de",
     tabs: [
         (
@@ -1322,6 +1325,7 @@ static ES: Words = Words {
     training_title: "Entrenamiento",
     results_title: "Memoria necesaria",
     stale: "Desactualizado: se muestra el último resultado válido. Corrige el campo marcado para actualizarlo.",
+    not_current: "Desactualizado",
     url_notice: "Se ignoraron algunos parámetros del enlace; sus campos usan valores por defecto:",
     weights: "Pesos",
     gradients: "Gradientes",
@@ -1354,7 +1358,7 @@ static ES: Words = Words {
     not_at_peak_casts: "En parte fuera del pico: las copias de 16 bits de autocast se liberan con las activaciones.",
     bar_sums: "Lo que está vivo en el pico y lo que se le suma; los segmentos suman la memoria necesaria.",
     no_batch_fits: "Ninguno (ni siquiera 1)",
-    tap_for_bytes: "Toca o haz clic en un tamaño para ver sus bytes exactos.",
+    tap_for_bytes: "Pasa el puntero, toca o haz clic en un tamaño para ver sus bytes exactos.",
     phases: [
         "el final del paso hacia delante",
         "el paso hacia atrás",

@@ -14,6 +14,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 
+mod canvas;
 mod charts;
 pub mod crash;
 mod dom;
@@ -123,6 +124,7 @@ pub fn app(parent: &web_sys::Element) {
     };
     let page = el("div")
         .class(if embed { "page embed" } else { "page" })
+        .child(results::mini_summary(state))
         .child(forms::form_tabs(state))
         .child(
             el("main")

@@ -152,18 +152,18 @@ fn additions(lang: Lang, config: &Config, e: &Estimate, gpus: Option<u64>) -> St
     let mut parts = vec![format!(
         "+ {} {}",
         short(e.allocator_cache(), units),
-        w.allocator_cache.to_lowercase()
+        w.allocator_cache.to_ascii_lowercase()
     )];
     parts.push(format!(
         "+ {} {}",
         short(e.overhead, units),
-        w.overhead.to_lowercase()
+        w.overhead.to_ascii_lowercase()
     ));
     if e.margin_bytes() > 0 {
         parts.push(format!(
             "+ {} {}",
             short(e.margin_bytes(), units),
-            w.margin.to_lowercase()
+            w.margin.to_ascii_lowercase()
         ));
     }
     let needs = short(e.required, units);
@@ -211,6 +211,15 @@ pub fn bar_segments(e: &Estimate) -> Vec<(Component, u128)> {
         ])
         .filter(|&(_, bytes)| bytes > 0)
         .collect()
+}
+
+/// Whether a bar segment lies beyond the tensors (added to the peak to reach
+/// the required memory) rather than being alive at the peak.
+pub fn beyond_tensors(component: Component) -> bool {
+    matches!(
+        component,
+        Component::AllocatorCache | Component::Overhead | Component::Margin
+    )
 }
 
 /// The component rows of the table: the four terms every form names, and the
@@ -357,6 +366,45 @@ pub fn results(state: State) -> El {
                 _ => vec![what_ifs(state)],
             }),
         )
+}
+
+/// The headline and the verdict in one line that stays at the top of a phone's
+/// screen while the inputs scroll (hidden from 960 px, where the results sit
+/// beside the inputs); a tap goes to the results.
+pub fn mini_summary(state: State) -> El {
+    let lang = state.lang;
+    let (estimate, config) = (state.estimate, state.config);
+    el("a")
+        .class("mini-summary")
+        .attr("href", "#results-title")
+        .attr("data-testid", "mini-summary")
+        .bind_class("stale", rx(move || state.stale()))
+        .child(el("span").class("mini-headline").bind_text(rx(move || {
+            let (lang, config, e) = (lang.get(), config.get(), estimate.get());
+            let units = config.units;
+            let needs = match lang {
+                Lang::En => format!("Needs {}", short(e.required, units)),
+                Lang::Es => format!("Necesita {}", short(e.required, units)),
+            };
+            match config.form {
+                // The rule's number, then what a GPU needs.
+                Form::Activations => format!(
+                    "{} {} · {needs}",
+                    i18n::words(lang).activations,
+                    short(e.activations, units),
+                ),
+                Form::Parameters | Form::Transformer => needs,
+            }
+        })))
+        .child(el("span").class("mini-verdict").bind_text(rx(move || {
+            let w = i18n::words(lang.get());
+            match (state.stale(), estimate.with(|e| e.fits)) {
+                (true, _) => w.not_current.to_owned(),
+                (false, Some(true)) => format!("✓ {}", w.fits),
+                (false, Some(false)) => format!("✗ {}", w.does_not_fit),
+                (false, None) => String::new(),
+            }
+        })))
 }
 
 /// The answer: the not-current note, the headline, its labelled additions and
@@ -568,10 +616,14 @@ fn breakdown_table(state: State) -> El {
                                         &format!("why-{}", component_testid(component)),
                                     )
                                     .bind_text(rx(move || {
-                                        estimate
-                                            .with(|e| not_at_peak(w(), e, component))
-                                            .unwrap_or_default()
-                                            .to_owned()
+                                        let units = state.config.with(|c| c.units);
+                                        estimate.with(|e| {
+                                            let why = not_at_peak(w(), e, component);
+                                            let own = short(term_bytes(e, component).1, units);
+                                            why.map_or_else(String::new, |why| {
+                                                format!("{why} {} {own}.", w().own_size)
+                                            })
+                                        })
                                     })),
                             )
                         });
