@@ -84,19 +84,25 @@ async fn invalid_text_is_explained_and_the_last_good_result_stays() {
     let browser = Browser::start(1280, 900).await;
     browser.open(&server.url("/")).await;
     assert_eq!(browser.bytes("activations").await, 85_899_345_920);
-    // Typing goes key by key, so the "last good" result is the last valid prefix:
-    // "1e30" passes through "1e3" (batch 1,000) on its way.
+    // Typing goes key by key, and "1e30" passes through "1e3" (batch 1,000) on
+    // its way: a keystroke that did not stand for half a second is not the
+    // result kept, so every case keeps the committed batch 16 (issue 12).
     let per_sample = 5_368_709_120_u128;
+    let range = "from 1 to 1,000,000,000.";
     for (bad, message, kept_batch) in [
-        ("abc", "Batch size must be a number.", 16),
-        ("-1", "Batch size must be from 1 to 1,000,000,000.", 16),
-        ("", "Batch size is empty.", 16),
+        ("abc", format!("Batch size must be a number {range}"), 16),
+        ("-1", format!("Batch size must be {range}"), 16),
         (
-            "<img src=x onerror=alert(1)>",
-            "Batch size must be a number.",
+            "",
+            format!("Batch size is empty: type a number {range}"),
             16,
         ),
-        ("1e30", "Batch size must be from 1 to 1,000,000,000.", 1000),
+        (
+            "<img src=x onerror=alert(1)>",
+            format!("Batch size must be a number {range}"),
+            16,
+        ),
+        ("1e30", format!("Batch size must be {range}"), 16),
     ] {
         browser.type_into("batch", bad).await;
         assert_eq!(browser.text("error-batch").await, message, "{bad:?}");

@@ -79,3 +79,60 @@ async fn embedded_on_another_origin_it_works_and_reports_its_height() {
         .await;
     browser.close().await;
 }
+
+/// The Embed button's own snippet, pasted into a host page on another origin
+/// in a 900 px docs column: the frame sizes itself from the widget's message,
+/// and the answer is within the first 720 px of the frame (below 960 px the
+/// embed puts its results before its inputs).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_embed_buttons_snippet_sizes_its_frame_and_shows_the_answer_first() {
+    let app = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .open(&app.url("/?form=transformer&model=llama-3.1-8b&batch=2&seq=2048&gpu=h100-80gb"))
+        .await;
+    browser.click("embed").await;
+    let snippet = browser
+        .testid("embed-snippet")
+        .await
+        .prop("value")
+        .await
+        .expect("read")
+        .unwrap_or_default();
+    assert!(
+        snippet.contains("<script>") && snippet.contains("id=\"batchfit\""),
+        "{snippet}"
+    );
+    let host_dir = std::env::temp_dir().join(format!("batchfit-snippet-{}", std::process::id()));
+    std::fs::create_dir_all(&host_dir).expect("host dir");
+    std::fs::write(
+        host_dir.join("index.html"),
+        format!(
+            "<!doctype html><title>docs</title><body style=\"margin:0\">\
+             <main style=\"width:900px\">{snippet}</main></body>"
+        ),
+    )
+    .expect("write host page");
+    let host = StaticServer::start(host_dir, &["/"]);
+    browser.open(&host.url("/")).await;
+    browser
+        .wait_until("the snippet's listener to size the frame", || async {
+            let height = browser
+                .js("return parseFloat(document.getElementById('batchfit').style.height || '0')")
+                .await;
+            height.as_f64().unwrap_or(0.0) > 720.0
+        })
+        .await;
+    browser
+        .client
+        .enter_frame(0)
+        .await
+        .expect("enter the iframe");
+    browser.testid("headline").await;
+    let top = browser
+        .js("return document.querySelector('[data-testid=headline]').getBoundingClientRect().bottom")
+        .await;
+    let top = top.as_f64().expect("a position");
+    assert!(top < 720.0, "the headline ends {top} px down the frame");
+    browser.close().await;
+}

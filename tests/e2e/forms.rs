@@ -100,14 +100,31 @@ async fn the_parameters_worked_example_and_the_m_b_selector() {
     assert_eq!(browser.bytes("weights").await, 14_000_000_000);
     assert_eq!(browser.bytes("gradients").await, 28_000_000_000);
     assert_eq!(browser.bytes("optimizer-states").await, 56_000_000_000);
-    // 7000 with M is the same 7B.
-    browser.type_into("params", "7000").await;
-    browser.set_value("params_scale", "M").await;
+    // Typed with its scale, "7000M" is the same 7B, and moves the select;
+    // picking another scale keeps the count (issue 12).
+    for typed in ["7000M", "7B", "1.3e9", "7 B"] {
+        browser.type_into("params", typed).await;
+        let want = query::parse(&format!(
+            "form=parameters&params={}&precision=fp16",
+            typed.replace(' ', "")
+        ))
+        .config;
+        let weights = memory::estimate(&want).weights;
+        browser
+            .wait_until(&format!("{typed} to read as typed"), || async {
+                browser.bytes("weights").await == weights
+            })
+            .await;
+    }
+    browser.type_into("params", "7000M").await;
+    assert_eq!(browser.field_value("params_scale").await, "M");
+    browser.set_value("params_scale", "B").await;
     browser
-        .wait_until("7000M to read as 7B", || async {
-            browser.bytes("weights").await == 14_000_000_000
+        .wait_until("the count kept in B", || async {
+            browser.field_value("params").await == "7"
         })
         .await;
+    assert_eq!(browser.bytes("weights").await, 14_000_000_000);
     browser.url_with(&["params=7B"]).await;
     browser.close().await;
 }
@@ -273,13 +290,26 @@ async fn the_language_switch_translates_and_keeps_the_numbers() {
             ),
         )
         .await;
-    assert!(browser.text("headline").await.starts_with("Needs"));
+    // The activations form headlines its rule's number; what a GPU needs
+    // follows as labelled additions.
+    assert_eq!(browser.text("headline").await, "Activations 85.90 GB");
+    assert!(browser.text("headline-additions").await.contains("= needs"));
     browser.click("lang-es").await;
     browser
         .wait_until("the Spanish headline", || async {
-            browser.text("headline").await.starts_with("Necesita")
+            browser.text("headline").await == "Activaciones 85.90 GB"
         })
         .await;
+    assert!(
+        browser
+            .text("headline-additions")
+            .await
+            .contains("= necesita")
+    );
+    assert_eq!(
+        browser.js("return document.title").await,
+        "batchfit — ¿cabe este lote?"
+    );
     assert_eq!(browser.text("activations-per-sample").await, "5.369 GB");
     assert_eq!(browser.text("activations").await, "85.90 GB");
     assert_eq!(
@@ -289,7 +319,7 @@ async fn the_language_switch_translates_and_keeps_the_numbers() {
     let url = browser.url_with(&["lang=es"]).await;
     // A link with lang=es opens in Spanish.
     browser.open(url.as_str()).await;
-    assert!(browser.text("headline").await.starts_with("Necesita"));
+    assert!(browser.text("headline").await.starts_with("Activaciones"));
     browser.close().await;
 }
 
@@ -376,5 +406,75 @@ async fn what_ifs_are_the_cores_and_follow_edits() {
             what_ifs_shown(&browser).await == expected
         })
         .await;
+    browser.close().await;
+}
+
+/// On a phone, the answer stays in view while editing: after a field at the
+/// top of the form and one at the bottom, the headline or the compact summary
+/// is inside the 375 × 812 viewport.
+#[tokio::test(flavor = "multi_thread")]
+async fn on_a_phone_the_answer_stays_in_view_while_editing() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(375, 812).await;
+    browser
+        .open(&server.url("/?form=transformer&model=llama-3.1-8b&batch=2&seq=2048&gpu=h100-80gb"))
+        .await;
+    let in_view = "const h = innerHeight; return ['headline', 'mini-summary'].some(id => { \
+                   const e = document.querySelector(`[data-testid=${id}]`); if (!e) return false; \
+                   const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= h; })";
+    for field in ["layers", "global_batch"] {
+        let input = browser.input(field).await;
+        browser
+            .client
+            .execute(
+                "arguments[0].scrollIntoView({block: 'center'})",
+                vec![serde_json::to_value(&input).expect("element")],
+            )
+            .await
+            .expect("scroll");
+        browser.type_into(field, "4").await;
+        assert_eq!(browser.js(in_view).await, true, "after editing {field}");
+        let summary = browser.text("mini-summary").await;
+        assert!(summary.contains("Needs"), "{summary}");
+    }
+    browser.close().await;
+}
+
+/// A load asks for nothing that is missing (no favicon 404), logs no error,
+/// violates no policy, and the loading shell gives way to the app.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_load_has_no_missing_file_and_no_console_error() {
+    let server = StaticServer::start_with_probe(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .open(&server.url("/?form=transformer&model=llama-3.1-8b&gpu=h100-80gb"))
+        .await;
+    browser.testid("required").await;
+    let icon = browser
+        .js("return document.querySelector('link[rel=icon]').href.startsWith('data:image/svg+xml')")
+        .await;
+    assert_eq!(
+        icon, true,
+        "the favicon is inline: /favicon.ico is never asked for"
+    );
+    let failed = browser
+        .js("return performance.getEntriesByType('resource').filter(r => r.responseStatus >= 400).map(r => r.name)")
+        .await;
+    assert_eq!(failed, serde_json::json!([]), "a request failed");
+    let probe = browser.js("return window.__probe").await;
+    assert_eq!(
+        probe["errors"],
+        serde_json::json!([]),
+        "console errors on load"
+    );
+    assert_eq!(
+        probe["csp"],
+        serde_json::json!([]),
+        "policy violations on load"
+    );
+    let boot = browser
+        .js("return document.getElementById('boot') === null")
+        .await;
+    assert_eq!(boot, true, "the loading shell gave way to the app");
     browser.close().await;
 }

@@ -23,7 +23,8 @@ async fn copied_text(browser: &Browser) -> String {
         })
         .await;
     let status = browser.text("share-status").await;
-    if status == "Copied!" {
+    // The confirmation says what was copied ("Link copied.").
+    if status.ends_with("copied.") || status.contains("copied as") || status.contains("copied:") {
         let text = browser
             .js("return window.__copied[window.__copied.length - 1]")
             .await;
@@ -105,8 +106,9 @@ async fn the_csv_download_holds_the_sweep_in_exact_bytes() {
         .await
         .expect("read the blob");
     let config = query::parse(Q).config;
-    let mut expected =
-        String::from("batch,model_states_bytes,activations_bytes,total_bytes,required_bytes\n");
+    let mut expected = String::from(
+        "\"Batch size\",\"Model states at the peak (bytes)\",\"Activations (bytes)\",\"Peak allocated (bytes)\",\"Required (bytes)\"\n",
+    );
     for row in memory::sweep(&config) {
         expected.push_str(&format!(
             "{},{},{},{},{}\n",
@@ -129,7 +131,9 @@ async fn copy_table_and_embed_snippet() {
     let rows = memory::sweep(&query::parse(Q).config).len();
     assert_eq!(table.lines().count(), rows + 2, "{table}");
     assert!(
-        table.starts_with("| Batch size | Weights + Grad + Opt | Activations | Total |"),
+        table.starts_with(
+            "| Batch size | Model states at the peak | Activations | Peak allocated | Required |"
+        ),
         "{table}"
     );
 
@@ -142,8 +146,12 @@ async fn copy_table_and_embed_snippet() {
         .expect("read")
         .unwrap_or_default();
     assert!(
-        snippet.starts_with("<iframe src=\"http://127.0.0.1:"),
+        snippet.starts_with("<iframe id=\"batchfit\" src=\"http://127.0.0.1:"),
         "{snippet}"
+    );
+    assert!(
+        snippet.contains("addEventListener(\"message\"") && snippet.contains("batchfit:resize"),
+        "the snippet sizes its frame: {snippet}"
     );
     assert!(
         snippet.contains("embed=1") && snippet.contains("params=7B"),

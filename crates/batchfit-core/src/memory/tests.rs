@@ -325,6 +325,22 @@ fn what_is_alive_at_the_peak_is_named() {
     );
 }
 
+/// docs/model.md §3.7, worked example.
+#[test]
+fn the_documented_decomposition_of_the_peak() {
+    let e = estimate_of("form=transformer&model=llama-3.1-8b&batch=4&seq=4096&gpu=h100-80gb");
+    let p = e.at_peak;
+    assert_eq!(
+        (p.weights, p.gradients, p.optimizer_states, p.activations),
+        (16_060_522_496, 0, 96_363_134_976, 139_770_986_496)
+    );
+    assert_eq!(e.peak_allocated, 252_194_643_968);
+    assert_eq!(e.allocator_cache(), 15_583_150_900);
+    assert_eq!(e.peak_reserved, 267_777_794_868);
+    assert_eq!(e.required, 268_777_794_868);
+    assert_eq!(e.gradients, 32_121_044_992);
+}
+
 #[test]
 fn accumulation_steps_reach_the_global_batch() {
     assert_eq!(
