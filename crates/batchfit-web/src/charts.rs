@@ -660,7 +660,7 @@ fn chart_canvas<T: PartialEq + 'static>(
         let watching = SendWrapper::new((observer, callback));
         Owner::on_cleanup(move || watching.0.disconnect());
     }
-    dom::watch(
+    dom::bind(
         rx(move || size.get().map(|size| (size, chart()))),
         Box::new(move |drawn| {
             if let Some((size, chart)) = drawn {

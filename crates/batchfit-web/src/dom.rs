@@ -10,9 +10,23 @@
 //!
 //! A binding is a `RenderEffect` owned by the reactive owner current when the
 //! element is built: the app's root owner, or the owner of the part of a
-//! section ([`El::rebuild`], [`El::switch`], [`El::list`]) it was built in,
+//! section ([`El::show`], [`El::rebuild`], [`El::list`]) it was built in,
 //! which drops it with its event listeners when that part is rebuilt or
 //! removed. A binding writes to the DOM only when its value changed.
+//!
+//! For a Leptos developer, the pieces map onto `view!`:
+//!
+//! | `view!` | here |
+//! |---|---|
+//! | `<p class="note">{move \|\| text()}</p>` | `el("p").class("note").bind_text(rx(move \|\| text()))` |
+//! | `attr:title=move \|\| …` | `.bind_attr("title", rx(move \|\| Some(…)))` |
+//! | `class:stale=move \|\| …` | `.bind_class("stale", rx(move \|\| …))` |
+//! | `prop:value=move \|\| …` | `.bind_prop("value", rx(move \|\| ….into()))` |
+//! | `on:input=move \|ev\| …` | `.on(Ev::Input, Box::new(move \|ev\| …))` |
+//! | `<Show when=…>` | `.show(rx(move \|\| …), Box::new(move \|\| vec![…]))` |
+//! | a keyed section (`move \|\| match … { … }`) | `.rebuild(rx(move \|\| key), Box::new(move \|key\| …))` |
+//! | `<For>` by position | `.list(rx(move \|\| len), Box::new(move \|i\| …))` |
+//! | `RenderEffect::new` that writes the DOM | `dom::bind(rx(move \|\| value), Box::new(move \|v\| …))` |
 
 use std::cell::RefCell;
 
@@ -46,8 +60,20 @@ pub fn document() -> web_sys::Document {
 }
 
 /// Computes `value` now and whenever a signal it read changes, and applies it
-/// when it differs from the last one, for as long as the current owner lives.
-pub fn watch<T: PartialEq + 'static>(value: Rx<T>, apply: Box<dyn Fn(&T)>) {
+/// when it differs from the last one, for as long as the current owner lives:
+/// the one render effect every binding is made of.
+///
+/// ```ignore
+/// // One effect writes two attributes, only when the bytes change.
+/// dom::bind(
+///     rx(move || estimate.with(|e| e.required)),
+///     Box::new(move |bytes| {
+///         let _ = cell.set_attribute("data-bytes", &bytes.to_string());
+///         let _ = cell.set_attribute("title", &i18n::exact_bytes(lang, *bytes));
+///     }),
+/// );
+/// ```
+pub fn bind<T: PartialEq + 'static>(value: Rx<T>, apply: Box<dyn Fn(&T)>) {
     let last: RefCell<Option<T>> = RefCell::new(None);
     effect(Box::new(move || {
         let now = value();
@@ -67,11 +93,82 @@ fn effect(run: Box<dyn Fn()>) {
     Owner::on_cleanup(move || drop(handle));
 }
 
-/// An element under construction.
+/// The children of a rebuilt section, before an end marker in their parent,
+/// and the reactive owner of their bindings. Not generic, so that each key
+/// type of [`El::rebuild`] adds only its comparison.
+struct Section {
+    parent: web_sys::Element,
+    end: web_sys::Comment,
+    /// The owner current where the section was built: the children's owners
+    /// are its children.
+    outer: Owner,
+    shown: RefCell<Option<(Owner, Vec<El>)>>,
+}
+
+impl Section {
+    fn new(parent: &web_sys::Element) -> Self {
+        let end = document().create_comment("");
+        let _ = parent.append_child(&end);
+        Self {
+            parent: parent.clone(),
+            end,
+            outer: Owner::current().unwrap_or_default(),
+            shown: RefCell::new(None),
+        }
+    }
+
+    /// Removes the children and their bindings, and builds new ones under an
+    /// owner of their own (the value's effect reruns on every change of what
+    /// the value reads; only `build`'s children depend on it).
+    fn replace(&self, build: &dyn Fn() -> Vec<El>) {
+        if let Some((owner, nodes)) = self.shown.take() {
+            owner.cleanup();
+            nodes.iter().for_each(|node| node.0.remove());
+        }
+        let owner = self.outer.with(Owner::new);
+        let built = owner.with(|| untrack(build));
+        for node in &built {
+            let _ = self.parent.insert_before(&node.0, Some(&self.end));
+        }
+        *self.shown.borrow_mut() = Some((owner, built));
+    }
+}
+
+/// The DOM events the page listens to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ev {
+    /// Each edit of a text field.
+    Input,
+    /// A field left with a new value, a select or checkbox changed.
+    Change,
+    Click,
+    Submit,
+    /// A `<details>` opened or closed.
+    Toggle,
+}
+
+impl Ev {
+    /// The event's DOM name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Input => "input",
+            Self::Change => "change",
+            Self::Click => "click",
+            Self::Submit => "submit",
+            Self::Toggle => "toggle",
+        }
+    }
+}
+
+/// An element under construction; [`El::node`] is the DOM element itself.
 #[derive(Clone, Debug)]
-pub struct El(pub web_sys::Element);
+pub struct El(web_sys::Element);
 
 /// A new element: `el("div")`.
+///
+/// ```ignore
+/// el("p").class("hint").attr("id", "batch-hint").text("Samples per step.")
+/// ```
 pub fn el(tag: &str) -> El {
     El(document()
         .create_element(tag)
@@ -79,26 +176,35 @@ pub fn el(tag: &str) -> El {
 }
 
 impl El {
+    /// The DOM element, for a binding that writes it directly.
+    pub fn node(&self) -> &web_sys::Element {
+        &self.0
+    }
+
+    /// A fixed attribute: `el("input").attr("type", "text")`.
     pub fn attr(self, name: &str, value: &str) -> El {
         let _ = self.0.set_attribute(name, value);
         self
     }
 
+    /// A fixed class list: `el("p").class("note")`.
     pub fn class(self, value: &str) -> El {
         self.attr("class", value)
     }
 
-    /// A text child.
+    /// A fixed text child: `el("span").text("✓ ")`.
     pub fn text(self, text: &str) -> El {
         let _ = self.0.append_with_str_1(text);
         self
     }
 
+    /// Appends `child`: `el("tr").child(el("th")).child(el("td"))`.
     pub fn child(self, child: El) -> El {
         let _ = self.0.append_child(&child.0);
         self
     }
 
+    /// Appends every element of `children`, in order.
     pub fn children(self, children: impl IntoIterator<Item = El>) -> El {
         for child in children {
             let _ = self.0.append_child(&child.0);
@@ -106,25 +212,28 @@ impl El {
         self
     }
 
-    /// A text child, returned for a binding that writes several nodes at once.
+    /// A text child, returned for a binding that writes several nodes at once
+    /// (see [`bind`]).
     pub fn text_node(&self) -> web_sys::Text {
         let node = document().create_text_node("");
         let _ = self.0.append_child(&node);
         node
     }
 
-    /// A text child that follows `text`.
+    /// A text child that follows `text`:
+    /// `el("h3").bind_text(i18n::tr(lang, |w| w.what_if_title))`.
     pub fn bind_text(self, text: Rx<String>) -> El {
         let node = document().create_text_node("");
         let _ = self.0.append_child(&node);
-        watch(text, Box::new(move |text| node.set_data(text)));
+        bind(text, Box::new(move |text| node.set_data(text)));
         self
     }
 
-    /// An attribute that follows `value`; `None` removes it.
+    /// An attribute that follows `value`; `None` removes it:
+    /// `.bind_attr("hidden", rx(move || (!shown()).then(String::new)))`.
     pub fn bind_attr(self, name: &'static str, value: Rx<Option<String>>) -> El {
         let element = self.0.clone();
-        watch(
+        bind(
             value,
             Box::new(move |value| {
                 let _ = match value {
@@ -136,10 +245,11 @@ impl El {
         self
     }
 
-    /// The class `name`, present while `on` is true.
+    /// The class `name`, present while `on` is true:
+    /// `.bind_class("invalid", rx(move || error().is_some()))`.
     pub fn bind_class(self, name: &'static str, on: Rx<bool>) -> El {
         let classes = self.0.class_list();
-        watch(
+        bind(
             on,
             Box::new(move |&on| {
                 let _ = classes.toggle_with_force(name, on);
@@ -149,10 +259,11 @@ impl El {
     }
 
     /// A DOM property (`value`, `checked`) that follows `value`: the property,
-    /// not the attribute, is what a form control shows once it has been used.
+    /// not the attribute, is what a form control shows once it has been used:
+    /// `.bind_prop("value", rx(move || text.get().into()))`.
     pub fn bind_prop(self, name: &'static str, value: Rx<JsValue>) -> El {
         let element = self.0.clone();
-        watch(
+        bind(
             value,
             Box::new(move |value| {
                 let _ = js_sys::Reflect::set(&element, &name.into(), value);
@@ -162,8 +273,10 @@ impl El {
     }
 
     /// Calls `handler` on each `event`, for as long as the current owner lives
-    /// (a rebuilt section frees the listeners of what it replaced).
-    pub fn on(self, event: &'static str, handler: Box<dyn FnMut(web_sys::Event)>) -> El {
+    /// (a rebuilt section frees the listeners of what it replaced):
+    /// `.on(Ev::Input, Box::new(move |ev| text.set(event_value(&ev))))`.
+    pub fn on(self, event: Ev, handler: Box<dyn FnMut(web_sys::Event)>) -> El {
+        let event = event.name();
         let listener = Closure::wrap(handler);
         let _ = self
             .0
@@ -178,53 +291,51 @@ impl El {
         self
     }
 
-    /// Children rebuilt by `build` whenever `key` changes (a form, a row set,
-    /// a message that comes and goes); the bindings built in them live until
-    /// they are rebuilt.
-    pub fn switch(self, key: Rx<u32>, build: Box<dyn Fn(u32) -> Vec<El>>) -> El {
-        self.rebuild(key, Box::new(move |&key| build(key)))
+    /// Children built by `build` while `when` is true, and removed (with their
+    /// bindings and listeners) when it turns false, like Leptos's `<Show>`:
+    ///
+    /// ```ignore
+    /// el("div").show(
+    ///     rx(move || state.stale()),
+    ///     Box::new(move || vec![el("p").class("stale-note").bind_text(i18n::tr(lang, |w| w.stale))]),
+    /// )
+    /// ```
+    pub fn show(self, when: Rx<bool>, build: Box<dyn Fn() -> Vec<El>>) -> El {
+        self.rebuild(
+            when,
+            Box::new(move |&shown| if shown { build() } else { Vec::new() }),
+        )
     }
 
-    /// Children built from `value`, and built again whenever it changes.
+    /// Children built from `value`, and built again whenever it changes: a
+    /// section keyed by an enum (which form, which badge) or by a set.
+    ///
+    /// ```ignore
+    /// el("div").rebuild(
+    ///     rx(move || state.form.get()),
+    ///     Box::new(move |&form| match form { Form::Activations => activations_form(state), … }),
+    /// )
+    /// ```
     pub fn rebuild<T: PartialEq + 'static>(self, value: Rx<T>, build: Build<T>) -> El {
-        let parent = self.0.clone();
-        let end = document().create_comment("");
-        let _ = parent.append_child(&end);
-        // The children's bindings belong to an owner of their own, a child of
-        // the one they are built in: the value's effect reruns on every change
-        // of what the value reads, and its own owner is cleaned up at each rerun.
-        let outer = Owner::current().unwrap_or_default();
-        let shown: RefCell<Option<Owner>> = RefCell::new(None);
-        let nodes: RefCell<Vec<El>> = RefCell::new(Vec::new());
-        watch(
+        let section = Section::new(&self.0);
+        bind(
             value,
-            Box::new(move |value| {
-                if let Some(owner) = shown.take() {
-                    owner.cleanup();
-                }
-                nodes.take().iter().for_each(|node| node.0.remove());
-                let owner = outer.with(Owner::new);
-                let built = owner.with(|| untrack(|| build(value)));
-                for node in &built {
-                    let _ = parent.insert_before(&node.0, Some(&end));
-                }
-                *shown.borrow_mut() = Some(owner);
-                *nodes.borrow_mut() = built;
-            }),
+            Box::new(move |value| section.replace(&|| build(value))),
         );
         self
     }
 
     /// `count` children made by `item` from their position: when the count
     /// changes, only the children past the shorter count are added or removed
-    /// (with their bindings); the others stay and update themselves.
+    /// (with their bindings); the others stay and update themselves:
+    /// `el("tbody").list(rx(move || state.sweep.with(Vec::len)), Box::new(move |i| row(state, i)))`.
     pub fn list(self, count: Rx<usize>, item: Box<dyn Fn(usize) -> El>) -> El {
         let parent = self.0.clone();
         let end = document().create_comment("");
         let _ = parent.append_child(&end);
         let outer = Owner::current().unwrap_or_default();
         let shown: RefCell<Vec<(Owner, El)>> = RefCell::new(Vec::new());
-        watch(
+        bind(
             count,
             Box::new(move |&count| {
                 let mut shown = shown.borrow_mut();
@@ -313,7 +424,7 @@ mod tests {
         let n = RwSignal::new(0);
         let (writes, write) = count();
         let (_host, _app) = mounted(move |_| {
-            watch(rx(move || n.get() / 2), Box::new(move |_| write()));
+            bind(rx(move || n.get() / 2), Box::new(move |_| write()));
         });
         assert_eq!(writes.get(), 1, "applied once when built");
         n.set(1);
@@ -331,13 +442,13 @@ mod tests {
         let (runs, run) = count();
         let (clicks, clicked) = count();
         let (host, _app) = mounted(move |parent| {
-            let section = el("div").switch(
+            let section = el("div").rebuild(
                 rx(move || key.get()),
                 Box::new(move |_| {
                     let (run, clicked) = (run.clone(), clicked.clone());
                     vec![
                         el("button")
-                            .on("click", Box::new(move |_| clicked()))
+                            .on(Ev::Click, Box::new(move |_| clicked()))
                             .bind_text(rx(move || {
                                 run();
                                 other.get().to_string()

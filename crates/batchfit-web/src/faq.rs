@@ -7,7 +7,7 @@ use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
 use leptos::prelude::*;
 
-use crate::dom::{El, el, rx};
+use crate::dom::{El, Ev, el, rx};
 use crate::i18n::{self, Lang};
 use crate::results::short;
 use crate::state::State;
@@ -273,7 +273,7 @@ pub fn how_it_works(state: State) -> El {
         .child(
             el("details")
                 .attr("data-testid", "how-it-works")
-                .on("toggle", Box::new(toggled))
+                .on(Ev::Toggle, Box::new(toggled))
                 .child(el("summary").bind_text(i18n::tr(lang, |w| w.how_title)))
                 .child(
                     el("div")

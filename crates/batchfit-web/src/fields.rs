@@ -6,7 +6,7 @@ use batchfit_core::param::Input;
 use batchfit_core::query::Param;
 use leptos::prelude::*;
 
-use crate::dom::{El, Rx, el, rx};
+use crate::dom::{El, Ev, Rx, el, rx};
 use crate::i18n::{self, Lang};
 use crate::messages;
 use crate::state::State;
@@ -66,25 +66,22 @@ pub fn frame(state: State, param: Param, controls: Vec<El>) -> El {
                 .attr("id", &format!("{name}-hint"))
                 .bind_text(field_text(lang, param, |w| w.hint)),
         )
-        .switch(
-            rx(move || u32::from(error().is_some())),
-            Box::new(move |shown| {
-                (shown == 1)
-                    .then(|| {
-                        el("p")
-                            .class("error")
-                            .attr("id", &format!("{name}-error"))
-                            .attr("role", "alert")
-                            .attr("data-testid", &format!("error-{name}"))
-                            .bind_text(rx(move || {
-                                let label = i18n::field(lang.get(), param).label;
-                                error()
-                                    .map(|problem| messages::problem(lang.get(), label, &problem))
-                                    .unwrap_or_default()
-                            }))
-                    })
-                    .into_iter()
-                    .collect()
+        .show(
+            rx(move || error().is_some()),
+            Box::new(move || {
+                vec![
+                    el("p")
+                        .class("error")
+                        .attr("id", &format!("{name}-error"))
+                        .attr("role", "alert")
+                        .attr("data-testid", &format!("error-{name}"))
+                        .bind_text(rx(move || {
+                            let label = i18n::field(lang.get(), param).label;
+                            error()
+                                .map(|problem| messages::problem(lang.get(), label, &problem))
+                                .unwrap_or_default()
+                        })),
+                ]
             }),
         )
 }
@@ -115,10 +112,10 @@ pub fn number_field(state: State, param: Param) -> El {
         .attr("spellcheck", "false")
         .bind_prop("value", rx(move || text.get().into()))
         .on(
-            "input",
+            Ev::Input,
             Box::new(move |ev| state.edit(param, event_value(&ev))),
         )
-        .on("change", Box::new(move |_| state.commit()))
+        .on(Ev::Change, Box::new(move |_| state.commit()))
         .bind_attr("aria-invalid", rx(move || Some(invalid().to_string())))
         .bind_attr(
             "aria-describedby",
@@ -160,7 +157,7 @@ pub fn select_field(state: State, param: Param, values: &'static [&'static str])
     .attr("aria-describedby", &format!("{name}-hint"))
     .bind_prop("value", rx(move || text.get().into()))
     .on(
-        "change",
+        Ev::Change,
         Box::new(move |ev| state.choose(param, event_value(&ev))),
     );
     frame(state, param, vec![control])
@@ -182,7 +179,7 @@ pub fn check_field(state: State, param: Param) -> El {
                         .attr("aria-describedby", &format!("{name}-hint"))
                         .bind_prop("checked", rx(move || text.with(|t| t == "1").into()))
                         .on(
-                            "change",
+                            Ev::Change,
                             Box::new(move |ev| {
                                 let on = if event_checked(&ev) { "1" } else { "0" };
                                 state.choose(param, on.to_owned())

@@ -8,7 +8,7 @@ use batchfit_core::transformer::{self as tf, Kind, Mode};
 use batchfit_core::{Precision, parameters, presets};
 use leptos::prelude::*;
 
-use crate::dom::{El, Rx, el, rx};
+use crate::dom::{El, Ev, Rx, el, rx};
 use crate::fields::{self, check_field, event_value, number_field, select_field};
 use crate::i18n::{self, Lang};
 use crate::state::{CUSTOM_DEVICE, State};
@@ -127,13 +127,13 @@ fn params_field(state: State) -> El {
         )
         .bind_prop("value", rx(move || parts().0.into()))
         .on(
-            "input",
+            Ev::Input,
             Box::new(move |ev| {
                 let typed = typed_count(&event_value(&ev), untracked_parts().1);
                 state.edit(Param::Params, typed);
             }),
         )
-        .on("change", Box::new(move |_| state.commit()));
+        .on(Ev::Change, Box::new(move |_| state.commit()));
     let scale = fields::select(&SCALE_NAMES, Box::new(scale_label))
         .attr("name", "params_scale")
         .class("scale")
@@ -143,7 +143,7 @@ fn params_field(state: State) -> El {
         )
         .bind_prop("value", rx(move || parts().1.into()))
         .on(
-            "change",
+            Ev::Change,
             Box::new(move |ev| {
                 let scale = SCALES
                     .iter()
@@ -251,7 +251,7 @@ fn picker(state: State, param: Param, select: El, pick: Box<dyn Fn(String)>) -> 
                 .attr("id", name)
                 .attr("name", name)
                 .attr("aria-describedby", &format!("{name}-hint"))
-                .on("change", Box::new(move |ev| pick(event_value(&ev)))),
+                .on(Ev::Change, Box::new(move |ev| pick(event_value(&ev)))),
         )
         .child(
             el("p")
@@ -316,6 +316,14 @@ fn model_picker(state: State) -> El {
     )
 }
 
+/// What the last paste did, for the message under the text area.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Imported {
+    Nothing,
+    Loaded,
+    Rejected,
+}
+
 /// A pasted config.json replaces the architecture; text that is not a usable
 /// config is explained and the previous architecture stays.
 fn config_import(state: State) -> El {
@@ -358,7 +366,7 @@ fn config_import(state: State) -> El {
                             "aria-label",
                             rx(move || Some(i18n::words(lang.get()).paste_config.to_owned())),
                         )
-                        .on("input", Box::new(move |ev| import(event_value(&ev)))),
+                        .on(Ev::Input, Box::new(move |ev| import(event_value(&ev)))),
                 )
                 .child(
                     el("p")
@@ -366,23 +374,23 @@ fn config_import(state: State) -> El {
                         .attr("id", "config-json-hint")
                         .bind_text(i18n::tr(lang, |w| w.paste_hint)),
                 )
-                .switch(
+                .rebuild(
                     rx(move || {
                         outcome.with(|o| match o {
-                            None => 0,
-                            Some(Ok(())) => 1,
-                            Some(Err(_)) => 2,
+                            None => Imported::Nothing,
+                            Some(Ok(())) => Imported::Loaded,
+                            Some(Err(_)) => Imported::Rejected,
                         })
                     }),
                     Box::new(move |shown| match shown {
-                        1 => vec![
+                        Imported::Loaded => vec![
                             el("p")
                                 .class("ok")
                                 .attr("role", "status")
                                 .attr("data-testid", "config-import")
                                 .bind_text(i18n::tr(lang, |w| w.config_loaded)),
                         ],
-                        2 => vec![
+                        Imported::Rejected => vec![
                             el("p")
                                 .class("error")
                                 .attr("role", "alert")
@@ -394,7 +402,7 @@ fn config_import(state: State) -> El {
                                     _ => String::new(),
                                 })),
                         ],
-                        _ => Vec::new(),
+                        Imported::Nothing => Vec::new(),
                     }),
                 ),
         )
@@ -456,7 +464,7 @@ pub fn form_tabs(state: State) -> El {
                     "aria-pressed",
                     rx(move || Some((state.form.get() == form).to_string())),
                 )
-                .on("click", Box::new(move |_| state.form.set(form)))
+                .on(Ev::Click, Box::new(move |_| state.form.set(form)))
                 .child(
                     el("span")
                         .class("tab-title")
@@ -474,19 +482,13 @@ pub fn form_tabs(state: State) -> El {
 pub fn inputs(state: State) -> El {
     el("form")
         .class("form")
-        .on("submit", Box::new(|ev| ev.prevent_default()))
-        .switch(
-            rx(move || {
-                let form = state.form.get();
-                Form::ALL
-                    .iter()
-                    .position(|&f| f == form)
-                    .unwrap_or_default() as u32
-            }),
-            Box::new(move |index| match Form::ALL.get(index as usize) {
-                Some(Form::Activations) => activations_form(state),
-                Some(Form::Parameters) => parameters_form(state),
-                _ => transformer_form(state),
+        .on(Ev::Submit, Box::new(|ev| ev.prevent_default()))
+        .rebuild(
+            rx(move || state.form.get()),
+            Box::new(move |form| match form {
+                Form::Activations => activations_form(state),
+                Form::Parameters => parameters_form(state),
+                Form::Transformer => transformer_form(state),
             }),
         )
         .child(

@@ -29,7 +29,7 @@ mod share;
 mod state;
 mod sweep;
 
-use dom::{El, el, rx};
+use dom::{El, Ev, el, rx};
 use state::State;
 
 /// The name of the `performance.mark` set once the first estimate is in the DOM.
@@ -76,12 +76,12 @@ pub fn app(parent: &web_sys::Element) {
     // The outside world: rewrite the address bar as the user types, without a
     // history entry per keystroke; keep <html lang> right for screen readers,
     // and the <title> in the page's language.
-    dom::watch(
+    dom::bind(
         rx(move || query::to_query(&state.config.get())),
         Box::new(|query| location::replace_query(query.clone())),
     );
     location::write_when_leaving();
-    dom::watch(
+    dom::bind(
         rx(move || state.lang.get()),
         Box::new(|&lang| {
             let document = dom::document();
@@ -155,12 +155,12 @@ pub fn app(parent: &web_sys::Element) {
             )
     };
     if !embed {
-        let _ = parent.append_child(&top_bar(state).0);
+        let _ = parent.append_child(top_bar(state).node());
     }
     if let Some(notice) = url_notice(opened.problems, state.lang) {
-        let _ = parent.append_child(&notice.0);
+        let _ = parent.append_child(notice.node());
     }
-    let _ = parent.append_child(&page.0);
+    let _ = parent.append_child(page.node());
 }
 
 fn top_bar(state: State) -> El {
@@ -201,7 +201,7 @@ fn top_bar(state: State) -> El {
                                     "aria-pressed",
                                     rx(move || Some((lang.get() == option).to_string())),
                                 )
-                                .on("click", Box::new(move |_| switch_lang(option)))
+                                .on(Ev::Click, Box::new(move |_| switch_lang(option)))
                                 .text(&option.name().to_ascii_uppercase())
                         })),
                 )
@@ -225,7 +225,7 @@ fn top_bar(state: State) -> El {
                             .attr("name", "units")
                             .bind_prop("value", rx(move || units.get().into()))
                             .on(
-                                "change",
+                                Ev::Change,
                                 Box::new(move |ev| units.set(fields::event_value(&ev))),
                             ),
                         ),

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::charts::{self, BreakdownChart, Component};
-use crate::dom::{self, El, el, rx};
+use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang, Words};
 use crate::state::State;
 
@@ -35,9 +35,9 @@ pub fn size(state: State, testid: &str, bytes: Rc<dyn Fn() -> u128>) -> El {
         .class("value")
         .attr("data-testid", testid)
         .attr("tabindex", "0")
-        .on("click", Box::new(toggle_exact));
-    let (element, text) = (span.0.clone(), span.text_node());
-    dom::watch(
+        .on(Ev::Click, Box::new(toggle_exact));
+    let (element, text) = (span.node().clone(), span.text_node());
+    dom::bind(
         rx(move || (bytes(), state.config.with(|c| c.units), state.lang.get())),
         Box::new(move |&(bytes, units, lang)| {
             let _ = element.set_attribute("data-bytes", &bytes.to_string());
@@ -303,7 +303,8 @@ fn bar_legend(state: State) -> El {
     el("ul")
         .class("bar-legend")
         .attr("data-testid", "bar-legend")
-        .switch(
+        // Built again only when the set of segments changes.
+        .rebuild(
             rx(move || {
                 estimate.with(|e| {
                     bar_segments(e)
@@ -359,12 +360,9 @@ pub fn results(state: State) -> El {
             };
             format!("{units} {}", w.tap_for_bytes)
         })))
-        .switch(
-            rx(move || u32::from(state.what_ifs.with(|options| !options.is_empty()))),
-            Box::new(move |shown| match shown {
-                0 => Vec::new(),
-                _ => vec![what_ifs(state)],
-            }),
+        .show(
+            rx(move || state.what_ifs.with(|options| !options.is_empty())),
+            Box::new(move || vec![what_ifs(state)]),
         )
 }
 
@@ -415,12 +413,9 @@ fn summary(state: State) -> El {
     el("div")
         .class("summary")
         .attr("data-testid", "summary")
-        .switch(
-            rx(move || u32::from(state.stale())),
-            Box::new(move |stale| {
-                if stale == 0 {
-                    return Vec::new();
-                }
+        .show(
+            rx(move || state.stale()),
+            Box::new(move || {
                 vec![
                     el("p")
                         .class("stale-note")
@@ -456,19 +451,18 @@ fn summary(state: State) -> El {
                 })),
         )
         // A result that is not current says nothing about fitting.
-        .switch(
+        .rebuild(
             rx(move || {
                 let stale = state.stale();
                 estimate.with(|e| match (e.fits, e.device_bytes, stale) {
-                    (_, _, true) => 0,
-                    (Some(true), Some(_), _) => 1,
-                    (Some(false), Some(_), _) => 2,
-                    _ => 0,
+                    (Some(fits), Some(_), false) => Some(fits),
+                    _ => None,
                 })
             }),
-            Box::new(move |shown| match shown {
-                0 => Vec::new(),
-                _ => vec![fits_badge(state, shown == 1)],
+            Box::new(move |&fits| {
+                fits.map(|fits| fits_badge(state, fits))
+                    .into_iter()
+                    .collect()
             }),
         )
 }
@@ -571,7 +565,7 @@ fn breakdown_table(state: State) -> El {
         // One row per component present (and a note under those not all alive
         // at the peak); an edit updates the numbers in place, and the rows are
         // built again only when that set changes.
-        .switch(
+        .rebuild(
             rx(move || {
                 estimate.with(|e| {
                     components(e).iter().fold(0, |set, &c| {
@@ -664,14 +658,9 @@ fn breakdown_table(state: State) -> El {
             )
             .class("sum"),
         )
-        .switch(
-            rx(move || u32::from(estimate.with(|e| e.margin_bytes() > 0))),
-            Box::new(move |shown| {
-                if shown == 0 {
-                    return Vec::new();
-                }
-                vec![addition(Component::Margin, Estimate::margin_bytes)]
-            }),
+        .show(
+            rx(move || estimate.with(|e| e.margin_bytes() > 0)),
+            Box::new(move || vec![addition(Component::Margin, Estimate::margin_bytes)]),
         )
         .child(
             reading(
@@ -712,12 +701,9 @@ fn breakdown_table(state: State) -> El {
                         })),
                 ),
         )
-        .switch(
-            rx(move || u32::from(estimate.with(|e| e.device_bytes.is_some()))),
-            Box::new(move |shown| {
-                if shown == 0 {
-                    return Vec::new();
-                }
+        .show(
+            rx(move || estimate.with(|e| e.device_bytes.is_some())),
+            Box::new(move || {
                 vec![reading(
                     "device-bytes",
                     |w| w.capacity,
@@ -797,9 +783,9 @@ fn count_row(
                 .class("value")
                 .attr("colspan", "2")
                 .attr("data-testid", testid);
-            let (element, text) = (cell.0.clone(), cell.text_node());
+            let (element, text) = (cell.node().clone(), cell.text_node());
             let value = value.clone();
-            dom::watch(
+            dom::bind(
                 rx(move || (value().unwrap_or(0), lang.get())),
                 Box::new(move |&(number, lang)| {
                     let _ = element.set_attribute("data-value", &number.to_string());
@@ -877,9 +863,9 @@ fn what_ifs(state: State) -> El {
     let item = move |index: usize| {
         let (label, value) = (el("span"), el("span").class("value"));
         let li = el("li").child(label.clone()).child(value.clone());
-        let (element, value_element) = (li.0.clone(), value.0.clone());
+        let (element, value_element) = (li.node().clone(), value.node().clone());
         let (label, value) = (label.text_node(), value.text_node());
-        dom::watch(
+        dom::bind(
             rx(move || {
                 let option = state.what_ifs.with(|options| options.get(index).copied());
                 (option, lang.get(), state.config.with(|c| c.units))

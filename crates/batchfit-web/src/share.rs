@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::dom::{El, el, rx};
+use crate::dom::{El, Ev, el, rx};
 use crate::i18n;
 use crate::location;
 use crate::state::State;
@@ -120,7 +120,7 @@ pub fn share(state: State) -> El {
         el("button")
             .attr("type", "button")
             .attr("data-testid", testid)
-            .on("click", act)
+            .on(Ev::Click, act)
             .bind_text(i18n::tr(lang, label))
     };
     el("section")
@@ -191,24 +191,24 @@ pub fn share(state: State) -> El {
                     .to_owned()
                 })),
         )
-        .switch(
-            rx(move || outcome.with(|o| matches!(o, Some(Outcome::Fallback(_)))) as u32),
-            Box::new(move |shown| {
-                let text = outcome.with(|o| match o {
-                    Some(Outcome::Fallback(text)) => Some(text.clone()),
-                    _ => None,
-                });
-                text.filter(|_| shown == 1)
+        .show(
+            rx(move || outcome.with(|o| matches!(o, Some(Outcome::Fallback(_))))),
+            Box::new(move || {
+                outcome
+                    .with_untracked(|o| match o {
+                        Some(Outcome::Fallback(text)) => Some(text.clone()),
+                        _ => None,
+                    })
                     .map(|t| selected_text("copy-fallback", t))
                     .into_iter()
                     .collect()
             }),
         )
-        .switch(
-            rx(move || snippet.with(Option::is_some) as u32),
-            Box::new(move |_| {
-                snippet
-                    .get()
+        // The snippet of the last click, built again when a click gives another.
+        .rebuild(
+            rx(move || snippet.get()),
+            Box::new(move |text: &Option<String>| {
+                text.clone()
                     .map(|t| selected_text("embed-snippet", t))
                     .into_iter()
                     .collect()

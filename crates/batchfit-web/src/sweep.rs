@@ -7,7 +7,7 @@ use batchfit_core::units::{self, Units};
 use leptos::prelude::*;
 
 use crate::charts::{self, SweepChart};
-use crate::dom::{self, El, el, rx};
+use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang};
 use crate::results::{device_name, short};
 use crate::state::State;
@@ -146,7 +146,7 @@ pub fn sweep(state: State) -> El {
                                     rx(move || Some(all_columns.get().to_string())),
                                 )
                                 .on(
-                                    "click",
+                                    Ev::Click,
                                     Box::new(move |_| all_columns.update(|on| *on = !*on)),
                                 )
                                 .bind_text(rx(move || {
@@ -189,9 +189,9 @@ fn row(state: State, index: usize) -> El {
         el("td").class("required").attr("data-testid", "required"),
     ];
     let tr = el("tr").child(th).children(cells.clone());
-    let (mark, notes, element) = (mark.text_node(), notes.text_node(), tr.0.clone());
+    let (mark, notes, element) = (mark.text_node(), notes.text_node(), tr.node().clone());
     let texts: Vec<web_sys::Text> = cells.iter().map(El::text_node).collect();
-    dom::watch(
+    dom::bind(
         rx(move || {
             // A row the shorter sweep no longer has reads as zeros until the
             // list removes it.
@@ -244,9 +244,9 @@ fn row(state: State, index: usize) -> El {
                 row.total,
                 row.required,
             ]) {
-                let _ = cell.0.set_attribute("data-bytes", &bytes.to_string());
+                let _ = cell.node().set_attribute("data-bytes", &bytes.to_string());
                 let _ = cell
-                    .0
+                    .node()
                     .set_attribute("title", &i18n::exact_bytes(lang, bytes));
                 text.set_data(&units::format_bytes(bytes, units));
             }
