@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use crate::dom::{El, Ev, Rx, el, rx};
 use crate::fields::{self, check_field, event_value, number_field, select_field};
 use crate::i18n::{self, Lang};
+use crate::results;
 use crate::state::{CUSTOM_DEVICE, State};
 
 fn activations_form(state: State) -> Vec<El> {
@@ -418,11 +419,11 @@ fn device_panel(state: State) -> Vec<El> {
                 .attr("value", "")
                 .bind_text(i18n::tr(lang, |w| w.no_device)),
         )
-        .children(
-            presets::DEVICES
-                .iter()
-                .map(|d| el("option").attr("value", d.id).text(d.name)),
-        )
+        .children(presets::DEVICES.iter().map(|d| {
+            el("option")
+                .attr("value", d.id)
+                .bind_text(rx(move || results::preset_name(lang.get(), d)))
+        }))
         .child(
             el("option")
                 .attr("value", CUSTOM_DEVICE)

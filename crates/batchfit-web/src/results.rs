@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use batchfit_core::memory::{Change, Estimate, Phase, WhatIf};
-use batchfit_core::presets::Device;
+use batchfit_core::presets::{Device, DevicePreset};
 use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
 use leptos::prelude::*;
@@ -59,10 +59,25 @@ fn toggle_exact(event: web_sys::Event) {
     }
 }
 
-/// The device's display name.
-pub fn device_name(device: Device) -> String {
+/// A preset device's name in the page's language: product names stay as they
+/// are; the unified-memory and CPU presets, which are descriptions, are
+/// worded per language ("CPU, 16 GB RAM" / "CPU, 16 GB de RAM").
+pub fn preset_name(lang: Lang, preset: &DevicePreset) -> String {
+    let gb = preset.bytes >> 30;
+    let kind = preset.id.split('-').next().unwrap_or_default();
+    match (kind, lang) {
+        ("apple", Lang::En) => format!("Apple silicon, {gb} GB unified"),
+        ("apple", Lang::Es) => format!("Apple silicon, {gb} GB de memoria unificada"),
+        ("cpu", Lang::En) => format!("CPU, {gb} GB RAM"),
+        ("cpu", Lang::Es) => format!("CPU, {gb} GB de RAM"),
+        _ => preset.name.to_owned(),
+    }
+}
+
+/// The device's display name in the page's language.
+pub fn device_name(lang: Lang, device: Device) -> String {
     match device {
-        Device::Preset(preset) => preset.name.to_owned(),
+        Device::Preset(preset) => preset_name(lang, preset),
         Device::Custom { hundredths_gb } => {
             format!(
                 "{} GB",
@@ -116,7 +131,7 @@ fn headline(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>)
 
 /// "fits on H100 80GB: no, 16 GPUs needed", when a device is chosen.
 fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) -> Option<String> {
-    let name = device_name(config.device?);
+    let name = device_name(lang, config.device?);
     let es = lang == Lang::Es;
     let answer = match (estimate.fits == Some(true), es) {
         (true, false) => "yes".to_owned(),
@@ -476,7 +491,7 @@ fn breakdown(state: State) -> El {
         let c = config.get();
         BreakdownChart {
             segments: estimate.with(bar_segments),
-            capacity: c.device.map(|d| (device_name(d), d.bytes())),
+            capacity: c.device.map(|d| (device_name(lang.get(), d), d.bytes())),
             units: c.units,
             dark: state.dark.get(),
         }
@@ -936,6 +951,34 @@ mod tests {
             );
             assert!(css.contains(&rule), "style/main.css lacks `{rule}`");
         }
+    }
+
+    /// The presets that are descriptions read in the page's language; the
+    /// names of products stay, and the English ones are the core's.
+    #[test]
+    fn device_descriptions_follow_the_language() {
+        use batchfit_core::presets::DEVICES;
+        for preset in DEVICES {
+            assert_eq!(preset_name(Lang::En, preset), preset.name, "{}", preset.id);
+        }
+        let cpu = DEVICES
+            .iter()
+            .find(|d| d.id == "cpu-16gb")
+            .expect("a CPU preset");
+        assert_eq!(preset_name(Lang::Es, cpu), "CPU, 16 GB de RAM");
+        let apple = DEVICES
+            .iter()
+            .find(|d| d.id == "apple-64gb")
+            .expect("an Apple preset");
+        assert_eq!(
+            preset_name(Lang::Es, apple),
+            "Apple silicon, 64 GB de memoria unificada"
+        );
+        let h100 = DEVICES
+            .iter()
+            .find(|d| d.id == "h100-80gb")
+            .expect("an H100");
+        assert_eq!(preset_name(Lang::Es, h100), preset_name(Lang::En, h100));
     }
 
     #[test]

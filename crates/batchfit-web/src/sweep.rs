@@ -77,7 +77,9 @@ pub fn sweep(state: State) -> El {
                 .map(|r| (r.batch, r.required))
                 .collect(),
             chosen_batch: config.batch(),
-            capacity: config.device.map(|d| (device_name(d), d.bytes())),
+            capacity: config
+                .device
+                .map(|d| (device_name(lang.get(), d), d.bytes())),
             x_label: w().sweep_batch.to_owned(),
             y_label: w().sweep_axis.to_owned(),
             units: config.units,
