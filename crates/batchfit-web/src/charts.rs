@@ -569,8 +569,18 @@ fn sweep<DB: DrawingBackend>(
             4,
             style,
         ))?;
-        let style = theme.text(HPos::Right, VPos::Bottom);
-        draw_label(area, name, (right - 4, at - 3), style)?;
+        // The name goes to the side away from the chosen batch's label, which
+        // sits beside the chosen point (below): the two never overlap.
+        let chosen_right = points
+            .iter()
+            .find(|p| p.0 == chart.chosen_batch)
+            .is_some_and(|p| log(p.0) > (low + high) / 2.0);
+        let (side, x) = if chosen_right {
+            (HPos::Left, left + 4)
+        } else {
+            (HPos::Right, right - 4)
+        };
+        draw_label(area, name, (x, at - 3), theme.text(side, VPos::Bottom))?;
     }
 
     area.draw(&PathElement::new(
@@ -979,6 +989,38 @@ mod tests {
         assert!(
             points.iter().all(|c| attr(c, "fill") == line),
             "all fit without a device"
+        );
+    }
+
+    /// Issue 12: the capacity's name collided with the chosen batch's label;
+    /// it now goes to the other side of the chart.
+    #[test]
+    fn the_capacity_name_keeps_away_from_the_chosen_batch() {
+        let name_x = |chosen: u64| {
+            let chart = SweepChart {
+                chosen_batch: chosen,
+                ..sweep_chart(Some(20 * GIB))
+            };
+            let (drawn, svg) = render((600, 300), |area| draw_sweep(area, &chart, &width));
+            drawn.unwrap();
+            // Each <text …>body</text>: the x of the one whose body is the name.
+            svg.split("<text")
+                .skip(1)
+                .find_map(|t| {
+                    let (tag, rest) = t.split_once('>')?;
+                    rest.trim_start()
+                        .starts_with("H100")
+                        .then(|| number(&format!("text {tag}"), "x"))
+                })
+                .expect("the capacity's name")
+        };
+        assert!(
+            name_x(512) < 300.0,
+            "chosen on the right: the name on the left"
+        );
+        assert!(
+            name_x(1) > 300.0,
+            "chosen on the left: the name on the right"
         );
     }
 
