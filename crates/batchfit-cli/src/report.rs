@@ -307,6 +307,11 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     t.logits.name()
                 ));
             }
+            if t.zero_grad == transformer::ZeroGrad::Zeros && t.mode == Mode::Train {
+                text.push_str(
+                    "gradients zero-filled between steps (zero_grad(set_to_none=False)): alive at the loss\n",
+                );
+            }
             if t.act_offload && t.mode == Mode::Train {
                 text.push_str(
                     "saved activations offloaded to CPU memory (one layer's on the GPU)\n",

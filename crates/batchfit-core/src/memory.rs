@@ -16,7 +16,7 @@ use crate::activations::{self, BATCH};
 use crate::choice::choice;
 use crate::parameters;
 use crate::query::{Config, Form};
-use crate::transformer::{self, GPUS, Kind, Mode, Recipe, Recompute};
+use crate::transformer::{self, GPUS, Kind, Mode, Recipe, Recompute, ZeroGrad};
 
 choice! {
     /// The moment of a step that sets the peak (docs/model.md, "Timeline").
@@ -259,7 +259,11 @@ impl Parts {
                     // batch grows (the largest batch that fits is a binary
                     // search), so a global batch that a larger micro-batch
                     // reaches in one step still counts its gradients early.
+                    // `zero_grad(set_to_none=False)` zero-fills the gradients
+                    // instead of dropping them: from the second step on they
+                    // are alive from the forward pass on (ZeroGrad::Zeros).
                     gradients_with_activations: step_in_backward
+                        || (input.mode == Mode::Train && input.zero_grad == ZeroGrad::Zeros)
                         || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1),
                     // torch/amp/autocast_mode.py: autocast casts each FP32
                     // weight to 16 bits at its first use and caches the cast

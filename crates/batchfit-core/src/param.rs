@@ -66,6 +66,7 @@ choice! {
         Prefetch = "prefetch",
         ActOffload = "act_offload",
         Logits = "logits",
+        ZeroGrad = "zero_grad",
         Gpu = "gpu",
         GpuGb = "gpu_gb",
         OverheadGb = "overhead_gb",
@@ -121,9 +122,8 @@ impl Param {
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
             | Embed => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
-            | Recompute | Attn | Mode | Quant | Step | Loss | Logits | Gpu | Units | Lang => {
-                Input::Choice
-            }
+            | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | Gpu | Units
+            | Lang => Input::Choice,
         }
     }
 }

@@ -265,6 +265,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Prefetch,
     Param::ActOffload,
     Param::Logits,
+    Param::ZeroGrad,
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[Param] = &[
@@ -478,6 +479,9 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Prefetch => t.prefetch = tf::PREFETCH.parse(value)?,
         Param::ActOffload => t.act_offload = switch(name, value)?,
         Param::Logits => t.logits = option(name, tf::Logits::parse(value), tf::Logits::NAMES)?,
+        Param::ZeroGrad => {
+            t.zero_grad = option(name, tf::ZeroGrad::parse(value), tf::ZeroGrad::NAMES)?
+        }
         Param::Gpu => {
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
@@ -688,6 +692,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Prefetch, t.prefetch.to_string()),
         (Param::ActOffload, bit(t.act_offload)),
         (Param::Logits, t.logits.name().to_owned()),
+        (Param::ZeroGrad, t.zero_grad.name().to_owned()),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),
@@ -806,6 +811,9 @@ fn transformer_pairs(config: &Config, pairs: &mut Vec<(Param, String)>) {
     }
     if t.logits != d.logits {
         pairs.push((Param::Logits, t.logits.name().to_owned()));
+    }
+    if t.zero_grad != d.zero_grad {
+        pairs.push((Param::ZeroGrad, t.zero_grad.name().to_owned()));
     }
 }
 

@@ -154,6 +154,23 @@ choice! {
 }
 
 choice! {
+    /// How the training loop clears the gradients between steps
+    /// (torch/optim/optimizer.py and torch/nn/modules/module.py,
+    /// `zero_grad(set_to_none: bool = True)`).
+    pub enum ZeroGrad {
+        /// `set_to_none=True`, the default since PyTorch 2.0: each `.grad` is
+        /// dropped after the step, and the backward pass creates it again.
+        None = "none",
+        /// `set_to_none=False`, the default before PyTorch 2.0 (and of loops
+        /// written for it): the gradients are zero-filled in place and stay
+        /// allocated through the next forward pass, so from the second step on
+        /// they are alive at the loss too.
+        Zeros = "zeros",
+    }
+    default None
+}
+
+choice! {
     /// How a decoder's loss is computed from the last hidden states.
     pub enum Loss {
         /// `F.cross_entropy` over the logits of every token: at the start of the
@@ -574,6 +591,8 @@ pub struct TransformerInput {
     pub act_offload: bool,
     /// The number format of the logits and their gradient in training.
     pub logits: Logits,
+    /// How the loop clears the gradients between steps.
+    pub zero_grad: ZeroGrad,
 }
 
 impl Default for TransformerInput {
@@ -602,6 +621,7 @@ impl Default for TransformerInput {
             prefetch: PREFETCH.default,
             act_offload: false,
             logits: Logits::default(),
+            zero_grad: ZeroGrad::default(),
         }
     }
 }

@@ -220,6 +220,7 @@ fn transformer_form(state: State) -> Vec<El> {
         for_training(select_field(state, Param::Step, tf::Step::NAMES)),
         for_training(select_field(state, Param::Loss, tf::Loss::NAMES)),
         for_training(select_field(state, Param::Logits, tf::Logits::NAMES)),
+        for_training(select_field(state, Param::ZeroGrad, tf::ZeroGrad::NAMES)),
         for_training(check_field(state, Param::ActOffload)),
         for_training(check_field(state, Param::Offload)),
         for_training(number_field(state, Param::BucketM)),

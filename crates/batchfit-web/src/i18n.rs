@@ -361,6 +361,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::ZeroGrad,
+        f(
+            "Gradients between steps",
+            "",
+            "zero_grad(set_to_none=False) keeps them allocated into the next step.",
+        ),
+    ),
+    (
         Param::Gpu,
         f("Device", "", "Capacity as the driver reports it."),
     ),
@@ -727,6 +735,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::ZeroGrad,
+        f(
+            "Gradientes entre pasos",
+            "",
+            "zero_grad(set_to_none=False) los mantiene reservados hasta el paso siguiente.",
+        ),
+    ),
+    (
         Param::Gpu,
         f(
             "Dispositivo",
@@ -942,6 +958,18 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
     ),
     (Param::Logits, "fp32", "FP32", "FP32"),
     (Param::Logits, "bf16", "BF16", "BF16"),
+    (
+        Param::ZeroGrad,
+        "none",
+        "Freed (set_to_none=True, PyTorch ≥ 2.0)",
+        "Liberados (set_to_none=True, PyTorch ≥ 2.0)",
+    ),
+    (
+        Param::ZeroGrad,
+        "zeros",
+        "Zero-filled, kept (set_to_none=False)",
+        "Puestos a cero, se mantienen (set_to_none=False)",
+    ),
     (Param::Step, "fused", "Fused", "Fusionado"),
     (Param::Step, "foreach", "foreach", "foreach"),
     (

@@ -172,6 +172,16 @@ fn gradients_appear_in_the_backward_pass() {
     assert_eq!(e.accumulation_steps, Some(2));
     assert_eq!(e.total, 12 * P + 4 * P + 2 * P + A);
     assert_eq!(e.total, 149_624_004_608);
+    // zero_grad(set_to_none=False) (PyTorch before 2.0): the zero-filled
+    // gradients stay allocated through the next forward pass, so they are
+    // alive at the loss too: the same peak as accumulation (docs/model.md §3.6).
+    let zeros = estimate_of(&format!("{base}&zero_grad=zeros"));
+    assert_eq!(zeros.total, 149_624_004_608);
+    assert_eq!(zeros.at_peak.gradients, 4 * P);
+    assert_eq!(zeros.peak_phase, Phase::Loss);
+    // Inference has no gradients to keep.
+    let inference = estimate_of(&format!("{base}&mode=inference&zero_grad=zeros"));
+    assert_eq!(inference, estimate_of(&format!("{base}&mode=inference")));
     assert_eq!(e.peak_phase, Phase::Loss);
     // 128 tokens in pure BF16 (P = 8,030,261,248 for Llama 3.1 8B): 2P
     // weights and 4P of moments held; the activations (well under 2P) lose to

@@ -372,9 +372,10 @@ prop_compose! {
         gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 4]>(),
         framework in pick(tf::Framework::ALL), step in pick(tf::Step::ALL), loss in pick(tf::Loss::ALL),
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
+        zero_grad in pick(tf::ZeroGrad::ALL),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload] = switches;
-        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits }
+        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad }
     }
 }
 
