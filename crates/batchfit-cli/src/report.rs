@@ -307,6 +307,20 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     t.logits.name()
                 ));
             }
+            if t.lora() {
+                let adapters = transformer::Adapters::of(t);
+                text.push_str(&format!(
+                    "LoRA r = {} on {} ({} adapter parameters, FP32) over a frozen base{}\n",
+                    t.lora_rank,
+                    t.lora_targets.name(),
+                    group_bytes(adapters.parameters),
+                    if t.quantized() {
+                        format!(" in {}", t.quant.name())
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
             if t.zero_grad == transformer::ZeroGrad::Zeros && t.mode == Mode::Train {
                 text.push_str(
                     "gradients zero-filled between steps (zero_grad(set_to_none=False)): alive at the loss\n",

@@ -359,14 +359,16 @@ impl NotNumber {
 /// Characters that group thousands as people type them: the comma of English
 /// ("2,048"), and the spaces of ISO 80000 and of Spanish ("2 048", with a
 /// no-break, narrow no-break or thin space).
-const GROUP_SEPARATORS: [char; 5] = [',', ' ', '\u{a0}', '\u{202f}', '\u{2009}'];
+fn is_group_separator(c: char) -> bool {
+    matches!(c, ',' | ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}')
+}
 
 /// `text` without its thousands separators, or `None` when a separator is
 /// not between groups of three digits in the integer part ("1,5", "20,48",
 /// "1.5,0" are not numbers: a comma there is a decimal comma or a typo, and
 /// reading it either way would be a guess).
 fn ungroup(text: &str) -> Option<String> {
-    if !text.contains(GROUP_SEPARATORS) {
+    if !text.contains(is_group_separator) {
         return Some(text.to_owned());
     }
     // `get` rather than slicing or `split_at`: no char-boundary panic (nor the
@@ -379,11 +381,11 @@ fn ungroup(text: &str) -> Option<String> {
         unsigned.get(..at).unwrap_or(unsigned),
         unsigned.get(at..).unwrap_or(""),
     );
-    if rest.contains(GROUP_SEPARATORS) {
+    if rest.contains(is_group_separator) {
         return None;
     }
     let digits = |group: &str| group.bytes().all(|b| b.is_ascii_digit());
-    let mut groups = integer.split(GROUP_SEPARATORS);
+    let mut groups = integer.split(is_group_separator);
     let first = groups
         .next()
         .filter(|g| (1..=3).contains(&g.len()) && digits(g))?;

@@ -270,7 +270,13 @@ impl Parts {
                     // until the autocast region exits; the matrix products
                     // save the casts for the backward pass, which frees them
                     // layer by layer. The FP32 parameters are what persists.
-                    compute_copies: if input.autocast() { states.weights } else { 0 },
+                    // Quantized weights (a QLoRA base) are dequantized per
+                    // matrix product, not cast and cached.
+                    compute_copies: if input.autocast() && !input.quantized() {
+                        states.weights
+                    } else {
+                        0
+                    },
                     activations_per_sample: transformer::activations_per_sample(input),
                     kv_per_sample: transformer::kv_cache_per_sample(input),
                 }

@@ -67,6 +67,9 @@ choice! {
         ActOffload = "act_offload",
         Logits = "logits",
         ZeroGrad = "zero_grad",
+        LoraRank = "lora_rank",
+        LoraTargets = "lora_targets",
+        LoraDropout = "lora_dropout",
         Gpu = "gpu",
         GpuGb = "gpu_gb",
         OverheadGb = "overhead_gb",
@@ -116,14 +119,14 @@ impl Param {
         match self {
             Batch | Seq | Hidden | Layers | Heads | KvHeads | HeadDim | Ffn | Vocab | Positions
             | TokenTypes | Labels | Image | Patch | Channels | Gen | Gpus | Zero | Tp | BucketM
-            | Prefetch | GlobalBatch => Input::Whole,
+            | Prefetch | GlobalBatch | LoraRank => Input::Whole,
             K | ActMb | GpuGb | OverheadGb | Margin => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
-            | Embed => Input::Switch,
+            | LoraDropout | Embed => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
-            | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | Gpu | Units
-            | Lang => Input::Choice,
+            | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
+            | Gpu | Units | Lang => Input::Choice,
         }
     }
 }

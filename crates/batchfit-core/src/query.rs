@@ -266,6 +266,9 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::ActOffload,
     Param::Logits,
     Param::ZeroGrad,
+    Param::LoraRank,
+    Param::LoraTargets,
+    Param::LoraDropout,
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[Param] = &[
@@ -482,6 +485,11 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::ZeroGrad => {
             t.zero_grad = option(name, tf::ZeroGrad::parse(value), tf::ZeroGrad::NAMES)?
         }
+        Param::LoraRank => t.lora_rank = tf::LORA_RANK.parse(value)?,
+        Param::LoraTargets => {
+            t.lora_targets = option(name, tf::LoraTargets::parse(value), tf::LoraTargets::NAMES)?
+        }
+        Param::LoraDropout => t.lora_dropout = switch(name, value)?,
         Param::Gpu => {
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
@@ -533,83 +541,83 @@ fn bit(value: bool) -> String {
 /// of the current form in the documented order (the transformer form writes its
 /// model preset and only the architecture values that differ from it, and its
 /// other settings only when not at their defaults), then the common parameters
-/// that are not at their defaults.
+/// that are not at their defaults. Every value is [`values`]'s text: the page's
+/// fields, shared links and the CLI spell a value one way.
 pub fn to_query(config: &Config) -> String {
-    let mut pairs: Vec<(Param, String)> = vec![(Param::Form, config.form.name().to_owned())];
-    match config.form {
-        Form::Activations => {
-            let act = &config.activations;
-            pairs.extend([
-                (Param::Batch, act.batch.to_string()),
-                (Param::Seq, act.seq.to_string()),
-                (Param::Hidden, act.hidden.to_string()),
-                (Param::Layers, act.layers.to_string()),
-                (Param::Precision, act.precision.name().to_owned()),
-                (Param::K, fields::format_hundredths(act.k.hundredths())),
-                (Param::Ckpt, bit(act.checkpointing)),
-            ]);
-        }
-        Form::Parameters => {
-            let par = &config.parameters;
-            pairs.extend([
-                (Param::Params, fields::format_count(par.params)),
-                (Param::Precision, par.precision.name().to_owned()),
-                (Param::Optimizer, par.optimizer.name().to_owned()),
-                (Param::Batch, par.batch.to_string()),
-                (Param::ActMb, fields::format_hundredths(par.act_mb)),
-            ]);
-        }
-        Form::Transformer => transformer_pairs(config, &mut pairs),
+    let config = config.synced();
+    let ours = values(&config);
+    // The texts the optional parameters are written against: the defaults,
+    // the framework profile's settings, the preset's architecture.
+    let mut base = Config {
+        form: config.form,
+        ..Config::default()
+    };
+    if config.form == Form::Transformer {
+        let t = &config.transformer;
+        base.transformer = TransformerInput {
+            arch: config.model.map_or(t.arch, |m| m.arch),
+            ..t.framework.defaults()
+        };
+        base = base.synced();
     }
-    if let Some(device) = config.device {
-        pairs.push(match device {
-            Device::Preset(preset) => (Param::Gpu, preset.id.to_owned()),
-            Device::Custom { hundredths_gb } => {
-                (Param::GpuGb, fields::format_hundredths(hundredths_gb))
-            }
-        });
-    }
-    let defaults = Config::default();
-    let optional = [
-        (
-            Param::OverheadGb,
-            fields::format_hundredths(config.overhead),
-            fields::format_hundredths(defaults.overhead),
-        ),
-        (
-            Param::Margin,
-            fields::format_hundredths(config.margin),
-            fields::format_hundredths(defaults.margin),
-        ),
-        (
-            Param::GlobalBatch,
-            config.global_batch.to_string(),
-            defaults.global_batch.to_string(),
-        ),
-        (
-            Param::Units,
-            config.units.name().to_owned(),
-            defaults.units.name().to_owned(),
-        ),
-        (
-            Param::Lang,
-            config.lang.map_or("", Lang::name).to_owned(),
-            String::new(),
-        ),
-        (Param::Embed, bit(config.embed), bit(defaults.embed)),
-    ];
-    pairs.extend(
-        optional
-            .into_iter()
-            .filter(|(_, value, default)| value != default)
-            .map(|(name, value, _)| (name, value)),
-    );
-    pairs
-        .iter()
-        .map(|(name, value)| format!("{}={}", name.name(), encode(value)))
+    let theirs = values(&base);
+    let text = |list: &[(Param, String)], param: Param| {
+        list.iter()
+            .find(|(p, _)| *p == param)
+            .map_or(String::new(), |(_, v)| v.clone())
+    };
+    let custom = matches!(config.device, Some(Device::Custom { .. }));
+    let architecture = |p: Param| ARCH_PARAMETERS.contains(&p);
+    let written = |param: Param, value: &str| match param {
+        Param::Form => true,
+        Param::Gpu => config.device.is_some() && !custom,
+        Param::GpuGb => custom,
+        Param::Model | Param::Lang => !value.is_empty(),
+        Param::Framework => value != tf::Framework::default().name(),
+        // The napkin forms write every parameter they have; the transformer
+        // form its batch and sequence, and every architecture value when no
+        // preset is its base.
+        _ if config.form != Form::Transformer && form_parameters(config.form).contains(&param) => {
+            true
+        }
+        Param::Batch | Param::Seq => true,
+        _ if config.model.is_none() && architecture(param) => true,
+        _ => value != text(&theirs, param),
+    };
+    std::iter::once(Param::Form)
+        .chain(form_parameters(config.form).iter().copied())
+        .chain(COMMON_PARAMETERS.iter().copied())
+        .filter_map(|param| {
+            let value = text(&ours, param);
+            written(param, &value).then(|| format!("{}={}", param.name(), encode(&value)))
+        })
         .collect::<Vec<_>>()
         .join("&")
 }
+
+/// The architecture's parameters, in the documented order of [`arch_values`].
+const ARCH_PARAMETERS: [Param; 20] = [
+    Param::Kind,
+    Param::Layers,
+    Param::Hidden,
+    Param::Heads,
+    Param::KvHeads,
+    Param::HeadDim,
+    Param::Ffn,
+    Param::Mlp,
+    Param::Norm,
+    Param::Vocab,
+    Param::Tied,
+    Param::Bias,
+    Param::QkvBias,
+    Param::Positions,
+    Param::TokenTypes,
+    Param::Labels,
+    Param::Dropout,
+    Param::Image,
+    Param::Patch,
+    Param::Channels,
+];
 
 /// The architecture's parameters, in the documented order.
 fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
@@ -693,6 +701,9 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::ActOffload, bit(t.act_offload)),
         (Param::Logits, t.logits.name().to_owned()),
         (Param::ZeroGrad, t.zero_grad.name().to_owned()),
+        (Param::LoraRank, t.lora_rank.to_string()),
+        (Param::LoraTargets, t.lora_targets.name().to_owned()),
+        (Param::LoraDropout, bit(t.lora_dropout)),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),
@@ -713,108 +724,6 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Embed, bit(config.embed)),
     ]);
     out
-}
-
-fn transformer_pairs(config: &Config, pairs: &mut Vec<(Param, String)>) {
-    let t = &config.transformer;
-    let a = &t.arch;
-    let base = config.model.map(|m| m.arch);
-    if let Some(model) = config.model {
-        pairs.push((Param::Model, model.id.to_owned()));
-    }
-    if t.framework != tf::Framework::default() {
-        pairs.push((Param::Framework, t.framework.name().to_owned()));
-    }
-    let ours = arch_values(a);
-    match base {
-        Some(preset) => {
-            let theirs = arch_values(&preset);
-            pairs.extend(
-                ours.into_iter()
-                    .zip(theirs)
-                    .filter(|(o, p)| o != p)
-                    .map(|(o, _)| o),
-            );
-        }
-        None => pairs.extend(ours),
-    }
-    pairs.push((Param::Batch, t.batch.to_string()));
-    pairs.push((Param::Seq, t.seq.to_string()));
-    // Settings are written where they differ from the profile's defaults.
-    let d = t.framework.defaults();
-    let settings = [
-        (Param::Recipe, t.recipe.name().to_owned(), d.recipe.name()),
-        (
-            Param::Optimizer,
-            t.optimizer.name().to_owned(),
-            d.optimizer.name(),
-        ),
-        (
-            Param::Recompute,
-            t.recompute.name().to_owned(),
-            d.recompute.name(),
-        ),
-        (
-            Param::Attn,
-            t.attention.name().to_owned(),
-            d.attention.name(),
-        ),
-        (Param::Mode, t.mode.name().to_owned(), d.mode.name()),
-    ];
-    for (name, value, default) in settings {
-        if value != default {
-            pairs.push((name, value));
-        }
-    }
-    if t.generated != d.generated {
-        pairs.push((Param::Gen, t.generated.to_string()));
-    }
-    if t.quant != d.quant {
-        pairs.push((Param::Quant, t.quant.name().to_owned()));
-    }
-    for (name, value, default) in [
-        (Param::Gpus, t.gpus, d.gpus),
-        (Param::Zero, u64::from(t.zero), u64::from(d.zero)),
-        (Param::Tp, t.tp, d.tp),
-    ] {
-        if value != default {
-            pairs.push((name, value.to_string()));
-        }
-    }
-    for (name, value, default) in [
-        (Param::Sp, t.sp, d.sp),
-        (Param::Foreach, t.foreach, d.foreach),
-    ] {
-        if value != default {
-            pairs.push((name, bit(value)));
-        }
-    }
-    for (name, value, default) in [
-        (Param::Step, t.step.name(), d.step.name()),
-        (Param::Loss, t.loss.name(), d.loss.name()),
-    ] {
-        if value != default {
-            pairs.push((name, value.to_owned()));
-        }
-    }
-    if t.offload != d.offload {
-        pairs.push((Param::Offload, bit(t.offload)));
-    }
-    if t.bucket_m != d.bucket_m {
-        pairs.push((Param::BucketM, t.bucket_m.to_string()));
-    }
-    if t.prefetch != d.prefetch {
-        pairs.push((Param::Prefetch, t.prefetch.to_string()));
-    }
-    if t.act_offload != d.act_offload {
-        pairs.push((Param::ActOffload, bit(t.act_offload)));
-    }
-    if t.logits != d.logits {
-        pairs.push((Param::Logits, t.logits.name().to_owned()));
-    }
-    if t.zero_grad != d.zero_grad {
-        pairs.push((Param::ZeroGrad, t.zero_grad.name().to_owned()));
-    }
 }
 
 /// Splits `a=1&b=2` into decoded pairs; empty segments are skipped, a segment

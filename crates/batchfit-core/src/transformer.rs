@@ -122,15 +122,39 @@ choice! {
 }
 
 choice! {
-    /// Weight quantization for inference.
+    /// Weight quantization of the layers' linear maps: for inference, and for
+    /// the frozen base of LoRA training (QLoRA).
     pub enum Quant {
         None = "none",
         /// 1 byte per weight plus one FP32 scale per output row (LLM.int8, bitsandbytes).
         Int8 = "int8",
         /// 4 bits per weight plus, per group of 128, an FP16 scale and a 4-bit zero point (GPTQ, AWQ).
         Int4 = "int4",
+        /// bitsandbytes 4-bit (NF4 or FP4, `Linear4bit`): two weights per byte
+        /// and one FP32 absmax per block of 64 (bitsandbytes/functional.py
+        /// `quantize_4bit`, `blocksize=64`; transformers' BitsAndBytesConfig
+        /// leaves `bnb_4bit_use_double_quant` off), as QLoRA loads its base.
+        Nf4 = "nf4",
     }
     default None
+}
+
+choice! {
+    /// Which linear maps of each block carry LoRA adapters (PEFT `target_modules`).
+    pub enum LoraTargets {
+        /// `q_proj` and `v_proj`: PEFT's default for Llama-, Mistral- and
+        /// Qwen-style models (peft/utils/constants.py,
+        /// `TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING`).
+        Qv = "qv",
+        /// Every attention projection: Q, K, V and the output.
+        Attn = "attn",
+        /// The MLP's linear maps: gate, up and down (up and down for GELU).
+        Mlp = "mlp",
+        /// Every linear map of the blocks (PEFT `target_modules="all-linear"`,
+        /// which leaves the output layer out).
+        All = "all",
+    }
+    default Qv
 }
 
 choice! {
@@ -331,6 +355,9 @@ pub const GPUS: WholeField = whole(Param::Gpus, 1, 100_000, 1);
 pub const ZERO: WholeField = whole(Param::Zero, 0, 3, 0);
 /// Tensor-parallel degree.
 pub const TP: WholeField = whole(Param::Tp, 1, 1_024, 1);
+/// LoRA rank r (0 = full fine-tuning): adapters A (r × d_in) and B (d_out × r)
+/// beside each targeted linear map (Hu et al. 2021, "LoRA", §4.1).
+pub const LORA_RANK: WholeField = whole(Param::LoraRank, 0, 65_536, 0);
 /// DeepSpeed's gradient bucket (`reduce_bucket_size`), in millions of elements
 /// (0 = none).
 pub const BUCKET_M: WholeField = whole(Param::BucketM, 0, 100_000, 0);
@@ -593,6 +620,11 @@ pub struct TransformerInput {
     pub logits: Logits,
     /// How the loop clears the gradients between steps.
     pub zero_grad: ZeroGrad,
+    /// LoRA rank; 0 trains every weight.
+    pub lora_rank: u64,
+    pub lora_targets: LoraTargets,
+    /// PEFT `lora_dropout` > 0: the adapter branch drops its input.
+    pub lora_dropout: bool,
 }
 
 impl Default for TransformerInput {
@@ -622,6 +654,9 @@ impl Default for TransformerInput {
             act_offload: false,
             logits: Logits::default(),
             zero_grad: ZeroGrad::default(),
+            lora_rank: LORA_RANK.default,
+            lora_targets: LoraTargets::default(),
+            lora_dropout: false,
         }
     }
 }
@@ -696,6 +731,18 @@ impl TransformerInput {
         }
     }
 
+    /// LoRA training: a frozen base and trainable adapters.
+    pub fn lora(&self) -> bool {
+        self.mode == Mode::Train && self.lora_rank > 0
+    }
+
+    /// The layers' linear maps are stored quantized: for inference, or as the
+    /// frozen base of LoRA training (QLoRA). Full training of quantized
+    /// weights is not a thing PyTorch does: there `quant` is ignored.
+    pub fn quantized(&self) -> bool {
+        self.quant != Quant::None && (self.mode == Mode::Inference || self.lora())
+    }
+
     /// Effective ZeRO stage: 0 when there is only one replica to shard over.
     fn zero_stage(&self) -> u8 {
         if self.gpus > 1 { self.zero.min(3) } else { 0 }
@@ -738,13 +785,7 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
     let training = input.mode == Mode::Train;
 
     let compute_bytes = input.activation_bytes();
-    let weights = if training && input.recipe == Recipe::Fsdp {
-        // FSDP2 keeps the (sharded) parameters in their FP32 dtype; the BF16
-        // copies are all-gathered per layer (`buffers` below).
-        per_rank * 4
-    } else if training {
-        per_rank * compute_bytes
-    } else {
+    let base = if input.quantized() {
         match input.quant {
             Quant::None => per_rank * compute_bytes,
             // LLM.int8 (Dettmers et al. 2022, §3): int8 weights + one FP32 absmax per row.
@@ -754,61 +795,88 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
             Quant::Int4 => {
                 ceil_div(4 * linear + 20 * ceil_div(linear, 128), 8) + rest * compute_bytes
             }
+            // bitsandbytes Linear4bit: two weights per byte, one FP32 absmax
+            // per 64 weights; the rest (embeddings, norms) in the compute dtype.
+            Quant::Nf4 => ceil_div(linear, 2) + 4 * ceil_div(linear, 64) + rest * compute_bytes,
         }
+    } else if training && input.recipe == Recipe::Fsdp {
+        // FSDP2 keeps the (sharded) parameters in their FP32 dtype; the BF16
+        // copies are all-gathered per layer (`buffers` below).
+        per_rank * 4
+    } else {
+        per_rank * compute_bytes
     };
     if !training {
         return shard(
             ModelStates {
-                weights,
+                weights: base,
                 ..ModelStates::default()
             },
             input,
         );
     }
 
+    // What trains: every parameter, or with LoRA the adapters only, which
+    // PEFT keeps in FP32 over a 16-bit base (peft/tuners/tuners_utils.py
+    // `_cast_adapter_dtype`, `autocast_adapter_dtype=True` by default): their
+    // gradients, moments and step temporaries are FP32, and there is no
+    // master copy.
+    let adapters = Adapters::of(input);
+    let lora = input.lora();
+    let (trainable, largest, factored) = if lora {
+        (adapters.parameters, adapters.largest, adapters.factored)
+    } else {
+        (
+            per_rank,
+            ceil_div(count.largest, t),
+            ceil_div(count.factored, t),
+        )
+    };
+    let weights = base + 4 * adapters.parameters;
     let gradient_bytes = match input.recipe {
+        _ if lora => 4,
         // FSDP2: gradients are reduce-scattered in reduce_dtype (FP32) into
         // the FP32 sharded parameters' .grad.
         Recipe::Fp32 | Recipe::Amp | Recipe::Mixed | Recipe::Fsdp => 4,
         Recipe::Amp16 | Recipe::Bf16 => 2,
     };
     let step = input.effective_step();
-    // The largest matrix per tensor-parallel rank.
-    let largest = ceil_div(count.largest, t);
     let gradients = match step {
         // torchtune/modules/optim.py: a post-accumulate-grad hook steps each
         // parameter and sets its gradient to None, so one gradient at a time.
         Step::InBackward => largest * gradient_bytes,
-        Step::Fused | Step::Foreach | Step::ForLoop => per_rank * gradient_bytes,
+        Step::Fused | Step::Foreach | Step::ForLoop => trainable * gradient_bytes,
     };
     // Master weights: the FP32 copy the optimizer updates (Micikevicius et al.
     // 2018, "Mixed Precision Training", §3.1).
     let master = match input.recipe {
+        _ if lora => 0,
         Recipe::Amp | Recipe::Amp16 => 4 * per_rank,
         // FSDP2's FP32 parameters are what the optimizer updates: no extra copy.
         Recipe::Fp32 | Recipe::Mixed | Recipe::Bf16 | Recipe::Fsdp => 0,
     };
     let state_bytes: u128 = match input.recipe {
+        _ if lora => 4,
         Recipe::Bf16 => 2,
         Recipe::Fp32 | Recipe::Amp | Recipe::Amp16 | Recipe::Mixed | Recipe::Fsdp => 4,
     };
     let state = match input.optimizer {
         // Loshchilov & Hutter 2019: first and second moment per parameter.
-        Optimizer::AdamW => 2 * state_bytes * per_rank,
+        Optimizer::AdamW => 2 * state_bytes * trainable,
         // Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", §2:
         // two 1-byte moments and one FP32 absmax per block of 2048 for each.
-        Optimizer::Adam8bit => 2 * per_rank + 2 * 4 * ceil_div(per_rank, 2048),
+        Optimizer::Adam8bit => 2 * trainable + 2 * 4 * ceil_div(trainable, 2048),
         // Shazeer & Stern 2018, "Adafactor", §3–4: row and column sums of the
         // second moment per matrix, full second moment for vectors, β1 = 0.
-        Optimizer::Adafactor => state_bytes * ceil_div(count.factored, t),
-        Optimizer::SgdMomentum => state_bytes * per_rank,
+        Optimizer::Adafactor => state_bytes * factored,
+        Optimizer::SgdMomentum => state_bytes * trainable,
         Optimizer::Sgd | Optimizer::None => 0,
     };
     let optimizer_step = match (step, input.optimizer) {
         // torch/optim/adam.py `_multi_tensor_adam`: `exp_avg_sq_sqrt =
         // torch._foreach_sqrt(device_exp_avg_sqs)` for all parameters, then
         // in-place ops: one state-sized temporary.
-        (Step::Foreach, Optimizer::AdamW) => state_bytes * per_rank,
+        (Step::Foreach, Optimizer::AdamW) => state_bytes * trainable,
         // torch/optim/adam.py `_single_tensor_adam`: `(exp_avg_sq.sqrt() /
         // bias_correction2_sqrt)` holds the sqrt and the quotient of one
         // parameter at once: two temporaries of the largest parameter.
@@ -845,6 +913,71 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         input,
     );
     ModelStates { buffers, ..sharded }
+}
+
+/// LoRA's adapters per GPU (Hu et al. 2021, §4.1): beside each targeted
+/// linear map W (d_in → d_out) of every block, A (r × d_in) and B (d_out × r),
+/// split over tensor-parallel ranks with their map.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Adapters {
+    pub parameters: u128,
+    /// The largest single adapter matrix.
+    pub largest: u128,
+    /// Σ (rows + columns) over the adapter matrices: Adafactor's factored state.
+    pub factored: u128,
+    /// Σ d_in over one block's targeted maps: how much input the adapter
+    /// branches read per token.
+    pub inputs_per_token: u128,
+    /// Targeted maps per block.
+    pub maps: u128,
+}
+
+impl Adapters {
+    /// The adapters of `input`, all zero without LoRA.
+    pub fn of(input: &TransformerInput) -> Self {
+        if !input.lora() {
+            return Self::default();
+        }
+        let arch = &input.arch;
+        let (h, f) = (u128::from(arch.hidden), u128::from(arch.ffn));
+        let head = u128::from(arch.head_size());
+        let (q, kv) = (
+            u128::from(arch.heads) * head,
+            u128::from(arch.kv_heads) * head,
+        );
+        let targets = input.lora_targets;
+        let attention = matches!(targets, LoraTargets::Attn | LoraTargets::All);
+        let mlp = matches!(targets, LoraTargets::Mlp | LoraTargets::All);
+        let qv = attention || targets == LoraTargets::Qv;
+        let gated = arch.mlp == Mlp::Swiglu;
+        // (d_in, d_out, targeted) of W_q, W_k, W_v, W_o, gate, up, down.
+        let maps = [
+            (h, q, qv),
+            (h, kv, attention),
+            (h, kv, qv),
+            (q, h, attention),
+            (h, f, mlp && gated),
+            (h, f, mlp),
+            (f, h, mlp),
+        ];
+        let r = u128::from(input.lora_rank);
+        let layers = u128::from(arch.layers);
+        let t = u128::from(input.tp);
+        let mut out = Self::default();
+        for (d_in, d_out, _) in maps.into_iter().filter(|m| m.2) {
+            out.parameters += r * (d_in + d_out);
+            out.largest = out.largest.max(r * d_in.max(d_out));
+            out.factored += (r + d_in) + (d_out + r);
+            out.inputs_per_token += d_in;
+            out.maps += 1;
+        }
+        Self {
+            parameters: ceil_div(layers * out.parameters, t),
+            largest: ceil_div(out.largest, t),
+            factored: ceil_div(layers * out.factored, t),
+            ..out
+        }
+    }
 }
 
 /// The BF16 parameter copies FSDP2 all-gathers (`recipe=fsdp`), per GPU.
@@ -1016,10 +1149,39 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
         Attention::Flash => 0,
     };
     LayerActivations {
-        replicated,
+        replicated: replicated + lora_saved(input),
         split,
         scores,
     }
+}
+
+/// What one block's LoRA branches save for the backward pass, per sample
+/// (peft/tuners/lora/layer.py `Linear.forward`: `x =
+/// self._cast_input_dtype(x, lora_A.weight.dtype)`, then `result +
+/// lora_B(lora_A(dropout(x))) * scaling`). Per targeted map: lora_A's input,
+/// which is a copy of x only when something converts it (the FP32 cast over
+/// a 16-bit base, autocast's 16-bit cast, or the dropout's output with its
+/// 1-byte mask); and lora_A's output x·A (r values), lora_B's input. The base
+/// map's own saved input is counted with the layer as before: whether
+/// autograd skips it for a frozen weight is not encoded.
+fn lora_saved(input: &TransformerInput) -> u128 {
+    let adapters = Adapters::of(input);
+    if adapters.maps == 0 {
+        return 0;
+    }
+    let s = u128::from(input.tokens());
+    let autocast = input.autocast();
+    // Under autocast the adapters' products compute in 16 bits.
+    let adapter_bytes = if autocast { 2 } else { 4 };
+    let x_copy = if input.lora_dropout {
+        adapter_bytes + 1
+    } else if autocast || input.activation_bytes() == 2 {
+        adapter_bytes
+    } else {
+        0
+    };
+    let r = u128::from(input.lora_rank);
+    s * (x_copy * adapters.inputs_per_token + adapter_bytes * r * adapters.maps)
 }
 
 /// Activation bytes one sample keeps alive per GPU at the peak of training (the

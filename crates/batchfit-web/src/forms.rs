@@ -167,6 +167,8 @@ fn transformer_form(state: State) -> Vec<El> {
     let lang = state.lang;
     let vision = move || kind.with(|k| Kind::parse(k)) == Some(Kind::Vision);
     let inference = move || mode.with(|m| Mode::parse(m)) == Some(Mode::Inference);
+    let rank = state.text(Param::LoraRank);
+    let lora = move || rank.with(|r| r.trim() != "0" && !r.trim().is_empty());
     // Fields that do not apply are hidden, not removed: their texts stay in
     // the URL, and switching back shows what was typed.
     let shown_if = |field: El, when: Rx<bool>| {
@@ -210,9 +212,10 @@ fn transformer_form(state: State) -> Vec<El> {
         number_field(state, Param::Batch),
         number_field(state, Param::Seq),
         shown_if(number_field(state, Param::Gen), rx(inference)),
+        // Quantized weights: for inference, or the frozen base of LoRA.
         shown_if(
             select_field(state, Param::Quant, tf::Quant::NAMES),
-            rx(inference),
+            rx(move || inference() || lora()),
         ),
         select_field(state, Param::Recipe, tf::Recipe::NAMES),
         for_training(select_field(state, Param::Optimizer, tf::Optimizer::NAMES)),
@@ -221,6 +224,15 @@ fn transformer_form(state: State) -> Vec<El> {
         for_training(select_field(state, Param::Loss, tf::Loss::NAMES)),
         for_training(select_field(state, Param::Logits, tf::Logits::NAMES)),
         for_training(select_field(state, Param::ZeroGrad, tf::ZeroGrad::NAMES)),
+        for_training(number_field(state, Param::LoraRank)),
+        shown_if(
+            select_field(state, Param::LoraTargets, tf::LoraTargets::NAMES),
+            rx(move || !inference() && lora()),
+        ),
+        shown_if(
+            check_field(state, Param::LoraDropout),
+            rx(move || !inference() && lora()),
+        ),
         for_training(check_field(state, Param::ActOffload)),
         for_training(check_field(state, Param::Offload)),
         for_training(number_field(state, Param::BucketM)),

@@ -253,7 +253,7 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f(
             "Weight quantization",
             "",
-            "Inference weights in INT8 or INT4, with their scales.",
+            "Inference weights, or a LoRA base (QLoRA), in 8 or 4 bits with their scales.",
         ),
     ),
     (
@@ -361,11 +361,31 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::LoraRank,
+        f(
+            "LoRA rank",
+            "",
+            "0: full fine-tuning; r > 0: frozen base, FP32 adapters.",
+        ),
+    ),
+    (
+        Param::LoraTargets,
+        f(
+            "LoRA targets",
+            "",
+            "The linear maps of each block that carry adapters.",
+        ),
+    ),
+    (
+        Param::LoraDropout,
+        f("LoRA dropout", "", "Saves the dropped input and its mask."),
+    ),
+    (
         Param::ZeroGrad,
         f(
             "Gradients between steps",
             "",
-            "zero_grad(set_to_none=False) keeps them allocated into the next step.",
+            "set_to_none=False keeps them into the next step.",
         ),
     ),
     (
@@ -627,7 +647,7 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         f(
             "Cuantización de pesos",
             "",
-            "Pesos de inferencia en INT8 o INT4, con sus escalas.",
+            "Pesos de inferencia, o la base de LoRA (QLoRA), en 8 o 4 bits con sus escalas.",
         ),
     ),
     (
@@ -735,11 +755,35 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::LoraRank,
+        f(
+            "Rango de LoRA",
+            "",
+            "0: ajuste completo; r > 0: base congelada, adaptadores FP32.",
+        ),
+    ),
+    (
+        Param::LoraTargets,
+        f(
+            "Destinos de LoRA",
+            "",
+            "Las capas lineales de cada bloque que llevan adaptadores.",
+        ),
+    ),
+    (
+        Param::LoraDropout,
+        f(
+            "Dropout de LoRA",
+            "",
+            "Guarda la entrada con dropout y su máscara.",
+        ),
+    ),
+    (
         Param::ZeroGrad,
         f(
             "Gradientes entre pasos",
             "",
-            "zero_grad(set_to_none=False) los mantiene reservados hasta el paso siguiente.",
+            "set_to_none=False los mantiene hasta el paso siguiente.",
         ),
     ),
     (
@@ -958,6 +1002,36 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
     ),
     (Param::Logits, "fp32", "FP32", "FP32"),
     (Param::Logits, "bf16", "BF16", "BF16"),
+    (
+        Param::LoraTargets,
+        "qv",
+        "Q and V (PEFT's default)",
+        "Q y V (por defecto en PEFT)",
+    ),
+    (
+        Param::LoraTargets,
+        "attn",
+        "Attention: Q, K, V, O",
+        "Atención: Q, K, V, O",
+    ),
+    (
+        Param::LoraTargets,
+        "mlp",
+        "MLP: gate, up, down",
+        "MLP: gate, up, down",
+    ),
+    (
+        Param::LoraTargets,
+        "all",
+        "Every linear map",
+        "Todas las capas lineales",
+    ),
+    (
+        Param::Quant,
+        "nf4",
+        "4-bit bitsandbytes (NF4, QLoRA)",
+        "4 bits de bitsandbytes (NF4, QLoRA)",
+    ),
     (
         Param::ZeroGrad,
         "none",
@@ -1267,7 +1341,7 @@ static EN: Words = Words {
     not_at_peak_step_inside: "Not in the peak: runs inside the backward pass, next to the activations.",
     not_at_peak_freed: "Not in the peak: the backward pass frees them before the gradients' peak.",
     not_at_peak_casts: "Partly not in the peak: autocast's 16-bit copies are freed with the activations.",
-    bar_sums: "What is alive at the peak, then what is added to it; the segments add up to the required memory.",
+    bar_sums: "Alive at the peak, then what is added: the segments sum to the required memory.",
     no_batch_fits: "None (not even 1)",
     tap_for_bytes: "Hover, tap or click a size for its exact bytes.",
     phases: [
@@ -1292,7 +1366,7 @@ static EN: Words = Words {
     sweep_batch: "Batch size",
     sweep_states: "Model states at the peak",
     sweep_total: "Peak allocated",
-    sweep_note: "Each row's model states and activations are those alive at its peak, and add up to its peak; the required memory adds the allocator cache, the overhead and the margin, and sets the ✗.",
+    sweep_note: "Parts alive at each row's peak add up to it; Required adds cache, overhead and margin, and sets the ✗.",
     sweep_all_columns: "Show every column",
     sweep_fewer_columns: "Show fewer columns",
     sweep_over: "over the device's capacity",
@@ -1384,7 +1458,7 @@ static ES: Words = Words {
     not_at_peak_step_inside: "Fuera del pico: se ejecuta dentro del paso hacia atrás, junto a las activaciones.",
     not_at_peak_freed: "Fuera del pico: el paso hacia atrás las libera antes del pico de los gradientes.",
     not_at_peak_casts: "En parte fuera del pico: las copias de 16 bits de autocast se liberan con las activaciones.",
-    bar_sums: "Lo que está vivo en el pico y lo que se le suma; los segmentos suman la memoria necesaria.",
+    bar_sums: "Lo vivo en el pico y lo añadido: los segmentos suman la memoria necesaria.",
     no_batch_fits: "Ninguno (ni siquiera 1)",
     tap_for_bytes: "Pasa el puntero, toca o haz clic en un tamaño para ver sus bytes exactos.",
     phases: [
@@ -1409,7 +1483,7 @@ static ES: Words = Words {
     sweep_batch: "Tamaño de lote",
     sweep_states: "Estados del modelo en el pico",
     sweep_total: "Pico asignado",
-    sweep_note: "Los estados del modelo y las activaciones de cada fila son los vivos en su pico y suman ese pico; la memoria necesaria añade la caché del asignador, la sobrecarga y el margen, y decide la ✗.",
+    sweep_note: "Lo vivo en el pico de cada fila suma ese pico; Necesaria añade caché, sobrecarga y margen, y decide la ✗.",
     sweep_all_columns: "Mostrar todas las columnas",
     sweep_fewer_columns: "Mostrar menos columnas",
     sweep_over: "excede la capacidad del dispositivo",

@@ -335,6 +335,49 @@ fn what_is_alive_at_the_peak_is_named() {
     );
 }
 
+/// LoRA (Hu et al. 2021) as PEFT runs it, docs/model.md §3.8: Llama 3.1 8B
+/// with r = 16 on q_proj and v_proj has 6,815,744 adapter parameters (what
+/// PEFT's `print_trainable_parameters` reports for it); the BF16 base stays,
+/// the FP32 adapters train.
+#[test]
+fn lora_trains_fp32_adapters_over_a_frozen_base() {
+    const P: u128 = 8_030_261_248;
+    const A: u128 = 6_815_744;
+    let base = "form=transformer&model=llama-3.1-8b&batch=1&seq=2048&recipe=bf16";
+    let full = estimate_of(base);
+    let lora = estimate_of(&format!("{base}&lora_rank=16"));
+    assert_eq!(lora.weights, 2 * P + 4 * A);
+    assert_eq!(lora.gradients, 4 * A);
+    assert_eq!(lora.optimizer_states, 8 * A);
+    assert!(lora.total < full.total);
+    // The adapter branches save more: lora_A's FP32 copy of its input
+    // (h per token for q and for v) and x·A (r per token for each).
+    assert_eq!(
+        lora.activations - full.activations,
+        2048 * (4 * 2 * 4096 + 4 * 16 * 2) * 32
+    );
+    // Every linear map: r (d_in + d_out) summed over the seven maps, 32 layers.
+    let all = estimate_of(&format!("{base}&lora_rank=16&lora_targets=all"));
+    let per_layer = 16 * ((4096 + 4096) + 2 * (4096 + 1024) + (4096 + 4096) + 3 * (4096 + 14_336));
+    assert_eq!(all.gradients, 4 * 32 * per_layer);
+    // QLoRA: the linear maps in bitsandbytes 4-bit, 0.5 byte and 4/64 of a
+    // byte per weight; embeddings and norms stay BF16.
+    let count = transformer::parameter_count(&config(base).transformer.arch);
+    let qlora = estimate_of(&format!("{base}&lora_rank=16&quant=nf4"));
+    assert_eq!(
+        qlora.weights,
+        count.linear / 2 + 4 * count.linear / 64 + 2 * (P - count.linear) + 4 * A
+    );
+    // Quantization is for a frozen base: full training ignores it.
+    assert_eq!(estimate_of(&format!("{base}&quant=nf4")), full);
+    // Inference has no adapters to train.
+    let inference = format!("{base}&mode=inference");
+    assert_eq!(
+        estimate_of(&format!("{inference}&lora_rank=16")),
+        estimate_of(&inference)
+    );
+}
+
 /// docs/model.md §3.7, worked example.
 #[test]
 fn the_documented_decomposition_of_the_peak() {

@@ -372,10 +372,11 @@ prop_compose! {
         gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 4]>(),
         framework in pick(tf::Framework::ALL), step in pick(tf::Step::ALL), loss in pick(tf::Loss::ALL),
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
-        zero_grad in pick(tf::ZeroGrad::ALL),
+        zero_grad in pick(tf::ZeroGrad::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
+        lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload] = switches;
-        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad }
+        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout }
     }
 }
 
@@ -545,4 +546,13 @@ fn framework_profiles_are_defaults_the_url_overrides() {
             }
         )]
     );
+}
+
+#[test]
+fn the_architecture_parameters_are_listed_in_their_order() {
+    let written: Vec<Param> = arch_values(&Architecture::default())
+        .iter()
+        .map(|(p, _)| *p)
+        .collect();
+    assert_eq!(written, ARCH_PARAMETERS);
 }
