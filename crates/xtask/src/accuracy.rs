@@ -16,7 +16,11 @@
 //! and the reading that matches the row's metric (`peak_allocated` for
 //! allocator statistics, `peak_reserved` for `max_memory_reserved`, the
 //! nvidia-smi reading for device-wide rows). Rows batchfit cannot represent
-//! (LoRA, unpublished prompt lengths) are listed with the reason.
+//! (LoRA, unpublished prompt lengths) are listed with the reason. A
+//! pre-registered row that was not comparable at registration and that a later
+//! change to the model lets batchfit state carries the query written for it
+//! then (`query_after`, at `query_after_at`): it is compared with the current
+//! model only, counted apart from every figure at registration.
 //!
 //! A second table compares our own measurements, `validation/gpu-measurements.csv`
 //! (written by `validation/gpu/measure.py` on a GPU machine, its environment in
@@ -528,6 +532,14 @@ struct Preregistered {
     predicted: Option<f64>,
     /// Why the row is not comparable; empty when it is.
     reason: String,
+    /// For a row that was not comparable at registration: the query written
+    /// from its source once a change to the model could state it, before any
+    /// prediction for it was computed; empty otherwise.
+    query_after: String,
+    /// The commit whose model first expresses `query_after`.
+    query_after_at: String,
+    /// For a row still not comparable after such a change: why, as of then.
+    reason_after: String,
 }
 
 /// Reads `validation/preregistered.csv`. A comparable row (`comparable` = yes)
@@ -566,6 +578,27 @@ fn read_preregistered(csv: &str) -> Result<Vec<Preregistered>, String> {
                 "a row that is not comparable has a reason and no prediction".into(),
             ));
         }
+        let query_after = row.get("query_after").to_owned();
+        let query_after_at = row.get("query_after_at").to_owned();
+        let reason_after = row.get("reason_after").to_owned();
+        if comparable && !(query_after.is_empty() && reason_after.is_empty()) {
+            return Err(fail(
+                "a row compared at registration keeps its query: no query_after or reason_after"
+                    .into(),
+            ));
+        }
+        if query_after.is_empty() != query_after_at.is_empty() {
+            return Err(fail(
+                "query_after and query_after_at go together (the query and the commit whose model \
+                 first expresses it)"
+                    .into(),
+            ));
+        }
+        if !query_after.is_empty() && !reason_after.is_empty() {
+            return Err(fail(
+                "a row with a query_after is comparable: it has no reason_after".into(),
+            ));
+        }
         let gpus_summed = match row.get("gpus_summed") {
             "" => 1,
             text => text
@@ -582,6 +615,9 @@ fn read_preregistered(csv: &str) -> Result<Vec<Preregistered>, String> {
             gpus_summed,
             predicted,
             reason,
+            query_after,
+            query_after_at,
+            reason_after,
             id,
         });
     }
@@ -674,8 +710,14 @@ struct Compared {
     source: String,
     stack: String,
     /// The prediction recorded before the model was changed for this source,
-    /// and the commit it was computed at (pre-registered rows only).
+    /// and the commit it was computed at (pre-registered rows compared at
+    /// registration only).
     before: Option<(f64, String)>,
+    /// The commit of its registration, for a pre-registered row.
+    registered: Option<String>,
+    /// For a pre-registered row that was not comparable at registration: the
+    /// commit whose model first expressed it (its `query_after_at`).
+    comparable_since: Option<String>,
 }
 
 impl Compared {
@@ -706,7 +748,7 @@ fn is_preregistered(source: &str, compared: &[Compared], skipped: &[Skipped]) ->
     compared
         .iter()
         .filter(|c| c.source == source)
-        .all(|c| c.before.is_some())
+        .all(|c| c.registered.is_some())
         && skipped
             .iter()
             .filter(|s| s.source == source)
@@ -763,29 +805,44 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
             }
         };
         if let Some(p) = preregistered.iter().find(|p| p.id == id) {
-            let Some(before) = p.predicted else {
-                skipped.push(Skipped {
-                    id,
-                    model: row.get("model").to_owned(),
-                    reason: p.reason.clone(),
-                    source,
-                    stack: p.stack.clone(),
-                    preregistered: Some(p.predicted_at.clone()),
-                });
-                continue;
+            // Compared with the query of registration, or with the one written
+            // when a change to the model first could state the row.
+            let (query, before, since) = match p.predicted {
+                Some(before) => (&p.query, Some((before, p.predicted_at.clone())), None),
+                None if !p.query_after.is_empty() => {
+                    (&p.query_after, None, Some(p.query_after_at.clone()))
+                }
+                None => {
+                    let reason = if p.reason_after.is_empty() {
+                        p.reason.clone()
+                    } else {
+                        format!("{} (at registration: {})", p.reason_after, p.reason)
+                    };
+                    skipped.push(Skipped {
+                        id,
+                        model: row.get("model").to_owned(),
+                        reason,
+                        source,
+                        stack: p.stack.clone(),
+                        preregistered: Some(p.predicted_at.clone()),
+                    });
+                    continue;
+                }
             };
-            let now = estimated(&estimate_of(&p.query)?, p.reading) * f64::from(p.gpus_summed);
+            let now = estimated(&estimate_of(query)?, p.reading) * f64::from(p.gpus_summed);
             compared.push(Compared {
                 metric: preregistered_metric(&row, p),
                 model: row.get("model").to_owned(),
                 measured,
                 estimated: now,
                 reading: p.reading,
-                query: p.query.clone(),
+                query: query.clone(),
                 profile: None,
                 source,
                 stack: p.stack.clone(),
-                before: Some((before, p.predicted_at.clone())),
+                before,
+                registered: Some(p.predicted_at.clone()),
+                comparable_since: since,
                 id,
             });
             continue;
@@ -823,6 +880,8 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
                     stack: stack_label(settings.as_deref()).to_owned(),
                     source,
                     before: None,
+                    registered: None,
+                    comparable_since: None,
                     id,
                 });
             }
@@ -841,25 +900,42 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
         }
     }
     let after_by_source = group_by(compared.iter().map(|c| (c.source.clone(), c.error())));
-    let split = |preregistered: bool, before: bool| -> Vec<(String, Vec<f64>)> {
+    // Which errors of which rows: the predictions at registration (of the rows
+    // compared then), the current model's on every row, or the current
+    // model's on the rows compared at registration.
+    #[derive(Clone, Copy)]
+    enum Errors {
+        AtRegistration,
+        Now,
+        NowOnRegistered,
+    }
+    let split = |preregistered: bool, errors: Errors| -> Vec<(String, Vec<f64>)> {
         group_by(
             compared
                 .iter()
                 .filter(|c| is_preregistered(&c.source, &compared, &skipped) == preregistered)
-                .map(|c| {
-                    let error = if before {
-                        c.error_before().unwrap_or_else(|| c.error())
-                    } else {
-                        c.error()
+                .filter_map(|c| {
+                    let error = match errors {
+                        Errors::AtRegistration => c.error_before()?,
+                        Errors::NowOnRegistered => c.error_before().map(|_| c.error())?,
+                        Errors::Now => c.error(),
                     };
-                    (c.source.clone(), error)
+                    Some((c.source.clone(), error))
                 }),
         )
     };
-    let seen = headline(&split(false, false));
-    let unseen_before = headline(&split(true, true));
-    let unseen_after = headline(&split(true, false));
+    let seen = headline(&split(false, Errors::Now));
+    let unseen_before = headline(&split(true, Errors::AtRegistration));
+    let unseen_after = headline(&split(true, Errors::Now));
+    let unseen_after_registered = headline(&split(true, Errors::NowOnRegistered));
     let all = headline(&after_by_source);
+    // Rows a change to the model made comparable after registration, and the
+    // commits of those changes.
+    let newly = compared
+        .iter()
+        .filter(|c| c.comparable_since.is_some())
+        .count();
+    let newly_at = since_commits(compared.iter());
     let commits: Vec<&str> = {
         let mut c: Vec<&str> = compared
             .iter()
@@ -930,7 +1006,11 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
          the query that states each one and batchfit's prediction at the commit named there, before \
          any change to the model was written for them. Only the second kind measures the error on a \
          stack the model has not seen; once a change is written for a pre-registered source, its \
-         \"now\" column is no longer unseen, and its \"before\" column keeps the honest figure.\n"
+         \"now\" column is no longer unseen, and its \"before\" column keeps the honest figure. A \
+         pre-registered row that batchfit could not state at registration has no prediction; when a \
+         later change to the model lets batchfit state it, its query is written from its source then, \
+         before any prediction for it (`query_after` in `validation/preregistered.csv`), and it counts \
+         in the current model's figures only, never in those at registration.\n"
     );
     let _ = writeln!(w, "## Headline\n");
     match &unseen_before {
@@ -941,7 +1021,7 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
                  the median over the {}{} of each source's median absolute error, \
                  from the predictions recorded before any change to the model (at {commit_text}); {} of \
                  their {} comparable rows are within 10 % and {} within 30 % ({unstated} of those rows \
-                 come from sources that do not state their metric).\n",
+                 come from sources that do not state their metric).{}\n",
                 h.median_of_medians,
                 count(h.sources, "pre-registered source"),
                 match registered - h.sources {
@@ -955,18 +1035,28 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
                 percent(h.rows.within_10),
                 h.rows.rows,
                 percent(h.rows.within_30),
+                match newly {
+                    0 => String::new(),
+                    n => format!(
+                        " {} became comparable after registration through a change to the model \
+                         (at {newly_at}): queries written from the sources then, before any \
+                         prediction, and counted in the current model's figures below, never in \
+                         these.",
+                        count(n, "more row")
+                    ),
+                },
             );
         }
         None => {
             let _ = writeln!(w, "No pre-registered source has a comparable row yet.\n");
         }
     }
-    let line = |w: &mut String, what: &str, h: &Option<Headline>| {
+    let line = |w: &mut String, what: &str, h: &Option<Headline>, rows_note: &str| {
         if let Some(h) = h {
             let _ = writeln!(
                 w,
-                "- {what}: median over {} {:.1} %; {} rows, {} within 10 %, {} within 30 %; \
-                 pooled median over rows {:.1} %.",
+                "- {what}: median over {} {:.1} %; {} rows{rows_note}, {} within 10 %, {} within \
+                 30 %; pooled median over rows {:.1} %.",
                 count(h.sources, "source"),
                 h.median_of_medians,
                 h.rows.rows,
@@ -980,18 +1070,36 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
         w,
         "Pre-registered sources, predictions at registration",
         &unseen_before,
+        "",
     );
+    let newly_note = match newly {
+        0 => String::new(),
+        n => format!(
+            " ({n} of them made comparable by a change to the model since registration, at \
+             {newly_at})"
+        ),
+    };
     line(
         w,
         "Pre-registered sources, the current model",
         &unseen_after,
+        &newly_note,
     );
+    if newly > 0 {
+        line(
+            w,
+            "Pre-registered sources, the current model on the rows compared at registration",
+            &unseen_after_registered,
+            "",
+        );
+    }
     line(
         w,
         "Sources the model was written against, the current model",
         &seen,
+        "",
     );
-    line(w, "All sources, the current model", &all);
+    line(w, "All sources, the current model", &all, "");
     let _ = writeln!(
         w,
         "\n{} rows compared, {} not comparable (listed [below](#not-comparable)).\n",
@@ -1005,7 +1113,10 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
         "\"Before\" is the prediction recorded in `validation/preregistered.csv` at the commit shown; \
          \"now\" is the current model on the same query. A change written for one source must move \
          the rows of the others the right way too: the last column says where the median error grew \
-         since registration.\n"
+         since registration, over the rows predicted at registration. Rows that were not comparable \
+         at registration and that a later change to the model lets batchfit state count in \"now\" \
+         only (\"rows compared\" says how many, and since which commit); where a source or stack has \
+         no other, \"before\" says they were not comparable at registration.\n"
     );
     let _ = writeln!(
         w,
@@ -1036,7 +1147,7 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
         let kind = if pre {
             let at: Vec<&str> = rows
                 .iter()
-                .filter_map(|c| c.before.as_ref().map(|(_, at)| short_commit(at)))
+                .filter_map(|c| c.registered.as_deref().map(short_commit))
                 .chain(
                     skipped
                         .iter()
@@ -1061,20 +1172,34 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
         };
         let cell =
             |s: &Option<Summary>, f: fn(&Summary) -> String| s.as_ref().map_or("—".to_owned(), f);
-        let moved = match (&before, &now) {
+        // The current model on the rows predicted at registration, against
+        // those predictions.
+        let now_registered = summarize(
+            &rows
+                .iter()
+                .filter(|c| c.before.is_some())
+                .map(|c| c.error())
+                .collect::<Vec<_>>(),
+        );
+        let moved = match (&before, &now_registered) {
             (Some(b), Some(n)) if n.median > b.median + 0.05 => "worse".to_owned(),
             (Some(b), Some(n)) if n.median + 0.05 < b.median => "better".to_owned(),
             (Some(_), Some(_)) => "unchanged".to_owned(),
             _ => "—".to_owned(),
         };
+        let before_cell = |f: fn(&Summary) -> String| match &before {
+            Some(s) => f(s),
+            None if pre && !rows.is_empty() => "not comparable at registration".to_owned(),
+            None => "—".to_owned(),
+        };
         let _ = writeln!(
             w,
-            "| {} | {kind} | {} | {} of {total} | {} | {} | {} | {} | {} | {} | {moved} |",
+            "| {} | {kind} | {} | {} | {} | {} | {} | {} | {} | {} | {moved} |",
             escape(source),
             escape(&unique.join("; ")),
-            rows.len(),
-            cell(&before, |s| format!("{:.1} %", s.median)),
-            cell(&before, |s| format!("{:+.1} %", s.worst)),
+            rows_compared(&rows, total),
+            before_cell(|s| format!("{:.1} %", s.median)),
+            before_cell(|s| format!("{:+.1} %", s.worst)),
             cell(&now, |s| format!("{:.1} %", s.median)),
             cell(&now, |s| format!("{:+.1} %", s.worst)),
             cell(&now, |s| percent(s.within_10)),
@@ -1120,14 +1245,28 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
         );
         let cell =
             |s: &Option<Summary>, f: fn(&Summary) -> String| s.as_ref().map_or("—".to_owned(), f);
+        let registered = !rows.is_empty() && rows.iter().all(|c| c.registered.is_some());
+        let before_cell = |f: fn(&Summary) -> String| match &before {
+            Some(s) => f(s),
+            None if registered => "not comparable at registration".to_owned(),
+            None => "—".to_owned(),
+        };
+        let newly = rows.iter().filter(|c| c.comparable_since.is_some()).count();
+        let compared_text = match newly {
+            0 => rows.len().to_string(),
+            n => format!(
+                "{} ({n} since {})",
+                rows.len(),
+                since_commits(rows.iter().copied())
+            ),
+        };
         let _ = writeln!(
             w,
-            "| {} | {} | {} | {not} | {} | {} | {} | {} |",
+            "| {} | {} | {compared_text} | {not} | {} | {} | {} | {} |",
             escape(source),
             escape(stack),
-            rows.len(),
-            cell(&before, |s| format!("{:.1} %", s.median)),
-            cell(&before, |s| format!("{:+.1} %", s.worst)),
+            before_cell(|s| format!("{:.1} %", s.median)),
+            before_cell(|s| format!("{:+.1} %", s.worst)),
             cell(&now, |s| format!("{:.1} %", s.median)),
             cell(&now, |s| format!("{:+.1} %", s.worst)),
         );
@@ -1193,20 +1332,32 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
         "| id | source | metric | measured | predicted at registration | error | batchfit now | error |"
     );
     let _ = writeln!(w, "|---|---|---|---:|---:|---:|---:|---:|");
-    for c in compared.iter().filter(|c| c.before.is_some()) {
-        let Some((before, at)) = &c.before else {
-            continue;
+    for c in compared.iter().filter(|c| c.registered.is_some()) {
+        let (predicted, error) = match (&c.before, &c.comparable_since) {
+            (Some((before, at)), _) => (
+                format!(
+                    "{} (`{}`)",
+                    format_bytes(*before as u128, Units::Binary),
+                    short_commit(at)
+                ),
+                format!("{:+.1} %", percent_error(*before, c.measured)),
+            ),
+            (None, Some(since)) => (
+                format!(
+                    "not comparable at registration (query from `{}`)",
+                    short_commit(since)
+                ),
+                "—".to_owned(),
+            ),
+            (None, None) => continue,
         };
         let _ = writeln!(
             w,
-            "| {} | {} | {} | {} | {} (`{}`) | {:+.1} % | {} | {:+.1} % |",
+            "| {} | {} | {} | {} | {predicted} | {error} | {} | {:+.1} % |",
             c.id,
             escape(&c.source),
             escape(&c.metric),
             format_bytes(c.measured as u128, Units::Binary),
-            format_bytes(*before as u128, Units::Binary),
-            short_commit(at),
-            percent_error(*before, c.measured),
             format_bytes(c.estimated as u128, Units::Binary),
             c.error(),
         );
@@ -1233,6 +1384,34 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
         let _ = writeln!(w, "- {note}");
     }
     Ok(out)
+}
+
+/// "18 of 22" rows of a source compared, with how many a change to the model
+/// made comparable after registration and since which commits ("18 of 22 (5
+/// since `d6f29d10`)").
+fn rows_compared(rows: &[&Compared], total: usize) -> String {
+    match rows.iter().filter(|c| c.comparable_since.is_some()).count() {
+        0 => format!("{} of {total}", rows.len()),
+        n => format!(
+            "{} of {total} ({n} since {})",
+            rows.len(),
+            since_commits(rows.iter().copied())
+        ),
+    }
+}
+
+/// The commits at which a change to the model made `rows` comparable after
+/// registration, shortened, in order, each once: "`d6f29d10`".
+fn since_commits<'a>(rows: impl Iterator<Item = &'a Compared>) -> String {
+    let mut at: Vec<&str> = rows
+        .filter_map(|c| c.comparable_since.as_deref().map(short_commit))
+        .collect();
+    at.sort_unstable();
+    at.dedup();
+    at.iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The metric of a pre-registered row in a few words: the reading it is
@@ -1857,6 +2036,155 @@ mod tests {
         // A prediction for a row that is not in measurements.csv is an error.
         let orphan = format!("{PREREG_HEADER}\nP999,Lit,st,abc,{llama},allocated,1,1,yes,,\n");
         assert!(report_err(&csv, &orphan).contains("P999"));
+    }
+
+    const PREREG_AFTER_HEADER: &str = "id,source,stack,predicted_at,query,reading,gpus_summed,predicted,comparable,reason,base_query,query_after,query_after_at,reason_after";
+
+    #[test]
+    fn queries_written_after_registration_are_checked_when_read() {
+        let good = format!(
+            "{PREREG_AFTER_HEADER}\n\
+             P1,S,st,abc,form=transformer,allocated,1,123,yes,,,,,\n\
+             P2,S,st,abc,,allocated,1,,no,LoRA is not modelled,form=transformer,form=transformer&lora_rank=8,def,\n\
+             P3,S,st,abc,,allocated,1,,no,QLoRA is not modelled,,,,paged AdamW is not modelled\n"
+        );
+        let rows = read_preregistered(&good).expect("valid");
+        assert_eq!(
+            (rows[0].query_after.as_str(), rows[0].predicted),
+            ("", Some(123.0))
+        );
+        assert_eq!(
+            (
+                rows[1].query_after.as_str(),
+                rows[1].query_after_at.as_str(),
+                rows[1].predicted
+            ),
+            ("form=transformer&lora_rank=8", "def", None)
+        );
+        assert_eq!(rows[2].reason_after, "paged AdamW is not modelled");
+        // The old layout, without the three columns, still reads.
+        let old = format!("{PREREG_HEADER}\nP1,S,st,abc,form=transformer,allocated,1,123,yes,,\n");
+        assert_eq!(read_preregistered(&old).expect("valid")[0].query_after, "");
+        let bad =
+            |line: &str| read_preregistered(&format!("{PREREG_AFTER_HEADER}\n{line}\n")).is_err();
+        // A row compared at registration keeps its registered query.
+        assert!(bad(
+            "P1,S,st,abc,form=transformer,allocated,1,123,yes,,,form=transformer,def,"
+        ));
+        assert!(bad(
+            "P1,S,st,abc,form=transformer,allocated,1,123,yes,,,,,still fine"
+        ));
+        // The later query names the commit whose model expresses it, and back.
+        assert!(bad("P2,S,st,abc,,allocated,1,,no,LoRA,,form=transformer,,"));
+        assert!(bad("P2,S,st,abc,,allocated,1,,no,LoRA,,,def,"));
+        // A row with a later query is comparable: no reason after.
+        assert!(bad(
+            "P2,S,st,abc,,allocated,1,,no,LoRA,,form=transformer,def,why"
+        ));
+        // The prediction of registration stays empty for it.
+        assert!(bad(
+            "P2,S,st,abc,,allocated,1,5,no,LoRA,,form=transformer,def,"
+        ));
+    }
+
+    #[test]
+    fn rows_made_comparable_later_count_now_and_never_before() {
+        let llama =
+            "form=transformer&model=llama-2-7b&mode=inference&seq=6&gen=50&recipe=bf16&batch=1";
+        let lora = "form=transformer&model=llama-2-7b&batch=1&seq=512&recipe=bf16&lora_rank=8&lora_dropout=1";
+        let estimate = |q: &str| memory::estimate(&query::parse(q).config).peak_allocated;
+        let (a, b) = (estimate(llama), estimate(lora));
+        // Measured, in bytes: P001 exactly batchfit's reading (0 % now), P002
+        // twice it (-50 % now), P003 0.8 of the LoRA query's (+25 % now).
+        let m3 = (0.8 * b as f64).round() as u128;
+        let csv = format!(
+            "{HEADER}\n\
+             P001,Lit (table one),ref,Llama 2 7B,7B,32,4096,32,32,11008,32000,6 prompt + 50 generated,inference,n/a,bf16,none,1,,n/a,sdpa,1,none,A100,{a},bytes,max_memory_allocated,no,B,\n\
+             P002,Lit (table two),ref,Llama 2 7B,7B,32,4096,32,32,11008,32000,6 prompt + 50 generated,inference,n/a,bf16,none,1,,n/a,sdpa,1,none,A100,{},bytes,max_memory_allocated,no,B,\n\
+             P003,Lit (table three),ref,Llama 2 7B LoRA,7B,32,4096,32,32,11008,32000,512,train,LoRA,bf16,AdamW,1,,off,sdpa,1,none,A100,{m3},bytes,max_memory_allocated,no,B,\n\
+             P004,Lit (table three),ref,Llama 2 7B QLoRA,7B,32,4096,32,32,11008,32000,512,train,QLoRA,bf16,PagedAdamW,1,,off,sdpa,1,none,A100,9,GB,max_memory_allocated,no,B,\n",
+            2 * a
+        );
+        // At registration: P001 predicted 5 % low, P002 20 % high.
+        let prereg = format!(
+            "{PREREG_AFTER_HEADER}\n\
+             P001,Lit,Lit stack,abcdef1234567890,{llama},allocated,1,{},yes,,,,,\n\
+             P002,Lit,Lit stack,abcdef1234567890,{llama},allocated,1,{},yes,,,,,\n\
+             P003,Lit,LoRA stack,abcdef1234567890,,allocated,1,,no,LoRA is not modelled,,{lora},fedcba9876543210,\n\
+             P004,Lit,LoRA stack,abcdef1234567890,,allocated,1,,no,QLoRA is not modelled,,,,paged AdamW is not modelled\n",
+            (0.95 * a as f64).round() as u128,
+            (1.2 * (2 * a) as f64).round() as u128,
+        );
+        let report = report(&csv, &prereg).expect("a report");
+        let line = |start: &str| {
+            report
+                .lines()
+                .find(|l| l.starts_with(start))
+                .unwrap_or_else(|| panic!("no line {start} in {report}"))
+                .to_owned()
+        };
+        // Before: |-5|, |+20| → median 12.5 %, 1 of 2 within 10 %, 2 of 2
+        // within 30 %; P003 is not among them.
+        assert!(
+            report.contains(
+                "expect a median error of 12.5 %:** the median over the 1 pre-registered source of"
+            ),
+            "{report}"
+        );
+        assert!(report.contains("(at `abcdef12`); 50 % of their 2 comparable rows are within 10 % and 100 % within 30 % (0 of those rows come from sources that do not state their metric). 1 more row became comparable after registration through a change to the model (at `fedcba98`)"), "{report}");
+        assert_eq!(
+            line("- Pre-registered sources, predictions at registration"),
+            "- Pre-registered sources, predictions at registration: median over 1 source 12.5 %; 2 rows, 50 % within 10 %, 100 % within 30 %; pooled median over rows 12.5 %."
+        );
+        // Now: 0, -50, +25 → median 25 %, 1 of 3 within 10 %, 2 of 3 within 30 %.
+        assert_eq!(
+            line("- Pre-registered sources, the current model:"),
+            "- Pre-registered sources, the current model: median over 1 source 25.0 %; 3 rows (1 of them made comparable by a change to the model since registration, at `fedcba98`), 33 % within 10 %, 67 % within 30 %; pooled median over rows 25.0 %."
+        );
+        // Now on the two rows of registration: 0, -50 → median 25 %.
+        assert_eq!(
+            line(
+                "- Pre-registered sources, the current model on the rows compared at registration:"
+            ),
+            "- Pre-registered sources, the current model on the rows compared at registration: median over 1 source 25.0 %; 2 rows, 50 % within 10 %, 50 % within 30 %; pooled median over rows 25.0 %."
+        );
+        // Per source: "before" over P001 and P002, "now" over all three; the
+        // last column compares the same two rows (12.5 % → 25 %: worse).
+        assert_eq!(
+            line("| Lit | pre-registered"),
+            "| Lit | pre-registered at `abcdef12` | Lit stack; LoRA stack | 3 of 4 (1 since `fedcba98`) | 12.5 % | +20.0 % | 25.0 % | -50.0 % | 33 % | 67 % | worse |"
+        );
+        assert_eq!(
+            line("| Lit | Lit stack |"),
+            "| Lit | Lit stack | 2 | 0 | 12.5 % | +20.0 % | 25.0 % | -50.0 % |"
+        );
+        assert_eq!(
+            line("| Lit | LoRA stack |"),
+            "| Lit | LoRA stack | 1 (1 since `fedcba98`) | 1 | not comparable at registration | not comparable at registration | 25.0 % | +25.0 % |"
+        );
+        // Per row: compared on its later query, listed with the pre-registered
+        // ones, with no prediction at registration.
+        assert!(
+            line("| P003 | Llama 2 7B LoRA |")
+                .ends_with(&format!("| +25.0 % | — | — | — | `{lora}` |"))
+        );
+        assert_eq!(
+            line("| P003 | Lit |"),
+            format!(
+                "| P003 | Lit | peak allocated | {} | not comparable at registration (query from `fedcba98`) | — | {} | +25.0 % |",
+                format_bytes(m3, Units::Binary),
+                format_bytes(b, Units::Binary)
+            )
+        );
+        // The row that stays out says why now, and why at registration.
+        assert!(
+            report.contains("- P004 (pre-registered) (Llama 2 7B QLoRA): paged AdamW is not modelled (at registration: QLoRA is not modelled)."),
+            "{report}"
+        );
+        assert!(
+            report.contains("3 rows compared, 1 not comparable"),
+            "{report}"
+        );
     }
 
     fn report_err(csv: &str, prereg: &str) -> String {
