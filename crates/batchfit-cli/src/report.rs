@@ -15,6 +15,8 @@ struct Report {
     form: &'static str,
     units: &'static str,
     parameters: u128,
+    /// What trains: every parameter, or with LoRA the adapters.
+    trainable_parameters: u128,
     weights: u128,
     gradients: u128,
     optimizer_states: u128,
@@ -146,6 +148,7 @@ pub fn json(config: &Config) -> String {
         form: config.form.name(),
         units: config.units.name(),
         parameters: e.parameters,
+        trainable_parameters: trainable(config, &e),
         weights: e.weights,
         gradients: e.gradients,
         optimizer_states: e.optimizer_states,
@@ -183,6 +186,19 @@ pub fn json(config: &Config) -> String {
     };
     serde_json::to_string_pretty(&report)
         .expect("a struct of strings, integers and booleans serializes")
+}
+
+/// Parameters that train: none in inference or without an optimizer, the
+/// adapters with LoRA, else every one.
+fn trainable(config: &Config, e: &Estimate) -> u128 {
+    let t = &config.transformer;
+    match config.form {
+        Form::Transformer if t.mode == Mode::Inference => 0,
+        Form::Transformer if t.lora() => transformer::Adapters::of(t).total,
+        Form::Parameters if e.gradients == 0 => 0,
+        Form::Transformer | Form::Parameters => e.parameters,
+        Form::Activations => 0,
+    }
 }
 
 /// The tensor-parallel degree each data-parallel rank spans.
@@ -315,7 +331,12 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     t.lora_targets.name(),
                     group_bytes(adapters.parameters),
                     if t.quantized() {
-                        format!(" in {}", t.quant.name())
+                        let double = if t.double_quant {
+                            ", double-quantized"
+                        } else {
+                            ""
+                        };
+                        format!(" in {}{double}", t.base_quant.name())
                     } else {
                         String::new()
                     }

@@ -60,6 +60,10 @@ pub enum Problem {
     /// Two parameters that say the same thing differently (`gpu` and `gpu_gb`);
     /// the first one is used.
     Conflict { with: Param },
+    /// A setting that means something only with another one (`quant` in
+    /// training, `base_quant` without LoRA): reported rather than silently
+    /// ignored, and the default is used.
+    OnlyWith { param: Param, value: &'static str },
 }
 
 /// The name of a rejected parameter: one batchfit knows, or the text of one it
@@ -145,6 +149,9 @@ impl fmt::Display for ParamError {
                 "`{name}` and `{}` cannot both be given; use one",
                 with.name()
             ),
+            Problem::OnlyWith { param, value } => {
+                write!(f, "`{name}` applies only with {}={value}", param.name())
+            }
         }
     }
 }

@@ -70,6 +70,8 @@ choice! {
         LoraRank = "lora_rank",
         LoraTargets = "lora_targets",
         LoraDropout = "lora_dropout",
+        BaseQuant = "base_quant",
+        DoubleQuant = "double_quant",
         Gpu = "gpu",
         GpuGb = "gpu_gb",
         OverheadGb = "overhead_gb",
@@ -123,10 +125,10 @@ impl Param {
             K | ActMb | GpuGb | OverheadGb | Margin => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
-            | LoraDropout | Embed => Input::Switch,
+            | LoraDropout | DoubleQuant | Embed => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
-            | Gpu | Units | Lang => Input::Choice,
+            | BaseQuant | Gpu | Units | Lang => Input::Choice,
         }
     }
 }

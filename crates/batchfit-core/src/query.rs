@@ -269,6 +269,8 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::LoraRank,
     Param::LoraTargets,
     Param::LoraDropout,
+    Param::BaseQuant,
+    Param::DoubleQuant,
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[Param] = &[
@@ -360,6 +362,31 @@ pub fn parse(text: &str) -> Parsed {
         }
         if let Err(error) = apply(&mut config, name, value) {
             problems[index] = Some(error);
+        }
+    }
+    // Settings that mean nothing without another one are reported, never
+    // silently ignored (issue 13): inference's weight quantization in
+    // training, a quantized LoRA base without LoRA.
+    if config.form == Form::Transformer {
+        let t = &mut config.transformer;
+        let mut only_with = |param: Param, needs: Param, value: &'static str| {
+            if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == param) {
+                problems[*index] = Some(ParamError::new(
+                    param,
+                    Problem::OnlyWith {
+                        param: needs,
+                        value,
+                    },
+                ));
+            }
+        };
+        if t.mode == tf::Mode::Train && t.quant != tf::Quant::None {
+            only_with(Param::Quant, Param::Mode, "inference");
+            t.quant = tf::Quant::None;
+        }
+        if !t.lora() && t.base_quant != tf::BaseQuant::None {
+            only_with(Param::BaseQuant, Param::LoraRank, "1 or more");
+            t.base_quant = tf::BaseQuant::None;
         }
     }
     Parsed {
@@ -490,6 +517,10 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
             t.lora_targets = option(name, tf::LoraTargets::parse(value), tf::LoraTargets::NAMES)?
         }
         Param::LoraDropout => t.lora_dropout = switch(name, value)?,
+        Param::BaseQuant => {
+            t.base_quant = option(name, tf::BaseQuant::parse(value), tf::BaseQuant::NAMES)?
+        }
+        Param::DoubleQuant => t.double_quant = switch(name, value)?,
         Param::Gpu => {
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
@@ -509,6 +540,36 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Form => config.form = option(name, Form::parse(value), Form::NAMES)?,
     }
     Ok(())
+}
+
+/// The names a choice parameter accepts, in the order a form lists them;
+/// `None` for parameters that are not choices (and for `model` and `gpu`,
+/// whose ids are [`MODEL_IDS`] and [`DEVICE_IDS`]).
+pub fn choices(param: Param) -> Option<&'static [&'static str]> {
+    Some(match param {
+        Param::Form => Form::NAMES,
+        Param::Precision => Precision::NAMES,
+        Param::Optimizer => tf::Optimizer::NAMES,
+        Param::Framework => tf::Framework::NAMES,
+        Param::Kind => tf::Kind::NAMES,
+        Param::Mlp => tf::Mlp::NAMES,
+        Param::Norm => tf::Norm::NAMES,
+        Param::Recipe => tf::Recipe::NAMES,
+        Param::Recompute => tf::Recompute::NAMES,
+        Param::Attn => tf::Attention::NAMES,
+        Param::Mode => tf::Mode::NAMES,
+        Param::Quant => tf::Quant::NAMES,
+        Param::Step => tf::Step::NAMES,
+        Param::Loss => tf::Loss::NAMES,
+        Param::Logits => tf::Logits::NAMES,
+        Param::ZeroGrad => tf::ZeroGrad::NAMES,
+        Param::LoraTargets => tf::LoraTargets::NAMES,
+        Param::BaseQuant => tf::BaseQuant::NAMES,
+        Param::Units => Units::NAMES,
+        Param::Lang => Lang::NAMES,
+        Param::Zero => &["0", "1", "2", "3"],
+        _ => return None,
+    })
 }
 
 /// Every model preset id, in the order of [`presets::MODELS`].
@@ -704,6 +765,8 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::LoraRank, t.lora_rank.to_string()),
         (Param::LoraTargets, t.lora_targets.name().to_owned()),
         (Param::LoraDropout, bit(t.lora_dropout)),
+        (Param::BaseQuant, t.base_quant.name().to_owned()),
+        (Param::DoubleQuant, bit(t.double_quant)),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),

@@ -122,19 +122,35 @@ choice! {
 }
 
 choice! {
-    /// Weight quantization of the layers' linear maps: for inference, and for
-    /// the frozen base of LoRA training (QLoRA).
+    /// Weight quantization of the layers' linear maps for inference.
     pub enum Quant {
         None = "none",
         /// 1 byte per weight plus one FP32 scale per output row (LLM.int8, bitsandbytes).
         Int8 = "int8",
         /// 4 bits per weight plus, per group of 128, an FP16 scale and a 4-bit zero point (GPTQ, AWQ).
         Int4 = "int4",
-        /// bitsandbytes 4-bit (NF4 or FP4, `Linear4bit`): two weights per byte
+    }
+    default None
+}
+
+choice! {
+    /// How the frozen base of LoRA training stores the layers' linear maps
+    /// (QLoRA, Dettmers et al. 2023; bitsandbytes through transformers'
+    /// `BitsAndBytesConfig`). Embeddings, the output head and the norms stay
+    /// in the compute dtype (transformers keeps `lm_head` unquantized).
+    pub enum BaseQuant {
+        None = "none",
+        /// bitsandbytes `Linear4bit` with the NF4 code: two weights per byte
         /// and one FP32 absmax per block of 64 (bitsandbytes/functional.py
-        /// `quantize_4bit`, `blocksize=64`; transformers' BitsAndBytesConfig
-        /// leaves `bnb_4bit_use_double_quant` off), as QLoRA loads its base.
+        /// `quantize_4bit`, `blocksize=64`); with [`TransformerInput::double_quant`]
+        /// the absmaxes are themselves quantized to 8 bits, with one FP32
+        /// scale per 256 of them (`compress_statistics`).
         Nf4 = "nf4",
+        /// The same layout with the FP4 code.
+        Fp4 = "fp4",
+        /// LLM.int8 (`Linear8bitLt`): 1 byte per weight and one FP32 scale
+        /// per output row (Dettmers et al. 2022, §3).
+        Int8 = "int8",
     }
     default None
 }
@@ -625,6 +641,10 @@ pub struct TransformerInput {
     pub lora_targets: LoraTargets,
     /// PEFT `lora_dropout` > 0: the adapter branch drops its input.
     pub lora_dropout: bool,
+    /// How a LoRA base is stored (QLoRA).
+    pub base_quant: BaseQuant,
+    /// bitsandbytes' double quantization of the 4-bit absmaxes.
+    pub double_quant: bool,
 }
 
 impl Default for TransformerInput {
@@ -657,6 +677,8 @@ impl Default for TransformerInput {
             lora_rank: LORA_RANK.default,
             lora_targets: LoraTargets::default(),
             lora_dropout: false,
+            base_quant: BaseQuant::default(),
+            double_quant: false,
         }
     }
 }
@@ -736,11 +758,13 @@ impl TransformerInput {
         self.mode == Mode::Train && self.lora_rank > 0
     }
 
-    /// The layers' linear maps are stored quantized: for inference, or as the
-    /// frozen base of LoRA training (QLoRA). Full training of quantized
-    /// weights is not a thing PyTorch does: there `quant` is ignored.
+    /// The layers' linear maps are stored quantized: in inference (`quant`),
+    /// or as the frozen base of LoRA training (`base_quant`, QLoRA).
     pub fn quantized(&self) -> bool {
-        self.quant != Quant::None && (self.mode == Mode::Inference || self.lora())
+        match self.mode {
+            Mode::Inference => self.quant != Quant::None,
+            Mode::Train => self.lora() && self.base_quant != BaseQuant::None,
+        }
     }
 
     /// Effective ZeRO stage: 0 when there is only one replica to shard over.
@@ -785,7 +809,7 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
     let training = input.mode == Mode::Train;
 
     let compute_bytes = input.activation_bytes();
-    let base = if input.quantized() {
+    let base = if !training && input.quantized() {
         match input.quant {
             Quant::None => per_rank * compute_bytes,
             // LLM.int8 (Dettmers et al. 2022, §3): int8 weights + one FP32 absmax per row.
@@ -795,10 +819,18 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
             Quant::Int4 => {
                 ceil_div(4 * linear + 20 * ceil_div(linear, 128), 8) + rest * compute_bytes
             }
-            // bitsandbytes Linear4bit: two weights per byte, one FP32 absmax
-            // per 64 weights; the rest (embeddings, norms) in the compute dtype.
-            Quant::Nf4 => ceil_div(linear, 2) + 4 * ceil_div(linear, 64) + rest * compute_bytes,
         }
+    } else if input.quantized() {
+        // A QLoRA base (`quantized` in training means exactly that).
+        let blocks = ceil_div(linear, 64);
+        let packed = match input.base_quant {
+            BaseQuant::Int8 => linear + 4 * ceil_div(count.linear_rows, t),
+            // One absmax per 64 weights: FP32, or 8 bits plus one FP32 scale
+            // per 256 absmaxes when double-quantized.
+            _ if input.double_quant => ceil_div(linear, 2) + blocks + 4 * ceil_div(blocks, 256),
+            BaseQuant::None | BaseQuant::Nf4 | BaseQuant::Fp4 => ceil_div(linear, 2) + 4 * blocks,
+        };
+        packed + rest * compute_bytes
     } else if training && input.recipe == Recipe::Fsdp {
         // FSDP2 keeps the (sharded) parameters in their FP32 dtype; the BF16
         // copies are all-gathered per layer (`buffers` below).
@@ -920,6 +952,9 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
 /// split over tensor-parallel ranks with their map.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Adapters {
+    /// The whole model's adapter parameters: what trains.
+    pub total: u128,
+    /// Those on one tensor-parallel rank.
     pub parameters: u128,
     /// The largest single adapter matrix.
     pub largest: u128,
@@ -972,6 +1007,7 @@ impl Adapters {
             out.maps += 1;
         }
         Self {
+            total: layers * out.parameters,
             parameters: ceil_div(layers * out.parameters, t),
             largest: ceil_div(out.largest, t),
             factored: ceil_div(layers * out.factored, t),

@@ -3,7 +3,7 @@
 //! under the field (`role="alert"`), and the results keep the last valid estimate.
 
 use batchfit_core::param::Input;
-use batchfit_core::query::Param;
+use batchfit_core::query::{self, Param};
 use leptos::prelude::*;
 
 use crate::dom::{El, Ev, Rx, el, rx};
@@ -128,6 +128,29 @@ pub fn number_field(state: State, param: Param) -> El {
             }),
         );
     frame(state, param, vec![control])
+}
+
+/// The field for `param`, by what its value is: a number, a yes/no switch
+/// or a choice from its names (`query::choices`).
+pub fn field(state: State, param: Param) -> El {
+    match (param.input(), query::choices(param)) {
+        (Input::Choice, Some(names)) => select_field(state, param, names),
+        (Input::Switch, _) => check_field(state, param),
+        _ => number_field(state, param),
+    }
+}
+
+/// The fields of `params`, in a group shown only while `when` holds (hidden,
+/// not removed: their texts stay in the URL, and showing them again shows
+/// what was typed).
+pub fn group(state: State, params: &[Param], when: Option<Rx<bool>>) -> El {
+    let group = el("div")
+        .class("form")
+        .children(params.iter().map(|&param| field(state, param)));
+    match when {
+        Some(when) => group.bind_attr("hidden", rx(move || (!when()).then(String::new))),
+        None => group,
+    }
 }
 
 /// A `<select>` over `values`, each option labelled by `label`; the caller

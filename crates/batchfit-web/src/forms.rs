@@ -3,27 +3,22 @@
 //! layers, precision) are one text each, so switching forms keeps them.
 
 use batchfit_core::hf::{self, ImportError};
-use batchfit_core::query::{Form, Param};
-use batchfit_core::transformer::{self as tf, Kind, Mode};
+use batchfit_core::query::{self, Form, Param};
+use batchfit_core::transformer as tf;
 use batchfit_core::{Precision, parameters, presets};
 use leptos::prelude::*;
 
 use crate::dom::{El, Ev, Rx, el, rx};
-use crate::fields::{self, check_field, event_value, number_field, select_field};
+use crate::fields::{self, event_value, number_field, select_field};
 use crate::i18n::{self, Lang};
 use crate::results;
 use crate::state::{CUSTOM_DEVICE, State};
 
 fn activations_form(state: State) -> Vec<El> {
-    vec![
-        number_field(state, Param::Batch),
-        number_field(state, Param::Seq),
-        number_field(state, Param::Hidden),
-        number_field(state, Param::Layers),
-        select_field(state, Param::Precision, Precision::NAMES),
-        number_field(state, Param::K),
-        check_field(state, Param::Ckpt),
-    ]
+    query::ACTIVATIONS_PARAMETERS
+        .iter()
+        .map(|&param| fields::field(state, param))
+        .collect()
 }
 
 fn parameters_form(state: State) -> Vec<El> {
@@ -163,88 +158,58 @@ fn params_field(state: State) -> El {
 }
 
 fn transformer_form(state: State) -> Vec<El> {
-    let (mode, kind) = (state.text(Param::Mode), state.text(Param::Kind));
+    use Param::*;
+    let (mode, kind) = (state.text(Mode), state.text(Kind));
     let lang = state.lang;
-    let vision = move || kind.with(|k| Kind::parse(k)) == Some(Kind::Vision);
-    let inference = move || mode.with(|m| Mode::parse(m)) == Some(Mode::Inference);
-    let rank = state.text(Param::LoraRank);
+    let vision = move || kind.with(|k| tf::Kind::parse(k)) == Some(tf::Kind::Vision);
+    let inference = move || mode.with(|m| tf::Mode::parse(m)) == Some(tf::Mode::Inference);
+    let rank = state.text(LoraRank);
     let lora = move || rank.with(|r| r.trim() != "0" && !r.trim().is_empty());
-    // Fields that do not apply are hidden, not removed: their texts stay in
-    // the URL, and switching back shows what was typed.
-    let shown_if = |field: El, when: Rx<bool>| {
-        field.bind_attr("hidden", rx(move || (!when()).then(String::new)))
-    };
-    let for_training = move |field: El| shown_if(field, rx(move || !inference()));
-    let zero_values: &'static [&'static str] = &["0", "1", "2", "3"];
+    let group = |params: &[Param], when: Option<Rx<bool>>| fields::group(state, params, when);
     vec![
         model_picker(state),
         config_import(state),
-        select_field(state, Param::Kind, Kind::NAMES),
-        number_field(state, Param::Layers),
-        number_field(state, Param::Hidden),
-        number_field(state, Param::Heads),
-        number_field(state, Param::KvHeads),
-        number_field(state, Param::Ffn),
-        select_field(state, Param::Mlp, tf::Mlp::NAMES),
-        shown_if(number_field(state, Param::Vocab), rx(move || !vision())),
-        shown_if(check_field(state, Param::Tied), rx(move || !vision())),
-        shown_if(number_field(state, Param::Image), rx(vision)),
-        shown_if(number_field(state, Param::Patch), rx(vision)),
+        group(&[Kind, Layers, Hidden, Heads, KvHeads, Ffn, Mlp], None),
+        group(&[Vocab, Tied], Some(rx(move || !vision()))),
+        group(&[Image, Patch], Some(rx(vision))),
         el("details")
             .class("more")
             .child(el("summary").bind_text(i18n::tr(lang, |w| w.more_architecture)))
-            .child(el("div").class("form-grid").children([
-                number_field(state, Param::HeadDim),
-                select_field(state, Param::Norm, tf::Norm::NAMES),
-                check_field(state, Param::Bias),
-                check_field(state, Param::QkvBias),
-                number_field(state, Param::Positions),
-                number_field(state, Param::TokenTypes),
-                number_field(state, Param::Labels),
-                check_field(state, Param::Dropout),
-                number_field(state, Param::Channels),
-            ])),
+            .child(
+                group(
+                    &[
+                        HeadDim, Norm, Bias, QkvBias, Positions, TokenTypes, Labels, Dropout,
+                        Channels,
+                    ],
+                    None,
+                )
+                .class("form-grid"),
+            ),
         el("h3")
             .class("group-title")
             .bind_text(i18n::tr(lang, |w| w.training_title)),
         framework_picker(state),
-        select_field(state, Param::Mode, Mode::NAMES),
-        number_field(state, Param::Batch),
-        number_field(state, Param::Seq),
-        shown_if(number_field(state, Param::Gen), rx(inference)),
-        // Quantized weights: for inference, or the frozen base of LoRA.
-        shown_if(
-            select_field(state, Param::Quant, tf::Quant::NAMES),
-            rx(move || inference() || lora()),
+        group(&[Mode, Batch, Seq], None),
+        group(&[Gen, Quant], Some(rx(inference))),
+        group(&[Recipe], None),
+        group(
+            &[Optimizer, Recompute, Step, Loss, Logits, ZeroGrad, LoraRank],
+            Some(rx(move || !inference())),
         ),
-        select_field(state, Param::Recipe, tf::Recipe::NAMES),
-        for_training(select_field(state, Param::Optimizer, tf::Optimizer::NAMES)),
-        for_training(select_field(state, Param::Recompute, tf::Recompute::NAMES)),
-        for_training(select_field(state, Param::Step, tf::Step::NAMES)),
-        for_training(select_field(state, Param::Loss, tf::Loss::NAMES)),
-        for_training(select_field(state, Param::Logits, tf::Logits::NAMES)),
-        for_training(select_field(state, Param::ZeroGrad, tf::ZeroGrad::NAMES)),
-        for_training(number_field(state, Param::LoraRank)),
-        shown_if(
-            select_field(state, Param::LoraTargets, tf::LoraTargets::NAMES),
-            rx(move || !inference() && lora()),
+        // LoRA's settings and a quantized base (QLoRA), with a rank.
+        group(
+            &[LoraTargets, LoraDropout, BaseQuant, DoubleQuant],
+            Some(rx(move || !inference() && lora())),
         ),
-        shown_if(
-            check_field(state, Param::LoraDropout),
-            rx(move || !inference() && lora()),
+        group(
+            &[ActOffload, Offload, BucketM, Prefetch],
+            Some(rx(move || !inference())),
         ),
-        for_training(check_field(state, Param::ActOffload)),
-        for_training(check_field(state, Param::Offload)),
-        for_training(number_field(state, Param::BucketM)),
-        for_training(number_field(state, Param::Prefetch)),
-        select_field(state, Param::Attn, tf::Attention::NAMES),
+        group(&[Attn], None),
         el("h3")
             .class("group-title")
             .bind_text(i18n::tr(lang, |w| w.parallelism_title)),
-        number_field(state, Param::Gpus),
-        select_field(state, Param::Zero, zero_values),
-        number_field(state, Param::Tp),
-        check_field(state, Param::Sp),
+        group(&[Gpus, Zero, Tp, Sp], None),
     ]
 }
 

@@ -253,7 +253,7 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f(
             "Weight quantization",
             "",
-            "Inference weights, or a LoRA base (QLoRA), in 8 or 4 bits with their scales.",
+            "Inference weights in INT8 or INT4, with their scales.",
         ),
     ),
     (
@@ -379,6 +379,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
     (
         Param::LoraDropout,
         f("LoRA dropout", "", "Saves the dropped input and its mask."),
+    ),
+    (
+        Param::BaseQuant,
+        f("QLoRA base", "", "Frozen linear maps in 4 or 8 bits."),
+    ),
+    (
+        Param::DoubleQuant,
+        f("Double quantization", "", "4-bit bases: 8-bit absmaxes."),
     ),
     (
         Param::ZeroGrad,
@@ -647,7 +655,7 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         f(
             "Cuantización de pesos",
             "",
-            "Pesos de inferencia, o la base de LoRA (QLoRA), en 8 o 4 bits con sus escalas.",
+            "Pesos de inferencia en INT8 o INT4, con sus escalas.",
         ),
     ),
     (
@@ -768,6 +776,22 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Destinos de LoRA",
             "",
             "Las capas lineales de cada bloque que llevan adaptadores.",
+        ),
+    ),
+    (
+        Param::BaseQuant,
+        f(
+            "Base de QLoRA",
+            "",
+            "Capas lineales congeladas en 4 u 8 bits.",
+        ),
+    ),
+    (
+        Param::DoubleQuant,
+        f(
+            "Doble cuantización",
+            "",
+            "Bases de 4 bits: absmax de 8 bits.",
         ),
     ),
     (
@@ -1026,11 +1050,14 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "Every linear map",
         "Todas las capas lineales",
     ),
+    (Param::BaseQuant, "none", "16-bit (LoRA)", "16 bits (LoRA)"),
+    (Param::BaseQuant, "nf4", "NF4 4-bit", "NF4 de 4 bits"),
+    (Param::BaseQuant, "fp4", "FP4 4-bit", "FP4 de 4 bits"),
     (
-        Param::Quant,
-        "nf4",
-        "NF4, bitsandbytes (QLoRA)",
-        "NF4, bitsandbytes (QLoRA)",
+        Param::BaseQuant,
+        "int8",
+        "INT8 (LLM.int8)",
+        "INT8 (LLM.int8)",
     ),
     (
         Param::ZeroGrad,

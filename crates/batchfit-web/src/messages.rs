@@ -62,6 +62,12 @@ pub fn problem(lang: Lang, label: &str, problem: &Problem) -> String {
         (Lang::Es, Problem::Conflict { with }) => {
             format!("{label} no puede ir junto con “{}”.", with.name())
         }
+        (Lang::En, Problem::OnlyWith { param, value }) => {
+            format!("{label} applies only with “{}={value}”.", param.name())
+        }
+        (Lang::Es, Problem::OnlyWith { param, value }) => {
+            format!("{label} solo se aplica con “{}={value}”.", param.name())
+        }
     }
 }
 
@@ -205,6 +211,8 @@ mod tests {
     /// them is a word of the other language.
     const ENGLISH: &[&str] = &[
         "the",
+        "applies",
+        "only",
         "is",
         "must",
         "be",
@@ -272,6 +280,8 @@ mod tests {
     ];
     const SPANISH: &[&str] = &[
         "el",
+        "solo",
+        "aplica",
         "la",
         "los",
         "las",
@@ -387,6 +397,10 @@ mod tests {
             Problem::Unknown,
             Problem::Duplicate,
             Problem::Conflict { with: Param::Gpu },
+            Problem::OnlyWith {
+                param: Param::Mode,
+                value: "inference",
+            },
         ]
     }
 

@@ -156,6 +156,10 @@ fn measure_site(dir: &Path) -> Result<Site, String> {
     let mut queue: Vec<PathBuf> = vec![index.clone()];
     let mut found: Vec<PathBuf> = vec![index.clone()];
     let mut add = |reference: &str, from: &Path, queue: &mut Vec<PathBuf>| {
+        // A `data:` URI (the favicon) is inline: nothing is fetched.
+        if reference.starts_with("data:") {
+            return;
+        }
         if reference.contains("://") || reference.starts_with("//") {
             elsewhere.push(reference.to_owned());
             return;

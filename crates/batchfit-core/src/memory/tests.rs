@@ -361,15 +361,26 @@ fn lora_trains_fp32_adapters_over_a_frozen_base() {
     let per_layer = 16 * ((4096 + 4096) + 2 * (4096 + 1024) + (4096 + 4096) + 3 * (4096 + 14_336));
     assert_eq!(all.gradients, 4 * 32 * per_layer);
     // QLoRA: the linear maps in bitsandbytes 4-bit, 0.5 byte and 4/64 of a
-    // byte per weight; embeddings and norms stay BF16.
+    // byte per weight; embeddings, the head and the norms stay BF16.
     let count = transformer::parameter_count(&config(base).transformer.arch);
-    let qlora = estimate_of(&format!("{base}&lora_rank=16&quant=nf4"));
+    assert_eq!(count.linear, 6_979_321_856);
+    assert_eq!(P - count.linear, 1_050_939_392);
+    let qlora = estimate_of(&format!("{base}&lora_rank=16&base_quant=nf4"));
     assert_eq!(
         qlora.weights,
         count.linear / 2 + 4 * count.linear / 64 + 2 * (P - count.linear) + 4 * A
     );
-    // Quantization is for a frozen base: full training ignores it.
-    assert_eq!(estimate_of(&format!("{base}&quant=nf4")), full);
+    // The worked example: with double quantization, an 8-bit absmax
+    // per 64 weights and an FP32 scale per 256 absmaxes, 3,600,416,768 bytes.
+    let double = estimate_of(&format!(
+        "{base}&lora_rank=16&base_quant=nf4&double_quant=1"
+    ));
+    assert_eq!(double.weights, 3_600_416_768 + 2 * 1_050_939_392 + 4 * A);
+    // Every linear map at r = 16: 41,943,040 trainable parameters (PEFT's count).
+    let all = transformer::Adapters::of(
+        &config(&format!("{base}&lora_rank=16&lora_targets=all")).transformer,
+    );
+    assert_eq!(all.total, 41_943_040);
     // Inference has no adapters to train.
     let inference = format!("{base}&mode=inference");
     assert_eq!(

@@ -374,9 +374,19 @@ prop_compose! {
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
         zero_grad in pick(tf::ZeroGrad::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
         lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
+        base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload] = switches;
-        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout }
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant };
+        // What `parse` can produce: it reports (and drops) inference's
+        // quantization in training and a quantized base without LoRA.
+        if mode == Mode::Train {
+            input.quant = Quant::None;
+        }
+        if !input.lora() {
+            input.base_quant = tf::BaseQuant::None;
+        }
+        input
     }
 }
 
@@ -555,4 +565,40 @@ fn the_architecture_parameters_are_listed_in_their_order() {
         .map(|(p, _)| *p)
         .collect();
     assert_eq!(written, ARCH_PARAMETERS);
+}
+
+/// Issue 13: `quant` in training is reported, never silently ignored; so is a
+/// quantized LoRA base without LoRA. The defaults are used.
+#[test]
+fn settings_that_need_another_are_reported() {
+    let parsed = parse("form=transformer&quant=int4&mode=train");
+    assert_eq!(
+        named(&parsed),
+        [(
+            "quant",
+            &Problem::OnlyWith {
+                param: Param::Mode,
+                value: "inference"
+            }
+        )]
+    );
+    assert_eq!(parsed.config.transformer.quant, Quant::None);
+    assert_eq!(
+        parsed.problems[0].to_string(),
+        "`quant` applies only with mode=inference"
+    );
+    let parsed = parse("form=transformer&base_quant=nf4");
+    assert_eq!(parsed.problems[0].param(), Some(Param::BaseQuant));
+    assert!(
+        parse("form=transformer&base_quant=nf4&lora_rank=8")
+            .problems
+            .is_empty()
+    );
+    assert!(
+        parse("form=transformer&mode=inference&quant=int4")
+            .problems
+            .is_empty()
+    );
+    // Another form's parameters are known but not read: nothing to report.
+    assert!(parse("form=activations&quant=int4").problems.is_empty());
 }
