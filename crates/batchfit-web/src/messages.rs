@@ -88,30 +88,29 @@ fn kind(lang: Lang, kind: Kind) -> &'static str {
     }
 }
 
-/// What the JSON reader expected where the text stopped being JSON.
+/// What the JSON reader expected where the text stopped being JSON: the
+/// structural cases by name, the rest (escapes, number syntax, UTF-8,
+/// nesting) as plain JSON, the byte offset saying where.
 fn expected(lang: Lang, expected: Expected) -> &'static str {
     let (en, es) = match expected {
-        Expected::LessNesting => ("less deeply nested values", "valores menos anidados"),
         Expected::Value => ("a value", "un valor"),
         Expected::Key => ("a key in double quotes", "una clave entre comillas dobles"),
         Expected::Colon => ("«:»", "«:»"),
         Expected::CommaOrBrace => ("«,» or «}»", "«,» o «}»"),
         Expected::CommaOrBracket => ("«,» or «]»", "«,» o «]»"),
-        Expected::HexDigits => ("four hexadecimal digits", "cuatro cifras hexadecimales"),
         Expected::ClosingQuote => ("a closing quote", "unas comillas de cierre"),
-        Expected::Escape => ("a valid escape", "una secuencia de escape válida"),
-        Expected::NoControlCharacters => (
-            "no control characters inside quotes",
-            "ningún carácter de control entre comillas",
-        ),
-        Expected::Utf8 => ("valid UTF-8", "UTF-8 válido"),
-        Expected::NoLeadingZeros => ("no leading zeros", "ningún cero inicial"),
-        Expected::Digit => ("a digit", "una cifra"),
-        Expected::DigitAfterPoint => ("a digit after the point", "una cifra tras el punto"),
-        Expected::Exponent => ("an exponent", "un exponente"),
-        Expected::Number => ("a number", "un número"),
-        Expected::Literal => ("«true», «false» or «null»", "«true», «false» o «null»"),
         Expected::End => ("the end of the text", "el final del texto"),
+        Expected::LessNesting
+        | Expected::HexDigits
+        | Expected::Escape
+        | Expected::NoControlCharacters
+        | Expected::Utf8
+        | Expected::NoLeadingZeros
+        | Expected::Digit
+        | Expected::DigitAfterPoint
+        | Expected::Exponent
+        | Expected::Number
+        | Expected::Literal => ("valid JSON", "JSON válido"),
     };
     match lang {
         Lang::En => en,
