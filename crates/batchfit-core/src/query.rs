@@ -656,29 +656,10 @@ pub fn to_query(config: &Config) -> String {
         .join("&")
 }
 
-/// The architecture's parameters, in the documented order of [`arch_values`].
-const ARCH_PARAMETERS: [Param; 20] = [
-    Param::Kind,
-    Param::Layers,
-    Param::Hidden,
-    Param::Heads,
-    Param::KvHeads,
-    Param::HeadDim,
-    Param::Ffn,
-    Param::Mlp,
-    Param::Norm,
-    Param::Vocab,
-    Param::Tied,
-    Param::Bias,
-    Param::QkvBias,
-    Param::Positions,
-    Param::TokenTypes,
-    Param::Labels,
-    Param::Dropout,
-    Param::Image,
-    Param::Patch,
-    Param::Channels,
-];
+/// The architecture's parameters, in the documented order of [`arch_values`]:
+/// the transformer form's list after `model` and `framework`, up to `batch`
+/// (evaluated at compile time: no bound is checked at run time).
+const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(20).0;
 
 /// The architecture's parameters, in the documented order.
 fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
