@@ -116,7 +116,9 @@ impl State {
     /// it has stood for [`COMMIT_AFTER`].
     pub fn edit(&self, param: Param, text: String) {
         self.text(param).set(text);
-        self.import_rejected.set(false);
+        // Written (and its readers woken) only when it changes: not on
+        // every keystroke.
+        self.import_rejected.maybe_update(std::mem::take);
         let state = *self;
         let typed = self.config.get_untracked();
         set_timeout(
@@ -134,7 +136,9 @@ impl State {
     /// value) and commits it.
     pub fn choose(&self, param: Param, value: String) {
         self.text(param).set(value);
-        self.import_rejected.set(false);
+        // Written (and its readers woken) only when it changes: not on
+        // every keystroke.
+        self.import_rejected.maybe_update(std::mem::take);
         self.commit();
     }
 
@@ -167,7 +171,9 @@ impl State {
         config.form = Form::Transformer;
         change(&mut config);
         self.load(&config.synced());
-        self.import_rejected.set(false);
+        // Written (and its readers woken) only when it changes: not on
+        // every keystroke.
+        self.import_rejected.maybe_update(std::mem::take);
         self.commit();
     }
 
