@@ -163,8 +163,9 @@ fn transformer_form(state: State) -> Vec<El> {
     let lang = state.lang;
     let vision = move || kind.with(|k| tf::Kind::parse(k)) == Some(tf::Kind::Vision);
     let inference = move || mode.with(|m| tf::Mode::parse(m)) == Some(tf::Mode::Inference);
-    let rank = state.text(LoraRank);
-    let lora = move || rank.with(|r| r.trim() != "0" && !r.trim().is_empty());
+    // LoRA's own fields show while the configuration trains with a rank, as
+    // the core reads it ("00" is no rank).
+    let lora = move || state.config.with(|c| c.transformer.lora_rank > 0);
     let group = |params: &[Param], when: Option<Rx<bool>>| fields::group(state, params, when);
     vec![
         model_picker(state),
