@@ -1,4 +1,5 @@
-//! `cargo xtask bench [--check]`: the four budgets of issue 6, measured and
+//! `cargo xtask bench [--check]`: the four budgets (issue 6; the page weight
+//! raised to 170 KB by issue 17), measured and
 //! written to docs/performance.md. The core's criterion benches, the size of
 //! everything the built page loads (`dist/`: main.rs runs the release build
 //! first), and the browser benchmark of the end-to-end suite (tests/e2e/perf.rs).
@@ -16,8 +17,9 @@ use crate::shell::{cargo, output_of};
 use crate::tools;
 
 const USAGE: &str = "usage: cargo xtask bench [--check]";
-/// Issue 6's budgets. KB means 1,000 bytes.
-const BUNDLE_GZIP_BUDGET: u64 = 150_000;
+/// The budgets: issue 6's, with issue 17's page weight (170 KB, room for the
+/// fine-tuning, scale-out and timeline features). KB means 1,000 bytes.
+const BUNDLE_GZIP_BUDGET: u64 = 170_000;
 const CORE_BUDGET_NS: f64 = 20_000.0;
 const COLD_LOAD_MEDIAN_BUDGET_MS: f64 = 200.0;
 const EDIT_P95_BUDGET_MS: f64 = 8.0;
@@ -91,7 +93,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
 }
 
 /// Measures `dist/`, prints its files, and fails when the page is heavier than
-/// issue 6's budget (`cargo xtask size`, and a step of `cargo xtask test`).
+/// the weight budget (`cargo xtask size`, and a step of `cargo xtask test`).
 pub fn check_bundle(root: &Path) -> Result<(), String> {
     let site = measure_site(&root.join("dist"))?;
     for line in bundle_table(&site).lines() {
@@ -721,7 +723,7 @@ fn performance_doc(
          run; the timing budgets are not checked there (timings on a shared machine are \
          noisy). What was cut, with the figure each change measured, and where the \
          remaining bytes go: docs/performance-log.md.\n\n\
-         ## Budgets (issue 6)\n\n{}\n",
+         ## Budgets (issues 6 and 17)\n\n{}\n",
         if chromium.is_empty() {
             String::new()
         } else {
