@@ -44,6 +44,10 @@ struct Report {
     fits: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_batch: Option<u64>,
+    /// The longest sequence (inference: prompt + generated) that fits at the
+    /// chosen batch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_seq: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     accumulation_steps: Option<u64>,
     /// Data-parallel ranks needed (each of `tp` GPUs).
@@ -170,6 +174,7 @@ pub fn json(config: &Config) -> String {
         device_bytes: e.device_bytes,
         fits: e.fits,
         max_batch: e.max_batch,
+        max_seq: memory::max_seq(config),
         accumulation_steps: e.accumulation_steps,
         gpus_needed: memory::gpus_needed(config),
         gpus_needed_total: memory::gpus_needed(config).map(|n| n * tp_of(config)),
@@ -462,6 +467,23 @@ pub fn text(config: &Config) -> String {
                 max_batch.to_string()
             },
         ));
+        if let Some(seq) = memory::max_seq(config) {
+            let what =
+                if config.form == Form::Transformer && config.transformer.mode == Mode::Inference {
+                    "Longest context (prompt + generated) that fits"
+                } else {
+                    "Longest sequence that fits"
+                };
+            let batch = config.batch();
+            out.push_str(&format!(
+                "{what} at batch {batch}: {}.\n",
+                if seq == 0 {
+                    "none, not even 1 token".to_owned()
+                } else {
+                    format!("{} tokens", group_thousands(seq))
+                }
+            ));
+        }
         if let Some(gpus) = memory::gpus_needed(config).filter(|&n| !fits && n > 1) {
             let tp = tp_of(config);
             let ranks = if tp > 1 {

@@ -289,3 +289,19 @@ proptest::proptest! {
         }
     }
 }
+
+/// `max_seq` (issue 13): with a device, the longest context (prompt +
+/// generated) that fits, one token past it does not; absent without a device.
+#[test]
+fn json_gives_the_longest_context_that_fits() {
+    let base = "form=transformer&model=llama-3.1-8b&mode=inference&recipe=bf16&batch=1\
+                &gen=256&gpu=rtx-4090&kv_dtype=fp8";
+    let max = json(&["--json", base])["max_seq"]
+        .as_u64()
+        .expect("max_seq with a device");
+    let at = |total: u64| json(&["--json", &format!("{base}&seq={}", total - 256)])["fits"].clone();
+    assert_eq!(at(max), true);
+    assert_eq!(at(max + 1), false);
+    let without = base.replace("&gpu=rtx-4090", "");
+    assert!(json(&["--json", &without]).get("max_seq").is_none());
+}

@@ -12,7 +12,7 @@
 //! ```
 
 use crate::Precision;
-use crate::activations::{self, BATCH};
+use crate::activations::{self, BATCH, SEQ};
 use crate::choice::choice;
 use crate::parameters;
 use crate::query::{Config, Form};
@@ -284,6 +284,31 @@ impl Parts {
         }
     }
 
+    /// The same parts at sequence length `seq` (the prompt in inference):
+    /// only the activations and the KV cache depend on it.
+    fn at_seq(&self, config: &Config, seq: u64) -> Self {
+        match config.form {
+            Form::Activations => {
+                let mut input = config.activations;
+                input.seq = seq;
+                Self {
+                    activations_per_sample: activations::estimate(&input).per_sample,
+                    ..*self
+                }
+            }
+            Form::Parameters => *self,
+            Form::Transformer => {
+                let mut input = config.transformer;
+                input.seq = seq;
+                Self {
+                    activations_per_sample: transformer::activations_per_sample(&input),
+                    kv_per_sample: transformer::kv_cache_per_sample(&input),
+                    ..*self
+                }
+            }
+        }
+    }
+
     /// Held through the whole step: weights, optimizer states, framework
     /// buffers, and the gradients when they outlive the backward pass.
     fn held(&self) -> u128 {
@@ -474,6 +499,47 @@ fn max_batch_within(parts: &Parts, config: &Config, device: u128) -> u64 {
         }
     }
     fitting
+}
+
+/// The longest sequence that fits the device at the chosen batch: in training
+/// the sequence length, in inference the whole context (prompt + the
+/// generated tokens as set; the prompt grows). `None` without a device, for
+/// the parameters form (no sequence) and for vision transformers (their length
+/// is the image's). 0 when not even one token fits. Exact: binary search on
+/// `required(seq)`, which never decreases with the sequence; the model's own
+/// context limit (`max_position_embeddings`) is not applied.
+pub fn max_seq(config: &Config) -> Option<u64> {
+    let device = config.device?.bytes();
+    let generated = match config.form {
+        Form::Parameters => return None,
+        Form::Transformer if config.transformer.arch.kind == Kind::Vision => return None,
+        Form::Transformer if config.transformer.mode == Mode::Inference => {
+            config.transformer.generated
+        }
+        Form::Activations | Form::Transformer => 0,
+    };
+    let parts = Parts::of(config);
+    let batch = config.batch();
+    let fits = |seq: u64| {
+        let parts = parts.at_seq(config, seq);
+        required(parts.reserved(batch), config) <= device
+    };
+    if !fits(SEQ.min) {
+        return Some(0);
+    }
+    if fits(SEQ.max) {
+        return Some(SEQ.max.saturating_add(generated));
+    }
+    let (mut fitting, mut too_long) = (SEQ.min, SEQ.max);
+    while too_long - fitting > 1 {
+        let middle = fitting + (too_long - fitting) / 2;
+        if fits(middle) {
+            fitting = middle;
+        } else {
+            too_long = middle;
+        }
+    }
+    Some(fitting.saturating_add(generated))
 }
 
 /// Steps of gradient accumulation so that micro-batch × data-parallel GPUs ×

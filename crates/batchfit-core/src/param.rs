@@ -72,6 +72,7 @@ choice! {
         LoraDropout = "lora_dropout",
         BaseQuant = "base_quant",
         DoubleQuant = "double_quant",
+        KvDtype = "kv_dtype",
         Gpu = "gpu",
         GpuGb = "gpu_gb",
         OverheadGb = "overhead_gb",
@@ -128,7 +129,7 @@ impl Param {
             | LoraDropout | DoubleQuant | Embed => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
-            | BaseQuant | Gpu | Units | Lang => Input::Choice,
+            | BaseQuant | KvDtype | Gpu | Units | Lang => Input::Choice,
         }
     }
 }

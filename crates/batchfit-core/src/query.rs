@@ -271,6 +271,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::LoraDropout,
     Param::BaseQuant,
     Param::DoubleQuant,
+    Param::KvDtype,
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[Param] = &[
@@ -366,7 +367,8 @@ pub fn parse(text: &str) -> Parsed {
     }
     // Settings that mean nothing without another one are reported, never
     // silently ignored (issue 13): inference's weight quantization in
-    // training, a quantized LoRA base without LoRA.
+    // training, a KV-cache format in training, a quantized LoRA base without
+    // LoRA.
     if config.form == Form::Transformer {
         let t = &mut config.transformer;
         let mut only_with = |param: Param, needs: Param, value: &'static str| {
@@ -383,6 +385,10 @@ pub fn parse(text: &str) -> Parsed {
         if t.mode == tf::Mode::Train && t.quant != tf::Quant::None {
             only_with(Param::Quant, Param::Mode, "inference");
             t.quant = tf::Quant::None;
+        }
+        if t.mode == tf::Mode::Train && t.kv_dtype != tf::KvDtype::Bf16 {
+            only_with(Param::KvDtype, Param::Mode, "inference");
+            t.kv_dtype = tf::KvDtype::Bf16;
         }
         if !t.lora() && t.base_quant != tf::BaseQuant::None {
             only_with(Param::BaseQuant, Param::LoraRank, "1 or more");
@@ -521,6 +527,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
             t.base_quant = option(name, tf::BaseQuant::parse(value), tf::BaseQuant::NAMES)?
         }
         Param::DoubleQuant => t.double_quant = switch(name, value)?,
+        Param::KvDtype => t.kv_dtype = option(name, tf::KvDtype::parse(value), tf::KvDtype::NAMES)?,
         Param::Gpu => {
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
@@ -565,6 +572,7 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::ZeroGrad => tf::ZeroGrad::NAMES,
         Param::LoraTargets => tf::LoraTargets::NAMES,
         Param::BaseQuant => tf::BaseQuant::NAMES,
+        Param::KvDtype => tf::KvDtype::NAMES,
         Param::Units => Units::NAMES,
         Param::Lang => Lang::NAMES,
         Param::Zero => &["0", "1", "2", "3"],
@@ -748,6 +756,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::LoraDropout, bit(t.lora_dropout)),
         (Param::BaseQuant, t.base_quant.name().to_owned()),
         (Param::DoubleQuant, bit(t.double_quant)),
+        (Param::KvDtype, t.kv_dtype.name().to_owned()),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),

@@ -156,6 +156,35 @@ choice! {
 }
 
 choice! {
+    /// The number format of the KV cache in inference (`kv_dtype`).
+    pub enum KvDtype {
+        /// Unquantized: the model's compute dtype (BF16 or FP16; FP32 under
+        /// `recipe=fp32`), as `generate()`'s `DynamicCache` stores it.
+        Bf16 = "bf16",
+        /// FP8 (E4M3) as serving engines store it (vLLM `kv_cache_dtype="fp8"`,
+        /// vllm/attention/layer.py: one FP32 `k_scale` and `v_scale` per layer,
+        /// 8 bytes per layer, left out): 1 byte per element, read by the
+        /// attention kernel without a dequantized copy.
+        Fp8 = "fp8",
+        /// int8 with one 16-bit absmax scale per token and KV head, as
+        /// torchao's `AffineQuantizedKVCache` (torchao/_models/llama/model.py:
+        /// `scale_shape = (batch, heads, seq, 1)` in the model dtype): each
+        /// layer's attention multiplies the whole cache by its scales, a
+        /// 16-bit copy of that layer's K and V.
+        Int8 = "int8",
+        /// 4 bits per element with a 16-bit scale and zero point per group of
+        /// 64 (transformers `QuantizedCache`, KIVI-style, `q_group_size=64`,
+        /// quanto and HQQ backends alike); the latest tokens, up to
+        /// `residual_length − 1` = 127, stay in the compute dtype until they
+        /// are quantized together. Each layer's update dequantizes its cache
+        /// and concatenates it with the recent tokens (cache_utils.py
+        /// `QuantizedLayer.update`): two 16-bit copies of K and V at once.
+        Int4 = "int4",
+    }
+    default Bf16
+}
+
+choice! {
     /// Which linear maps of each block carry LoRA adapters (PEFT `target_modules`).
     pub enum LoraTargets {
         /// `q_proj` and `v_proj`: PEFT's default for Llama-, Mistral- and
@@ -645,6 +674,8 @@ pub struct TransformerInput {
     pub base_quant: BaseQuant,
     /// bitsandbytes' double quantization of the 4-bit absmaxes.
     pub double_quant: bool,
+    /// The KV cache's number format in inference.
+    pub kv_dtype: KvDtype,
 }
 
 impl Default for TransformerInput {
@@ -679,6 +710,7 @@ impl Default for TransformerInput {
             lora_dropout: false,
             base_quant: BaseQuant::default(),
             double_quant: false,
+            kv_dtype: KvDtype::default(),
         }
     }
 }
@@ -1221,12 +1253,14 @@ fn lora_saved(input: &TransformerInput) -> u128 {
 }
 
 /// Activation bytes one sample keeps alive per GPU at the peak of training (the
-/// start of the backward pass), or the transient activations of the prefill in
-/// inference.
+/// start of the backward pass), or in inference the larger of the prefill's
+/// transient activations and a quantized cache's dequantized copies.
 pub fn activations_per_sample(input: &TransformerInput) -> u128 {
     match input.mode {
         Mode::Train => training_activations(input),
-        Mode::Inference => prefill_activations(input),
+        // The prefill's temporaries, or a quantized cache's dequantized
+        // copy of one layer when the last token attends: the larger.
+        Mode::Inference => prefill_activations(input).max(kv_dequantized_per_sample(input)),
     }
 }
 
@@ -1371,19 +1405,66 @@ fn prefill_activations(input: &TransformerInput) -> u128 {
     stream + ceil_div(attention.max(mlp), t) + logits
 }
 
+/// Tokens the quantized cache of [`KvDtype::Int4`] keeps in the compute dtype
+/// at most: transformers' `QuantizedLayer` quantizes its recent tokens once
+/// `residual_length` (128 by default) would be reached.
+const KV_RESIDUAL: u128 = 127;
+
+/// K and V elements per token of one layer on one GPU, and the tokens cached.
+fn kv_shape(input: &TransformerInput) -> (u128, u128) {
+    let arch = &input.arch;
+    // Tensor parallelism splits the KV heads over the ranks.
+    let per_token = ceil_div(
+        2 * u128::from(arch.kv_heads) * u128::from(arch.head_size()),
+        u128::from(input.tp),
+    );
+    let tokens = u128::from(input.seq) + u128::from(input.generated);
+    (per_token, tokens)
+}
+
 /// KV cache per sample per GPU: 2 (K and V) × layers × kv_heads × head_dim ×
 /// (prompt + generated tokens) × bytes (Pope et al. 2022, "Efficiently Scaling
-/// Transformer Inference", §2). Only decoders generate.
+/// Transformer Inference", §2), in the format of `kv_dtype` with its scales.
+/// Only decoders generate.
 pub fn kv_cache_per_sample(input: &TransformerInput) -> u128 {
-    let arch = &input.arch;
-    if input.mode != Mode::Inference || arch.kind != Kind::Decoder {
+    if input.mode != Mode::Inference || input.arch.kind != Kind::Decoder {
         return 0;
     }
-    let kv = u128::from(arch.kv_heads) * u128::from(arch.head_size());
-    let tokens = u128::from(input.seq) + u128::from(input.generated);
-    let bytes = 2 * u128::from(arch.layers) * kv * tokens * input.activation_bytes();
-    // Tensor parallelism splits the KV heads over the ranks.
-    ceil_div(bytes, u128::from(input.tp))
+    let (per_token, tokens) = kv_shape(input);
+    let layers = u128::from(input.arch.layers);
+    let elements = layers * per_token * tokens;
+    let e = input.activation_bytes();
+    match input.kv_dtype {
+        KvDtype::Bf16 => elements * e,
+        KvDtype::Fp8 => elements,
+        // One 16-bit scale per token and KV head: per_token / head_dim of them.
+        KvDtype::Int8 => {
+            let head = u128::from(input.arch.head_size()).max(1);
+            elements + layers * tokens * ceil_div(per_token, head) * 2
+        }
+        KvDtype::Int4 => {
+            let recent = KV_RESIDUAL.min(u128::from(input.generated));
+            let quantized = layers * per_token * (tokens - recent);
+            // 4 bits each, and a 16-bit scale and zero point per 64.
+            ceil_div(quantized, 2) + 4 * ceil_div(quantized, 64) + layers * per_token * recent * e
+        }
+    }
+}
+
+/// The 16-bit copies of one layer's cache that a quantized cache makes when
+/// that layer attends ([`KvDtype`]): per sample per GPU, 0 for an unquantized
+/// or FP8 cache.
+pub fn kv_dequantized_per_sample(input: &TransformerInput) -> u128 {
+    if input.mode != Mode::Inference || input.arch.kind != Kind::Decoder {
+        return 0;
+    }
+    let (per_token, tokens) = kv_shape(input);
+    let copies = match input.kv_dtype {
+        KvDtype::Bf16 | KvDtype::Fp8 => 0,
+        KvDtype::Int8 => 1,
+        KvDtype::Int4 => 2,
+    };
+    copies * per_token * tokens * input.activation_bytes()
 }
 
 #[cfg(test)]
@@ -1841,6 +1922,62 @@ mod tests {
         };
         // 2 × 28 layers × 4 kv heads × 128 × 32,768 tokens × 2 bytes.
         assert_eq!(kv_cache_per_sample(&input), 2 * 28 * 4 * 128 * 32_768 * 2);
+    }
+
+    /// Issue 13's worked example and the scales of each quantized format:
+    /// Llama-3.1-8B (32 layers, 8 KV heads of 128) at 32,768 tokens.
+    #[test]
+    fn kv_cache_formats_carry_their_scales() {
+        let at = |kv_dtype| TransformerInput {
+            arch: arch("llama-3.1-8b"),
+            mode: Mode::Inference,
+            recipe: Recipe::Bf16,
+            seq: 32_768 - 256,
+            generated: 256,
+            batch: 1,
+            kv_dtype,
+            ..TransformerInput::default()
+        };
+        // 2 × 32 layers × 8 × 128 × 32,768 elements.
+        let elements: u128 = 2 * 32 * 8 * 128 * 32_768;
+        assert_eq!(elements, 2_147_483_648);
+        let table = [
+            (KvDtype::Bf16, 4_294_967_296, 0),
+            // Before scales: 1 byte each (the per-layer FP32 scales are left out).
+            (KvDtype::Fp8, 2_147_483_648, 0),
+            // + a 2-byte scale per token and KV head: 2 × 32 × 8 × 32,768 × 2;
+            // the dequantized copy is one layer's K and V in BF16.
+            (
+                KvDtype::Int8,
+                2_147_483_648 + 33_554_432,
+                2 * 8 * 128 * 32_768 * 2,
+            ),
+            // 127 recent tokens in BF16, the rest 4 bits + 4 bytes per 64.
+            (
+                KvDtype::Int4,
+                (2 * 32 * 1024 * (32_768 - 127)) / 2
+                    + 4 * (2 * 32 * 1024 * (32_768 - 127)) / 64
+                    + 2 * 32 * 1024 * 127 * 2,
+                2 * 2 * 8 * 128 * 32_768 * 2,
+            ),
+        ];
+        for (kv_dtype, cache, copies) in table {
+            let input = at(kv_dtype);
+            assert_eq!(kv_cache_per_sample(&input), cache, "{kv_dtype:?}");
+            assert_eq!(kv_dequantized_per_sample(&input), copies, "{kv_dtype:?}");
+            assert!(activations_per_sample(&input) >= copies);
+        }
+        // BF16 > int8 (its scales) > FP8 > int4.
+        let [bf16, fp8, int8, int4] =
+            table.map(|(kv_dtype, ..)| kv_cache_per_sample(&at(kv_dtype)));
+        assert!(bf16 > int8 && int8 > fp8 && fp8 > int4);
+        // Training has no cache, whatever its format would be.
+        let train = TransformerInput {
+            mode: Mode::Train,
+            ..at(KvDtype::Int4)
+        };
+        assert_eq!(kv_cache_per_sample(&train), 0);
+        assert_eq!(kv_dequantized_per_sample(&train), 0);
     }
 
     #[test]

@@ -191,7 +191,7 @@ fn transformer_form(state: State) -> Vec<El> {
             .bind_text(i18n::tr(lang, |w| w.training_title)),
         framework_picker(state),
         group(&[Mode, Batch, Seq], None),
-        group(&[Gen, Quant], Some(rx(inference))),
+        group(&[Gen, Quant, KvDtype], Some(rx(inference))),
         group(&[Recipe], None),
         group(
             &[Optimizer, Recompute, Step, Loss, Logits, ZeroGrad, LoraRank],

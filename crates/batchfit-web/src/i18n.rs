@@ -389,6 +389,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f("Double quantization", "", "4-bit bases: 8-bit absmaxes."),
     ),
     (
+        Param::KvDtype,
+        f(
+            "KV-cache precision",
+            "",
+            "Quantized caches keep scales; int8 and int4 dequantize per layer.",
+        ),
+    ),
+    (
         Param::ZeroGrad,
         f(
             "Gradients between steps",
@@ -795,6 +803,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::KvDtype,
+        f(
+            "Precisión de la caché KV",
+            "",
+            "Las cachés cuantizadas guardan escalas; int8 e int4 descuantizan por capa.",
+        ),
+    ),
+    (
         Param::LoraDropout,
         f(
             "Dropout de LoRA",
@@ -1050,6 +1066,20 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "Every linear map",
         "Todas las capas lineales",
     ),
+    (
+        Param::KvDtype,
+        "bf16",
+        "16-bit, unquantized",
+        "16 bits, sin cuantizar",
+    ),
+    (Param::KvDtype, "fp8", "FP8 (vLLM)", "FP8 (vLLM)"),
+    (Param::KvDtype, "int8", "INT8 (torchao)", "INT8 (torchao)"),
+    (
+        Param::KvDtype,
+        "int4",
+        "INT4 (transformers QuantizedCache)",
+        "INT4 (QuantizedCache de transformers)",
+    ),
     (Param::BaseQuant, "none", "16-bit (LoRA)", "16 bits (LoRA)"),
     (Param::BaseQuant, "nf4", "NF4 4-bit", "NF4 de 4 bits"),
     (Param::BaseQuant, "fp4", "FP4 4-bit", "FP4 de 4 bits"),
@@ -1242,6 +1272,9 @@ pub struct Words {
     pub bar_sums: &'static str,
     /// The largest batch when not even one sample fits.
     pub no_batch_fits: &'static str,
+    pub max_seq: &'static str,
+    pub no_seq_fits: &'static str,
+    pub job_gpus: &'static str,
     /// A tap or click shows the exact bytes.
     pub tap_for_bytes: &'static str,
     /// Names of `memory::Phase` values, in `Phase::ALL` order.
@@ -1370,6 +1403,9 @@ static EN: Words = Words {
     not_at_peak_casts: "Partly not in the peak: autocast's 16-bit copies are freed with the activations.",
     bar_sums: "Alive at the peak, then what is added: the segments sum to the required memory.",
     no_batch_fits: "None (not even 1)",
+    max_seq: "Longest context that fits at this batch (tokens)",
+    no_seq_fits: "None (not even 1 token)",
+    job_gpus: "GPUs in this job (data-parallel × tensor-parallel)",
     tap_for_bytes: "Hover, tap or click a size for its exact bytes.",
     phases: [
         "the end of the forward pass",
@@ -1487,6 +1523,9 @@ static ES: Words = Words {
     not_at_peak_casts: "En parte fuera del pico: las copias de 16 bits de autocast se liberan con las activaciones.",
     bar_sums: "Lo vivo en el pico y lo añadido: los segmentos suman la memoria necesaria.",
     no_batch_fits: "Ninguno (ni siquiera 1)",
+    max_seq: "Contexto más largo que cabe con este lote (tokens)",
+    no_seq_fits: "Ninguno (ni siquiera 1 token)",
+    job_gpus: "GPUs de este trabajo (paralelismo de datos × tensorial)",
     tap_for_bytes: "Pasa el puntero, toca o haz clic en un tamaño para ver sus bytes exactos.",
     phases: [
         "el final del paso hacia delante",

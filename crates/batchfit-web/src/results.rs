@@ -141,7 +141,16 @@ fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) 
             let total = gpus
                 .filter(|&n| n > 1 && config.form == Form::Transformer)
                 .map(|n| gpus_in_all(config, n));
+            let tp = config.transformer.tp;
             match total {
+                Some(n) if es && tp > 1 => format!(
+                    "{no}, hacen falta {n} GPUs ({} de datos × {tp} tensorial)",
+                    n / tp
+                ),
+                Some(n) if tp > 1 => format!(
+                    "{no}, {n} GPUs needed ({} data-parallel × tensor-parallel {tp})",
+                    n / tp
+                ),
                 Some(n) if es => format!("{no}, hacen falta {n} GPUs"),
                 Some(n) => format!("{no}, {n} GPUs needed"),
                 None => no.to_owned(),
@@ -741,6 +750,13 @@ fn breakdown_table(state: State) -> El {
         |w| w.max_batch,
         Rc::new(move || estimate.with(|e| e.max_batch.map(u128::from))),
     );
+    let body = count_row(
+        state,
+        body,
+        "max-seq",
+        |w| w.max_seq,
+        Rc::new(move || state.max_seq.get().map(u128::from)),
+    );
     // Accumulation steps answer how to reach a global batch with a
     // micro-batch that fits; for one that does not, there is no such answer.
     let body = count_row(
@@ -771,6 +787,19 @@ fn breakdown_table(state: State) -> El {
                 .map(|n| u128::from(gpus_in_all(&config, n)))
         }),
     );
+    // The job's size when it runs on more than one GPU: what it rents.
+    let body = count_row(
+        state,
+        body,
+        "job-gpus",
+        |w| w.job_gpus,
+        Rc::new(move || {
+            state.config.with(|c| {
+                let total = gpus_in_all(c, c.transformer.gpus);
+                (c.form == Form::Transformer && total > 1).then_some(u128::from(total))
+            })
+        }),
+    );
     el("table").class("breakdown").child(heading).child(body)
 }
 
@@ -778,10 +807,11 @@ fn swatch(component: Component) -> El {
     el("span").class(&format!("swatch {}", swatch_class(component)))
 }
 
-/// A row holding a whole number (parameters, the largest batch that fits,
-/// accumulation steps, GPUs needed), present while its value is `Some`: built
-/// when it appears; one binding then writes its number. The largest batch
-/// says "none" rather than 0.
+/// A row holding a whole number (parameters, the largest batch and the longest
+/// context that fit, accumulation steps, GPUs needed, the job's GPUs), present
+/// while its value is `Some`: built when it appears; one binding then writes
+/// its number. The largest batch and the longest context say "none" rather
+/// than 0.
 fn count_row(
     state: State,
     body: El,
@@ -806,6 +836,8 @@ fn count_row(
                     let _ = element.set_attribute("data-value", &number.to_string());
                     if number == 0 && testid == "max-batch" {
                         text.set_data(i18n::words(lang).no_batch_fits);
+                    } else if number == 0 && testid == "max-seq" {
+                        text.set_data(i18n::words(lang).no_seq_fits);
                     } else {
                         text.set_data(&i18n::group(lang, number));
                     }

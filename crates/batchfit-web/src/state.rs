@@ -50,6 +50,8 @@ pub struct State {
     pub sweep: Memo<Vec<SweepRow>>,
     pub what_ifs: Memo<Vec<WhatIf>>,
     pub gpus_needed: Memo<Option<u64>>,
+    /// The longest sequence (inference: context) that fits at the batch.
+    pub max_seq: Memo<Option<u64>>,
 }
 
 impl State {
@@ -82,6 +84,7 @@ impl State {
             _ => Vec::new(),
         });
         let gpus_needed = Memo::new(move |_| memory::gpus_needed(&config.get()));
+        let max_seq = Memo::new(move |_| memory::max_seq(&config.get()));
         let state = Self {
             texts,
             form,
@@ -95,6 +98,7 @@ impl State {
             sweep,
             what_ifs,
             gpus_needed,
+            max_seq,
         };
         state.load(opened);
         state.commit();

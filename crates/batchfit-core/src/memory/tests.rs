@@ -505,6 +505,41 @@ fn inference_has_weights_kv_cache_and_prefill_only() {
     );
 }
 
+/// The longest context that fits: Llama-3.1-8B in BF16 on one 24 GB card
+/// generating 256 tokens, with the KV cache in BF16 and in FP8 (issue 13).
+#[test]
+fn the_longest_context_that_fits() {
+    let base = "form=transformer&model=llama-3.1-8b&mode=inference&recipe=bf16&batch=1&gen=256&gpu=rtx-4090";
+    let longest = |extra: &str| max_seq(&config(&format!("{base}{extra}"))).unwrap();
+    let (bf16, fp8, int4) = (
+        longest(""),
+        longest("&kv_dtype=fp8"),
+        longest("&kv_dtype=int4"),
+    );
+    // 16.06 GB of BF16 weights leave about 6 GB for the cache: 128 KiB a token
+    // in BF16 (2 × 32 layers × 8 × 128 × 2 bytes), half in FP8.
+    assert!((30_000..50_000).contains(&bf16), "{bf16}");
+    assert!(fp8 > bf16 && int4 > fp8, "{bf16} {fp8} {int4}");
+    for (extra, max) in [("", bf16), ("&kv_dtype=fp8", fp8), ("&kv_dtype=int4", int4)] {
+        let at = |seq: u64| estimate_of(&format!("{base}{extra}&seq={}", seq - 256)).fits;
+        assert_eq!((at(max), at(max + 1)), (Some(true), Some(false)), "{extra}");
+    }
+    // Training (LoRA over a BF16 base): the longest sequence at the chosen
+    // batch; none without a device.
+    let train = config(
+        "form=transformer&model=llama-3.1-8b&batch=1&recipe=bf16&lora_rank=16&recompute=full&gpu=h100-80gb",
+    );
+    let seq = max_seq(&train).unwrap();
+    assert!(seq > 8192, "{seq}");
+    assert_eq!(estimate(&with_seq(&train, seq)).fits, Some(true));
+    assert_eq!(estimate(&with_seq(&train, seq + 1)).fits, Some(false));
+    assert_eq!(
+        max_seq(&config("form=transformer&model=llama-3.1-8b")),
+        None
+    );
+    assert_eq!(max_seq(&config("form=parameters&gpu=h100-80gb")), None);
+}
+
 fn with_seq(config: &Config, seq: u64) -> Config {
     let mut changed = *config;
     changed.activations.seq = seq;
@@ -616,6 +651,37 @@ proptest! {
         let sweep = sweep(&config);
         prop_assert!(sweep.iter().any(|row| row.batch > max || row.batch == BATCH.max));
         prop_assert!(sweep.iter().any(|row| row.batch == config.batch()));
+    }
+
+    /// `max_seq` fits at its answer and not one token above (issue 13), with
+    /// the estimate the page shows for that sequence.
+    #[test]
+    fn the_longest_sequence_that_fits_is_exact(config in any_config(), gb in 1u64..2_000) {
+        let mut config = config;
+        config.device = Some(crate::presets::Device::Custom { hundredths_gb: gb * 100 });
+        let Some(max) = max_seq(&config) else {
+            let t = &config.transformer;
+            prop_assert!(
+                config.form == Form::Parameters
+                    || (config.form == Form::Transformer && t.arch.kind == Kind::Vision)
+            );
+            return Ok(());
+        };
+        // The prompt that `max` stands for: the generated tokens are kept.
+        let generated = match config.form {
+            Form::Transformer if config.transformer.mode == Mode::Inference => config.transformer.generated,
+            _ => 0,
+        };
+        let prompt = max.saturating_sub(generated);
+        if max == 0 {
+            prop_assert_eq!(estimate(&with_seq(&config, 1)).fits, Some(false));
+        } else {
+            prop_assert!(prompt >= 1);
+            prop_assert_eq!(estimate(&with_seq(&config, prompt)).fits, Some(true));
+        }
+        if max > 0 && prompt < SEQ.max {
+            prop_assert_eq!(estimate(&with_seq(&config, prompt + 1)).fits, Some(false));
+        }
     }
 
     #[test]
