@@ -118,11 +118,8 @@ struct WhatIfRow {
 
 fn change_name(change: Change) -> String {
     match change {
-        Change::HalfBatch => "half_batch".to_owned(),
-        Change::Checkpointing => "checkpointing".to_owned(),
-        Change::Bf16 => "bf16".to_owned(),
         Change::Zero3 { gpus } => format!("zero3_{gpus}_gpus"),
-        Change::HalfSeq => "half_seq".to_owned(),
+        other => other.name().to_owned(),
     }
 }
 
@@ -133,6 +130,9 @@ fn change_label(change: Change) -> String {
         Change::Bf16 => "in BF16 instead of FP32".to_owned(),
         Change::Zero3 { gpus } => format!("with ZeRO-3 over {gpus} GPUs"),
         Change::HalfSeq => "with half the sequence length".to_owned(),
+        Change::Lora => "with LoRA r=16 over a frozen 16-bit base".to_owned(),
+        Change::Qlora => "with QLoRA (NF4 base, double quantization)".to_owned(),
+        Change::Fp8Kv => "with an FP8 KV cache".to_owned(),
     }
 }
 

@@ -16,7 +16,7 @@ use crate::activations::{self, BATCH, SEQ};
 use crate::choice::choice;
 use crate::parameters;
 use crate::query::{Config, Form};
-use crate::transformer::{self, GPUS, Kind, Mode, Recipe, Recompute, ZeroGrad};
+use crate::transformer::{self, BaseQuant, GPUS, Kind, KvDtype, Mode, Recipe, Recompute, ZeroGrad};
 
 choice! {
     /// The moment of a step that sets the peak (docs/model.md, "Timeline").
@@ -651,6 +651,16 @@ pub enum Change {
     Zero3 { gpus: u64 },
     /// Half the sequence length (rounded up).
     HalfSeq,
+    /// LoRA of rank 16 on the targets as set (PEFT `LoraConfig(r=16)`) over
+    /// a frozen BF16 base, for full fine-tuning.
+    Lora,
+    /// QLoRA as its paper and PEFT's recipe run it (Dettmers et al. 2023,
+    /// §3; peft `prepare_model_for_kbit_training`): an NF4 base with double
+    /// quantization under rank-16 adapters (or the rank as set), with
+    /// gradient checkpointing.
+    Qlora,
+    /// An FP8 KV cache in inference.
+    Fp8Kv,
 }
 
 impl Change {
@@ -662,6 +672,9 @@ impl Change {
             Self::Bf16 => "bf16",
             Self::Zero3 { .. } => "zero3",
             Self::HalfSeq => "half_seq",
+            Self::Lora => "lora",
+            Self::Qlora => "qlora",
+            Self::Fp8Kv => "fp8_kv",
         }
     }
 }
@@ -729,6 +742,44 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
         Form::Parameters => {}
     }
     push(Change::HalfSeq, changed);
+
+    // Fine-tuning with adapters: the frozen base loaded in BF16 (a PEFT model
+    // over `torch_dtype=torch.bfloat16`) where the recipe would keep it in FP32.
+    if config.form == Form::Transformer && config.transformer.mode == Mode::Train {
+        let t = &config.transformer;
+        let with_adapters = |base_quant: BaseQuant| {
+            let mut changed = *config;
+            let c = &mut changed.transformer;
+            c.lora_rank = if t.lora_rank > 0 { t.lora_rank } else { 16 };
+            // Recipes that would keep the frozen base in FP32.
+            if matches!(c.recipe, Recipe::Fp32 | Recipe::Amp | Recipe::Fsdp) {
+                c.recipe = Recipe::Bf16;
+            }
+            if base_quant != BaseQuant::None {
+                c.base_quant = base_quant;
+                c.double_quant = true;
+                // peft/utils/other.py `prepare_model_for_kbit_training(model,
+                // use_gradient_checkpointing=True)`: the QLoRA recipe turns
+                // on gradient checkpointing by default.
+                c.recompute = Recompute::Full;
+            }
+            changed
+        };
+        if t.lora_rank == 0 {
+            push(Change::Lora, with_adapters(BaseQuant::None));
+        }
+        if t.base_quant == BaseQuant::None {
+            push(Change::Qlora, with_adapters(BaseQuant::Nf4));
+        }
+    }
+    if config.form == Form::Transformer
+        && config.transformer.mode == Mode::Inference
+        && config.transformer.kv_dtype == KvDtype::Bf16
+    {
+        let mut changed = *config;
+        changed.transformer.kv_dtype = KvDtype::Fp8;
+        push(Change::Fp8Kv, changed);
+    }
 
     // A change that leaves the memory where it is (half the sequence of a
     // model whose peak is its optimizer step) is no answer.

@@ -965,6 +965,15 @@ fn change_label(lang: Lang, option: &WhatIf) -> String {
             };
             format!("{} ({seq})", w.half_seq)
         }
+        Change::Lora => format!(
+            "{} (r = {})",
+            w.with_lora, option.config.transformer.lora_rank
+        ),
+        Change::Qlora => format!(
+            "{} (r = {})",
+            w.with_qlora, option.config.transformer.lora_rank
+        ),
+        Change::Fp8Kv => w.fp8_kv.to_owned(),
     }
 }
 
