@@ -38,6 +38,9 @@ struct Report {
     allocator_cache: u128,
     /// `required − nvidia_smi`.
     margin_bytes: u128,
+    /// CPU memory the offloads need per GPU's process, where one applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_memory: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
     device_bytes: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -171,6 +174,7 @@ pub fn json(config: &Config) -> String {
         at_peak: e.at_peak.into(),
         allocator_cache: e.allocator_cache(),
         margin_bytes: e.margin_bytes(),
+        cpu_memory: (e.cpu_memory > 0).then_some(e.cpu_memory),
         device_bytes: e.device_bytes,
         fits: e.fits,
         max_batch: e.max_batch,
@@ -448,6 +452,9 @@ pub fn text(config: &Config) -> String {
         e.activations_per_sample,
         units,
     );
+    if e.cpu_memory > 0 {
+        line(&mut out, "CPU memory (offload)", e.cpu_memory, units);
+    }
     if let (Some(device), Some(bytes), Some(fits), Some(max_batch)) =
         (config.device, e.device_bytes, e.fits, e.max_batch)
     {

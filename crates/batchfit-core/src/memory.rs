@@ -110,6 +110,9 @@ pub struct Estimate {
     pub max_batch: Option<u64>,
     /// Steps of gradient accumulation to reach the target global batch.
     pub accumulation_steps: Option<u64>,
+    /// CPU memory the offloads need for this GPU's process (`offload`,
+    /// `param_offload`, `act_offload`; 0 without them): not in any GPU reading.
+    pub cpu_memory: u128,
 }
 
 impl Estimate {
@@ -210,6 +213,9 @@ struct Parts {
     compute_copies: u128,
     activations_per_sample: u128,
     kv_per_sample: u128,
+    /// CPU memory of the offloads: model states, and activations per sample.
+    cpu: u128,
+    cpu_per_sample: u128,
 }
 
 impl Parts {
@@ -279,6 +285,8 @@ impl Parts {
                     },
                     activations_per_sample: transformer::activations_per_sample(input),
                     kv_per_sample: transformer::kv_cache_per_sample(input),
+                    cpu: states.cpu,
+                    cpu_per_sample: transformer::offloaded_activations_per_sample(input),
                 }
             }
         }
@@ -475,6 +483,7 @@ pub fn estimate(config: &Config) -> Estimate {
         fits: device_bytes.map(|d| required_bytes <= d),
         max_batch: device_bytes.map(|d| max_batch_within(&parts, config, d)),
         accumulation_steps: accumulation_steps(config),
+        cpu_memory: parts.cpu + parts.cpu_per_sample * u128::from(batch),
     }
 }
 

@@ -73,6 +73,7 @@ choice! {
         BaseQuant = "base_quant",
         DoubleQuant = "double_quant",
         KvDtype = "kv_dtype",
+        ParamOffload = "param_offload",
         Gpu = "gpu",
         GpuGb = "gpu_gb",
         OverheadGb = "overhead_gb",
@@ -126,7 +127,7 @@ impl Param {
             K | ActMb | GpuGb | OverheadGb | Margin => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
-            | LoraDropout | DoubleQuant | Embed => Input::Switch,
+            | LoraDropout | DoubleQuant | ParamOffload | Embed => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
             | BaseQuant | KvDtype | Gpu | Units | Lang => Input::Choice,

@@ -272,6 +272,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::BaseQuant,
     Param::DoubleQuant,
     Param::KvDtype,
+    Param::ParamOffload,
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[Param] = &[
@@ -389,6 +390,10 @@ pub fn parse(text: &str) -> Parsed {
         if t.mode == tf::Mode::Train && t.kv_dtype != tf::KvDtype::Bf16 {
             only_with(Param::KvDtype, Param::Mode, "inference");
             t.kv_dtype = tf::KvDtype::Bf16;
+        }
+        if t.mode == tf::Mode::Inference && t.param_offload {
+            only_with(Param::ParamOffload, Param::Mode, "train");
+            t.param_offload = false;
         }
         if !t.lora() && t.base_quant != tf::BaseQuant::None {
             only_with(Param::BaseQuant, Param::LoraRank, "1 or more");
@@ -528,6 +533,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         }
         Param::DoubleQuant => t.double_quant = switch(name, value)?,
         Param::KvDtype => t.kv_dtype = option(name, tf::KvDtype::parse(value), tf::KvDtype::NAMES)?,
+        Param::ParamOffload => t.param_offload = switch(name, value)?,
         Param::Gpu => {
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
@@ -757,6 +763,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::BaseQuant, t.base_quant.name().to_owned()),
         (Param::DoubleQuant, bit(t.double_quant)),
         (Param::KvDtype, t.kv_dtype.name().to_owned()),
+        (Param::ParamOffload, bit(t.param_offload)),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),

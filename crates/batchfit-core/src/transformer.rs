@@ -676,6 +676,10 @@ pub struct TransformerInput {
     pub double_quant: bool,
     /// The KV cache's number format in inference.
     pub kv_dtype: KvDtype,
+    /// Parameters, gradients and the optimizer step in CPU memory (FSDP
+    /// `CPUOffload(offload_params=True)`, DeepSpeed ZeRO-3 `offload_param`):
+    /// the GPU holds the layers in flight.
+    pub param_offload: bool,
 }
 
 impl Default for TransformerInput {
@@ -711,6 +715,7 @@ impl Default for TransformerInput {
             base_quant: BaseQuant::default(),
             double_quant: false,
             kv_dtype: KvDtype::default(),
+            param_offload: false,
         }
     }
 }
@@ -818,6 +823,10 @@ pub struct ModelStates {
     pub optimizer_step: u128,
     /// Framework buffers that live through the step (DeepSpeed's gradient bucket).
     pub buffers: u128,
+    /// What the offloads keep in CPU memory for this GPU's process (not part
+    /// of [`Self::total`]): with `offload`, the optimizer's FP32 partition;
+    /// with `param_offload`, every model state.
+    pub cpu: u128,
 }
 
 impl ModelStates {
@@ -950,12 +959,32 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         (Step::InBackward, Optimizer::AdamW) => state_bytes * largest,
         _ => 0,
     };
+    if input.param_offload {
+        // Under autocast the FP32 master copy is the stored parameter; the
+        // 16-bit weights are its casts.
+        let stored = if input.autocast() && !lora {
+            0
+        } else {
+            weights
+        };
+        let held = stored + trainable * gradient_bytes + master + state;
+        return offloaded(count, input, trainable, gradient_bytes, held);
+    }
     // DeepSpeed ZeRO-Offload keeps master weights and optimizer state in CPU
-    // memory and runs the step there (DeepSpeedCPUAdam).
-    let (optimizer_states, optimizer_step) = if input.offload {
-        (0, 0)
+    // memory and runs the step there (DeepSpeedCPUAdam), with the FP32
+    // gradient partition it steps from (Ren et al. 2021, "ZeRO-Offload", §4.1;
+    // deepspeed/runtime/zero/stage_1_and_2.py: with `cpu_offload` each reduced
+    // gradient is copied into `single_partition_of_fp32_groups[i].grad` on
+    // the CPU), divided over the data-parallel ranks like the optimizer state.
+    let (optimizer_states, optimizer_step, cpu) = if input.offload {
+        let n = if input.zero_stage() >= 1 {
+            u128::from(input.gpus)
+        } else {
+            1
+        };
+        (0, 0, ceil_div(master + state + 4 * trainable, n))
     } else {
-        (master + state, optimizer_step)
+        (master + state, optimizer_step, 0)
     };
     // deepspeed/runtime/zero/stage_1_and_2.py `backward()`: with
     // contiguous_gradients (the default) one bucket of reduce_bucket_size
@@ -973,10 +1002,62 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
             optimizer_states,
             optimizer_step,
             buffers: 0,
+            cpu,
         },
         input,
     );
     ModelStates { buffers, ..sharded }
+}
+
+/// Model states with the parameters offloaded (`param_offload`): FSDP2
+/// `fully_shard(offload_policy=CPUOffloadPolicy())` and FSDP1
+/// `CPUOffload(offload_params=True)` keep the sharded parameters, their
+/// gradients and the optimizer's state in CPU memory and step there
+/// (torch/distributed/fsdp/_fully_shard/_fsdp_param.py: the sharded
+/// parameter lives on the CPU and is copied to the GPU for each all-gather;
+/// the reduce-scattered gradient is copied back); DeepSpeed ZeRO-3
+/// `offload_param` with `offload_optimizer` does the same
+/// (deepspeed/runtime/zero/partition_parameters.py). The GPU holds the
+/// layers in flight: the one computing (or the largest matrix, if larger)
+/// and `prefetch` layers fetched ahead, in the compute dtype, and the
+/// computing layer's unsharded gradients before they are reduced and copied
+/// out. The CPU holds `held`, what the GPU would have held (the stored
+/// parameters, their gradients, master copy and optimizer state), sharded
+/// over the data-parallel ranks as ZeRO-3 shards it.
+fn offloaded(
+    count: &ParameterCount,
+    input: &TransformerInput,
+    trainable: u128,
+    gradient_bytes: u128,
+    held: u128,
+) -> ModelStates {
+    let t = u128::from(input.tp);
+    let n = u128::from(input.gpus);
+    let mut one = input.arch;
+    one.layers = 1;
+    let mut none = input.arch;
+    none.layers = 0;
+    let layer = ceil_div(
+        parameter_count(&one).total - parameter_count(&none).total,
+        t,
+    );
+    let computing = layer.max(ceil_div(count.largest, t));
+    let in_flight = computing + u128::from(input.prefetch) * layer;
+    // What trains of the layer computing: all of it, or its adapters.
+    let layers = u128::from(input.arch.layers).max(1);
+    let trained = if input.lora() {
+        ceil_div(trainable, layers)
+    } else {
+        computing
+    };
+    ModelStates {
+        weights: in_flight * input.activation_bytes(),
+        gradients: trained * gradient_bytes,
+        optimizer_states: 0,
+        optimizer_step: 0,
+        buffers: 0,
+        cpu: ceil_div(held, n),
+    }
 }
 
 /// LoRA's adapters per GPU (Hu et al. 2021, §4.1): beside each targeted
@@ -1100,6 +1181,7 @@ fn shard(states: ModelStates, input: &TransformerInput) -> ModelStates {
         optimizer_states: split(states.optimizer_states, 1),
         optimizer_step: split(states.optimizer_step, 1),
         buffers: states.buffers,
+        cpu: states.cpu,
     }
 }
 
@@ -1262,6 +1344,19 @@ pub fn activations_per_sample(input: &TransformerInput) -> u128 {
         // copy of one layer when the last token attends: the larger.
         Mode::Inference => prefill_activations(input).max(kv_dequantized_per_sample(input)),
     }
+}
+
+/// The activations one sample keeps in CPU memory with `act_offload`: what
+/// the GPU would hold without offloading minus what it holds with it.
+pub fn offloaded_activations_per_sample(input: &TransformerInput) -> u128 {
+    if input.mode != Mode::Train || !input.act_offload {
+        return 0;
+    }
+    let kept = TransformerInput {
+        act_offload: false,
+        ..*input
+    };
+    training_activations(&kept) - training_activations(input)
 }
 
 fn training_activations(input: &TransformerInput) -> u128 {

@@ -203,7 +203,7 @@ fn transformer_form(state: State) -> Vec<El> {
             Some(rx(move || !inference() && lora())),
         ),
         group(
-            &[ActOffload, Offload, BucketM, Prefetch],
+            &[ActOffload, Offload, ParamOffload, BucketM, Prefetch],
             Some(rx(move || !inference())),
         ),
         group(&[Attn], None),

@@ -389,6 +389,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f("Double quantization", "", "4-bit bases: 8-bit absmaxes."),
     ),
     (
+        Param::ParamOffload,
+        f(
+            "Parameter offloading",
+            "",
+            "Weights, gradients and the step on the CPU; the GPU keeps the layers in flight.",
+        ),
+    ),
+    (
         Param::KvDtype,
         f(
             "KV-cache precision",
@@ -800,6 +808,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Doble cuantización",
             "",
             "Bases de 4 bits: absmax de 8 bits.",
+        ),
+    ),
+    (
+        Param::ParamOffload,
+        f(
+            "Descarga de parámetros",
+            "",
+            "Pesos, gradientes y el paso en la CPU; la GPU guarda las capas en curso.",
         ),
     ),
     (
@@ -1248,6 +1264,8 @@ pub struct Words {
     pub required: &'static str,
     pub parameters: &'static str,
     pub capacity: &'static str,
+    pub cpu_memory: &'static str,
+    pub cpu_memory_note: &'static str,
     pub peak_allocated: &'static str,
     pub peak_allocated_note: &'static str,
     pub peak_reserved: &'static str,
@@ -1386,6 +1404,8 @@ static EN: Words = Words {
     required: "Required",
     parameters: "Parameters",
     capacity: "Device capacity",
+    cpu_memory: "CPU memory (offload)",
+    cpu_memory_note: "Host RAM for this GPU's process; in no GPU reading.",
     peak_allocated: "Peak allocated",
     peak_allocated_note: "What torch.cuda.max_memory_allocated() reports: the tensors alive at the peak.",
     peak_reserved: "Peak reserved",
@@ -1509,6 +1529,8 @@ static ES: Words = Words {
     required: "Necesaria",
     parameters: "Parámetros",
     capacity: "Capacidad del dispositivo",
+    cpu_memory: "Memoria de CPU (offload)",
+    cpu_memory_note: "RAM del host para el proceso de esta GPU; no cuenta en ninguna lectura de la GPU.",
     peak_allocated: "Pico asignado",
     peak_allocated_note: "Lo que informa torch.cuda.max_memory_allocated(): los tensores vivos en el pico.",
     peak_reserved: "Pico reservado",

@@ -735,6 +735,18 @@ fn breakdown_table(state: State) -> El {
                     |e| e.device_bytes.unwrap_or(0),
                 )]
             }),
+        )
+        // Offloads move state to the host: a reading of its own, in no GPU sum.
+        .show(
+            rx(move || estimate.with(|e| e.cpu_memory > 0)),
+            Box::new(move || {
+                vec![reading(
+                    "cpu-memory",
+                    |w| w.cpu_memory,
+                    Some(|w| w.cpu_memory_note),
+                    |e| e.cpu_memory,
+                )]
+            }),
         );
     let body = count_row(
         state,

@@ -1030,3 +1030,40 @@ fn optimizer_offload_and_step_implementations() {
     let e = estimate_of(&format!("{base}&framework=deepspeed&zero=3&gpus=8"));
     assert_eq!(e.buffers, 0);
 }
+
+/// `param_offload` (FSDP `CPUOffload(offload_params=True)`): Llama-3.1-8B in
+/// pure BF16 on one GPU keeps the layers in flight (the 525,336,576-element
+/// embedding or head computing, one 218,112,000-parameter block prefetched)
+/// and the computing unit's gradients; the CPU holds the 16 B/param of
+/// weights, gradients and AdamW's BF16 moments (docs/model.md §3.2).
+#[test]
+fn parameter_offload_keeps_the_layers_in_flight() {
+    let q = "form=transformer&model=llama-3.1-8b&recipe=bf16&batch=1&seq=2048";
+    let e = estimate_of(&format!("{q}&param_offload=1"));
+    let (largest, layer): (u128, u128) = (128_256 * 4096, 218_112_000);
+    assert_eq!(e.weights, 2 * (largest + layer));
+    assert_eq!(e.gradients, 2 * largest);
+    assert_eq!((e.optimizer_states, e.optimizer_step), (0, 0));
+    assert_eq!(e.cpu_memory, 8 * 8_030_261_248);
+    let kept = estimate_of(q);
+    assert_eq!(kept.cpu_memory, 0);
+    assert_eq!(e.activations, kept.activations);
+    assert!(e.required < kept.required / 2);
+    // Over 4 GPUs the CPU holds a quarter per process; the GPU the same layers.
+    let four = estimate_of(&format!("{q}&param_offload=1&gpus=4"));
+    assert_eq!(four.cpu_memory, 2 * 8_030_261_248);
+    assert_eq!(four.weights, e.weights);
+    // ZeRO-Offload: the FP32 master, moments and gradient partition.
+    let zo = estimate_of(&format!(
+        "{}&recipe=amp16&offload=1&gpus=4&zero=2",
+        q.replace("&recipe=bf16", "")
+    ));
+    assert_eq!(zo.cpu_memory, (16 * 8_030_261_248_u128).div_ceil(4));
+    // Activation offloading: what leaves the GPU is on the CPU.
+    let on = estimate_of(&format!("{q}&act_offload=1"));
+    assert_eq!(on.cpu_memory + on.activations, kept.activations);
+    // In inference it is reported and dropped.
+    let parsed = parse("form=transformer&mode=inference&param_offload=1");
+    assert!(!parsed.config.transformer.param_offload);
+    assert_eq!(parsed.problems.len(), 1);
+}
