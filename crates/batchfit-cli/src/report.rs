@@ -335,7 +335,11 @@ fn describe(config: &Config, e: &Estimate) -> String {
             if t.lora() {
                 let adapters = transformer::Adapters::of(t);
                 text.push_str(&format!(
-                    "LoRA r = {} on {} ({} adapter parameters, FP32) over a frozen base{}\n",
+                    "{} r = {} on {} ({} adapter parameters, FP32) over a frozen base{}\n",
+                    match t.lora_variant {
+                        transformer::LoraVariant::Lora => "LoRA",
+                        transformer::LoraVariant::Dora => "DoRA",
+                    },
                     t.lora_rank,
                     t.lora_targets.name(),
                     group_bytes(adapters.parameters),

@@ -213,6 +213,9 @@ struct Parts {
     compute_copies: u128,
     activations_per_sample: u128,
     kv_per_sample: u128,
+    /// Batch-independent temporaries of a layer's forward pass, alive with the
+    /// activations (DoRA's B·A and weight norm), counted with the buffers.
+    working: u128,
     /// CPU memory of the offloads: model states, and activations per sample.
     cpu: u128,
     cpu_per_sample: u128,
@@ -285,6 +288,7 @@ impl Parts {
                     },
                     activations_per_sample: transformer::activations_per_sample(input),
                     kv_per_sample: transformer::kv_cache_per_sample(input),
+                    working: transformer::Adapters::of(input).dora_working,
                     cpu: states.cpu,
                     cpu_per_sample: transformer::offloaded_activations_per_sample(input),
                 }
@@ -334,10 +338,11 @@ impl Parts {
     }
 
     /// Beyond [`Self::held`] at the start of the backward pass: the batch's
-    /// activations (and KV cache) and autocast's weight copies, with the
-    /// step's buffers when the step runs inside the backward pass.
+    /// activations (and KV cache), autocast's weight copies and DoRA's
+    /// working set, with the step's buffers when the step runs inside the
+    /// backward pass.
     fn activation_moment(&self, batch: u64) -> u128 {
-        let alive = self.per_batch(batch) + self.compute_copies;
+        let alive = self.per_batch(batch) + self.compute_copies + self.working;
         if self.step_in_backward {
             alive + self.optimizer_step
         } else {
@@ -403,7 +408,11 @@ impl Parts {
             gradients,
             optimizer_states: self.optimizer_states,
             optimizer_step,
-            buffers: self.buffers,
+            buffers: if alive {
+                self.buffers + self.working
+            } else {
+                self.buffers
+            },
             kv_cache,
             activations,
             activations_alive: alive,
@@ -467,7 +476,7 @@ pub fn estimate(config: &Config) -> Estimate {
         gradients: parts.gradients,
         optimizer_states: parts.optimizer_states,
         optimizer_step: parts.optimizer_step,
-        buffers: parts.buffers,
+        buffers: parts.buffers + parts.working,
         kv_cache: parts.kv_per_sample * u128::from(batch),
         activations: parts.activations_per_sample * u128::from(batch),
         activations_per_sample: parts.activations_per_sample,

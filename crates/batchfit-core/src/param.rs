@@ -74,6 +74,7 @@ choice! {
         DoubleQuant = "double_quant",
         KvDtype = "kv_dtype",
         ParamOffload = "param_offload",
+        LoraVariant = "lora_variant",
         Gpu = "gpu",
         GpuGb = "gpu_gb",
         OverheadGb = "overhead_gb",
@@ -130,7 +131,7 @@ impl Param {
             | LoraDropout | DoubleQuant | ParamOffload | Embed => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
-            | BaseQuant | KvDtype | Gpu | Units | Lang => Input::Choice,
+            | BaseQuant | KvDtype | LoraVariant | Gpu | Units | Lang => Input::Choice,
         }
     }
 }

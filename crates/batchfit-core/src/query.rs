@@ -273,6 +273,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::DoubleQuant,
     Param::KvDtype,
     Param::ParamOffload,
+    Param::LoraVariant,
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[Param] = &[
@@ -398,6 +399,10 @@ pub fn parse(text: &str) -> Parsed {
         if !t.lora() && t.base_quant != tf::BaseQuant::None {
             only_with(Param::BaseQuant, Param::LoraRank, "1 or more");
             t.base_quant = tf::BaseQuant::None;
+        }
+        if !t.lora() && t.lora_variant != tf::LoraVariant::Lora {
+            only_with(Param::LoraVariant, Param::LoraRank, "1 or more");
+            t.lora_variant = tf::LoraVariant::Lora;
         }
     }
     Parsed {
@@ -534,6 +539,9 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::DoubleQuant => t.double_quant = switch(name, value)?,
         Param::KvDtype => t.kv_dtype = option(name, tf::KvDtype::parse(value), tf::KvDtype::NAMES)?,
         Param::ParamOffload => t.param_offload = switch(name, value)?,
+        Param::LoraVariant => {
+            t.lora_variant = option(name, tf::LoraVariant::parse(value), tf::LoraVariant::NAMES)?
+        }
         Param::Gpu => {
             let ids: &'static [&'static str] = DEVICE_IDS;
             config.device = Some(Device::Preset(option(name, presets::device(value), ids)?));
@@ -579,6 +587,7 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::LoraTargets => tf::LoraTargets::NAMES,
         Param::BaseQuant => tf::BaseQuant::NAMES,
         Param::KvDtype => tf::KvDtype::NAMES,
+        Param::LoraVariant => tf::LoraVariant::NAMES,
         Param::Units => Units::NAMES,
         Param::Lang => Lang::NAMES,
         Param::Zero => &["0", "1", "2", "3"],
@@ -764,6 +773,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::DoubleQuant, bit(t.double_quant)),
         (Param::KvDtype, t.kv_dtype.name().to_owned()),
         (Param::ParamOffload, bit(t.param_offload)),
+        (Param::LoraVariant, t.lora_variant.name().to_owned()),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),

@@ -203,6 +203,20 @@ choice! {
 }
 
 choice! {
+    /// The adapter method (PEFT `LoraConfig(use_dora=...)`).
+    pub enum LoraVariant {
+        /// LoRA (Hu et al. 2021): W x + B A x.
+        Lora = "lora",
+        /// DoRA (Liu et al. 2024, "DoRA: Weight-Decomposed Low-Rank
+        /// Adaptation", §4): a trainable magnitude per output row rescales
+        /// W + B A by its detached column norm (peft/tuners/lora/dora.py
+        /// `DoraLinearLayer`).
+        Dora = "dora",
+    }
+    default Lora
+}
+
+choice! {
     /// How the optimizer step runs: which temporaries it allocates and how long
     /// gradients live (docs/frameworks.md).
     pub enum Step {
@@ -680,6 +694,8 @@ pub struct TransformerInput {
     /// `CPUOffload(offload_params=True)`, DeepSpeed ZeRO-3 `offload_param`):
     /// the GPU holds the layers in flight.
     pub param_offload: bool,
+    /// LoRA or DoRA adapters.
+    pub lora_variant: LoraVariant,
 }
 
 impl Default for TransformerInput {
@@ -716,6 +732,7 @@ impl Default for TransformerInput {
             double_quant: false,
             kv_dtype: KvDtype::default(),
             param_offload: false,
+            lora_variant: LoraVariant::default(),
         }
     }
 }
@@ -1078,6 +1095,12 @@ pub struct Adapters {
     pub inputs_per_token: u128,
     /// Targeted maps per block.
     pub maps: u128,
+    /// Σ d_out over one block's targeted maps: DoRA's magnitudes per block,
+    /// and the outputs it saves per token.
+    pub outputs_per_token: u128,
+    /// DoRA's working set while one targeted map computes its forward
+    /// (largest over the maps), per GPU; 0 for LoRA.
+    pub dora_working: u128,
 }
 
 impl Adapters {
@@ -1112,18 +1135,37 @@ impl Adapters {
         let layers = u128::from(arch.layers);
         let t = u128::from(input.tp);
         let mut out = Self::default();
+        let dora = input.lora_variant == LoraVariant::Dora;
+        // peft/tuners/lora/dora.py `DoraLinearLayer.forward`, per targeted
+        // map in training: `get_lora_weight` builds B·A as lora_B(lora_A(
+        // x_eye)) from a d_in × d_in identity in the adapters' dtype (FP32),
+        // with lora_A's d_in × r output and the d_in × d_out product; the
+        // product is cast to the input's dtype, and `get_weight_norm` adds
+        // `scaling * lora_weight` (one temporary) to the (dequantized) base
+        // weight (the sum, another) before its norm. All freed by the end of
+        // the map's forward: the largest map's set is alive at once.
+        let e = input.activation_bytes();
+        let dequantized = if input.quantized() { e } else { 0 };
         for (d_in, d_out, _) in maps.into_iter().filter(|m| m.2) {
-            out.parameters += r * (d_in + d_out);
+            let magnitude = if dora { d_out } else { 0 };
+            out.parameters += r * (d_in + d_out) + magnitude;
             out.largest = out.largest.max(r * d_in.max(d_out));
-            out.factored += (r + d_in) + (d_out + r);
+            out.factored += (r + d_in) + (d_out + r) + magnitude;
             out.inputs_per_token += d_in;
+            out.outputs_per_token += d_out;
             out.maps += 1;
+            if dora {
+                let working =
+                    4 * d_in * d_in + 4 * r * d_in + (4 + 3 * e + dequantized) * d_in * d_out;
+                out.dora_working = out.dora_working.max(working);
+            }
         }
         Self {
             total: layers * out.parameters,
             parameters: ceil_div(layers * out.parameters, t),
             largest: ceil_div(out.largest, t),
             factored: ceil_div(layers * out.factored, t),
+            dora_working: ceil_div(out.dora_working, t),
             ..out
         }
     }
@@ -1331,7 +1373,17 @@ fn lora_saved(input: &TransformerInput) -> u128 {
         0
     };
     let r = u128::from(input.lora_rank);
-    s * (x_copy * adapters.inputs_per_token + adapter_bytes * r * adapters.maps)
+    // DoRA's output `(m/‖W + sBA‖ − 1) · base_result + m/‖W + sBA‖ · lora_result
+    // · scaling`: the products save the base map's output (in the input's
+    // dtype) and the adapter branch's (in the adapters') for the magnitude's
+    // gradient (peft/tuners/lora/dora.py `DoraLinearLayer.forward`).
+    let dora = match input.lora_variant {
+        LoraVariant::Dora => {
+            (input.activation_bytes() + adapter_bytes) * adapters.outputs_per_token
+        }
+        LoraVariant::Lora => 0,
+    };
+    s * (x_copy * adapters.inputs_per_token + adapter_bytes * r * adapters.maps + dora)
 }
 
 /// Activation bytes one sample keeps alive per GPU at the peak of training (the

@@ -199,7 +199,13 @@ fn transformer_form(state: State) -> Vec<El> {
         ),
         // LoRA's settings and a quantized base (QLoRA), with a rank.
         group(
-            &[LoraTargets, LoraDropout, BaseQuant, DoubleQuant],
+            &[
+                LoraVariant,
+                LoraTargets,
+                LoraDropout,
+                BaseQuant,
+                DoubleQuant,
+            ],
             Some(rx(move || !inference() && lora())),
         ),
         group(

@@ -389,6 +389,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f("Double quantization", "", "4-bit bases: 8-bit absmaxes."),
     ),
     (
+        Param::LoraVariant,
+        f(
+            "Adapter method",
+            "",
+            "DoRA adds a magnitude per output and saves more per token.",
+        ),
+    ),
+    (
         Param::ParamOffload,
         f(
             "Parameter offloading",
@@ -811,6 +819,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::LoraVariant,
+        f(
+            "Método de adaptadores",
+            "",
+            "DoRA añade una magnitud por salida y guarda más por token.",
+        ),
+    ),
+    (
         Param::ParamOffload,
         f(
             "Descarga de parámetros",
@@ -1088,6 +1104,8 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "16-bit, unquantized",
         "16 bits, sin cuantizar",
     ),
+    (Param::LoraVariant, "lora", "LoRA", "LoRA"),
+    (Param::LoraVariant, "dora", "DoRA", "DoRA"),
     (Param::KvDtype, "fp8", "FP8 (vLLM)", "FP8 (vLLM)"),
     (Param::KvDtype, "int8", "INT8 (torchao)", "INT8 (torchao)"),
     (

@@ -389,6 +389,43 @@ fn lora_trains_fp32_adapters_over_a_frozen_base() {
     );
 }
 
+/// DoRA (`lora_variant=dora`, peft/tuners/lora/dora.py): Llama-3.1-8B in
+/// BF16, every linear map at r = 16. The magnitudes add Σ d_out = 43,008 per
+/// block (43,319,296 trainable in all); each map saves its base output (BF16)
+/// and its adapter output (FP32) per token; the largest map's forward builds
+/// B·A from a 14,336 × 14,336 FP32 identity (down_proj) (docs/model.md §3.8).
+#[test]
+fn dora_adds_magnitudes_saved_outputs_and_a_working_set() {
+    let base = "form=transformer&model=llama-3.1-8b&batch=1&seq=2048&recipe=bf16&lora_rank=16&lora_targets=all";
+    let lora = estimate_of(base);
+    let dora = estimate_of(&format!("{base}&lora_variant=dora"));
+    let adapters =
+        transformer::Adapters::of(&config(&format!("{base}&lora_variant=dora")).transformer);
+    assert_eq!(adapters.total, 41_943_040 + 32 * 43_008);
+    assert_eq!(adapters.total, 43_319_296);
+    assert_eq!(dora.gradients, 4 * 43_319_296);
+    assert_eq!(
+        dora.activations - lora.activations,
+        2048 * (2 + 4) * 43_008 * 32
+    );
+    // down_proj: 4 d_in² + 4 r d_in + (4 + 3 × 2) d_in d_out bytes.
+    let (d_in, d_out) = (14_336u128, 4096u128);
+    let working = 4 * d_in * d_in + 4 * 16 * d_in + 10 * d_in * d_out;
+    assert_eq!(adapters.dora_working, working);
+    assert_eq!(working, 1_410_203_648); // docs/model.md §3.8
+    assert_eq!(dora.buffers - lora.buffers, working);
+    assert!(dora.at_peak.activations_alive);
+    assert_eq!(dora.at_peak.buffers, dora.buffers);
+    assert_eq!(dora.at_peak.sum(), dora.peak_allocated);
+    // Without a rank it is reported and dropped.
+    let parsed = parse("form=transformer&lora_variant=dora");
+    assert_eq!(
+        parsed.config.transformer.lora_variant,
+        transformer::LoraVariant::Lora
+    );
+    assert_eq!(parsed.problems.len(), 1);
+}
+
 /// docs/model.md §3.7, worked example.
 #[test]
 fn the_documented_decomposition_of_the_peak() {
