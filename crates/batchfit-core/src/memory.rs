@@ -213,8 +213,9 @@ struct Parts {
     compute_copies: u128,
     activations_per_sample: u128,
     kv_per_sample: u128,
-    /// Batch-independent temporaries of a layer's forward pass, alive with the
-    /// activations (DoRA's B·A and weight norm), counted with the buffers.
+    /// Batch-independent tensors alive with the activations only (DoRA's B·A
+    /// and weight norm, FP8 training's weight copies), counted with the
+    /// buffers.
     working: u128,
     /// CPU memory of the offloads: model states, and activations per sample.
     cpu: u128,
@@ -288,7 +289,8 @@ impl Parts {
                     },
                     activations_per_sample: transformer::activations_per_sample(input),
                     kv_per_sample: transformer::kv_cache_per_sample(input),
-                    working: transformer::Adapters::of(input).dora_working,
+                    working: transformer::Adapters::of(input).dora_working
+                        + transformer::fp8_weight_copies(&count, input),
                     cpu: states.cpu,
                     cpu_per_sample: transformer::offloaded_activations_per_sample(input),
                 }

@@ -75,6 +75,7 @@ choice! {
         KvDtype = "kv_dtype",
         ParamOffload = "param_offload",
         LoraVariant = "lora_variant",
+        Fp8 = "fp8",
         Gpu = "gpu",
         GpuGb = "gpu_gb",
         OverheadGb = "overhead_gb",
@@ -131,7 +132,7 @@ impl Param {
             | LoraDropout | DoubleQuant | ParamOffload | Embed => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
-            | BaseQuant | KvDtype | LoraVariant | Gpu | Units | Lang => Input::Choice,
+            | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units | Lang => Input::Choice,
         }
     }
 }

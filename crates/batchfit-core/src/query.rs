@@ -274,6 +274,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::KvDtype,
     Param::ParamOffload,
     Param::LoraVariant,
+    Param::Fp8,
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[Param] = &[
@@ -391,6 +392,10 @@ pub fn parse(text: &str) -> Parsed {
         if t.mode == tf::Mode::Train && t.kv_dtype != tf::KvDtype::Bf16 {
             only_with(Param::KvDtype, Param::Mode, "inference");
             t.kv_dtype = tf::KvDtype::Bf16;
+        }
+        if t.mode == tf::Mode::Inference && t.fp8 != tf::Fp8::None {
+            only_with(Param::Fp8, Param::Mode, "train");
+            t.fp8 = tf::Fp8::None;
         }
         if t.mode == tf::Mode::Inference && t.param_offload {
             only_with(Param::ParamOffload, Param::Mode, "train");
@@ -539,6 +544,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::DoubleQuant => t.double_quant = switch(name, value)?,
         Param::KvDtype => t.kv_dtype = option(name, tf::KvDtype::parse(value), tf::KvDtype::NAMES)?,
         Param::ParamOffload => t.param_offload = switch(name, value)?,
+        Param::Fp8 => t.fp8 = option(name, tf::Fp8::parse(value), tf::Fp8::NAMES)?,
         Param::LoraVariant => {
             t.lora_variant = option(name, tf::LoraVariant::parse(value), tf::LoraVariant::NAMES)?
         }
@@ -588,6 +594,7 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::BaseQuant => tf::BaseQuant::NAMES,
         Param::KvDtype => tf::KvDtype::NAMES,
         Param::LoraVariant => tf::LoraVariant::NAMES,
+        Param::Fp8 => tf::Fp8::NAMES,
         Param::Units => Units::NAMES,
         Param::Lang => Lang::NAMES,
         Param::Zero => &["0", "1", "2", "3"],
@@ -774,6 +781,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::KvDtype, t.kv_dtype.name().to_owned()),
         (Param::ParamOffload, bit(t.param_offload)),
         (Param::LoraVariant, t.lora_variant.name().to_owned()),
+        (Param::Fp8, t.fp8.name().to_owned()),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),

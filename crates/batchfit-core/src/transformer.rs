@@ -203,6 +203,29 @@ choice! {
 }
 
 choice! {
+    /// FP8 training of the blocks' linear maps (`fp8`).
+    pub enum Fp8 {
+        None = "none",
+        /// Transformer Engine's modules under its delayed-scaling recipe (the
+        /// default before Blackwell: transformer_engine/pytorch/quantization.py
+        /// `get_default_fp8_recipe`): the high-precision weights stay; each
+        /// forward quantizes every weight to FP8 with its transpose and saves
+        /// both for the backward pass (module/linear.py: no workspace kept
+        /// across steps when `is_first_microbatch` is None); the inputs of the
+        /// linear maps are saved as FP8 transposes; each GEMM keeps amax
+        /// histories of 1,024 steps.
+        Te = "te",
+        /// torchao float8 training with dynamic scaling
+        /// (torchao/float8/float8_linear.py `matmul_with_hp_or_float8_args`:
+        /// `ctx.save_for_backward(input_hp, weight_hp_t)`): the
+        /// high-precision input and weight are what is saved; the FP8 casts
+        /// live for one matrix product.
+        Torchao = "torchao",
+    }
+    default None
+}
+
+choice! {
     /// The adapter method (PEFT `LoraConfig(use_dora=...)`).
     pub enum LoraVariant {
         /// LoRA (Hu et al. 2021): W x + B A x.
@@ -696,6 +719,8 @@ pub struct TransformerInput {
     pub param_offload: bool,
     /// LoRA or DoRA adapters.
     pub lora_variant: LoraVariant,
+    /// FP8 training of the linear maps.
+    pub fp8: Fp8,
 }
 
 impl Default for TransformerInput {
@@ -733,6 +758,7 @@ impl Default for TransformerInput {
             kv_dtype: KvDtype::default(),
             param_offload: false,
             lora_variant: LoraVariant::default(),
+            fp8: Fp8::default(),
         }
     }
 }
@@ -1011,7 +1037,7 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
     } else {
         0
     };
-    let buffers = bucket + gathered_parameters(count, input, per_rank);
+    let buffers = bucket + gathered_parameters(count, input, per_rank) + fp8_buffers(input);
     let sharded = shard(
         ModelStates {
             weights,
@@ -1171,6 +1197,40 @@ impl Adapters {
     }
 }
 
+/// FP8 training's weight copies alive with the activations (`fp8`), per GPU:
+/// Transformer Engine's FP8 weight and its FP8 transpose for every linear map
+/// of the blocks, cast in the forward pass and saved for the backward pass
+/// (1 + 1 bytes per weight); torchao's FP8 cast of the largest block matrix,
+/// alive during its product (the cast of its input, 1 byte per element of one
+/// matrix product's input, is not counted).
+pub fn fp8_weight_copies(count: &ParameterCount, input: &TransformerInput) -> u128 {
+    if input.mode != Mode::Train {
+        return 0;
+    }
+    let t = u128::from(input.tp);
+    let arch = &input.arch;
+    let (h, f) = (u128::from(arch.hidden), u128::from(arch.ffn));
+    let q = u128::from(arch.heads) * u128::from(arch.head_size());
+    match input.fp8 {
+        Fp8::None => 0,
+        Fp8::Te => 2 * ceil_div(count.linear, t),
+        Fp8::Torchao => ceil_div((h * f).max(h * q), t),
+    }
+}
+
+/// Transformer Engine's delayed-scaling state (`fp8=te`), held through the
+/// run: per GEMM, 3 forward and 2 backward FP8 tensors
+/// (module/base.py: `num_gemms * 3 if fwd else num_gemms * 2`), each with an
+/// FP32 amax history of `amax_history_len` = 1,024 steps and an FP32 scale
+/// (quantization.py `DelayedScalingRecipeState`); four GEMMs per block (the
+/// fused QKV and first MLP maps, the output projection, the second MLP map).
+pub fn fp8_buffers(input: &TransformerInput) -> u128 {
+    if input.mode != Mode::Train || input.fp8 != Fp8::Te {
+        return 0;
+    }
+    u128::from(input.arch.layers) * 4 * 5 * (1024 + 1) * 4
+}
+
 /// The BF16 parameter copies FSDP2 all-gathers (`recipe=fsdp`), per GPU.
 fn gathered_parameters(count: &ParameterCount, input: &TransformerInput, per_rank: u128) -> u128 {
     if input.recipe != Recipe::Fsdp {
@@ -1297,14 +1357,27 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     // The norms read the residual stream, in FP32 under autocast.
     let norm = norm_saved_bytes(input);
 
+    // Transformer Engine's FP8 modules save what their GEMMs read in the
+    // backward pass as FP8 (module/linear.py, layernorm_linear.py,
+    // layernorm_mlp.py: `inputmat.update_usage(rowwise_usage=False,
+    // columnwise_usage=True)`, 1 byte per element): the norms' outputs that
+    // feed the QKV and first MLP maps, and the MLP's activation output; the
+    // output projection saves an FP8 copy of the attention output, which the
+    // attention kernel saves too; LayerNormMLP's fused backward of the
+    // activation needs only the first map's output (gate and up), in 16 bits.
+    let te = input.fp8 == Fp8::Te && input.mode == Mode::Train;
+    let linear_input = if te { 1 } else { e };
     let replicated = s
         * (norm * h // input of the first norm (Korthikanti: 2sbh of the 4sbh for norms)
-            + e * h // input of the Q/K/V projections (2sbh)
+            + linear_input * h // input of the Q/K/V projections (2sbh)
             + mask * h // dropout mask after the attention block (sbh)
             + norm * h // input of the second norm (2sbh)
-            + e * h // input of the MLP's first linear map(s) (2sbh)
+            + linear_input * h // input of the MLP's first linear map(s) (2sbh)
             + mask * h); // dropout mask after the MLP (sbh)
     let mlp = match arch.mlp {
+        // TE: the first map's output and the FP8 input of the second.
+        Mlp::Gelu if te => e * f + f,
+        Mlp::Swiglu if te => 2 * e * f + f,
         // GELU input and GELU output (= input of the second linear map): 8sbh + 8sbh at f = 4h.
         Mlp::Gelu => 2 * e * f,
         // Gated MLP, same reasoning per tensor: the gate projection (input of the
@@ -1312,6 +1385,7 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
         // for the product's gradient), and the product (input of the down map).
         Mlp::Swiglu => 4 * e * f,
     };
+    let projection_copy = if te { q } else { 0 };
     let flash_statistics = match input.kernel() {
         // FlashAttention (Dao et al. 2022, §3.1; FlashAttention-2 §3.1.2) saves
         // the softmax log-sum-exp per row and head, in FP32, for the backward pass.
@@ -1322,6 +1396,7 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
         * (e * q // Q (Korthikanti: Q and K, 4sbh; K and V sized by kv_heads under GQA)
             + e * 2 * kv // K and V (V: 2sbh)
             + e * q // attention output, input of the output projection (2sbh)
+            + projection_copy
             + mlp
             + flash_statistics);
     // The softmax's output, which its backward needs: in the compute dtype,

@@ -193,6 +193,7 @@ fn transformer_form(state: State) -> Vec<El> {
         group(&[Mode, Batch, Seq], None),
         group(&[Gen, Quant, KvDtype], Some(rx(inference))),
         group(&[Recipe], None),
+        group(&[Fp8], Some(rx(move || !inference()))),
         group(
             &[Optimizer, Recompute, Step, Loss, Logits, ZeroGrad, LoraRank],
             Some(rx(move || !inference())),

@@ -389,6 +389,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f("Double quantization", "", "4-bit bases: 8-bit absmaxes."),
     ),
     (
+        Param::Fp8,
+        f(
+            "FP8 training",
+            "",
+            "TE keeps FP8 weight copies; torchao saves 16-bit tensors.",
+        ),
+    ),
+    (
         Param::LoraVariant,
         f(
             "Adapter method",
@@ -819,6 +827,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::Fp8,
+        f(
+            "Entrenamiento en FP8",
+            "",
+            "TE guarda copias FP8 de los pesos; torchao guarda tensores de 16 bits.",
+        ),
+    ),
+    (
         Param::LoraVariant,
         f(
             "Método de adaptadores",
@@ -1104,6 +1120,14 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "16-bit, unquantized",
         "16 bits, sin cuantizar",
     ),
+    (Param::Fp8, "none", "Off", "No"),
+    (
+        Param::Fp8,
+        "te",
+        "Transformer Engine (delayed scaling)",
+        "Transformer Engine (escalado diferido)",
+    ),
+    (Param::Fp8, "torchao", "torchao float8", "torchao float8"),
     (Param::LoraVariant, "lora", "LoRA", "LoRA"),
     (Param::LoraVariant, "dora", "DoRA", "DoRA"),
     (Param::KvDtype, "fp8", "FP8 (vLLM)", "FP8 (vLLM)"),

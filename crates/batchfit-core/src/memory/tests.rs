@@ -1104,3 +1104,35 @@ fn parameter_offload_keeps_the_layers_in_flight() {
     assert!(!parsed.config.transformer.param_offload);
     assert_eq!(parsed.problems.len(), 1);
 }
+
+/// FP8 training (`fp8`): Transformer Engine's delayed scaling on Llama-3.1-8B
+/// under autocast (docs/model.md §3.3). Per block and token it saves
+/// 2 × 4,096 bytes less for the FP8 inputs of the QKV and first MLP maps,
+/// 4,096 more for the output projection's FP8 copy, and 3 × 14,336 less in
+/// the MLP (the first map's 2 × 14,336 outputs in BF16 and the FP8 input of
+/// the second map, instead of four BF16 tensors): 47,104 bytes less. It also
+/// keeps every linear weight in FP8 with its transpose from the forward pass
+/// to the backward pass, and 20,500 bytes of scaling state per GEMM: more
+/// memory than BF16 at one sample, less at eight. torchao saves what BF16
+/// saves.
+#[test]
+fn fp8_training_keeps_weight_copies_and_saves_fp8_inputs() {
+    let q = "form=transformer&model=llama-3.1-8b&seq=2048";
+    let at = |extra: &str, batch: u64| estimate_of(&format!("{q}&batch={batch}{extra}"));
+    let (none, te) = (at("", 1), at("&fp8=te", 1));
+    let linear: u128 = 6_979_321_856;
+    assert_eq!(none.activations - te.activations, 47_104 * 2048 * 32);
+    assert_eq!(te.buffers - none.buffers, 2 * linear + 32 * 4 * 20_500);
+    assert_eq!(te.at_peak.buffers, te.buffers);
+    assert_eq!(te.at_peak.sum(), te.peak_allocated);
+    assert!(te.required > none.required);
+    assert!(at("&fp8=te", 8).required < at("", 8).required);
+    // torchao: the same saved tensors as BF16, one matrix's FP8 cast on top.
+    let torchao = at("&fp8=torchao", 1);
+    assert_eq!(torchao.activations, none.activations);
+    assert_eq!(torchao.buffers - none.buffers, 4096 * 14_336);
+    // Inference has no FP8 training recipe: reported and dropped.
+    let parsed = parse("form=transformer&mode=inference&fp8=te");
+    assert_eq!(parsed.config.transformer.fp8, transformer::Fp8::None);
+    assert_eq!(parsed.problems.len(), 1);
+}

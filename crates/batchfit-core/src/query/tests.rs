@@ -374,10 +374,10 @@ prop_compose! {
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
         zero_grad in pick(tf::ZeroGrad::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
         lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
-        base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL),
+        base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL), fp8 in pick(tf::Fp8::ALL),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload] = switches;
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8 };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
@@ -386,6 +386,7 @@ prop_compose! {
             input.kv_dtype = tf::KvDtype::Bf16;
         } else {
             input.param_offload = false;
+            input.fp8 = tf::Fp8::None;
         }
         if !input.lora() {
             input.base_quant = tf::BaseQuant::None;
