@@ -97,6 +97,11 @@ choice! {
         Selective = "selective",
         /// Keep only each layer's input; recompute layers one at a time.
         Full = "full",
+        /// Per-operator selective recomputation as torchtitan applies it
+        /// (torchtitan/distributed/activation_checkpoint.py `SelectiveAC`):
+        /// each block keeps its input and the outputs of attention and of
+        /// every other matrix product; the rest is recomputed.
+        Op = "op",
     }
     default None
 }
@@ -1422,6 +1427,70 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     }
 }
 
+/// What one block keeps per sample and GPU under torchtitan's per-operator
+/// selective recomputation (`recompute=op`;
+/// torchtitan/distributed/activation_checkpoint.py `SelectiveAC`): the
+/// checkpointed block's input, and the outputs of the operators its policy
+/// must save. Those are the compute-intensive operators (torch's
+/// partitioner's `get_default_op_list().compute_intensive_ops`: matrix
+/// products, attention) except every second `aten.mm`/`aten.linear`, counted
+/// per block in forward order; a linear map with a bias runs as `aten.addmm`
+/// (aten/src/ATen/native/Linear.cpp), which is saved and not counted. In a
+/// Llama block without biases the products are wq, wk, wv, wo, w1 (gate), w3
+/// (up), w2 (down): wq, wv, w1 and w2 are saved. Attention saves its output
+/// and its FP32 log-sum-exp (flash), or its output and the softmax weights
+/// (`_scaled_dot_product_attention_math`). Dropout masks and norms are
+/// recomputed.
+fn op_saved(input: &TransformerInput) -> u128 {
+    let arch = &input.arch;
+    let s = u128::from(input.tokens());
+    let e = input.activation_bytes();
+    let t = u128::from(input.tp);
+    let h = u128::from(arch.hidden);
+    let a = u128::from(arch.heads);
+    let q = a * u128::from(arch.head_size());
+    let kv = u128::from(arch.kv_heads) * u128::from(arch.head_size());
+    let f = u128::from(arch.ffn);
+    let qkv_bias = arch.bias || arch.qkv_bias;
+    // (output width, has a bias, split by tensor parallelism), forward order.
+    let mut products = vec![
+        (q, qkv_bias, true),
+        (kv, qkv_bias, true),
+        (kv, qkv_bias, true),
+        (h, arch.bias, false),
+    ];
+    if arch.mlp == Mlp::Swiglu {
+        products.push((f, arch.bias, true));
+    }
+    products.extend([(f, arch.bias, true), (h, arch.bias, false)]);
+    let (mut counted, mut split, mut replicated) = (0u32, 0u128, 0u128);
+    for (width, bias, is_split) in products {
+        let saved = bias || {
+            counted += 1;
+            counted % 2 == 1
+        };
+        if saved {
+            if is_split {
+                split += width;
+            } else {
+                replicated += width;
+            }
+        }
+    }
+    let attention = match input.kernel() {
+        Attention::Flash => s * (e * q + 4 * a),
+        Attention::Eager => s * e * q + e * a * s * s,
+    };
+    let input_bytes = s * input.residual_bytes() * h;
+    let replicated = input_bytes + s * e * replicated;
+    let replicated = if input.sp {
+        ceil_div(replicated, t)
+    } else {
+        replicated
+    };
+    replicated + ceil_div(s * e * split + attention, t)
+}
+
 /// What one block's LoRA branches save for the backward pass, per sample
 /// (peft/tuners/lora/layer.py `Linear.forward`: `x =
 /// self._cast_input_dtype(x, lora_A.weight.dtype)`, then `result +
@@ -1505,12 +1574,13 @@ fn training_activations(input: &TransformerInput) -> u128 {
         // Korthikanti §4.1 end: full recomputation keeps each layer's input (2sbh
         // per layer at 16-bit; the residual stream, FP32 under autocast).
         Recompute::Full => layers * sp_split(s * r * h),
+        Recompute::Op => layers * op_saved(input),
     };
     // The layer being recomputed holds its full set in the backward pass
     // (torch/utils/checkpoint.py: the saved-tensor hooks rerun the layer's
     // forward when the backward pass first unpacks one of its tensors).
     let recomputing = match input.recompute {
-        Recompute::Full => layer.per_rank(input, true),
+        Recompute::Full | Recompute::Op => layer.per_rank(input, true),
         Recompute::None | Recompute::Selective => 0,
     };
     // torchtune/training/_activation_offloading.py `OffloadActivations`: every
@@ -1526,6 +1596,7 @@ fn training_activations(input: &TransformerInput) -> u128 {
             Recompute::None => layer.per_rank(input, true),
             Recompute::Selective => layer.per_rank(input, false),
             Recompute::Full => sp_split(s * r * h),
+            Recompute::Op => op_saved(input),
         };
         in_layers.min(in_flight)
     } else {
@@ -2144,6 +2215,40 @@ mod tests {
         };
         // 2 × 28 layers × 4 kv heads × 128 × 32,768 tokens × 2 bytes.
         assert_eq!(kv_cache_per_sample(&input), 2 * 28 * 4 * 128 * 32_768 * 2);
+    }
+
+    /// torchtitan's per-op selective recomputation (`recompute=op`) on a
+    /// Llama-3.1-8B block at 8,192 tokens, BF16 (FSDP2): per token the
+    /// block input (2 × 4,096), wq's and wv's outputs (2 × 4,096, 2 × 1,024),
+    /// w1's and w2's (2 × 14,336, 2 × 4,096), attention's output and FP32
+    /// log-sum-exp (2 × 4,096 + 4 × 32): 63,616 bytes; wk, wo and w3 are
+    /// recomputed. GPT-2's maps carry biases (`addmm`): all are saved.
+    #[test]
+    fn per_op_recomputation_saves_every_other_product() {
+        let llama = TransformerInput {
+            arch: arch("llama-3.1-8b"),
+            recipe: Recipe::Fsdp,
+            recompute: Recompute::Op,
+            seq: 8192,
+            batch: 1,
+            ..TransformerInput::default()
+        };
+        assert_eq!(op_saved(&llama), 8192 * 63_616);
+        let gpt2 = TransformerInput {
+            arch: arch("gpt2"),
+            recipe: Recipe::Bf16,
+            recompute: Recompute::Op,
+            seq: 1024,
+            ..TransformerInput::default()
+        };
+        // Input, Q, K, V, O, fc1 (3,072), fc2, attention output + log-sum-exp.
+        assert_eq!(
+            op_saved(&gpt2),
+            1024 * (2 * (768 * 5 + 3072 + 768 + 768) + 4 * 12)
+        );
+        // Between full recomputation and none.
+        let at = |recompute| activations_per_sample(&TransformerInput { recompute, ..llama });
+        assert!(at(Recompute::Full) < at(Recompute::Op) && at(Recompute::Op) < at(Recompute::None));
     }
 
     /// Issue 13's worked example and the scales of each quantized format:

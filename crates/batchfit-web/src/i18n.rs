@@ -1000,6 +1000,12 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "Completo (solo la entrada de cada capa)",
     ),
     (
+        Param::Recompute,
+        "op",
+        "Per operator (torchtitan)",
+        "Por operador (torchtitan)",
+    ),
+    (
         Param::Attn,
         "eager",
         "Eager (stores the scores)",
