@@ -4,66 +4,195 @@
 //! batchfit [--json] 'form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16'
 //! batchfit [--json] 'https://…/batchfit/?form=transformer&model=llama-3.1-8b&gpu=h100-80gb'
 //! batchfit presets [--json]
+//! batchfit check QUERY [--gpu ID]
+//! batchfit devices QUERY [--json]
+//! batchfit compare QUERY_A QUERY_B [--json]
 //! ```
 //!
 //! The argument is the page's URL query string (or a whole URL); the format is
-//! documented in docs/url-parameters.md. Exit codes: 0 ok, 2 bad input.
+//! documented in docs/url-parameters.md, the commands in docs/cli.md. Exit
+//! codes: 0 ok (for `check`: it fits), 1 (`check` only) it does not fit, 2 bad
+//! input.
 
 use std::process::ExitCode;
 
 use batchfit_core::query::{self, Config};
 
+mod check;
+mod compare;
+mod devices;
 mod report;
 
-const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL | batchfit presets [--json]   (see docs/url-parameters.md)";
+const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL | batchfit presets [--json] | \
+     batchfit check QUERY [--gpu ID] | batchfit devices QUERY [--json] | \
+     batchfit compare QUERY_A QUERY_B [--json]   (see docs/cli.md)";
+
+/// What the command line asks for.
+enum Command {
+    Estimate,
+    Presets,
+    Check,
+    Devices,
+    Compare,
+}
+
+/// The command line, read but not yet acted on.
+struct Args {
+    command: Command,
+    json: bool,
+    gpu: Option<String>,
+    queries: Vec<String>,
+}
 
 fn main() -> ExitCode {
+    let args = match read_args(std::env::args().skip(1)) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(what) => return usage_error(&what),
+    };
+    match args.command {
+        Command::Presets => emit(&report::presets(args.json)),
+        Command::Estimate => {
+            let [query_text] = args.queries.as_slice() else {
+                return usage_error("takes one query string or URL");
+            };
+            with_config(query_text, None, |config| {
+                emit(&if args.json {
+                    report::json(config)
+                } else {
+                    report::text(config)
+                })
+            })
+        }
+        Command::Check => {
+            let [query_text] = args.queries.as_slice() else {
+                return usage_error("`check` takes one query string or URL");
+            };
+            with_config(
+                query_text,
+                args.gpu.as_deref(),
+                |config| match check::verdict(config) {
+                    Ok((fits, line)) => {
+                        let status = emit(&line);
+                        if fits { status } else { ExitCode::from(1) }
+                    }
+                    Err(problem) => fail(&[problem]),
+                },
+            )
+        }
+        Command::Devices => {
+            let [query_text] = args.queries.as_slice() else {
+                return usage_error("`devices` takes one query string or URL");
+            };
+            with_config(query_text, None, |config| {
+                emit(&devices::table(config, args.json))
+            })
+        }
+        Command::Compare => {
+            let [a, b] = args.queries.as_slice() else {
+                return usage_error("`compare` takes two query strings or URLs");
+            };
+            match (config_from(a, None), config_from(b, None)) {
+                (Ok(a), Ok(b)) => emit(&compare::report(&a, &b, args.json)),
+                (a, b) => {
+                    let label = |which: &'static str, lines: Vec<String>| {
+                        lines.into_iter().map(move |l| format!("{which}: {l}"))
+                    };
+                    let lines: Vec<String> = label("QUERY_A", a.err().unwrap_or_default())
+                        .chain(label("QUERY_B", b.err().unwrap_or_default()))
+                        .collect();
+                    fail(&lines)
+                }
+            }
+        }
+    }
+}
+
+/// Reads the arguments; `Ok(None)` is a request for help. A first positional
+/// argument naming a subcommand selects it; anything else is a query.
+fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
     let mut json = false;
-    let mut query_text = None;
-    for arg in std::env::args().skip(1) {
+    let mut gpu = None;
+    let mut positional = Vec::new();
+    let mut args = args;
+    while let Some(arg) = args.next() {
         match arg.as_str() {
             "--json" => json = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            _ if query_text.is_none() => query_text = Some(arg),
-            _ => return usage_error("takes one query string or URL"),
+            "-h" | "--help" => return Ok(None),
+            "--gpu" => gpu = Some(args.next().ok_or("--gpu needs a device id")?),
+            _ if arg.starts_with("--") => return Err(format!("unknown option `{arg}`")),
+            _ => positional.push(arg),
         }
     }
-    let Some(query_text) = query_text else {
-        return usage_error("needs a query string or URL");
+    let command = match positional.first().map(String::as_str) {
+        Some("presets") => Command::Presets,
+        Some("check") => Command::Check,
+        Some("devices") => Command::Devices,
+        Some("compare") => Command::Compare,
+        Some(_) => Command::Estimate,
+        None => return Err("needs a query string or URL".to_owned()),
     };
-    if query_text == "presets" {
-        return emit(&report::presets(json));
+    if !matches!(command, Command::Estimate) {
+        positional.remove(0);
     }
-    match config_from(&query_text) {
-        Ok(config) => {
-            let out = if json {
-                report::json(&config)
-            } else {
-                report::text(&config)
-            };
-            emit(&out)
+    match command {
+        Command::Check if json => return Err("`check` prints one line; it has no --json".into()),
+        Command::Presets if !positional.is_empty() => {
+            return Err("`presets` takes no query".into());
         }
-        Err(lines) => {
-            for line in lines {
-                eprintln!("batchfit: {line}");
-            }
-            ExitCode::from(2)
-        }
+        Command::Check => {}
+        _ if gpu.is_some() => return Err("--gpu belongs to `check`".into()),
+        _ => {}
+    }
+    Ok(Some(Args {
+        command,
+        json,
+        gpu,
+        queries: positional,
+    }))
+}
+
+/// Runs `then` on the configuration of `text`, or reports its problems.
+fn with_config(text: &str, gpu: Option<&str>, then: impl FnOnce(&Config) -> ExitCode) -> ExitCode {
+    match config_from(text, gpu) {
+        Ok(config) => then(&config),
+        Err(lines) => fail(&lines),
     }
 }
 
 /// Unlike the page, which falls back to defaults and shows a notice, a script
 /// wants to hear about every problem: any rejected parameter is an error.
-fn config_from(text: &str) -> Result<Config, Vec<String>> {
-    let parsed = query::parse(text);
+/// `gpu` (from `--gpu`) replaces the query's device, `gpu=` or `gpu_gb=`.
+fn config_from(text: &str, gpu: Option<&str>) -> Result<Config, Vec<String>> {
+    let text = match gpu {
+        None => text.to_owned(),
+        Some(id) => query::query_part(text)
+            .split('&')
+            .filter(|segment| {
+                let name = query::decode(segment.split_once('=').map_or(*segment, |(n, _)| n));
+                !matches!(name.as_str(), "gpu" | "gpu_gb")
+            })
+            .chain([format!("gpu={}", query::encode(id)).as_str()])
+            .collect::<Vec<_>>()
+            .join("&"),
+    };
+    let parsed = query::parse(&text);
     if parsed.problems.is_empty() {
         Ok(parsed.config)
     } else {
         Err(parsed.problems.iter().map(ToString::to_string).collect())
     }
+}
+
+/// Every problem on its own line on stderr, exit code 2.
+fn fail(lines: &[String]) -> ExitCode {
+    for line in lines {
+        eprintln!("batchfit: {line}");
+    }
+    ExitCode::from(2)
 }
 
 /// Writes the report to stdout. A reader that stops early (`batchfit … | head`)

@@ -220,7 +220,17 @@ fn not_at_peak(term: &str, alive: bool) -> &'static str {
     }
 }
 
-fn size(bytes: u128, units: Units) -> String {
+/// The device as people call it: the preset's name, or "80 GB device".
+pub fn device_name(device: Device) -> String {
+    match device {
+        Device::Preset(preset) => preset.name.to_owned(),
+        Device::Custom { hundredths_gb } => {
+            format!("{} GB device", format_hundredths(hundredths_gb))
+        }
+    }
+}
+
+pub fn size(bytes: u128, units: Units) -> String {
     units::format_bytes(bytes, units)
 }
 
@@ -446,12 +456,7 @@ pub fn text(config: &Config) -> String {
     if let (Some(device), Some(bytes), Some(fits), Some(max_batch)) =
         (config.device, e.device_bytes, e.fits, e.max_batch)
     {
-        let name = match device {
-            Device::Preset(preset) => preset.name.to_owned(),
-            Device::Custom { hundredths_gb } => {
-                format!("{} GB device", format_hundredths(hundredths_gb))
-            }
-        };
+        let name = device_name(device);
         out.push_str(&format!(
             "\n{name}: {} — {}. Largest batch that fits: {}.\n",
             size(bytes, units),
