@@ -7,6 +7,7 @@
 //! batchfit check QUERY [--gpu ID]
 //! batchfit devices QUERY [--json]
 //! batchfit compare QUERY_A QUERY_B [--json]
+//! batchfit [check|devices] [QUERY] --deepspeed ds_config.json --training-args args.json --config config.json
 //! ```
 //!
 //! The argument is the page's URL query string (or a whole URL); the format is
@@ -16,7 +17,10 @@
 
 use std::process::ExitCode;
 
-use batchfit_core::query::{self, Config};
+use batchfit_core::hf;
+use batchfit_core::import::{self, Context, Files, Source};
+use batchfit_core::param::Param;
+use batchfit_core::query::{self, Config, Form};
 
 mod check;
 mod compare;
@@ -25,7 +29,8 @@ mod report;
 
 const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL | batchfit presets [--json] | \
      batchfit check QUERY [--gpu ID] | batchfit devices QUERY [--json] | \
-     batchfit compare QUERY_A QUERY_B [--json]   (see docs/cli.md)";
+     batchfit compare QUERY_A QUERY_B [--json]; \
+     QUERY may be replaced or completed by --deepspeed FILE, --training-args FILE, --config FILE   (see docs/cli.md)";
 
 /// What the command line asks for.
 enum Command {
@@ -42,6 +47,21 @@ struct Args {
     json: bool,
     gpu: Option<String>,
     queries: Vec<String>,
+    files: FileArgs,
+}
+
+/// The configuration files named on the command line, by path.
+#[derive(Default)]
+struct FileArgs {
+    deepspeed: Option<String>,
+    training_args: Option<String>,
+    config: Option<String>,
+}
+
+impl FileArgs {
+    fn any(&self) -> bool {
+        self.deepspeed.is_some() || self.training_args.is_some() || self.config.is_some()
+    }
 }
 
 fn main() -> ExitCode {
@@ -56,10 +76,10 @@ fn main() -> ExitCode {
     match args.command {
         Command::Presets => emit(&report::presets(args.json)),
         Command::Estimate => {
-            let [query_text] = args.queries.as_slice() else {
+            let Some(query_text) = one_query(&args) else {
                 return usage_error("takes one query string or URL");
             };
-            with_config(query_text, None, |config| {
+            with_config(query_text, None, &args.files, |config| {
                 emit(&if args.json {
                     report::json(config)
                 } else {
@@ -68,12 +88,13 @@ fn main() -> ExitCode {
             })
         }
         Command::Check => {
-            let [query_text] = args.queries.as_slice() else {
+            let Some(query_text) = one_query(&args) else {
                 return usage_error("`check` takes one query string or URL");
             };
             with_config(
                 query_text,
                 args.gpu.as_deref(),
+                &args.files,
                 |config| match check::verdict(config) {
                     Ok((fits, line)) => {
                         let status = emit(&line);
@@ -84,10 +105,10 @@ fn main() -> ExitCode {
             )
         }
         Command::Devices => {
-            let [query_text] = args.queries.as_slice() else {
+            let Some(query_text) = one_query(&args) else {
                 return usage_error("`devices` takes one query string or URL");
             };
-            with_config(query_text, None, |config| {
+            with_config(query_text, None, &args.files, |config| {
                 emit(&devices::table(config, args.json))
             })
         }
@@ -116,6 +137,7 @@ fn main() -> ExitCode {
 fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
     let mut json = false;
     let mut gpu = None;
+    let mut files = FileArgs::default();
     let mut positional = Vec::new();
     let mut args = args;
     while let Some(arg) = args.next() {
@@ -123,6 +145,11 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
             "--json" => json = true,
             "-h" | "--help" => return Ok(None),
             "--gpu" => gpu = Some(args.next().ok_or("--gpu needs a device id")?),
+            "--deepspeed" => files.deepspeed = Some(args.next().ok_or("--deepspeed needs a file")?),
+            "--training-args" => {
+                files.training_args = Some(args.next().ok_or("--training-args needs a file")?)
+            }
+            "--config" => files.config = Some(args.next().ok_or("--config needs a file")?),
             _ if arg.starts_with("--") => return Err(format!("unknown option `{arg}`")),
             _ => positional.push(arg),
         }
@@ -133,10 +160,14 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
         Some("devices") => Command::Devices,
         Some("compare") => Command::Compare,
         Some(_) => Command::Estimate,
+        None if files.any() => Command::Estimate,
         None => return Err("needs a query string or URL".to_owned()),
     };
     if !matches!(command, Command::Estimate) {
         positional.remove(0);
+    }
+    if files.any() && matches!(command, Command::Presets | Command::Compare) {
+        return Err("--deepspeed, --training-args and --config apply to one query".into());
     }
     match command {
         Command::Check if json => return Err("`check` prints one line; it has no --json".into()),
@@ -152,15 +183,123 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
         json,
         gpu,
         queries: positional,
+        files,
     }))
 }
 
-/// Runs `then` on the configuration of `text`, or reports its problems.
-fn with_config(text: &str, gpu: Option<&str>, then: impl FnOnce(&Config) -> ExitCode) -> ExitCode {
-    match config_from(text, gpu) {
+/// The one query of a command, which files may stand in for (an empty query).
+fn one_query(args: &Args) -> Option<&str> {
+    match args.queries.as_slice() {
+        [query] => Some(query),
+        [] if args.files.any() => Some(""),
+        _ => None,
+    }
+}
+
+/// Runs `then` on the configuration of `text` and the files, or reports
+/// their problems.
+fn with_config(
+    text: &str,
+    gpu: Option<&str>,
+    files: &FileArgs,
+    then: impl FnOnce(&Config) -> ExitCode,
+) -> ExitCode {
+    let config = if files.any() {
+        imported(text, gpu, files)
+    } else {
+        config_from(text, gpu)
+    };
+    match config {
         Ok(config) => then(&config),
         Err(lines) => fail(&lines),
     }
+}
+
+/// The names of the parameters a query sets.
+fn names_in(text: &str) -> Vec<String> {
+    query::query_part(text)
+        .split('&')
+        .filter(|segment| !segment.is_empty())
+        .map(|segment| query::decode(segment.split_once('=').map_or(segment, |(n, _)| n)))
+        .collect()
+}
+
+/// The configuration of the files completed (and overridden, parameter by
+/// parameter) by the query: config.json's architecture, TrainingArguments,
+/// the DeepSpeed config (docs/cli.md). Notes on what the estimate leaves out
+/// and the resulting query, a shareable link, go to stderr.
+fn imported(text: &str, gpu: Option<&str>, files: &FileArgs) -> Result<Config, Vec<String>> {
+    let read = |flag: &str, path: &Option<String>| -> Result<Option<String>, Vec<String>> {
+        path.as_ref()
+            .map(|path| {
+                std::fs::read_to_string(path).map_err(|e| vec![format!("{flag} {path}: {e}")])
+            })
+            .transpose()
+    };
+    let named = names_in(text);
+    let mut base: Vec<(Param, String)> = vec![(Param::Form, Form::Transformer.name().to_owned())];
+    if let Some(config_json) = read("--config", &files.config)? {
+        let path = files.config.as_deref().unwrap_or_default();
+        let arch = hf::import(&config_json).map_err(|e| vec![format!("--config {path}: {e}")])?;
+        if named.iter().any(|n| n == Param::Model.name()) {
+            return Err(vec![format!(
+                "--config {path} and `model` cannot both be given; use one"
+            )]);
+        }
+        base.extend(query::arch_values(&arch));
+    }
+    // What the files need from the query: the hidden size (only when
+    // something names the model) and the data-parallel GPUs.
+    let base_query = |extra: &[(Param, String)]| {
+        base.iter()
+            .chain(extra)
+            .filter(|(p, _)| !named.iter().any(|n| n == p.name()))
+            .map(|(p, v)| format!("{}={}", p.name(), query::encode(v)))
+            .chain(std::iter::once(query::query_part(text).to_owned()))
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("&")
+    };
+    let first = query::parse(&base_query(&[])).config;
+    let knows_model = files.config.is_some()
+        || named
+            .iter()
+            .any(|n| n == Param::Model.name() || n == Param::Hidden.name());
+    let context = Context {
+        hidden: knows_model.then_some(first.transformer.arch.hidden),
+        gpus: first.transformer.gpus,
+    };
+    let deepspeed = read("--deepspeed", &files.deepspeed)?;
+    let training_args = read("--training-args", &files.training_args)?;
+    let from_files = import::files(
+        &Files {
+            deepspeed: deepspeed.as_deref(),
+            training_args: training_args.as_deref(),
+        },
+        &context,
+    )
+    .map_err(|rejected| {
+        let (flag, path) = match rejected.source {
+            Source::Deepspeed => ("--deepspeed", &files.deepspeed),
+            Source::TrainingArgs => ("--training-args", &files.training_args),
+        };
+        vec![format!(
+            "{flag} {}: {}",
+            path.as_deref().unwrap_or_default(),
+            rejected.error
+        )]
+    })?;
+    let config = config_from(&base_query(&from_files.params), gpu)?;
+    if config.form != Form::Transformer {
+        return Err(vec![
+            "the files describe the transformer form: drop `form` from the query".to_owned(),
+        ]);
+    }
+    for note in &from_files.notes {
+        eprintln!("batchfit: note: {note}");
+    }
+    eprintln!("batchfit: query: {}", query::to_query(&config));
+    Ok(config)
 }
 
 /// Unlike the page, which falls back to defaults and shows a notice, a script

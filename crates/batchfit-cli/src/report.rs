@@ -12,6 +12,8 @@ use serde::Serialize;
 /// The JSON document. Byte counts are integers (never formatted, never floats).
 #[derive(Serialize)]
 struct Report {
+    /// The configuration as a query string: the page's link for it.
+    query: String,
     form: &'static str,
     units: &'static str,
     parameters: u128,
@@ -145,6 +147,7 @@ fn phase_label(phase: Phase) -> &'static str {
 pub fn json(config: &Config) -> String {
     let e = memory::estimate(config);
     let report = Report {
+        query: batchfit_core::query::to_query(config),
         form: config.form.name(),
         units: config.units.name(),
         parameters: e.parameters,

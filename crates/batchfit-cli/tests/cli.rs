@@ -555,3 +555,159 @@ fn compare_names_which_query_is_wrong() {
     let out = batchfit(&["compare", SHARDED]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A checked-in sample (crates/batchfit-core/tests/data).
+fn sample(name: &str) -> String {
+    format!(
+        "{}/../batchfit-core/tests/data/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// The query the CLI reports on stderr for imported files.
+fn reported_query(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .find_map(|l| l.strip_prefix("batchfit: query: "))
+        .expect("the imported configuration's query")
+        .to_owned()
+}
+
+#[test]
+fn imported_files_give_a_query_that_opens_the_same_configuration() {
+    let zero3 = sample("hf_zero3_auto.json");
+    let args = sample("training_args.json");
+    let query = "model=llama-3.1-8b&seq=4096&gpus=8&gpu=h100-80gb";
+    let flags = ["--deepspeed", &zero3, "--training-args", &args];
+    let out = batchfit(&[&["--json", query][..], &flags].concat());
+    assert!(out.status.success(), "{out:?}");
+    let link = reported_query(&out);
+    assert_eq!(
+        link,
+        "form=transformer&model=llama-3.1-8b&framework=deepspeed&batch=4&seq=4096&recompute=full&gpus=8&zero=3&offload=1&gpu=h100-80gb&global_batch=256"
+    );
+    let imported: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(imported, json(&["--json", &link]));
+    assert_eq!(imported["query"], link.as_str());
+    // What the estimate leaves out is named, once each.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("note: `zero_optimization.offload_param` is not modelled"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`zero_optimization.stage3_prefetch_bucket_size` (15,099,494 elements)"),
+        "{stderr}"
+    );
+    // check and devices read the same files.
+    let out = batchfit(&[&["check", query][..], &flags].concat());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "fits: needs 38.07 GB of 85.52 GB (NVIDIA H100 80GB SXM); largest batch 9\n"
+    );
+    let rows = json(&[&["devices", query, "--json"][..], &flags].concat());
+    let h100 = rows
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["id"] == "h100-80gb"))
+        .expect("a row");
+    assert_eq!(h100["fits"], true);
+}
+
+#[test]
+fn the_query_completes_and_overrides_the_files() {
+    let args = sample("training_args.json");
+    // The query's batch wins over per_device_train_batch_size; the rest is the file's.
+    let out = batchfit(&[
+        "--json",
+        "model=llama-3.1-8b&batch=1&gpus=2",
+        "--training-args",
+        &args,
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        reported_query(&out),
+        "form=transformer&model=llama-3.1-8b&framework=hf_trainer&batch=1&seq=2048&recompute=full&gpus=2&global_batch=64"
+    );
+    // Files alone, with no query.
+    let out = batchfit(&["--training-args", &args]);
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn a_config_json_is_the_architecture_of_its_preset() {
+    let config = sample("llama-3.1-8b-config.json");
+    let from_file = json(&["--json", "batch=2&seq=1024", "--config", &config]);
+    let preset = json(&[
+        "--json",
+        "form=transformer&model=llama-3.1-8b&batch=2&seq=1024",
+    ]);
+    for key in ["parameters", "weights", "activations", "required"] {
+        assert_eq!(from_file[key], preset[key], "{key}");
+    }
+    assert_eq!(from_file["parameters"], 8_030_261_248_u64);
+    let out = batchfit(&["model=gpt2", "--config", &config]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("and `model` cannot both be given"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn file_problems_exit_2_naming_the_file_and_key() {
+    let dir = std::env::temp_dir().join(format!("batchfit-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("written");
+        path.to_string_lossy().into_owned()
+    };
+    let both = write(
+        "both.json",
+        r#"{"bf16": {"enabled": true}, "fp16": {"enabled": true}}"#,
+    );
+    let batch = write(
+        "batch.json",
+        r#"{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 4}"#,
+    );
+    let not_json = write("broken.json", "{\"optim\": ");
+    let args = sample("training_args.json");
+    let missing = dir.join("missing.json").to_string_lossy().into_owned();
+    for (argv, expected) in [
+        (
+            vec!["gpus=8", "--deepspeed", &both],
+            format!("--deepspeed {both}: `bf16.enabled` and `fp16.enabled` cannot both be true"),
+        ),
+        (
+            vec!["gpus=8", "--deepspeed", &batch],
+            format!(
+                "--deepspeed {batch}: `train_batch_size` 64 is not `train_micro_batch_size_per_gpu` 4 × `gradient_accumulation_steps` 4 × 8 GPUs (`gpus`)"
+            ),
+        ),
+        (
+            vec!["--training-args", &not_json],
+            format!("--training-args {not_json}: the file is not valid JSON at byte 10"),
+        ),
+        (
+            vec!["--deepspeed", &missing],
+            format!("--deepspeed {missing}: "),
+        ),
+        (
+            vec!["form=activations", "--training-args", &args],
+            "the files describe the transformer form".to_owned(),
+        ),
+        (
+            vec!["compare", "batch=1", "batch=2", "--training-args", &args],
+            "apply to one query".to_owned(),
+        ),
+        (vec!["--deepspeed"], "--deepspeed needs a file".to_owned()),
+    ] {
+        let out = batchfit(&argv);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{argv:?}");
+        assert!(stderr.contains(&expected), "{argv:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).expect("removed");
+}
