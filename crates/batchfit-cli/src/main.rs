@@ -96,10 +96,12 @@ fn main() -> ExitCode {
                 args.gpu.as_deref(),
                 &args.files,
                 |config| match check::verdict(config) {
-                    Ok((fits, line)) => {
-                        let status = emit(&line);
-                        if fits { status } else { ExitCode::from(1) }
-                    }
+                    // A report that could not be written is no answer: 2, not 1.
+                    Ok((fits, line)) => match (written(&line), fits) {
+                        (false, _) => ExitCode::from(2),
+                        (true, true) => ExitCode::SUCCESS,
+                        (true, false) => ExitCode::from(1),
+                    },
                     Err(problem) => fail(&[problem]),
                 },
             )
@@ -337,13 +339,23 @@ fn fail(lines: &[String]) -> ExitCode {
 /// Writes the report to stdout. A reader that stops early (`batchfit … | head`)
 /// closes the pipe: that is not an error, and must not panic as `println!` does.
 fn emit(text: &str) -> ExitCode {
+    if written(text) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Writes `text` and a newline to stdout; false (and a line on stderr) when
+/// that failed for another reason than a closed pipe.
+fn written(text: &str) -> bool {
     use std::io::Write as _;
     match writeln!(std::io::stdout(), "{text}") {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Ok(()) => true,
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => true,
         Err(error) => {
             eprintln!("batchfit: writing the report: {error}");
-            ExitCode::FAILURE
+            false
         }
     }
 }

@@ -570,6 +570,15 @@ fn every_message_names_its_key() {
             "`zero_optimization.reduce_bucket_size` is \"auto\", which needs the model's hidden size; give `model=`, `hidden=` or --config",
         ]
     );
+    assert_eq!(
+        FileError::BadValue {
+            key: "zero_optimization.stage",
+            min: 0,
+            max: 3
+        }
+        .to_string(),
+        "`zero_optimization.stage` must be a whole number from 0 to 3"
+    );
     let error = FileError::BatchMismatch {
         train_batch_size: 64,
         micro_batch: 4,
