@@ -162,10 +162,7 @@ pub(crate) fn map(
     // `gradient_checkpointing` instead. Its own options (partitioned or
     // CPU-held checkpoints) are not modelled.
     if import::at(doc, "activation_checkpointing").is_some() {
-        out.note(Note::NotModelled {
-            key: "activation_checkpointing",
-            elements: None,
-        });
+        out.note(Note::ModelCheckpointing);
     }
 
     // deepspeed/ops/adam (FusedAdam, DeepSpeedCPUAdam): `Adam`/`AdamW` are

@@ -122,6 +122,10 @@ pub enum Note {
     UnknownOptimizer { key: &'static str, name: String },
     /// `TrainingArguments.deepspeed` names a file: read only when given itself.
     DeepspeedPath { path: String },
+    /// DeepSpeed's `activation_checkpointing` acts only where the model's code
+    /// calls `deepspeed.checkpointing.checkpoint`: `recompute` stays as the
+    /// query (or `gradient_checkpointing`) sets it.
+    ModelCheckpointing,
 }
 
 impl fmt::Display for Note {
@@ -157,6 +161,10 @@ impl fmt::Display for Note {
             Self::UnknownOptimizer { key, name } => write!(
                 f,
                 "`{key}` \"{name}\" is not an optimizer batchfit models; `optimizer` stays as the query sets it"
+            ),
+            Self::ModelCheckpointing => write!(
+                f,
+                "`activation_checkpointing` acts only where the model calls deepspeed.checkpointing.checkpoint: give `recompute=full` if it does (its partitioned and CPU-held checkpoints are not modelled)"
             ),
             Self::DeepspeedPath { path } => write!(
                 f,

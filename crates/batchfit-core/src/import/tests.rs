@@ -524,7 +524,7 @@ fn what_changes_memory_unmodelled_is_noted() {
         read(Some(ds), None, &LLAMA).notes,
         [
             not_modelled("data_types.grad_accum_dtype", None),
-            not_modelled("activation_checkpointing", None),
+            Note::ModelCheckpointing,
             not_modelled("zero_optimization.zero_quantized_weights", None),
         ]
     );
@@ -598,6 +598,49 @@ proptest::proptest! {
         let context = Context { hidden: Some(4096), gpus };
         let _ = deepspeed::import(&text, &context, None).map_err(|e| e.to_string());
         let _ = training_args::read(&text, &context).map_err(|e| e.to_string());
+    }
+
+    /// Every TrainingArguments file over the settings read gives a query
+    /// `query::parse` reads without a problem, or names the contradiction.
+    #[test]
+    fn any_training_args_give_a_valid_query_or_a_contradiction(
+        micro in 1u64..100_000,
+        accumulation in 1u64..1_000,
+        gpus in 1u64..1_000,
+        checkpointing: bool,
+        bf16: bool,
+        fp16: bool,
+        optim in proptest::sample::select(vec![
+            "adamw_torch", "adamw_torch_fused", "adamw_apex_fused", "adamw_bnb_8bit", "adamw_8bit",
+            "adafactor", "sgd", "paged_adamw_32bit", "paged_adamw_8bit", "lion_8bit", "rmsprop",
+        ]),
+        fsdp in proptest::sample::select(vec![
+            "", "full_shard auto_wrap", "shard_grad_op", "no_shard", "hybrid_shard", "hybrid_shard_zero2 offload",
+        ]),
+    ) {
+        let args = format!(
+            r#"{{"per_device_train_batch_size": {micro}, "gradient_accumulation_steps": {accumulation},
+                "gradient_checkpointing": {checkpointing}, "bf16": {bf16}, "fp16": {fp16},
+                "optim": "{optim}", "fsdp": "{fsdp}"}}"#
+        );
+        let context = Context { hidden: None, gpus };
+        match training_args::read(&args, &context) {
+            Err(error) => proptest::prop_assert_eq!(
+                error,
+                FileError::Contradiction { key: "bf16", with: "fp16" }
+            ),
+            Ok(read) => {
+                proptest::prop_assert!(!(bf16 && fp16));
+                let full = format!("form=transformer&gpus={gpus}&{}", read.imported.query());
+                let parsed = query::parse(&full);
+                proptest::prop_assert_eq!(parsed.problems, vec![], "{}", full);
+                proptest::prop_assert_eq!(parsed.config.transformer.batch, micro);
+                proptest::prop_assert_eq!(
+                    parsed.config.transformer.recompute == crate::transformer::Recompute::Full,
+                    checkpointing
+                );
+            }
+        }
     }
 
     /// Every config DeepSpeed accepts over the whole range of its settings
