@@ -4,61 +4,323 @@
 //! batchfit [--json] 'form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16'
 //! batchfit [--json] 'https://…/batchfit/?form=transformer&model=llama-3.1-8b&gpu=h100-80gb'
 //! batchfit presets [--json]
+//! batchfit check QUERY [--gpu ID]
+//! batchfit devices QUERY [--json]
+//! batchfit compare QUERY_A QUERY_B [--json]
+//! batchfit [check|devices] [QUERY] --deepspeed ds_config.json --training-args args.json --config config.json
 //! ```
 //!
 //! The argument is the page's URL query string (or a whole URL); the format is
-//! documented in docs/url-parameters.md. Exit codes: 0 ok, 2 bad input.
+//! documented in docs/url-parameters.md, the commands in docs/cli.md. Exit
+//! codes: 0 ok (for `check`: it fits), 1 (`check` only) it does not fit, 2 bad
+//! input.
 
 use std::process::ExitCode;
 
-use batchfit_core::query::{self, Config};
+use batchfit_core::hf;
+use batchfit_core::import::{self, Context, Files, Source};
+use batchfit_core::param::Param;
+use batchfit_core::query::{self, Config, Form};
 
+mod check;
+mod compare;
+mod devices;
 mod report;
 
-const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL | batchfit presets [--json]   (see docs/url-parameters.md)";
+const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL | batchfit presets [--json] | \
+     batchfit check QUERY [--gpu ID] | batchfit devices QUERY [--json] | \
+     batchfit compare QUERY_A QUERY_B [--json]; \
+     QUERY may be replaced or completed by --deepspeed FILE, --training-args FILE, --config FILE   (see docs/cli.md)";
+
+/// What the command line asks for.
+enum Command {
+    Estimate,
+    Presets,
+    Check,
+    Devices,
+    Compare,
+}
+
+/// The command line, read but not yet acted on.
+struct Args {
+    command: Command,
+    json: bool,
+    gpu: Option<String>,
+    queries: Vec<String>,
+    files: FileArgs,
+}
+
+/// The configuration files named on the command line, by path.
+#[derive(Default)]
+struct FileArgs {
+    deepspeed: Option<String>,
+    training_args: Option<String>,
+    config: Option<String>,
+}
+
+impl FileArgs {
+    fn any(&self) -> bool {
+        self.deepspeed.is_some() || self.training_args.is_some() || self.config.is_some()
+    }
+}
 
 fn main() -> ExitCode {
-    let mut json = false;
-    let mut query_text = None;
-    for arg in std::env::args().skip(1) {
-        match arg.as_str() {
-            "--json" => json = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            _ if query_text.is_none() => query_text = Some(arg),
-            _ => return usage_error("takes one query string or URL"),
+    let args = match read_args(std::env::args().skip(1)) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
         }
-    }
-    let Some(query_text) = query_text else {
-        return usage_error("needs a query string or URL");
+        Err(what) => return usage_error(&what),
     };
-    if query_text == "presets" {
-        return emit(&report::presets(json));
-    }
-    match config_from(&query_text) {
-        Ok(config) => {
-            let out = if json {
-                report::json(&config)
-            } else {
-                report::text(&config)
+    match args.command {
+        Command::Presets => emit(&report::presets(args.json)),
+        Command::Estimate => {
+            let Some(query_text) = one_query(&args) else {
+                return usage_error("takes one query string or URL");
             };
-            emit(&out)
+            with_config(query_text, None, &args.files, |config| {
+                emit(&if args.json {
+                    report::json(config)
+                } else {
+                    report::text(config)
+                })
+            })
         }
-        Err(lines) => {
-            for line in lines {
-                eprintln!("batchfit: {line}");
+        Command::Check => {
+            let Some(query_text) = one_query(&args) else {
+                return usage_error("`check` takes one query string or URL");
+            };
+            with_config(
+                query_text,
+                args.gpu.as_deref(),
+                &args.files,
+                |config| match check::verdict(config) {
+                    // A report that could not be written is no answer: 2, not 1.
+                    Ok((fits, line)) => match (written(&line), fits) {
+                        (false, _) => ExitCode::from(2),
+                        (true, true) => ExitCode::SUCCESS,
+                        (true, false) => ExitCode::from(1),
+                    },
+                    Err(problem) => fail(&[problem]),
+                },
+            )
+        }
+        Command::Devices => {
+            let Some(query_text) = one_query(&args) else {
+                return usage_error("`devices` takes one query string or URL");
+            };
+            with_config(query_text, None, &args.files, |config| {
+                emit(&devices::table(config, args.json))
+            })
+        }
+        Command::Compare => {
+            let [a, b] = args.queries.as_slice() else {
+                return usage_error("`compare` takes two query strings or URLs");
+            };
+            match (config_from(a, None), config_from(b, None)) {
+                (Ok(a), Ok(b)) => emit(&compare::report(&a, &b, args.json)),
+                (a, b) => {
+                    let label = |which: &'static str, lines: Vec<String>| {
+                        lines.into_iter().map(move |l| format!("{which}: {l}"))
+                    };
+                    let lines: Vec<String> = label("QUERY_A", a.err().unwrap_or_default())
+                        .chain(label("QUERY_B", b.err().unwrap_or_default()))
+                        .collect();
+                    fail(&lines)
+                }
             }
-            ExitCode::from(2)
         }
     }
 }
 
+/// Reads the arguments; `Ok(None)` is a request for help. A first positional
+/// argument naming a subcommand selects it; anything else is a query.
+fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
+    let mut json = false;
+    let mut gpu = None;
+    let mut files = FileArgs::default();
+    let mut positional = Vec::new();
+    let mut args = args;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--json" => json = true,
+            "-h" | "--help" => return Ok(None),
+            "--gpu" => gpu = Some(args.next().ok_or("--gpu needs a device id")?),
+            "--deepspeed" => files.deepspeed = Some(args.next().ok_or("--deepspeed needs a file")?),
+            "--training-args" => {
+                files.training_args = Some(args.next().ok_or("--training-args needs a file")?)
+            }
+            "--config" => files.config = Some(args.next().ok_or("--config needs a file")?),
+            _ if arg.starts_with("--") => return Err(format!("unknown option `{arg}`")),
+            _ => positional.push(arg),
+        }
+    }
+    let command = match positional.first().map(String::as_str) {
+        Some("presets") => Command::Presets,
+        Some("check") => Command::Check,
+        Some("devices") => Command::Devices,
+        Some("compare") => Command::Compare,
+        Some(_) => Command::Estimate,
+        None if files.any() => Command::Estimate,
+        None => return Err("needs a query string or URL".to_owned()),
+    };
+    if !matches!(command, Command::Estimate) {
+        positional.remove(0);
+    }
+    if files.any() && matches!(command, Command::Presets | Command::Compare) {
+        return Err("--deepspeed, --training-args and --config apply to one query".into());
+    }
+    match command {
+        Command::Check if json => return Err("`check` prints one line; it has no --json".into()),
+        Command::Presets if !positional.is_empty() => {
+            return Err("`presets` takes no query".into());
+        }
+        Command::Check => {}
+        _ if gpu.is_some() => return Err("--gpu belongs to `check`".into()),
+        _ => {}
+    }
+    Ok(Some(Args {
+        command,
+        json,
+        gpu,
+        queries: positional,
+        files,
+    }))
+}
+
+/// The one query of a command, which files may stand in for (an empty query).
+fn one_query(args: &Args) -> Option<&str> {
+    match args.queries.as_slice() {
+        [query] => Some(query),
+        [] if args.files.any() => Some(""),
+        _ => None,
+    }
+}
+
+/// Runs `then` on the configuration of `text` and the files, or reports
+/// their problems.
+fn with_config(
+    text: &str,
+    gpu: Option<&str>,
+    files: &FileArgs,
+    then: impl FnOnce(&Config) -> ExitCode,
+) -> ExitCode {
+    let config = if files.any() {
+        imported(text, gpu, files)
+    } else {
+        config_from(text, gpu)
+    };
+    match config {
+        Ok(config) => then(&config),
+        Err(lines) => fail(&lines),
+    }
+}
+
+/// The names of the parameters a query sets.
+fn names_in(text: &str) -> Vec<String> {
+    query::query_part(text)
+        .split('&')
+        .filter(|segment| !segment.is_empty())
+        .map(|segment| query::decode(segment.split_once('=').map_or(segment, |(n, _)| n)))
+        .collect()
+}
+
+/// The configuration of the files completed (and overridden, parameter by
+/// parameter) by the query: config.json's architecture, TrainingArguments,
+/// the DeepSpeed config (docs/cli.md). Notes on what the estimate leaves out
+/// and the resulting query, a shareable link, go to stderr.
+fn imported(text: &str, gpu: Option<&str>, files: &FileArgs) -> Result<Config, Vec<String>> {
+    let read = |flag: &str, path: &Option<String>| -> Result<Option<String>, Vec<String>> {
+        path.as_ref()
+            .map(|path| {
+                std::fs::read_to_string(path).map_err(|e| vec![format!("{flag} {path}: {e}")])
+            })
+            .transpose()
+    };
+    let named = names_in(text);
+    let mut base: Vec<(Param, String)> = vec![(Param::Form, Form::Transformer.name().to_owned())];
+    if let Some(config_json) = read("--config", &files.config)? {
+        let path = files.config.as_deref().unwrap_or_default();
+        let arch = hf::import(&config_json).map_err(|e| vec![format!("--config {path}: {e}")])?;
+        if named.iter().any(|n| n == Param::Model.name()) {
+            return Err(vec![format!(
+                "--config {path} and `model` cannot both be given; use one"
+            )]);
+        }
+        base.extend(query::arch_values(&arch));
+    }
+    // What the files need from the query: the hidden size (only when
+    // something names the model) and the data-parallel GPUs.
+    let base_query = |extra: &[(Param, String)]| {
+        base.iter()
+            .chain(extra)
+            .filter(|(p, _)| !named.iter().any(|n| n == p.name()))
+            .map(|(p, v)| format!("{}={}", p.name(), query::encode(v)))
+            .chain(std::iter::once(query::query_part(text).to_owned()))
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("&")
+    };
+    let first = query::parse(&base_query(&[])).config;
+    let knows_model = files.config.is_some()
+        || named
+            .iter()
+            .any(|n| n == Param::Model.name() || n == Param::Hidden.name());
+    let context = Context {
+        hidden: knows_model.then_some(first.transformer.arch.hidden),
+        gpus: first.transformer.gpus,
+    };
+    let deepspeed = read("--deepspeed", &files.deepspeed)?;
+    let training_args = read("--training-args", &files.training_args)?;
+    let from_files = import::files(
+        &Files {
+            deepspeed: deepspeed.as_deref(),
+            training_args: training_args.as_deref(),
+        },
+        &context,
+    )
+    .map_err(|rejected| {
+        let (flag, path) = match rejected.source {
+            Source::Deepspeed => ("--deepspeed", &files.deepspeed),
+            Source::TrainingArgs => ("--training-args", &files.training_args),
+        };
+        vec![format!(
+            "{flag} {}: {}",
+            path.as_deref().unwrap_or_default(),
+            rejected.error
+        )]
+    })?;
+    let config = config_from(&base_query(&from_files.params), gpu)?;
+    if config.form != Form::Transformer {
+        return Err(vec![
+            "the files describe the transformer form: drop `form` from the query".to_owned(),
+        ]);
+    }
+    for note in &from_files.notes {
+        eprintln!("batchfit: note: {note}");
+    }
+    eprintln!("batchfit: query: {}", query::to_query(&config));
+    Ok(config)
+}
+
 /// Unlike the page, which falls back to defaults and shows a notice, a script
 /// wants to hear about every problem: any rejected parameter is an error.
-fn config_from(text: &str) -> Result<Config, Vec<String>> {
-    let parsed = query::parse(text);
+/// `gpu` (from `--gpu`) replaces the query's device, `gpu=` or `gpu_gb=`.
+fn config_from(text: &str, gpu: Option<&str>) -> Result<Config, Vec<String>> {
+    let text = match gpu {
+        None => text.to_owned(),
+        Some(id) => query::query_part(text)
+            .split('&')
+            .filter(|segment| {
+                let name = query::decode(segment.split_once('=').map_or(*segment, |(n, _)| n));
+                !matches!(name.as_str(), "gpu" | "gpu_gb")
+            })
+            .chain([format!("gpu={}", query::encode(id)).as_str()])
+            .collect::<Vec<_>>()
+            .join("&"),
+    };
+    let parsed = query::parse(&text);
     if parsed.problems.is_empty() {
         Ok(parsed.config)
     } else {
@@ -66,16 +328,34 @@ fn config_from(text: &str) -> Result<Config, Vec<String>> {
     }
 }
 
+/// Every problem on its own line on stderr, exit code 2.
+fn fail(lines: &[String]) -> ExitCode {
+    for line in lines {
+        eprintln!("batchfit: {line}");
+    }
+    ExitCode::from(2)
+}
+
 /// Writes the report to stdout. A reader that stops early (`batchfit … | head`)
 /// closes the pipe: that is not an error, and must not panic as `println!` does.
 fn emit(text: &str) -> ExitCode {
+    if written(text) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Writes `text` and a newline to stdout; false (and a line on stderr) when
+/// that failed for another reason than a closed pipe.
+fn written(text: &str) -> bool {
     use std::io::Write as _;
     match writeln!(std::io::stdout(), "{text}") {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Ok(()) => true,
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => true,
         Err(error) => {
             eprintln!("batchfit: writing the report: {error}");
-            ExitCode::FAILURE
+            false
         }
     }
 }

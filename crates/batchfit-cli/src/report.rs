@@ -12,6 +12,8 @@ use serde::Serialize;
 /// The JSON document. Byte counts are integers (never formatted, never floats).
 #[derive(Serialize)]
 struct Report {
+    /// The configuration as a query string: the page's link for it.
+    query: String,
     form: &'static str,
     units: &'static str,
     parameters: u128,
@@ -152,6 +154,7 @@ fn phase_label(phase: Phase) -> &'static str {
 pub fn json(config: &Config) -> String {
     let e = memory::estimate(config);
     let report = Report {
+        query: batchfit_core::query::to_query(config),
         form: config.form.name(),
         units: config.units.name(),
         parameters: e.parameters,
@@ -229,7 +232,17 @@ fn not_at_peak(term: &str, alive: bool) -> &'static str {
     }
 }
 
-fn size(bytes: u128, units: Units) -> String {
+/// The device as people call it: the preset's name, or "80 GB device".
+pub fn device_name(device: Device) -> String {
+    match device {
+        Device::Preset(preset) => preset.name.to_owned(),
+        Device::Custom { hundredths_gb } => {
+            format!("{} GB device", format_hundredths(hundredths_gb))
+        }
+    }
+}
+
+pub fn size(bytes: u128, units: Units) -> String {
     units::format_bytes(bytes, units)
 }
 
@@ -462,12 +475,7 @@ pub fn text(config: &Config) -> String {
     if let (Some(device), Some(bytes), Some(fits), Some(max_batch)) =
         (config.device, e.device_bytes, e.fits, e.max_batch)
     {
-        let name = match device {
-            Device::Preset(preset) => preset.name.to_owned(),
-            Device::Custom { hundredths_gb } => {
-                format!("{} GB device", format_hundredths(hundredths_gb))
-            }
-        };
+        let name = device_name(device);
         out.push_str(&format!(
             "\n{name}: {} — {}. Largest batch that fits: {}.\n",
             size(bytes, units),

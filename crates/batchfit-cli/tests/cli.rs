@@ -305,3 +305,425 @@ fn json_gives_the_longest_context_that_fits() {
     let without = base.replace("&gpu=rtx-4090", "");
     assert!(json(&["--json", &without]).get("max_seq").is_none());
 }
+
+/// Llama 3.1 8B with ZeRO-3 over 8 GPUs and full recomputation: 53.18 GB per
+/// GPU at batch 4 (docs/cli.md's worked example).
+const SHARDED: &str = "form=transformer&model=llama-3.1-8b&batch=4&seq=4096&zero=3&gpus=8&recompute=full&gpu=h100-80gb";
+
+#[test]
+fn check_exits_0_when_it_fits_with_one_line() {
+    let out = batchfit(&["check", SHARDED]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "fits: needs 53.18 GB of 85.52 GB (NVIDIA H100 80GB SXM); largest batch 7\n"
+    );
+    assert!(out.stderr.is_empty());
+    // The line's numbers are the estimate's.
+    let report = json(&["--json", SHARDED]);
+    assert_eq!(report["required"], 53_178_610_484_u64);
+    assert_eq!(report["max_batch"], 7);
+}
+
+#[test]
+fn check_exits_1_when_it_does_not_fit_and_gpu_overrides_the_query() {
+    for (args, line) in [
+        (
+            vec!["check", SHARDED, "--gpu", "rtx-4090"],
+            "does not fit: needs 53.18 GB of 25.76 GB (NVIDIA RTX 4090 24GB); largest batch 1\n",
+        ),
+        // --gpu also replaces a custom capacity, and may come first.
+        (
+            vec![
+                "check",
+                "--gpu",
+                "t4",
+                "form=transformer&model=llama-3.1-8b&batch=4&seq=4096&zero=3&gpus=8&recompute=full&gpu_gb=200",
+            ],
+            "does not fit: needs 53.18 GB of 16.11 GB (NVIDIA T4 16GB); no batch fits, not even 1\n",
+        ),
+        (
+            vec!["check", &SHARDED.replace("batch=4", "batch=8")],
+            "does not fit: needs 91.10 GB of 85.52 GB (NVIDIA H100 80GB SXM); largest batch 7\n",
+        ),
+    ] {
+        let out = batchfit(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), line, "{args:?}");
+    }
+    // Without --gpu a custom capacity is checked as given.
+    let custom = SHARDED.replace("gpu=h100-80gb", "gpu_gb=53.17");
+    let out = batchfit(&["check", &custom]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("of 53.17 GB (53.17 GB device)"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn check_exits_2_on_bad_input_naming_the_parameter() {
+    let no_device = SHARDED.replace("&gpu=h100-80gb", "");
+    for (args, expected) in [
+        (
+            vec!["check".to_owned(), format!("{SHARDED}&colour=red")],
+            "`colour` is not a parameter batchfit knows",
+        ),
+        (
+            vec!["check".to_owned(), SHARDED.replace("zero=3", "zero=4")],
+            "`zero` must be from 0 to 3",
+        ),
+        (
+            vec![
+                "check".into(),
+                SHARDED.into(),
+                "--gpu".into(),
+                "h1000".into(),
+            ],
+            "`gpu` must be one of: t4, ",
+        ),
+        (
+            vec!["check".to_owned(), no_device],
+            "`check` needs a device",
+        ),
+        (
+            vec!["check".into(), SHARDED.into(), "--gpu".into()],
+            "--gpu needs a device id",
+        ),
+        (vec!["check".into()], "`check` takes one query"),
+        (
+            vec!["check".into(), SHARDED.into(), "--json".into()],
+            "no --json",
+        ),
+    ] {
+        let out = batchfit(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn devices_answers_as_the_estimate_does_on_every_preset() {
+    let presets = json(&["presets", "--json"]);
+    let ids: Vec<&str> = presets["devices"]
+        .as_array()
+        .expect("devices")
+        .iter()
+        .filter_map(|d| d["id"].as_str())
+        .collect();
+    // The query's own device is replaced by each preset in turn.
+    let rows = json(&["devices", SHARDED, "--json"]);
+    let rows = rows.as_array().expect("an array");
+    assert_eq!(rows.len(), ids.len());
+    let without_device = SHARDED.replace("&gpu=h100-80gb", "");
+    for id in ids {
+        let row = rows
+            .iter()
+            .find(|r| r["id"] == id)
+            .expect("a row per preset");
+        let report = json(&["--json", &format!("{without_device}&gpu={id}")]);
+        assert_eq!(row["fits"], report["fits"], "{id}");
+        assert_eq!(row["max_batch"], report["max_batch"], "{id}");
+        assert_eq!(
+            row["gpus_needed"],
+            report.get("gpus_needed").cloned().unwrap_or_default(),
+            "{id}"
+        );
+        let spare = i128::from(report["device_bytes"].as_u64().expect("bytes"))
+            - i128::from(report["required"].as_u64().expect("bytes"));
+        assert_eq!(
+            row["spare_bytes"].as_i64().map(i128::from),
+            Some(spare),
+            "{id}"
+        );
+        assert_eq!(row["bytes"], report["device_bytes"], "{id}");
+    }
+    let capacities: Vec<u64> = rows.iter().filter_map(|r| r["bytes"].as_u64()).collect();
+    assert!(capacities.is_sorted(), "{capacities:?}");
+    let fits: Vec<bool> = rows.iter().filter_map(|r| r["fits"].as_bool()).collect();
+    // More memory never fits less.
+    assert!(fits.is_sorted(), "{fits:?}");
+}
+
+#[test]
+fn devices_text_shows_the_shortfall() {
+    let out = batchfit(&["devices", SHARDED]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.starts_with("Needs 53.18 GB per GPU at batch 4."),
+        "{text}"
+    );
+    let line = |id: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{id} ")))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    // 16,106,127,360 − 53,178,610,484 bytes on a T4; 85,520,809,984 − 53,178,610,484 on an H100.
+    assert!(line("t4").ends_with("short by 37.07 GB"), "{text}");
+    assert!(line("h100-80gb").contains(" fits "), "{text}");
+    assert!(line("h100-80gb").ends_with("32.34 GB"), "{text}");
+    let out = batchfit(&["devices", "batch=abc"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn compare_gives_each_difference_and_the_parameters_that_differ() {
+    let bigger = SHARDED
+        .replace("batch=4", "batch=8")
+        .replace("zero=3", "zero=2");
+    let comparison = json(&["compare", SHARDED, &bigger, "--json"]);
+    let (a, b) = (json(&["--json", SHARDED]), json(&["--json", &bigger]));
+    let differences = comparison["difference"].as_array().expect("a list");
+    for name in [
+        "weights",
+        "gradients",
+        "optimizer_states",
+        "optimizer_step",
+        "buffers",
+        "kv_cache",
+        "activations",
+        "peak_allocated",
+        "peak_reserved",
+        "nvidia_smi",
+        "required",
+    ] {
+        let bytes = |r: &serde_json::Value| i128::from(r[name].as_u64().expect("bytes"));
+        assert_eq!(comparison["a"]["bytes"][name], a[name], "{name}");
+        assert_eq!(comparison["b"]["bytes"][name], b[name], "{name}");
+        let d = differences.iter().find(|d| d["name"] == name).expect(name);
+        assert_eq!(
+            d["bytes"].as_i64().map(i128::from),
+            Some(bytes(&b) - bytes(&a))
+        );
+        if bytes(&a) == 0 {
+            assert!(d["percent"].is_null(), "{name}");
+        } else {
+            let percent = (bytes(&b) - bytes(&a)) as f64 * 100.0 / bytes(&a) as f64;
+            let shown = d["percent"].as_f64().expect("a percentage");
+            assert!(
+                (shown - percent).abs() <= 0.05,
+                "{name}: {shown} vs {percent}"
+            );
+        }
+    }
+    // ZeRO-2 keeps every 16-bit weight, 8,030,261,248 × 2 bytes, where ZeRO-3
+    // keeps an eighth; twice the batch is twice the activations.
+    let difference = |name: &str| differences.iter().find(|d| d["name"] == name).expect(name);
+    assert_eq!(
+        difference("weights")["bytes"],
+        16_060_522_496_i64 - 2_007_565_312
+    );
+    assert_eq!(difference("activations")["percent"], 100.0);
+    for side in ["a", "b"] {
+        let report = if side == "a" { &a } else { &b };
+        assert_eq!(comparison[side]["fits"], report["fits"]);
+        assert_eq!(comparison[side]["max_batch"], report["max_batch"]);
+    }
+    assert_eq!(
+        comparison["differing_parameters"],
+        serde_json::json!([
+            {"name": "batch", "a": "4", "b": "8"},
+            {"name": "zero", "a": "3", "b": "2"},
+        ])
+    );
+    // Each side's query opens the same configuration.
+    assert_eq!(
+        json(&["--json", comparison["b"]["query"].as_str().expect("text")]),
+        b
+    );
+}
+
+#[test]
+fn compare_of_a_query_with_itself_differs_in_nothing() {
+    let comparison = json(&["compare", SHARDED, SHARDED, "--json"]);
+    assert_eq!(comparison["differing_parameters"], serde_json::json!([]));
+    assert!(
+        comparison["difference"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .all(|d| d["bytes"] == 0)
+    );
+    let out = batchfit(&["compare", SHARDED, SHARDED]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("No parameter differs."), "{text}");
+    // Across forms, the form and every value either form reads are listed.
+    let text = String::from_utf8(batchfit(&["compare", WORKED, SHARDED]).stdout).expect("utf-8");
+    assert!(text.contains("form: activations → transformer"), "{text}");
+    assert!(text.contains("  Activations  "), "{text}");
+}
+
+#[test]
+fn compare_names_which_query_is_wrong() {
+    let out = batchfit(&["compare", SHARDED, "form=transformer&batch=0"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("QUERY_B: `batch` must be from 1"),
+        "{stderr}"
+    );
+    let out = batchfit(&["compare", SHARDED]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// A checked-in sample (crates/batchfit-core/tests/data).
+fn sample(name: &str) -> String {
+    format!(
+        "{}/../batchfit-core/tests/data/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// The query the CLI reports on stderr for imported files.
+fn reported_query(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .find_map(|l| l.strip_prefix("batchfit: query: "))
+        .expect("the imported configuration's query")
+        .to_owned()
+}
+
+#[test]
+fn imported_files_give_a_query_that_opens_the_same_configuration() {
+    let zero3 = sample("hf_zero3_auto.json");
+    let args = sample("training_args.json");
+    let query = "model=llama-3.1-8b&seq=4096&gpus=8&gpu=h100-80gb";
+    let flags = ["--deepspeed", &zero3, "--training-args", &args];
+    let out = batchfit(&[&["--json", query][..], &flags].concat());
+    assert!(out.status.success(), "{out:?}");
+    let link = reported_query(&out);
+    assert_eq!(
+        link,
+        "form=transformer&model=llama-3.1-8b&framework=deepspeed&batch=4&seq=4096&recompute=full&gpus=8&zero=3&offload=1&gpu=h100-80gb&global_batch=256"
+    );
+    let imported: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(imported, json(&["--json", &link]));
+    assert_eq!(imported["query"], link.as_str());
+    // What the estimate leaves out is named, once each.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("note: `zero_optimization.offload_param` is not modelled"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`zero_optimization.stage3_prefetch_bucket_size` (15,099,494 elements)"),
+        "{stderr}"
+    );
+    // check and devices read the same files.
+    let out = batchfit(&[&["check", query][..], &flags].concat());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "fits: needs 38.07 GB of 85.52 GB (NVIDIA H100 80GB SXM); largest batch 9\n"
+    );
+    let rows = json(&[&["devices", query, "--json"][..], &flags].concat());
+    let h100 = rows
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["id"] == "h100-80gb"))
+        .expect("a row");
+    assert_eq!(h100["fits"], true);
+}
+
+#[test]
+fn the_query_completes_and_overrides_the_files() {
+    let args = sample("training_args.json");
+    // The query's batch wins over per_device_train_batch_size; the rest is the file's.
+    let out = batchfit(&[
+        "--json",
+        "model=llama-3.1-8b&batch=1&gpus=2",
+        "--training-args",
+        &args,
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        reported_query(&out),
+        "form=transformer&model=llama-3.1-8b&framework=hf_trainer&batch=1&seq=2048&recompute=full&gpus=2&global_batch=64"
+    );
+    // Files alone, with no query.
+    let out = batchfit(&["--training-args", &args]);
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn a_config_json_is_the_architecture_of_its_preset() {
+    let config = sample("llama-3.1-8b-config.json");
+    let from_file = json(&["--json", "batch=2&seq=1024", "--config", &config]);
+    let preset = json(&[
+        "--json",
+        "form=transformer&model=llama-3.1-8b&batch=2&seq=1024",
+    ]);
+    for key in ["parameters", "weights", "activations", "required"] {
+        assert_eq!(from_file[key], preset[key], "{key}");
+    }
+    assert_eq!(from_file["parameters"], 8_030_261_248_u64);
+    let out = batchfit(&["model=gpt2", "--config", &config]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("and `model` cannot both be given"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn file_problems_exit_2_naming_the_file_and_key() {
+    let dir = std::env::temp_dir().join(format!("batchfit-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("written");
+        path.to_string_lossy().into_owned()
+    };
+    let both = write(
+        "both.json",
+        r#"{"bf16": {"enabled": true}, "fp16": {"enabled": true}}"#,
+    );
+    let batch = write(
+        "batch.json",
+        r#"{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 4}"#,
+    );
+    let not_json = write("broken.json", "{\"optim\": ");
+    let args = sample("training_args.json");
+    let missing = dir.join("missing.json").to_string_lossy().into_owned();
+    for (argv, expected) in [
+        (
+            vec!["gpus=8", "--deepspeed", &both],
+            format!("--deepspeed {both}: `bf16.enabled` and `fp16.enabled` cannot both be true"),
+        ),
+        (
+            vec!["gpus=8", "--deepspeed", &batch],
+            format!(
+                "--deepspeed {batch}: `train_batch_size` 64 is not `train_micro_batch_size_per_gpu` 4 × `gradient_accumulation_steps` 4 × 8 GPUs (`gpus`)"
+            ),
+        ),
+        (
+            vec!["--training-args", &not_json],
+            format!("--training-args {not_json}: the file is not valid JSON at byte 10"),
+        ),
+        (
+            vec!["--deepspeed", &missing],
+            format!("--deepspeed {missing}: "),
+        ),
+        (
+            vec!["form=activations", "--training-args", &args],
+            "the files describe the transformer form".to_owned(),
+        ),
+        (
+            vec!["compare", "batch=1", "batch=2", "--training-args", &args],
+            "apply to one query".to_owned(),
+        ),
+        (vec!["--deepspeed"], "--deepspeed needs a file".to_owned()),
+    ] {
+        let out = batchfit(&argv);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{argv:?}");
+        assert!(stderr.contains(&expected), "{argv:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).expect("removed");
+}

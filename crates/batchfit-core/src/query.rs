@@ -691,8 +691,9 @@ pub fn to_query(config: &Config) -> String {
 /// (evaluated at compile time: no bound is checked at run time).
 const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(20).0;
 
-/// The architecture's parameters, in the documented order.
-fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
+/// The architecture's parameters, in the documented order, each written as
+/// [`parse`] reads it back: what a config.json import (`hf::import`) sets.
+pub fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
     [
         (Param::Kind, arch.kind.name().to_owned()),
         (Param::Layers, arch.layers.to_string()),
