@@ -144,12 +144,20 @@ pub(crate) fn map(
     } else if legacy {
         out.set(Param::Offload, 1);
     }
+    // ZeRO-3 `offload_param` to CPU memory is `param_offload`
+    // (deepspeed/runtime/zero/partition_parameters.py keeps each partition on
+    // the host and fetches it per module); to NVMe (ZeRO-Infinity) it is not
+    // modelled.
     let legacy_param = flag(doc, "zero_optimization.cpu_offload_param")? == Some(Value::Is(true));
-    if device("zero_optimization.offload_param.device")? == Some(true) || legacy_param {
+    let to_nvme = text(doc, "zero_optimization.offload_param.device")?
+        .is_some_and(|name| name.eq_ignore_ascii_case("nvme"));
+    if to_nvme {
         out.note(Note::NotModelled {
             key: "zero_optimization.offload_param",
             elements: None,
         });
+    } else if device("zero_optimization.offload_param.device")? == Some(true) || legacy_param {
+        out.set(Param::ParamOffload, 1);
     }
 
     precision(doc, trainer, &mut out)?;

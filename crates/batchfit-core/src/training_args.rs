@@ -234,10 +234,9 @@ pub fn read(text_of_file: &str, context: &Context) -> Result<TrainingArgs, FileE
             "full_shard" | "hybrid_shard" => zero = Some(3),
             "shard_grad_op" | "hybrid_shard_zero2" => zero = Some(2),
             "no_shard" => zero = Some(0),
-            "offload" => out.note(Note::NotModelled {
-                key: "fsdp",
-                elements: None,
-            }),
+            // transformers/training_args.py: `offload` is FSDP's
+            // `CPUOffload(offload_params=True)`.
+            "offload" => out.set(Param::ParamOffload, 1),
             "auto_wrap" => {}
             _ => {
                 return Err(FileError::NotAnOption {
@@ -269,10 +268,8 @@ pub fn read(text_of_file: &str, context: &Context) -> Result<TrainingArgs, FileE
             .iter()
             .any(|(k, v)| matches!(k.as_str(), "offload_params" | "cpu_offload") && truthy(v))
     {
-        out.note(Note::NotModelled {
-            key: "fsdp_config.offload_params",
-            elements: None,
-        });
+        // accelerate's FSDP plugin: `CPUOffload(offload_params=True)`.
+        out.set(Param::ParamOffload, 1);
     }
 
     // The optimizer: `optim`, or the deprecated `adafactor: true`.

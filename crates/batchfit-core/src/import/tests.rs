@@ -93,9 +93,8 @@ fn each_sample_maps_to_its_query() {
             Some(HF_ZERO3_AUTO),
             Some(ta),
             LLAMA,
-            "framework=deepspeed&batch=4&global_batch=256&recompute=full&recipe=amp16&optimizer=adamw&step=fused&zero=3&offload=1",
+            "framework=deepspeed&batch=4&global_batch=256&recompute=full&recipe=amp16&optimizer=adamw&step=fused&zero=3&offload=1&param_offload=1",
             vec![
-                not_modelled("zero_optimization.offload_param", None),
                 // hidden² = 4096², 0.9 × hidden², 10 × hidden.
                 not_modelled("zero_optimization.reduce_bucket_size", Some(16_777_216)),
                 not_modelled(
@@ -121,9 +120,8 @@ fn each_sample_maps_to_its_query() {
             Some(HF_ZERO3_AUTO),
             Some(ta),
             no_hidden,
-            "framework=deepspeed&batch=4&global_batch=256&recompute=full&recipe=amp16&optimizer=adamw&step=fused&zero=3&offload=1",
+            "framework=deepspeed&batch=4&global_batch=256&recompute=full&recipe=amp16&optimizer=adamw&step=fused&zero=3&offload=1&param_offload=1",
             vec![
-                not_modelled("zero_optimization.offload_param", None),
                 auto("zero_optimization.reduce_bucket_size", Needs::HiddenSize),
                 auto(
                     "zero_optimization.stage3_prefetch_bucket_size",
@@ -500,10 +498,15 @@ fn what_changes_memory_unmodelled_is_noted() {
                    "auto_find_batch_size": false, "fsdp": "full_shard offload", "fp16": true,
                    "deepspeed": "configs/ds_zero3.json"}"#;
     let imported = read(None, Some(args), &LLAMA);
+    // `offload` in `fsdp` is parameter offload, which is modelled.
+    assert!(
+        imported.query().contains("param_offload=1"),
+        "{}",
+        imported.query()
+    );
     assert_eq!(
         imported.notes,
         [
-            not_modelled("fsdp", None),
             not_modelled("torch_compile", None),
             not_modelled("use_liger_kernel", None),
             not_modelled("ddp_bucket_cap_mb", None),
@@ -514,7 +517,7 @@ fn what_changes_memory_unmodelled_is_noted() {
     );
     assert_eq!(
         imported.query(),
-        "framework=hf_trainer&zero=3&recipe=fsdp",
+        "framework=hf_trainer&param_offload=1&zero=3&recipe=fsdp",
         "fp16 with full sharding is FSDP's mixed precision"
     );
     let ds = r#"{"activation_checkpointing": {"partition_activations": true},
