@@ -48,6 +48,12 @@ choice! {
         Image = "image",
         Patch = "patch",
         Channels = "channels",
+        QkNorm = "qk_norm",
+        Block = "block",
+        Window = "window",
+        GlobalEvery = "global_every",
+        Softcap = "softcap",
+        AttnSoftcap = "attn_softcap",
         Recipe = "recipe",
         Recompute = "recompute",
         Attn = "attn",
@@ -121,14 +127,14 @@ impl Param {
         match self {
             Batch | Seq | Hidden | Layers | Heads | KvHeads | HeadDim | Ffn | Vocab | Positions
             | TokenTypes | Labels | Image | Patch | Channels | Gen | Gpus | Zero | Tp | BucketM
-            | Prefetch | GlobalBatch | LoraRank => Input::Whole,
+            | Prefetch | GlobalBatch | LoraRank | Window | GlobalEvery => Input::Whole,
             K | ActMb | GpuGb | OverheadGb | Margin => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
-            | LoraDropout | DoubleQuant | Embed => Input::Switch,
+            | LoraDropout | DoubleQuant | Embed | Softcap | AttnSoftcap => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
-            | BaseQuant | Gpu | Units | Lang => Input::Choice,
+            | BaseQuant | Gpu | Units | Lang | QkNorm | Block => Input::Choice,
         }
     }
 }

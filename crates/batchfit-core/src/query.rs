@@ -244,6 +244,12 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Image,
     Param::Patch,
     Param::Channels,
+    Param::QkNorm,
+    Param::Block,
+    Param::Window,
+    Param::GlobalEvery,
+    Param::Softcap,
+    Param::AttnSoftcap,
     Param::Batch,
     Param::Seq,
     Param::Recipe,
@@ -388,6 +394,15 @@ pub fn parse(text: &str) -> Parsed {
             only_with(Param::BaseQuant, Param::LoraRank, "1 or more");
             t.base_quant = tf::BaseQuant::None;
         }
+        // Global layers mean something only beside windowed ones. A preset's
+        // pattern under `window=0` is kept (the window alone is switched off).
+        let pattern_given = known.iter().any(|(_, n, v)| {
+            *n == Param::GlobalEvery && matches!(tf::GLOBAL_EVERY.parse(v), Ok(n) if n != 0)
+        });
+        if t.arch.window == 0 && t.arch.global_every != 0 && pattern_given {
+            only_with(Param::GlobalEvery, Param::Window, "1 or more");
+            t.arch.global_every = config.model.map_or(0, |m| m.arch.global_every);
+        }
     }
     Parsed {
         config: config.synced(),
@@ -483,6 +498,12 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Image => arch.image = tf::IMAGE.parse(value)?,
         Param::Patch => arch.patch = tf::PATCH.parse(value)?,
         Param::Channels => arch.channels = tf::CHANNELS.parse(value)?,
+        Param::QkNorm => arch.qk_norm = option(name, tf::QkNorm::parse(value), tf::QkNorm::NAMES)?,
+        Param::Block => arch.block = option(name, tf::Block::parse(value), tf::Block::NAMES)?,
+        Param::Window => arch.window = tf::WINDOW.parse(value)?,
+        Param::GlobalEvery => arch.global_every = tf::GLOBAL_EVERY.parse(value)?,
+        Param::Softcap => arch.softcap = switch(name, value)?,
+        Param::AttnSoftcap => arch.attn_softcap = switch(name, value)?,
         Param::Recipe => t.recipe = option(name, tf::Recipe::parse(value), tf::Recipe::NAMES)?,
         Param::Recompute => {
             t.recompute = option(name, tf::Recompute::parse(value), tf::Recompute::NAMES)?
@@ -554,6 +575,8 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::Kind => tf::Kind::NAMES,
         Param::Mlp => tf::Mlp::NAMES,
         Param::Norm => tf::Norm::NAMES,
+        Param::QkNorm => tf::QkNorm::NAMES,
+        Param::Block => tf::Block::NAMES,
         Param::Recipe => tf::Recipe::NAMES,
         Param::Recompute => tf::Recompute::NAMES,
         Param::Attn => tf::Attention::NAMES,
@@ -659,10 +682,10 @@ pub fn to_query(config: &Config) -> String {
 /// The architecture's parameters, in the documented order of [`arch_values`]:
 /// the transformer form's list after `model` and `framework`, up to `batch`
 /// (evaluated at compile time: no bound is checked at run time).
-const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(20).0;
+const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(26).0;
 
 /// The architecture's parameters, in the documented order.
-fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
+fn arch_values(arch: &Architecture) -> [(Param, String); 26] {
     [
         (Param::Kind, arch.kind.name().to_owned()),
         (Param::Layers, arch.layers.to_string()),
@@ -684,6 +707,12 @@ fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
         (Param::Image, arch.image.to_string()),
         (Param::Patch, arch.patch.to_string()),
         (Param::Channels, arch.channels.to_string()),
+        (Param::QkNorm, arch.qk_norm.name().to_owned()),
+        (Param::Block, arch.block.name().to_owned()),
+        (Param::Window, arch.window.to_string()),
+        (Param::GlobalEvery, arch.global_every.to_string()),
+        (Param::Softcap, bit(arch.softcap)),
+        (Param::AttnSoftcap, bit(arch.attn_softcap)),
     ]
 }
 

@@ -179,8 +179,21 @@ fn transformer_form(state: State) -> Vec<El> {
             .child(
                 group(
                     &[
-                        HeadDim, Norm, Bias, QkvBias, Positions, TokenTypes, Labels, Dropout,
+                        HeadDim,
+                        Norm,
+                        Bias,
+                        QkvBias,
+                        Positions,
+                        TokenTypes,
+                        Labels,
+                        Dropout,
                         Channels,
+                        QkNorm,
+                        Block,
+                        Window,
+                        GlobalEvery,
+                        Softcap,
+                        AttnSoftcap,
                     ],
                     None,
                 )
