@@ -341,6 +341,9 @@ fn llama_like(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportE
         _ => (0, 0),
     };
     let olmo2 = model_type == "olmo2";
+    // GemmaRMSNorm, like Olmo2RMSNorm, multiplies the weight in FP32
+    // (transformers models/gemma/modeling_gemma.py, PR 29402).
+    let fp32_weight = olmo2 || model_type == "gemma";
     Ok(Architecture {
         kind: Kind::Decoder,
         layers,
@@ -356,7 +359,7 @@ fn llama_like(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportE
             .unwrap_or(if model_type == "qwen3" { 128 } else { 0 }),
         ffn: keys.required("intermediate_size", tf::FFN)?,
         mlp: Mlp::Swiglu,
-        norm: if olmo2 {
+        norm: if fp32_weight {
             Norm::RmsNormFp32
         } else {
             Norm::RmsNorm

@@ -409,6 +409,7 @@ pub const MODELS: &[ModelPreset] = &[
         Architecture {
             head_dim: 256,
             tied: true,
+            norm: Norm::RmsNormFp32,
             ..llama(18, 2048, 8, 1, 16_384, 256_000)
         },
         "huggingface.co/google/gemma-2b/blob/main/config.json",
@@ -420,6 +421,7 @@ pub const MODELS: &[ModelPreset] = &[
         Architecture {
             head_dim: 256,
             tied: true,
+            norm: Norm::RmsNormFp32,
             ..llama(28, 3072, 16, 16, 24_576, 256_000)
         },
         "huggingface.co/google/gemma-7b/blob/main/config.json",

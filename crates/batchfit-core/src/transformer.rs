@@ -45,7 +45,7 @@ choice! {
         /// (transformers `LlamaRMSNorm`, copied by Qwen2, Qwen3, Mistral).
         RmsNorm = "rmsnorm",
         /// RMSNorm whose weight multiplies the FP32 normalized tensor before
-        /// the cast back: transformers `Gemma2RMSNorm`/`Gemma3RMSNorm`
+        /// the cast back: transformers `GemmaRMSNorm`/`Gemma2RMSNorm`/`Gemma3RMSNorm`
         /// (`output * (1.0 + self.weight.float())`, then `type_as(x)`) and
         /// `Olmo2RMSNorm` (`(self.weight * hidden_states).to(input_dtype)`).
         /// Same parameters as `rmsnorm`; it saves an FP32 normalized tensor.
