@@ -1300,7 +1300,8 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
         Block::Parallel => e,
         Block::Pre | Block::Post | Block::Sandwich => 2 * e,
     };
-    let replicated = s * (norms * h + inputs * h + 2 * mask * h); // dropout masks after the attention block and the MLP (sbh each)
+    // And the dropout masks after the attention block and the MLP (sbh each).
+    let replicated = s * (norms * h + inputs * h + 2 * mask * h);
     let mlp = match arch.mlp {
         // GELU input and GELU output (= input of the second linear map): 8sbh + 8sbh at f = 4h.
         Mlp::Gelu => 2 * e * f,
