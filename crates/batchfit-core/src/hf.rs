@@ -16,7 +16,7 @@ use std::fmt;
 use crate::activations::{HIDDEN, LAYERS};
 use crate::fields::{Range, WholeField};
 use crate::json::{self, Json};
-use crate::transformer::{self as tf, Architecture, Block, Kind, Mlp, Norm, QkNorm};
+use crate::transformer::{self as tf, Architecture, Block, Kind, Mlp, Norm};
 
 /// The families this importer reads, as `model_type` spells them.
 pub const MODEL_TYPES: &[&str] = &[
@@ -379,11 +379,8 @@ fn llama_like(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportE
         token_types: 0,
         labels: 0,
         dropout: keys.positive("attention_dropout")?.unwrap_or(false),
-        qk_norm: match model_type {
-            "qwen3" => QkNorm::Head,
-            "olmo2" => QkNorm::Full,
-            _ => QkNorm::None,
-        },
+        qk_norm: matches!(model_type, "qwen3" | "olmo2"),
+        qk_norm_full: olmo2,
         block: if olmo2 { Block::Post } else { Block::Pre },
         window,
         global_every,
@@ -436,7 +433,7 @@ fn gemma(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportError>
         bias: false,
         qkv_bias: keys.switch("attention_bias")?.unwrap_or(false),
         dropout: keys.positive("attention_dropout")?.unwrap_or(false),
-        qk_norm: if gemma3 { QkNorm::Head } else { QkNorm::None },
+        qk_norm: gemma3,
         block: Block::Sandwich,
         window: keys.window(4096)?,
         global_every: pattern,
@@ -478,11 +475,7 @@ fn phi(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
         // PhiDecoderLayer drops the attention and MLP outputs (`resid_pdrop`).
         dropout: keys.positive("resid_pdrop")?.unwrap_or(false),
         // `qk_layernorm`: a LayerNorm over each head's head_dim on Q and K.
-        qk_norm: if keys.switch("qk_layernorm")?.unwrap_or(false) {
-            QkNorm::Head
-        } else {
-            QkNorm::None
-        },
+        qk_norm: keys.switch("qk_layernorm")?.unwrap_or(false),
         block: Block::Parallel,
         ..Architecture::default()
     })

@@ -41,6 +41,7 @@ choice! {
         Tied = "tied",
         Bias = "bias",
         QkvBias = "qkv_bias",
+        QkNorm = "qk_norm",
         Positions = "positions",
         TokenTypes = "token_types",
         Labels = "labels",
@@ -48,7 +49,7 @@ choice! {
         Image = "image",
         Patch = "patch",
         Channels = "channels",
-        QkNorm = "qk_norm",
+        QkNormFull = "qk_norm_full",
         Block = "block",
         Window = "window",
         GlobalEvery = "global_every",
@@ -131,10 +132,12 @@ impl Param {
             K | ActMb | GpuGb | OverheadGb | Margin => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
-            | LoraDropout | DoubleQuant | Embed | Softcap | AttnSoftcap => Input::Switch,
+            | LoraDropout | DoubleQuant | Embed | QkNorm | QkNormFull | Softcap | AttnSoftcap => {
+                Input::Switch
+            }
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
-            | BaseQuant | Gpu | Units | Lang | QkNorm | Block => Input::Choice,
+            | BaseQuant | Gpu | Units | Lang | Block => Input::Choice,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Published model configurations and device capacities, each with its source.
 //! Ids are URL values (`model=llama-3.1-8b`, `gpu=h100-80gb`) and never change.
 
-use crate::transformer::{Architecture, Block, Kind, Mlp, Norm, QkNorm};
+use crate::transformer::{Architecture, Block, Kind, Mlp, Norm};
 
 /// A published model: its architecture as its config.json gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -49,7 +49,8 @@ const BASE: Architecture = Architecture {
     image: 224,
     patch: 16,
     channels: 3,
-    qk_norm: QkNorm::None,
+    qk_norm: false,
+    qk_norm_full: false,
     block: Block::Pre,
     window: 0,
     global_every: 0,
@@ -150,7 +151,7 @@ const fn qwen3(
     Architecture {
         head_dim: 128,
         tied,
-        qk_norm: QkNorm::Head,
+        qk_norm: true,
         ..llama(layers, hidden, heads, kv_heads, ffn, 151_936)
     }
 }
@@ -193,7 +194,7 @@ const fn gemma3(
     ffn: u64,
 ) -> Architecture {
     Architecture {
-        qk_norm: QkNorm::Head,
+        qk_norm: true,
         vocab: 262_208,
         window: 1024,
         global_every: 6,
@@ -209,7 +210,8 @@ const fn olmo2(layers: u64, hidden: u64, heads: u64, ffn: u64) -> Architecture {
     Architecture {
         norm: Norm::RmsNormFp32,
         block: Block::Post,
-        qk_norm: QkNorm::Full,
+        qk_norm: true,
+        qk_norm_full: true,
         ..llama(layers, hidden, heads, heads, ffn, 100_352)
     }
 }

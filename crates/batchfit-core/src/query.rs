@@ -237,6 +237,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Tied,
     Param::Bias,
     Param::QkvBias,
+    Param::QkNorm,
     Param::Positions,
     Param::TokenTypes,
     Param::Labels,
@@ -244,7 +245,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Image,
     Param::Patch,
     Param::Channels,
-    Param::QkNorm,
+    Param::QkNormFull,
     Param::Block,
     Param::Window,
     Param::GlobalEvery,
@@ -394,6 +395,11 @@ pub fn parse(text: &str) -> Parsed {
             only_with(Param::BaseQuant, Param::LoraRank, "1 or more");
             t.base_quant = tf::BaseQuant::None;
         }
+        // QK-norm over the whole projections needs QK-norm.
+        if !t.arch.qk_norm && t.arch.qk_norm_full {
+            only_with(Param::QkNormFull, Param::QkNorm, "1");
+            t.arch.qk_norm_full = false;
+        }
         // Global layers mean something only beside windowed ones. A preset's
         // pattern under `window=0` is kept (the window alone is switched off).
         let pattern_given = known.iter().any(|(_, n, v)| {
@@ -498,7 +504,8 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Image => arch.image = tf::IMAGE.parse(value)?,
         Param::Patch => arch.patch = tf::PATCH.parse(value)?,
         Param::Channels => arch.channels = tf::CHANNELS.parse(value)?,
-        Param::QkNorm => arch.qk_norm = option(name, tf::QkNorm::parse(value), tf::QkNorm::NAMES)?,
+        Param::QkNorm => arch.qk_norm = switch(name, value)?,
+        Param::QkNormFull => arch.qk_norm_full = switch(name, value)?,
         Param::Block => arch.block = option(name, tf::Block::parse(value), tf::Block::NAMES)?,
         Param::Window => arch.window = tf::WINDOW.parse(value)?,
         Param::GlobalEvery => arch.global_every = tf::GLOBAL_EVERY.parse(value)?,
@@ -575,7 +582,6 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::Kind => tf::Kind::NAMES,
         Param::Mlp => tf::Mlp::NAMES,
         Param::Norm => tf::Norm::NAMES,
-        Param::QkNorm => tf::QkNorm::NAMES,
         Param::Block => tf::Block::NAMES,
         Param::Recipe => tf::Recipe::NAMES,
         Param::Recompute => tf::Recompute::NAMES,
@@ -665,6 +671,8 @@ pub fn to_query(config: &Config) -> String {
             true
         }
         Param::Batch | Param::Seq => true,
+        // Meaningless without QK-norm, which `parse` reports.
+        Param::QkNormFull if !config.transformer.arch.qk_norm => false,
         _ if config.model.is_none() && architecture(param) => true,
         _ => value != text(&theirs, param),
     };
@@ -682,10 +690,10 @@ pub fn to_query(config: &Config) -> String {
 /// The architecture's parameters, in the documented order of [`arch_values`]:
 /// the transformer form's list after `model` and `framework`, up to `batch`
 /// (evaluated at compile time: no bound is checked at run time).
-const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(26).0;
+const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(27).0;
 
 /// The architecture's parameters, in the documented order.
-fn arch_values(arch: &Architecture) -> [(Param, String); 26] {
+fn arch_values(arch: &Architecture) -> [(Param, String); 27] {
     [
         (Param::Kind, arch.kind.name().to_owned()),
         (Param::Layers, arch.layers.to_string()),
@@ -700,6 +708,7 @@ fn arch_values(arch: &Architecture) -> [(Param, String); 26] {
         (Param::Tied, bit(arch.tied)),
         (Param::Bias, bit(arch.bias)),
         (Param::QkvBias, bit(arch.qkv_bias)),
+        (Param::QkNorm, bit(arch.qk_norm)),
         (Param::Positions, arch.positions.to_string()),
         (Param::TokenTypes, arch.token_types.to_string()),
         (Param::Labels, arch.labels.to_string()),
@@ -707,7 +716,7 @@ fn arch_values(arch: &Architecture) -> [(Param, String); 26] {
         (Param::Image, arch.image.to_string()),
         (Param::Patch, arch.patch.to_string()),
         (Param::Channels, arch.channels.to_string()),
-        (Param::QkNorm, arch.qk_norm.name().to_owned()),
+        (Param::QkNormFull, bit(arch.qk_norm_full)),
         (Param::Block, arch.block.name().to_owned()),
         (Param::Window, arch.window.to_string()),
         (Param::GlobalEvery, arch.global_every.to_string()),

@@ -55,24 +55,6 @@ choice! {
 }
 
 choice! {
-    /// Normalization of the queries and keys before the rotary embedding
-    /// (QK-norm), by the norm kind of [`Architecture::norm`].
-    pub enum QkNorm {
-        None = "none",
-        /// One norm over each head's head_dim, shared by all heads:
-        /// transformers models/qwen3/modeling_qwen3.py and
-        /// models/gemma3/modeling_gemma3.py, `q_norm = …RMSNorm(head_dim)`,
-        /// `k_norm = …RMSNorm(head_dim)`: 2 × head_dim weights per layer.
-        Head = "head",
-        /// One norm over the whole projection: transformers
-        /// models/olmo2/modeling_olmo2.py, `q_norm = Olmo2RMSNorm(heads ×
-        /// head_dim)`, `k_norm = Olmo2RMSNorm(kv_heads × head_dim)`.
-        Full = "full",
-    }
-    default None
-}
-
-choice! {
     /// Where a block's norms sit and how attention and the MLP are joined.
     pub enum Block {
         /// A norm before attention and one before the MLP, in sequence
@@ -484,8 +466,17 @@ pub struct Architecture {
     pub image: u64,
     pub patch: u64,
     pub channels: u64,
-    /// QK-norm.
-    pub qk_norm: QkNorm,
+    /// Norms on the queries and keys before the rotary embedding (QK-norm),
+    /// of the kind of [`Architecture::norm`], over each head's head_dim and
+    /// shared by the heads: transformers models/qwen3/modeling_qwen3.py and
+    /// models/gemma3/modeling_gemma3.py, `q_norm = …RMSNorm(head_dim)`,
+    /// `k_norm = …RMSNorm(head_dim)`: 2 × head_dim weights per layer.
+    pub qk_norm: bool,
+    /// The QK-norms run over the whole Q and K projections instead:
+    /// transformers models/olmo2/modeling_olmo2.py, `q_norm = Olmo2RMSNorm(heads
+    /// × head_dim)`, `k_norm = Olmo2RMSNorm(kv_heads × head_dim)`: (heads +
+    /// kv_heads) × head_dim weights per layer. Only with `qk_norm`.
+    pub qk_norm_full: bool,
     /// Where the norms sit, and whether attention and the MLP run in parallel.
     pub block: Block,
     /// Sliding-window length in tokens (0 = none).
@@ -524,7 +515,8 @@ impl Default for Architecture {
             image: IMAGE.default,
             patch: PATCH.default,
             channels: CHANNELS.default,
-            qk_norm: QkNorm::None,
+            qk_norm: false,
+            qk_norm_full: false,
             block: Block::Pre,
             window: WINDOW.default,
             global_every: GLOBAL_EVERY.default,
@@ -568,10 +560,10 @@ impl Architecture {
     /// norms, (heads + kv_heads) × head_dim over the whole projections.
     fn qk_norm_units(&self) -> u128 {
         let head = u128::from(self.head_size());
-        match self.qk_norm {
-            QkNorm::None => 0,
-            QkNorm::Head => 2 * head,
-            QkNorm::Full => (u128::from(self.heads) + u128::from(self.kv_heads)) * head,
+        match (self.qk_norm, self.qk_norm_full) {
+            (false, _) => 0,
+            (true, false) => 2 * head,
+            (true, true) => (u128::from(self.heads) + u128::from(self.kv_heads)) * head,
         }
     }
 
@@ -1319,9 +1311,10 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     // QK-norm reads the Q and K projections' outputs (compute dtype) and
     // saves like any norm of that kind; the rotary embedding after it saves
     // only cos and sin (transformers `apply_rotary_pos_emb`).
-    let qk_norm = match arch.qk_norm {
-        QkNorm::None => 0,
-        QkNorm::Head | QkNorm::Full => norm_saved(input, e) * (q + kv),
+    let qk_norm = if arch.qk_norm {
+        norm_saved(input, e) * (q + kv)
+    } else {
+        0
     };
     let split = s
         * (e * q // Q (Korthikanti: Q and K, 4sbh; K and V sized by kv_heads under GQA)
@@ -1689,16 +1682,17 @@ mod tests {
         assert_eq!(count(with(Block::Parallel)), plain - 8);
         // QK-norm per head: one weight of head_dim 4 each for Q and K; over
         // the whole projections: Q's 8 and K's 4. LayerNorm doubles them.
-        let qk = |qk_norm, norm| Architecture {
+        let qk = |qk_norm, qk_norm_full, norm| Architecture {
             qk_norm,
+            qk_norm_full,
             norm,
             ..base
         };
-        assert_eq!(count(qk(QkNorm::Head, Norm::RmsNorm)), plain + 8);
-        assert_eq!(count(qk(QkNorm::Full, Norm::RmsNormFp32)), plain + 12);
-        let layer_norm = count(qk(QkNorm::None, Norm::LayerNorm));
-        assert_eq!(count(qk(QkNorm::Head, Norm::LayerNorm)), layer_norm + 16);
-        let qk_norms = parameter_count(&qk(QkNorm::Full, Norm::RmsNorm)).norms;
+        assert_eq!(count(qk(true, false, Norm::RmsNorm)), plain + 8);
+        assert_eq!(count(qk(true, true, Norm::RmsNormFp32)), plain + 12);
+        let layer_norm = count(qk(false, false, Norm::LayerNorm));
+        assert_eq!(count(qk(true, false, Norm::LayerNorm)), layer_norm + 16);
+        let qk_norms = parameter_count(&qk(true, true, Norm::RmsNorm)).norms;
         assert_eq!(qk_norms, parameter_count(&base).norms + 12);
         // An untied head with bias=1 has a bias of the vocabulary's size (Phi).
         let untied = Architecture {
@@ -2261,7 +2255,7 @@ mod tests {
     /// head, 4 tokens.
     #[test]
     fn qk_norm_saves_its_inputs_like_the_other_norms() {
-        let small = |qk_norm, norm, recipe| TransformerInput {
+        let small = |(qk_norm, qk_norm_full), norm, recipe| TransformerInput {
             arch: Architecture {
                 layers: 1,
                 hidden: 8,
@@ -2269,6 +2263,7 @@ mod tests {
                 kv_heads: 1,
                 ffn: 16,
                 qk_norm,
+                qk_norm_full,
                 norm,
                 ..Architecture::default()
             },
@@ -2276,24 +2271,24 @@ mod tests {
             recipe,
             ..TransformerInput::default()
         };
-        let split = |qk_norm, norm, recipe| layer_activations(&small(qk_norm, norm, recipe)).split;
+        let split = |qk, norm, recipe| layer_activations(&small(qk, norm, recipe)).split;
         // 4 tokens × (Q 8 + K 4) units.
         let units = 4 * 12;
         for (qk_norm, norm, recipe, bytes) in [
             // Llama-style RMSNorm: the FP32 upcast 4 and the BF16 normalized 2.
-            (QkNorm::Head, Norm::RmsNorm, Recipe::Bf16, 6),
-            (QkNorm::Full, Norm::RmsNorm, Recipe::Bf16, 6),
+            ((true, false), Norm::RmsNorm, Recipe::Bf16, 6),
+            ((true, true), Norm::RmsNorm, Recipe::Bf16, 6),
             // Gemma's and OLMo 2's: the FP32 upcast and FP32 normalized.
-            (QkNorm::Head, Norm::RmsNormFp32, Recipe::Bf16, 8),
+            ((true, false), Norm::RmsNormFp32, Recipe::Bf16, 8),
             // FP32 throughout: the input itself and the normalized, 4 + 4.
-            (QkNorm::Head, Norm::RmsNorm, Recipe::Fp32, 8),
+            ((true, false), Norm::RmsNorm, Recipe::Fp32, 8),
             // Phi's qk_layernorm saves its 16-bit input; under autocast the
             // FP32 copy layer_norm runs on.
-            (QkNorm::Head, Norm::LayerNorm, Recipe::Bf16, 2),
-            (QkNorm::Head, Norm::LayerNorm, Recipe::Amp, 4),
+            ((true, false), Norm::LayerNorm, Recipe::Bf16, 2),
+            ((true, false), Norm::LayerNorm, Recipe::Amp, 4),
         ] {
             assert_eq!(
-                split(qk_norm, norm, recipe) - split(QkNorm::None, norm, recipe),
+                split(qk_norm, norm, recipe) - split((false, false), norm, recipe),
                 units * bytes,
                 "{qk_norm:?} {norm:?} {recipe:?}"
             );

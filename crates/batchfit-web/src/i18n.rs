@@ -213,7 +213,15 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f(
             "QK-norm",
             "",
-            "Norms on the queries and keys: per head (Qwen3, Gemma 3) or over the whole projection (OLMo 2).",
+            "Norms on the queries and keys, per head (Qwen3, Gemma 3).",
+        ),
+    ),
+    (
+        Param::QkNormFull,
+        f(
+            "QK-norm over the projection",
+            "",
+            "With QK-norm: one norm over all of Q and one over all of K (OLMo 2).",
         ),
     ),
     (
@@ -663,7 +671,15 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         f(
             "Norma QK",
             "",
-            "Normas sobre consultas y claves: por cabeza (Qwen3, Gemma 3) o sobre toda la proyección (OLMo 2).",
+            "Normas sobre consultas y claves, por cabeza (Qwen3, Gemma 3).",
+        ),
+    ),
+    (
+        Param::QkNormFull,
+        f(
+            "Norma QK sobre la proyección",
+            "",
+            "Con norma QK: una norma sobre toda Q y otra sobre toda K (OLMo 2).",
         ),
     ),
     (
@@ -997,14 +1013,6 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "rmsnorm_fp32",
         "RMSNorm, FP32 weight (Gemma, OLMo 2)",
         "RMSNorm, peso en FP32 (Gemma, OLMo 2)",
-    ),
-    (Param::QkNorm, "none", "None", "Ninguna"),
-    (Param::QkNorm, "head", "Per head", "Por cabeza"),
-    (
-        Param::QkNorm,
-        "full",
-        "Whole projection",
-        "Toda la proyección",
     ),
     (
         Param::Block,

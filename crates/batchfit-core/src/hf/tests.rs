@@ -207,6 +207,7 @@ fn published_configs_import_to_their_presets() {
         let terms = |a: &Architecture| {
             (
                 a.qk_norm,
+                a.qk_norm_full,
                 a.block,
                 a.window,
                 a.global_every,

@@ -187,7 +187,7 @@ fn a_preset_is_the_base_and_changes_are_written_against_it() {
 
 #[test]
 fn every_knob_is_a_parameter() {
-    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&qk_norm=full&block=sandwich&window=4096&global_every=2&softcap=1&attn_softcap=1&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
+    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&qk_norm=1&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&qk_norm_full=1&block=sandwich&window=4096&global_every=2&softcap=1&attn_softcap=1&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
     let parsed = parse(query);
     assert_eq!(parsed.problems, []);
     let c = parsed.config;
@@ -218,13 +218,14 @@ fn every_knob_is_a_parameter() {
     assert_eq!(
         (
             a.qk_norm,
+            a.qk_norm_full,
             a.block,
             a.window,
             a.global_every,
             a.softcap,
             a.attn_softcap
         ),
-        (tf::QkNorm::Full, tf::Block::Sandwich, 4096, 2, true, true)
+        (true, true, tf::Block::Sandwich, 4096, 2, true, true)
     );
     assert_eq!(
         (
@@ -369,14 +370,17 @@ prop_compose! {
         ffn in whole(tf::FFN), mlp in pick(Mlp::ALL), norm in pick(Norm::ALL), vocab in whole(tf::VOCAB),
         switches in any::<[bool; 4]>(), positions in whole(tf::POSITIONS), token_types in whole(tf::TOKEN_TYPES),
         labels in whole(tf::LABELS), image in whole(tf::IMAGE), patch in whole(tf::PATCH), channels in whole(tf::CHANNELS),
-        qk_norm in pick(tf::QkNorm::ALL), block in pick(tf::Block::ALL), window in prop_oneof![Just(0u64), whole(tf::WINDOW)],
+        qk_norms in any::<[bool; 2]>(), block in pick(tf::Block::ALL), window in prop_oneof![Just(0u64), whole(tf::WINDOW)],
         global_every in whole(tf::GLOBAL_EVERY), softcaps in any::<[bool; 2]>(),
     ) -> Architecture {
         let [tied, bias, qkv_bias, dropout] = switches;
         let [softcap, attn_softcap] = softcaps;
+        let qk_norm = qk_norms[0];
+        // What `parse` can produce: QK-norm over the whole projections only with QK-norm.
+        let qk_norm_full = qk_norm && qk_norms[1];
         // What `parse` can produce: a pattern of global layers only beside a window.
         let global_every = if window == 0 { 0 } else { global_every };
-        Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, positions, token_types, labels, dropout, image, patch, channels, qk_norm, block, window, global_every, softcap, attn_softcap }
+        Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, positions, token_types, labels, dropout, image, patch, channels, qk_norm, qk_norm_full, block, window, global_every, softcap, attn_softcap }
     }
 }
 
@@ -640,6 +644,15 @@ fn settings_that_need_another_are_reported() {
     ] {
         assert!(parse(fine).problems.is_empty(), "{fine}");
     }
+    // QK-norm over the whole projections without QK-norm: reported, off.
+    let parsed = parse("form=transformer&qk_norm_full=1");
+    assert_eq!(parsed.problems[0].param(), Some(Param::QkNormFull));
+    assert!(!parsed.config.transformer.arch.qk_norm_full);
+    assert!(
+        parse("form=transformer&qk_norm=1&qk_norm_full=1")
+            .problems
+            .is_empty()
+    );
     // Another form's parameters are known but not read: nothing to report.
     assert!(parse("form=activations&quant=int4").problems.is_empty());
 }
