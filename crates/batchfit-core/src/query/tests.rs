@@ -278,6 +278,68 @@ fn every_knob_is_a_parameter() {
     assert_eq!(to_query(&c), query);
 }
 
+/// The new architecture parameters name their allowed values and keep the
+/// defaults on bad input.
+#[test]
+fn the_families_parameters_name_their_ranges() {
+    let parsed = parse(
+        "form=transformer&window=-1&global_every=1e9&block=stacked&qk_norm=2&softcap=maybe&attn_softcap=&qk_norm_full=yes",
+    );
+    assert_eq!(
+        named(&parsed),
+        [
+            (
+                "window",
+                &Problem::OutOfRange {
+                    range: tf::WINDOW.range()
+                }
+            ),
+            (
+                "global_every",
+                &Problem::OutOfRange {
+                    range: tf::GLOBAL_EVERY.range()
+                }
+            ),
+            (
+                "block",
+                &Problem::NotAnOption {
+                    allowed: tf::Block::NAMES
+                }
+            ),
+            (
+                "qk_norm",
+                &Problem::NotAnOption {
+                    allowed: SWITCH_NAMES
+                }
+            ),
+            (
+                "softcap",
+                &Problem::NotAnOption {
+                    allowed: SWITCH_NAMES
+                }
+            ),
+            (
+                "attn_softcap",
+                &Problem::NotAnOption {
+                    allowed: SWITCH_NAMES
+                }
+            ),
+            (
+                "qk_norm_full",
+                &Problem::OnlyWith {
+                    param: Param::QkNorm,
+                    value: "1"
+                }
+            ),
+        ]
+    );
+    assert_eq!(parsed.config.transformer.arch, Architecture::default());
+    assert_eq!(
+        parsed.problems[0].to_string(),
+        "`window` must be from 0 to 10,000,000"
+    );
+}
+
 #[test]
 fn other_forms_parameters_are_known_but_ignored() {
     let parsed = parse("form=activations&params=7B&model=gpt2&recipe=amp&lang=en&embed=0");
