@@ -1,7 +1,8 @@
 //! Hugging Face `config.json` → [`Architecture`]. The key names follow the
 //! `transformers` configuration classes of each family: Llama, Mistral, Qwen2,
-//! Gemma and Phi-3 (`num_hidden_layers`, `hidden_size`, …), GPT-2 (`n_layer`,
-//! `n_embd`, `n_head`, `n_inner`, `n_positions`), BERT and ViT.
+//! Qwen3, Gemma, Gemma 2, Gemma 3, OLMo 2, Phi-1/2 and Phi-3/Phi-4
+//! (`num_hidden_layers`, `hidden_size`, …), GPT-2 (`n_layer`, `n_embd`,
+//! `n_head`, `n_inner`, `n_positions`), BERT and ViT.
 //!
 //! ```
 //! let config = r#"{"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12,
@@ -15,11 +16,24 @@ use std::fmt;
 use crate::activations::{HIDDEN, LAYERS};
 use crate::fields::{Range, WholeField};
 use crate::json::{self, Json};
-use crate::transformer::{self as tf, Architecture, Kind, Mlp, Norm};
+use crate::transformer::{self as tf, Architecture, Block, Kind, Mlp, Norm};
 
 /// The families this importer reads, as `model_type` spells them.
 pub const MODEL_TYPES: &[&str] = &[
-    "llama", "mistral", "qwen2", "gemma", "phi3", "gpt2", "bert", "vit",
+    "llama",
+    "mistral",
+    "qwen2",
+    "qwen3",
+    "gemma",
+    "gemma2",
+    "gemma3_text",
+    "gemma3",
+    "olmo2",
+    "phi",
+    "phi3",
+    "gpt2",
+    "bert",
+    "vit",
 ];
 
 /// Keys that describe an architecture batchfit does not model (mixture of
@@ -58,6 +72,9 @@ pub enum ImportError {
     UnknownModelType { found: String },
     /// A key describing something batchfit does not model.
     Unsupported { key: &'static str },
+    /// A layout of windowed and global layers that is not "every n-th layer
+    /// global" (`layer_types`, or Qwen's `max_window_layers`).
+    LayerPattern { key: &'static str },
 }
 
 impl fmt::Display for ImportError {
@@ -104,6 +121,10 @@ impl fmt::Display for ImportError {
             Self::Unsupported { key } => {
                 write!(f, "`{key}`: mixture-of-experts models are not modelled")
             }
+            Self::LayerPattern { key } => write!(
+                f,
+                "`{key}`: only every n-th layer global, the others windowed, is modelled"
+            ),
         }
     }
 }
@@ -160,6 +181,88 @@ impl Keys<'_> {
         }
     }
 
+    /// A number or `null` where `null` switches something off and absence
+    /// means the class's default: `Some(true)` for a number, `Some(false)` for
+    /// `null`, `None` when the key is absent.
+    fn set_or_null(&self, key: &'static str) -> Result<Option<bool>, ImportError> {
+        match self.0.get(key) {
+            None => Ok(None),
+            Some(Json::Null) => Ok(Some(false)),
+            Some(Json::Number(_)) => Ok(Some(true)),
+            Some(other) => Err(ImportError::WrongType {
+                key,
+                expected: json::Kind::Number,
+                found: other.kind(),
+            }),
+        }
+    }
+
+    /// The sliding window: a window length, `null` (none) or the class's
+    /// default when absent.
+    fn window(&self, default: u64) -> Result<u64, ImportError> {
+        match self.0.get("sliding_window") {
+            None => Ok(default),
+            Some(Json::Null) => Ok(0),
+            Some(_) => Ok(self.whole("sliding_window", tf::WINDOW)?.unwrap_or(0)),
+        }
+    }
+
+    /// `layer_types` as "every n-th layer global": `Some(n)` (0 when no layer
+    /// is global), `None` when absent.
+    fn layer_types(&self, layers: u64) -> Result<Option<u64>, ImportError> {
+        const KEY: &str = "layer_types";
+        let Some(value) = self.get(KEY) else {
+            return Ok(None);
+        };
+        let Json::Array(items) = value else {
+            return Err(ImportError::WrongType {
+                key: KEY,
+                expected: json::Kind::Array,
+                found: value.kind(),
+            });
+        };
+        let mut global = Vec::with_capacity(items.len());
+        for item in items {
+            match item {
+                Json::String(t) if t == "full_attention" => global.push(true),
+                Json::String(t) if t == "sliding_attention" => global.push(false),
+                _ => return Err(ImportError::LayerPattern { key: KEY }),
+            }
+        }
+        // The first global layer gives n; every layer must then follow it.
+        let every = global.iter().position(|g| *g).map_or(0, |i| i as u64 + 1);
+        let fits = global.len() as u64 == layers
+            && global
+                .iter()
+                .enumerate()
+                .all(|(i, g)| *g == (every > 0 && (i as u64 + 1).is_multiple_of(every)));
+        if fits {
+            Ok(Some(every))
+        } else {
+            Err(ImportError::LayerPattern { key: KEY })
+        }
+    }
+
+    /// Qwen2/Qwen3's optional window (configuration_qwen2.py,
+    /// configuration_qwen3.py): with `use_sliding_window`, layers from
+    /// `max_window_layers` (default 28) on attend through `sliding_window`
+    /// (default 4096); without it, none does. Returns (window, global_every).
+    fn qwen_window(&self, layers: u64) -> Result<(u64, u64), ImportError> {
+        if !self.switch("use_sliding_window")?.unwrap_or(false) {
+            return Ok((0, 0));
+        }
+        let first = self
+            .whole("max_window_layers", LAYERS_OR_NONE)?
+            .unwrap_or(28);
+        match first {
+            0 => Ok((self.window(4096)?, 0)),
+            n if n >= layers => Ok((0, 0)),
+            _ => Err(ImportError::LayerPattern {
+                key: "max_window_layers",
+            }),
+        }
+    }
+
     fn positive(&self, key: &'static str) -> Result<Option<bool>, ImportError> {
         match self.get(key) {
             None => Ok(None),
@@ -172,6 +275,9 @@ impl Keys<'_> {
         }
     }
 }
+
+/// `max_window_layers`: any layer count, 0 included.
+const LAYERS_OR_NONE: WholeField = WholeField { min: 0, ..LAYERS };
 
 /// Reads a pasted config.json.
 pub fn import(text: &str) -> Result<Architecture, ImportError> {
@@ -197,7 +303,22 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
         None => return Err(ImportError::Missing { key: "model_type" }),
     };
     match model_type {
-        "llama" | "mistral" | "qwen2" | "gemma" | "phi3" => llama_like(&keys, model_type),
+        "llama" | "mistral" | "qwen2" | "qwen3" | "gemma" | "phi3" | "olmo2" => {
+            llama_like(&keys, model_type)
+        }
+        "gemma2" | "gemma3_text" => gemma(&keys, model_type),
+        // Gemma3ForConditionalGeneration: the language model is `text_config`
+        // (the vision tower is not counted).
+        "gemma3" => match keys.get("text_config") {
+            Some(text @ Json::Object(_)) => gemma(&Keys(text), "gemma3_text"),
+            Some(other) => Err(ImportError::WrongType {
+                key: "text_config",
+                expected: json::Kind::Object,
+                found: other.kind(),
+            }),
+            None => Err(ImportError::Missing { key: "text_config" }),
+        },
+        "phi" => phi(&keys),
         "gpt2" => gpt2(&keys),
         "bert" | "vit" => bert_like(&keys, model_type == "vit"),
         other => Err(ImportError::UnknownModelType {
@@ -206,25 +327,47 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
     }
 }
 
-/// Llama-style families: RMSNorm, gated MLP (SwiGLU; GeGLU in Gemma), rotary.
+/// Llama-style families: RMSNorm, gated MLP (SwiGLU; GeGLU in Gemma), rotary;
+/// Qwen3 with per-head QK-norm, OLMo 2 with its norms after the blocks.
 fn llama_like(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportError> {
     let heads = keys.required("num_attention_heads", tf::HEADS)?;
+    let layers = keys.required("num_hidden_layers", LAYERS)?;
+    let (window, global_every) = match model_type {
+        // MistralConfig defaults to a 4,096-token window, Phi3Config to none;
+        // either applies to every layer.
+        "mistral" => (keys.window(4096)?, 0),
+        "phi3" => (keys.window(0)?, 0),
+        "qwen2" | "qwen3" => keys.qwen_window(layers)?,
+        _ => (0, 0),
+    };
+    let olmo2 = model_type == "olmo2";
+    // GemmaRMSNorm, like Olmo2RMSNorm, multiplies the weight in FP32
+    // (transformers models/gemma/modeling_gemma.py, PR 29402).
+    let fp32_weight = olmo2 || model_type == "gemma";
     Ok(Architecture {
         kind: Kind::Decoder,
-        layers: keys.required("num_hidden_layers", LAYERS)?,
+        layers,
         hidden: keys.required("hidden_size", HIDDEN)?,
         heads,
         // Absent means multi-head attention (the classes' default).
         kv_heads: keys
             .whole("num_key_value_heads", tf::KV_HEADS)?
             .unwrap_or(heads),
-        head_dim: keys.whole("head_dim", tf::HEAD_DIM)?.unwrap_or(0),
+        // Qwen3Config defaults head_dim to 128; the others to hidden / heads.
+        head_dim: keys
+            .whole("head_dim", tf::HEAD_DIM)?
+            .unwrap_or(if model_type == "qwen3" { 128 } else { 0 }),
         ffn: keys.required("intermediate_size", tf::FFN)?,
         mlp: Mlp::Swiglu,
-        norm: Norm::RmsNorm,
+        norm: if fp32_weight {
+            Norm::RmsNormFp32
+        } else {
+            Norm::RmsNorm
+        },
         vocab: keys.required("vocab_size", tf::VOCAB)?,
         // PretrainedConfig defaults to tied; LlamaConfig, MistralConfig,
-        // Qwen2Config and Phi3Config default to untied, GemmaConfig to tied.
+        // Qwen2Config, Qwen3Config, Olmo2Config and Phi3Config default to
+        // untied, GemmaConfig to tied.
         tied: keys
             .switch("tie_word_embeddings")?
             .unwrap_or(model_type == "gemma"),
@@ -236,6 +379,104 @@ fn llama_like(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportE
         token_types: 0,
         labels: 0,
         dropout: keys.positive("attention_dropout")?.unwrap_or(false),
+        qk_norm: matches!(model_type, "qwen3" | "olmo2"),
+        qk_norm_full: olmo2,
+        block: if olmo2 { Block::Post } else { Block::Pre },
+        window,
+        global_every,
+        ..Architecture::default()
+    })
+}
+
+/// Gemma 2 and Gemma 3's text model (configuration_gemma2.py,
+/// configuration_gemma3.py `Gemma3TextConfig`): four norms per layer with the
+/// weight applied in FP32, GeGLU, a tied head. Absent keys take the classes'
+/// defaults, as transformers fills them (the multimodal Gemma 3 checkpoints
+/// publish a `text_config` of a few keys).
+fn gemma(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportError> {
+    let gemma3 = model_type == "gemma3_text";
+    let layers = keys.required("num_hidden_layers", LAYERS)?;
+    let heads = keys.whole("num_attention_heads", tf::HEADS)?.unwrap_or(8);
+    // Gemma2Config alternates (`bool((i + 1) % 2)`: the first layer
+    // windowed); Gemma3TextConfig puts a global layer every
+    // `sliding_window_pattern` (6), newer configs write `layer_types`.
+    let pattern = match keys.layer_types(layers)? {
+        Some(every) => every,
+        None if gemma3 => {
+            let key = if keys.get("sliding_window_pattern").is_some() {
+                "sliding_window_pattern"
+            } else {
+                "_sliding_window_pattern"
+            };
+            keys.whole(key, tf::GLOBAL_EVERY)?.unwrap_or(6)
+        }
+        None => 2,
+    };
+    Ok(Architecture {
+        kind: Kind::Decoder,
+        layers,
+        hidden: keys.required("hidden_size", HIDDEN)?,
+        heads,
+        kv_heads: keys
+            .whole("num_key_value_heads", tf::KV_HEADS)?
+            .unwrap_or(4),
+        head_dim: keys.whole("head_dim", tf::HEAD_DIM)?.unwrap_or(256),
+        ffn: keys.required("intermediate_size", tf::FFN)?,
+        mlp: Mlp::Swiglu,
+        norm: Norm::RmsNormFp32,
+        vocab: keys.whole("vocab_size", tf::VOCAB)?.unwrap_or(if gemma3 {
+            262_208
+        } else {
+            256_000
+        }),
+        tied: keys.switch("tie_word_embeddings")?.unwrap_or(true),
+        bias: false,
+        qkv_bias: keys.switch("attention_bias")?.unwrap_or(false),
+        dropout: keys.positive("attention_dropout")?.unwrap_or(false),
+        qk_norm: gemma3,
+        block: Block::Sandwich,
+        window: keys.window(4096)?,
+        global_every: pattern,
+        // Gemma2Config defaults: 30.0 and 50.0; Gemma3TextConfig: None.
+        softcap: keys
+            .set_or_null("final_logit_softcapping")?
+            .unwrap_or(!gemma3),
+        attn_softcap: keys
+            .set_or_null("attn_logit_softcapping")?
+            .unwrap_or(!gemma3),
+        ..Architecture::default()
+    })
+}
+
+/// Phi-1 and Phi-2 (configuration_phi.py, modeling_phi.py): attention and a
+/// GELU MLP side by side on one LayerNorm, biases on every linear map and on
+/// the untied head, partial rotary embeddings (no parameters).
+fn phi(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
+    let heads = keys.required("num_attention_heads", tf::HEADS)?;
+    Ok(Architecture {
+        kind: Kind::Decoder,
+        layers: keys.required("num_hidden_layers", LAYERS)?,
+        hidden: keys.required("hidden_size", HIDDEN)?,
+        heads,
+        kv_heads: keys
+            .whole("num_key_value_heads", tf::KV_HEADS)?
+            .unwrap_or(heads),
+        head_dim: 0,
+        ffn: keys.required("intermediate_size", tf::FFN)?,
+        mlp: Mlp::Gelu,
+        norm: Norm::LayerNorm,
+        vocab: keys.required("vocab_size", tf::VOCAB)?,
+        tied: keys.switch("tie_word_embeddings")?.unwrap_or(false),
+        bias: true,
+        qkv_bias: false,
+        positions: 0,
+        token_types: 0,
+        labels: 0,
+        // PhiDecoderLayer drops the attention and MLP outputs (`resid_pdrop`).
+        dropout: keys.positive("resid_pdrop")?.unwrap_or(false),
+        // `qk_layernorm`: a LayerNorm over each head's head_dim on Q and K.
+        qk_norm: keys.switch("qk_layernorm")?.unwrap_or(false),
+        block: Block::Parallel,
         ..Architecture::default()
     })
 }

@@ -41,6 +41,7 @@ choice! {
         Tied = "tied",
         Bias = "bias",
         QkvBias = "qkv_bias",
+        QkNorm = "qk_norm",
         Positions = "positions",
         TokenTypes = "token_types",
         Labels = "labels",
@@ -48,6 +49,12 @@ choice! {
         Image = "image",
         Patch = "patch",
         Channels = "channels",
+        QkNormFull = "qk_norm_full",
+        Block = "block",
+        Window = "window",
+        GlobalEvery = "global_every",
+        Softcap = "softcap",
+        AttnSoftcap = "attn_softcap",
         Recipe = "recipe",
         Recompute = "recompute",
         Attn = "attn",
@@ -125,14 +132,15 @@ impl Param {
         match self {
             Batch | Seq | Hidden | Layers | Heads | KvHeads | HeadDim | Ffn | Vocab | Positions
             | TokenTypes | Labels | Image | Patch | Channels | Gen | Gpus | Zero | Tp | BucketM
-            | Prefetch | GlobalBatch | LoraRank => Input::Whole,
+            | Prefetch | GlobalBatch | LoraRank | Window | GlobalEvery => Input::Whole,
             K | ActMb | GpuGb | OverheadGb | Margin => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
-            | LoraDropout | DoubleQuant | ParamOffload | Embed => Input::Switch,
+            | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap
+            | AttnSoftcap => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
-            | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units | Lang => Input::Choice,
+            | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units | Lang | Block => Input::Choice,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Published model configurations and device capacities, each with its source.
 //! Ids are URL values (`model=llama-3.1-8b`, `gpu=h100-80gb`) and never change.
 
-use crate::transformer::{Architecture, Kind, Mlp, Norm};
+use crate::transformer::{Architecture, Block, Kind, Mlp, Norm};
 
 /// A published model: its architecture as its config.json gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -49,6 +49,13 @@ const BASE: Architecture = Architecture {
     image: 224,
     patch: 16,
     channels: 3,
+    qk_norm: false,
+    qk_norm_full: false,
+    block: Block::Pre,
+    window: 0,
+    global_every: 0,
+    softcap: false,
+    attn_softcap: false,
 };
 
 /// GPT-2 (Radford et al. 2019): learned positions, LayerNorm, biases, tied, dropout 0.1.
@@ -128,6 +135,84 @@ const fn qwen(
         qkv_bias: true,
         tied,
         ..llama(layers, hidden, heads, kv_heads, ffn, vocab)
+    }
+}
+
+/// Qwen3 dense (transformers models/qwen3/modeling_qwen3.py): Llama-style
+/// without Q/K/V biases, with per-head QK-norm and head_dim 128.
+const fn qwen3(
+    layers: u64,
+    hidden: u64,
+    heads: u64,
+    kv_heads: u64,
+    ffn: u64,
+    tied: bool,
+) -> Architecture {
+    Architecture {
+        head_dim: 128,
+        tied,
+        qk_norm: true,
+        ..llama(layers, hidden, heads, kv_heads, ffn, 151_936)
+    }
+}
+
+/// Gemma 2 (transformers models/gemma2/modeling_gemma2.py): GeGLU (a gated
+/// MLP with tanh-GELU), four norms per layer with the weight applied in FP32,
+/// tied head, layers alternating a 4,096-token window and global attention
+/// (the first windowed), tanh soft-capping of the scores (50) and logits (30).
+const fn gemma2(
+    layers: u64,
+    hidden: u64,
+    heads: u64,
+    kv_heads: u64,
+    head_dim: u64,
+    ffn: u64,
+) -> Architecture {
+    Architecture {
+        head_dim,
+        tied: true,
+        norm: Norm::RmsNormFp32,
+        block: Block::Sandwich,
+        window: 4096,
+        global_every: 2,
+        softcap: true,
+        attn_softcap: true,
+        ..llama(layers, hidden, heads, kv_heads, ffn, 256_000)
+    }
+}
+
+/// Gemma 3's text model (transformers models/gemma3/modeling_gemma3.py
+/// `Gemma3ForCausalLM`): Gemma 2's block without soft-capping, with per-head
+/// QK-norm, five windowed layers per global one (`sliding_window_pattern` 6)
+/// of 1,024 tokens, a vocabulary of 262,208.
+const fn gemma3(
+    layers: u64,
+    hidden: u64,
+    heads: u64,
+    kv_heads: u64,
+    head_dim: u64,
+    ffn: u64,
+) -> Architecture {
+    Architecture {
+        qk_norm: true,
+        vocab: 262_208,
+        window: 1024,
+        global_every: 6,
+        softcap: false,
+        attn_softcap: false,
+        ..gemma2(layers, hidden, heads, kv_heads, head_dim, ffn)
+    }
+}
+
+/// OLMo 2 (transformers models/olmo2/modeling_olmo2.py): norms on the block
+/// outputs only, QK-norm over the whole projections, the weight applied in FP32.
+const fn olmo2(layers: u64, hidden: u64, heads: u64, ffn: u64) -> Architecture {
+    Architecture {
+        norm: Norm::RmsNormFp32,
+        block: Block::Post,
+        qk_norm: true,
+        qk_norm_full: true,
+        ..llama(layers, hidden, heads, heads, ffn, 100_352)
     }
 }
 
@@ -263,7 +348,11 @@ pub const MODELS: &[ModelPreset] = &[
         "mistral-7b",
         "Mistral 7B v0.1",
         "7.24B",
-        llama(32, 4096, 32, 8, 14_336, 32_000),
+        // `sliding_window: 4096` on every layer.
+        Architecture {
+            window: 4096,
+            ..llama(32, 4096, 32, 8, 14_336, 32_000)
+        },
         "huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json",
     ),
     entry(
@@ -322,6 +411,7 @@ pub const MODELS: &[ModelPreset] = &[
         Architecture {
             head_dim: 256,
             tied: true,
+            norm: Norm::RmsNormFp32,
             ..llama(18, 2048, 8, 1, 16_384, 256_000)
         },
         "huggingface.co/google/gemma-2b/blob/main/config.json",
@@ -333,6 +423,7 @@ pub const MODELS: &[ModelPreset] = &[
         Architecture {
             head_dim: 256,
             tied: true,
+            norm: Norm::RmsNormFp32,
             ..llama(28, 3072, 16, 16, 24_576, 256_000)
         },
         "huggingface.co/google/gemma-7b/blob/main/config.json",
@@ -341,8 +432,157 @@ pub const MODELS: &[ModelPreset] = &[
         "phi-3-mini",
         "Phi-3 mini (4k)",
         "3.8B",
-        llama(32, 3072, 32, 32, 8192, 32_064),
+        // `sliding_window: 2047` on every layer.
+        Architecture {
+            window: 2047,
+            ..llama(32, 3072, 32, 32, 8192, 32_064)
+        },
         "huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json",
+    ),
+    entry(
+        "llama-3.3-70b",
+        "Llama 3.3 70B",
+        "70.6B",
+        llama(80, 8192, 64, 8, 28_672, 128_256),
+        "huggingface.co/meta-llama/Llama-3.3-70B-Instruct/blob/main/config.json",
+    ),
+    entry(
+        "qwen3-0.6b",
+        "Qwen3 0.6B",
+        "0.6B",
+        qwen3(28, 1024, 16, 8, 3072, true),
+        "huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json",
+    ),
+    entry(
+        "qwen3-1.7b",
+        "Qwen3 1.7B",
+        "1.7B",
+        qwen3(28, 2048, 16, 8, 6144, true),
+        "huggingface.co/Qwen/Qwen3-1.7B/blob/main/config.json",
+    ),
+    entry(
+        "qwen3-4b",
+        "Qwen3 4B",
+        "4.0B",
+        qwen3(36, 2560, 32, 8, 9728, true),
+        "huggingface.co/Qwen/Qwen3-4B/blob/main/config.json",
+    ),
+    entry(
+        "qwen3-8b",
+        "Qwen3 8B",
+        "8.2B",
+        qwen3(36, 4096, 32, 8, 12_288, false),
+        "huggingface.co/Qwen/Qwen3-8B/blob/main/config.json",
+    ),
+    entry(
+        "qwen3-14b",
+        "Qwen3 14B",
+        "14.8B",
+        qwen3(40, 5120, 40, 8, 17_408, false),
+        "huggingface.co/Qwen/Qwen3-14B/blob/main/config.json",
+    ),
+    entry(
+        "qwen3-32b",
+        "Qwen3 32B",
+        "32.8B",
+        qwen3(64, 5120, 64, 8, 25_600, false),
+        "huggingface.co/Qwen/Qwen3-32B/blob/main/config.json",
+    ),
+    entry(
+        "gemma-2-2b",
+        "Gemma 2 2B",
+        "2.61B",
+        gemma2(26, 2304, 8, 4, 256, 9216),
+        "huggingface.co/google/gemma-2-2b/blob/main/config.json",
+    ),
+    entry(
+        "gemma-2-9b",
+        "Gemma 2 9B",
+        "9.24B",
+        gemma2(42, 3584, 16, 8, 256, 14_336),
+        "huggingface.co/google/gemma-2-9b/blob/main/config.json",
+    ),
+    entry(
+        "gemma-2-27b",
+        "Gemma 2 27B",
+        "27.2B",
+        gemma2(46, 4608, 32, 16, 128, 36_864),
+        "huggingface.co/google/gemma-2-27b/blob/main/config.json",
+    ),
+    entry(
+        "gemma-3-1b",
+        "Gemma 3 1B",
+        "1.00B",
+        // A vocabulary of 262,144 and a 512-token window.
+        Architecture {
+            vocab: 262_144,
+            window: 512,
+            ..gemma3(26, 1152, 4, 1, 256, 6912)
+        },
+        "huggingface.co/google/gemma-3-1b-pt/blob/main/config.json",
+    ),
+    // The 4B–27B checkpoints are multimodal (Gemma3ForConditionalGeneration):
+    // these presets are their `text_config`; the SigLIP vision tower (about
+    // 0.42B) and the projector are not counted.
+    entry(
+        "gemma-3-4b",
+        "Gemma 3 4B (text)",
+        "3.88B",
+        gemma3(34, 2560, 8, 4, 256, 10_240),
+        "huggingface.co/google/gemma-3-4b-pt/blob/main/config.json (text_config)",
+    ),
+    entry(
+        "gemma-3-12b",
+        "Gemma 3 12B (text)",
+        "11.8B",
+        gemma3(48, 3840, 16, 8, 256, 15_360),
+        "huggingface.co/google/gemma-3-12b-pt/blob/main/config.json (text_config)",
+    ),
+    entry(
+        "gemma-3-27b",
+        "Gemma 3 27B (text)",
+        "27.0B",
+        gemma3(62, 5376, 32, 16, 128, 21_504),
+        "huggingface.co/google/gemma-3-27b-pt/blob/main/config.json (text_config)",
+    ),
+    entry(
+        "phi-2",
+        "Phi-2",
+        "2.78B",
+        // Phi-1/2 (transformers models/phi/modeling_phi.py): attention and a
+        // GELU MLP in parallel on one LayerNorm, biases everywhere (the
+        // untied head too), partial rotary (no parameters), resid_pdrop 0.1.
+        Architecture {
+            block: Block::Parallel,
+            tied: false,
+            vocab: 51_200,
+            positions: 0,
+            ..gpt2(32, 2560, 32)
+        },
+        "huggingface.co/microsoft/phi-2/blob/main/config.json",
+    ),
+    entry(
+        "phi-4",
+        "Phi-4",
+        "14.7B",
+        // `phi3` model type: fused qkv_proj and gate_up_proj, counted as the
+        // separate maps they concatenate.
+        llama(40, 5120, 40, 10, 17_920, 100_352),
+        "huggingface.co/microsoft/phi-4/blob/main/config.json",
+    ),
+    entry(
+        "olmo-2-7b",
+        "OLMo 2 7B",
+        "7.30B",
+        olmo2(32, 4096, 32, 11_008),
+        "huggingface.co/allenai/OLMo-2-1124-7B/blob/main/config.json",
+    ),
+    entry(
+        "olmo-2-13b",
+        "OLMo 2 13B",
+        "13.7B",
+        olmo2(40, 5120, 40, 13_824),
+        "huggingface.co/allenai/OLMo-2-1124-13B/blob/main/config.json",
     ),
 ];
 

@@ -237,6 +237,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Tied,
     Param::Bias,
     Param::QkvBias,
+    Param::QkNorm,
     Param::Positions,
     Param::TokenTypes,
     Param::Labels,
@@ -244,6 +245,12 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Image,
     Param::Patch,
     Param::Channels,
+    Param::QkNormFull,
+    Param::Block,
+    Param::Window,
+    Param::GlobalEvery,
+    Param::Softcap,
+    Param::AttnSoftcap,
     Param::Batch,
     Param::Seq,
     Param::Recipe,
@@ -409,6 +416,20 @@ pub fn parse(text: &str) -> Parsed {
             only_with(Param::LoraVariant, Param::LoraRank, "1 or more");
             t.lora_variant = tf::LoraVariant::Lora;
         }
+        // QK-norm over the whole projections needs QK-norm.
+        if !t.arch.qk_norm && t.arch.qk_norm_full {
+            only_with(Param::QkNormFull, Param::QkNorm, "1");
+            t.arch.qk_norm_full = false;
+        }
+        // Global layers mean something only beside windowed ones. A preset's
+        // pattern under `window=0` is kept (the window alone is switched off).
+        let pattern_given = known.iter().any(|(_, n, v)| {
+            *n == Param::GlobalEvery && matches!(tf::GLOBAL_EVERY.parse(v), Ok(n) if n != 0)
+        });
+        if t.arch.window == 0 && t.arch.global_every != 0 && pattern_given {
+            only_with(Param::GlobalEvery, Param::Window, "1 or more");
+            t.arch.global_every = config.model.map_or(0, |m| m.arch.global_every);
+        }
     }
     Parsed {
         config: config.synced(),
@@ -504,6 +525,13 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Image => arch.image = tf::IMAGE.parse(value)?,
         Param::Patch => arch.patch = tf::PATCH.parse(value)?,
         Param::Channels => arch.channels = tf::CHANNELS.parse(value)?,
+        Param::QkNorm => arch.qk_norm = switch(name, value)?,
+        Param::QkNormFull => arch.qk_norm_full = switch(name, value)?,
+        Param::Block => arch.block = option(name, tf::Block::parse(value), tf::Block::NAMES)?,
+        Param::Window => arch.window = tf::WINDOW.parse(value)?,
+        Param::GlobalEvery => arch.global_every = tf::GLOBAL_EVERY.parse(value)?,
+        Param::Softcap => arch.softcap = switch(name, value)?,
+        Param::AttnSoftcap => arch.attn_softcap = switch(name, value)?,
         Param::Recipe => t.recipe = option(name, tf::Recipe::parse(value), tf::Recipe::NAMES)?,
         Param::Recompute => {
             t.recompute = option(name, tf::Recompute::parse(value), tf::Recompute::NAMES)?
@@ -581,6 +609,7 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::Kind => tf::Kind::NAMES,
         Param::Mlp => tf::Mlp::NAMES,
         Param::Norm => tf::Norm::NAMES,
+        Param::Block => tf::Block::NAMES,
         Param::Recipe => tf::Recipe::NAMES,
         Param::Recompute => tf::Recompute::NAMES,
         Param::Attn => tf::Attention::NAMES,
@@ -672,6 +701,8 @@ pub fn to_query(config: &Config) -> String {
             true
         }
         Param::Batch | Param::Seq => true,
+        // Meaningless without QK-norm, which `parse` reports.
+        Param::QkNormFull if !config.transformer.arch.qk_norm => false,
         _ if config.model.is_none() && architecture(param) => true,
         _ => value != text(&theirs, param),
     };
@@ -689,11 +720,11 @@ pub fn to_query(config: &Config) -> String {
 /// The architecture's parameters, in the documented order of [`arch_values`]:
 /// the transformer form's list after `model` and `framework`, up to `batch`
 /// (evaluated at compile time: no bound is checked at run time).
-const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(20).0;
+const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(27).0;
 
 /// The architecture's parameters, in the documented order, each written as
 /// [`parse`] reads it back: what a config.json import (`hf::import`) sets.
-pub fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
+pub fn arch_values(arch: &Architecture) -> [(Param, String); 27] {
     [
         (Param::Kind, arch.kind.name().to_owned()),
         (Param::Layers, arch.layers.to_string()),
@@ -708,6 +739,7 @@ pub fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
         (Param::Tied, bit(arch.tied)),
         (Param::Bias, bit(arch.bias)),
         (Param::QkvBias, bit(arch.qkv_bias)),
+        (Param::QkNorm, bit(arch.qk_norm)),
         (Param::Positions, arch.positions.to_string()),
         (Param::TokenTypes, arch.token_types.to_string()),
         (Param::Labels, arch.labels.to_string()),
@@ -715,6 +747,12 @@ pub fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
         (Param::Image, arch.image.to_string()),
         (Param::Patch, arch.patch.to_string()),
         (Param::Channels, arch.channels.to_string()),
+        (Param::QkNormFull, bit(arch.qk_norm_full)),
+        (Param::Block, arch.block.name().to_owned()),
+        (Param::Window, arch.window.to_string()),
+        (Param::GlobalEvery, arch.global_every.to_string()),
+        (Param::Softcap, bit(arch.softcap)),
+        (Param::AttnSoftcap, bit(arch.attn_softcap)),
     ]
 }
 

@@ -40,10 +40,54 @@ choice! {
     pub enum Norm {
         /// Weight and bias: 2 × hidden parameters.
         LayerNorm = "layernorm",
-        /// Weight only: hidden parameters.
+        /// Weight only: hidden parameters. The weight multiplies the
+        /// normalized tensor after its cast back to the input's dtype
+        /// (transformers `LlamaRMSNorm`, copied by Qwen2, Qwen3, Mistral).
         RmsNorm = "rmsnorm",
+        /// RMSNorm whose weight multiplies the FP32 normalized tensor before
+        /// the cast back: transformers `GemmaRMSNorm`/`Gemma2RMSNorm`/`Gemma3RMSNorm`
+        /// (`output * (1.0 + self.weight.float())`, then `type_as(x)`) and
+        /// `Olmo2RMSNorm` (`(self.weight * hidden_states).to(input_dtype)`).
+        /// Same parameters as `rmsnorm`; it saves an FP32 normalized tensor.
+        RmsNormFp32 = "rmsnorm_fp32",
     }
     default RmsNorm
+}
+
+choice! {
+    /// Where a block's norms sit and how attention and the MLP are joined.
+    pub enum Block {
+        /// A norm before attention and one before the MLP, in sequence
+        /// (GPT-2, Llama, Qwen, Mistral, Phi-3).
+        Pre = "pre",
+        /// No input norm: a norm on the attention output and one on the MLP
+        /// output, each before its residual addition (transformers
+        /// models/olmo2/modeling_olmo2.py `Olmo2DecoderLayer`:
+        /// `post_attention_layernorm`, `post_feedforward_layernorm`).
+        Post = "post",
+        /// Both: four norms per layer (transformers
+        /// models/gemma2/modeling_gemma2.py `Gemma2DecoderLayer`:
+        /// `input_layernorm`, `post_attention_layernorm`,
+        /// `pre_feedforward_layernorm`, `post_feedforward_layernorm`; Gemma 3
+        /// likewise).
+        Sandwich = "sandwich",
+        /// One norm feeding attention and the MLP side by side, their outputs
+        /// summed with the residual (transformers models/phi/modeling_phi.py
+        /// `PhiDecoderLayer`: `input_layernorm` only).
+        Parallel = "parallel",
+    }
+    default Pre
+}
+
+impl Block {
+    /// Norms per layer.
+    pub const fn norms(self) -> u128 {
+        match self {
+            Block::Pre | Block::Post => 2,
+            Block::Sandwich => 4,
+            Block::Parallel => 1,
+        }
+    }
 }
 
 choice! {
@@ -448,6 +492,16 @@ pub const LORA_RANK: WholeField = whole(Param::LoraRank, 0, 65_536, 0);
 /// DeepSpeed's gradient bucket (`reduce_bucket_size`), in millions of elements
 /// (0 = none).
 pub const BUCKET_M: WholeField = whole(Param::BucketM, 0, 100_000, 0);
+/// Sliding-window attention: the tokens a windowed layer attends to (0 = no
+/// window; Mistral 7B v0.1 4,096, Gemma 2 4,096, Gemma 3 1B 512, 4B–27B 1,024).
+pub const WINDOW: WholeField = whole(Param::Window, 0, 10_000_000, 0);
+/// Every n-th layer attends globally, the others through the window: layer i
+/// (from 0) is global when (i + 1) is a multiple of n, as transformers writes
+/// `layer_types` (configuration_gemma2.py:
+/// `"sliding_attention" if bool((i + 1) % 2)`; configuration_gemma3.py with
+/// `sliding_window_pattern` 6). 0 = no global layer (Mistral: every layer
+/// windowed); 1 = every layer global.
+pub const GLOBAL_EVERY: WholeField = whole(Param::GlobalEvery, 0, 100_000, 0);
 /// FSDP2 layers all-gathered ahead of the one computing (`recipe=fsdp`): its
 /// default prefetch is 1 (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py
 /// `_backward_prefetch`: the group at `curr_index - 1`).
@@ -483,6 +537,29 @@ pub struct Architecture {
     pub image: u64,
     pub patch: u64,
     pub channels: u64,
+    /// Norms on the queries and keys before the rotary embedding (QK-norm),
+    /// of the kind of [`Architecture::norm`], over each head's head_dim and
+    /// shared by the heads: transformers models/qwen3/modeling_qwen3.py and
+    /// models/gemma3/modeling_gemma3.py, `q_norm = …RMSNorm(head_dim)`,
+    /// `k_norm = …RMSNorm(head_dim)`: 2 × head_dim weights per layer.
+    pub qk_norm: bool,
+    /// The QK-norms run over the whole Q and K projections instead:
+    /// transformers models/olmo2/modeling_olmo2.py, `q_norm = Olmo2RMSNorm(heads
+    /// × head_dim)`, `k_norm = Olmo2RMSNorm(kv_heads × head_dim)`: (heads +
+    /// kv_heads) × head_dim weights per layer. Only with `qk_norm`.
+    pub qk_norm_full: bool,
+    /// Where the norms sit, and whether attention and the MLP run in parallel.
+    pub block: Block,
+    /// Sliding-window length in tokens (0 = none).
+    pub window: u64,
+    /// Every n-th layer is global (0 = none).
+    pub global_every: u64,
+    /// Gemma 2's soft-capping of the final logits, `cap × tanh(logits / cap)`
+    /// (transformers models/gemma2/modeling_gemma2.py `Gemma2ForCausalLM`,
+    /// `final_logit_softcapping`).
+    pub softcap: bool,
+    /// Gemma 2's soft-capping of the attention scores (`attn_logit_softcapping`).
+    pub attn_softcap: bool,
 }
 
 impl Default for Architecture {
@@ -509,6 +586,13 @@ impl Default for Architecture {
             image: IMAGE.default,
             patch: PATCH.default,
             channels: CHANNELS.default,
+            qk_norm: false,
+            qk_norm_full: false,
+            block: Block::Pre,
+            window: WINDOW.default,
+            global_every: GLOBAL_EVERY.default,
+            softcap: false,
+            attn_softcap: false,
         }
     }
 }
@@ -519,6 +603,38 @@ impl Architecture {
         match self.head_dim {
             0 => (self.hidden / self.heads.max(1)).max(1),
             d => d,
+        }
+    }
+
+    /// Layers that attend through the sliding window: all but every
+    /// `global_every`-th, none without a window.
+    pub fn windowed_layers(&self) -> u64 {
+        if self.window == 0 {
+            return 0;
+        }
+        let global = match self.global_every {
+            0 => 0,
+            n => self.layers / n,
+        };
+        self.layers - global
+    }
+
+    /// Parameters of one norm over `dims` units: a weight, and a bias for LayerNorm.
+    fn norm_parameters(&self, dims: u128) -> u128 {
+        match self.norm {
+            Norm::LayerNorm => 2 * dims,
+            Norm::RmsNorm | Norm::RmsNormFp32 => dims,
+        }
+    }
+
+    /// Units the QK-norms normalize per layer: 2 × head_dim for per-head
+    /// norms, (heads + kv_heads) × head_dim over the whole projections.
+    fn qk_norm_units(&self) -> u128 {
+        let head = u128::from(self.head_size());
+        match (self.qk_norm, self.qk_norm_full) {
+            (false, _) => 0,
+            (true, false) => 2 * head,
+            (true, true) => (u128::from(self.heads) + u128::from(self.kv_heads)) * head,
         }
     }
 
@@ -556,10 +672,7 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
     let q = u128::from(arch.heads) * head;
     let kv = u128::from(arch.kv_heads) * head;
     let f = u128::from(arch.ffn);
-    let norm = match arch.norm {
-        Norm::LayerNorm => 2 * h,
-        Norm::RmsNorm => h,
-    };
+    let norm = arch.norm_parameters(h);
     let gate = match arch.mlp {
         Mlp::Gelu => 0,
         Mlp::Swiglu => 1,
@@ -578,11 +691,13 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
     } else {
         0
     };
-    let per_layer = linear_per_layer + biases + 2 * norm;
+    // The block's norms (Block::norms) and the QK-norms' weights.
+    let layer_norms = arch.block.norms() * norm + arch.norm_parameters(arch.qk_norm_units());
+    let per_layer = linear_per_layer + biases + layer_norms;
 
     let mut total = layers * per_layer;
-    let mut norms = layers * 2 * norm;
-    let mut factored = layers * (factored_matrices + biases + 2 * norm);
+    let mut norms = layers * layer_norms;
+    let mut factored = layers * (factored_matrices + biases + layer_norms);
 
     let matrix = |rows: u128, cols: u128, total: &mut u128, factored: &mut u128| {
         *total += rows * cols;
@@ -625,7 +740,17 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
     norms += norm;
     factored += norm;
     match arch.kind {
-        Kind::Decoder if !arch.tied => matrix(u128::from(arch.vocab), h, &mut total, &mut factored),
+        Kind::Decoder if !arch.tied => {
+            let vocab = u128::from(arch.vocab);
+            matrix(vocab, h, &mut total, &mut factored);
+            // An untied head of a model with biases has one too
+            // (transformers models/phi/modeling_phi.py `PhiForCausalLM`:
+            // `nn.Linear(hidden_size, vocab_size, bias=True)`).
+            if arch.bias {
+                total += vocab;
+                factored += vocab;
+            }
+        }
         Kind::Decoder => {}
         Kind::Encoder => {
             // BERT's pooler: dense h×h with bias on the [CLS] token.
@@ -1324,25 +1449,36 @@ impl LayerActivations {
 /// torchtune LinearCrossEntropyLoss's default `num_output_chunks`.
 const CHUNKS: u128 = 8;
 
-/// Bytes per hidden unit a norm saves for the backward pass, besides its
-/// output (the next projection's input, counted there).
-fn norm_saved_bytes(input: &TransformerInput) -> u128 {
-    let r = input.residual_bytes();
+/// Bytes per unit a norm saves for the backward pass, besides its output (the
+/// next op's input, counted there), when it reads a tensor of `reads` bytes
+/// per element: the residual stream for the norms before a block, a
+/// projection's output for the norms after one and for QK-norms.
+fn norm_saved(input: &TransformerInput, reads: u128) -> u128 {
     match input.arch.norm {
         // nn.LayerNorm (aten native_layer_norm) saves its input and a mean
-        // and inverse deviation per token.
-        Norm::LayerNorm => r,
+        // and inverse deviation per token; autocast runs it in FP32
+        // (`KERNEL_CUDA(layer_norm, fp32)`), on an FP32 copy of a 16-bit input.
+        Norm::LayerNorm if input.autocast() => 4,
+        Norm::LayerNorm => reads,
         // RMSNorm as Hugging Face writes it (transformers
         // models/llama/modeling_llama.py `LlamaRMSNorm.forward`, copied by
-        // Qwen2, Mistral and the others) and torchtune (torchtune/modules/
+        // Qwen2, Qwen3, Mistral and the others) and torchtune (torchtune/modules/
         // rms_norm.py `RMSNorm.forward`): `x.to(torch.float32)`, then
         // `x * rsqrt(x.pow(2).mean(-1) + eps)`, cast back to the input's dtype,
         // times the weight. The power and the product save the FP32 input (4
-        // bytes; the residual itself when it is FP32), the weight's product
-        // saves the normalized tensor in the input's dtype (r bytes): a
-        // composite of element-wise ops, not one fused kernel.
-        Norm::RmsNorm => 4 + r,
+        // bytes; the input itself when it is FP32), the weight's product
+        // saves the normalized tensor in the input's dtype: a composite of
+        // element-wise ops, not one fused kernel.
+        Norm::RmsNorm => 4 + reads,
+        // Gemma's and OLMo 2's RMSNorm multiply the weight before the cast
+        // back: the product saves the FP32 normalized tensor.
+        Norm::RmsNormFp32 => 4 + 4,
     }
+}
+
+/// What a norm reading the residual stream saves per hidden unit.
+fn norm_saved_bytes(input: &TransformerInput) -> u128 {
+    norm_saved(input, input.residual_bytes())
 }
 
 /// Korthikanti et al. 2022, §4.1, term by term, for one layer and one sample.
@@ -1359,9 +1495,6 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     let f = u128::from(arch.ffn);
     // Dropout masks are 1 byte per element whatever the compute precision (§4.1).
     let mask = u128::from(arch.dropout);
-    // The norms read the residual stream, in FP32 under autocast.
-    let norm = norm_saved_bytes(input);
-
     // Transformer Engine's FP8 modules save what their GEMMs read in the
     // backward pass as FP8 (module/linear.py, layernorm_linear.py,
     // layernorm_mlp.py: `inputmat.update_usage(rowwise_usage=False,
@@ -1372,13 +1505,26 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     // activation needs only the first map's output (gate and up), in 16 bits.
     let te = input.fp8 == Fp8::Te && input.mode == Mode::Train;
     let linear_input = if te { 1 } else { e };
-    let replicated = s
-        * (norm * h // input of the first norm (Korthikanti: 2sbh of the 4sbh for norms)
-            + linear_input * h // input of the Q/K/V projections (2sbh)
-            + mask * h // dropout mask after the attention block (sbh)
-            + norm * h // input of the second norm (2sbh)
-            + linear_input * h // input of the MLP's first linear map(s) (2sbh)
-            + mask * h); // dropout mask after the MLP (sbh)
+    // The norms before a block read the residual stream, in FP32 under
+    // autocast; the norms after one read its output projection's result, in
+    // the compute dtype.
+    let pre = norm_saved_bytes(input);
+    let post = norm_saved(input, e);
+    let norms = match arch.block {
+        // Korthikanti: the inputs of the two norms, 2sbh each of his 4sbh.
+        Block::Pre => 2 * pre,
+        Block::Post => 2 * post,
+        Block::Sandwich => 2 * pre + 2 * post,
+        Block::Parallel => pre,
+    };
+    // Inputs of the Q/K/V projections and of the MLP's first linear map(s)
+    // (2sbh each); in a parallel block both read the one norm's output.
+    let inputs = match arch.block {
+        Block::Parallel => linear_input,
+        Block::Pre | Block::Post | Block::Sandwich => 2 * linear_input,
+    };
+    // And the dropout masks after the attention block and the MLP (sbh each).
+    let replicated = s * (norms * h + inputs * h + 2 * mask * h);
     let mlp = match arch.mlp {
         // TE: the first map's output and the FP8 input of the second.
         Mlp::Gelu if te => e * f + f,
@@ -1397,12 +1543,21 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
         Attention::Flash => 4 * a,
         Attention::Eager => 0,
     };
+    // QK-norm reads the Q and K projections' outputs (compute dtype) and
+    // saves like any norm of that kind; the rotary embedding after it saves
+    // only cos and sin (transformers `apply_rotary_pos_emb`).
+    let qk_norm = if arch.qk_norm {
+        norm_saved(input, e) * (q + kv)
+    } else {
+        0
+    };
     let split = s
         * (e * q // Q (Korthikanti: Q and K, 4sbh; K and V sized by kv_heads under GQA)
             + e * 2 * kv // K and V (V: 2sbh)
             + e * q // attention output, input of the output projection (2sbh)
             + projection_copy
             + mlp
+            + qk_norm
             + flash_statistics);
     // The softmax's output, which its backward needs: in the compute dtype,
     // or in FP32 under autocast (pytorch/pytorch aten/src/ATen/autocast_mode.cpp
@@ -1414,10 +1569,15 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     // (autocast casts it; Hugging Face's eager Llama writes
     // `.to(query.dtype)`), or the softmax output itself.
     let product_input = if arch.dropout || softmax != e { e } else { 0 };
+    // Gemma 2's eager attention soft-caps the scores before the softmax
+    // (transformers models/gemma2/modeling_gemma2.py `eager_attention_forward`:
+    // divide, `torch.tanh`, multiply): tanh saves its output; the division
+    // and the product by a constant save nothing. Flash kernels cap inside.
+    let softcap = if arch.attn_softcap { e } else { 0 };
     let scores = match input.kernel() {
         // Softmax output (2as²b at 16-bit); with dropout, its mask (as²b) and
         // output (2as²b), the product's input.
-        Attention::Eager => a * s * s * (softmax + mask + product_input),
+        Attention::Eager => a * s * s * (softmax + mask + product_input + softcap),
         Attention::Flash => 0,
     };
     LayerActivations {
@@ -1639,18 +1799,23 @@ fn training_activations(input: &TransformerInput) -> u128 {
             // needs no input) and is freed with the model's output, so the
             // forward's loss holds less (2 + l + l ≤ 3l bytes).
             let backward_start = 3 * l;
-            let logits = match input.loss {
-                Loss::Full => backward_start * s * v,
-                // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
-                // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
-                // FP32 log-softmax for the backward pass (l·sv over all chunks);
-                // a chunk's backward then holds the same two gradients as
-                // above (2l), or, once the log-softmax's backward is done, the
-                // logits' gradient and its cast to the 16-bit compute dtype (l + e).
-                Loss::Chunked => {
-                    l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS)
-                }
-            };
+            // Gemma 2's final soft-capping runs on the head's output, before
+            // the loss's upcast: its tanh saves its output (e·sv), alive
+            // until the backward pass reaches it.
+            let softcap = if arch.softcap { e * s * v } else { 0 };
+            let logits = softcap
+                + match input.loss {
+                    Loss::Full => backward_start * s * v,
+                    // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
+                    // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
+                    // FP32 log-softmax for the backward pass (l·sv over all chunks);
+                    // a chunk's backward then holds the same two gradients as
+                    // above (2l), or, once the log-softmax's backward is done, the
+                    // logits' gradient and its cast to the 16-bit compute dtype (l + e).
+                    Loss::Chunked => {
+                        l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS)
+                    }
+                };
             (0, sp_split(s * (norm + e) * h) + ceil_div(logits, t))
         }
         // BERT's embedding norm input (post-norm model).
@@ -1680,8 +1845,9 @@ fn prefill_activations(input: &TransformerInput) -> u128 {
     let stream = 2 * s * e * h;
     // Q, K, V and the attention output; eager attention adds the scores and
     // their softmax.
+    // (Gemma 2's soft-capping adds its tanh output.)
     let scores = match input.kernel() {
-        Attention::Eager => 2 * e * a * s * s,
+        Attention::Eager => (2 + u128::from(arch.attn_softcap)) * e * a * s * s,
         Attention::Flash => 0,
     };
     let attention = s * e * (2 * q + 2 * kv) + scores;
@@ -1719,21 +1885,42 @@ fn kv_shape(input: &TransformerInput) -> (u128, u128) {
 /// (prompt + generated tokens) × bytes (Pope et al. 2022, "Efficiently Scaling
 /// Transformer Inference", §2), in the format of `kv_dtype` with its scales.
 /// Only decoders generate.
+///
+/// A layer attending through a sliding window keeps fewer positions, as the
+/// cache `generate()` builds by default holds them: transformers
+/// generation/utils.py `_prepare_cache_for_generation` makes a
+/// `DynamicCache(config=…)`, which gives each sliding layer a
+/// `DynamicSlidingWindowLayer` (cache_utils.py). Its `update` concatenates the
+/// cached and the new states and keeps `full_key_states[:, :,
+/// -self.sliding_window + 1 :, :]`, a view that holds the whole concatenation
+/// alive: after the prefill the prompt's states (all of them), and from the
+/// first generated token on at most `window` positions. The peak per windowed
+/// layer is min(prompt + generated, max(prompt, window)) positions. (The
+/// `HybridCache` of transformers 4.42–4.55, and `cache_implementation=
+/// "static"`, preallocate min(window, max length) instead.) The quantized
+/// caches batchfit names for int8 and int4 (torchao's static cache,
+/// transformers' `QuantizedCache`, whose every layer is a `QuantizedLayer`)
+/// keep every position of every layer.
 pub fn kv_cache_per_sample(input: &TransformerInput) -> u128 {
     if input.mode != Mode::Inference || input.arch.kind != Kind::Decoder {
         return 0;
     }
+    let arch = &input.arch;
     let (per_token, tokens) = kv_shape(input);
-    let layers = u128::from(input.arch.layers);
-    let elements = layers * per_token * tokens;
+    let layers = u128::from(arch.layers);
     let e = input.activation_bytes();
+    let windowed = u128::from(arch.windowed_layers());
+    let prompt = u128::from(input.seq);
+    let window_positions = tokens.min(prompt.max(u128::from(arch.window)));
+    // Positions held over all layers.
+    let positions = (layers - windowed) * tokens + windowed * window_positions;
     match input.kv_dtype {
-        KvDtype::Bf16 => elements * e,
-        KvDtype::Fp8 => elements,
+        KvDtype::Bf16 => per_token * positions * e,
+        KvDtype::Fp8 => per_token * positions,
         // One 16-bit scale per token and KV head: per_token / head_dim of them.
         KvDtype::Int8 => {
-            let head = u128::from(input.arch.head_size()).max(1);
-            elements + layers * tokens * ceil_div(per_token, head) * 2
+            let head = u128::from(arch.head_size()).max(1);
+            layers * tokens * (per_token + ceil_div(per_token, head) * 2)
         }
         KvDtype::Int4 => {
             let recent = KV_RESIDUAL.min(u128::from(input.generated));
@@ -1791,6 +1978,110 @@ mod tests {
         assert_eq!(parameter_count(&arch("llama-2-7b")).total, 6_738_415_616);
         assert_eq!(parameter_count(&arch("llama-3.1-8b")).total, 8_030_261_248);
         assert_eq!(parameter_count(&arch("qwen2.5-7b")).total, 7_615_616_512);
+    }
+
+    /// The 2025–2026 dense families, each against a count published to the
+    /// parameter: the checkpoint's safetensors total on the Hugging Face Hub
+    /// (`safetensors.total` of the model's API page), or keras-team/keras-hub's
+    /// preset metadata `params` for the same checkpoint
+    /// (keras_hub/src/models/qwen3/qwen3_presets.py,
+    /// keras_hub/src/models/gemma/gemma_presets.py,
+    /// keras_hub/src/models/gemma3/gemma3_presets.py). Within 0.5 %; the
+    /// exact counts agree but for Gemma 3's text models, whose Keras port has
+    /// a vocabulary of 262,144 where the config has 262,208 (64 × hidden
+    /// fewer). The vision tower of Gemma 3 4B–27B is not counted.
+    #[test]
+    fn the_new_families_match_their_published_counts() {
+        for (id, published, exact) in [
+            // keras-hub qwen3_presets.py; Qwen3-0.6B's model.num_parameters().
+            ("qwen3-0.6b", 596_049_920, true),
+            ("qwen3-1.7b", 1_720_574_976, true),
+            ("qwen3-4b", 4_022_468_096, true),
+            ("qwen3-8b", 8_190_735_360, true),
+            ("qwen3-14b", 14_768_307_200, true),
+            ("qwen3-32b", 32_762_123_264, true),
+            // keras-hub gemma_presets.py (gemma2_2b_en, gemma2_9b_en, gemma2_27b_en).
+            ("gemma-2-2b", 2_614_341_888, true),
+            ("gemma-2-9b", 9_241_705_984, true),
+            ("gemma-2-27b", 27_227_128_320, true),
+            // keras-hub gemma3_presets.py (gemma3_1b, gemma3_*_text).
+            ("gemma-3-1b", 999_885_952, true),
+            ("gemma-3-4b", 3_880_099_328, false),
+            ("gemma-3-12b", 11_765_788_416, false),
+            ("gemma-3-27b", 27_009_002_240, false),
+            // Hub safetensors totals.
+            ("llama-3.3-70b", 70_553_706_496, true),
+            ("phi-2", 2_779_683_840, true),
+            ("phi-4", 14_659_507_200, true),
+            ("olmo-2-7b", 7_298_617_344, true),
+            ("olmo-2-13b", 13_716_198_400, true),
+        ] {
+            let preset = arch(id);
+            let count = parameter_count(&preset).total;
+            let error = (count as f64 - published as f64).abs() / published as f64;
+            assert!(error < 0.005, "{id}: {count} vs {published}");
+            if exact {
+                assert_eq!(count, published, "{id}");
+            } else {
+                // The Keras port's vocabulary: 262,144 entries of the tied matrix.
+                let keras = Architecture {
+                    vocab: 262_144,
+                    ..preset
+                };
+                assert_eq!(parameter_count(&keras).total, published, "{id}");
+            }
+        }
+    }
+
+    /// Each new term of the count, on a one-layer model small enough to add
+    /// up by hand: hidden 8, 2 heads of 4 (1 KV head), FFN 16, vocabulary 10.
+    #[test]
+    fn norms_qk_norms_and_a_biased_head_are_counted() {
+        let base = Architecture {
+            layers: 1,
+            hidden: 8,
+            heads: 2,
+            kv_heads: 1,
+            ffn: 16,
+            vocab: 10,
+            tied: true,
+            ..Architecture::default()
+        };
+        // Q 8×8, K and V 8×4, O 8×8; gate, up, down 8×16; two RMSNorms of 8;
+        // the embedding 10×8 and the final norm 8.
+        let plain = 64 + 32 + 32 + 64 + 3 * 128 + 2 * 8 + 80 + 8;
+        let count = |arch: Architecture| parameter_count(&arch).total;
+        assert_eq!(count(base), plain);
+        // Gemma's four norms per layer; OLMo 2's two after the blocks; Phi's one.
+        let with = |block| Architecture { block, ..base };
+        assert_eq!(count(with(Block::Sandwich)), plain + 2 * 8);
+        assert_eq!(count(with(Block::Post)), plain);
+        assert_eq!(count(with(Block::Parallel)), plain - 8);
+        // QK-norm per head: one weight of head_dim 4 each for Q and K; over
+        // the whole projections: Q's 8 and K's 4. LayerNorm doubles them.
+        let qk = |qk_norm, qk_norm_full, norm| Architecture {
+            qk_norm,
+            qk_norm_full,
+            norm,
+            ..base
+        };
+        assert_eq!(count(qk(true, false, Norm::RmsNorm)), plain + 8);
+        assert_eq!(count(qk(true, true, Norm::RmsNormFp32)), plain + 12);
+        let layer_norm = count(qk(false, false, Norm::LayerNorm));
+        assert_eq!(count(qk(true, false, Norm::LayerNorm)), layer_norm + 16);
+        let qk_norms = parameter_count(&qk(true, true, Norm::RmsNorm)).norms;
+        assert_eq!(qk_norms, parameter_count(&base).norms + 12);
+        // An untied head with bias=1 has a bias of the vocabulary's size (Phi).
+        let untied = Architecture {
+            tied: false,
+            ..base
+        };
+        let biased = Architecture {
+            bias: true,
+            ..untied
+        };
+        let layer_biases = 8 + 4 + 4 + 8 + 2 * 16 + 8;
+        assert_eq!(count(biased), count(untied) + layer_biases + 10);
     }
 
     fn gpt_like(a: u64, s: u64, h: u64, dropout: bool) -> TransformerInput {
@@ -2305,6 +2596,247 @@ mod tests {
         };
         assert_eq!(kv_cache_per_sample(&train), 0);
         assert_eq!(kv_dequantized_per_sample(&train), 0);
+    }
+
+    /// docs/model.md's worked example: Gemma 3 1B in BF16 (26 layers, every
+    /// sixth global: 4 global, 22 through a 512-token window; one KV head of
+    /// 256). A windowed layer holds the prompt's states until the first
+    /// generated token, then at most the window (transformers cache_utils.py
+    /// `DynamicSlidingWindowLayer.update`).
+    #[test]
+    fn windowed_layers_keep_at_most_the_prompt_or_the_window() {
+        let gemma = TransformerInput {
+            arch: arch("gemma-3-1b"),
+            mode: Mode::Inference,
+            recipe: Recipe::Bf16,
+            batch: 1,
+            ..TransformerInput::default()
+        };
+        assert_eq!(gemma.arch.windowed_layers(), 22);
+        // 2 (K, V) × 256 × 2 bytes = 1,024 bytes per layer and position.
+        let per_position = 2 * 256 * 2;
+        let kv = |seq, generated| {
+            kv_cache_per_sample(&TransformerInput {
+                seq,
+                generated,
+                ..gemma
+            })
+        };
+        // An 8,192-token prompt and 2,048 generated tokens: the global layers
+        // hold 10,240 positions, the windowed ones the prompt's 8,192.
+        assert_eq!(kv(8192, 2048), per_position * (4 * 10_240 + 22 * 8192));
+        assert_eq!(kv(8192, 2048), 226_492_416);
+        // A 100-token prompt: the windowed layers stop at the window.
+        assert_eq!(kv(100, 2048), per_position * (4 * 2148 + 22 * 512));
+        assert_eq!(kv(100, 2048), 20_332_544);
+        // A context shorter than the window: every layer holds all of it.
+        assert_eq!(kv(100, 300), per_position * 26 * 400);
+        // Without the window, 26 × 10,240 positions.
+        let full = TransformerInput {
+            arch: Architecture {
+                window: 0,
+                ..gemma.arch
+            },
+            seq: 8192,
+            generated: 2048,
+            ..gemma
+        };
+        assert_eq!(kv_cache_per_sample(&full), 272_629_760);
+        // Mistral 7B v0.1: every layer windowed (4,096).
+        let mistral = TransformerInput {
+            arch: arch("mistral-7b"),
+            seq: 1000,
+            generated: 7000,
+            ..gemma
+        };
+        assert_eq!(mistral.arch.windowed_layers(), 32);
+        assert_eq!(kv_cache_per_sample(&mistral), 2 * 32 * 1024 * 4096 * 2);
+        // global_every = 1: every layer global, the window unused.
+        let all_global = Architecture {
+            global_every: 1,
+            ..gemma.arch
+        };
+        assert_eq!(all_global.windowed_layers(), 0);
+    }
+
+    /// Training saves what the attention computes, and neither kernel saves
+    /// less with a window: eager attention masks a full s × s score matrix
+    /// (transformers `eager_attention_forward` adds the sliding mask), the
+    /// flash kernels keep one log-sum-exp per row either way.
+    #[test]
+    fn a_window_changes_no_training_term() {
+        for attention in [Attention::Eager, Attention::Flash] {
+            let train = TransformerInput {
+                arch: arch("gemma-2-2b"),
+                seq: 8192,
+                attention,
+                ..TransformerInput::default()
+            };
+            let unwindowed = TransformerInput {
+                arch: Architecture {
+                    window: 0,
+                    ..train.arch
+                },
+                ..train
+            };
+            assert_eq!(
+                activations_per_sample(&train),
+                activations_per_sample(&unwindowed)
+            );
+            assert_eq!(kv_cache_per_sample(&train), 0);
+        }
+    }
+
+    proptest::proptest! {
+        /// Over the whole domain: a window never adds KV cache, never goes
+        /// below the global layers' share, and changes nothing when it holds
+        /// the whole context.
+        #[test]
+        fn a_window_bounds_the_kv_cache(
+            layers in 1u64..200, window in 0u64..100_000, global_every in 0u64..300,
+            seq in 1u64..200_000, generated in 0u64..200_000,
+        ) {
+            let windowed = TransformerInput {
+                arch: Architecture { layers, window, global_every, ..Architecture::default() },
+                mode: Mode::Inference,
+                seq,
+                generated,
+                ..TransformerInput::default()
+            };
+            let full = TransformerInput {
+                arch: Architecture { window: 0, ..windowed.arch },
+                ..windowed
+            };
+            let (with, without) = (kv_cache_per_sample(&windowed), kv_cache_per_sample(&full));
+            proptest::prop_assert!(with <= without);
+            let global = u128::from(layers - windowed.arch.windowed_layers());
+            proptest::prop_assert!(with * u128::from(layers) >= without * global);
+            if window >= seq + generated {
+                proptest::prop_assert_eq!(with, without);
+            }
+        }
+    }
+
+    /// QK-norm saves what a norm of its kind saves, over the Q and K
+    /// projections' outputs (compute dtype): one layer, 2 heads of 4, 1 KV
+    /// head, 4 tokens.
+    #[test]
+    fn qk_norm_saves_its_inputs_like_the_other_norms() {
+        let small = |(qk_norm, qk_norm_full), norm, recipe| TransformerInput {
+            arch: Architecture {
+                layers: 1,
+                hidden: 8,
+                heads: 2,
+                kv_heads: 1,
+                ffn: 16,
+                qk_norm,
+                qk_norm_full,
+                norm,
+                ..Architecture::default()
+            },
+            seq: 4,
+            recipe,
+            ..TransformerInput::default()
+        };
+        let split = |qk, norm, recipe| layer_activations(&small(qk, norm, recipe)).split;
+        // 4 tokens × (Q 8 + K 4) units.
+        let units = 4 * 12;
+        for (qk_norm, norm, recipe, bytes) in [
+            // Llama-style RMSNorm: the FP32 upcast 4 and the BF16 normalized 2.
+            ((true, false), Norm::RmsNorm, Recipe::Bf16, 6),
+            ((true, true), Norm::RmsNorm, Recipe::Bf16, 6),
+            // Gemma's and OLMo 2's: the FP32 upcast and FP32 normalized.
+            ((true, false), Norm::RmsNormFp32, Recipe::Bf16, 8),
+            // FP32 throughout: the input itself and the normalized, 4 + 4.
+            ((true, false), Norm::RmsNorm, Recipe::Fp32, 8),
+            // Phi's qk_layernorm saves its 16-bit input; under autocast the
+            // FP32 copy layer_norm runs on.
+            ((true, false), Norm::LayerNorm, Recipe::Bf16, 2),
+            ((true, false), Norm::LayerNorm, Recipe::Amp, 4),
+        ] {
+            assert_eq!(
+                split(qk_norm, norm, recipe) - split((false, false), norm, recipe),
+                units * bytes,
+                "{qk_norm:?} {norm:?} {recipe:?}"
+            );
+        }
+    }
+
+    /// Where the norms sit decides what they read: the residual stream
+    /// before a block (FP32 under autocast), the block's 16-bit output after
+    /// it. Llama 2 7B's shape, 4,096 tokens: per layer 4,096 × 4,096 × the
+    /// bytes per unit.
+    #[test]
+    fn post_norms_read_the_blocks_outputs() {
+        let sh = 4096 * 4096;
+        let replicated = |block, recipe| {
+            let input = TransformerInput {
+                arch: Architecture {
+                    block,
+                    ..arch("llama-2-7b")
+                },
+                seq: 4096,
+                recipe,
+                ..TransformerInput::default()
+            };
+            layer_activations(&input).replicated
+        };
+        // Autocast: a norm before a block saves 4 + 4 (FP32 stream), after
+        // one 4 + 2; each block's first projections read a 16-bit cast (2).
+        for (block, bytes) in [
+            (Block::Pre, 2 * 8 + 2 * 2),
+            (Block::Post, 2 * 6 + 2 * 2),
+            (Block::Sandwich, 2 * 8 + 2 * 6 + 2 * 2),
+            // One norm, its output read by attention and the MLP alike.
+            (Block::Parallel, 8 + 2),
+        ] {
+            assert_eq!(replicated(block, Recipe::Amp), sh * bytes, "{block:?}");
+        }
+        // In BF16 the stream and the outputs are both 16-bit: 4 + 2 either way.
+        assert_eq!(replicated(Block::Post, Recipe::Bf16), sh * (2 * 6 + 2 * 2));
+        assert_eq!(
+            replicated(Block::Sandwich, Recipe::Bf16),
+            sh * (4 * 6 + 2 * 2)
+        );
+    }
+
+    /// Gemma 2's soft-capping: tanh saves its output, logit-sized for the
+    /// final logits, score-sized in eager attention.
+    #[test]
+    fn soft_capping_keeps_one_tanh_output() {
+        // The loss test's model (4 tokens, vocabulary 10, FP32): 256 + 480
+        // bytes, and the tanh output of the capped logits, 4 × 40.
+        let input = TransformerInput {
+            arch: Architecture {
+                layers: 0,
+                hidden: 8,
+                vocab: 10,
+                norm: Norm::LayerNorm,
+                softcap: true,
+                ..Architecture::default()
+            },
+            seq: 4,
+            recipe: Recipe::Fp32,
+            ..TransformerInput::default()
+        };
+        assert_eq!(activations_per_sample(&input), 256 + 480 + 160);
+        // Eager scores in BF16 with dropout: softmax 2, mask 1, dropout 2,
+        // and the tanh output 2 per score.
+        let eager = gpt_like(8, 16, 64, true);
+        let capped = TransformerInput {
+            arch: Architecture {
+                attn_softcap: true,
+                ..eager.arch
+            },
+            ..eager
+        };
+        assert_eq!(layer_activations(&capped).scores, 2_048 * (2 + 1 + 2 + 2));
+        // The flash kernels cap inside: nothing more.
+        let flash = TransformerInput {
+            attention: Attention::Flash,
+            ..capped
+        };
+        assert_eq!(layer_activations(&flash).scores, 0);
     }
 
     #[test]

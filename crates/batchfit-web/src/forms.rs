@@ -179,8 +179,22 @@ fn transformer_form(state: State) -> Vec<El> {
             .child(
                 group(
                     &[
-                        HeadDim, Norm, Bias, QkvBias, Positions, TokenTypes, Labels, Dropout,
+                        HeadDim,
+                        Norm,
+                        Bias,
+                        QkvBias,
+                        QkNorm,
+                        QkNormFull,
+                        Positions,
+                        TokenTypes,
+                        Labels,
+                        Dropout,
                         Channels,
+                        Block,
+                        Window,
+                        GlobalEvery,
+                        Softcap,
+                        AttnSoftcap,
                     ],
                     None,
                 )

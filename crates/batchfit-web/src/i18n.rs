@@ -209,6 +209,62 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f("Channels", "", "Colour channels of the image."),
     ),
     (
+        Param::QkNorm,
+        f(
+            "QK-norm",
+            "",
+            "Norms on the queries and keys, per head (Qwen3, Gemma 3).",
+        ),
+    ),
+    (
+        Param::QkNormFull,
+        f(
+            "QK-norm over the projection",
+            "",
+            "With QK-norm: one norm over all of Q and one over all of K (OLMo 2).",
+        ),
+    ),
+    (
+        Param::Block,
+        f(
+            "Norm placement",
+            "",
+            "Where each layer's norms sit: before the blocks, after them (OLMo 2), both (Gemma 2/3), or one shared by parallel blocks (Phi-2).",
+        ),
+    ),
+    (
+        Param::Window,
+        f(
+            "Sliding window",
+            "tokens",
+            "Tokens a windowed layer attends to; its KV cache keeps no more. 0 for none.",
+        ),
+    ),
+    (
+        Param::GlobalEvery,
+        f(
+            "Global layer every",
+            "layers",
+            "Every n-th layer attends to the whole context (Gemma 2: 2, Gemma 3: 6); 0 for none.",
+        ),
+    ),
+    (
+        Param::Softcap,
+        f(
+            "Logit soft-capping",
+            "",
+            "Gemma 2's tanh cap on the logits: one more logit-sized tensor in training.",
+        ),
+    ),
+    (
+        Param::AttnSoftcap,
+        f(
+            "Score soft-capping",
+            "",
+            "Gemma 2's tanh cap on the attention scores: one more score-sized tensor with eager attention.",
+        ),
+    ),
+    (
         Param::Recipe,
         f(
             "Precision recipe",
@@ -643,6 +699,62 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         f("Canales", "", "Canales de color de la imagen."),
     ),
     (
+        Param::QkNorm,
+        f(
+            "Norma QK",
+            "",
+            "Normas sobre consultas y claves, por cabeza (Qwen3, Gemma 3).",
+        ),
+    ),
+    (
+        Param::QkNormFull,
+        f(
+            "Norma QK sobre la proyección",
+            "",
+            "Con norma QK: una norma sobre toda Q y otra sobre toda K (OLMo 2).",
+        ),
+    ),
+    (
+        Param::Block,
+        f(
+            "Posición de las normas",
+            "",
+            "Dónde van las normas de cada capa: antes de los bloques, después (OLMo 2), ambas (Gemma 2/3) o una compartida por bloques en paralelo (Phi-2).",
+        ),
+    ),
+    (
+        Param::Window,
+        f(
+            "Ventana deslizante",
+            "tokens",
+            "Tokens que atiende una capa con ventana; su caché KV no guarda más. 0 si no hay.",
+        ),
+    ),
+    (
+        Param::GlobalEvery,
+        f(
+            "Capa global cada",
+            "capas",
+            "Cada n-ésima capa atiende a todo el contexto (Gemma 2: 2, Gemma 3: 6); 0 si ninguna.",
+        ),
+    ),
+    (
+        Param::Softcap,
+        f(
+            "Limitación de logits",
+            "",
+            "El tope tanh de Gemma 2 sobre los logits: un tensor más del tamaño de los logits al entrenar.",
+        ),
+    ),
+    (
+        Param::AttnSoftcap,
+        f(
+            "Limitación de puntuaciones",
+            "",
+            "El tope tanh de Gemma 2 sobre las puntuaciones de atención: un tensor más de ese tamaño con atención clásica.",
+        ),
+    ),
+    (
         Param::Recipe,
         f(
             "Receta de precisión",
@@ -960,6 +1072,36 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
     (Param::Mlp, "swiglu", "SwiGLU (3)", "SwiGLU (3)"),
     (Param::Norm, "layernorm", "LayerNorm", "LayerNorm"),
     (Param::Norm, "rmsnorm", "RMSNorm", "RMSNorm"),
+    (
+        Param::Norm,
+        "rmsnorm_fp32",
+        "RMSNorm, FP32 weight (Gemma, OLMo 2)",
+        "RMSNorm, peso en FP32 (Gemma, OLMo 2)",
+    ),
+    (
+        Param::Block,
+        "pre",
+        "Before each block",
+        "Antes de cada bloque",
+    ),
+    (
+        Param::Block,
+        "post",
+        "After each block",
+        "Después de cada bloque",
+    ),
+    (
+        Param::Block,
+        "sandwich",
+        "Before and after (4 norms)",
+        "Antes y después (4 normas)",
+    ),
+    (
+        Param::Block,
+        "parallel",
+        "One norm, parallel blocks",
+        "Una norma, bloques en paralelo",
+    ),
     (Param::Recipe, "fp32", "FP32 throughout", "FP32 en todo"),
     (
         Param::Recipe,

@@ -195,6 +195,12 @@ pub fn import_error(lang: Lang, error: &ImportError) -> String {
         (Lang::Es, ImportError::Unsupported { key }) => {
             format!("«{key}»: los modelos de mezcla de expertos aún no se modelan.")
         }
+        (Lang::En, ImportError::LayerPattern { key }) => {
+            format!("«{key}»: only every n-th layer global, the others windowed, is modelled.")
+        }
+        (Lang::Es, ImportError::LayerPattern { key }) => {
+            format!("«{key}»: solo se modela una capa global cada n, las demás con ventana.")
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 use super::*;
 use crate::presets;
-use crate::transformer::parameter_count;
+use crate::transformer::{Architecture, parameter_count};
 
 /// Excerpts of the published config.json files (the keys that matter, values as published).
 const LLAMA_3_1_8B: &str = r#"{
@@ -81,6 +81,91 @@ const PHI_3_MINI: &str = r#"{
   "tie_word_embeddings": false, "vocab_size": 32064
 }"#;
 
+const QWEN3_0_6B: &str = r#"{
+  "architectures": ["Qwen3ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "bos_token_id": 151643, "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu",
+  "hidden_size": 1024, "initializer_range": 0.02, "intermediate_size": 3072,
+  "max_position_embeddings": 40960, "max_window_layers": 28, "model_type": "qwen3",
+  "num_attention_heads": 16, "num_hidden_layers": 28, "num_key_value_heads": 8,
+  "rms_norm_eps": 1e-06, "rope_scaling": null, "rope_theta": 1000000, "sliding_window": null,
+  "tie_word_embeddings": true, "torch_dtype": "bfloat16", "transformers_version": "4.51.0",
+  "use_cache": true, "use_sliding_window": false, "vocab_size": 151936
+}"#;
+
+const GEMMA_2_9B: &str = r#"{
+  "architectures": ["Gemma2ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "attn_logit_softcapping": 50.0, "bos_token_id": 2, "cache_implementation": "hybrid",
+  "eos_token_id": 1, "final_logit_softcapping": 30.0, "head_dim": 256,
+  "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh",
+  "hidden_size": 3584, "initializer_range": 0.02, "intermediate_size": 14336,
+  "max_position_embeddings": 8192, "model_type": "gemma2", "num_attention_heads": 16,
+  "num_hidden_layers": 42, "num_key_value_heads": 8, "pad_token_id": 0,
+  "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
+  "sliding_window": 4096, "torch_dtype": "float32", "vocab_size": 256000
+}"#;
+
+const GEMMA_3_1B: &str = r#"{
+  "architectures": ["Gemma3ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "attn_logit_softcapping": null, "bos_token_id": 2, "cache_implementation": "hybrid",
+  "eos_token_id": 1, "final_logit_softcapping": null, "head_dim": 256,
+  "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 1152, "initializer_range": 0.02,
+  "intermediate_size": 6912, "max_position_embeddings": 32768, "model_type": "gemma3_text",
+  "num_attention_heads": 4, "num_hidden_layers": 26, "num_key_value_heads": 1, "pad_token_id": 0,
+  "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06, "rope_local_base_freq": 10000,
+  "rope_scaling": null, "rope_theta": 1000000, "sliding_window": 512,
+  "sliding_window_pattern": 6, "torch_dtype": "bfloat16", "use_cache": true, "vocab_size": 262144
+}"#;
+
+/// Gemma 3 12B is multimodal: the language model is `text_config`.
+const GEMMA_3_12B: &str = r#"{
+  "architectures": ["Gemma3ForConditionalGeneration"], "boi_token_index": 255999,
+  "eoi_token_index": 256000, "eos_token_id": [1, 106], "image_token_index": 262144,
+  "initializer_range": 0.02, "mm_tokens_per_image": 256, "model_type": "gemma3",
+  "text_config": {
+    "attention_bias": false, "attention_dropout": 0.0, "attn_logit_softcapping": null,
+    "cache_implementation": "hybrid", "final_logit_softcapping": null, "head_dim": 256,
+    "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 3840, "initializer_range": 0.02,
+    "intermediate_size": 15360, "max_position_embeddings": 131072, "model_type": "gemma3_text",
+    "num_attention_heads": 16, "num_hidden_layers": 48, "num_key_value_heads": 8,
+    "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06, "rope_local_base_freq": 10000,
+    "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "rope_theta": 1000000,
+    "sliding_window": 1024, "sliding_window_pattern": 6, "torch_dtype": "bfloat16",
+    "use_cache": true, "vocab_size": 262208
+  },
+  "torch_dtype": "bfloat16",
+  "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+                    "model_type": "siglip_vision_model", "num_attention_heads": 16,
+                    "num_hidden_layers": 27, "patch_size": 14, "vision_use_head": false}
+}"#;
+
+const OLMO_2_7B: &str = r#"{
+  "architectures": ["Olmo2ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "eos_token_id": 100257, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+  "intermediate_size": 11008, "max_position_embeddings": 4096, "model_type": "olmo2",
+  "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32,
+  "pad_token_id": 100277, "rms_norm_eps": 1e-06, "rope_theta": 500000.0,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "use_cache": true, "vocab_size": 100352
+}"#;
+
+const PHI_2: &str = r#"{
+  "architectures": ["PhiForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 50256,
+  "embd_pdrop": 0.0, "eos_token_id": 50256, "hidden_act": "gelu_new", "hidden_size": 2560,
+  "initializer_range": 0.02, "intermediate_size": 10240, "layer_norm_eps": 1e-05,
+  "max_position_embeddings": 2048, "model_type": "phi", "num_attention_heads": 32,
+  "num_hidden_layers": 32, "num_key_value_heads": 32, "partial_rotary_factor": 0.4,
+  "qk_layernorm": false, "resid_pdrop": 0.1, "rope_scaling": null, "rope_theta": 10000.0,
+  "tie_word_embeddings": false, "torch_dtype": "float16", "transformers_version": "4.37.0",
+  "use_cache": true, "vocab_size": 51200
+}"#;
+
+const PHI_4: &str = r#"{
+  "architectures": ["Phi3ForCausalLM"], "attention_dropout": 0.0, "hidden_act": "silu",
+  "hidden_size": 5120, "intermediate_size": 17920, "max_position_embeddings": 16384,
+  "model_type": "phi3", "num_attention_heads": 40, "num_hidden_layers": 40,
+  "num_key_value_heads": 10, "rms_norm_eps": 1e-05, "rope_theta": 250000,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 100352
+}"#;
+
 #[test]
 fn published_configs_import_to_their_presets() {
     for (config, preset) in [
@@ -92,6 +177,13 @@ fn published_configs_import_to_their_presets() {
         (GEMMA_2B, "gemma-2b"),
         (MISTRAL_7B, "mistral-7b"),
         (PHI_3_MINI, "phi-3-mini"),
+        (QWEN3_0_6B, "qwen3-0.6b"),
+        (GEMMA_2_9B, "gemma-2-9b"),
+        (GEMMA_3_1B, "gemma-3-1b"),
+        (GEMMA_3_12B, "gemma-3-12b"),
+        (OLMO_2_7B, "olmo-2-7b"),
+        (PHI_2, "phi-2"),
+        (PHI_4, "phi-4"),
     ] {
         let imported = import(config).unwrap_or_else(|e| panic!("{preset}: {e}"));
         let expected = presets::model(preset).map(|m| m.arch).expect("preset");
@@ -111,7 +203,96 @@ fn published_configs_import_to_their_presets() {
             "{preset}"
         );
         assert_eq!(imported.dropout, expected.dropout, "{preset}");
+        // What the memory terms read beyond the count.
+        let terms = |a: &Architecture| {
+            (
+                a.qk_norm,
+                a.qk_norm_full,
+                a.block,
+                a.window,
+                a.global_every,
+                a.softcap,
+                a.attn_softcap,
+            )
+        };
+        assert_eq!(terms(&imported), terms(&expected), "{preset}");
     }
+}
+
+/// Keys the configuration classes default, and the layer patterns.
+#[test]
+fn class_defaults_and_layer_patterns() {
+    // A `text_config` of a few keys: Gemma3TextConfig fills 8 heads, 4 KV
+    // heads, head_dim 256 and a vocabulary of 262,208 (transformers
+    // models/gemma3/configuration_gemma3.py): Gemma 3 4B's text model.
+    let sparse = r#"{"model_type": "gemma3", "text_config": {"hidden_size": 2560,
+        "intermediate_size": 10240, "model_type": "gemma3_text", "num_hidden_layers": 34,
+        "sliding_window": 1024}}"#;
+    let expected = presets::model("gemma-3-4b").expect("preset").arch;
+    assert_eq!(import(sparse), Ok(expected));
+    // `layer_types` as newer configs write it: every sixth layer global.
+    let types = |pattern: &[&str]| {
+        let listed: Vec<String> = (0..26)
+            .map(|i| format!("\"{}\"", pattern[i % pattern.len()]))
+            .collect();
+        GEMMA_3_1B.replace(
+            "\"sliding_window_pattern\": 6",
+            &format!("\"layer_types\": [{}]", listed.join(", ")),
+        )
+    };
+    let s = "sliding_attention";
+    let f = "full_attention";
+    let six = import(&types(&[s, s, s, s, s, f])).expect("valid");
+    assert_eq!((six.window, six.global_every), (512, 6));
+    assert_eq!(import(&types(&[s])).map(|a| a.global_every), Ok(0));
+    assert_eq!(import(&types(&[f])).map(|a| a.global_every), Ok(1));
+    // Global first, then windowed: not "every n-th layer".
+    assert_eq!(
+        import(&types(&[f, s])),
+        Err(ImportError::LayerPattern { key: "layer_types" })
+    );
+    // Gemma 2 without `layer_types` alternates, the first layer windowed;
+    // `null` switches a soft-capping off, absence keeps Gemma2Config's.
+    let gemma2 = import(GEMMA_2_9B).expect("valid");
+    assert_eq!((gemma2.window, gemma2.global_every), (4096, 2));
+    let uncapped = GEMMA_2_9B.replace(
+        "\"final_logit_softcapping\": 30.0",
+        "\"final_logit_softcapping\": null",
+    );
+    assert_eq!(
+        import(&uncapped).map(|a| (a.softcap, a.attn_softcap)),
+        Ok((false, true))
+    );
+    let defaulted = GEMMA_2_9B.replace("\"attn_logit_softcapping\": 50.0,", "");
+    assert_eq!(import(&defaulted).map(|a| a.attn_softcap), Ok(true));
+    // Qwen's window is off unless `use_sliding_window`; then it covers the
+    // layers from `max_window_layers` on.
+    let windowed = |first: &str| {
+        QWEN3_0_6B
+            .replace(
+                "\"use_sliding_window\": false",
+                "\"use_sliding_window\": true",
+            )
+            .replace("\"sliding_window\": null", "\"sliding_window\": 4096")
+            .replace(
+                "\"max_window_layers\": 28",
+                &format!("\"max_window_layers\": {first}"),
+            )
+    };
+    assert_eq!(import(&windowed("28")).map(|a| a.window), Ok(0));
+    assert_eq!(
+        import(&windowed("0")).map(|a| (a.window, a.global_every)),
+        Ok((4096, 0))
+    );
+    assert_eq!(
+        import(&windowed("14")),
+        Err(ImportError::LayerPattern {
+            key: "max_window_layers"
+        })
+    );
+    // Mistral v0.3 publishes `"sliding_window": null`: no window.
+    let v03 = MISTRAL_7B.replace("\"sliding_window\": 4096", "\"sliding_window\": null");
+    assert_eq!(import(&v03).map(|a| a.window), Ok(0));
 }
 
 #[test]
@@ -190,6 +371,55 @@ fn problems_are_named() {
         (
             &GPT2.replace("\"n_embd\"", "\"hidden_size\""),
             ImportError::Missing { key: "n_embd" },
+        ),
+        (
+            r#"{"model_type": "gemma3", "vision_config": {}}"#,
+            ImportError::Missing { key: "text_config" },
+        ),
+        (
+            r#"{"model_type": "gemma3", "text_config": [1]}"#,
+            ImportError::WrongType {
+                key: "text_config",
+                expected: json::Kind::Object,
+                found: json::Kind::Array,
+            },
+        ),
+        (
+            &GEMMA_3_12B.replace("\"hidden_size\": 3840", "\"width\": 3840"),
+            ImportError::Missing { key: "hidden_size" },
+        ),
+        (
+            &PHI_2.replace("\"intermediate_size\"", "\"n_inner\""),
+            ImportError::Missing {
+                key: "intermediate_size",
+            },
+        ),
+        (
+            &GEMMA_3_1B.replace("\"sliding_window\": 512", "\"sliding_window\": \"512\""),
+            ImportError::WrongType {
+                key: "sliding_window",
+                expected: json::Kind::Number,
+                found: json::Kind::String,
+            },
+        ),
+        (
+            &GEMMA_2_9B.replace(
+                "\"final_logit_softcapping\": 30.0",
+                "\"final_logit_softcapping\": true",
+            ),
+            ImportError::WrongType {
+                key: "final_logit_softcapping",
+                expected: json::Kind::Number,
+                found: json::Kind::Bool,
+            },
+        ),
+        (
+            &GEMMA_3_1B.replace("\"sliding_window_pattern\": 6", "\"layer_types\": \"full\""),
+            ImportError::WrongType {
+                key: "layer_types",
+                expected: json::Kind::Array,
+                found: json::Kind::String,
+            },
         ),
     ] {
         assert_eq!(import(text), Err(error.clone()), "{text}");

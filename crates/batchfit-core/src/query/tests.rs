@@ -187,7 +187,7 @@ fn a_preset_is_the_base_and_changes_are_written_against_it() {
 
 #[test]
 fn every_knob_is_a_parameter() {
-    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
+    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&qk_norm=1&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&qk_norm_full=1&block=sandwich&window=4096&global_every=2&softcap=1&attn_softcap=1&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
     let parsed = parse(query);
     assert_eq!(parsed.problems, []);
     let c = parsed.config;
@@ -214,6 +214,18 @@ fn every_knob_is_a_parameter() {
             a.channels
         ),
         (128, 2, 3, true, 64, 8, 1)
+    );
+    assert_eq!(
+        (
+            a.qk_norm,
+            a.qk_norm_full,
+            a.block,
+            a.window,
+            a.global_every,
+            a.softcap,
+            a.attn_softcap
+        ),
+        (true, true, tf::Block::Sandwich, 4096, 2, true, true)
     );
     assert_eq!(
         (
@@ -264,6 +276,68 @@ fn every_knob_is_a_parameter() {
         (75, 1500, 512, Units::Binary, Some(Lang::Es), true)
     );
     assert_eq!(to_query(&c), query);
+}
+
+/// The new architecture parameters name their allowed values and keep the
+/// defaults on bad input.
+#[test]
+fn the_families_parameters_name_their_ranges() {
+    let parsed = parse(
+        "form=transformer&window=-1&global_every=1e9&block=stacked&qk_norm=2&softcap=maybe&attn_softcap=&qk_norm_full=yes",
+    );
+    assert_eq!(
+        named(&parsed),
+        [
+            (
+                "window",
+                &Problem::OutOfRange {
+                    range: tf::WINDOW.range()
+                }
+            ),
+            (
+                "global_every",
+                &Problem::OutOfRange {
+                    range: tf::GLOBAL_EVERY.range()
+                }
+            ),
+            (
+                "block",
+                &Problem::NotAnOption {
+                    allowed: tf::Block::NAMES
+                }
+            ),
+            (
+                "qk_norm",
+                &Problem::NotAnOption {
+                    allowed: SWITCH_NAMES
+                }
+            ),
+            (
+                "softcap",
+                &Problem::NotAnOption {
+                    allowed: SWITCH_NAMES
+                }
+            ),
+            (
+                "attn_softcap",
+                &Problem::NotAnOption {
+                    allowed: SWITCH_NAMES
+                }
+            ),
+            (
+                "qk_norm_full",
+                &Problem::OnlyWith {
+                    param: Param::QkNorm,
+                    value: "1"
+                }
+            ),
+        ]
+    );
+    assert_eq!(parsed.config.transformer.arch, Architecture::default());
+    assert_eq!(
+        parsed.problems[0].to_string(),
+        "`window` must be from 0 to 10,000,000"
+    );
 }
 
 #[test]
@@ -358,9 +432,17 @@ prop_compose! {
         ffn in whole(tf::FFN), mlp in pick(Mlp::ALL), norm in pick(Norm::ALL), vocab in whole(tf::VOCAB),
         switches in any::<[bool; 4]>(), positions in whole(tf::POSITIONS), token_types in whole(tf::TOKEN_TYPES),
         labels in whole(tf::LABELS), image in whole(tf::IMAGE), patch in whole(tf::PATCH), channels in whole(tf::CHANNELS),
+        qk_norms in any::<[bool; 2]>(), block in pick(tf::Block::ALL), window in prop_oneof![Just(0u64), whole(tf::WINDOW)],
+        global_every in whole(tf::GLOBAL_EVERY), softcaps in any::<[bool; 2]>(),
     ) -> Architecture {
         let [tied, bias, qkv_bias, dropout] = switches;
-        Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, positions, token_types, labels, dropout, image, patch, channels }
+        let [softcap, attn_softcap] = softcaps;
+        let qk_norm = qk_norms[0];
+        // What `parse` can produce: QK-norm over the whole projections only with QK-norm.
+        let qk_norm_full = qk_norm && qk_norms[1];
+        // What `parse` can produce: a pattern of global layers only beside a window.
+        let global_every = if window == 0 { 0 } else { global_every };
+        Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, positions, token_types, labels, dropout, image, patch, channels, qk_norm, qk_norm_full, block, window, global_every, softcap, attn_softcap }
     }
 }
 
@@ -602,6 +684,40 @@ fn settings_that_need_another_are_reported() {
     );
     assert!(
         parse("form=transformer&mode=inference&quant=int4")
+            .problems
+            .is_empty()
+    );
+    // A pattern of global layers needs a window: reported, and the pattern
+    // falls back to the preset's (none without one).
+    let parsed = parse("form=transformer&global_every=6");
+    assert_eq!(
+        named(&parsed),
+        [(
+            "global_every",
+            &Problem::OnlyWith {
+                param: Param::Window,
+                value: "1 or more"
+            }
+        )]
+    );
+    assert_eq!(parsed.config.transformer.arch.global_every, 0);
+    let parsed = parse("form=transformer&model=gemma-3-1b&window=0&global_every=3");
+    assert_eq!(parsed.problems[0].param(), Some(Param::GlobalEvery));
+    assert_eq!(parsed.config.transformer.arch.global_every, 6);
+    for fine in [
+        "form=transformer&window=1024&global_every=6",
+        "form=transformer&global_every=0",
+        // The preset's pattern under a switched-off window is kept silently.
+        "form=transformer&model=gemma-3-1b&window=0",
+    ] {
+        assert!(parse(fine).problems.is_empty(), "{fine}");
+    }
+    // QK-norm over the whole projections without QK-norm: reported, off.
+    let parsed = parse("form=transformer&qk_norm_full=1");
+    assert_eq!(parsed.problems[0].param(), Some(Param::QkNormFull));
+    assert!(!parsed.config.transformer.arch.qk_norm_full);
+    assert!(
+        parse("form=transformer&qk_norm=1&qk_norm_full=1")
             .problems
             .is_empty()
     );
