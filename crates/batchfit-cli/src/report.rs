@@ -63,6 +63,17 @@ struct Report {
     gpus_needed_total: Option<u64>,
     sweep: Vec<Row>,
     what_ifs: Vec<WhatIfRow>,
+    /// The step, point by point: its largest `total` is `peak_allocated`.
+    timeline: Vec<TimelineRow>,
+}
+
+#[derive(Serialize)]
+struct TimelineRow {
+    phase: &'static str,
+    /// The layer just computed (or the quarter of the generation), 0 where none.
+    layer: u64,
+    bytes: AtPeakRow,
+    total: u128,
 }
 
 #[derive(Serialize)]
@@ -193,6 +204,15 @@ pub fn json(config: &Config) -> String {
                 query: batchfit_core::query::to_query(&w.config),
                 required: w.estimate.required,
                 fits: w.estimate.fits,
+            })
+            .collect(),
+        timeline: memory::timeline(config)
+            .into_iter()
+            .map(|p| TimelineRow {
+                phase: p.moment.name(),
+                layer: p.layer,
+                bytes: p.bytes.into(),
+                total: p.bytes.sum(),
             })
             .collect(),
     };

@@ -728,3 +728,28 @@ fn file_problems_exit_2_naming_the_file_and_key() {
     }
     std::fs::remove_dir_all(&dir).expect("removed");
 }
+
+/// `timeline` (issue 16): the step point by point; its largest total is
+/// `peak_allocated`, and each point's components add up to its total.
+#[test]
+fn json_carries_the_step_as_a_timeline() {
+    let report = json(&[
+        "--json",
+        "form=transformer&model=llama-3.1-8b&batch=2&seq=2048",
+    ]);
+    let points = report["timeline"].as_array().expect("timeline");
+    assert_eq!(points.len(), 66);
+    assert_eq!(points[32]["phase"], "loss");
+    let total = |p: &serde_json::Value| p["total"].as_u64().expect("bytes");
+    let top = points.iter().map(total).max().expect("points");
+    assert_eq!(top, report["peak_allocated"].as_u64().expect("bytes"));
+    for p in points {
+        let sum: u64 = p["bytes"]
+            .as_object()
+            .expect("components")
+            .values()
+            .map(|v| v.as_u64().expect("bytes"))
+            .sum();
+        assert_eq!(sum, total(p));
+    }
+}

@@ -217,6 +217,11 @@ struct Parts {
     /// and weight norm, FP8 training's weight copies), counted with the
     /// buffers.
     working: u128,
+    /// The part of `activations_per_sample` the layers save, one layer after
+    /// another (the rest, outside the layers, is alive at the loss), and how
+    /// many layers there are: for the step's timeline.
+    layer_activations_per_sample: u128,
+    layers: u64,
     /// CPU memory of the offloads: model states, and activations per sample.
     cpu: u128,
     cpu_per_sample: u128,
@@ -225,10 +230,15 @@ struct Parts {
 impl Parts {
     fn of(config: &Config) -> Self {
         match config.form {
-            Form::Activations => Self {
-                activations_per_sample: activations::estimate(&config.activations).per_sample,
-                ..Self::default()
-            },
+            Form::Activations => {
+                let per_sample = activations::estimate(&config.activations).per_sample;
+                Self {
+                    activations_per_sample: per_sample,
+                    layer_activations_per_sample: per_sample,
+                    layers: config.activations.layers,
+                    ..Self::default()
+                }
+            }
             Form::Parameters => {
                 let e = parameters::estimate(&config.parameters);
                 Self {
@@ -238,6 +248,8 @@ impl Parts {
                     optimizer_states: e.optimizer_states,
                     gradients_with_activations: true,
                     activations_per_sample: e.activations_per_sample,
+                    layer_activations_per_sample: e.activations_per_sample,
+                    layers: 1,
                     ..Self::default()
                 }
             }
@@ -288,6 +300,8 @@ impl Parts {
                         0
                     },
                     activations_per_sample: transformer::activations_per_sample(input),
+                    layer_activations_per_sample: transformer::layer_activations_per_sample(input),
+                    layers: input.arch.layers,
                     kv_per_sample: transformer::kv_cache_per_sample(input),
                     working: transformer::Adapters::of(input).dora_working
                         + transformer::fp8_weight_copies(&count, input),
@@ -380,7 +394,12 @@ impl Parts {
 
     /// [`Self::total`] by component: [`Self::held`] plus the winning moment.
     fn at_peak(&self, batch: u64) -> AtPeak {
-        let alive = self.activations_win(batch);
+        self.moment(batch, self.activations_win(batch))
+    }
+
+    /// What is alive at the activations' moment (`alive`) or the gradients'
+    /// moment, by component: [`Self::held`] plus that moment.
+    fn moment(&self, batch: u64, alive: bool) -> AtPeak {
         let gradients = if alive && !self.gradients_with_activations {
             0
         } else {
@@ -814,6 +833,9 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
         .filter(|option| option.estimate.required != now)
         .collect()
 }
+
+mod timeline;
+pub use timeline::{Moment, TimelinePoint, timeline};
 
 #[cfg(test)]
 mod tests;

@@ -1690,6 +1690,20 @@ fn lora_saved(input: &TransformerInput) -> u128 {
     s * (x_copy * adapters.inputs_per_token + adapter_bytes * r * adapters.maps + dora)
 }
 
+/// The part of [`activations_per_sample`] in training that the layers save,
+/// one layer's share after another in the forward pass: all of it less what
+/// the same configuration keeps with no layers (the embedding's and output
+/// layer's terms, and the larger of the loss's tensors and a recomputed
+/// layer's set). 0 in inference, which keeps nothing between layers.
+pub fn layer_activations_per_sample(input: &TransformerInput) -> u128 {
+    if input.mode != Mode::Train {
+        return 0;
+    }
+    let mut none = *input;
+    none.arch.layers = 0;
+    activations_per_sample(input).saturating_sub(activations_per_sample(&none))
+}
+
 /// Activation bytes one sample keeps alive per GPU at the peak of training (the
 /// start of the backward pass), or in inference the larger of the prefill's
 /// transient activations and a quantized cache's dequantized copies.

@@ -780,6 +780,21 @@ proptest! {
         }
     }
 
+    /// The step's picture and the estimate are one story (issue 16): the
+    /// timeline's largest point is `peak_allocated`, byte for byte, and it is
+    /// the point of the moment the estimate names.
+    #[test]
+    fn the_timeline_peaks_at_the_estimate(config in any_config(), batch in 1u64..10_000) {
+        let config = config.with_batch(batch);
+        let e = estimate(&config);
+        let points = timeline(&config);
+        prop_assert!(!points.is_empty());
+        let top = points.iter().map(|p| p.bytes.sum()).max().unwrap_or(0);
+        prop_assert_eq!(top, e.peak_allocated);
+        prop_assert!(points.iter().any(|p| p.bytes == e.at_peak
+            || (p.bytes.sum() == e.peak_allocated && !e.at_peak.activations_alive)));
+    }
+
     #[test]
     fn what_ifs_are_consistent(config in any_config()) {
         for what_if in what_ifs(&config) {
@@ -1138,4 +1153,43 @@ fn fp8_training_keeps_weight_copies_and_saves_fp8_inputs() {
     let parsed = parse("form=transformer&mode=inference&fp8=te");
     assert_eq!(parsed.config.transformer.fp8, transformer::Fp8::None);
     assert_eq!(parsed.problems.len(), 1);
+}
+
+/// The step of Llama-3.1-8B, batch 1 × 2,048 (issue 16): 32 forward points,
+/// the loss, 32 backward points and the optimizer step; the activations grow
+/// by one layer's share per forward point and the loss is the peak.
+#[test]
+fn the_timeline_walks_the_step() {
+    let c = config("form=transformer&model=llama-3.1-8b&batch=1&seq=2048&recipe=bf16");
+    let e = estimate(&c);
+    let points = timeline(&c);
+    assert_eq!(points.len(), 32 + 1 + 32 + 1);
+    assert_eq!(points[0].moment, Moment::Forward);
+    assert_eq!(points[32].moment, Moment::Loss);
+    assert_eq!(points[32].bytes, e.at_peak);
+    assert_eq!(points[65].moment, Moment::OptimizerStep);
+    let per_layer = points[1].bytes.activations - points[0].bytes.activations;
+    assert_eq!(points[0].bytes.activations, per_layer);
+    assert!(points[31].bytes.activations <= points[32].bytes.activations);
+    // The backward pass frees the activations as it creates the gradients.
+    assert_eq!(points[64].bytes.activations, 0);
+    assert_eq!(points[64].bytes.gradients, e.gradients);
+    // Inference: the prefill, then the cache filling in quarters.
+    let g = config(
+        "form=transformer&model=llama-3.1-8b&mode=inference&recipe=bf16&batch=1&seq=1024&gen=1024",
+    );
+    let points = timeline(&g);
+    let moments: Vec<Moment> = points.iter().map(|p| p.moment).collect();
+    assert_eq!(
+        moments,
+        [
+            Moment::Prefill,
+            Moment::Generation,
+            Moment::Generation,
+            Moment::Generation,
+            Moment::Generation
+        ]
+    );
+    assert_eq!(points[0].bytes.kv_cache * 2, estimate(&g).kv_cache);
+    assert_eq!(points[4].bytes, estimate(&g).at_peak);
 }

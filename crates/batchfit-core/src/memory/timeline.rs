@@ -1,0 +1,157 @@
+//! The step as a sequence of moments (issue 16): what is allocated after each
+//! layer of the forward pass, at the loss, after each layer of the backward
+//! pass and in the optimizer step; in inference, after the prefill and as the
+//! generation fills the KV cache. Built from the same parts as the estimate,
+//! so its largest point is [`Estimate::peak_allocated`](super::Estimate),
+//! byte for byte (a property test checks it).
+//!
+//! Between the two moments the estimate computes (the activations' and the
+//! gradients'), the layers are taken as equal: each holds
+//! 1/L of the layers' saved tensors, creates 1/L of the gradients in the
+//! backward pass and 1/L of autocast's weight copies in the forward pass. The
+//! tensors outside the layers (the loss's, the embedding's and the output
+//! layer's) are drawn at the loss.
+
+use super::{AtPeak, Parts};
+use crate::choice::choice;
+use crate::query::{Config, Form};
+use crate::transformer::Mode;
+
+choice! {
+    /// Where in the step a point of the timeline sits.
+    pub enum Moment {
+        /// After a layer's forward pass.
+        Forward = "forward",
+        /// The loss, at the start of the backward pass: every activation.
+        Loss = "loss",
+        /// After a layer's backward pass.
+        Backward = "backward",
+        /// Inside `optimizer.step()`: the gradients and the step's temporaries.
+        OptimizerStep = "optimizer_step",
+        /// Inference: the prompt's keys and values cached, the prefill's
+        /// temporaries.
+        Prefill = "prefill",
+        /// Inference: a share of the tokens generated.
+        Generation = "generation",
+    }
+    default Forward
+}
+
+/// One point of the timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TimelinePoint {
+    pub moment: Moment,
+    /// The layer just computed (forward 1 … L, backward L … 1), or in
+    /// generation the quarter of the generated tokens reached (1 … 4); 0
+    /// elsewhere.
+    pub layer: u64,
+    /// What is allocated then, by component: `bytes.sum()` is the total.
+    /// `activations_alive` is true up to the loss.
+    pub bytes: AtPeak,
+}
+
+/// `part × numerator / denominator`, rounded down (never above `part`).
+fn share(part: u128, numerator: u64, denominator: u64) -> u128 {
+    part * u128::from(numerator) / u128::from(denominator.max(1))
+}
+
+/// `from` moved towards `to` by `numerator / denominator`, for a term that
+/// only grows or only shrinks between the two moments.
+fn between(from: u128, to: u128, numerator: u64, denominator: u64) -> u128 {
+    if to >= from {
+        from + share(to - from, numerator, denominator)
+    } else {
+        from - share(from - to, numerator, denominator)
+    }
+}
+
+/// The timeline of one step of `config` at its batch.
+pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
+    let parts = Parts::of(config);
+    let batch = config.batch();
+    let act = parts.moment(batch, true);
+    let grad = parts.moment(batch, false);
+    let point = |moment, layer, bytes| TimelinePoint {
+        moment,
+        layer,
+        bytes,
+    };
+    if config.form == Form::Transformer && config.transformer.mode == Mode::Inference {
+        return generation(config, act, point);
+    }
+    let layers = parts.layers.max(1);
+    let in_layers = parts.layer_activations_per_sample * u128::from(batch);
+    let forward = (1..=layers).map(|i| {
+        point(
+            Moment::Forward,
+            i,
+            AtPeak {
+                weights: between(grad.weights, act.weights, i, layers),
+                buffers: between(grad.buffers, act.buffers, i, layers),
+                activations: share(in_layers, i, layers),
+                optimizer_step: 0,
+                kv_cache: 0,
+                ..act
+            },
+        )
+    });
+    let mut points: Vec<TimelinePoint> = forward.collect();
+    // The napkin forms stop at the end of the forward pass, their whole
+    // estimate.
+    if config.form != Form::Transformer {
+        if let Some(last) = points.last_mut() {
+            last.bytes = act;
+        }
+        return points;
+    }
+    points.push(point(Moment::Loss, 0, act));
+    points.extend((1..=layers).rev().map(|i| {
+        let done = layers - i + 1;
+        point(
+            Moment::Backward,
+            i,
+            AtPeak {
+                weights: between(act.weights, grad.weights, done, layers),
+                gradients: between(act.gradients, grad.gradients, done, layers),
+                buffers: between(act.buffers, grad.buffers, done, layers),
+                activations: share(in_layers, i - 1, layers),
+                kv_cache: 0,
+                activations_alive: false,
+                ..act
+            },
+        )
+    }));
+    if !parts.step_in_backward {
+        points.push(point(Moment::OptimizerStep, 0, grad));
+    }
+    points
+}
+
+/// Inference: the prefill with the prompt's share of the cache, then the
+/// cache filling in quarters of the generated tokens, the prefill's (or a
+/// quantized cache's dequantizing) temporaries throughout, as the estimate
+/// counts them.
+fn generation(
+    config: &Config,
+    act: AtPeak,
+    point: impl Fn(Moment, u64, AtPeak) -> TimelinePoint,
+) -> Vec<TimelinePoint> {
+    let t = &config.transformer;
+    let context = t.seq.saturating_add(t.generated);
+    let prompt = share(act.kv_cache, t.seq, context);
+    let at = |cache| AtPeak {
+        kv_cache: cache,
+        ..act
+    };
+    let mut points = vec![point(Moment::Prefill, 0, at(prompt))];
+    if t.generated > 0 {
+        points.extend((1..=4).map(|quarter| {
+            point(
+                Moment::Generation,
+                quarter,
+                at(between(prompt, act.kv_cache, quarter, 4)),
+            )
+        }));
+    }
+    points
+}
