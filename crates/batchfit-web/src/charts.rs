@@ -1,5 +1,5 @@
-//! The two charts: the stacked breakdown bar with the device's capacity, and
-//! memory against batch size. The drawing functions are generic over plotters'
+//! The three charts: the stacked breakdown bar with the device's capacity,
+//! memory against batch size, and the step as a timeline. The drawing functions are generic over plotters'
 //! `DrawingBackend`, so the browser draws them on a `<canvas>` and the native
 //! tests into an SVG string; every number drawn arrives already computed.
 //!
@@ -116,6 +116,22 @@ pub struct SweepChart {
     pub dark: bool,
 }
 
+/// Allocated memory through one step (`memory::timeline`): a stacked column
+/// per point, in the bar's colours, the device's capacity and the peak marked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineChart {
+    /// Per point, (component, bytes) in the bar's order.
+    pub points: Vec<Vec<(Component, u128)>>,
+    /// The phases' names under the axis, each at its first point.
+    pub phases: Vec<(usize, String)>,
+    /// The point that sets the peak and its label ("Peak: the loss").
+    pub peak: Option<(usize, String)>,
+    pub capacity: Option<(String, u128)>,
+    pub y_label: String,
+    pub units: Units,
+    pub dark: bool,
+}
+
 /// The width in pixels a text takes in the charts' font ([`FONT`]).
 pub type TextWidth<'a> = &'a dyn Fn(&str) -> i32;
 
@@ -135,6 +151,15 @@ pub fn draw_sweep<DB: DrawingBackend>(
     width: TextWidth<'_>,
 ) -> Result<(), String> {
     sweep(area, chart, width).map_err(|e| e.to_string())
+}
+
+/// Draws the step's timeline into `area`.
+pub fn draw_timeline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &TimelineChart,
+    width: TextWidth<'_>,
+) -> Result<(), String> {
+    timeline(area, chart, width).map_err(|e| e.to_string())
 }
 
 type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
@@ -618,6 +643,193 @@ fn sweep<DB: DrawingBackend>(
     Ok(())
 }
 
+/// The timeline's vertical scale and the horizontal span of its columns, for
+/// a canvas `width` pixels wide: what the drawing uses, and what the page maps
+/// a pointer's position with.
+pub struct TimelineLayout {
+    pub left: i32,
+    pub right: i32,
+    unit_bytes: f64,
+    y_max: f64,
+    ticks: Vec<(f64, String)>,
+}
+
+impl TimelineLayout {
+    pub fn new(
+        chart: &TimelineChart,
+        (width, height): (i32, i32),
+        text_width: TextWidth<'_>,
+    ) -> Self {
+        let most = chart
+            .points
+            .iter()
+            .map(|p| p.iter().map(|c| c.1).sum::<u128>())
+            .chain(chart.capacity.as_ref().map(|c| c.1))
+            .max()
+            .unwrap_or(0);
+        let (unit_bytes, unit) = axis_unit(most, chart.units);
+        let y_max = if most > 0 {
+            most as f64 / unit_bytes * 1.08
+        } else {
+            1.0
+        };
+        let ticks: Vec<(f64, String)> = round_ticks(y_max, (height / 40).clamp(2, 6) as usize)
+            .into_iter()
+            .map(|value| (value, tick(value, unit)))
+            .collect();
+        let widest = ticks.iter().map(|t| text_width(&t.1)).max().unwrap_or(0);
+        Self {
+            left: 8 + (widest + 26).min(width / 2),
+            right: width - 8,
+            unit_bytes,
+            y_max,
+            ticks,
+        }
+    }
+
+    /// The point under the horizontal position `x` (pixels), if any.
+    pub fn point_at(&self, x: f64, points: usize) -> Option<usize> {
+        let span = f64::from(self.right - self.left);
+        if points == 0 || span <= 0.0 {
+            return None;
+        }
+        let at = ((x - f64::from(self.left)) / span * points as f64).floor();
+        (at >= 0.0).then(|| (at as usize).min(points - 1))
+    }
+}
+
+fn timeline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &TimelineChart,
+    text_width: TextWidth<'_>,
+) -> Drawn<DB> {
+    let (width, height) = area.dim_in_pixel();
+    let (width, height) = (width as i32, height as i32);
+    let n = chart.points.len();
+    if width < 120 || height < 80 || n == 0 {
+        return Ok(());
+    }
+    let theme = Theme::new(chart.dark);
+    let layout = TimelineLayout::new(chart, (width, height), text_width);
+    let (left, right) = (layout.left, layout.right);
+    let (top, bottom) = (20, height - 24);
+    let y = Scale {
+        values: (0.0, layout.y_max),
+        pixels: (bottom, top),
+    };
+    let column = |i: usize| {
+        let span = i64::from(right - left);
+        let at = |k: usize| left + (span * k as i64 / n as i64) as i32;
+        (at(i), at(i + 1).max(at(i) + 1))
+    };
+    for (value, text) in &layout.ticks {
+        let at = y.at(*value);
+        segment(area, (left, at), (right, at), theme.grid.into())?;
+        segment(area, (left - 3, at), (left, at), theme.fg.into())?;
+        let style = theme.text(HPos::Right, VPos::Center);
+        draw_label(area, text, (left - 5, at), style)?;
+    }
+    for (i, point) in chart.points.iter().enumerate() {
+        let (x0, x1) = column(i);
+        let mut below = 0.0;
+        for (component, bytes) in point.iter().filter(|c| c.1 > 0) {
+            let above = below + *bytes as f64 / layout.unit_bytes;
+            area.draw(&Rectangle::new(
+                [(x0, y.at(above)), (x1, y.at(below))],
+                component.color().filled(),
+            ))?;
+            below = above;
+        }
+    }
+    segment(area, (left, top), (left, bottom), theme.fg.into())?;
+    segment(area, (left, bottom), (right, bottom), theme.fg.into())?;
+    // Each phase's name at its first point, unless it would run into the last one drawn.
+    let mut free_from = left;
+    for (first, name) in &chart.phases {
+        let at = column(*first).0;
+        if at < free_from {
+            continue;
+        }
+        segment(area, (at, bottom), (at, bottom + 4), theme.fg.into())?;
+        draw_label(
+            area,
+            name,
+            (at + 2, bottom + 5),
+            theme.text(HPos::Left, VPos::Top),
+        )?;
+        free_from = at + text_width(name) + 10;
+    }
+    let style = LabelStyle {
+        upwards: true,
+        ..theme.text(HPos::Center, VPos::Top)
+    };
+    draw_label(area, &chart.y_label, (8, (top + bottom) / 2), style)?;
+
+    if let Some((name, bytes)) = &chart.capacity {
+        let at = y.at(*bytes as f64 / layout.unit_bytes);
+        let style = theme.capacity.stroke_width(2);
+        area.draw(&DashedPathElement::new(
+            [(left, at), (right, at)],
+            6,
+            4,
+            style,
+        ))?;
+        draw_label(
+            area,
+            name,
+            (right - 4, at - 3),
+            theme.text(HPos::Right, VPos::Bottom),
+        )?;
+    }
+    if let Some((index, label)) = &chart.peak
+        && let Some(point) = chart.points.get(*index)
+    {
+        let (x0, x1) = column(*index);
+        let at = (x0 + x1) / 2;
+        let total: u128 = point.iter().map(|c| c.1).sum();
+        let peak_y = y.at(total as f64 / layout.unit_bytes);
+        segment(area, (at, top - 4), (at, peak_y), theme.fg.stroke_width(2))?;
+        let text = format!("{label}: {}", format_bytes(total, chart.units));
+        let (side, dx) = if at > (left + right) / 2 {
+            (HPos::Right, -4)
+        } else {
+            (HPos::Left, 4)
+        };
+        draw_label(area, &text, (at + dx, top - 6), theme.text(side, VPos::Top))?;
+    }
+    Ok(())
+}
+
+/// The step's timeline on a canvas; see [`TimelineChart`].
+pub fn timeline_canvas(chart: Rx<TimelineChart>, label: Rx<String>) -> El {
+    chart_canvas(
+        "timeline-chart",
+        "chart-timeline",
+        chart,
+        label,
+        draw_timeline,
+    )
+}
+
+/// The timeline's point under the horizontal position `x` (CSS pixels from
+/// the canvas's left edge), by the layout the drawing used.
+pub fn timeline_point_at(
+    element: &HtmlCanvasElement,
+    chart: &TimelineChart,
+    x: f64,
+) -> Option<usize> {
+    let context = element.get_context("2d").ok().flatten()?;
+    let context = context.dyn_into::<CanvasRenderingContext2d>().ok()?;
+    context.set_font(canvas::FONT);
+    let text_width = |text: &str| {
+        context
+            .measure_text(text)
+            .map_or(0, |metrics| metrics.width().ceil() as i32)
+    };
+    let size = (element.client_width(), element.client_height());
+    TimelineLayout::new(chart, size, &text_width).point_at(x, chart.points.len())
+}
+
 /// The breakdown bar on a canvas; see [`BreakdownChart`].
 pub fn breakdown_canvas(chart: Rx<BreakdownChart>, label: Rx<String>) -> El {
     chart_canvas(
@@ -917,6 +1129,93 @@ mod tests {
                 "{capacity}: {x1} vs {expected}"
             );
         }
+    }
+
+    fn timeline_chart(capacity: Option<u128>) -> TimelineChart {
+        // Forward 1, 2, the loss (the peak), backward 2, 1, the step.
+        let point = |weights: u128, gradients: u128, activations: u128| {
+            vec![
+                (Component::Weights, weights),
+                (Component::Gradients, gradients),
+                (Component::Activations, activations),
+            ]
+        };
+        TimelineChart {
+            points: vec![
+                point(16 * GB, 0, 10 * GB),
+                point(16 * GB, 0, 20 * GB),
+                point(16 * GB, 0, 30 * GB),
+                point(16 * GB, 8 * GB, 10 * GB),
+                point(16 * GB, 16 * GB, 0),
+                point(16 * GB, 16 * GB, 0),
+            ],
+            phases: vec![
+                (0, "forward".into()),
+                (2, "loss".into()),
+                (3, "backward".into()),
+                (5, "step".into()),
+            ],
+            peak: Some((2, "Peak".into())),
+            capacity: capacity.map(|c| ("H100 80GB".to_owned(), c)),
+            y_label: "Allocated".into(),
+            units: Units::Decimal,
+            dark: false,
+        }
+    }
+
+    #[test]
+    fn the_timeline_stacks_each_moment_and_marks_the_peak() {
+        let chart = timeline_chart(Some(80 * GB));
+        let (drawn, svg) = render((600, 260), |a| draw_timeline(a, &chart, &width));
+        drawn.unwrap();
+        // One rectangle per non-zero part of each point, in the bar's colours.
+        let filled = |color: &str| {
+            tags(&svg, "rect")
+                .into_iter()
+                .filter(|r| attr(r, "fill") == color)
+                .count()
+        };
+        assert_eq!(filled(Component::Weights.color_hex()), 6);
+        assert_eq!(filled(Component::Gradients.color_hex()), 3);
+        assert_eq!(filled(Component::Activations.color_hex()), 4);
+        let texts = texts(&svg);
+        assert!(texts.contains(&"Peak: 46.00 GB"), "{texts:?}");
+        for name in [
+            "forward",
+            "loss",
+            "backward",
+            "step",
+            "H100 80GB",
+            "Allocated",
+        ] {
+            assert!(texts.contains(&name), "{name}: {texts:?}");
+        }
+        // The loss's column is the tallest: its activations reach highest.
+        let top = |color: &str| {
+            tags(&svg, "rect")
+                .into_iter()
+                .filter(|r| attr(r, "fill") == color)
+                .map(|r| number(r, "y"))
+                .fold(f64::MAX, f64::min)
+        };
+        let activations_top = top(Component::Activations.color_hex());
+        assert!(activations_top < top(Component::Gradients.color_hex()));
+        // A pointer maps to the column under it, by the drawing's layout.
+        let layout = TimelineLayout::new(&chart, (600, 260), &width);
+        let column = f64::from(layout.right - layout.left) / 6.0;
+        let middle = |i: f64| f64::from(layout.left) + column * (i + 0.5);
+        assert_eq!(layout.point_at(middle(2.0), 6), Some(2));
+        assert_eq!(layout.point_at(middle(5.0), 6), Some(5));
+        assert_eq!(layout.point_at(f64::from(layout.left) - 5.0, 6), None);
+        assert_eq!(layout.point_at(10_000.0, 6), Some(5));
+        // Too small, or nothing to draw: no drawing, no error.
+        let empty = TimelineChart {
+            points: Vec::new(),
+            ..timeline_chart(None)
+        };
+        let (drawn, svg) = render((600, 260), |a| draw_timeline(a, &empty, &width));
+        drawn.unwrap();
+        assert!(tags(&svg, "rect").is_empty());
     }
 
     #[test]

@@ -145,6 +145,8 @@ pub enum Ev {
     Submit,
     /// A `<details>` opened or closed.
     Toggle,
+    /// A mouse, pen or finger moved over the element.
+    PointerMove,
 }
 
 impl Ev {
@@ -156,6 +158,7 @@ impl Ev {
             Self::Click => "click",
             Self::Submit => "submit",
             Self::Toggle => "toggle",
+            Self::PointerMove => "pointermove",
         }
     }
 }

@@ -27,6 +27,7 @@ mod messages;
 mod results;
 mod share;
 mod state;
+mod step;
 mod sweep;
 
 use dom::{El, Ev, el, rx};
@@ -145,7 +146,8 @@ pub fn app(parent: &web_sys::Element) {
     let page = if embed {
         page
     } else {
-        page.child(sweep::sweep(state))
+        page.child(step::step(state))
+            .child(sweep::sweep(state))
             .child(share::share(state))
             .child(faq::how_it_works(state))
             .child(

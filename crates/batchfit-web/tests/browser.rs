@@ -260,6 +260,17 @@ async fn the_bar_and_every_sweep_row_add_up() {
         );
         let expected = batchfit_core::memory::estimate(&batchfit_core::query::parse(query).config);
         assert_eq!(required, expected.required, "{query}");
+        // The step's picture peaks at the peak allocated the table shows.
+        let timeline = find(&host, "[data-testid=\"timeline-chart\"]");
+        let top: u128 = timeline
+            .get_attribute("data-max-bytes")
+            .and_then(|b| b.parse().ok())
+            .unwrap_or_else(|| panic!("{query}: the timeline's data"));
+        assert_eq!(
+            top,
+            bytes_of(&find(&host, ".breakdown [data-testid=\"total\"]")),
+            "{query}: the timeline's maximum is the peak allocated"
+        );
         let rows = all(&host, "[data-testid=\"sweep\"] tbody tr");
         assert!(!rows.is_empty(), "{query}");
         for row in rows {
