@@ -364,15 +364,21 @@ mod tests {
         let mut out = Vec::new();
         let mut quoted = 0u32;
         let mut word = String::new();
+        // Identifiers (`gemma3_text`, `qwen2`) are names, not words of a
+        // language: a token with a digit or an underscore is skipped.
+        let part = |c: char| c.is_alphanumeric() || c == '_';
         for c in text.chars().chain([' ']) {
             match c {
                 '«' | '“' => quoted += 1,
                 '»' | '”' => quoted = quoted.saturating_sub(1),
-                c if c.is_alphabetic() && quoted == 0 => word.extend(c.to_lowercase()),
+                c if part(c) && quoted == 0 => word.extend(c.to_lowercase()),
                 _ => {}
             }
-            if !c.is_alphabetic() && !word.is_empty() {
-                out.push(std::mem::take(&mut word));
+            if !part(c) && !word.is_empty() {
+                let token = std::mem::take(&mut word);
+                if token.chars().all(char::is_alphabetic) {
+                    out.push(token);
+                }
             }
         }
         out
