@@ -41,6 +41,7 @@ choice! {
         Tied = "tied",
         Bias = "bias",
         QkvBias = "qkv_bias",
+        QkNorm = "qk_norm",
         Positions = "positions",
         TokenTypes = "token_types",
         Labels = "labels",
@@ -48,6 +49,20 @@ choice! {
         Image = "image",
         Patch = "patch",
         Channels = "channels",
+        QkNormFull = "qk_norm_full",
+        AttnSinks = "attn_sinks",
+        Experts = "experts",
+        ExpertsActive = "experts_active",
+        ExpertFfn = "expert_ffn",
+        SharedExperts = "shared_experts",
+        SharedFfn = "shared_ffn",
+        FirstDenseLayers = "first_dense_layers",
+        MoeEvery = "moe_every",
+        KvLoraRank = "kv_lora_rank",
+        QLoraRank = "q_lora_rank",
+        QkRopeHeadDim = "qk_rope_head_dim",
+        QkNopeHeadDim = "qk_nope_head_dim",
+        VHeadDim = "v_head_dim",
         Recipe = "recipe",
         Recompute = "recompute",
         Attn = "attn",
@@ -57,6 +72,7 @@ choice! {
         Gpus = "gpus",
         Zero = "zero",
         Tp = "tp",
+        Ep = "ep",
         Sp = "sp",
         Foreach = "foreach",
         Step = "step",
@@ -121,11 +137,13 @@ impl Param {
         match self {
             Batch | Seq | Hidden | Layers | Heads | KvHeads | HeadDim | Ffn | Vocab | Positions
             | TokenTypes | Labels | Image | Patch | Channels | Gen | Gpus | Zero | Tp | BucketM
-            | Prefetch | GlobalBatch | LoraRank => Input::Whole,
+            | Prefetch | GlobalBatch | LoraRank | Experts | ExpertsActive | ExpertFfn
+            | SharedExperts | SharedFfn | FirstDenseLayers | MoeEvery | Ep | KvLoraRank
+            | QLoraRank | QkRopeHeadDim | QkNopeHeadDim | VHeadDim => Input::Whole,
             K | ActMb | GpuGb | OverheadGb | Margin => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
-            | LoraDropout | DoubleQuant | Embed => Input::Switch,
+            | LoraDropout | DoubleQuant | Embed | QkNorm | QkNormFull | AttnSinks => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
             | BaseQuant | Gpu | Units | Lang => Input::Choice,

@@ -1,7 +1,7 @@
 //! Published model configurations and device capacities, each with its source.
 //! Ids are URL values (`model=llama-3.1-8b`, `gpu=h100-80gb`) and never change.
 
-use crate::transformer::{Architecture, Kind, Mlp, Norm};
+use crate::transformer::{self as tf, Architecture, Kind, Mlp, Norm};
 
 /// A published model: its architecture as its config.json gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -10,6 +10,9 @@ pub struct ModelPreset {
     pub name: &'static str,
     /// The parameter count as its authors publish it.
     pub published: &'static str,
+    /// A mixture-of-experts model's active parameters as its authors publish
+    /// them ("" for a dense model, or where none is published).
+    pub published_active: &'static str,
     pub arch: Architecture,
     /// Where the configuration was read.
     pub source: &'static str,
@@ -42,6 +45,9 @@ const BASE: Architecture = Architecture {
     tied: false,
     bias: false,
     qkv_bias: false,
+    qk_norm: false,
+    qk_norm_full: false,
+    attn_sinks: false,
     positions: 0,
     token_types: 0,
     labels: 0,
@@ -49,6 +55,18 @@ const BASE: Architecture = Architecture {
     image: 224,
     patch: 16,
     channels: 3,
+    experts: tf::EXPERTS.default,
+    experts_active: tf::EXPERTS_ACTIVE.default,
+    expert_ffn: tf::EXPERT_FFN.default,
+    shared_experts: tf::SHARED_EXPERTS.default,
+    shared_ffn: tf::SHARED_FFN.default,
+    first_dense_layers: tf::FIRST_DENSE_LAYERS.default,
+    moe_every: tf::MOE_EVERY.default,
+    kv_lora_rank: tf::KV_LORA_RANK.default,
+    q_lora_rank: tf::Q_LORA_RANK.default,
+    qk_rope_head_dim: tf::QK_ROPE_HEAD_DIM.default,
+    qk_nope_head_dim: tf::QK_NOPE_HEAD_DIM.default,
+    v_head_dim: tf::V_HEAD_DIM.default,
 };
 
 /// GPT-2 (Radford et al. 2019): learned positions, LayerNorm, biases, tied, dropout 0.1.
@@ -142,8 +160,68 @@ const fn entry(
         id,
         name,
         published,
+        published_active: "",
         arch,
         source,
+    }
+}
+
+/// A mixture-of-experts preset: total and active counts as published.
+const fn moe_entry(
+    id: &'static str,
+    name: &'static str,
+    (published, published_active): (&'static str, &'static str),
+    arch: Architecture,
+    source: &'static str,
+) -> ModelPreset {
+    ModelPreset {
+        published_active,
+        ..entry(id, name, published, arch, source)
+    }
+}
+
+/// A Llama-style decoder whose FFNs are routed experts: `experts` of size
+/// `expert_ffn`, `top_k` per token, in every layer.
+const fn moe(dense: Architecture, experts: u64, top_k: u64, expert_ffn: u64) -> Architecture {
+    Architecture {
+        experts,
+        experts_active: top_k,
+        expert_ffn,
+        ..dense
+    }
+}
+
+/// Qwen3-MoE (transformers models/qwen3_moe): Llama-style with QK-norm per
+/// head, no biases, explicit head_dim 128, untied.
+const fn qwen3_moe(
+    layers: u64,
+    hidden: u64,
+    heads: u64,
+    ffn: u64,
+    expert_ffn: u64,
+) -> Architecture {
+    Architecture {
+        head_dim: 128,
+        qk_norm: true,
+        ..moe(
+            llama(layers, hidden, heads, 4, ffn, 151_936),
+            128,
+            8,
+            expert_ffn,
+        )
+    }
+}
+
+/// gpt-oss (transformers models/gpt_oss/modeling_gpt_oss.py): biases on the
+/// attention projections, the experts and the router, attention sinks, 64
+/// heads of 64, 8 KV heads, every expert of size 2,880, top-4, untied. Its
+/// alternating sliding-window layers are counted as full attention.
+const fn gpt_oss(layers: u64, experts: u64) -> Architecture {
+    Architecture {
+        head_dim: 64,
+        bias: true,
+        attn_sinks: true,
+        ..moe(llama(layers, 2880, 64, 8, 2880, 201_088), experts, 4, 0)
     }
 }
 
@@ -343,6 +421,95 @@ pub const MODELS: &[ModelPreset] = &[
         "3.8B",
         llama(32, 3072, 32, 32, 8192, 32_064),
         "huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json",
+    ),
+    moe_entry(
+        "mixtral-8x7b",
+        "Mixtral 8x7B",
+        ("46.7B", "12.9B"),
+        moe(llama(32, 4096, 32, 8, 14_336, 32_000), 8, 2, 0),
+        "huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json; \
+         counts: mistral.ai/news/mixtral-of-experts",
+    ),
+    moe_entry(
+        "mixtral-8x22b",
+        "Mixtral 8x22B",
+        ("141B", "39B"),
+        moe(llama(56, 6144, 48, 8, 16_384, 32_000), 8, 2, 0),
+        "huggingface.co/mistralai/Mixtral-8x22B-v0.1/blob/main/config.json; \
+         counts: mistral.ai/news/mixtral-8x22b",
+    ),
+    moe_entry(
+        "qwen3-30b-a3b",
+        "Qwen3-30B-A3B",
+        ("30.5B", "3.3B"),
+        qwen3_moe(48, 2048, 32, 6144, 768),
+        "huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json; counts: its model card",
+    ),
+    moe_entry(
+        "qwen3-235b-a22b",
+        "Qwen3-235B-A22B",
+        ("235B", "22B"),
+        qwen3_moe(94, 4096, 64, 12_288, 1536),
+        "huggingface.co/Qwen/Qwen3-235B-A22B/blob/main/config.json; counts: its model card",
+    ),
+    moe_entry(
+        "deepseek-v3",
+        "DeepSeek-V3",
+        ("671B", "37B"),
+        Architecture {
+            kv_heads: 128,
+            shared_experts: 1,
+            first_dense_layers: 3,
+            kv_lora_rank: 512,
+            q_lora_rank: 1536,
+            qk_rope_head_dim: 64,
+            qk_nope_head_dim: 128,
+            v_head_dim: 128,
+            ..moe(llama(61, 7168, 128, 128, 18_432, 129_280), 256, 8, 2048)
+        },
+        "huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json (the \
+         multi-token-prediction layer left out, as transformers loads it); \
+         counts: arXiv:2412.19437, abstract",
+    ),
+    moe_entry(
+        "gpt-oss-20b",
+        "gpt-oss-20b",
+        ("20.91B", "3.61B"),
+        gpt_oss(24, 32),
+        "huggingface.co/openai/gpt-oss-20b/blob/main/config.json; \
+         counts: gpt-oss model card, arXiv:2508.10925, Table 1",
+    ),
+    moe_entry(
+        "gpt-oss-120b",
+        "gpt-oss-120b",
+        ("116.83B", "5.13B"),
+        gpt_oss(36, 128),
+        "huggingface.co/openai/gpt-oss-120b/blob/main/config.json; \
+         counts: gpt-oss model card, arXiv:2508.10925, Table 1",
+    ),
+    moe_entry(
+        "llama-4-scout",
+        "Llama 4 Scout (text)",
+        ("109B", "17B"),
+        Architecture {
+            head_dim: 128,
+            shared_experts: 1,
+            ..moe(llama(48, 5120, 40, 8, 16_384, 202_048), 16, 1, 8192)
+        },
+        "huggingface.co/meta-llama/Llama-4-Scout-17B-16E/blob/main/config.json \
+         (`text_config`; the vision encoder is not modelled); counts: its model card",
+    ),
+    moe_entry(
+        "olmoe-1b-7b",
+        "OLMoE-1B-7B",
+        ("6.9B", "1.3B"),
+        Architecture {
+            qk_norm: true,
+            qk_norm_full: true,
+            ..moe(llama(16, 2048, 16, 16, 1024, 50_304), 64, 8, 0)
+        },
+        "huggingface.co/allenai/OLMoE-1B-7B-0924/blob/main/config.json; \
+         counts: arXiv:2409.02060, §1",
     ),
 ];
 

@@ -237,6 +237,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Tied,
     Param::Bias,
     Param::QkvBias,
+    Param::QkNorm,
     Param::Positions,
     Param::TokenTypes,
     Param::Labels,
@@ -244,6 +245,20 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Image,
     Param::Patch,
     Param::Channels,
+    Param::QkNormFull,
+    Param::AttnSinks,
+    Param::Experts,
+    Param::ExpertsActive,
+    Param::ExpertFfn,
+    Param::SharedExperts,
+    Param::SharedFfn,
+    Param::FirstDenseLayers,
+    Param::MoeEvery,
+    Param::KvLoraRank,
+    Param::QLoraRank,
+    Param::QkRopeHeadDim,
+    Param::QkNopeHeadDim,
+    Param::VHeadDim,
     Param::Batch,
     Param::Seq,
     Param::Recipe,
@@ -256,6 +271,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Gpus,
     Param::Zero,
     Param::Tp,
+    Param::Ep,
     Param::Sp,
     Param::Foreach,
     Param::Step,
@@ -271,6 +287,22 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::LoraDropout,
     Param::BaseQuant,
     Param::DoubleQuant,
+];
+/// The experts' shape, meaningful only with `experts` ≥ 1.
+pub const MOE_SHAPE: &[Param] = &[
+    Param::ExpertsActive,
+    Param::ExpertFfn,
+    Param::SharedExperts,
+    Param::SharedFfn,
+    Param::FirstDenseLayers,
+    Param::MoeEvery,
+];
+/// Multi-head latent attention's sizes, meaningful only with `kv_lora_rank` ≥ 1.
+pub const MLA_SHAPE: &[Param] = &[
+    Param::QLoraRank,
+    Param::QkRopeHeadDim,
+    Param::QkNopeHeadDim,
+    Param::VHeadDim,
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[Param] = &[
@@ -388,6 +420,94 @@ pub fn parse(text: &str) -> Parsed {
             only_with(Param::BaseQuant, Param::LoraRank, "1 or more");
             t.base_quant = tf::BaseQuant::None;
         }
+        // The experts' shape means nothing in a dense model, MLA's sizes
+        // nothing without its latent, the QK-norm's extent nothing without
+        // it: reported when given, and back at their defaults (`to_query`
+        // leaves them out).
+        let arch = &mut t.arch;
+        let dense = Architecture::default();
+        let (now, defaults) = (arch_values(arch), arch_values(&dense));
+        let differs = |param: &Param| {
+            let text = |list: &[(Param, String)]| {
+                list.iter()
+                    .find(|(p, _)| p == param)
+                    .map(|(_, v)| v.clone())
+            };
+            text(&now) != text(&defaults)
+        };
+        if !arch.moe() {
+            for param in MOE_SHAPE.iter().filter(|p| differs(p)) {
+                only_with(*param, Param::Experts, "1 or more");
+            }
+            (
+                arch.experts_active,
+                arch.expert_ffn,
+                arch.shared_experts,
+                arch.shared_ffn,
+                arch.first_dense_layers,
+                arch.moe_every,
+            ) = (
+                dense.experts_active,
+                dense.expert_ffn,
+                dense.shared_experts,
+                dense.shared_ffn,
+                dense.first_dense_layers,
+                dense.moe_every,
+            );
+            if t.ep != tf::EP.default {
+                only_with(Param::Ep, Param::Experts, "1 or more");
+                t.ep = tf::EP.default;
+            }
+        }
+        if !arch.mla() {
+            for param in MLA_SHAPE.iter().filter(|p| differs(p)) {
+                only_with(*param, Param::KvLoraRank, "1 or more");
+            }
+            (
+                arch.q_lora_rank,
+                arch.qk_rope_head_dim,
+                arch.qk_nope_head_dim,
+                arch.v_head_dim,
+            ) = (
+                dense.q_lora_rank,
+                dense.qk_rope_head_dim,
+                dense.qk_nope_head_dim,
+                dense.v_head_dim,
+            );
+        }
+        if !arch.qk_norm && arch.qk_norm_full {
+            only_with(Param::QkNormFull, Param::QkNorm, "1");
+            arch.qk_norm_full = false;
+        }
+        // Top-k of more experts than there are: every expert, and said so
+        // when the query gave it.
+        if arch.moe() && arch.experts_active > arch.experts {
+            if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == Param::ExpertsActive) {
+                problems[*index] = Some(ParamError::new(
+                    Param::ExpertsActive,
+                    Problem::OutOfRange {
+                        range: fields::Range {
+                            min: fields::Bound::Whole(tf::EXPERTS_ACTIVE.min),
+                            max: fields::Bound::Whole(arch.experts),
+                        },
+                    },
+                ));
+            }
+            arch.experts_active = arch.experts;
+        }
+        // Expert parallelism splits the experts over ranks of the
+        // data-parallel group (Megatron-Core parallel_state.py: the expert
+        // model-parallel groups tile the data-parallel ranks), so `ep`
+        // divides `gpus`.
+        if t.ep > 1 && t.gpus % t.ep != 0 {
+            if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == Param::Ep) {
+                problems[*index] = Some(ParamError::new(
+                    Param::Ep,
+                    Problem::Conflict { with: Param::Gpus },
+                ));
+            }
+            t.ep = tf::EP.default;
+        }
     }
     Parsed {
         config: config.synced(),
@@ -476,6 +596,21 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Tied => arch.tied = switch(name, value)?,
         Param::Bias => arch.bias = switch(name, value)?,
         Param::QkvBias => arch.qkv_bias = switch(name, value)?,
+        Param::QkNorm => arch.qk_norm = switch(name, value)?,
+        Param::QkNormFull => arch.qk_norm_full = switch(name, value)?,
+        Param::AttnSinks => arch.attn_sinks = switch(name, value)?,
+        Param::Experts => arch.experts = tf::EXPERTS.parse(value)?,
+        Param::ExpertsActive => arch.experts_active = tf::EXPERTS_ACTIVE.parse(value)?,
+        Param::ExpertFfn => arch.expert_ffn = tf::EXPERT_FFN.parse(value)?,
+        Param::SharedExperts => arch.shared_experts = tf::SHARED_EXPERTS.parse(value)?,
+        Param::SharedFfn => arch.shared_ffn = tf::SHARED_FFN.parse(value)?,
+        Param::FirstDenseLayers => arch.first_dense_layers = tf::FIRST_DENSE_LAYERS.parse(value)?,
+        Param::MoeEvery => arch.moe_every = tf::MOE_EVERY.parse(value)?,
+        Param::KvLoraRank => arch.kv_lora_rank = tf::KV_LORA_RANK.parse(value)?,
+        Param::QLoraRank => arch.q_lora_rank = tf::Q_LORA_RANK.parse(value)?,
+        Param::QkRopeHeadDim => arch.qk_rope_head_dim = tf::QK_ROPE_HEAD_DIM.parse(value)?,
+        Param::QkNopeHeadDim => arch.qk_nope_head_dim = tf::QK_NOPE_HEAD_DIM.parse(value)?,
+        Param::VHeadDim => arch.v_head_dim = tf::V_HEAD_DIM.parse(value)?,
         Param::Positions => arch.positions = tf::POSITIONS.parse(value)?,
         Param::TokenTypes => arch.token_types = tf::TOKEN_TYPES.parse(value)?,
         Param::Labels => arch.labels = tf::LABELS.parse(value)?,
@@ -497,6 +632,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         // ZERO's bound is 3: the conversion cannot fail.
         Param::Zero => t.zero = u8::try_from(tf::ZERO.parse(value)?).unwrap_or(3),
         Param::Tp => t.tp = tf::TP.parse(value)?,
+        Param::Ep => t.ep = tf::EP.parse(value)?,
         Param::Sp => t.sp = switch(name, value)?,
         Param::Foreach => t.foreach = switch(name, value)?,
         Param::Framework => {
@@ -642,6 +778,15 @@ pub fn to_query(config: &Config) -> String {
             true
         }
         Param::Batch | Param::Seq => true,
+        // Values that mean nothing for this architecture (a dense model's
+        // experts, MLA's sizes without it) are left out: `parse` reports them.
+        _ if !config.transformer.arch.moe()
+            && (MOE_SHAPE.contains(&param) || param == Param::Ep) =>
+        {
+            false
+        }
+        _ if !config.transformer.arch.mla() && MLA_SHAPE.contains(&param) => false,
+        Param::QkNormFull if !config.transformer.arch.qk_norm => false,
         _ if config.model.is_none() && architecture(param) => true,
         _ => value != text(&theirs, param),
     };
@@ -659,10 +804,10 @@ pub fn to_query(config: &Config) -> String {
 /// The architecture's parameters, in the documented order of [`arch_values`]:
 /// the transformer form's list after `model` and `framework`, up to `batch`
 /// (evaluated at compile time: no bound is checked at run time).
-const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(20).0;
+const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(35).0;
 
 /// The architecture's parameters, in the documented order.
-fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
+fn arch_values(arch: &Architecture) -> [(Param, String); 35] {
     [
         (Param::Kind, arch.kind.name().to_owned()),
         (Param::Layers, arch.layers.to_string()),
@@ -677,6 +822,7 @@ fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
         (Param::Tied, bit(arch.tied)),
         (Param::Bias, bit(arch.bias)),
         (Param::QkvBias, bit(arch.qkv_bias)),
+        (Param::QkNorm, bit(arch.qk_norm)),
         (Param::Positions, arch.positions.to_string()),
         (Param::TokenTypes, arch.token_types.to_string()),
         (Param::Labels, arch.labels.to_string()),
@@ -684,6 +830,20 @@ fn arch_values(arch: &Architecture) -> [(Param, String); 20] {
         (Param::Image, arch.image.to_string()),
         (Param::Patch, arch.patch.to_string()),
         (Param::Channels, arch.channels.to_string()),
+        (Param::QkNormFull, bit(arch.qk_norm_full)),
+        (Param::AttnSinks, bit(arch.attn_sinks)),
+        (Param::Experts, arch.experts.to_string()),
+        (Param::ExpertsActive, arch.experts_active.to_string()),
+        (Param::ExpertFfn, arch.expert_ffn.to_string()),
+        (Param::SharedExperts, arch.shared_experts.to_string()),
+        (Param::SharedFfn, arch.shared_ffn.to_string()),
+        (Param::FirstDenseLayers, arch.first_dense_layers.to_string()),
+        (Param::MoeEvery, arch.moe_every.to_string()),
+        (Param::KvLoraRank, arch.kv_lora_rank.to_string()),
+        (Param::QLoraRank, arch.q_lora_rank.to_string()),
+        (Param::QkRopeHeadDim, arch.qk_rope_head_dim.to_string()),
+        (Param::QkNopeHeadDim, arch.qk_nope_head_dim.to_string()),
+        (Param::VHeadDim, arch.v_head_dim.to_string()),
     ]
 }
 
@@ -733,6 +893,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Gpus, t.gpus.to_string()),
         (Param::Zero, t.zero.to_string()),
         (Param::Tp, t.tp.to_string()),
+        (Param::Ep, t.ep.to_string()),
         (Param::Sp, bit(t.sp)),
         (Param::Foreach, bit(t.foreach)),
         (Param::Step, t.step.name().to_owned()),

@@ -720,7 +720,7 @@ fn documented_numbers() {
         (e.total, e.optimizer_step, e.activations),
         (2_488_796_160, 497_759_232, 39_002_496)
     );
-    assert_eq!(crate::presets::MODELS.len(), 26);
+    assert_eq!(crate::presets::MODELS.len(), 35);
     // 14 GB weights + 1 GB overhead, 20 % margin: 18 GB.
     let e = estimate_of(
         "form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=0&margin=20",

@@ -187,7 +187,7 @@ fn a_preset_is_the_base_and_changes_are_written_against_it() {
 
 #[test]
 fn every_knob_is_a_parameter() {
-    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
+    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&qk_norm=0&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&attn_sinks=0&experts=0&kv_lora_rank=0&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
     let parsed = parse(query);
     assert_eq!(parsed.problems, []);
     let c = parsed.config;
@@ -351,6 +351,48 @@ fn pick<T: Copy + Debug + 'static>(all: &'static [T]) -> impl Strategy<Value = T
 
 use std::fmt::Debug;
 
+/// What `parse` can produce: a dense model's expert shape, MLA's sizes
+/// without it and the QK-norm's extent without it at their defaults, top-k
+/// at most the experts.
+fn normalised(mut arch: Architecture) -> Architecture {
+    let default = Architecture::default();
+    if !arch.moe() {
+        (
+            arch.experts_active,
+            arch.expert_ffn,
+            arch.shared_experts,
+            arch.shared_ffn,
+            arch.first_dense_layers,
+            arch.moe_every,
+        ) = (
+            default.experts_active,
+            default.expert_ffn,
+            default.shared_experts,
+            default.shared_ffn,
+            default.first_dense_layers,
+            default.moe_every,
+        );
+    }
+    if arch.moe() {
+        arch.experts_active = arch.experts_active.min(arch.experts);
+    }
+    if !arch.mla() {
+        (
+            arch.q_lora_rank,
+            arch.qk_rope_head_dim,
+            arch.qk_nope_head_dim,
+            arch.v_head_dim,
+        ) = (
+            default.q_lora_rank,
+            default.qk_rope_head_dim,
+            default.qk_nope_head_dim,
+            default.v_head_dim,
+        );
+    }
+    arch.qk_norm_full &= arch.qk_norm;
+    arch
+}
+
 prop_compose! {
     fn any_arch()(
         kind in pick(Kind::ALL), layers in whole(activations::LAYERS), hidden in whole(activations::HIDDEN),
@@ -358,9 +400,16 @@ prop_compose! {
         ffn in whole(tf::FFN), mlp in pick(Mlp::ALL), norm in pick(Norm::ALL), vocab in whole(tf::VOCAB),
         switches in any::<[bool; 4]>(), positions in whole(tf::POSITIONS), token_types in whole(tf::TOKEN_TYPES),
         labels in whole(tf::LABELS), image in whole(tf::IMAGE), patch in whole(tf::PATCH), channels in whole(tf::CHANNELS),
+        moe in (prop_oneof![Just(0u64), whole(tf::EXPERTS)], whole(tf::EXPERTS_ACTIVE), whole(tf::EXPERT_FFN), whole(tf::SHARED_EXPERTS), whole(tf::SHARED_FFN), whole(tf::FIRST_DENSE_LAYERS), whole(tf::MOE_EVERY)),
+        mla in (prop_oneof![Just(0u64), whole(tf::KV_LORA_RANK)], whole(tf::Q_LORA_RANK), whole(tf::QK_ROPE_HEAD_DIM), whole(tf::QK_NOPE_HEAD_DIM), whole(tf::V_HEAD_DIM)),
+        more_switches in any::<[bool; 3]>(),
     ) -> Architecture {
         let [tied, bias, qkv_bias, dropout] = switches;
-        Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, positions, token_types, labels, dropout, image, patch, channels }
+        let [qk_norm, qk_norm_full, attn_sinks] = more_switches;
+        let (experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every) = moe;
+        let (kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim) = mla;
+        let arch = Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, qk_norm, qk_norm_full, attn_sinks, positions, token_types, labels, dropout, image, patch, channels, experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim };
+        normalised(arch)
     }
 }
 
@@ -374,10 +423,12 @@ prop_compose! {
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
         zero_grad in pick(tf::ZeroGrad::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
         lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
-        base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(),
+        base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), ep in prop_oneof![1u64..=64, whole(tf::EP)],
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload] = switches;
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant };
+        // `ep` divides `gpus`, and only a MoE model has experts to split.
+        let ep = if arch.moe() && gpus % ep == 0 { ep } else { 1 };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization in training and a quantized base without LoRA.
         if mode == Mode::Train {
