@@ -676,6 +676,93 @@ mod tests {
         }
     }
 
+    /// A published count ("46.7B", "3.3B") as a number and the unit of its
+    /// last digit.
+    fn published(text: &str) -> (f64, f64) {
+        let digits = text.strip_suffix('B').expect("in billions");
+        let decimals = digits.split_once('.').map_or(0, |(_, d)| d.len());
+        let unit = 10f64.powi(-i32::try_from(decimals).expect("few digits"));
+        (digits.parse::<f64>().expect("a number") * 1e9, unit * 1e9)
+    }
+
+    /// Every MoE preset's total and active counts against the published
+    /// ones: within 0.5 %, or within the published figure's own rounding
+    /// when that is coarser, rounded or cut ("3.3B" is 3.25B up to 3.4B:
+    /// Qwen publishes Qwen3-30B-A3B's exact 3,353,032,704 active parameters
+    /// as 3.3B). OpenAI (gpt-oss model
+    /// card) and DeepSeek (V3 report) count the active parameters without
+    /// the input embedding, which a token reads one row of; Mistral, Qwen,
+    /// Meta and AI2 count it whole. Llama 4 Scout's published total
+    /// includes its vision encoder, which is not modelled: its text model
+    /// (107.8B) is compared through the active count only.
+    #[test]
+    fn moe_presets_land_on_their_published_total_and_active_counts() {
+        for (id, total_comparable, active_without_embedding) in [
+            ("mixtral-8x7b", true, false),
+            ("mixtral-8x22b", true, false),
+            ("qwen3-30b-a3b", true, false),
+            ("qwen3-235b-a22b", true, false),
+            ("deepseek-v3", true, true),
+            ("gpt-oss-20b", true, true),
+            ("gpt-oss-120b", true, true),
+            ("llama-4-scout", false, false),
+            ("olmoe-1b-7b", true, false),
+        ] {
+            let preset = model(id).expect("preset");
+            let count = parameter_count(&preset.arch);
+            let embedding = u128::from(preset.arch.vocab) * u128::from(preset.arch.hidden);
+            let active = if active_without_embedding {
+                count.active - embedding
+            } else {
+                count.active
+            };
+            let close = |ours: u128, text: &str| {
+                let (figure, unit) = published(text);
+                let ours = ours as f64;
+                let within =
+                    |below: f64, above: f64| figure - below <= ours && ours < figure + above;
+                within(0.005 * figure, 0.005 * figure) || within(unit / 2.0, unit)
+            };
+            if total_comparable {
+                assert!(
+                    close(count.total, preset.published),
+                    "{id}: {}",
+                    count.total
+                );
+            }
+            assert!(close(active, preset.published_active), "{id}: {active}");
+            assert!(count.active < count.total, "{id}");
+        }
+        // The published figures with enough digits land within 0.5 %.
+        for (id, ours, figure) in [
+            (
+                "mixtral-8x7b",
+                parameter_count(&model("mixtral-8x7b").expect("").arch).active,
+                12.9e9,
+            ),
+            (
+                "gpt-oss-20b",
+                parameter_count(&model("gpt-oss-20b").expect("").arch).total,
+                20.91e9,
+            ),
+            (
+                "gpt-oss-120b",
+                parameter_count(&model("gpt-oss-120b").expect("").arch).total,
+                116.83e9,
+            ),
+            (
+                "qwen3-30b-a3b",
+                parameter_count(&model("qwen3-30b-a3b").expect("").arch).total,
+                30.5e9,
+            ),
+        ] {
+            assert!(
+                (ours as f64 - figure).abs() / figure < 0.005,
+                "{id}: {ours}"
+            );
+        }
+    }
+
     #[test]
     fn devices_are_as_the_driver_reports_them() {
         for (id, mib) in [

@@ -498,13 +498,19 @@ pub fn parse(text: &str) -> Parsed {
         // Expert parallelism splits the experts over ranks of the
         // data-parallel group (Megatron-Core parallel_state.py: the expert
         // model-parallel groups tile the data-parallel ranks), so `ep`
-        // divides `gpus`.
-        if t.ep > 1 && t.gpus % t.ep != 0 {
+        // divides `gpus`; and each rank holds as many experts
+        // (megatron/training/arguments.py: `num_experts %
+        // expert_model_parallel_size == 0`), so it divides `experts`.
+        let ep_against = if t.gpus % t.ep != 0 {
+            Some(Param::Gpus)
+        } else if t.arch.experts % t.ep != 0 {
+            Some(Param::Experts)
+        } else {
+            None
+        };
+        if let Some(with) = ep_against.filter(|_| t.ep > 1) {
             if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == Param::Ep) {
-                problems[*index] = Some(ParamError::new(
-                    Param::Ep,
-                    Problem::Conflict { with: Param::Gpus },
-                ));
+                problems[*index] = Some(ParamError::new(Param::Ep, Problem::Conflict { with }));
             }
             t.ep = tf::EP.default;
         }

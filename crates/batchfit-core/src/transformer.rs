@@ -1165,42 +1165,51 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         routed: RoutedExperts::default(),
         ..*count
     };
-    let local_experts = ParameterCount {
-        total: ceil_div(routed.total, ep),
-        linear: ceil_div(routed.linear, ep),
-        linear_rows: ceil_div(routed.linear_rows, ep),
+    let all_experts = ParameterCount {
+        total: routed.total,
+        linear: routed.linear,
+        linear_rows: routed.linear_rows,
         norms: 0,
-        factored: ceil_div(routed.factored, ep),
+        factored: routed.factored,
         largest: routed.largest,
         active: 0,
         routed: RoutedExperts::default(),
     };
-    let expert_group = TransformerInput {
-        gpus: (input.gpus / input.ep.max(1)).max(1),
-        ..*input
-    };
     let shared = pool_states(&rest, input, &Adapters::of(input));
-    // LoRA's adapters sit on the attention and dense maps: the routed
-    // experts stay frozen.
-    let experts = pool_states(&local_experts, &expert_group, &Adapters::default());
-    // A step that holds one parameter at a time holds the larger one.
-    let one_at_a_time = |a: u128, b: u128| a.max(b);
+    // Every expert, with ZeRO over all `gpus`: LoRA's adapters sit on the
+    // attention and dense maps, the routed experts stay frozen.
+    let experts = pool_states(&all_experts, input, &Adapters::default());
+    // A ZeRO-sharded term is 1/(ep × gpus/ep) = 1/gpus of the experts on
+    // every GPU, whatever `ep`; an unsharded one holds the rank's 1/ep of
+    // them. A step that holds one parameter at a time (its gradient and
+    // temporaries) holds the larger of the two pools' largest, unsplit.
+    let stage = input.zero_stage();
+    let local = |bytes: u128, sharded_from: u8| {
+        if stage >= sharded_from {
+            bytes
+        } else {
+            ceil_div(bytes, ep)
+        }
+    };
     let step = input.effective_step();
+    let one_at_a_time = |a: u128, b: u128| a.max(b);
     let gradients = match step {
         Step::InBackward => one_at_a_time(shared.gradients, experts.gradients),
-        Step::Fused | Step::Foreach | Step::ForLoop => shared.gradients + experts.gradients,
+        Step::Fused | Step::Foreach | Step::ForLoop => {
+            shared.gradients + local(experts.gradients, 2)
+        }
     };
     let optimizer_step = match step {
         Step::InBackward | Step::ForLoop => {
             one_at_a_time(shared.optimizer_step, experts.optimizer_step)
         }
-        Step::Fused | Step::Foreach => shared.optimizer_step + experts.optimizer_step,
+        Step::Fused | Step::Foreach => shared.optimizer_step + local(experts.optimizer_step, 1),
     };
-    let per_rank = per_rank(&rest, input) + per_rank(&local_experts, input);
+    let per_rank = per_rank(&rest, input) + ceil_div(per_rank(&all_experts, input), ep);
     ModelStates {
-        weights: shared.weights + experts.weights,
+        weights: shared.weights + local(experts.weights, 3),
         gradients,
-        optimizer_states: shared.optimizer_states + experts.optimizer_states,
+        optimizer_states: shared.optimizer_states + local(experts.optimizer_states, 1),
         optimizer_step,
         buffers: shared.buffers + gathered_parameters(count, input, per_rank),
     }
@@ -2143,6 +2152,50 @@ mod tests {
         };
         assert_eq!(states(1), states(8));
         assert_eq!(states(8), 4 * count.total / 8);
+    }
+
+    proptest::proptest! {
+        /// Over every architecture a URL can give: a token never uses more
+        /// parameters than the model has, and a dense model uses them all.
+        #[test]
+        fn active_parameters_never_exceed_the_total(config in crate::query::tests::any_config()) {
+            let arch = config.transformer.arch;
+            let count = parameter_count(&arch);
+            proptest::prop_assert!(count.active <= count.total);
+            proptest::prop_assert!(count.routed.total <= count.total);
+            if !arch.moe() {
+                proptest::prop_assert_eq!(count.active, count.total);
+            }
+        }
+
+        /// Splitting the experts over more ranks never adds to any GPU's
+        /// model states, term by term, whatever the recipe, ZeRO stage,
+        /// tensor parallelism, LoRA or step: `ep` from 1 up the divisors
+        /// shared by `gpus` and `experts`.
+        #[test]
+        fn model_states_never_grow_with_ep(
+            config in crate::query::tests::any_config(),
+            experts in 1u64..=512,
+            gpus_exponent in 0u32..=8,
+        ) {
+            let gpus = 1u64 << gpus_exponent;
+            let input = TransformerInput {
+                arch: Architecture { experts, ..config.transformer.arch },
+                gpus,
+                ..config.transformer
+            };
+            let count = parameter_count(&input.arch);
+            let mut previous = model_states(&count, &TransformerInput { ep: 1, ..input });
+            for ep in (1..=gpus_exponent).map(|e| 1u64 << e).filter(|ep| experts % ep == 0) {
+                let states = model_states(&count, &TransformerInput { ep, ..input });
+                proptest::prop_assert!(states.weights <= previous.weights, "ep={ep}");
+                proptest::prop_assert!(states.gradients <= previous.gradients, "ep={ep}");
+                proptest::prop_assert!(states.optimizer_states <= previous.optimizer_states, "ep={ep}");
+                proptest::prop_assert!(states.optimizer_step <= previous.optimizer_step, "ep={ep}");
+                proptest::prop_assert!(states.buffers <= previous.buffers, "ep={ep}");
+                previous = states;
+            }
+        }
     }
 
     /// MLA in transformers caches the decompressed keys and values.

@@ -426,8 +426,8 @@ prop_compose! {
         base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), ep in prop_oneof![1u64..=64, whole(tf::EP)],
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload] = switches;
-        // `ep` divides `gpus`, and only a MoE model has experts to split.
-        let ep = if arch.moe() && gpus % ep == 0 { ep } else { 1 };
+        // `ep` divides `gpus` and `experts`, and only a MoE model has experts to split.
+        let ep = if arch.moe() && gpus % ep == 0 && arch.experts % ep == 0 { ep } else { 1 };
         let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization in training and a quantized base without LoRA.
@@ -652,4 +652,77 @@ fn settings_that_need_another_are_reported() {
     );
     // Another form's parameters are known but not read: nothing to report.
     assert!(parse("form=activations&quant=int4").problems.is_empty());
+}
+
+/// The experts' and MLA's parameters are reported where they mean nothing
+/// or contradict another, naming the parameter they need.
+#[test]
+fn moe_parameters_are_checked_against_each_other() {
+    let problems = |query: &str| {
+        parse(query)
+            .problems
+            .into_iter()
+            .map(|p| (p.name.as_str().to_owned(), p.problem))
+            .collect::<Vec<_>>()
+    };
+    let only_with = |param| Problem::OnlyWith {
+        param,
+        value: "1 or more",
+    };
+    // A dense model: the experts' shape and `ep` mean nothing.
+    assert_eq!(
+        problems("form=transformer&experts_active=4&ep=2&gpus=4&q_lora_rank=64&qk_norm_full=1"),
+        [
+            ("experts_active".to_owned(), only_with(Param::Experts)),
+            ("ep".to_owned(), only_with(Param::Experts)),
+            ("q_lora_rank".to_owned(), only_with(Param::KvLoraRank)),
+            (
+                "qk_norm_full".to_owned(),
+                Problem::OnlyWith {
+                    param: Param::QkNorm,
+                    value: "1"
+                }
+            ),
+        ]
+    );
+    // Given at their defaults they say nothing wrong.
+    assert_eq!(problems("form=transformer&experts_active=2&ep=1"), []);
+    // `ep` divides `gpus` and `experts`.
+    assert_eq!(
+        problems("form=transformer&model=mixtral-8x7b&gpus=6&ep=4"),
+        [("ep".to_owned(), Problem::Conflict { with: Param::Gpus })]
+    );
+    assert_eq!(
+        problems("form=transformer&model=mixtral-8x7b&gpus=16&ep=16"),
+        [(
+            "ep".to_owned(),
+            Problem::Conflict {
+                with: Param::Experts
+            }
+        )]
+    );
+    let parsed = parse("form=transformer&model=mixtral-8x7b&gpus=16&ep=16");
+    assert_eq!(parsed.config.transformer.ep, 1);
+    assert_eq!(
+        parse("form=transformer&model=mixtral-8x7b&gpus=16&ep=8")
+            .config
+            .transformer
+            .ep,
+        8
+    );
+    // Top-k beyond the experts: reported with the range it has, read as all.
+    let parsed = parse("form=transformer&model=mixtral-8x7b&experts_active=9");
+    assert_eq!(
+        parsed.problems[0].to_string(),
+        "`experts_active` must be from 1 to 8"
+    );
+    assert_eq!(parsed.config.transformer.arch.experts_active, 8);
+    // A MoE preset turned dense drops its experts' shape from the link.
+    let dense = parse("form=transformer&model=qwen3-30b-a3b&experts=0").config;
+    assert_eq!(dense.transformer.arch.expert_ffn, 0);
+    assert_eq!(
+        to_query(&dense),
+        "form=transformer&model=qwen3-30b-a3b&experts=0&batch=16&seq=2048"
+    );
+    assert_eq!(parse(&to_query(&dense)).problems, []);
 }
