@@ -75,6 +75,9 @@ pub const FRAGMENTATION_PERCENT: u128 = 10;
 pub struct Estimate {
     /// Parameters of the whole model (0 for the activations form).
     pub parameters: u128,
+    /// Parameters one token uses: below `parameters` for a mixture of
+    /// experts (the routed experts it is not sent to), equal otherwise.
+    pub active_parameters: u128,
     pub weights: u128,
     pub gradients: u128,
     /// Optimizer state, including FP32 master weights when the recipe keeps them.
@@ -195,6 +198,7 @@ impl AtPeak {
 #[derive(Clone, Copy, Debug, Default)]
 struct Parts {
     parameters: u128,
+    active_parameters: u128,
     weights: u128,
     gradients: u128,
     optimizer_states: u128,
@@ -223,6 +227,7 @@ impl Parts {
                 let e = parameters::estimate(&config.parameters);
                 Self {
                     parameters: u128::from(config.parameters.params),
+                    active_parameters: u128::from(config.parameters.params),
                     weights: e.weights,
                     gradients: e.gradients,
                     optimizer_states: e.optimizer_states,
@@ -239,6 +244,7 @@ impl Parts {
                     && input.effective_step() == transformer::Step::InBackward;
                 Self {
                     parameters: count.total,
+                    active_parameters: count.active,
                     weights: states.weights,
                     gradients: states.gradients,
                     optimizer_states: states.optimizer_states,
@@ -430,6 +436,7 @@ pub fn estimate(config: &Config) -> Estimate {
     let required_bytes = required(reserved, config);
     Estimate {
         parameters: parts.parameters,
+        active_parameters: parts.active_parameters,
         weights: parts.weights,
         gradients: parts.gradients,
         optimizer_states: parts.optimizer_states,
