@@ -733,6 +733,30 @@ mod tests {
             assert!(close(active, preset.published_active), "{id}: {active}");
             assert!(count.active < count.total, "{id}");
         }
+        // docs/model.md §3.9's table, in billions to two decimals (active
+        // without the embedding where the authors count it so).
+        let billions = |n: u128| format!("{:.2}", n as f64 / 1e9);
+        for (id, total, active, without_embedding) in [
+            ("mixtral-8x7b", "46.70", "12.88", false),
+            ("mixtral-8x22b", "140.62", "39.15", false),
+            ("qwen3-30b-a3b", "30.53", "3.35", false),
+            ("qwen3-235b-a22b", "235.09", "22.19", false),
+            ("deepseek-v3", "671.03", "36.63", true),
+            ("gpt-oss-20b", "20.91", "3.61", true),
+            ("gpt-oss-120b", "116.83", "5.13", true),
+            ("llama-4-scout", "107.77", "17.17", false),
+            ("olmoe-1b-7b", "6.92", "1.28", false),
+        ] {
+            let arch = model(id).expect("preset").arch;
+            let count = parameter_count(&arch);
+            let embedding = u128::from(arch.vocab) * u128::from(arch.hidden);
+            let counted_active = count.active - if without_embedding { embedding } else { 0 };
+            assert_eq!(
+                (billions(count.total), billions(counted_active)),
+                (total.to_owned(), active.to_owned()),
+                "{id}"
+            );
+        }
         // The published figures with enough digits land within 0.5 %.
         for (id, ours, figure) in [
             (
