@@ -73,6 +73,8 @@ choice! {
         Zero = "zero",
         Tp = "tp",
         Ep = "ep",
+        CapacityFactor = "capacity_factor",
+        CapacityPad = "capacity_pad",
         Sp = "sp",
         Foreach = "foreach",
         Step = "step",
@@ -140,10 +142,12 @@ impl Param {
             | Prefetch | GlobalBatch | LoraRank | Experts | ExpertsActive | ExpertFfn
             | SharedExperts | SharedFfn | FirstDenseLayers | MoeEvery | Ep | KvLoraRank
             | QLoraRank | QkRopeHeadDim | QkNopeHeadDim | VHeadDim => Input::Whole,
-            K | ActMb | GpuGb | OverheadGb | Margin => Input::Decimal,
+            K | ActMb | GpuGb | OverheadGb | Margin | CapacityFactor => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
-            | LoraDropout | DoubleQuant | Embed | QkNorm | QkNormFull | AttnSinks => Input::Switch,
+            | LoraDropout | DoubleQuant | Embed | QkNorm | QkNormFull | AttnSinks | CapacityPad => {
+                Input::Switch
+            }
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
             | BaseQuant | Gpu | Units | Lang => Input::Choice,

@@ -272,6 +272,8 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Zero,
     Param::Tp,
     Param::Ep,
+    Param::CapacityFactor,
+    Param::CapacityPad,
     Param::Sp,
     Param::Foreach,
     Param::Step,
@@ -458,6 +460,10 @@ pub fn parse(text: &str) -> Parsed {
                 only_with(Param::Ep, Param::Experts, "1 or more");
                 t.ep = tf::EP.default;
             }
+            if t.capacity_factor != tf::CAPACITY_FACTOR.default {
+                only_with(Param::CapacityFactor, Param::Experts, "1 or more");
+                t.capacity_factor = tf::CAPACITY_FACTOR.default;
+            }
         }
         if !arch.mla() {
             for param in MLA_SHAPE.iter().filter(|p| differs(p)) {
@@ -475,6 +481,11 @@ pub fn parse(text: &str) -> Parsed {
                 dense.v_head_dim,
             );
         }
+        if t.capacity_factor == 0 && t.capacity_pad {
+            only_with(Param::CapacityPad, Param::CapacityFactor, "above 0");
+            t.capacity_pad = false;
+        }
+        let arch = &mut t.arch;
         if !arch.qk_norm && arch.qk_norm_full {
             only_with(Param::QkNormFull, Param::QkNorm, "1");
             arch.qk_norm_full = false;
@@ -639,6 +650,8 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Zero => t.zero = u8::try_from(tf::ZERO.parse(value)?).unwrap_or(3),
         Param::Tp => t.tp = tf::TP.parse(value)?,
         Param::Ep => t.ep = tf::EP.parse(value)?,
+        Param::CapacityFactor => t.capacity_factor = tf::CAPACITY_FACTOR.parse(value)?,
+        Param::CapacityPad => t.capacity_pad = switch(name, value)?,
         Param::Sp => t.sp = switch(name, value)?,
         Param::Foreach => t.foreach = switch(name, value)?,
         Param::Framework => {
@@ -787,10 +800,15 @@ pub fn to_query(config: &Config) -> String {
         // Values that mean nothing for this architecture (a dense model's
         // experts, MLA's sizes without it) are left out: `parse` reports them.
         _ if !config.transformer.arch.moe()
-            && (MOE_SHAPE.contains(&param) || param == Param::Ep) =>
+            && (MOE_SHAPE.contains(&param)
+                || matches!(
+                    param,
+                    Param::Ep | Param::CapacityFactor | Param::CapacityPad
+                )) =>
         {
             false
         }
+        Param::CapacityPad if config.transformer.capacity_factor == 0 => false,
         _ if !config.transformer.arch.mla() && MLA_SHAPE.contains(&param) => false,
         Param::QkNormFull if !config.transformer.arch.qk_norm => false,
         _ if config.model.is_none() && architecture(param) => true,
@@ -900,6 +918,11 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Zero, t.zero.to_string()),
         (Param::Tp, t.tp.to_string()),
         (Param::Ep, t.ep.to_string()),
+        (
+            Param::CapacityFactor,
+            fields::format_hundredths(t.capacity_factor),
+        ),
+        (Param::CapacityPad, bit(t.capacity_pad)),
         (Param::Sp, bit(t.sp)),
         (Param::Foreach, bit(t.foreach)),
         (Param::Step, t.step.name().to_owned()),

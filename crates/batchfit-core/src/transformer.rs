@@ -8,7 +8,7 @@
 //! derives every formula; each term below names its source.
 
 use crate::choice::choice;
-use crate::fields::WholeField;
+use crate::fields::{HundredthsField, WholeField};
 use crate::param::Param;
 
 choice! {
@@ -400,6 +400,14 @@ pub const MOE_EVERY: WholeField = whole(Param::MoeEvery, 1, 10_000, 1);
 /// Expert-parallel degree: the routed experts are split over this many of the
 /// data-parallel ranks.
 pub const EP: WholeField = whole(Param::Ep, 1, 100_000, 1);
+/// Megatron-Core's `moe_expert_capacity_factor`, in hundredths (0: none,
+/// dropless routing).
+pub const CAPACITY_FACTOR: HundredthsField = HundredthsField {
+    param: Param::CapacityFactor,
+    min: 0,
+    max: 10_000,
+    default: 0,
+};
 /// Multi-head latent attention's compressed KV size; 0 is ordinary attention.
 pub const KV_LORA_RANK: WholeField = whole(Param::KvLoraRank, 0, 1_000_000, 0);
 /// MLA's compressed query size; 0 projects the queries directly.
@@ -945,6 +953,11 @@ pub struct TransformerInput {
     /// Expert-parallel degree: the routed experts are split over `ep` of the
     /// `gpus` data-parallel ranks (`ep` divides `gpus`).
     pub ep: u64,
+    /// Megatron-Core's expert capacity factor, in hundredths; 0 is dropless.
+    pub capacity_factor: u64,
+    /// Megatron-Core `moe_pad_expert_input_to_capacity`: every expert
+    /// computes a full capacity of tokens.
+    pub capacity_pad: bool,
     /// Megatron sequence parallelism (only meaningful with tp > 1).
     pub sp: bool,
     /// Count the optimizer step's temporary buffers (PyTorch's default
@@ -998,6 +1011,8 @@ impl Default for TransformerInput {
             zero: 0,
             tp: TP.default,
             ep: EP.default,
+            capacity_factor: CAPACITY_FACTOR.default,
+            capacity_pad: false,
             sp: false,
             foreach: false,
             framework: Framework::default(),
@@ -1076,6 +1091,29 @@ impl TransformerInput {
         match self.attention {
             Attention::Flash if self.activation_bytes() == 4 && grouped => Attention::Eager,
             kernel => kernel,
+        }
+    }
+
+    /// Token copies a MoE layer computes per sample: top-k of each token
+    /// (dropless routing), or with Megatron-Core's capacity factor cf each
+    /// expert's capacity ⌈cf × tokens × k / experts⌉
+    /// (megatron/core/transformer/moe/moe_utils.py `get_capacity`, called
+    /// with `num_tokens * topk` by `topk_softmax_with_capacity`): all of it
+    /// when padded (`moe_pad_expert_input_to_capacity`), else at most the
+    /// copies routed, the rest dropped (balanced routing drops none at cf ≥
+    /// 1). The capacity is taken over one sample's tokens.
+    pub fn routed_copies(&self) -> u128 {
+        let arch = &self.arch;
+        let copies = u128::from(arch.routed_per_token()) * u128::from(self.tokens());
+        if self.capacity_factor == 0 || !arch.moe() {
+            return copies;
+        }
+        let experts = u128::from(arch.experts);
+        let capacity = ceil_div(u128::from(self.capacity_factor) * copies, 100 * experts);
+        if self.capacity_pad {
+            experts * capacity
+        } else {
+            copies.min(experts * capacity)
         }
     }
 
@@ -1600,20 +1638,25 @@ enum Ffn {
 /// fc1 output and activation, and the unpermuted expert outputs with the
 /// probabilities. Its capacity factor (`moe_expert_capacity_factor`) drops
 /// the copies beyond an expert's capacity, or pads every expert to it
-/// (`moe_pad_expert_input_to_capacity`), which are not modelled:
-/// batchfit counts the dropless routing of top-k copies per token, which
-/// Hugging Face's loop and Megatron-Core's default (no capacity factor) run.
-/// Returns (replicated, split) bytes per token: the h-wide copies and the
+/// (`moe_pad_expert_input_to_capacity`); batchfit counts the dropless
+/// routing of top-k copies per token, which
+/// Hugging Face's loop and Megatron-Core's default (no capacity factor) run,
+/// unless `capacity_factor` says otherwise ([`TransformerInput::routed_copies`]).
+/// Returns (replicated, split) bytes per sample: the h-wide copies and the
 /// router's tensors are not split by tensor parallelism, the FFN
 /// intermediates are (expert tensor parallelism defaults to `tp`).
-fn moe_saved(arch: &Architecture, e: u128) -> (u128, u128) {
+fn moe_saved(input: &TransformerInput) -> (u128, u128) {
+    let arch = &input.arch;
+    let e = input.activation_bytes();
+    let s = u128::from(input.tokens());
     let h = u128::from(arch.hidden);
     let k = u128::from(arch.routed_per_token());
-    let router = 4 * u128::from(arch.experts) + (8 + 4) * k;
-    let copies = k * (e * h + e * h + e + 8);
-    let intermediates = k * ffn_saved(arch, e, u128::from(arch.expert_width()))
-        + ffn_saved(arch, e, u128::from(arch.shared_width()));
-    (router + copies, intermediates)
+    let copies = input.routed_copies();
+    let router = s * (4 * u128::from(arch.experts) + (8 + 4) * k);
+    let dispatched = copies * (e * h + e * h + e + 8);
+    let intermediates = copies * ffn_saved(arch, e, u128::from(arch.expert_width()))
+        + s * ffn_saved(arch, e, u128::from(arch.shared_width()));
+    (router + dispatched, intermediates)
 }
 
 /// Korthikanti et al. 2022, §4.1, term by term, for one layer and one sample.
@@ -1634,9 +1677,9 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
     // upcast and its normalized tensor, as `norm_saved_bytes` (RMSNorm).
     let projection_norm = 4 + e;
 
-    let (moe_replicated, mlp) = match ffn {
-        Ffn::Dense => (0, ffn_saved(arch, e, u128::from(arch.ffn))),
-        Ffn::Moe => moe_saved(arch, e),
+    let (mlp, (moe_replicated, moe_split)) = match ffn {
+        Ffn::Dense => (ffn_saved(arch, e, u128::from(arch.ffn)), (0, 0)),
+        Ffn::Moe => (0, moe_saved(input)),
     };
     // MLA (transformers DeepseekV3Attention.forward): q_a_layernorm and
     // kv_a_layernorm normalize the compressed query and KV, and q_b_proj and
@@ -1655,8 +1698,8 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
             + norm * h // input of the second norm (2sbh)
             + e * h // input of the MLP's first linear map(s), or of the router (2sbh)
             + mask * h // dropout mask after the MLP (sbh)
-            + latents
-            + moe_replicated);
+            + latents)
+        + moe_replicated;
     let flash_statistics = match input.kernel() {
         // FlashAttention (Dao et al. 2022, §3.1; FlashAttention-2 §3.1.2) saves
         // the softmax log-sum-exp per row and head, in FP32, for the backward pass.
@@ -1675,7 +1718,8 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
             + e * widths.output // attention output, input of the output projection (2sbh)
             + qk_norm
             + mlp
-            + flash_statistics);
+            + flash_statistics)
+        + moe_split;
     // The softmax's output, which its backward needs: in the compute dtype,
     // or in FP32 under autocast (pytorch/pytorch aten/src/ATen/autocast_mode.cpp
     // `KERNEL_CUDA2(softmax, int, fp32_set_opt_dtype)`: autocast runs softmax
@@ -1799,7 +1843,7 @@ fn training_activations(input: &TransformerInput) -> u128 {
     // while it dispatches, in the forward pass and again for the gradients
     // in the backward pass, after the loss's tensors are freed.
     let dispatch = if input.ep > 1 && moe_layers > 0 {
-        2 * u128::from(arch.routed_per_token()) * s * e * h
+        2 * input.routed_copies() * e * h
     } else {
         0
     };
@@ -2109,6 +2153,34 @@ mod tests {
         // DeepSeek-V3: 3 dense layers and 58 MoE layers.
         let deepseek = arch("deepseek-v3");
         assert_eq!((deepseek.dense_layers(), deepseek.moe_layers()), (3, 58));
+    }
+
+    /// Megatron-Core's capacity factor: every expert computes its capacity
+    /// of tokens when padded, at most what is routed when not.
+    #[test]
+    fn capacity_factor_sets_the_copies() {
+        // Mixtral, 4,096 tokens, top-2 of 8: 8,192 copies dropless.
+        let input = |capacity_factor, capacity_pad| TransformerInput {
+            arch: arch("mixtral-8x7b"),
+            seq: 4096,
+            capacity_factor,
+            capacity_pad,
+            ..TransformerInput::default()
+        };
+        assert_eq!(input(0, false).routed_copies(), 8192);
+        // cf = 1.25: capacity ⌈1.25 × 8,192 / 8⌉ = 1,280 per expert; padded,
+        // 8 × 1,280 = 10,240 copies; not padded, the 8,192 routed (balanced
+        // routing drops none).
+        assert_eq!(input(125, true).routed_copies(), 10_240);
+        assert_eq!(input(125, false).routed_copies(), 8192);
+        // cf = 0.5: 512 per expert, 4,096 kept, the other half dropped.
+        assert_eq!(input(50, false).routed_copies(), 4096);
+        // The copies' tensors scale with them: 2,048 more copies, each
+        // (2 × 2 × 4,096 + 2 + 8) replicated and 4 × 2 × 14,336 split bytes.
+        let more = layer_activations(&input(125, true), Ffn::Moe);
+        let dropless = layer_activations(&input(0, false), Ffn::Moe);
+        assert_eq!(more.replicated - dropless.replicated, 2048 * 16_394);
+        assert_eq!(more.split - dropless.split, 2048 * 4 * 2 * 14_336);
     }
 
     /// Expert parallelism: the routed experts' weights per GPU divide by `ep`,

@@ -239,7 +239,7 @@ fn transformer_form(state: State) -> Vec<El> {
             .class("group-title")
             .bind_text(i18n::tr(lang, |w| w.parallelism_title)),
         group(&[Gpus, Zero, Tp, Sp], None),
-        group(&[Ep], Some(rx(moe))),
+        group(&[Ep, CapacityFactor, CapacityPad], Some(rx(moe))),
     ]
 }
 

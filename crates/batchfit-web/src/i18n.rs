@@ -281,6 +281,22 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f("Value head size (MLA)", "", "Each value head's size."),
     ),
     (
+        Param::CapacityFactor,
+        f(
+            "Expert capacity factor",
+            "",
+            "Megatron-Core: tokens an expert takes, relative to an even share; 0 drops none.",
+        ),
+    ),
+    (
+        Param::CapacityPad,
+        f(
+            "Pad experts to capacity",
+            "",
+            "Every expert computes its full capacity of tokens.",
+        ),
+    ),
+    (
         Param::Ep,
         f(
             "Expert parallel",
@@ -804,6 +820,22 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Cabeza de valores (MLA)",
             "",
             "Tamaño de cada cabeza de valores.",
+        ),
+    ),
+    (
+        Param::CapacityFactor,
+        f(
+            "Factor de capacidad de experto",
+            "",
+            "Megatron-Core: tokens que toma un experto, frente a un reparto parejo; 0 no descarta ninguno.",
+        ),
+    ),
+    (
+        Param::CapacityPad,
+        f(
+            "Rellenar expertos hasta su capacidad",
+            "",
+            "Cada experto calcula su capacidad completa de tokens.",
         ),
     ),
     (

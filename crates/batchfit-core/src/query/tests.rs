@@ -424,11 +424,15 @@ prop_compose! {
         zero_grad in pick(tf::ZeroGrad::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
         lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
         base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), ep in prop_oneof![1u64..=64, whole(tf::EP)],
+        capacity in (prop_oneof![Just(0u64), tf::CAPACITY_FACTOR.min..=tf::CAPACITY_FACTOR.max], any::<bool>()),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload] = switches;
         // `ep` divides `gpus` and `experts`, and only a MoE model has experts to split.
         let ep = if arch.moe() && gpus % ep == 0 && arch.experts % ep == 0 { ep } else { 1 };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant };
+        // The capacity factor only with experts, its padding only with it.
+        let capacity_factor = if arch.moe() { capacity.0 } else { 0 };
+        let capacity_pad = capacity.1 && capacity_factor > 0;
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, capacity_factor, capacity_pad, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization in training and a quantized base without LoRA.
         if mode == Mode::Train {
@@ -684,6 +688,20 @@ fn moe_parameters_are_checked_against_each_other() {
                 }
             ),
         ]
+    );
+    assert_eq!(
+        problems("form=transformer&model=mixtral-8x7b&capacity_pad=1"),
+        [(
+            "capacity_pad".to_owned(),
+            Problem::OnlyWith {
+                param: Param::CapacityFactor,
+                value: "above 0"
+            }
+        )]
+    );
+    assert_eq!(
+        problems("form=transformer&capacity_factor=1.25"),
+        [("capacity_factor".to_owned(), only_with(Param::Experts))]
     );
     // Given at their defaults they say nothing wrong.
     assert_eq!(problems("form=transformer&experts_active=2&ep=1"), []);
