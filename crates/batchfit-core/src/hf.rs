@@ -1,7 +1,10 @@
 //! Hugging Face `config.json` → [`Architecture`]. The key names follow the
 //! `transformers` configuration classes of each family: Llama, Mistral, Qwen2,
 //! Gemma and Phi-3 (`num_hidden_layers`, `hidden_size`, …), GPT-2 (`n_layer`,
-//! `n_embd`, `n_head`, `n_inner`, `n_positions`), BERT and ViT.
+//! `n_embd`, `n_head`, `n_inner`, `n_positions`), BERT and ViT, and the
+//! mixture-of-experts families Mixtral, Qwen3-MoE, DeepSeek-V3, OLMoE,
+//! gpt-oss and Llama 4 (`num_local_experts`, `num_experts`,
+//! `n_routed_experts`, `moe_intermediate_size`, `kv_lora_rank`, …).
 //!
 //! ```
 //! let config = r#"{"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12,

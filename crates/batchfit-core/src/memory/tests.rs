@@ -908,3 +908,38 @@ fn optimizer_offload_and_step_implementations() {
     let e = estimate_of(&format!("{base}&framework=deepspeed&zero=3&gpus=8"));
     assert_eq!(e.buffers, 0);
 }
+
+/// docs/url-parameters.md's mixture-of-experts example: Mixtral-8x7B in pure
+/// BF16 on 8 GPUs with ep = 8 and ZeRO-1, one sample of 4,096 tokens.
+#[test]
+fn the_mixture_of_experts_example() {
+    let e = estimate_of(
+        "form=transformer&model=mixtral-8x7b&recipe=bf16&gpus=8&ep=8&zero=1&batch=1&seq=4096",
+    );
+    // Weights and gradients: 2 × 1,605,636,096 non-expert bytes + 2 ×
+    // 45,097,156,608 / 8 of the experts; moments 4 × 46,702,792,704 / 8.
+    assert_eq!(
+        (e.parameters, e.active_parameters),
+        (46_702_792_704, 12_879_925_248)
+    );
+    assert_eq!(
+        (e.weights, e.gradients, e.optimizer_states),
+        (14_485_561_344, 14_485_561_344, 23_351_396_352)
+    );
+    // Per token and layer 98,380 bytes unsplit (the norms and projection
+    // inputs 65,536, the router 56, two copies of 16,394) and 249,984 split
+    // (Q, K, V, output 20,480, log-sum-exp 128, two experts' intermediates
+    // 229,376), × 4,096 tokens × 32 layers; the output layer's 1,707,081,728
+    // outweigh the all-to-all's 2 × 8,192 × 2 × 4,096.
+    assert_eq!(
+        e.activations,
+        (98_380 + 249_984) * 4096 * 32 + 1_707_081_728
+    );
+    assert_eq!(e.activations, 47_367_847_936);
+    assert_eq!(e.total, 85_204_805_632);
+    assert_eq!(
+        crate::units::format_bytes(e.total, crate::units::Units::Decimal),
+        "85.20 GB"
+    );
+    assert_eq!(e.peak_phase, Phase::Loss);
+}
