@@ -551,21 +551,24 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
 /// The smallest data-parallel degree at which the transformer configuration fits
 /// its device with its ZeRO stage (model states shrink as GPUs are added from
 /// stage 1 on), or `None` when no device is chosen, the form is not the
-/// transformer form, or even `GPUS.max` GPUs are not enough.
+/// transformer form, or even `GPUS.max` GPUs are not enough. With expert
+/// parallelism the degree is a multiple of `ep`, which must divide it.
 pub fn gpus_needed(config: &Config) -> Option<u64> {
     let device = config.device?.bytes();
     if config.form != Form::Transformer {
         return None;
     }
-    let fits = |gpus: u64| {
+    let ep = config.transformer.ep.max(1);
+    let fits = |groups: u64| {
         let mut trial = *config;
-        trial.transformer.gpus = gpus;
+        trial.transformer.gpus = groups * ep;
         required(Parts::of(&trial).reserved(trial.batch()), &trial) <= device
     };
-    if !fits(GPUS.max) {
+    let most = GPUS.max / ep;
+    if most == 0 || !fits(most) {
         return None;
     }
-    let (mut too_few, mut enough) = (0u64, GPUS.max);
+    let (mut too_few, mut enough) = (0u64, most);
     while enough - too_few > 1 {
         let middle = too_few + (enough - too_few) / 2;
         if fits(middle) {
@@ -574,7 +577,7 @@ pub fn gpus_needed(config: &Config) -> Option<u64> {
             too_few = middle;
         }
     }
-    Some(enough)
+    Some(enough * ep)
 }
 
 /// One change that might make a configuration fit.

@@ -943,3 +943,21 @@ fn the_mixture_of_experts_example() {
     );
     assert_eq!(e.peak_phase, Phase::Loss);
 }
+
+/// With expert parallelism the GPUs needed are a multiple of `ep`, which
+/// must divide them.
+#[test]
+fn gpus_needed_keep_ep_dividing_them() {
+    let config = config(
+        "form=transformer&model=mixtral-8x7b&recipe=bf16&zero=3&gpus=8&ep=8&batch=1&seq=4096&gpu=h100-80gb",
+    );
+    let needed = gpus_needed(&config).expect("some number fits");
+    assert_eq!(needed % 8, 0, "{needed}");
+    // One group of 8 fewer does not fit: the answer is the smallest multiple.
+    let mut fewer = config;
+    fewer.transformer.gpus = needed - 8;
+    assert!(needed == 8 || estimate(&fewer).fits == Some(false));
+    let mut enough = config;
+    enough.transformer.gpus = needed;
+    assert_eq!(estimate(&enough).fits, Some(true));
+}
