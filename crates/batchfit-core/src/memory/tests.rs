@@ -953,6 +953,7 @@ fn gpus_needed_keep_ep_dividing_them() {
     );
     let needed = gpus_needed(&config).expect("some number fits");
     assert_eq!(needed % 8, 0, "{needed}");
+    assert_eq!(needed, 16);
     // One group of 8 fewer does not fit: the answer is the smallest multiple.
     let mut fewer = config;
     fewer.transformer.gpus = needed - 8;
