@@ -2,8 +2,8 @@
 //! `transformers` configuration classes of each family: Llama, Mistral, Qwen2,
 //! Gemma and Phi-3 (`num_hidden_layers`, `hidden_size`, …), GPT-2 (`n_layer`,
 //! `n_embd`, `n_head`, `n_inner`, `n_positions`), BERT and ViT, and the
-//! mixture-of-experts families Mixtral, Qwen3-MoE, DeepSeek-V3, OLMoE,
-//! gpt-oss and Llama 4 (`num_local_experts`, `num_experts`,
+//! mixture-of-experts families Mixtral, Qwen3-MoE, DeepSeek-V3 (and Kimi
+//! K2), OLMoE, gpt-oss and Llama 4 (`num_local_experts`, `num_experts`,
 //! `n_routed_experts`, `moe_intermediate_size`, `kv_lora_rank`, …).
 //!
 //! ```
@@ -33,6 +33,7 @@ pub const MODEL_TYPES: &[&str] = &[
     "mixtral",
     "qwen3_moe",
     "deepseek_v3",
+    "kimi_k2",
     "olmoe",
     "gpt_oss",
     "llama4",
@@ -225,7 +226,10 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
         "gpt2" => gpt2(&keys),
         "bert" | "vit" => bert_like(&keys, model_type == "vit"),
         "mixtral" | "olmoe" | "qwen3_moe" | "gpt_oss" => routed(&keys, model_type),
-        "deepseek_v3" => deepseek_v3(&keys),
+        // Moonshot's Kimi K2 is DeepseekV3ForCausalLM under its own
+        // `model_type` (its README: set it to deepseek_v3 where a framework
+        // does not know it).
+        "deepseek_v3" | "kimi_k2" => deepseek_v3(&keys),
         "llama4" => match keys.get("text_config") {
             Some(text @ Json::Object(_)) => llama4(&Keys(text), &keys),
             Some(other) => Err(ImportError::WrongType {

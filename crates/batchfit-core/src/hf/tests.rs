@@ -261,6 +261,39 @@ fn published_configs_import_to_their_presets() {
     }
 }
 
+/// Kimi K2 (moonshotai/Kimi-K2-Instruct config.json: DeepSeek-V3's layout
+/// with 64 heads, 384 experts, one dense layer and a 163,840 vocabulary):
+/// 1.03T parameters, and without the input embedding, as Moonshot counts
+/// them with DeepSeek, 31.7B active, published as "1 trillion total, 32
+/// billion activated".
+#[test]
+fn kimi_k2_imports_as_deepseek_v3() {
+    let config = DEEPSEEK_V3
+        .replace("\"deepseek_v3\"", "\"kimi_k2\"")
+        .replace(
+            "\"first_k_dense_replace\": 3",
+            "\"first_k_dense_replace\": 1",
+        )
+        .replace("\"n_routed_experts\": 256", "\"n_routed_experts\": 384")
+        .replace(
+            "\"num_attention_heads\": 128",
+            "\"num_attention_heads\": 64",
+        )
+        .replace(
+            "\"num_key_value_heads\": 128",
+            "\"num_key_value_heads\": 64",
+        )
+        .replace("\"vocab_size\": 129280", "\"vocab_size\": 163840");
+    let arch = import(&config).expect("valid");
+    let count = parameter_count(&arch);
+    // 60 MoE layers × (MLA 101,124,096 + norms 14,336 + 384 × 44,040,192 +
+    // shared 44,040,192 + router 2,752,512) + one dense layer 497,500,160 +
+    // 2 × 1,174,405,120 + 7,168.
+    assert_eq!(count.total, 1_026_408_209_408);
+    let embedding = 163_840 * 7168;
+    assert_eq!(count.active - embedding, 31_687_072_768);
+}
+
 /// A MoE config names its missing keys like a dense one, and layouts no
 /// parameter expresses are refused rather than miscounted.
 #[test]
