@@ -17,6 +17,8 @@ struct Report {
     form: &'static str,
     units: &'static str,
     parameters: u128,
+    /// Parameters one token uses: below `parameters` for a mixture of experts.
+    active_parameters: u128,
     /// What trains: every parameter, or with LoRA the adapters.
     trainable_parameters: u128,
     weights: u128,
@@ -169,6 +171,7 @@ pub fn json(config: &Config) -> String {
         form: config.form.name(),
         units: config.units.name(),
         parameters: e.parameters,
+        active_parameters: e.active_parameters,
         trainable_parameters: trainable(config, &e),
         weights: e.weights,
         gradients: e.gradients,
@@ -328,6 +331,19 @@ fn describe(config: &Config, e: &Estimate) -> String {
                 a.mlp.name(),
                 a.vocab,
             );
+            if a.moe() {
+                text.push_str(&format!(
+                    "mixture of experts: {} active parameters; {} routed experts of ffn {} (top {}), {} shared, in {} of {} layers; expert parallel {}\n",
+                    group_bytes(e.active_parameters),
+                    a.experts,
+                    a.expert_width(),
+                    a.routed_per_token(),
+                    a.shared_experts,
+                    a.moe_layers(),
+                    a.layers,
+                    t.ep,
+                ));
+            }
             text.push_str(&match t.mode {
                 Mode::Train => format!(
                     "training: {} × {} tokens per GPU, recipe {}, optimizer {} (step {}), recompute {}, attention {}, loss {}\n",
@@ -589,6 +605,9 @@ struct ModelRow {
     name: &'static str,
     published: &'static str,
     parameters: u128,
+    /// A mixture of experts' active parameters, as counted and as published.
+    active_parameters: u128,
+    published_active: &'static str,
     source: &'static str,
 }
 
@@ -608,6 +627,8 @@ pub fn presets(json: bool) -> String {
             name: m.name,
             published: m.published,
             parameters: transformer::parameter_count(&m.arch).total,
+            active_parameters: transformer::parameter_count(&m.arch).active,
+            published_active: m.published_active,
             source: m.source,
         })
         .collect();

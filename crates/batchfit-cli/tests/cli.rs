@@ -154,6 +154,30 @@ fn the_transformer_form_reports_per_gpu_numbers() {
     assert!(report["what_ifs"].is_array());
 }
 
+/// A mixture of experts reports its active parameters beside the total;
+/// a dense model's are its total.
+#[test]
+fn active_parameters_sit_next_to_parameters() {
+    let report = json(&["--json", "form=transformer&model=mixtral-8x7b&ep=8&gpus=8"]);
+    assert_eq!(report["parameters"], 46_702_792_704_u64);
+    assert_eq!(report["active_parameters"], 12_879_925_248_u64);
+    let report = json(&["--json", "form=transformer&model=llama-3.1-8b"]);
+    assert_eq!(report["active_parameters"], 8_030_261_248_u64);
+    let out = batchfit(&["form=transformer&model=qwen3-30b-a3b"]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        text.contains("mixture of experts: 3,353,032,704 active parameters; 128 routed experts of ffn 768 (top 8)"),
+        "{text}"
+    );
+    let list = json(&["presets", "--json"]);
+    let deepseek = list["models"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["id"] == "deepseek-v3"))
+        .expect("listed");
+    assert_eq!(deepseek["active_parameters"], 37_552_282_624_u64);
+    assert_eq!(deepseek["published_active"], "37B");
+}
+
 #[test]
 fn presets_are_listed() {
     let out = batchfit(&["presets"]);

@@ -2,7 +2,10 @@
 //! `transformers` configuration classes of each family: Llama, Mistral, Qwen2,
 //! Qwen3, Gemma, Gemma 2, Gemma 3, OLMo 2, Phi-1/2 and Phi-3/Phi-4
 //! (`num_hidden_layers`, `hidden_size`, …), GPT-2 (`n_layer`, `n_embd`,
-//! `n_head`, `n_inner`, `n_positions`), BERT and ViT.
+//! `n_head`, `n_inner`, `n_positions`), BERT and ViT, and the
+//! mixture-of-experts families Mixtral, Qwen3-MoE, DeepSeek-V3 (and Kimi
+//! K2), OLMoE, gpt-oss and Llama 4 (`num_local_experts`, `num_experts`,
+//! `n_routed_experts`, `moe_intermediate_size`, `kv_lora_rank`, …).
 //!
 //! ```
 //! let config = r#"{"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12,
@@ -34,11 +37,18 @@ pub const MODEL_TYPES: &[&str] = &[
     "gpt2",
     "bert",
     "vit",
+    "mixtral",
+    "qwen3_moe",
+    "deepseek_v3",
+    "kimi_k2",
+    "olmoe",
+    "gpt_oss",
+    "llama4",
 ];
 
-/// Keys that describe an architecture batchfit does not model (mixture of
-/// experts): importing such a config would give a wrong count.
-const UNSUPPORTED_KEYS: &[&str] = &[
+/// Keys of experts, which the dense families' classes do not build:
+/// importing such a config as dense would give a wrong count.
+const EXPERT_KEYS: &[&str] = &[
     "num_local_experts",
     "num_experts",
     "n_routed_experts",
@@ -70,7 +80,8 @@ pub enum ImportError {
     },
     /// `model_type` names a family this importer does not read.
     UnknownModelType { found: String },
-    /// A key describing something batchfit does not model.
+    /// A key describing something batchfit does not model: experts in a
+    /// dense family's config, or a MoE layout no parameter expresses.
     Unsupported { key: &'static str },
     /// A layout of windowed and global layers that is not "every n-th layer
     /// global" (`layer_types`, or Qwen's `max_window_layers`).
@@ -119,7 +130,10 @@ impl fmt::Display for ImportError {
                 )
             }
             Self::Unsupported { key } => {
-                write!(f, "`{key}`: mixture-of-experts models are not modelled")
+                write!(
+                    f,
+                    "`{key}` describes something batchfit does not model here"
+                )
             }
             Self::LayerPattern { key } => write!(
                 f,
@@ -288,9 +302,6 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
         });
     }
     let keys = Keys(&document);
-    if let Some(key) = UNSUPPORTED_KEYS.iter().find(|k| keys.get(k).is_some()) {
-        return Err(ImportError::Unsupported { key });
-    }
     let model_type = match keys.get("model_type") {
         Some(Json::String(s)) => s.as_str(),
         Some(other) => {
@@ -302,6 +313,13 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
         }
         None => return Err(ImportError::Missing { key: "model_type" }),
     };
+    let dense = matches!(
+        model_type,
+        "llama" | "mistral" | "qwen2" | "gemma" | "phi3" | "gpt2" | "bert" | "vit"
+    );
+    if let Some(key) = EXPERT_KEYS.iter().find(|k| dense && keys.get(k).is_some()) {
+        return Err(ImportError::Unsupported { key });
+    }
     match model_type {
         "llama" | "mistral" | "qwen2" | "qwen3" | "gemma" | "phi3" | "olmo2" => {
             llama_like(&keys, model_type)
@@ -321,6 +339,20 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
         "phi" => phi(&keys),
         "gpt2" => gpt2(&keys),
         "bert" | "vit" => bert_like(&keys, model_type == "vit"),
+        "mixtral" | "olmoe" | "qwen3_moe" | "gpt_oss" => routed(&keys, model_type),
+        // Moonshot's Kimi K2 is DeepseekV3ForCausalLM under its own
+        // `model_type` (its README: set it to deepseek_v3 where a framework
+        // does not know it).
+        "deepseek_v3" | "kimi_k2" => deepseek_v3(&keys),
+        "llama4" => match keys.get("text_config") {
+            Some(text @ Json::Object(_)) => llama4(&Keys(text), &keys),
+            Some(other) => Err(ImportError::WrongType {
+                key: "text_config",
+                expected: json::Kind::Object,
+                found: other.kind(),
+            }),
+            None => Err(ImportError::Missing { key: "text_config" }),
+        },
         other => Err(ImportError::UnknownModelType {
             found: other.to_owned(),
         }),
@@ -477,6 +509,181 @@ fn phi(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
         // `qk_layernorm`: a LayerNorm over each head's head_dim on Q and K.
         qk_norm: keys.switch("qk_layernorm")?.unwrap_or(false),
         block: Block::Parallel,
+        ..Architecture::default()
+    })
+}
+
+/// Mixtral, OLMoE, Qwen3-MoE and gpt-oss: a Llama-style decoder whose every
+/// FFN (Qwen3-MoE: every `decoder_sparse_step`-th) is `num_experts` (or
+/// `num_local_experts`) routed experts, top `num_experts_per_tok`.
+fn routed(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportError> {
+    let dense = llama_like(keys, model_type)?;
+    let experts_key = match model_type {
+        "olmoe" | "qwen3_moe" => "num_experts",
+        _ => "num_local_experts",
+    };
+    let experts = keys.required(experts_key, tf::EXPERTS)?;
+    let experts_active = keys.required("num_experts_per_tok", tf::EXPERTS_ACTIVE)?;
+    let base = Architecture {
+        experts,
+        experts_active,
+        ..dense
+    };
+    Ok(match model_type {
+        // models/qwen3_moe: `moe_intermediate_size` per expert, QK-norm per
+        // head, `(layer_idx + 1) % decoder_sparse_step == 0` layers sparse
+        // and `mlp_only_layers` dense.
+        "qwen3_moe" => {
+            dense_layer_list(keys, "mlp_only_layers")?;
+            Architecture {
+                expert_ffn: keys.required("moe_intermediate_size", tf::EXPERT_FFN)?,
+                moe_every: keys
+                    .whole("decoder_sparse_step", tf::MOE_EVERY)?
+                    .unwrap_or(1),
+                qk_norm: true,
+                qkv_bias: keys.switch("attention_bias")?.unwrap_or(false),
+                ..base
+            }
+        }
+        // models/olmoe/modeling_olmoe.py: `q_norm = RMSNorm(hidden_size)`,
+        // `k_norm = RMSNorm(head_dim × kv_heads)`: over the whole projections.
+        "olmoe" => Architecture {
+            qk_norm: true,
+            qk_norm_full: true,
+            qkv_bias: false,
+            bias: false,
+            ..base
+        },
+        // models/gpt_oss: biases on Q, K, V, O (`attention_bias`, default
+        // true), on every expert and on the router; per-head sinks.
+        "gpt_oss" => Architecture {
+            head_dim: keys.whole("head_dim", tf::HEAD_DIM)?.unwrap_or(64),
+            bias: keys.switch("attention_bias")?.unwrap_or(true),
+            qkv_bias: false,
+            attn_sinks: true,
+            ..base
+        },
+        // models/mixtral: `intermediate_size` is each expert's size.
+        _ => base,
+    })
+}
+
+/// A list of layer indices that would make layers dense against the
+/// step rule: only an empty (or absent) one is modelled.
+fn dense_layer_list(keys: &Keys<'_>, key: &'static str) -> Result<(), ImportError> {
+    match keys.get(key) {
+        None => Ok(()),
+        Some(Json::Array(layers)) if layers.is_empty() => Ok(()),
+        Some(Json::Array(_)) => Err(ImportError::Unsupported { key }),
+        Some(other) => Err(ImportError::WrongType {
+            key,
+            expected: json::Kind::Array,
+            found: other.kind(),
+        }),
+    }
+}
+
+/// DeepSeek-V3 (transformers models/deepseek_v3/configuration_deepseek_v3.py
+/// and modeling_deepseek_v3.py): MLA, `first_k_dense_replace` dense layers of
+/// `intermediate_size`, then MoE layers of `n_routed_experts` experts of
+/// `moe_intermediate_size` and `n_shared_experts` shared ones. transformers
+/// builds every later layer as MoE (`layer_idx >= first_k_dense_replace`;
+/// `moe_layer_freq` is not read) and leaves the multi-token-prediction layer
+/// (`num_nextn_predict_layers`) unloaded.
+fn deepseek_v3(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
+    let heads = keys.required("num_attention_heads", tf::HEADS)?;
+    Ok(Architecture {
+        kind: Kind::Decoder,
+        layers: keys.required("num_hidden_layers", LAYERS)?,
+        hidden: keys.required("hidden_size", HIDDEN)?,
+        heads,
+        kv_heads: keys
+            .whole("num_key_value_heads", tf::KV_HEADS)?
+            .unwrap_or(heads),
+        ffn: keys.required("intermediate_size", tf::FFN)?,
+        mlp: Mlp::Swiglu,
+        norm: Norm::RmsNorm,
+        vocab: keys.required("vocab_size", tf::VOCAB)?,
+        tied: keys.switch("tie_word_embeddings")?.unwrap_or(false),
+        bias: keys.switch("attention_bias")?.unwrap_or(false),
+        experts: keys.required("n_routed_experts", tf::EXPERTS)?,
+        experts_active: keys.required("num_experts_per_tok", tf::EXPERTS_ACTIVE)?,
+        expert_ffn: keys.required("moe_intermediate_size", tf::EXPERT_FFN)?,
+        shared_experts: keys
+            .whole("n_shared_experts", tf::SHARED_EXPERTS)?
+            .unwrap_or(0),
+        first_dense_layers: keys
+            .whole("first_k_dense_replace", tf::FIRST_DENSE_LAYERS)?
+            .unwrap_or(0),
+        kv_lora_rank: keys.required("kv_lora_rank", tf::KV_LORA_RANK)?,
+        // `q_lora_rank: null` (DeepSeek-V2-Lite) projects the queries directly.
+        q_lora_rank: keys.whole("q_lora_rank", tf::Q_LORA_RANK)?.unwrap_or(0),
+        qk_rope_head_dim: keys.required("qk_rope_head_dim", tf::QK_ROPE_HEAD_DIM)?,
+        qk_nope_head_dim: keys.required("qk_nope_head_dim", tf::QK_NOPE_HEAD_DIM)?,
+        v_head_dim: keys.required("v_head_dim", tf::V_HEAD_DIM)?,
+        dropout: keys.positive("attention_dropout")?.unwrap_or(false),
+        ..Architecture::default()
+    })
+}
+
+/// Llama 4's text model (`text_config`; transformers models/llama4):
+/// `num_local_experts` experts of `intermediate_size` and one shared expert
+/// of the same size in the layers of `interleave_moe_layer_step`, dense
+/// layers of `intermediate_size_mlp` between them. Its QK-norm is an L2 norm
+/// without weights (`Llama4TextL2Norm`), and its chunked attention is not
+/// modelled (full attention is counted). The published configs keep
+/// `tie_word_embeddings` beside `text_config`, not in it.
+fn llama4(keys: &Keys<'_>, outer: &Keys<'_>) -> Result<Architecture, ImportError> {
+    let heads = keys.required("num_attention_heads", tf::HEADS)?;
+    let layers = keys.required("num_hidden_layers", LAYERS)?;
+    let step = keys
+        .whole("interleave_moe_layer_step", tf::MOE_EVERY)?
+        .unwrap_or(1);
+    // `moe_layers`, when given, must be the step rule's layers.
+    match keys.get("moe_layers") {
+        None => {}
+        Some(Json::Array(list)) => {
+            let rule: Vec<Json> = (step - 1..layers)
+                .step_by(usize::try_from(step).unwrap_or(usize::MAX))
+                .map(|layer| Json::Number(layer as f64))
+                .collect();
+            let same = *list == rule;
+            if !same {
+                return Err(ImportError::Unsupported { key: "moe_layers" });
+            }
+        }
+        Some(other) => {
+            return Err(ImportError::WrongType {
+                key: "moe_layers",
+                expected: json::Kind::Array,
+                found: other.kind(),
+            });
+        }
+    }
+    Ok(Architecture {
+        kind: Kind::Decoder,
+        layers,
+        hidden: keys.required("hidden_size", HIDDEN)?,
+        heads,
+        kv_heads: keys
+            .whole("num_key_value_heads", tf::KV_HEADS)?
+            .unwrap_or(heads),
+        head_dim: keys.whole("head_dim", tf::HEAD_DIM)?.unwrap_or(0),
+        ffn: keys.required("intermediate_size_mlp", tf::FFN)?,
+        mlp: Mlp::Swiglu,
+        norm: Norm::RmsNorm,
+        vocab: keys.required("vocab_size", tf::VOCAB)?,
+        tied: match keys.switch("tie_word_embeddings")? {
+            Some(tied) => tied,
+            None => outer.switch("tie_word_embeddings")?.unwrap_or(false),
+        },
+        qkv_bias: keys.switch("attention_bias")?.unwrap_or(false),
+        experts: keys.required("num_local_experts", tf::EXPERTS)?,
+        experts_active: keys.required("num_experts_per_tok", tf::EXPERTS_ACTIVE)?,
+        expert_ffn: keys.required("intermediate_size", tf::EXPERT_FFN)?,
+        shared_experts: 1,
+        moe_every: step,
+        dropout: keys.positive("attention_dropout")?.unwrap_or(false),
         ..Architecture::default()
     })
 }

@@ -75,6 +75,9 @@ pub const FRAGMENTATION_PERCENT: u128 = 10;
 pub struct Estimate {
     /// Parameters of the whole model (0 for the activations form).
     pub parameters: u128,
+    /// Parameters one token uses: below `parameters` for a mixture of
+    /// experts (the routed experts it is not sent to), equal otherwise.
+    pub active_parameters: u128,
     pub weights: u128,
     pub gradients: u128,
     /// Optimizer state, including FP32 master weights when the recipe keeps them.
@@ -198,6 +201,7 @@ impl AtPeak {
 #[derive(Clone, Copy, Debug, Default)]
 struct Parts {
     parameters: u128,
+    active_parameters: u128,
     weights: u128,
     gradients: u128,
     optimizer_states: u128,
@@ -243,6 +247,7 @@ impl Parts {
                 let e = parameters::estimate(&config.parameters);
                 Self {
                     parameters: u128::from(config.parameters.params),
+                    active_parameters: u128::from(config.parameters.params),
                     weights: e.weights,
                     gradients: e.gradients,
                     optimizer_states: e.optimizer_states,
@@ -261,6 +266,7 @@ impl Parts {
                     && input.effective_step() == transformer::Step::InBackward;
                 Self {
                     parameters: count.total,
+                    active_parameters: count.active,
                     weights: states.weights,
                     gradients: states.gradients,
                     optimizer_states: states.optimizer_states,
@@ -493,6 +499,7 @@ pub fn estimate(config: &Config) -> Estimate {
     let required_bytes = required(reserved, config);
     Estimate {
         parameters: parts.parameters,
+        active_parameters: parts.active_parameters,
         weights: parts.weights,
         gradients: parts.gradients,
         optimizer_states: parts.optimizer_states,
@@ -649,21 +656,24 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
 /// The smallest data-parallel degree at which the transformer configuration fits
 /// its device with its ZeRO stage (model states shrink as GPUs are added from
 /// stage 1 on), or `None` when no device is chosen, the form is not the
-/// transformer form, or even `GPUS.max` GPUs are not enough.
+/// transformer form, or even `GPUS.max` GPUs are not enough. With expert
+/// parallelism the degree is a multiple of `ep`, which must divide it.
 pub fn gpus_needed(config: &Config) -> Option<u64> {
     let device = config.device?.bytes();
     if config.form != Form::Transformer {
         return None;
     }
-    let fits = |gpus: u64| {
+    let ep = config.transformer.ep.max(1);
+    let fits = |groups: u64| {
         let mut trial = *config;
-        trial.transformer.gpus = gpus;
+        trial.transformer.gpus = groups * ep;
         required(Parts::of(&trial).reserved(trial.batch()), &trial) <= device
     };
-    if !fits(GPUS.max) {
+    let most = GPUS.max / ep;
+    if most == 0 || !fits(most) {
         return None;
     }
-    let (mut too_few, mut enough) = (0u64, GPUS.max);
+    let (mut too_few, mut enough) = (0u64, most);
     while enough - too_few > 1 {
         let middle = too_few + (enough - too_few) / 2;
         if fits(middle) {
@@ -672,7 +682,7 @@ pub fn gpus_needed(config: &Config) -> Option<u64> {
             too_few = middle;
         }
     }
-    Some(enough)
+    Some(enough * ep)
 }
 
 /// One change that might make a configuration fit.

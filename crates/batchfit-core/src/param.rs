@@ -55,6 +55,19 @@ choice! {
         GlobalEvery = "global_every",
         Softcap = "softcap",
         AttnSoftcap = "attn_softcap",
+        AttnSinks = "attn_sinks",
+        Experts = "experts",
+        ExpertsActive = "experts_active",
+        ExpertFfn = "expert_ffn",
+        SharedExperts = "shared_experts",
+        SharedFfn = "shared_ffn",
+        FirstDenseLayers = "first_dense_layers",
+        MoeEvery = "moe_every",
+        KvLoraRank = "kv_lora_rank",
+        QLoraRank = "q_lora_rank",
+        QkRopeHeadDim = "qk_rope_head_dim",
+        QkNopeHeadDim = "qk_nope_head_dim",
+        VHeadDim = "v_head_dim",
         Recipe = "recipe",
         Recompute = "recompute",
         Attn = "attn",
@@ -64,6 +77,9 @@ choice! {
         Gpus = "gpus",
         Zero = "zero",
         Tp = "tp",
+        Ep = "ep",
+        CapacityFactor = "capacity_factor",
+        CapacityPad = "capacity_pad",
         Sp = "sp",
         Foreach = "foreach",
         Step = "step",
@@ -132,12 +148,16 @@ impl Param {
         match self {
             Batch | Seq | Hidden | Layers | Heads | KvHeads | HeadDim | Ffn | Vocab | Positions
             | TokenTypes | Labels | Image | Patch | Channels | Gen | Gpus | Zero | Tp | BucketM
-            | Prefetch | GlobalBatch | LoraRank | Window | GlobalEvery => Input::Whole,
-            K | ActMb | GpuGb | OverheadGb | Margin => Input::Decimal,
+            | Prefetch | GlobalBatch | LoraRank | Window | GlobalEvery | Experts
+            | ExpertsActive | ExpertFfn | SharedExperts | SharedFfn | FirstDenseLayers
+            | MoeEvery | Ep | KvLoraRank | QLoraRank | QkRopeHeadDim | QkNopeHeadDim | VHeadDim => {
+                Input::Whole
+            }
+            K | ActMb | GpuGb | OverheadGb | Margin | CapacityFactor => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
             | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap
-            | AttnSoftcap => Input::Switch,
+            | AttnSoftcap | AttnSinks | CapacityPad => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
             | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units | Lang | Block => Input::Choice,

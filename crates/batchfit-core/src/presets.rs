@@ -1,7 +1,7 @@
 //! Published model configurations and device capacities, each with its source.
 //! Ids are URL values (`model=llama-3.1-8b`, `gpu=h100-80gb`) and never change.
 
-use crate::transformer::{Architecture, Block, Kind, Mlp, Norm};
+use crate::transformer::{self as tf, Architecture, Block, Kind, Mlp, Norm};
 
 /// A published model: its architecture as its config.json gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -10,6 +10,9 @@ pub struct ModelPreset {
     pub name: &'static str,
     /// The parameter count as its authors publish it.
     pub published: &'static str,
+    /// A mixture-of-experts model's active parameters as its authors publish
+    /// them ("" for a dense model, or where none is published).
+    pub published_active: &'static str,
     pub arch: Architecture,
     /// Where the configuration was read.
     pub source: &'static str,
@@ -42,6 +45,9 @@ const BASE: Architecture = Architecture {
     tied: false,
     bias: false,
     qkv_bias: false,
+    qk_norm: false,
+    qk_norm_full: false,
+    attn_sinks: false,
     positions: 0,
     token_types: 0,
     labels: 0,
@@ -49,13 +55,23 @@ const BASE: Architecture = Architecture {
     image: 224,
     patch: 16,
     channels: 3,
-    qk_norm: false,
-    qk_norm_full: false,
     block: Block::Pre,
     window: 0,
     global_every: 0,
     softcap: false,
     attn_softcap: false,
+    experts: tf::EXPERTS.default,
+    experts_active: tf::EXPERTS_ACTIVE.default,
+    expert_ffn: tf::EXPERT_FFN.default,
+    shared_experts: tf::SHARED_EXPERTS.default,
+    shared_ffn: tf::SHARED_FFN.default,
+    first_dense_layers: tf::FIRST_DENSE_LAYERS.default,
+    moe_every: tf::MOE_EVERY.default,
+    kv_lora_rank: tf::KV_LORA_RANK.default,
+    q_lora_rank: tf::Q_LORA_RANK.default,
+    qk_rope_head_dim: tf::QK_ROPE_HEAD_DIM.default,
+    qk_nope_head_dim: tf::QK_NOPE_HEAD_DIM.default,
+    v_head_dim: tf::V_HEAD_DIM.default,
 };
 
 /// GPT-2 (Radford et al. 2019): learned positions, LayerNorm, biases, tied, dropout 0.1.
@@ -227,8 +243,68 @@ const fn entry(
         id,
         name,
         published,
+        published_active: "",
         arch,
         source,
+    }
+}
+
+/// A mixture-of-experts preset: total and active counts as published.
+const fn moe_entry(
+    id: &'static str,
+    name: &'static str,
+    (published, published_active): (&'static str, &'static str),
+    arch: Architecture,
+    source: &'static str,
+) -> ModelPreset {
+    ModelPreset {
+        published_active,
+        ..entry(id, name, published, arch, source)
+    }
+}
+
+/// A Llama-style decoder whose FFNs are routed experts: `experts` of size
+/// `expert_ffn`, `top_k` per token, in every layer.
+const fn moe(dense: Architecture, experts: u64, top_k: u64, expert_ffn: u64) -> Architecture {
+    Architecture {
+        experts,
+        experts_active: top_k,
+        expert_ffn,
+        ..dense
+    }
+}
+
+/// Qwen3-MoE (transformers models/qwen3_moe): Llama-style with QK-norm per
+/// head, no biases, explicit head_dim 128, untied.
+const fn qwen3_moe(
+    layers: u64,
+    hidden: u64,
+    heads: u64,
+    ffn: u64,
+    expert_ffn: u64,
+) -> Architecture {
+    Architecture {
+        head_dim: 128,
+        qk_norm: true,
+        ..moe(
+            llama(layers, hidden, heads, 4, ffn, 151_936),
+            128,
+            8,
+            expert_ffn,
+        )
+    }
+}
+
+/// gpt-oss (transformers models/gpt_oss/modeling_gpt_oss.py): biases on the
+/// attention projections, the experts and the router, attention sinks, 64
+/// heads of 64, 8 KV heads, every expert of size 2,880, top-4, untied. Its
+/// alternating sliding-window layers are counted as full attention.
+const fn gpt_oss(layers: u64, experts: u64) -> Architecture {
+    Architecture {
+        head_dim: 64,
+        bias: true,
+        attn_sinks: true,
+        ..moe(llama(layers, 2880, 64, 8, 2880, 201_088), experts, 4, 0)
     }
 }
 
@@ -584,6 +660,95 @@ pub const MODELS: &[ModelPreset] = &[
         olmo2(40, 5120, 40, 13_824),
         "huggingface.co/allenai/OLMo-2-1124-13B/blob/main/config.json",
     ),
+    moe_entry(
+        "mixtral-8x7b",
+        "Mixtral 8x7B",
+        ("46.7B", "12.9B"),
+        moe(llama(32, 4096, 32, 8, 14_336, 32_000), 8, 2, 0),
+        "huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json; \
+         counts: mistral.ai/news/mixtral-of-experts",
+    ),
+    moe_entry(
+        "mixtral-8x22b",
+        "Mixtral 8x22B",
+        ("141B", "39B"),
+        moe(llama(56, 6144, 48, 8, 16_384, 32_000), 8, 2, 0),
+        "huggingface.co/mistralai/Mixtral-8x22B-v0.1/blob/main/config.json; \
+         counts: mistral.ai/news/mixtral-8x22b",
+    ),
+    moe_entry(
+        "qwen3-30b-a3b",
+        "Qwen3-30B-A3B",
+        ("30.5B", "3.3B"),
+        qwen3_moe(48, 2048, 32, 6144, 768),
+        "huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json; counts: its model card",
+    ),
+    moe_entry(
+        "qwen3-235b-a22b",
+        "Qwen3-235B-A22B",
+        ("235B", "22B"),
+        qwen3_moe(94, 4096, 64, 12_288, 1536),
+        "huggingface.co/Qwen/Qwen3-235B-A22B/blob/main/config.json; counts: its model card",
+    ),
+    moe_entry(
+        "deepseek-v3",
+        "DeepSeek-V3",
+        ("671B", "37B"),
+        Architecture {
+            kv_heads: 128,
+            shared_experts: 1,
+            first_dense_layers: 3,
+            kv_lora_rank: 512,
+            q_lora_rank: 1536,
+            qk_rope_head_dim: 64,
+            qk_nope_head_dim: 128,
+            v_head_dim: 128,
+            ..moe(llama(61, 7168, 128, 128, 18_432, 129_280), 256, 8, 2048)
+        },
+        "huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json (the \
+         multi-token-prediction layer left out, as transformers loads it); \
+         counts: arXiv:2412.19437, abstract",
+    ),
+    moe_entry(
+        "gpt-oss-20b",
+        "gpt-oss-20b",
+        ("20.91B", "3.61B"),
+        gpt_oss(24, 32),
+        "huggingface.co/openai/gpt-oss-20b/blob/main/config.json; \
+         counts: gpt-oss model card, arXiv:2508.10925, Table 1",
+    ),
+    moe_entry(
+        "gpt-oss-120b",
+        "gpt-oss-120b",
+        ("116.83B", "5.13B"),
+        gpt_oss(36, 128),
+        "huggingface.co/openai/gpt-oss-120b/blob/main/config.json; \
+         counts: gpt-oss model card, arXiv:2508.10925, Table 1",
+    ),
+    moe_entry(
+        "llama-4-scout",
+        "Llama 4 Scout (text)",
+        ("109B", "17B"),
+        Architecture {
+            head_dim: 128,
+            shared_experts: 1,
+            ..moe(llama(48, 5120, 40, 8, 16_384, 202_048), 16, 1, 8192)
+        },
+        "huggingface.co/meta-llama/Llama-4-Scout-17B-16E/blob/main/config.json \
+         (`text_config`; the vision encoder is not modelled); counts: its model card",
+    ),
+    moe_entry(
+        "olmoe-1b-7b",
+        "OLMoE-1B-7B",
+        ("6.9B", "1.3B"),
+        Architecture {
+            qk_norm: true,
+            qk_norm_full: true,
+            ..moe(llama(16, 2048, 16, 16, 1024, 50_304), 64, 8, 0)
+        },
+        "huggingface.co/allenai/OLMoE-1B-7B-0924/blob/main/config.json; \
+         counts: arXiv:2409.02060, §1",
+    ),
 ];
 
 const fn gpu(
@@ -746,6 +911,117 @@ mod tests {
             let count = parameter_count(&preset.arch).total as f64;
             let error = (count - published).abs() / published;
             assert!(error < 0.015, "{}: {count} vs {text}", preset.id);
+        }
+    }
+
+    /// A published count ("46.7B", "3.3B") as a number and the unit of its
+    /// last digit.
+    fn published(text: &str) -> (f64, f64) {
+        let digits = text.strip_suffix('B').expect("in billions");
+        let decimals = digits.split_once('.').map_or(0, |(_, d)| d.len());
+        let unit = 10f64.powi(-i32::try_from(decimals).expect("few digits"));
+        (digits.parse::<f64>().expect("a number") * 1e9, unit * 1e9)
+    }
+
+    /// Every MoE preset's total and active counts against the published
+    /// ones: within 0.5 %, or within the published figure's own rounding
+    /// when that is coarser, rounded or cut ("3.3B" is 3.25B up to 3.4B:
+    /// Qwen publishes Qwen3-30B-A3B's exact 3,353,032,704 active parameters
+    /// as 3.3B). OpenAI (gpt-oss model
+    /// card) and DeepSeek (V3 report) count the active parameters without
+    /// the input embedding, which a token reads one row of; Mistral, Qwen,
+    /// Meta and AI2 count it whole. Llama 4 Scout's published total
+    /// includes its vision encoder, which is not modelled: its text model
+    /// (107.8B) is compared through the active count only.
+    #[test]
+    fn moe_presets_land_on_their_published_total_and_active_counts() {
+        for (id, total_comparable, active_without_embedding) in [
+            ("mixtral-8x7b", true, false),
+            ("mixtral-8x22b", true, false),
+            ("qwen3-30b-a3b", true, false),
+            ("qwen3-235b-a22b", true, false),
+            ("deepseek-v3", true, true),
+            ("gpt-oss-20b", true, true),
+            ("gpt-oss-120b", true, true),
+            ("llama-4-scout", false, false),
+            ("olmoe-1b-7b", true, false),
+        ] {
+            let preset = model(id).expect("preset");
+            let count = parameter_count(&preset.arch);
+            let embedding = u128::from(preset.arch.vocab) * u128::from(preset.arch.hidden);
+            let active = if active_without_embedding {
+                count.active - embedding
+            } else {
+                count.active
+            };
+            let close = |ours: u128, text: &str| {
+                let (figure, unit) = published(text);
+                let ours = ours as f64;
+                let within =
+                    |below: f64, above: f64| figure - below <= ours && ours < figure + above;
+                within(0.005 * figure, 0.005 * figure) || within(unit / 2.0, unit)
+            };
+            if total_comparable {
+                assert!(
+                    close(count.total, preset.published),
+                    "{id}: {}",
+                    count.total
+                );
+            }
+            assert!(close(active, preset.published_active), "{id}: {active}");
+            assert!(count.active < count.total, "{id}");
+        }
+        // docs/model.md §3.10's table, in billions to two decimals (active
+        // without the embedding where the authors count it so).
+        let billions = |n: u128| format!("{:.2}", n as f64 / 1e9);
+        for (id, total, active, without_embedding) in [
+            ("mixtral-8x7b", "46.70", "12.88", false),
+            ("mixtral-8x22b", "140.62", "39.15", false),
+            ("qwen3-30b-a3b", "30.53", "3.35", false),
+            ("qwen3-235b-a22b", "235.09", "22.19", false),
+            ("deepseek-v3", "671.03", "36.63", true),
+            ("gpt-oss-20b", "20.91", "3.61", true),
+            ("gpt-oss-120b", "116.83", "5.13", true),
+            ("llama-4-scout", "107.77", "17.17", false),
+            ("olmoe-1b-7b", "6.92", "1.28", false),
+        ] {
+            let arch = model(id).expect("preset").arch;
+            let count = parameter_count(&arch);
+            let embedding = u128::from(arch.vocab) * u128::from(arch.hidden);
+            let counted_active = count.active - if without_embedding { embedding } else { 0 };
+            assert_eq!(
+                (billions(count.total), billions(counted_active)),
+                (total.to_owned(), active.to_owned()),
+                "{id}"
+            );
+        }
+        // The published figures with enough digits land within 0.5 %.
+        for (id, ours, figure) in [
+            (
+                "mixtral-8x7b",
+                parameter_count(&model("mixtral-8x7b").expect("").arch).active,
+                12.9e9,
+            ),
+            (
+                "gpt-oss-20b",
+                parameter_count(&model("gpt-oss-20b").expect("").arch).total,
+                20.91e9,
+            ),
+            (
+                "gpt-oss-120b",
+                parameter_count(&model("gpt-oss-120b").expect("").arch).total,
+                116.83e9,
+            ),
+            (
+                "qwen3-30b-a3b",
+                parameter_count(&model("qwen3-30b-a3b").expect("").arch).total,
+                30.5e9,
+            ),
+        ] {
+            assert!(
+                (ours as f64 - figure).abs() / figure < 0.005,
+                "{id}: {ours}"
+            );
         }
     }
 

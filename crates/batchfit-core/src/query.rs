@@ -251,6 +251,19 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::GlobalEvery,
     Param::Softcap,
     Param::AttnSoftcap,
+    Param::AttnSinks,
+    Param::Experts,
+    Param::ExpertsActive,
+    Param::ExpertFfn,
+    Param::SharedExperts,
+    Param::SharedFfn,
+    Param::FirstDenseLayers,
+    Param::MoeEvery,
+    Param::KvLoraRank,
+    Param::QLoraRank,
+    Param::QkRopeHeadDim,
+    Param::QkNopeHeadDim,
+    Param::VHeadDim,
     Param::Batch,
     Param::Seq,
     Param::Recipe,
@@ -263,6 +276,9 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Gpus,
     Param::Zero,
     Param::Tp,
+    Param::Ep,
+    Param::CapacityFactor,
+    Param::CapacityPad,
     Param::Sp,
     Param::Foreach,
     Param::Step,
@@ -282,6 +298,22 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::ParamOffload,
     Param::LoraVariant,
     Param::Fp8,
+];
+/// The experts' shape, meaningful only with `experts` ≥ 1.
+pub const MOE_SHAPE: &[Param] = &[
+    Param::ExpertsActive,
+    Param::ExpertFfn,
+    Param::SharedExperts,
+    Param::SharedFfn,
+    Param::FirstDenseLayers,
+    Param::MoeEvery,
+];
+/// Multi-head latent attention's sizes, meaningful only with `kv_lora_rank` ≥ 1.
+pub const MLA_SHAPE: &[Param] = &[
+    Param::QLoraRank,
+    Param::QkRopeHeadDim,
+    Param::QkNopeHeadDim,
+    Param::VHeadDim,
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[Param] = &[
@@ -416,11 +448,6 @@ pub fn parse(text: &str) -> Parsed {
             only_with(Param::LoraVariant, Param::LoraRank, "1 or more");
             t.lora_variant = tf::LoraVariant::Lora;
         }
-        // QK-norm over the whole projections needs QK-norm.
-        if !t.arch.qk_norm && t.arch.qk_norm_full {
-            only_with(Param::QkNormFull, Param::QkNorm, "1");
-            t.arch.qk_norm_full = false;
-        }
         // Global layers mean something only beside windowed ones. A preset's
         // pattern under `window=0` is kept (the window alone is switched off).
         let pattern_given = known.iter().any(|(_, n, v)| {
@@ -429,6 +456,109 @@ pub fn parse(text: &str) -> Parsed {
         if t.arch.window == 0 && t.arch.global_every != 0 && pattern_given {
             only_with(Param::GlobalEvery, Param::Window, "1 or more");
             t.arch.global_every = config.model.map_or(0, |m| m.arch.global_every);
+        }
+        // The experts' shape means nothing in a dense model, MLA's sizes
+        // nothing without its latent, the QK-norm's extent nothing without
+        // it: reported when given, and back at their defaults (`to_query`
+        // leaves them out).
+        let arch = &mut t.arch;
+        let dense = Architecture::default();
+        let (now, defaults) = (arch_values(arch), arch_values(&dense));
+        let differs = |param: &Param| {
+            let text = |list: &[(Param, String)]| {
+                list.iter()
+                    .find(|(p, _)| p == param)
+                    .map(|(_, v)| v.clone())
+            };
+            text(&now) != text(&defaults)
+        };
+        if !arch.moe() {
+            for param in MOE_SHAPE.iter().filter(|p| differs(p)) {
+                only_with(*param, Param::Experts, "1 or more");
+            }
+            (
+                arch.experts_active,
+                arch.expert_ffn,
+                arch.shared_experts,
+                arch.shared_ffn,
+                arch.first_dense_layers,
+                arch.moe_every,
+            ) = (
+                dense.experts_active,
+                dense.expert_ffn,
+                dense.shared_experts,
+                dense.shared_ffn,
+                dense.first_dense_layers,
+                dense.moe_every,
+            );
+            if t.ep != tf::EP.default {
+                only_with(Param::Ep, Param::Experts, "1 or more");
+                t.ep = tf::EP.default;
+            }
+            if t.capacity_factor != tf::CAPACITY_FACTOR.default {
+                only_with(Param::CapacityFactor, Param::Experts, "1 or more");
+                t.capacity_factor = tf::CAPACITY_FACTOR.default;
+            }
+        }
+        if !arch.mla() {
+            for param in MLA_SHAPE.iter().filter(|p| differs(p)) {
+                only_with(*param, Param::KvLoraRank, "1 or more");
+            }
+            (
+                arch.q_lora_rank,
+                arch.qk_rope_head_dim,
+                arch.qk_nope_head_dim,
+                arch.v_head_dim,
+            ) = (
+                dense.q_lora_rank,
+                dense.qk_rope_head_dim,
+                dense.qk_nope_head_dim,
+                dense.v_head_dim,
+            );
+        }
+        if t.capacity_factor == 0 && t.capacity_pad {
+            only_with(Param::CapacityPad, Param::CapacityFactor, "above 0");
+            t.capacity_pad = false;
+        }
+        let arch = &mut t.arch;
+        if !arch.qk_norm && arch.qk_norm_full {
+            only_with(Param::QkNormFull, Param::QkNorm, "1");
+            arch.qk_norm_full = false;
+        }
+        // Top-k of more experts than there are: every expert, and said so
+        // when the query gave it.
+        if arch.moe() && arch.experts_active > arch.experts {
+            if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == Param::ExpertsActive) {
+                problems[*index] = Some(ParamError::new(
+                    Param::ExpertsActive,
+                    Problem::OutOfRange {
+                        range: fields::Range {
+                            min: fields::Bound::Whole(tf::EXPERTS_ACTIVE.min),
+                            max: fields::Bound::Whole(arch.experts),
+                        },
+                    },
+                ));
+            }
+            arch.experts_active = arch.experts;
+        }
+        // Expert parallelism splits the experts over ranks of the
+        // data-parallel group (Megatron-Core parallel_state.py: the expert
+        // model-parallel groups tile the data-parallel ranks), so `ep`
+        // divides `gpus`; and each rank holds as many experts
+        // (megatron/training/arguments.py: `num_experts %
+        // expert_model_parallel_size == 0`), so it divides `experts`.
+        let ep_against = if t.gpus % t.ep != 0 {
+            Some(Param::Gpus)
+        } else if t.arch.experts % t.ep != 0 {
+            Some(Param::Experts)
+        } else {
+            None
+        };
+        if let Some(with) = ep_against.filter(|_| t.ep > 1) {
+            if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == Param::Ep) {
+                problems[*index] = Some(ParamError::new(Param::Ep, Problem::Conflict { with }));
+            }
+            t.ep = tf::EP.default;
         }
     }
     Parsed {
@@ -518,6 +648,21 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Tied => arch.tied = switch(name, value)?,
         Param::Bias => arch.bias = switch(name, value)?,
         Param::QkvBias => arch.qkv_bias = switch(name, value)?,
+        Param::QkNorm => arch.qk_norm = switch(name, value)?,
+        Param::QkNormFull => arch.qk_norm_full = switch(name, value)?,
+        Param::AttnSinks => arch.attn_sinks = switch(name, value)?,
+        Param::Experts => arch.experts = tf::EXPERTS.parse(value)?,
+        Param::ExpertsActive => arch.experts_active = tf::EXPERTS_ACTIVE.parse(value)?,
+        Param::ExpertFfn => arch.expert_ffn = tf::EXPERT_FFN.parse(value)?,
+        Param::SharedExperts => arch.shared_experts = tf::SHARED_EXPERTS.parse(value)?,
+        Param::SharedFfn => arch.shared_ffn = tf::SHARED_FFN.parse(value)?,
+        Param::FirstDenseLayers => arch.first_dense_layers = tf::FIRST_DENSE_LAYERS.parse(value)?,
+        Param::MoeEvery => arch.moe_every = tf::MOE_EVERY.parse(value)?,
+        Param::KvLoraRank => arch.kv_lora_rank = tf::KV_LORA_RANK.parse(value)?,
+        Param::QLoraRank => arch.q_lora_rank = tf::Q_LORA_RANK.parse(value)?,
+        Param::QkRopeHeadDim => arch.qk_rope_head_dim = tf::QK_ROPE_HEAD_DIM.parse(value)?,
+        Param::QkNopeHeadDim => arch.qk_nope_head_dim = tf::QK_NOPE_HEAD_DIM.parse(value)?,
+        Param::VHeadDim => arch.v_head_dim = tf::V_HEAD_DIM.parse(value)?,
         Param::Positions => arch.positions = tf::POSITIONS.parse(value)?,
         Param::TokenTypes => arch.token_types = tf::TOKEN_TYPES.parse(value)?,
         Param::Labels => arch.labels = tf::LABELS.parse(value)?,
@@ -525,8 +670,6 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Image => arch.image = tf::IMAGE.parse(value)?,
         Param::Patch => arch.patch = tf::PATCH.parse(value)?,
         Param::Channels => arch.channels = tf::CHANNELS.parse(value)?,
-        Param::QkNorm => arch.qk_norm = switch(name, value)?,
-        Param::QkNormFull => arch.qk_norm_full = switch(name, value)?,
         Param::Block => arch.block = option(name, tf::Block::parse(value), tf::Block::NAMES)?,
         Param::Window => arch.window = tf::WINDOW.parse(value)?,
         Param::GlobalEvery => arch.global_every = tf::GLOBAL_EVERY.parse(value)?,
@@ -546,6 +689,9 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         // ZERO's bound is 3: the conversion cannot fail.
         Param::Zero => t.zero = u8::try_from(tf::ZERO.parse(value)?).unwrap_or(3),
         Param::Tp => t.tp = tf::TP.parse(value)?,
+        Param::Ep => t.ep = tf::EP.parse(value)?,
+        Param::CapacityFactor => t.capacity_factor = tf::CAPACITY_FACTOR.parse(value)?,
+        Param::CapacityPad => t.capacity_pad = switch(name, value)?,
         Param::Sp => t.sp = switch(name, value)?,
         Param::Foreach => t.foreach = switch(name, value)?,
         Param::Framework => {
@@ -701,6 +847,19 @@ pub fn to_query(config: &Config) -> String {
             true
         }
         Param::Batch | Param::Seq => true,
+        // Values that mean nothing for this architecture (a dense model's
+        // experts, MLA's sizes without it) are left out: `parse` reports them.
+        _ if !config.transformer.arch.moe()
+            && (MOE_SHAPE.contains(&param)
+                || matches!(
+                    param,
+                    Param::Ep | Param::CapacityFactor | Param::CapacityPad
+                )) =>
+        {
+            false
+        }
+        Param::CapacityPad if config.transformer.capacity_factor == 0 => false,
+        _ if !config.transformer.arch.mla() && MLA_SHAPE.contains(&param) => false,
         // Meaningless without QK-norm, which `parse` reports.
         Param::QkNormFull if !config.transformer.arch.qk_norm => false,
         _ if config.model.is_none() && architecture(param) => true,
@@ -720,11 +879,11 @@ pub fn to_query(config: &Config) -> String {
 /// The architecture's parameters, in the documented order of [`arch_values`]:
 /// the transformer form's list after `model` and `framework`, up to `batch`
 /// (evaluated at compile time: no bound is checked at run time).
-const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(27).0;
+const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(40).0;
 
 /// The architecture's parameters, in the documented order, each written as
 /// [`parse`] reads it back: what a config.json import (`hf::import`) sets.
-pub fn arch_values(arch: &Architecture) -> [(Param, String); 27] {
+pub fn arch_values(arch: &Architecture) -> [(Param, String); 40] {
     [
         (Param::Kind, arch.kind.name().to_owned()),
         (Param::Layers, arch.layers.to_string()),
@@ -753,6 +912,19 @@ pub fn arch_values(arch: &Architecture) -> [(Param, String); 27] {
         (Param::GlobalEvery, arch.global_every.to_string()),
         (Param::Softcap, bit(arch.softcap)),
         (Param::AttnSoftcap, bit(arch.attn_softcap)),
+        (Param::AttnSinks, bit(arch.attn_sinks)),
+        (Param::Experts, arch.experts.to_string()),
+        (Param::ExpertsActive, arch.experts_active.to_string()),
+        (Param::ExpertFfn, arch.expert_ffn.to_string()),
+        (Param::SharedExperts, arch.shared_experts.to_string()),
+        (Param::SharedFfn, arch.shared_ffn.to_string()),
+        (Param::FirstDenseLayers, arch.first_dense_layers.to_string()),
+        (Param::MoeEvery, arch.moe_every.to_string()),
+        (Param::KvLoraRank, arch.kv_lora_rank.to_string()),
+        (Param::QLoraRank, arch.q_lora_rank.to_string()),
+        (Param::QkRopeHeadDim, arch.qk_rope_head_dim.to_string()),
+        (Param::QkNopeHeadDim, arch.qk_nope_head_dim.to_string()),
+        (Param::VHeadDim, arch.v_head_dim.to_string()),
     ]
 }
 
@@ -802,6 +974,12 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Gpus, t.gpus.to_string()),
         (Param::Zero, t.zero.to_string()),
         (Param::Tp, t.tp.to_string()),
+        (Param::Ep, t.ep.to_string()),
+        (
+            Param::CapacityFactor,
+            fields::format_hundredths(t.capacity_factor),
+        ),
+        (Param::CapacityPad, bit(t.capacity_pad)),
         (Param::Sp, bit(t.sp)),
         (Param::Foreach, bit(t.foreach)),
         (Param::Step, t.step.name().to_owned()),

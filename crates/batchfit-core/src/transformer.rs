@@ -8,7 +8,7 @@
 //! derives every formula; each term below names its source.
 
 use crate::choice::choice;
-use crate::fields::WholeField;
+use crate::fields::{HundredthsField, WholeField};
 use crate::param::Param;
 
 choice! {
@@ -506,6 +506,43 @@ pub const GLOBAL_EVERY: WholeField = whole(Param::GlobalEvery, 0, 100_000, 0);
 /// default prefetch is 1 (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py
 /// `_backward_prefetch`: the group at `curr_index - 1`).
 pub const PREFETCH: WholeField = whole(Param::Prefetch, 0, 1_000, 1);
+/// Routed experts per mixture-of-experts layer; 0 is a dense model.
+pub const EXPERTS: WholeField = whole(Param::Experts, 0, 100_000, 0);
+/// Experts each token is routed to (top-k).
+pub const EXPERTS_ACTIVE: WholeField = whole(Param::ExpertsActive, 1, 100_000, 2);
+/// Each routed expert's FFN size; 0 means `ffn` (Mixtral's experts are its
+/// `intermediate_size`).
+pub const EXPERT_FFN: WholeField = whole(Param::ExpertFfn, 0, 10_000_000, 0);
+/// Shared experts every token passes through (DeepSeek, Llama 4).
+pub const SHARED_EXPERTS: WholeField = whole(Param::SharedExperts, 0, 1_000, 0);
+/// Each shared expert's FFN size; 0 means the routed experts' size.
+pub const SHARED_FFN: WholeField = whole(Param::SharedFfn, 0, 10_000_000, 0);
+/// Dense layers before the first MoE layer (DeepSeek's `first_k_dense_replace`).
+pub const FIRST_DENSE_LAYERS: WholeField = whole(Param::FirstDenseLayers, 0, 10_000, 0);
+/// Every n-th layer is a MoE layer (Qwen's `decoder_sparse_step`, Llama 4's
+/// `interleave_moe_layer_step`).
+pub const MOE_EVERY: WholeField = whole(Param::MoeEvery, 1, 10_000, 1);
+/// Expert-parallel degree: the routed experts are split over this many of the
+/// data-parallel ranks.
+pub const EP: WholeField = whole(Param::Ep, 1, 100_000, 1);
+/// Megatron-Core's `moe_expert_capacity_factor`, in hundredths (0: none,
+/// dropless routing).
+pub const CAPACITY_FACTOR: HundredthsField = HundredthsField {
+    param: Param::CapacityFactor,
+    min: 0,
+    max: 10_000,
+    default: 0,
+};
+/// Multi-head latent attention's compressed KV size; 0 is ordinary attention.
+pub const KV_LORA_RANK: WholeField = whole(Param::KvLoraRank, 0, 1_000_000, 0);
+/// MLA's compressed query size; 0 projects the queries directly.
+pub const Q_LORA_RANK: WholeField = whole(Param::QLoraRank, 0, 1_000_000, 0);
+/// MLA's rotary part of each query and key head (shared by the heads for keys).
+pub const QK_ROPE_HEAD_DIM: WholeField = whole(Param::QkRopeHeadDim, 0, 100_000, 64);
+/// MLA's non-rotary part of each query and key head.
+pub const QK_NOPE_HEAD_DIM: WholeField = whole(Param::QkNopeHeadDim, 0, 100_000, 128);
+/// MLA's value head size.
+pub const V_HEAD_DIM: WholeField = whole(Param::VHeadDim, 0, 100_000, 128);
 
 /// A transformer's shape: enough to count every parameter exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -528,6 +565,21 @@ pub struct Architecture {
     pub bias: bool,
     /// Only the query/key/value maps have biases (Qwen2).
     pub qkv_bias: bool,
+    /// Norms on the queries and keys before the rotary embedding (QK-norm),
+    /// of the kind of [`Architecture::norm`], over each head's head_dim and
+    /// shared by the heads: transformers models/qwen3/modeling_qwen3.py,
+    /// qwen3_moe and models/gemma3/modeling_gemma3.py, `q_norm =
+    /// …RMSNorm(head_dim)`, `k_norm = …RMSNorm(head_dim)`: 2 × head_dim
+    /// weights per layer.
+    pub qk_norm: bool,
+    /// The QK-norms run over the whole Q and K projections instead:
+    /// transformers models/olmo2/modeling_olmo2.py and models/olmoe,
+    /// `q_norm = …RMSNorm(heads × head_dim)`, `k_norm = …RMSNorm(kv_heads ×
+    /// head_dim)`: (heads + kv_heads) × head_dim weights per layer. Only with
+    /// `qk_norm`.
+    pub qk_norm_full: bool,
+    /// Attention sinks (gpt-oss): one learned logit per head and layer.
+    pub attn_sinks: bool,
     pub positions: u64,
     pub token_types: u64,
     pub labels: u64,
@@ -537,17 +589,6 @@ pub struct Architecture {
     pub image: u64,
     pub patch: u64,
     pub channels: u64,
-    /// Norms on the queries and keys before the rotary embedding (QK-norm),
-    /// of the kind of [`Architecture::norm`], over each head's head_dim and
-    /// shared by the heads: transformers models/qwen3/modeling_qwen3.py and
-    /// models/gemma3/modeling_gemma3.py, `q_norm = …RMSNorm(head_dim)`,
-    /// `k_norm = …RMSNorm(head_dim)`: 2 × head_dim weights per layer.
-    pub qk_norm: bool,
-    /// The QK-norms run over the whole Q and K projections instead:
-    /// transformers models/olmo2/modeling_olmo2.py, `q_norm = Olmo2RMSNorm(heads
-    /// × head_dim)`, `k_norm = Olmo2RMSNorm(kv_heads × head_dim)`: (heads +
-    /// kv_heads) × head_dim weights per layer. Only with `qk_norm`.
-    pub qk_norm_full: bool,
     /// Where the norms sit, and whether attention and the MLP run in parallel.
     pub block: Block,
     /// Sliding-window length in tokens (0 = none).
@@ -560,6 +601,29 @@ pub struct Architecture {
     pub softcap: bool,
     /// Gemma 2's soft-capping of the attention scores (`attn_logit_softcapping`).
     pub attn_softcap: bool,
+    /// Routed experts per MoE layer; 0 is a dense model.
+    pub experts: u64,
+    /// Routed experts per token (top-k).
+    pub experts_active: u64,
+    /// Each routed expert's FFN size; 0 means `ffn`.
+    pub expert_ffn: u64,
+    /// Shared experts, computed for every token.
+    pub shared_experts: u64,
+    /// Each shared expert's FFN size; 0 means the routed experts' size.
+    pub shared_ffn: u64,
+    /// Dense layers before the first MoE layer.
+    pub first_dense_layers: u64,
+    /// Layer i (from 0) is a MoE layer when i ≥ first_dense_layers and
+    /// (i + 1) is a multiple of this.
+    pub moe_every: u64,
+    /// Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): the compressed
+    /// KV size; 0 is ordinary attention.
+    pub kv_lora_rank: u64,
+    /// MLA's compressed query size; 0 projects the queries directly.
+    pub q_lora_rank: u64,
+    pub qk_rope_head_dim: u64,
+    pub qk_nope_head_dim: u64,
+    pub v_head_dim: u64,
 }
 
 impl Default for Architecture {
@@ -579,6 +643,9 @@ impl Default for Architecture {
             tied: false,
             bias: false,
             qkv_bias: false,
+            qk_norm: false,
+            qk_norm_full: false,
+            attn_sinks: false,
             positions: 0,
             token_types: 0,
             labels: 0,
@@ -586,13 +653,23 @@ impl Default for Architecture {
             image: IMAGE.default,
             patch: PATCH.default,
             channels: CHANNELS.default,
-            qk_norm: false,
-            qk_norm_full: false,
             block: Block::Pre,
             window: WINDOW.default,
             global_every: GLOBAL_EVERY.default,
             softcap: false,
             attn_softcap: false,
+            experts: EXPERTS.default,
+            experts_active: EXPERTS_ACTIVE.default,
+            expert_ffn: EXPERT_FFN.default,
+            shared_experts: SHARED_EXPERTS.default,
+            shared_ffn: SHARED_FFN.default,
+            first_dense_layers: FIRST_DENSE_LAYERS.default,
+            moe_every: MOE_EVERY.default,
+            kv_lora_rank: KV_LORA_RANK.default,
+            q_lora_rank: Q_LORA_RANK.default,
+            qk_rope_head_dim: QK_ROPE_HEAD_DIM.default,
+            qk_nope_head_dim: QK_NOPE_HEAD_DIM.default,
+            v_head_dim: V_HEAD_DIM.default,
         }
     }
 }
@@ -643,6 +720,95 @@ impl Architecture {
         let side = self.image / self.patch.max(1);
         side * side + 1
     }
+
+    /// A mixture-of-experts model: some layers route tokens to experts.
+    pub fn moe(&self) -> bool {
+        self.experts > 0
+    }
+
+    /// Layers whose FFN is a MoE block: layer i (from 0) when i ≥
+    /// `first_dense_layers` and (i + 1) is a multiple of `moe_every`, the
+    /// rule of transformers' Qwen2-MoE/Qwen3-MoE (`(layer_idx + 1) %
+    /// decoder_sparse_step == 0`), Llama 4 (`moe_layers = range(step - 1,
+    /// layers, step)`) and DeepSeek-V3 (`layer_idx >= first_k_dense_replace`).
+    /// The multiples of n in (first, layers] number ⌊layers/n⌋ − ⌊first/n⌋.
+    pub fn moe_layers(&self) -> u64 {
+        if !self.moe() {
+            return 0;
+        }
+        let every = self.moe_every.max(1);
+        self.layers / every - self.first_dense_layers.min(self.layers) / every
+    }
+
+    /// Layers with a dense FFN of size `ffn`.
+    pub fn dense_layers(&self) -> u64 {
+        self.layers - self.moe_layers()
+    }
+
+    /// Each routed expert's FFN size.
+    pub fn expert_width(&self) -> u64 {
+        match self.expert_ffn {
+            0 => self.ffn,
+            f => f,
+        }
+    }
+
+    /// The shared experts' FFN size together: DeepSeek-V3 builds them as one
+    /// MLP of `moe_intermediate_size × n_shared_experts`
+    /// (transformers models/deepseek_v3/modeling_deepseek_v3.py
+    /// `DeepseekV3MoE.shared_experts`).
+    pub fn shared_width(&self) -> u64 {
+        let each = match self.shared_ffn {
+            0 => self.expert_width(),
+            f => f,
+        };
+        self.shared_experts.saturating_mul(each)
+    }
+
+    /// Routed experts each token reaches: top-k, at most every expert.
+    pub fn routed_per_token(&self) -> u64 {
+        self.experts_active.min(self.experts)
+    }
+
+    /// Multi-head latent attention.
+    pub fn mla(&self) -> bool {
+        self.kv_lora_rank > 0
+    }
+
+    /// Per token and layer, the widths of Q, K, V and the attention output
+    /// (the output projection's input). MLA decompresses K and V per head:
+    /// Q and K are heads × (qk_nope + qk_rope), V and the output heads × v_head_dim.
+    pub fn attention_widths(&self) -> AttentionWidths {
+        let a = u128::from(self.heads);
+        if self.mla() {
+            let qk = a * u128::from(self.qk_nope_head_dim + self.qk_rope_head_dim);
+            let v = a * u128::from(self.v_head_dim);
+            return AttentionWidths {
+                q: qk,
+                k: qk,
+                v,
+                output: v,
+            };
+        }
+        let head = u128::from(self.head_size());
+        let kv = u128::from(self.kv_heads) * head;
+        AttentionWidths {
+            q: a * head,
+            k: kv,
+            v: kv,
+            output: a * head,
+        }
+    }
+}
+
+/// Per token and layer, the widths of the attention's tensors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttentionWidths {
+    pub q: u128,
+    pub k: u128,
+    pub v: u128,
+    /// The attention output, the output projection's input.
+    pub output: u128,
 }
 
 /// Parameters of an architecture, split the ways the memory terms need.
@@ -662,42 +828,188 @@ pub struct ParameterCount {
     /// The largest single weight matrix: what a per-parameter optimizer step
     /// or gradient holds at most at once.
     pub largest: u128,
+    /// Parameters one token's forward pass uses: `total` less the routed
+    /// experts it is not sent to (the embedding and head counted whole, as
+    /// Mistral counts Mixtral's 12.9B). Equal to `total` for a dense model.
+    pub active: u128,
+    /// The routed experts, a part of the fields above: what expert
+    /// parallelism splits.
+    pub routed: RoutedExperts,
+}
+
+/// The routed experts' share of a [`ParameterCount`], with the same meanings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RoutedExperts {
+    pub total: u128,
+    pub linear: u128,
+    pub linear_rows: u128,
+    pub factored: u128,
+    /// One expert's largest matrix.
+    pub largest: u128,
+}
+
+/// A block's parameters, as [`ParameterCount`] splits them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counted {
+    total: u128,
+    linear: u128,
+    rows: u128,
+    norms: u128,
+    factored: u128,
+    largest: u128,
+}
+
+impl Counted {
+    /// A weight matrix of `d_in` → `d_out`, with a bias when `bias`.
+    fn linear(&mut self, d_in: u128, d_out: u128, bias: bool) {
+        let bias = if bias { d_out } else { 0 };
+        self.total += d_in * d_out + bias;
+        self.linear += d_in * d_out;
+        self.rows += d_out;
+        self.factored += d_in + d_out + bias;
+        self.largest = self.largest.max(d_in * d_out);
+    }
+
+    /// A norm's weights (and biases).
+    fn norm(&mut self, size: u128) {
+        self.total += size;
+        self.norms += size;
+        self.factored += size;
+    }
+
+    /// A vector of learned values that is no norm (attention sinks).
+    fn vector(&mut self, size: u128) {
+        self.total += size;
+        self.factored += size;
+    }
+
+    /// An FFN of `width`: up (and gate) `h → width`, down `width → h`.
+    fn mlp(&mut self, arch: &Architecture, width: u128) {
+        let h = u128::from(arch.hidden);
+        let into = match arch.mlp {
+            Mlp::Gelu => 1,
+            Mlp::Swiglu => 2,
+        };
+        for _ in 0..into {
+            self.linear(h, width, arch.bias);
+        }
+        self.linear(width, h, arch.bias);
+    }
+
+    /// `count` copies of this block.
+    fn times(self, count: u128) -> Self {
+        Self {
+            total: self.total * count,
+            linear: self.linear * count,
+            rows: self.rows * count,
+            norms: self.norms * count,
+            factored: self.factored * count,
+            largest: if count > 0 { self.largest } else { 0 },
+        }
+    }
+
+    fn add(&mut self, other: Self) {
+        self.total += other.total;
+        self.linear += other.linear;
+        self.rows += other.rows;
+        self.norms += other.norms;
+        self.factored += other.factored;
+        self.largest = self.largest.max(other.largest);
+    }
+}
+
+/// One layer's attention and its two norms (everything but the FFN).
+fn attention_block(arch: &Architecture) -> Counted {
+    let h = u128::from(arch.hidden);
+    let norm = arch.norm_parameters(h);
+    let widths = arch.attention_widths();
+    let mut block = Counted::default();
+    if arch.mla() {
+        // transformers models/deepseek_v3/modeling_deepseek_v3.py
+        // `DeepseekV3Attention.__init__`: q_a_proj (h → q_lora_rank), its
+        // RMSNorm and q_b_proj (→ heads × (nope + rope)), or one q_proj
+        // without q_lora_rank; kv_a_proj_with_mqa (h → kv_lora_rank + rope),
+        // kv_a_layernorm, kv_b_proj (kv_lora_rank → heads × (nope + v));
+        // o_proj (heads × v → h). `attention_bias` puts biases on q_a_proj,
+        // kv_a_proj_with_mqa and o_proj (and none on q_proj).
+        let (ql, kvl) = (u128::from(arch.q_lora_rank), u128::from(arch.kv_lora_rank));
+        let rope = u128::from(arch.qk_rope_head_dim);
+        let a = u128::from(arch.heads);
+        if ql > 0 {
+            block.linear(h, ql, arch.bias);
+            block.norm(arch.norm_parameters(ql));
+            block.linear(ql, widths.q, false);
+        } else {
+            block.linear(h, widths.q, false);
+        }
+        block.linear(h, kvl + rope, arch.bias);
+        block.norm(arch.norm_parameters(kvl));
+        block.linear(kvl, a * u128::from(arch.qk_nope_head_dim) + widths.v, false);
+        block.linear(widths.output, h, arch.bias);
+    } else {
+        // W_q (h×q), W_k and W_v (h×kv), W_o (q×h); Qwen2's biases on Q, K, V only.
+        let qkv_bias = arch.bias || arch.qkv_bias;
+        block.linear(h, widths.q, qkv_bias);
+        block.linear(h, widths.k, qkv_bias);
+        block.linear(h, widths.v, qkv_bias);
+        block.linear(widths.output, h, arch.bias);
+    }
+    // The QK-norms' weights ([`Architecture::qk_norm`]), of the norm's kind.
+    block.norm(arch.norm_parameters(arch.qk_norm_units()));
+    if arch.attn_sinks {
+        // transformers models/gpt_oss/modeling_gpt_oss.py
+        // `GptOssAttention.sinks = nn.Parameter(torch.empty(num_attention_heads))`.
+        block.vector(u128::from(arch.heads));
+    }
+    // The block's norms (two before the sublayers; Gemma's four, Phi's one:
+    // [`Block::norms`]).
+    block.norm(arch.block.norms() * norm);
+    block
+}
+
+/// A MoE layer's FFN without the routed experts: the router (transformers
+/// Mixtral, Qwen3-MoE, OLMoE, Llama 4: `gate = nn.Linear(h, experts,
+/// bias=False)`; gpt-oss's router has a bias, DeepSeek-V3's
+/// `e_score_correction_bias` is a buffer, not a parameter) and the shared
+/// experts as one MLP.
+fn moe_common(arch: &Architecture) -> Counted {
+    let mut block = Counted::default();
+    block.linear(u128::from(arch.hidden), u128::from(arch.experts), arch.bias);
+    let shared = u128::from(arch.shared_width());
+    if shared > 0 {
+        block.mlp(arch, shared);
+    }
+    block
 }
 
 /// Counts every parameter of `arch`.
 pub fn parameter_count(arch: &Architecture) -> ParameterCount {
     let h = u128::from(arch.hidden);
     let layers = u128::from(arch.layers);
-    let head = u128::from(arch.head_size());
-    let q = u128::from(arch.heads) * head;
-    let kv = u128::from(arch.kv_heads) * head;
-    let f = u128::from(arch.ffn);
     let norm = arch.norm_parameters(h);
-    let gate = match arch.mlp {
-        Mlp::Gelu => 0,
-        Mlp::Swiglu => 1,
-    };
 
-    // One layer: W_q (h×q), W_k and W_v (h×kv), W_o (q×h); up (and gate) h×f, down f×h.
-    let attention = 2 * h * q + 2 * h * kv;
-    let mlp = (2 + gate) * h * f;
-    let linear_per_layer = attention + mlp;
-    let rows_per_layer = q + 2 * kv + h + (1 + gate) * f + h;
-    let factored_matrices = (h + q) * 2 + (h + kv) * 2 + (2 + gate) * (h + f);
-    let biases = if arch.bias {
-        q + 2 * kv + h + (1 + gate) * f + h
-    } else if arch.qkv_bias {
-        q + 2 * kv
-    } else {
-        0
-    };
-    // The block's norms (Block::norms) and the QK-norms' weights.
-    let layer_norms = arch.block.norms() * norm + arch.norm_parameters(arch.qk_norm_units());
-    let per_layer = linear_per_layer + biases + layer_norms;
+    let mut dense = Counted::default();
+    dense.mlp(arch, u128::from(arch.ffn));
+    let mut expert = Counted::default();
+    expert.mlp(arch, u128::from(arch.expert_width()));
+    let moe_layers = u128::from(arch.moe_layers());
+    let dense_layers = layers - moe_layers;
+    let (experts, routed_per_token) = (
+        u128::from(arch.experts),
+        u128::from(arch.routed_per_token()),
+    );
 
-    let mut total = layers * per_layer;
-    let mut norms = layers * layer_norms;
-    let mut factored = layers * (factored_matrices + biases + layer_norms);
+    let mut blocks = attention_block(arch).times(layers);
+    blocks.add(dense.times(dense_layers));
+    blocks.add(moe_common(arch).times(moe_layers));
+    let routed = expert.times(moe_layers * experts);
+    blocks.add(routed);
+    // The routed experts a token does not reach.
+    let idle = moe_layers * (experts - routed_per_token) * expert.total;
+
+    let mut total = blocks.total;
+    let mut norms = blocks.norms;
+    let mut factored = blocks.factored;
 
     let matrix = |rows: u128, cols: u128, total: &mut u128, factored: &mut u128| {
         *total += rows * cols;
@@ -743,10 +1055,12 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
         Kind::Decoder if !arch.tied => {
             let vocab = u128::from(arch.vocab);
             matrix(vocab, h, &mut total, &mut factored);
-            // An untied head of a model with biases has one too
-            // (transformers models/phi/modeling_phi.py `PhiForCausalLM`:
-            // `nn.Linear(hidden_size, vocab_size, bias=True)`).
-            if arch.bias {
+            // Phi-1/2's head has a bias (transformers models/phi/modeling_phi.py
+            // `PhiForCausalLM`: `nn.Linear(hidden_size, vocab_size,
+            // bias=True)`); Phi is the family of the parallel block. Other
+            // models with biases keep a head without one (GPT-2 ties it;
+            // gpt-oss's `lm_head` is `bias=False`).
+            if arch.bias && arch.block == Block::Parallel {
                 total += vocab;
                 factored += vocab;
             }
@@ -773,16 +1087,23 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
         Kind::Vision => 0,
     };
     let largest = vocabulary
-        .max(h * f)
-        .max(h * q)
+        .max(blocks.largest)
         .max(u128::from(arch.positions) * h);
     ParameterCount {
         total,
-        linear: layers * linear_per_layer,
-        linear_rows: layers * rows_per_layer,
+        linear: blocks.linear,
+        linear_rows: blocks.rows,
         norms,
         factored,
         largest,
+        active: total - idle,
+        routed: RoutedExperts {
+            total: routed.total,
+            linear: routed.linear,
+            linear_rows: routed.rows,
+            factored: routed.factored,
+            largest: routed.largest,
+        },
     }
 }
 
@@ -807,6 +1128,14 @@ pub struct TransformerInput {
     /// ZeRO stage 0–3 (FSDP full shard = 3, shard-grad-op = 2).
     pub zero: u8,
     pub tp: u64,
+    /// Expert-parallel degree: the routed experts are split over `ep` of the
+    /// `gpus` data-parallel ranks (`ep` divides `gpus`).
+    pub ep: u64,
+    /// Megatron-Core's expert capacity factor, in hundredths; 0 is dropless.
+    pub capacity_factor: u64,
+    /// Megatron-Core `moe_pad_expert_input_to_capacity`: every expert
+    /// computes a full capacity of tokens.
+    pub capacity_pad: bool,
     /// Megatron sequence parallelism (only meaningful with tp > 1).
     pub sp: bool,
     /// Count the optimizer step's temporary buffers (PyTorch's default
@@ -869,6 +1198,9 @@ impl Default for TransformerInput {
             gpus: GPUS.default,
             zero: 0,
             tp: TP.default,
+            ep: EP.default,
+            capacity_factor: CAPACITY_FACTOR.default,
+            capacity_pad: false,
             sp: false,
             foreach: false,
             framework: Framework::default(),
@@ -954,6 +1286,29 @@ impl TransformerInput {
         }
     }
 
+    /// Token copies a MoE layer computes per sample: top-k of each token
+    /// (dropless routing), or with Megatron-Core's capacity factor cf each
+    /// expert's capacity ⌈cf × tokens × k / experts⌉
+    /// (megatron/core/transformer/moe/moe_utils.py `get_capacity`, called
+    /// with `num_tokens * topk` by `topk_softmax_with_capacity`): all of it
+    /// when padded (`moe_pad_expert_input_to_capacity`), else at most the
+    /// copies routed, the rest dropped (balanced routing drops none at cf ≥
+    /// 1). The capacity is taken over one sample's tokens.
+    pub fn routed_copies(&self) -> u128 {
+        let arch = &self.arch;
+        let copies = u128::from(arch.routed_per_token()) * u128::from(self.tokens());
+        if self.capacity_factor == 0 || !arch.moe() {
+            return copies;
+        }
+        let experts = u128::from(arch.experts);
+        let capacity = ceil_div(u128::from(self.capacity_factor) * copies, 100 * experts);
+        if self.capacity_pad {
+            experts * capacity
+        } else {
+            copies.min(experts * capacity)
+        }
+    }
+
     /// The step actually run: `foreach=1` (old links) means [`Step::Foreach`].
     pub fn effective_step(&self) -> Step {
         if self.foreach {
@@ -1013,11 +1368,113 @@ fn ceil_div(n: u128, d: u128) -> u128 {
 }
 
 /// Model states per GPU for a model of `count` parameters.
+///
+/// Expert parallelism (`ep`) places each routed expert on one of `ep` ranks
+/// of the data-parallel group, so each GPU holds 1/ep of the routed experts'
+/// weights, gradients and optimizer states; the other parameters are
+/// replicated (or ZeRO-sharded) over all `gpus` as before. The routed
+/// experts' own data-parallel group is the `gpus / ep` ranks holding the same
+/// experts: Megatron-Core's expert-data-parallel group
+/// (megatron/core/parallel_state.py `_EXPERT_DATA_PARALLEL_GROUP`, world /
+/// (ep × expert tp × pp)), over which its distributed optimizer shards the
+/// experts' states (megatron/core/distributed/distributed_data_parallel.py:
+/// `expert_parallel` buffers reduce over the expert-data-parallel group), and
+/// torchtitan's `dp_shard_mod_ep` mesh dimension that FSDP shards the experts
+/// over (torchtitan/models/llama4/infra/parallelize.py `apply_fsdp`). Expert
+/// tensor parallelism follows `tp` (Megatron's `expert_tensor_parallel_size`
+/// defaults to the tensor-parallel size).
 pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelStates {
+    let routed = count.routed;
+    // Parameter offload holds the layers in flight whatever their experts
+    // (expert parallelism changes only what the host holds), and no
+    // all-gathered copies beside them.
+    if input.param_offload {
+        return pool_states(count, input, &Adapters::of(input));
+    }
+    if routed.total == 0 {
+        let states = pool_states(count, input, &Adapters::of(input));
+        let buffers = states.buffers
+            + gathered_parameters(count, input, per_rank(count, input))
+            + fp8_buffers(input);
+        return ModelStates { buffers, ..states };
+    }
+    let ep = u128::from(input.ep.max(1));
+    let rest = ParameterCount {
+        total: count.total - routed.total,
+        linear: count.linear - routed.linear,
+        linear_rows: count.linear_rows - routed.linear_rows,
+        factored: count.factored - routed.factored,
+        routed: RoutedExperts::default(),
+        ..*count
+    };
+    let all_experts = ParameterCount {
+        total: routed.total,
+        linear: routed.linear,
+        linear_rows: routed.linear_rows,
+        norms: 0,
+        factored: routed.factored,
+        largest: routed.largest,
+        active: 0,
+        routed: RoutedExperts::default(),
+    };
+    let shared = pool_states(&rest, input, &Adapters::of(input));
+    // Every expert, with ZeRO over all `gpus`: LoRA's adapters sit on the
+    // attention and dense maps, the routed experts stay frozen.
+    let experts = pool_states(&all_experts, input, &Adapters::default());
+    // A ZeRO-sharded term is 1/(ep × gpus/ep) = 1/gpus of the experts on
+    // every GPU, whatever `ep`; an unsharded one holds the rank's 1/ep of
+    // them. A step that holds one parameter at a time (its gradient and
+    // temporaries) holds the larger of the two pools' largest, unsplit.
+    let stage = input.zero_stage();
+    let local = |bytes: u128, sharded_from: u8| {
+        if stage >= sharded_from {
+            bytes
+        } else {
+            ceil_div(bytes, ep)
+        }
+    };
+    let step = input.effective_step();
+    let one_at_a_time = |a: u128, b: u128| a.max(b);
+    let gradients = match step {
+        Step::InBackward => one_at_a_time(shared.gradients, experts.gradients),
+        Step::Fused | Step::Foreach | Step::ForLoop => {
+            shared.gradients + local(experts.gradients, 2)
+        }
+    };
+    let optimizer_step = match step {
+        Step::InBackward | Step::ForLoop => {
+            one_at_a_time(shared.optimizer_step, experts.optimizer_step)
+        }
+        Step::Fused | Step::Foreach => shared.optimizer_step + local(experts.optimizer_step, 1),
+    };
+    let per_rank = per_rank(&rest, input) + ceil_div(per_rank(&all_experts, input), ep);
+    ModelStates {
+        weights: shared.weights + local(experts.weights, 3),
+        gradients,
+        optimizer_states: shared.optimizer_states + local(experts.optimizer_states, 1),
+        optimizer_step,
+        buffers: shared.buffers + gathered_parameters(count, input, per_rank) + fp8_buffers(input),
+        cpu: shared.cpu + local(experts.cpu, 1),
+    }
+}
+
+/// Parameters on one tensor-parallel rank: Megatron tensor parallelism
+/// splits every matrix (and its bias) over t ranks (Shoeybi et al. 2019, §3);
+/// norms are replicated.
+fn per_rank(count: &ParameterCount, input: &TransformerInput) -> u128 {
+    count.norms + ceil_div(count.total - count.norms, u128::from(input.tp))
+}
+
+/// Model states per GPU for `count` parameters sharded over `input.gpus`
+/// ranks, with the framework's gradient bucket in `buffers` (FSDP2's
+/// all-gathered copies are [`gathered_parameters`]).
+fn pool_states(
+    count: &ParameterCount,
+    input: &TransformerInput,
+    adapters: &Adapters,
+) -> ModelStates {
     let t = u128::from(input.tp);
-    // Megatron tensor parallelism splits every matrix (and its bias) over t ranks
-    // (Shoeybi et al. 2019, §3); norms are replicated.
-    let per_rank = count.norms + ceil_div(count.total - count.norms, t);
+    let per_rank = per_rank(count, input);
     let linear = ceil_div(count.linear, t);
     let rest = per_rank - linear.min(per_rank);
     let training = input.mode == Mode::Train;
@@ -1067,7 +1524,6 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
     // `_cast_adapter_dtype`, `autocast_adapter_dtype=True` by default): their
     // gradients, moments and step temporaries are FP32, and there is no
     // master copy.
-    let adapters = Adapters::of(input);
     let lora = input.lora();
     let (trainable, largest, factored) = if lora {
         (adapters.parameters, adapters.largest, adapters.factored)
@@ -1167,7 +1623,6 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
     } else {
         0
     };
-    let buffers = bucket + gathered_parameters(count, input, per_rank) + fp8_buffers(input);
     let sharded = shard(
         ModelStates {
             weights,
@@ -1179,7 +1634,10 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         },
         input,
     );
-    ModelStates { buffers, ..sharded }
+    ModelStates {
+        buffers: bucket,
+        ..sharded
+    }
 }
 
 /// Model states with the parameters offloaded (`param_offload`): FSDP2
@@ -1373,13 +1831,16 @@ fn gathered_parameters(count: &ParameterCount, input: &TransformerInput, per_ran
         return 2 * per_rank;
     }
     let t = u128::from(input.tp);
-    // One layer's parameters: the count with one layer minus the count with none.
+    // One layer's parameters: the count with one layer minus the count with
+    // none; for a MoE model, a MoE layer, its routed experts split over `ep`.
     let mut one = input.arch;
-    one.layers = 1;
+    (one.layers, one.first_dense_layers, one.moe_every) = (1, 0, 1);
     let mut none = input.arch;
     none.layers = 0;
+    let one = parameter_count(&one);
+    let routed = one.routed.total;
     let layer = ceil_div(
-        parameter_count(&one).total - parameter_count(&none).total,
+        one.total - parameter_count(&none).total - routed + ceil_div(routed, u128::from(input.ep)),
         t,
     );
     // _fsdp_param_group.py: unshard() all-gathers the group's BF16 parameters
@@ -1481,30 +1942,89 @@ fn norm_saved_bytes(input: &TransformerInput) -> u128 {
     norm_saved(input, input.residual_bytes())
 }
 
+/// Bytes per token a feed-forward network of `width` saves for the backward
+/// pass beyond its input: GELU's input and output (= input of the second
+/// linear map), 8sbh + 8sbh at f = 4h in Korthikanti's count; a gated MLP,
+/// same reasoning per tensor: the gate projection (input of the activation),
+/// the up projection and the activation's output (both needed for the
+/// product's gradient), and the product (input of the down map). Under
+/// Transformer Engine's FP8 (`fp8=te`, layernorm_mlp.py) the first map's
+/// output stays 16-bit for the fused activation's backward and the second
+/// map's input is saved in FP8.
+fn ffn_saved(input: &TransformerInput, e: u128, width: u128) -> u128 {
+    let te = input.fp8 == Fp8::Te && input.mode == Mode::Train;
+    match input.arch.mlp {
+        Mlp::Gelu if te => e * width + width,
+        Mlp::Swiglu if te => 2 * e * width + width,
+        Mlp::Gelu => 2 * e * width,
+        Mlp::Swiglu => 4 * e * width,
+    }
+}
+
+/// Which FFN a layer has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ffn {
+    Dense,
+    Moe,
+}
+
+/// What a MoE block saves for the backward pass per token beyond its input
+/// (the post-attention norm's output, which the router and the shared
+/// experts read), as transformers' MoE blocks write it
+/// (models/mixtral/modeling_mixtral.py `MixtralSparseMoeBlock.forward`; the
+/// Qwen3-MoE, OLMoE and DeepSeek-V3 blocks have the same shape):
+///
+/// - the router: `F.softmax(router_logits, dtype=torch.float)` saves its FP32
+///   output, 4 bytes per expert (DeepSeek-V3's sigmoid likewise); `topk`
+///   keeps its int64 indices (8 bytes per routed expert) and the
+///   renormalisation its FP32 top-k weights (4 bytes each);
+/// - per routed copy (top-k of them): `hidden_states[top_x]`, the expert's
+///   input, saved by its first linear maps (e bytes × h); the expert's FFN
+///   intermediates at `expert_ffn` width; its output, saved with the routing
+///   weight by the product `expert_layer(x) * routing_weights[top_x, idx]`
+///   (e × h + e); and `top_x` itself (int64), which `index_add_`'s backward
+///   gathers with;
+/// - the shared experts: a dense FFN of their width on every token.
+///
+/// Megatron-Core (megatron/core/transformer/moe/moe_utils.py `permute`,
+/// experts.py `GroupedMLP`/`TEGroupedMLP`) saves the same tensors in other
+/// shapes: the permuted copies (top-k per token) the grouped GEMM reads, its
+/// fc1 output and activation, and the unpermuted expert outputs with the
+/// probabilities. Its capacity factor (`moe_expert_capacity_factor`) drops
+/// the copies beyond an expert's capacity, or pads every expert to it
+/// (`moe_pad_expert_input_to_capacity`); batchfit counts the dropless
+/// routing of top-k copies per token, which
+/// Hugging Face's loop and Megatron-Core's default (no capacity factor) run,
+/// unless `capacity_factor` says otherwise ([`TransformerInput::routed_copies`]).
+/// Returns (replicated, split) bytes per sample: the h-wide copies and the
+/// router's tensors are not split by tensor parallelism, the FFN
+/// intermediates are (expert tensor parallelism defaults to `tp`).
+fn moe_saved(input: &TransformerInput) -> (u128, u128) {
+    let arch = &input.arch;
+    let e = input.activation_bytes();
+    let s = u128::from(input.tokens());
+    let h = u128::from(arch.hidden);
+    let k = u128::from(arch.routed_per_token());
+    let copies = input.routed_copies();
+    let router = s * (4 * u128::from(arch.experts) + (8 + 4) * k);
+    let dispatched = copies * (e * h + e * h + e + 8);
+    let intermediates = copies * ffn_saved(input, e, u128::from(arch.expert_width()))
+        + s * ffn_saved(input, e, u128::from(arch.shared_width()));
+    (router + dispatched, intermediates)
+}
+
 /// Korthikanti et al. 2022, §4.1, term by term, for one layer and one sample.
 /// At 16-bit with MHA, a 4h GELU MLP and dropout this is s·h·34 + 5·a·s² bytes
 /// (Eq. 1); each line says which of Korthikanti's terms it generalises.
-fn layer_activations(input: &TransformerInput) -> LayerActivations {
+fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
     let arch = &input.arch;
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
     let h = u128::from(arch.hidden);
     let a = u128::from(arch.heads);
-    let q = a * u128::from(arch.head_size());
-    let kv = u128::from(arch.kv_heads) * u128::from(arch.head_size());
-    let f = u128::from(arch.ffn);
+    let widths = arch.attention_widths();
     // Dropout masks are 1 byte per element whatever the compute precision (§4.1).
     let mask = u128::from(arch.dropout);
-    // Transformer Engine's FP8 modules save what their GEMMs read in the
-    // backward pass as FP8 (module/linear.py, layernorm_linear.py,
-    // layernorm_mlp.py: `inputmat.update_usage(rowwise_usage=False,
-    // columnwise_usage=True)`, 1 byte per element): the norms' outputs that
-    // feed the QKV and first MLP maps, and the MLP's activation output; the
-    // output projection saves an FP8 copy of the attention output, which the
-    // attention kernel saves too; LayerNormMLP's fused backward of the
-    // activation needs only the first map's output (gate and up), in 16 bits.
-    let te = input.fp8 == Fp8::Te && input.mode == Mode::Train;
-    let linear_input = if te { 1 } else { e };
     // The norms before a block read the residual stream, in FP32 under
     // autocast; the norms after one read its output projection's result, in
     // the compute dtype.
@@ -1517,26 +2037,40 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
         Block::Sandwich => 2 * pre + 2 * post,
         Block::Parallel => pre,
     };
+    // Transformer Engine's FP8 modules save what their GEMMs read in the
+    // backward pass as FP8 (module/linear.py, layernorm_linear.py,
+    // layernorm_mlp.py: `inputmat.update_usage(rowwise_usage=False,
+    // columnwise_usage=True)`, 1 byte per element): the norms' outputs that
+    // feed the QKV and first MLP maps, and the MLP's activation output; the
+    // output projection saves an FP8 copy of the attention output, which the
+    // attention kernel saves too; LayerNormMLP's fused backward of the
+    // activation needs only the first map's output (gate and up), in 16 bits.
+    let te = input.fp8 == Fp8::Te && input.mode == Mode::Train;
+    let linear_input = if te { 1 } else { e };
     // Inputs of the Q/K/V projections and of the MLP's first linear map(s)
-    // (2sbh each); in a parallel block both read the one norm's output.
+    // or the router (2sbh each); in a parallel block both read the one
+    // norm's output.
     let inputs = match arch.block {
         Block::Parallel => linear_input,
         Block::Pre | Block::Post | Block::Sandwich => 2 * linear_input,
     };
-    // And the dropout masks after the attention block and the MLP (sbh each).
-    let replicated = s * (norms * h + inputs * h + 2 * mask * h);
-    let mlp = match arch.mlp {
-        // TE: the first map's output and the FP8 input of the second.
-        Mlp::Gelu if te => e * f + f,
-        Mlp::Swiglu if te => 2 * e * f + f,
-        // GELU input and GELU output (= input of the second linear map): 8sbh + 8sbh at f = 4h.
-        Mlp::Gelu => 2 * e * f,
-        // Gated MLP, same reasoning per tensor: the gate projection (input of the
-        // activation), the up projection and the activation's output (both needed
-        // for the product's gradient), and the product (input of the down map).
-        Mlp::Swiglu => 4 * e * f,
+    let (mlp, (moe_replicated, moe_split)) = match ffn {
+        Ffn::Dense => (ffn_saved(input, e, u128::from(arch.ffn)), (0, 0)),
+        Ffn::Moe => (0, moe_saved(input)),
     };
-    let projection_copy = if te { q } else { 0 };
+    // MLA (transformers DeepseekV3Attention.forward): q_a_layernorm and
+    // kv_a_layernorm normalize the compressed query and KV, and q_b_proj and
+    // kv_b_proj read their outputs; the latents are not split by tensor
+    // parallelism (Megatron-Core megatron/core/transformer/multi_latent_attention.py
+    // keeps the down-projections unsplit).
+    let latents = if arch.mla() {
+        (norm_saved(input, e) + e) * u128::from(arch.q_lora_rank + arch.kv_lora_rank)
+    } else {
+        0
+    };
+    // And the dropout masks after the attention block and the MLP (sbh each).
+    let replicated = s * (norms * h + inputs * h + 2 * mask * h + latents) + moe_replicated;
+    let projection_copy = if te { widths.output } else { 0 };
     let flash_statistics = match input.kernel() {
         // FlashAttention (Dao et al. 2022, §3.1; FlashAttention-2 §3.1.2) saves
         // the softmax log-sum-exp per row and head, in FP32, for the backward pass.
@@ -1547,18 +2081,19 @@ fn layer_activations(input: &TransformerInput) -> LayerActivations {
     // saves like any norm of that kind; the rotary embedding after it saves
     // only cos and sin (transformers `apply_rotary_pos_emb`).
     let qk_norm = if arch.qk_norm {
-        norm_saved(input, e) * (q + kv)
+        norm_saved(input, e) * (widths.q + widths.k)
     } else {
         0
     };
     let split = s
-        * (e * q // Q (Korthikanti: Q and K, 4sbh; K and V sized by kv_heads under GQA)
-            + e * 2 * kv // K and V (V: 2sbh)
-            + e * q // attention output, input of the output projection (2sbh)
+        * (e * widths.q // Q (Korthikanti: Q and K, 4sbh; K and V sized by kv_heads under GQA)
+            + e * (widths.k + widths.v) // K and V (V: 2sbh)
+            + e * widths.output // attention output, input of the output projection (2sbh)
             + projection_copy
-            + mlp
             + qk_norm
-            + flash_statistics);
+            + mlp
+            + flash_statistics)
+        + moe_split;
     // The softmax's output, which its backward needs: in the compute dtype,
     // or in FP32 under autocast (pytorch/pytorch aten/src/ATen/autocast_mode.cpp
     // `KERNEL_CUDA2(softmax, int, fp32_set_opt_dtype)`: autocast runs softmax
@@ -1731,8 +2266,32 @@ pub fn offloaded_activations_per_sample(input: &TransformerInput) -> u128 {
 
 fn training_activations(input: &TransformerInput) -> u128 {
     let arch = &input.arch;
-    let layer = layer_activations(input);
+    let (dense, moe) = (
+        layer_activations(input, Ffn::Dense),
+        layer_activations(input, Ffn::Moe),
+    );
+    let (dense_layers, moe_layers) = (
+        u128::from(arch.dense_layers()),
+        u128::from(arch.moe_layers()),
+    );
     let layers = u128::from(arch.layers);
+    // Every layer's set, and the largest layer's (one layer alive at a time).
+    let all = |scores: bool| {
+        dense_layers * dense.per_rank(input, scores) + moe_layers * moe.per_rank(input, scores)
+    };
+    let largest = |scores: bool| {
+        let dense = if dense_layers > 0 {
+            dense.per_rank(input, scores)
+        } else {
+            0
+        };
+        let moe = if moe_layers > 0 {
+            moe.per_rank(input, scores)
+        } else {
+            0
+        };
+        dense.max(moe)
+    };
     let t = u128::from(input.tp);
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
@@ -1742,9 +2301,9 @@ fn training_activations(input: &TransformerInput) -> u128 {
     let sp_split = |bytes: u128| if input.sp { ceil_div(bytes, t) } else { bytes };
 
     let in_layers = match input.recompute {
-        Recompute::None => layers * layer.per_rank(input, true),
+        Recompute::None => all(true),
         // Korthikanti §4.2: recompute the attention core (the s² terms) only.
-        Recompute::Selective => layers * layer.per_rank(input, false),
+        Recompute::Selective => all(false),
         // Korthikanti §4.1 end: full recomputation keeps each layer's input (2sbh
         // per layer at 16-bit; the residual stream, FP32 under autocast).
         Recompute::Full => layers * sp_split(s * r * h),
@@ -1754,8 +2313,22 @@ fn training_activations(input: &TransformerInput) -> u128 {
     // (torch/utils/checkpoint.py: the saved-tensor hooks rerun the layer's
     // forward when the backward pass first unpacks one of its tensors).
     let recomputing = match input.recompute {
-        Recompute::Full | Recompute::Op => layer.per_rank(input, true),
+        Recompute::Full | Recompute::Op => largest(true),
         Recompute::None | Recompute::Selective => 0,
+    };
+    // Expert parallelism's all-to-all (Megatron-Core
+    // megatron/core/transformer/moe/token_dispatcher.py
+    // `MoEAlltoAllTokenDispatcher`; torchtitan's `ExpertParallel`): a MoE
+    // layer sends its permuted top-k copies of every token (e × h each) and
+    // receives as many for its local experts (balanced routing). The
+    // received tokens are the experts' inputs, counted with the layer; the
+    // send and receive buffers of the layer in flight are alive together
+    // while it dispatches, in the forward pass and again for the gradients
+    // in the backward pass, after the loss's tensors are freed.
+    let dispatch = if input.ep > 1 && moe_layers > 0 {
+        2 * input.routed_copies() * e * h
+    } else {
+        0
     };
     // torchtune/training/_activation_offloading.py `OffloadActivations`: every
     // saved tensor of ≥ 1,024 bytes is copied to CPU as it is saved; the
@@ -1767,8 +2340,8 @@ fn training_activations(input: &TransformerInput) -> u128 {
     // above). Never more than without offloading.
     let in_layers = if input.act_offload {
         let in_flight = match input.recompute {
-            Recompute::None => layer.per_rank(input, true),
-            Recompute::Selective => layer.per_rank(input, false),
+            Recompute::None => largest(true),
+            Recompute::Selective => largest(false),
             Recompute::Full => sp_split(s * r * h),
             Recompute::Op => op_saved(input),
         };
@@ -1840,7 +2413,7 @@ fn training_activations(input: &TransformerInput) -> u128 {
     // Autograd runs the loss's, the head's and the final norm's backward before
     // it reaches the last layer, freeing their tensors: a recomputed layer is
     // never alive with them.
-    in_layers + embedding_dropout + below + above.max(recomputing)
+    in_layers + embedding_dropout + below + above.max(recomputing + dispatch)
 }
 
 /// Inference holds no activations between layers: the peak is the largest
@@ -1852,9 +2425,7 @@ fn prefill_activations(input: &TransformerInput) -> u128 {
     let t = u128::from(input.tp);
     let h = u128::from(arch.hidden);
     let a = u128::from(arch.heads);
-    let q = a * u128::from(arch.head_size());
-    let kv = u128::from(arch.kv_heads) * u128::from(arch.head_size());
-    let f = u128::from(arch.ffn);
+    let widths = arch.attention_widths();
     // The residual stream and its normed copy.
     let stream = 2 * s * e * h;
     // Q, K, V and the attention output; eager attention adds the scores and
@@ -1864,12 +2435,33 @@ fn prefill_activations(input: &TransformerInput) -> u128 {
         Attention::Eager => (2 + u128::from(arch.attn_softcap)) * e * a * s * s,
         Attention::Flash => 0,
     };
-    let attention = s * e * (2 * q + 2 * kv) + scores;
+    let attention = s * e * (widths.q + widths.k + widths.v + widths.output) + scores;
     // GELU: up projection and its activation; gated: gate, up and product.
-    let mlp = match arch.mlp {
-        Mlp::Gelu => 2 * s * e * f,
-        Mlp::Swiglu => 3 * s * e * f,
+    let ffn = |width: u64| {
+        let width = u128::from(width);
+        match arch.mlp {
+            Mlp::Gelu => 2 * s * e * width,
+            Mlp::Swiglu => 3 * s * e * width,
+        }
     };
+    let dense = if arch.dense_layers() > 0 {
+        ffn(arch.ffn)
+    } else {
+        0
+    };
+    // A MoE layer at once (a grouped GEMM; Hugging Face's loop over the
+    // experts holds one expert's share of this at a time): the router's FP32
+    // probabilities, every routed copy's input, intermediates and output,
+    // and the shared experts.
+    let moe = if arch.moe_layers() > 0 {
+        let k = u128::from(arch.routed_per_token());
+        4 * s * u128::from(arch.experts)
+            + k * (2 * s * e * h + ffn(arch.expert_width()))
+            + ffn(arch.shared_width())
+    } else {
+        0
+    };
+    let mlp = dense.max(moe);
     // Generation needs the logits of the last position only, in FP32.
     let logits = match arch.kind {
         Kind::Decoder => ceil_div(4 * u128::from(arch.vocab), t),
@@ -1885,12 +2477,12 @@ const KV_RESIDUAL: u128 = 127;
 
 /// K and V elements per token of one layer on one GPU, and the tokens cached.
 fn kv_shape(input: &TransformerInput) -> (u128, u128) {
-    let arch = &input.arch;
-    // Tensor parallelism splits the KV heads over the ranks.
-    let per_token = ceil_div(
-        2 * u128::from(arch.kv_heads) * u128::from(arch.head_size()),
-        u128::from(input.tp),
-    );
+    // K and V per layer and token (transformers' DeepseekV3Attention caches
+    // the decompressed keys and values: `past_key_value.update(key_states,
+    // value_states, …)` after kv_b_proj); tensor parallelism splits the
+    // heads over the ranks.
+    let widths = input.arch.attention_widths();
+    let per_token = ceil_div(widths.k + widths.v, u128::from(input.tp));
     let tokens = u128::from(input.seq) + u128::from(input.generated);
     (per_token, tokens)
 }
@@ -1931,10 +2523,15 @@ pub fn kv_cache_per_sample(input: &TransformerInput) -> u128 {
     match input.kv_dtype {
         KvDtype::Bf16 => per_token * positions * e,
         KvDtype::Fp8 => per_token * positions,
-        // One 16-bit scale per token and KV head: per_token / head_dim of them.
+        // One 16-bit scale per token and cached head, for K and for V.
         KvDtype::Int8 => {
-            let head = u128::from(arch.head_size()).max(1);
-            layers * tokens * (per_token + ceil_div(per_token, head) * 2)
+            let heads = if arch.mla() {
+                arch.heads
+            } else {
+                arch.kv_heads
+            };
+            let scales = ceil_div(2 * u128::from(heads), u128::from(input.tp));
+            layers * tokens * (per_token + 2 * scales)
         }
         KvDtype::Int4 => {
             let recent = KV_RESIDUAL.min(u128::from(input.generated));
@@ -2047,6 +2644,245 @@ mod tests {
         }
     }
 
+    /// Mixture-of-experts counts from the configs' tensor shapes, byte-exact
+    /// (docs/model.md, "Mixture of experts").
+    #[test]
+    fn moe_parameter_counts_are_exact() {
+        for (id, total, active, routed) in [
+            // 32 layers × (attention 41,943,040 + 8 experts × 176,160,768 +
+            // router 32,768 + norms 8,192) + embedding and head 262,144,000 +
+            // final norm 4,096; active: 2 of the 8 experts.
+            (
+                "mixtral-8x7b",
+                46_702_792_704,
+                12_879_925_248,
+                32 * 8 * 176_160_768,
+            ),
+            // 48 × (attention 18,874,368 + QK-norm 256 + norms 4,096 + router
+            // 262,144 + 128 × 4,718,592) + 2 × 311,164,928 + 2,048; top-8.
+            (
+                "qwen3-30b-a3b",
+                30_532_122_624,
+                3_353_032_704,
+                48 * 128 * 4_718_592,
+            ),
+            // 3 dense layers × (MLA 187,107,328 + norms 14,336 + MLP
+            // 396,361,728) + 58 MoE layers × (187,121,664 + 256 × 44,040,192 +
+            // shared 44,040,192 + router 1,835,008) + 2 × 926,679,040 + 7,168.
+            (
+                "deepseek-v3",
+                671_026_404_352,
+                37_552_282_624,
+                58 * 256 * 44_040_192,
+            ),
+            // 24 × (attention 26,542,080 + biases 8,000 + sinks 64 + norms
+            // 5,760 + 32 × 24,891,840 + router 92,192) + 2 × 579,133,440 + 2,880.
+            (
+                "gpt-oss-20b",
+                20_914_757_184,
+                4_187_440_704,
+                24 * 32 * 24_891_840,
+            ),
+        ] {
+            let count = parameter_count(&arch(id));
+            assert_eq!(
+                (count.total, count.active, count.routed.total),
+                (total, active, routed),
+                "{id}"
+            );
+        }
+        // A dense model is all active.
+        let dense = parameter_count(&arch("llama-3.1-8b"));
+        assert_eq!((dense.active, dense.routed.total), (dense.total, 0));
+    }
+
+    /// QK-norm: per head (Qwen3), 2 × head_dim weights per layer; over the
+    /// whole projections (OLMoE), q + kv.
+    #[test]
+    fn qk_norm_weights_per_layer() {
+        let qwen3 = arch("qwen3-30b-a3b");
+        let without = Architecture {
+            qk_norm: false,
+            ..qwen3
+        };
+        assert_eq!(
+            parameter_count(&qwen3).total - parameter_count(&without).total,
+            48 * 2 * 128
+        );
+        let olmoe = arch("olmoe-1b-7b");
+        let per_head = Architecture {
+            qk_norm_full: false,
+            ..olmoe
+        };
+        assert_eq!(
+            parameter_count(&olmoe).total - parameter_count(&per_head).total,
+            16 * (2048 + 2048 - 2 * 128)
+        );
+        // Saved for the backward pass like the layer norms' RMSNorm: the FP32
+        // upcast and the normalized tensor of every query and key, (4 + 2)
+        // bytes each in BF16: 2,048 tokens × 6 × (4,096 + 512) per layer.
+        let input = |arch| TransformerInput {
+            arch,
+            seq: 2048,
+            recipe: Recipe::Bf16,
+            ..TransformerInput::default()
+        };
+        assert_eq!(
+            layer_activations(&input(qwen3), Ffn::Moe).split
+                - layer_activations(&input(without), Ffn::Moe).split,
+            2048 * 6 * (4096 + 512)
+        );
+    }
+
+    /// A MoE layer keeps the router's tensors, k copies of every token and
+    /// each copy's FFN intermediates at the expert's width.
+    #[test]
+    fn moe_layer_activations_follow_top_k() {
+        // Mixtral's shape, 1 token, BF16: router 4 × 8 + 12 × 2 = 56 bytes;
+        // per copy input and output 2 × 2 × 4,096, routing weight 2, index 8:
+        // 16,394, twice; intermediates 2 × 4 × 2 × 14,336 = 229,376.
+        let mixtral = TransformerInput {
+            arch: arch("mixtral-8x7b"),
+            seq: 1,
+            recipe: Recipe::Bf16,
+            ..TransformerInput::default()
+        };
+        let dense = layer_activations(&mixtral, Ffn::Dense);
+        let moe = layer_activations(&mixtral, Ffn::Moe);
+        assert_eq!(moe.replicated - dense.replicated, 56 + 2 * 16_394);
+        assert_eq!(moe.split - dense.split, 229_376 - 4 * 2 * 14_336);
+        // Every layer of Mixtral is a MoE layer.
+        assert_eq!(
+            activations_per_sample(&mixtral)
+                - activations_per_sample(&TransformerInput {
+                    arch: Architecture {
+                        experts: 0,
+                        ..mixtral.arch
+                    },
+                    ..mixtral
+                }),
+            32 * (56 + 2 * 16_394 + 229_376 - 4 * 2 * 14_336)
+        );
+        // DeepSeek-V3: 3 dense layers and 58 MoE layers.
+        let deepseek = arch("deepseek-v3");
+        assert_eq!((deepseek.dense_layers(), deepseek.moe_layers()), (3, 58));
+    }
+
+    /// Megatron-Core's capacity factor: every expert computes its capacity
+    /// of tokens when padded, at most what is routed when not.
+    #[test]
+    fn capacity_factor_sets_the_copies() {
+        // Mixtral, 4,096 tokens, top-2 of 8: 8,192 copies dropless.
+        let input = |capacity_factor, capacity_pad| TransformerInput {
+            arch: arch("mixtral-8x7b"),
+            seq: 4096,
+            capacity_factor,
+            capacity_pad,
+            ..TransformerInput::default()
+        };
+        assert_eq!(input(0, false).routed_copies(), 8192);
+        // cf = 1.25: capacity ⌈1.25 × 8,192 / 8⌉ = 1,280 per expert; padded,
+        // 8 × 1,280 = 10,240 copies; not padded, the 8,192 routed (balanced
+        // routing drops none).
+        assert_eq!(input(125, true).routed_copies(), 10_240);
+        assert_eq!(input(125, false).routed_copies(), 8192);
+        // cf = 0.5: 512 per expert, 4,096 kept, the other half dropped.
+        assert_eq!(input(50, false).routed_copies(), 4096);
+        // The copies' tensors scale with them: 2,048 more copies, each
+        // (2 × 2 × 4,096 + 2 + 8) replicated and 4 × 2 × 14,336 split bytes.
+        let more = layer_activations(&input(125, true), Ffn::Moe);
+        let dropless = layer_activations(&input(0, false), Ffn::Moe);
+        assert_eq!(more.replicated - dropless.replicated, 2048 * 16_394);
+        assert_eq!(more.split - dropless.split, 2048 * 4 * 2 * 14_336);
+    }
+
+    /// Expert parallelism: the routed experts' weights per GPU divide by `ep`,
+    /// the rest stays.
+    #[test]
+    fn expert_weights_divide_by_ep() {
+        // Mixtral, pure BF16, 8 GPUs: 2 bytes × (46,702,792,704 −
+        // 45,097,156,608 routed) + 2 × 45,097,156,608 / ep.
+        let count = parameter_count(&arch("mixtral-8x7b"));
+        let routed = 32 * 8 * 176_160_768u128;
+        let weights = |ep| {
+            let input = TransformerInput {
+                arch: arch("mixtral-8x7b"),
+                recipe: Recipe::Bf16,
+                gpus: 8,
+                ep,
+                ..TransformerInput::default()
+            };
+            model_states(&count, &input).weights
+        };
+        for ep in [1, 2, 4, 8] {
+            assert_eq!(
+                weights(ep),
+                2 * (count.total - routed) + 2 * routed / u128::from(ep),
+                "ep={ep}"
+            );
+        }
+        assert_eq!(weights(8), 3_211_272_192 + 11_274_289_152);
+        // With ZeRO-1 the experts' optimizer states shard over the gpus/ep
+        // ranks holding the same experts: per GPU 1/gpus of them whatever ep.
+        let states = |ep| {
+            let input = TransformerInput {
+                arch: arch("mixtral-8x7b"),
+                recipe: Recipe::Bf16,
+                gpus: 8,
+                zero: 1,
+                ep,
+                ..TransformerInput::default()
+            };
+            model_states(&count, &input).optimizer_states
+        };
+        assert_eq!(states(1), states(8));
+        assert_eq!(states(8), 4 * count.total / 8);
+    }
+
+    proptest::proptest! {
+        /// Over every architecture a URL can give: a token never uses more
+        /// parameters than the model has, and a dense model uses them all.
+        #[test]
+        fn active_parameters_never_exceed_the_total(config in crate::query::tests::any_config()) {
+            let arch = config.transformer.arch;
+            let count = parameter_count(&arch);
+            proptest::prop_assert!(count.active <= count.total);
+            proptest::prop_assert!(count.routed.total <= count.total);
+            if !arch.moe() {
+                proptest::prop_assert_eq!(count.active, count.total);
+            }
+        }
+
+        /// Splitting the experts over more ranks never adds to any GPU's
+        /// model states, term by term, whatever the recipe, ZeRO stage,
+        /// tensor parallelism, LoRA or step: `ep` from 1 up the divisors
+        /// shared by `gpus` and `experts`.
+        #[test]
+        fn model_states_never_grow_with_ep(
+            config in crate::query::tests::any_config(),
+            experts in 1u64..=512,
+            gpus_exponent in 0u32..=8,
+        ) {
+            let gpus = 1u64 << gpus_exponent;
+            let input = TransformerInput {
+                arch: Architecture { experts, ..config.transformer.arch },
+                gpus,
+                ..config.transformer
+            };
+            let count = parameter_count(&input.arch);
+            let mut previous = model_states(&count, &TransformerInput { ep: 1, ..input });
+            for ep in (1..=gpus_exponent).map(|e| 1u64 << e).filter(|ep| experts % ep == 0) {
+                let states = model_states(&count, &TransformerInput { ep, ..input });
+                proptest::prop_assert!(states.weights <= previous.weights, "ep={ep}");
+                proptest::prop_assert!(states.gradients <= previous.gradients, "ep={ep}");
+                proptest::prop_assert!(states.optimizer_states <= previous.optimizer_states, "ep={ep}");
+                proptest::prop_assert!(states.optimizer_step <= previous.optimizer_step, "ep={ep}");
+                proptest::prop_assert!(states.buffers <= previous.buffers, "ep={ep}");
+                previous = states;
+            }
+        }
+    }
+
     /// Each new term of the count, on a one-layer model small enough to add
     /// up by hand: hidden 8, 2 heads of 4 (1 KV head), FFN 16, vocabulary 10.
     #[test]
@@ -2085,7 +2921,8 @@ mod tests {
         assert_eq!(count(qk(true, false, Norm::LayerNorm)), layer_norm + 16);
         let qk_norms = parameter_count(&qk(true, true, Norm::RmsNorm)).norms;
         assert_eq!(qk_norms, parameter_count(&base).norms + 12);
-        // An untied head with bias=1 has a bias of the vocabulary's size (Phi).
+        // Phi's untied head with bias=1 has a bias of the vocabulary's size
+        // (its parallel block has one norm); gpt-oss's biased model does not.
         let untied = Architecture {
             tied: false,
             ..base
@@ -2095,7 +2932,29 @@ mod tests {
             ..untied
         };
         let layer_biases = 8 + 4 + 4 + 8 + 2 * 16 + 8;
-        assert_eq!(count(biased), count(untied) + layer_biases + 10);
+        assert_eq!(count(biased), count(untied) + layer_biases);
+        let phi = |bias| Architecture {
+            bias,
+            block: Block::Parallel,
+            ..untied
+        };
+        assert_eq!(count(phi(true)), count(phi(false)) + layer_biases + 10);
+    }
+
+    /// MLA in transformers caches the decompressed keys and values.
+    #[test]
+    fn mla_caches_decompressed_keys_and_values() {
+        // DeepSeek-V3: per token and layer 128 × (128 + 64) keys and 128 ×
+        // 128 values, 40,960 elements; 61 layers, 4,096 tokens, BF16.
+        let input = TransformerInput {
+            arch: arch("deepseek-v3"),
+            mode: Mode::Inference,
+            seq: 4000,
+            generated: 96,
+            recipe: Recipe::Bf16,
+            ..TransformerInput::default()
+        };
+        assert_eq!(kv_cache_per_sample(&input), 61 * 40_960 * 4096 * 2);
     }
 
     fn gpt_like(a: u64, s: u64, h: u64, dropout: bool) -> TransformerInput {
@@ -2125,7 +2984,7 @@ mod tests {
     fn one_layer_reproduces_korthikanti_equation_1() {
         let (a, s, h) = (32u128, 2048u128, 4096u128);
         let input = gpt_like(32, 2048, 4096, true);
-        let layer = layer_activations(&input);
+        let layer = layer_activations(&input, Ffn::Dense);
         assert_eq!(
             layer.replicated + layer.split + layer.scores,
             s * h * 34 + 5 * a * s * s
@@ -2154,7 +3013,7 @@ mod tests {
             attention: Attention::Flash,
             ..gpt_like(32, 2048, 4096, false)
         };
-        let layer = layer_activations(&input);
+        let layer = layer_activations(&input, Ffn::Dense);
         // 34 − 2 masks = 32 two-byte-ish units of sbh, plus FP32 log-sum-exp per head.
         assert_eq!(
             layer.replicated + layer.split + layer.scores,
@@ -2179,17 +3038,17 @@ mod tests {
             ..TransformerInput::default()
         };
         assert_eq!(amp.residual_bytes(), 4);
-        assert_eq!(layer_activations(&amp).replicated, 201_326_592);
+        assert_eq!(layer_activations(&amp, Ffn::Dense).replicated, 201_326_592);
         // Pure BF16 computes the stream in 16 bits: Korthikanti's 4 × 2 bytes.
         let bf16 = TransformerInput {
             recipe: Recipe::Bf16,
             ..amp
         };
-        assert_eq!(layer_activations(&bf16).replicated, 134_217_728);
+        assert_eq!(layer_activations(&bf16, Ffn::Dense).replicated, 134_217_728);
         // The 16-bit projections' terms do not move.
         assert_eq!(
-            layer_activations(&amp).split,
-            layer_activations(&bf16).split
+            layer_activations(&amp, Ffn::Dense).split,
+            layer_activations(&bf16, Ffn::Dense).split
         );
         // Inference loads the model in its compute precision.
         let generate = TransformerInput {
@@ -2210,7 +3069,10 @@ mod tests {
         };
         // 16-bit throughout, with dropout (Korthikanti): softmax output 2,
         // mask 1, dropout output 2 bytes per score.
-        assert_eq!(layer_activations(&bf16).scores, 2_048 * (2 + 1 + 2));
+        assert_eq!(
+            layer_activations(&bf16, Ffn::Dense).scores,
+            2_048 * (2 + 1 + 2)
+        );
         // Autocast: FP32 softmax output 4, mask 1, 16-bit dropout output 2
         // (GPT-2's `.type(value.dtype)` cast feeds the dropout, which does
         // not save its input).
@@ -2218,7 +3080,10 @@ mod tests {
             recipe: Recipe::Amp,
             ..bf16
         };
-        assert_eq!(layer_activations(&amp).scores, 2_048 * (4 + 1 + 2));
+        assert_eq!(
+            layer_activations(&amp, Ffn::Dense).scores,
+            2_048 * (4 + 1 + 2)
+        );
         // No dropout (Llama): FP32 softmax output 4 and its 16-bit copy 2,
         // the product's input; in 16 bits throughout the softmax output
         // alone, 2.
@@ -2229,14 +3094,23 @@ mod tests {
             },
             ..input
         };
-        assert_eq!(layer_activations(&no_dropout(amp)).scores, 2_048 * (4 + 2));
-        assert_eq!(layer_activations(&no_dropout(bf16)).scores, 2_048 * 2);
+        assert_eq!(
+            layer_activations(&no_dropout(amp), Ffn::Dense).scores,
+            2_048 * (4 + 2)
+        );
+        assert_eq!(
+            layer_activations(&no_dropout(bf16), Ffn::Dense).scores,
+            2_048 * 2
+        );
         // FP32: 4 + 1 + 4 with dropout.
         let fp32 = TransformerInput {
             recipe: Recipe::Fp32,
             ..bf16
         };
-        assert_eq!(layer_activations(&fp32).scores, 2_048 * (4 + 1 + 4));
+        assert_eq!(
+            layer_activations(&fp32, Ffn::Dense).scores,
+            2_048 * (4 + 1 + 4)
+        );
     }
 
     /// No fused SDPA kernel takes FP32 grouped-query attention: the math
@@ -2254,14 +3128,14 @@ mod tests {
             ..TransformerInput::default()
         };
         assert_eq!(fp32.kernel(), Attention::Eager);
-        assert_eq!(layer_activations(&fp32).scores, 234_881_024);
+        assert_eq!(layer_activations(&fp32, Ffn::Dense).scores, 234_881_024);
         // BF16 runs the flash kernel: no scores.
         let bf16 = TransformerInput {
             recipe: Recipe::Bf16,
             ..fp32
         };
         assert_eq!(bf16.kernel(), Attention::Flash);
-        assert_eq!(layer_activations(&bf16).scores, 0);
+        assert_eq!(layer_activations(&bf16, Ffn::Dense).scores, 0);
         // FP32 with as many KV heads as heads runs the memory-efficient kernel.
         let mha = TransformerInput {
             arch: Architecture {
@@ -2271,7 +3145,7 @@ mod tests {
             ..fp32
         };
         assert_eq!(mha.kernel(), Attention::Flash);
-        assert_eq!(layer_activations(&mha).scores, 0);
+        assert_eq!(layer_activations(&mha, Ffn::Dense).scores, 0);
     }
 
     /// Full recomputation reruns a layer after the backward pass has freed the
@@ -2289,7 +3163,10 @@ mod tests {
             recompute: Recompute::Full,
             ..TransformerInput::default()
         };
-        assert_eq!(layer_activations(&full).per_rank(&full, true), 830_996_480);
+        assert_eq!(
+            layer_activations(&full, Ffn::Dense).per_rank(&full, true),
+            830_996_480
+        );
         assert_eq!(
             activations_per_sample(&full),
             32 * 67_108_864 + 1_740_636_160
@@ -2315,7 +3192,7 @@ mod tests {
             recompute: Recompute::Full,
             ..TransformerInput::default()
         };
-        let set = layer_activations(&bert).per_rank(&bert, true);
+        let set = layer_activations(&bert, Ffn::Dense).per_rank(&bert, true);
         let dropout_mask = 512 * 1024;
         assert_eq!(
             activations_per_sample(&bert),
@@ -2337,7 +3214,7 @@ mod tests {
             recipe: Recipe::Bf16,
             ..TransformerInput::default()
         };
-        assert_eq!(layer_activations(&bf16).replicated, 268_435_456);
+        assert_eq!(layer_activations(&bf16, Ffn::Dense).replicated, 268_435_456);
         let layer_norm = TransformerInput {
             arch: Architecture {
                 norm: Norm::LayerNorm,
@@ -2345,7 +3222,10 @@ mod tests {
             },
             ..bf16
         };
-        assert_eq!(layer_activations(&layer_norm).replicated, 134_217_728);
+        assert_eq!(
+            layer_activations(&layer_norm, Ffn::Dense).replicated,
+            134_217_728
+        );
         // FP32 (and autocast's FP32 stream): the input itself and the FP32
         // normalized tensor, 4 + 4, then the projection's input (4, or a BF16
         // cast under autocast): 4,096 × 2 × (8 + 4) × 4,096 and
@@ -2354,12 +3234,12 @@ mod tests {
             recipe: Recipe::Fp32,
             ..bf16
         };
-        assert_eq!(layer_activations(&fp32).replicated, 402_653_184);
+        assert_eq!(layer_activations(&fp32, Ffn::Dense).replicated, 402_653_184);
         let amp = TransformerInput {
             recipe: Recipe::Amp,
             ..bf16
         };
-        assert_eq!(layer_activations(&amp).replicated, 335_544_320);
+        assert_eq!(layer_activations(&amp, Ffn::Dense).replicated, 335_544_320);
         // The final norm of a decoder likewise: (4 + 2) + 2 bytes per hidden
         // unit and token in BF16 besides the loss, against 2 + 2.
         let outside = |input: &TransformerInput| {
@@ -2752,7 +3632,8 @@ mod tests {
             recipe,
             ..TransformerInput::default()
         };
-        let split = |qk, norm, recipe| layer_activations(&small(qk, norm, recipe)).split;
+        let split =
+            |qk, norm, recipe| layer_activations(&small(qk, norm, recipe), Ffn::Dense).split;
         // 4 tokens × (Q 8 + K 4) units.
         let units = 4 * 12;
         for (qk_norm, norm, recipe, bytes) in [
@@ -2793,7 +3674,7 @@ mod tests {
                 recipe,
                 ..TransformerInput::default()
             };
-            layer_activations(&input).replicated
+            layer_activations(&input, Ffn::Dense).replicated
         };
         // Autocast: a norm before a block saves 4 + 4 (FP32 stream), after
         // one 4 + 2; each block's first projections read a 16-bit cast (2).
@@ -2844,13 +3725,16 @@ mod tests {
             },
             ..eager
         };
-        assert_eq!(layer_activations(&capped).scores, 2_048 * (2 + 1 + 2 + 2));
+        assert_eq!(
+            layer_activations(&capped, Ffn::Dense).scores,
+            2_048 * (2 + 1 + 2 + 2)
+        );
         // The flash kernels cap inside: nothing more.
         let flash = TransformerInput {
             attention: Attention::Flash,
             ..capped
         };
-        assert_eq!(layer_activations(&flash).scores, 0);
+        assert_eq!(layer_activations(&flash, Ffn::Dense).scores, 0);
     }
 
     #[test]

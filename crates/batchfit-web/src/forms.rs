@@ -166,6 +166,8 @@ fn transformer_form(state: State) -> Vec<El> {
     // LoRA's own fields show while the configuration trains with a rank, as
     // the core reads it ("00" is no rank).
     let lora = move || state.config.with(|c| c.transformer.lora_rank > 0);
+    // Expert parallelism shows for a model with experts, as the core reads it.
+    let moe = move || state.config.with(|c| c.transformer.arch.moe());
     let group = |params: &[Param], when: Option<Rx<bool>>| fields::group(state, params, when);
     vec![
         model_picker(state),
@@ -195,6 +197,33 @@ fn transformer_form(state: State) -> Vec<El> {
                         GlobalEvery,
                         Softcap,
                         AttnSoftcap,
+                        AttnSinks,
+                    ],
+                    None,
+                )
+                .class("form-grid"),
+            ),
+        // Collapsed, like the details above: a dense model's user never
+        // needs it open.
+        el("details")
+            .class("more")
+            .attr("data-testid", "moe-group")
+            .child(el("summary").bind_text(i18n::tr(lang, |w| w.moe_title)))
+            .child(
+                group(
+                    &[
+                        Experts,
+                        ExpertsActive,
+                        ExpertFfn,
+                        SharedExperts,
+                        SharedFfn,
+                        FirstDenseLayers,
+                        MoeEvery,
+                        KvLoraRank,
+                        QLoraRank,
+                        QkRopeHeadDim,
+                        QkNopeHeadDim,
+                        VHeadDim,
                     ],
                     None,
                 )
@@ -232,6 +261,7 @@ fn transformer_form(state: State) -> Vec<El> {
             .class("group-title")
             .bind_text(i18n::tr(lang, |w| w.parallelism_title)),
         group(&[Gpus, Zero, Tp, Sp], None),
+        group(&[Ep, CapacityFactor, CapacityPad], Some(rx(moe))),
     ]
 }
 

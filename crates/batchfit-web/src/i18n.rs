@@ -165,6 +165,146 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::QkNorm,
+        f(
+            "QK-norm",
+            "",
+            "RMSNorm on queries and keys, per head (Qwen3, OLMoE).",
+        ),
+    ),
+    (
+        Param::QkNormFull,
+        f(
+            "QK-norm over whole projections",
+            "",
+            "The norms span all heads of Q and of K (OLMoE).",
+        ),
+    ),
+    (
+        Param::AttnSinks,
+        f(
+            "Attention sinks",
+            "",
+            "One learned logit per head and layer (gpt-oss).",
+        ),
+    ),
+    (
+        Param::Experts,
+        f(
+            "Routed experts",
+            "",
+            "Experts per MoE layer; 0 is a dense model.",
+        ),
+    ),
+    (
+        Param::ExpertsActive,
+        f(
+            "Experts per token",
+            "",
+            "Top-k: routed experts each token is sent to.",
+        ),
+    ),
+    (
+        Param::ExpertFfn,
+        f(
+            "Expert FFN size",
+            "",
+            "Each routed expert's intermediate size; 0 uses the FFN size.",
+        ),
+    ),
+    (
+        Param::SharedExperts,
+        f(
+            "Shared experts",
+            "",
+            "Experts every token passes through (DeepSeek, Llama 4).",
+        ),
+    ),
+    (
+        Param::SharedFfn,
+        f(
+            "Shared expert FFN size",
+            "",
+            "Each shared expert's size; 0 uses the routed experts' size.",
+        ),
+    ),
+    (
+        Param::FirstDenseLayers,
+        f(
+            "Dense layers first",
+            "",
+            "Dense layers before the first MoE layer (DeepSeek: 3).",
+        ),
+    ),
+    (
+        Param::MoeEvery,
+        f(
+            "MoE every n layers",
+            "",
+            "1: every layer is MoE; 2: every second one.",
+        ),
+    ),
+    (
+        Param::KvLoraRank,
+        f(
+            "Latent KV size (MLA)",
+            "",
+            "Multi-head latent attention's compressed KV; 0 is ordinary attention.",
+        ),
+    ),
+    (
+        Param::QLoraRank,
+        f(
+            "Latent query size (MLA)",
+            "",
+            "Compressed queries; 0 projects them directly.",
+        ),
+    ),
+    (
+        Param::QkRopeHeadDim,
+        f(
+            "Rotary head size (MLA)",
+            "",
+            "The rotary part of each query and key head.",
+        ),
+    ),
+    (
+        Param::QkNopeHeadDim,
+        f(
+            "Non-rotary head size (MLA)",
+            "",
+            "The part of each query and key head without rotary.",
+        ),
+    ),
+    (
+        Param::VHeadDim,
+        f("Value head size (MLA)", "", "Each value head's size."),
+    ),
+    (
+        Param::CapacityFactor,
+        f(
+            "Expert capacity factor",
+            "",
+            "Megatron-Core: tokens an expert takes, relative to an even share; 0 drops none.",
+        ),
+    ),
+    (
+        Param::CapacityPad,
+        f(
+            "Pad experts to capacity",
+            "",
+            "Every expert computes its full capacity of tokens.",
+        ),
+    ),
+    (
+        Param::Ep,
+        f(
+            "Expert parallel",
+            "",
+            "Routed experts split over this many of the data-parallel GPUs.",
+        ),
+    ),
+    (
         Param::Positions,
         f(
             "Learned positions",
@@ -648,6 +788,150 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Solo sesgos Q/K/V",
             "",
             "Como en Qwen2: sesgos en Q, K y V.",
+        ),
+    ),
+    (
+        Param::QkNorm,
+        f(
+            "Norma QK",
+            "",
+            "RMSNorm en consultas y claves, por cabeza (Qwen3, OLMoE).",
+        ),
+    ),
+    (
+        Param::QkNormFull,
+        f(
+            "Norma QK sobre proyecciones enteras",
+            "",
+            "Las normas abarcan todas las cabezas de Q y de K (OLMoE).",
+        ),
+    ),
+    (
+        Param::AttnSinks,
+        f(
+            "Sumideros de atención",
+            "",
+            "Un logit aprendido por cabeza y capa (gpt-oss).",
+        ),
+    ),
+    (
+        Param::Experts,
+        f(
+            "Expertos enrutados",
+            "",
+            "Expertos por capa MoE; 0 es un modelo denso.",
+        ),
+    ),
+    (
+        Param::ExpertsActive,
+        f(
+            "Expertos por token",
+            "",
+            "Top-k: expertos enrutados a los que va cada token.",
+        ),
+    ),
+    (
+        Param::ExpertFfn,
+        f(
+            "Tamaño FFN de experto",
+            "",
+            "Tamaño intermedio de cada experto enrutado; 0 usa el tamaño FFN.",
+        ),
+    ),
+    (
+        Param::SharedExperts,
+        f(
+            "Expertos compartidos",
+            "",
+            "Expertos por los que pasa cada token (DeepSeek, Llama 4).",
+        ),
+    ),
+    (
+        Param::SharedFfn,
+        f(
+            "Tamaño FFN compartido",
+            "",
+            "Tamaño de cada experto compartido; 0 usa el de los enrutados.",
+        ),
+    ),
+    (
+        Param::FirstDenseLayers,
+        f(
+            "Capas densas iniciales",
+            "",
+            "Capas densas antes de la primera capa MoE (DeepSeek: 3).",
+        ),
+    ),
+    (
+        Param::MoeEvery,
+        f(
+            "MoE cada n capas",
+            "",
+            "1: toda capa es MoE; 2: una de cada dos.",
+        ),
+    ),
+    (
+        Param::KvLoraRank,
+        f(
+            "KV latente (MLA)",
+            "",
+            "KV comprimido de la atención latente; 0 es atención corriente.",
+        ),
+    ),
+    (
+        Param::QLoraRank,
+        f(
+            "Consulta latente (MLA)",
+            "",
+            "Consultas comprimidas; 0 las proyecta directamente.",
+        ),
+    ),
+    (
+        Param::QkRopeHeadDim,
+        f(
+            "Cabeza rotatoria (MLA)",
+            "",
+            "La parte rotatoria de cada cabeza de consulta y clave.",
+        ),
+    ),
+    (
+        Param::QkNopeHeadDim,
+        f(
+            "Cabeza sin rotación (MLA)",
+            "",
+            "La parte sin rotación de cada cabeza de consulta y clave.",
+        ),
+    ),
+    (
+        Param::VHeadDim,
+        f(
+            "Cabeza de valores (MLA)",
+            "",
+            "Tamaño de cada cabeza de valores.",
+        ),
+    ),
+    (
+        Param::CapacityFactor,
+        f(
+            "Factor de capacidad de experto",
+            "",
+            "Megatron-Core: tokens que toma un experto, frente a un reparto parejo; 0 no descarta ninguno.",
+        ),
+    ),
+    (
+        Param::CapacityPad,
+        f(
+            "Rellenar expertos hasta su capacidad",
+            "",
+            "Cada experto calcula su capacidad completa de tokens.",
+        ),
+    ),
+    (
+        Param::Ep,
+        f(
+            "Paralelismo de expertos",
+            "",
+            "Expertos enrutados repartidos entre estas GPU de datos.",
         ),
     ),
     (
@@ -1429,6 +1713,10 @@ pub struct Words {
     pub tabs: [(&'static str, &'static str); 3],
     pub inputs_title: &'static str,
     pub more_architecture: &'static str,
+    /// The collapsed group of the mixture-of-experts and MLA fields.
+    pub moe_title: &'static str,
+    /// After a MoE model's parameter count: "(12.9B active)".
+    pub active: &'static str,
     pub paste_config: &'static str,
     pub paste_hint: &'static str,
     pub config_loaded: &'static str,
@@ -1578,6 +1866,8 @@ static EN: Words = Words {
     ],
     inputs_title: "Inputs",
     more_architecture: "More architecture details",
+    moe_title: "Mixture of experts and latent attention",
+    active: "active",
     paste_config: "Paste a Hugging Face config.json",
     paste_hint: "The architecture is read from it; nothing is uploaded.",
     config_loaded: "Architecture loaded from config.json.",
@@ -1718,6 +2008,8 @@ static ES: Words = Words {
     ],
     inputs_title: "Datos",
     more_architecture: "Más detalles de la arquitectura",
+    moe_title: "Mezcla de expertos y atención latente",
+    active: "activos",
     paste_config: "Pega un config.json de Hugging Face",
     paste_hint: "Se lee la arquitectura; no se envía nada.",
     config_loaded: "Arquitectura cargada desde config.json.",

@@ -190,10 +190,10 @@ pub fn import_error(lang: Lang, error: &ImportError) -> String {
             hf::MODEL_TYPES.join(", ")
         ),
         (Lang::En, ImportError::Unsupported { key }) => {
-            format!("«{key}»: mixture-of-experts models are not modelled yet.")
+            format!("«{key}» describes something batchfit does not model for this model type.")
         }
         (Lang::Es, ImportError::Unsupported { key }) => {
-            format!("«{key}»: los modelos de mezcla de expertos aún no se modelan.")
+            format!("«{key}» describe algo que batchfit no modela en este tipo de modelo.")
         }
         (Lang::En, ImportError::LayerPattern { key }) => {
             format!("«{key}»: only every n-th layer global, the others windowed, is modelled.")

@@ -164,10 +164,37 @@ fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) 
     })
 }
 
+/// A parameter count to three significant figures: "46.7B", "12.9B", "671B".
+fn short_count(count: u128) -> String {
+    let (unit, suffix) = [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        .find(|&(unit, _)| count as f64 >= unit)
+        .unwrap_or((1.0, ""));
+    let value = count as f64 / unit;
+    let decimals = match value {
+        v if v >= 100.0 || unit == 1.0 => 0,
+        v if v >= 10.0 => 1,
+        _ => 2,
+    };
+    format!("{value:.decimals$}{suffix}")
+}
+
 /// Under the activations form's headline: what a GPU needs beyond the rule's
-/// number, each addition labelled. Empty for the other forms, whose headline
-/// is the required memory itself.
+/// number, each addition labelled. For a mixture of experts in the
+/// transformer form, its total and active parameters ("46.7B parameters
+/// (12.9B active)"). Empty otherwise: the headline is the required memory
+/// itself.
 fn additions(lang: Lang, config: &Config, e: &Estimate, gpus: Option<u64>) -> String {
+    if config.form == Form::Transformer && e.active_parameters < e.parameters {
+        let w = i18n::words(lang);
+        return format!(
+            "{} {} ({} {})",
+            short_count(e.parameters),
+            w.parameters.to_lowercase(),
+            short_count(e.active_parameters),
+            w.active
+        );
+    }
     if config.form != Form::Activations {
         return String::new();
     }
@@ -1004,6 +1031,28 @@ mod tests {
             );
             assert!(css.contains(&rule), "style/main.css lacks `{rule}`");
         }
+    }
+
+    /// A mixture of experts shows its total and active parameters under the
+    /// headline; a dense model in the transformer form shows nothing there.
+    #[test]
+    fn a_mixture_of_experts_shows_its_active_parameters() {
+        let config = batchfit_core::query::parse("form=transformer&model=mixtral-8x7b").config;
+        let e = batchfit_core::memory::estimate(&config);
+        assert_eq!(
+            additions(Lang::En, &config, &e, None),
+            "46.7B parameters (12.9B active)"
+        );
+        assert_eq!(
+            additions(Lang::Es, &config, &e, None),
+            "46.7B parámetros (12.9B activos)"
+        );
+        let dense = batchfit_core::query::parse("form=transformer&model=llama-3.1-8b").config;
+        let e = batchfit_core::memory::estimate(&dense);
+        assert_eq!(additions(Lang::En, &dense, &e, None), "");
+        assert_eq!(short_count(671_026_404_352), "671B");
+        assert_eq!(short_count(3_353_032_704), "3.35B");
+        assert_eq!(short_count(999), "999");
     }
 
     /// The presets that are descriptions read in the page's language; the

@@ -166,9 +166,152 @@ const PHI_4: &str = r#"{
   "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 100352
 }"#;
 
+const MIXTRAL_8X7B: &str = r#"{
+  "architectures": ["MixtralForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 1,
+  "eos_token_id": 2, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+  "intermediate_size": 14336, "max_position_embeddings": 32768, "model_type": "mixtral",
+  "num_attention_heads": 32, "num_experts_per_tok": 2, "num_hidden_layers": 32,
+  "num_key_value_heads": 8, "num_local_experts": 8, "output_router_logits": false,
+  "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "router_aux_loss_coef": 0.02,
+  "sliding_window": null, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "transformers_version": "4.36.0.dev0", "use_cache": true, "vocab_size": 32000
+}"#;
+
+const MIXTRAL_8X22B: &str = r#"{
+  "architectures": ["MixtralForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 1,
+  "eos_token_id": 2, "hidden_act": "silu", "hidden_size": 6144, "initializer_range": 0.02,
+  "intermediate_size": 16384, "max_position_embeddings": 65536, "model_type": "mixtral",
+  "num_attention_heads": 48, "num_experts_per_tok": 2, "num_hidden_layers": 56,
+  "num_key_value_heads": 8, "num_local_experts": 8, "output_router_logits": false,
+  "rms_norm_eps": 1e-05, "rope_theta": 1000000, "router_aux_loss_coef": 0.001,
+  "sliding_window": null, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "transformers_version": "4.38.0", "use_cache": true, "vocab_size": 32000
+}"#;
+
+const QWEN3_30B_A3B: &str = r#"{
+  "architectures": ["Qwen3MoeForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "bos_token_id": 151643, "decoder_sparse_step": 1, "eos_token_id": 151645, "head_dim": 128,
+  "hidden_act": "silu", "hidden_size": 2048, "initializer_range": 0.02,
+  "intermediate_size": 6144, "max_position_embeddings": 40960, "max_window_layers": 48,
+  "mlp_only_layers": [], "model_type": "qwen3_moe", "moe_intermediate_size": 768,
+  "norm_topk_prob": true, "num_attention_heads": 32, "num_experts": 128,
+  "num_experts_per_tok": 8, "num_hidden_layers": 48, "num_key_value_heads": 4,
+  "output_router_logits": false, "rms_norm_eps": 1e-06, "rope_scaling": null,
+  "rope_theta": 1000000.0, "router_aux_loss_coef": 0.001, "sliding_window": null,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "transformers_version": "4.51.0",
+  "use_cache": true, "use_sliding_window": false, "vocab_size": 151936
+}"#;
+
+const QWEN3_235B_A22B: &str = r#"{
+  "architectures": ["Qwen3MoeForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "bos_token_id": 151643, "decoder_sparse_step": 1, "eos_token_id": 151645, "head_dim": 128,
+  "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+  "intermediate_size": 12288, "max_position_embeddings": 40960, "max_window_layers": 94,
+  "mlp_only_layers": [], "model_type": "qwen3_moe", "moe_intermediate_size": 1536,
+  "norm_topk_prob": true, "num_attention_heads": 64, "num_experts": 128,
+  "num_experts_per_tok": 8, "num_hidden_layers": 94, "num_key_value_heads": 4,
+  "output_router_logits": false, "rms_norm_eps": 1e-06, "rope_scaling": null,
+  "rope_theta": 1000000.0, "router_aux_loss_coef": 0.001, "sliding_window": null,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "transformers_version": "4.51.0",
+  "use_cache": true, "use_sliding_window": false, "vocab_size": 151936
+}"#;
+
+const DEEPSEEK_V3: &str = r#"{
+  "architectures": ["DeepseekV3ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "bos_token_id": 0, "eos_token_id": 1, "ep_size": 1, "first_k_dense_replace": 3,
+  "hidden_act": "silu", "hidden_size": 7168, "initializer_range": 0.02,
+  "intermediate_size": 18432, "kv_lora_rank": 512, "max_position_embeddings": 163840,
+  "model_type": "deepseek_v3", "moe_intermediate_size": 2048, "moe_layer_freq": 1,
+  "n_group": 8, "n_routed_experts": 256, "n_shared_experts": 1, "norm_topk_prob": true,
+  "num_attention_heads": 128, "num_experts_per_tok": 8, "num_hidden_layers": 61,
+  "num_key_value_heads": 128, "num_nextn_predict_layers": 1, "q_lora_rank": 1536,
+  "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+  "quantization_config": {"activation_scheme": "dynamic", "fmt": "e4m3",
+                          "quant_method": "fp8", "weight_block_size": [128, 128]},
+  "rms_norm_eps": 1e-06, "rope_theta": 10000, "routed_scaling_factor": 2.5,
+  "scoring_func": "sigmoid", "tie_word_embeddings": false, "topk_group": 4,
+  "topk_method": "noaux_tc", "torch_dtype": "bfloat16", "transformers_version": "4.33.1",
+  "use_cache": true, "v_head_dim": 128, "vocab_size": 129280
+}"#;
+
+/// gpt-oss-20b's config; `layer_types` alternates sliding and full
+/// attention over its 24 layers (shortened here: batchfit counts full
+/// attention).
+const GPT_OSS_20B: &str = r#"{
+  "architectures": ["GptOssForCausalLM"], "attention_bias": true, "attention_dropout": 0.0,
+  "eos_token_id": 200002, "experts_per_token": 4, "head_dim": 64, "hidden_act": "silu",
+  "hidden_size": 2880, "initial_context_length": 4096, "initializer_range": 0.02,
+  "intermediate_size": 2880, "layer_types": ["sliding_attention", "full_attention"],
+  "max_position_embeddings": 131072, "model_type": "gpt_oss", "num_attention_heads": 64,
+  "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 8,
+  "num_local_experts": 32, "output_router_logits": false, "pad_token_id": 199999,
+  "quantization_config": {"modules_to_not_convert": ["model.layers.*.self_attn",
+    "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"], "quant_method": "mxfp4"},
+  "rms_norm_eps": 1e-05,
+  "rope_scaling": {"beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0,
+                   "original_max_position_embeddings": 4096, "rope_type": "yarn", "truncate": false},
+  "rope_theta": 150000, "router_aux_loss_coef": 0.9, "sliding_window": 128,
+  "swiglu_limit": 7.0, "tie_word_embeddings": false, "transformers_version": "4.55.0.dev0",
+  "use_cache": true, "vocab_size": 201088
+}"#;
+
+/// Llama 4 Scout's config (the vision part shortened): the text model is
+/// under `text_config`, `tie_word_embeddings` beside it.
+const LLAMA_4_SCOUT: &str = r#"{
+  "architectures": ["Llama4ForConditionalGeneration"], "boi_token_index": 200080,
+  "eoi_token_index": 200081, "image_token_index": 200092, "model_type": "llama4",
+  "text_config": {
+    "attention_bias": false, "attention_chunk_size": 8192, "attention_dropout": 0.0,
+    "attn_scale": 0.1, "attn_temperature_tuning": 4, "bos_token_id": 200000,
+    "eos_token_id": [200001, 200007, 200008], "floor_scale": 8192,
+    "for_llm_compressor": false, "head_dim": 128, "hidden_act": "silu", "hidden_size": 5120,
+    "initializer_range": 0.02, "interleave_moe_layer_step": 1, "intermediate_size": 8192,
+    "intermediate_size_mlp": 16384, "max_position_embeddings": 262144,
+    "model_type": "llama4_text",
+    "moe_layers": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                   21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39,
+                   40, 41, 42, 43, 44, 45, 46, 47],
+    "num_attention_heads": 40, "num_experts_per_tok": 1, "num_hidden_layers": 48,
+    "num_key_value_heads": 8, "num_local_experts": 16, "output_router_logits": false,
+    "pad_token_id": 200018, "rms_norm_eps": 1e-05,
+    "rope_scaling": {"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                     "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+    "rope_theta": 500000.0, "router_aux_loss_coef": 0.001, "router_jitter_noise": 0.0,
+    "torch_dtype": "bfloat16", "use_cache": true, "use_qk_norm": true, "vocab_size": 202048
+  },
+  "tie_word_embeddings": false, "transformers_version": "4.51.0",
+  "vision_config": {"hidden_size": 1408, "num_hidden_layers": 34, "model_type": "llama4_vision_model"}
+}"#;
+
+const OLMOE_1B_7B: &str = r#"{
+  "architectures": ["OlmoeForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "clip_qkv": null, "eos_token_id": 50279, "hidden_act": "silu", "hidden_size": 2048,
+  "initializer_range": 0.02, "intermediate_size": 1024, "max_position_embeddings": 4096,
+  "model_type": "olmoe", "norm_topk_prob": false, "num_attention_heads": 16,
+  "num_experts": 64, "num_experts_per_tok": 8, "num_hidden_layers": 16,
+  "num_key_value_heads": 16, "output_router_logits": false, "pad_token_id": 1,
+  "rms_norm_eps": 1e-05, "rope_scaling": null, "rope_theta": 10000.0,
+  "router_aux_loss_coef": 0.01, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "transformers_version": "4.43.0.dev0", "use_cache": true, "vocab_size": 50304
+}"#;
+
 #[test]
 fn published_configs_import_to_their_presets() {
     for (config, preset) in [
+        (MIXTRAL_8X7B, "mixtral-8x7b"),
+        (MIXTRAL_8X22B, "mixtral-8x22b"),
+        (QWEN3_30B_A3B, "qwen3-30b-a3b"),
+        (QWEN3_235B_A22B, "qwen3-235b-a22b"),
+        (DEEPSEEK_V3, "deepseek-v3"),
+        (GPT_OSS_20B, "gpt-oss-20b"),
+        (
+            &GPT_OSS_20B
+                .replace("\"num_hidden_layers\": 24", "\"num_hidden_layers\": 36")
+                .replace("\"num_local_experts\": 32", "\"num_local_experts\": 128"),
+            "gpt-oss-120b",
+        ),
+        (LLAMA_4_SCOUT, "llama-4-scout"),
+        (OLMOE_1B_7B, "olmoe-1b-7b"),
         (LLAMA_3_1_8B, "llama-3.1-8b"),
         (QWEN2_5_7B, "qwen2.5-7b"),
         (GPT2, "gpt2"),
@@ -216,7 +359,100 @@ fn published_configs_import_to_their_presets() {
             )
         };
         assert_eq!(terms(&imported), terms(&expected), "{preset}");
+        // The MoE presets are their configs' shape field by field.
+        if expected.moe() {
+            assert_eq!(imported, expected, "{preset}");
+        }
     }
+}
+
+/// Kimi K2 (moonshotai/Kimi-K2-Instruct config.json: DeepSeek-V3's layout
+/// with 64 heads, 384 experts, one dense layer and a 163,840 vocabulary):
+/// 1.03T parameters, and without the input embedding, as Moonshot counts
+/// them with DeepSeek, 31.7B active, published as "1 trillion total, 32
+/// billion activated".
+#[test]
+fn kimi_k2_imports_as_deepseek_v3() {
+    let config = DEEPSEEK_V3
+        .replace("\"deepseek_v3\"", "\"kimi_k2\"")
+        .replace(
+            "\"first_k_dense_replace\": 3",
+            "\"first_k_dense_replace\": 1",
+        )
+        .replace("\"n_routed_experts\": 256", "\"n_routed_experts\": 384")
+        .replace(
+            "\"num_attention_heads\": 128",
+            "\"num_attention_heads\": 64",
+        )
+        .replace(
+            "\"num_key_value_heads\": 128",
+            "\"num_key_value_heads\": 64",
+        )
+        .replace("\"vocab_size\": 129280", "\"vocab_size\": 163840");
+    let arch = import(&config).expect("valid");
+    let count = parameter_count(&arch);
+    // 60 MoE layers × (MLA 101,124,096 + norms 14,336 + 384 × 44,040,192 +
+    // shared 44,040,192 + router 2,752,512) + one dense layer 497,500,160 +
+    // 2 × 1,174,405,120 + 7,168.
+    assert_eq!(count.total, 1_026_408_209_408);
+    let embedding = 163_840 * 7168;
+    assert_eq!(count.active - embedding, 31_687_072_768);
+}
+
+/// A MoE config names its missing keys like a dense one, and layouts no
+/// parameter expresses are refused rather than miscounted.
+#[test]
+fn mixture_of_experts_configs_name_what_is_missing() {
+    let without = |config: &str, key: &str| config.replace(&format!("\"{key}\""), "\"renamed\"");
+    for (config, key) in [
+        (MIXTRAL_8X7B, "num_local_experts"),
+        (MIXTRAL_8X7B, "num_experts_per_tok"),
+        (QWEN3_30B_A3B, "moe_intermediate_size"),
+        (QWEN3_30B_A3B, "num_experts"),
+        (OLMOE_1B_7B, "num_experts"),
+        (DEEPSEEK_V3, "n_routed_experts"),
+        (DEEPSEEK_V3, "kv_lora_rank"),
+        (DEEPSEEK_V3, "qk_rope_head_dim"),
+        (GPT_OSS_20B, "num_local_experts"),
+        (LLAMA_4_SCOUT, "text_config"),
+        (LLAMA_4_SCOUT, "intermediate_size_mlp"),
+    ] {
+        assert_eq!(
+            import(&without(config, key)),
+            Err(ImportError::Missing { key }),
+            "{key}"
+        );
+    }
+    // Qwen3-MoE's dense `mlp_only_layers` and a Llama 4 `moe_layers` list
+    // off the step rule have no parameter: refused.
+    assert_eq!(
+        import(&QWEN3_30B_A3B.replace("\"mlp_only_layers\": []", "\"mlp_only_layers\": [0]")),
+        Err(ImportError::Unsupported {
+            key: "mlp_only_layers"
+        })
+    );
+    assert_eq!(
+        import(&LLAMA_4_SCOUT.replace("\"moe_layers\": [0, 1,", "\"moe_layers\": [1,")),
+        Err(ImportError::Unsupported { key: "moe_layers" })
+    );
+    // Maverick-style interleaving: every second layer (1, 3, …) is MoE.
+    let interleaved = import(
+        &LLAMA_4_SCOUT
+            .replace("\"interleave_moe_layer_step\": 1", "\"interleave_moe_layer_step\": 2")
+            .replace(
+                "\"moe_layers\": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,\n                   21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39,\n                   40, 41, 42, 43, 44, 45, 46, 47],",
+                "\"moe_layers\": [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 33, 35, 37, 39, 41, 43, 45, 47],",
+            ),
+    )
+    .expect("valid");
+    assert_eq!(
+        (interleaved.moe_layers(), interleaved.dense_layers()),
+        (24, 24)
+    );
+    // DeepSeek-V2-Lite's `q_lora_rank: null` projects the queries directly.
+    let direct = import(&DEEPSEEK_V3.replace("\"q_lora_rank\": 1536", "\"q_lora_rank\": null"))
+        .expect("valid");
+    assert_eq!(direct.q_lora_rank, 0);
 }
 
 /// Keys the configuration classes default, and the layer patterns.
@@ -363,7 +599,7 @@ fn problems_are_named() {
             },
         ),
         (
-            r#"{"model_type": "mixtral", "num_local_experts": 8}"#,
+            &LLAMA_3_1_8B.replace("\"vocab_size\"", "\"num_local_experts\": 8, \"vocab_size\""),
             ImportError::Unsupported {
                 key: "num_local_experts",
             },

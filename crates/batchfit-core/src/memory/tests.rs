@@ -897,7 +897,7 @@ fn documented_numbers() {
         (e.total, e.optimizer_step, e.activations),
         (2_488_796_160, 497_759_232, 39_002_496)
     );
-    assert_eq!(crate::presets::MODELS.len(), 44);
+    assert_eq!(crate::presets::MODELS.len(), 53);
     // 14 GB weights + 1 GB overhead, 20 % margin: 18 GB.
     let e = estimate_of(
         "form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=0&margin=20",
@@ -1192,4 +1192,58 @@ fn the_timeline_walks_the_step() {
     );
     assert_eq!(points[0].bytes.kv_cache * 2, estimate(&g).kv_cache);
     assert_eq!(points[4].bytes, estimate(&g).at_peak);
+}
+
+/// docs/url-parameters.md's mixture-of-experts example: Mixtral-8x7B in pure
+/// BF16 on 8 GPUs with ep = 8 and ZeRO-1, one sample of 4,096 tokens.
+#[test]
+fn the_mixture_of_experts_example() {
+    let e = estimate_of(
+        "form=transformer&model=mixtral-8x7b&recipe=bf16&gpus=8&ep=8&zero=1&batch=1&seq=4096",
+    );
+    // Weights and gradients: 2 × 1,605,636,096 non-expert bytes + 2 ×
+    // 45,097,156,608 / 8 of the experts; moments 4 × 46,702,792,704 / 8.
+    assert_eq!(
+        (e.parameters, e.active_parameters),
+        (46_702_792_704, 12_879_925_248)
+    );
+    assert_eq!(
+        (e.weights, e.gradients, e.optimizer_states),
+        (14_485_561_344, 14_485_561_344, 23_351_396_352)
+    );
+    // Per token and layer 98,380 bytes unsplit (the norms and projection
+    // inputs 65,536, the router 56, two copies of 16,394) and 249,984 split
+    // (Q, K, V, output 20,480, log-sum-exp 128, two experts' intermediates
+    // 229,376), × 4,096 tokens × 32 layers; the output layer's 1,707,081,728
+    // outweigh the all-to-all's 2 × 8,192 × 2 × 4,096.
+    assert_eq!(
+        e.activations,
+        (98_380 + 249_984) * 4096 * 32 + 1_707_081_728
+    );
+    assert_eq!(e.activations, 47_367_847_936);
+    assert_eq!(e.total, 85_204_805_632);
+    assert_eq!(
+        crate::units::format_bytes(e.total, crate::units::Units::Decimal),
+        "85.20 GB"
+    );
+    assert_eq!(e.peak_phase, Phase::Loss);
+}
+
+/// With expert parallelism the GPUs needed are a multiple of `ep`, which
+/// must divide them.
+#[test]
+fn gpus_needed_keep_ep_dividing_them() {
+    let config = config(
+        "form=transformer&model=mixtral-8x7b&recipe=bf16&zero=3&gpus=8&ep=8&batch=1&seq=4096&gpu=h100-80gb",
+    );
+    let needed = gpus_needed(&config).expect("some number fits");
+    assert_eq!(needed % 8, 0, "{needed}");
+    assert_eq!(needed, 16);
+    // One group of 8 fewer does not fit: the answer is the smallest multiple.
+    let mut fewer = config;
+    fewer.transformer.gpus = needed - 8;
+    assert!(needed == 8 || estimate(&fewer).fits == Some(false));
+    let mut enough = config;
+    enough.transformer.gpus = needed;
+    assert_eq!(estimate(&enough).fits, Some(true));
 }

@@ -187,7 +187,7 @@ fn a_preset_is_the_base_and_changes_are_written_against_it() {
 
 #[test]
 fn every_knob_is_a_parameter() {
-    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&qk_norm=1&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&qk_norm_full=1&block=sandwich&window=4096&global_every=2&softcap=1&attn_softcap=1&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
+    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&qk_norm=1&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&qk_norm_full=1&block=sandwich&window=4096&global_every=2&softcap=1&attn_softcap=1&attn_sinks=0&experts=0&kv_lora_rank=0&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
     let parsed = parse(query);
     assert_eq!(parsed.problems, []);
     let c = parsed.config;
@@ -425,6 +425,48 @@ fn pick<T: Copy + Debug + 'static>(all: &'static [T]) -> impl Strategy<Value = T
 
 use std::fmt::Debug;
 
+/// What `parse` can produce: a dense model's expert shape, MLA's sizes
+/// without it and the QK-norm's extent without it at their defaults, top-k
+/// at most the experts.
+fn normalised(mut arch: Architecture) -> Architecture {
+    let default = Architecture::default();
+    if !arch.moe() {
+        (
+            arch.experts_active,
+            arch.expert_ffn,
+            arch.shared_experts,
+            arch.shared_ffn,
+            arch.first_dense_layers,
+            arch.moe_every,
+        ) = (
+            default.experts_active,
+            default.expert_ffn,
+            default.shared_experts,
+            default.shared_ffn,
+            default.first_dense_layers,
+            default.moe_every,
+        );
+    }
+    if arch.moe() {
+        arch.experts_active = arch.experts_active.min(arch.experts);
+    }
+    if !arch.mla() {
+        (
+            arch.q_lora_rank,
+            arch.qk_rope_head_dim,
+            arch.qk_nope_head_dim,
+            arch.v_head_dim,
+        ) = (
+            default.q_lora_rank,
+            default.qk_rope_head_dim,
+            default.qk_nope_head_dim,
+            default.v_head_dim,
+        );
+    }
+    arch.qk_norm_full &= arch.qk_norm;
+    arch
+}
+
 prop_compose! {
     fn any_arch()(
         kind in pick(Kind::ALL), layers in whole(activations::LAYERS), hidden in whole(activations::HIDDEN),
@@ -434,6 +476,9 @@ prop_compose! {
         labels in whole(tf::LABELS), image in whole(tf::IMAGE), patch in whole(tf::PATCH), channels in whole(tf::CHANNELS),
         qk_norms in any::<[bool; 2]>(), block in pick(tf::Block::ALL), window in prop_oneof![Just(0u64), whole(tf::WINDOW)],
         global_every in whole(tf::GLOBAL_EVERY), softcaps in any::<[bool; 2]>(),
+        moe in (prop_oneof![Just(0u64), whole(tf::EXPERTS)], whole(tf::EXPERTS_ACTIVE), whole(tf::EXPERT_FFN), whole(tf::SHARED_EXPERTS), whole(tf::SHARED_FFN), whole(tf::FIRST_DENSE_LAYERS), whole(tf::MOE_EVERY)),
+        mla in (prop_oneof![Just(0u64), whole(tf::KV_LORA_RANK)], whole(tf::Q_LORA_RANK), whole(tf::QK_ROPE_HEAD_DIM), whole(tf::QK_NOPE_HEAD_DIM), whole(tf::V_HEAD_DIM)),
+        attn_sinks in any::<bool>(),
     ) -> Architecture {
         let [tied, bias, qkv_bias, dropout] = switches;
         let [softcap, attn_softcap] = softcaps;
@@ -442,7 +487,9 @@ prop_compose! {
         let qk_norm_full = qk_norm && qk_norms[1];
         // What `parse` can produce: a pattern of global layers only beside a window.
         let global_every = if window == 0 { 0 } else { global_every };
-        Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, positions, token_types, labels, dropout, image, patch, channels, qk_norm, qk_norm_full, block, window, global_every, softcap, attn_softcap }
+        let (experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every) = moe;
+        let (kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim) = mla;
+        normalised(Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, qk_norm, qk_norm_full, attn_sinks, positions, token_types, labels, dropout, image, patch, channels, block, window, global_every, softcap, attn_softcap, experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim })
     }
 }
 
@@ -457,9 +504,16 @@ prop_compose! {
         zero_grad in pick(tf::ZeroGrad::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
         lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
         base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL), fp8 in pick(tf::Fp8::ALL),
+        ep in prop_oneof![1u64..=64, whole(tf::EP)],
+        capacity in (prop_oneof![Just(0u64), tf::CAPACITY_FACTOR.min..=tf::CAPACITY_FACTOR.max], any::<bool>()),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload] = switches;
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8 };
+        // `ep` divides `gpus` and `experts`, and only a MoE model has experts to split.
+        let ep = if arch.moe() && gpus % ep == 0 && arch.experts % ep == 0 { ep } else { 1 };
+        // The capacity factor only with experts, its padding only with it.
+        let capacity_factor = if arch.moe() { capacity.0 } else { 0 };
+        let capacity_pad = capacity.1 && capacity_factor > 0;
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, capacity_factor, capacity_pad, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8 };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
@@ -723,4 +777,91 @@ fn settings_that_need_another_are_reported() {
     );
     // Another form's parameters are known but not read: nothing to report.
     assert!(parse("form=activations&quant=int4").problems.is_empty());
+}
+
+/// The experts' and MLA's parameters are reported where they mean nothing
+/// or contradict another, naming the parameter they need.
+#[test]
+fn moe_parameters_are_checked_against_each_other() {
+    let problems = |query: &str| {
+        parse(query)
+            .problems
+            .into_iter()
+            .map(|p| (p.name.as_str().to_owned(), p.problem))
+            .collect::<Vec<_>>()
+    };
+    let only_with = |param| Problem::OnlyWith {
+        param,
+        value: "1 or more",
+    };
+    // A dense model: the experts' shape and `ep` mean nothing.
+    assert_eq!(
+        problems("form=transformer&experts_active=4&ep=2&gpus=4&q_lora_rank=64&qk_norm_full=1"),
+        [
+            ("experts_active".to_owned(), only_with(Param::Experts)),
+            ("ep".to_owned(), only_with(Param::Experts)),
+            ("q_lora_rank".to_owned(), only_with(Param::KvLoraRank)),
+            (
+                "qk_norm_full".to_owned(),
+                Problem::OnlyWith {
+                    param: Param::QkNorm,
+                    value: "1"
+                }
+            ),
+        ]
+    );
+    assert_eq!(
+        problems("form=transformer&model=mixtral-8x7b&capacity_pad=1"),
+        [(
+            "capacity_pad".to_owned(),
+            Problem::OnlyWith {
+                param: Param::CapacityFactor,
+                value: "above 0"
+            }
+        )]
+    );
+    assert_eq!(
+        problems("form=transformer&capacity_factor=1.25"),
+        [("capacity_factor".to_owned(), only_with(Param::Experts))]
+    );
+    // Given at their defaults they say nothing wrong.
+    assert_eq!(problems("form=transformer&experts_active=2&ep=1"), []);
+    // `ep` divides `gpus` and `experts`.
+    assert_eq!(
+        problems("form=transformer&model=mixtral-8x7b&gpus=6&ep=4"),
+        [("ep".to_owned(), Problem::Conflict { with: Param::Gpus })]
+    );
+    assert_eq!(
+        problems("form=transformer&model=mixtral-8x7b&gpus=16&ep=16"),
+        [(
+            "ep".to_owned(),
+            Problem::Conflict {
+                with: Param::Experts
+            }
+        )]
+    );
+    let parsed = parse("form=transformer&model=mixtral-8x7b&gpus=16&ep=16");
+    assert_eq!(parsed.config.transformer.ep, 1);
+    assert_eq!(
+        parse("form=transformer&model=mixtral-8x7b&gpus=16&ep=8")
+            .config
+            .transformer
+            .ep,
+        8
+    );
+    // Top-k beyond the experts: reported with the range it has, read as all.
+    let parsed = parse("form=transformer&model=mixtral-8x7b&experts_active=9");
+    assert_eq!(
+        parsed.problems[0].to_string(),
+        "`experts_active` must be from 1 to 8"
+    );
+    assert_eq!(parsed.config.transformer.arch.experts_active, 8);
+    // A MoE preset turned dense drops its experts' shape from the link.
+    let dense = parse("form=transformer&model=qwen3-30b-a3b&experts=0").config;
+    assert_eq!(dense.transformer.arch.expert_ffn, 0);
+    assert_eq!(
+        to_query(&dense),
+        "form=transformer&model=qwen3-30b-a3b&experts=0&batch=16&seq=2048"
+    );
+    assert_eq!(parse(&to_query(&dense)).problems, []);
 }
