@@ -164,19 +164,35 @@ fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) 
     })
 }
 
-/// A parameter count to three significant figures: "46.7B", "12.9B", "671B".
+/// A parameter count to three significant figures: "46.7B", "12.9B", "671B",
+/// in integers (formatting an `f64` would bring the float printer into the
+/// page).
 fn short_count(count: u128) -> String {
-    let (unit, suffix) = [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")]
-        .into_iter()
-        .find(|&(unit, _)| count as f64 >= unit)
-        .unwrap_or((1.0, ""));
-    let value = count as f64 / unit;
-    let decimals = match value {
-        v if v >= 100.0 || unit == 1.0 => 0,
-        v if v >= 10.0 => 1,
+    let (unit, suffix) = [
+        (1_000_000_000_000, "T"),
+        (1_000_000_000, "B"),
+        (1_000_000, "M"),
+        (1_000, "k"),
+    ]
+    .into_iter()
+    .find(|&(unit, _)| count >= unit)
+    .unwrap_or((1, ""));
+    let decimals: u32 = match count / unit {
+        _ if unit == 1 => 0,
+        v if v >= 100 => 0,
+        v if v >= 10 => 1,
         _ => 2,
     };
-    format!("{value:.decimals$}{suffix}")
+    let scale = 10u128.pow(decimals);
+    // Rounded half up at the last digit shown.
+    let scaled = (count * scale * 2 / unit).div_ceil(2);
+    let whole = scaled / scale;
+    if decimals == 0 {
+        format!("{whole}{suffix}")
+    } else {
+        let fraction = scaled % scale;
+        format!("{whole}.{fraction:0width$}{suffix}", width = decimals as usize)
+    }
 }
 
 /// Under the activations form's headline: what a GPU needs beyond the rule's
@@ -190,7 +206,7 @@ fn additions(lang: Lang, config: &Config, e: &Estimate, gpus: Option<u64>) -> St
         return format!(
             "{} {} ({} {})",
             short_count(e.parameters),
-            w.parameters.to_lowercase(),
+            w.parameters.to_ascii_lowercase(),
             short_count(e.active_parameters),
             w.active
         );
