@@ -14,7 +14,9 @@ pub struct ModelPreset {
     /// them ("" for a dense model, or where none is published).
     pub published_active: &'static str,
     pub arch: Architecture,
-    /// Where the configuration was read.
+    /// Where the configuration was read. Not in the page's WebAssembly, which
+    /// shows no sources (1.2 KB gzipped of URLs; docs/performance-log.md).
+    #[cfg(not(target_arch = "wasm32"))]
     pub source: &'static str,
 }
 
@@ -25,6 +27,8 @@ pub struct DevicePreset {
     pub id: &'static str,
     pub name: &'static str,
     pub bytes: u128,
+    /// How the memory figure was read (not in the page's WebAssembly).
+    #[cfg(not(target_arch = "wasm32"))]
     pub source: &'static str,
 }
 
@@ -239,12 +243,15 @@ const fn entry(
     arch: Architecture,
     source: &'static str,
 ) -> ModelPreset {
+    #[cfg(target_arch = "wasm32")]
+    let _ = source;
     ModelPreset {
         id,
         name,
         published,
         published_active: "",
         arch,
+        #[cfg(not(target_arch = "wasm32"))]
         source,
     }
 }
@@ -757,10 +764,13 @@ const fn gpu(
     bytes: u128,
     source: &'static str,
 ) -> DevicePreset {
+    #[cfg(target_arch = "wasm32")]
+    let _ = source;
     DevicePreset {
         id,
         name,
         bytes,
+        #[cfg(not(target_arch = "wasm32"))]
         source,
     }
 }

@@ -463,18 +463,31 @@ pub fn parse(text: &str) -> Parsed {
         // leaves them out).
         let arch = &mut t.arch;
         let dense = Architecture::default();
-        let (now, defaults) = (arch_values(arch), arch_values(&dense));
-        let differs = |param: &Param| {
-            let text = |list: &[(Param, String)]| {
-                list.iter()
-                    .find(|(p, _)| p == param)
-                    .map(|(_, v)| v.clone())
-            };
-            text(&now) != text(&defaults)
-        };
         if !arch.moe() {
-            for param in MOE_SHAPE.iter().filter(|p| differs(p)) {
-                only_with(*param, Param::Experts, "1 or more");
+            // A shape value that differs from the default: reported.
+            for (param, now, default) in [
+                (
+                    Param::ExpertsActive,
+                    arch.experts_active,
+                    dense.experts_active,
+                ),
+                (Param::ExpertFfn, arch.expert_ffn, dense.expert_ffn),
+                (
+                    Param::SharedExperts,
+                    arch.shared_experts,
+                    dense.shared_experts,
+                ),
+                (Param::SharedFfn, arch.shared_ffn, dense.shared_ffn),
+                (
+                    Param::FirstDenseLayers,
+                    arch.first_dense_layers,
+                    dense.first_dense_layers,
+                ),
+                (Param::MoeEvery, arch.moe_every, dense.moe_every),
+            ] {
+                if now != default {
+                    only_with(param, Param::Experts, "1 or more");
+                }
             }
             (
                 arch.experts_active,
@@ -501,8 +514,23 @@ pub fn parse(text: &str) -> Parsed {
             }
         }
         if !arch.mla() {
-            for param in MLA_SHAPE.iter().filter(|p| differs(p)) {
-                only_with(*param, Param::KvLoraRank, "1 or more");
+            for (param, now, default) in [
+                (Param::QLoraRank, arch.q_lora_rank, dense.q_lora_rank),
+                (
+                    Param::QkRopeHeadDim,
+                    arch.qk_rope_head_dim,
+                    dense.qk_rope_head_dim,
+                ),
+                (
+                    Param::QkNopeHeadDim,
+                    arch.qk_nope_head_dim,
+                    dense.qk_nope_head_dim,
+                ),
+                (Param::VHeadDim, arch.v_head_dim, dense.v_head_dim),
+            ] {
+                if now != default {
+                    only_with(param, Param::KvLoraRank, "1 or more");
+                }
             }
             (
                 arch.q_lora_rank,

@@ -191,7 +191,10 @@ fn short_count(count: u128) -> String {
         format!("{whole}{suffix}")
     } else {
         let fraction = scaled % scale;
-        format!("{whole}.{fraction:0width$}{suffix}", width = decimals as usize)
+        format!(
+            "{whole}.{fraction:0width$}{suffix}",
+            width = decimals as usize
+        )
     }
 }
 
