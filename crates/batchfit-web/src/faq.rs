@@ -196,6 +196,10 @@ fn faq(lang: Lang) -> &'static [(&'static str, &'static str)] {
                 "Compute in BF16 or FP16 and keep an FP32 master copy of the weights for the update: 2 + 4 bytes of weights, 4 of gradients and 8 of AdamW state, about 18 bytes per parameter before activations.",
             ),
             (
+                "What do LoRA and QLoRA save, and what not?",
+                "LoRA freezes the base and trains small adapters: no gradients or optimizer state for the base, so the model states shrink from about 18 to about 2 bytes per parameter. QLoRA stores the frozen base in 4 bits, about 0.5 byte per weight. Neither shrinks the activations: at long sequences or large batches they still dominate, and gradient checkpointing is what cuts them.",
+            ),
+            (
                 "What does gradient checkpointing do?",
                 "It keeps only some activations (each layer's input, or all but the attention core) and recomputes the rest during the backward pass: a third more compute for much less memory.",
             ),
@@ -213,6 +217,10 @@ fn faq(lang: Lang) -> &'static [(&'static str, &'static str)] {
             ),
         ],
         Lang::Es => &[
+            (
+                "¿Qué ahorran LoRA y QLoRA, y qué no?",
+                "LoRA congela la base y entrena adaptadores pequeños: sin gradientes ni estado del optimizador para la base, los estados del modelo bajan de unos 18 a unos 2 bytes por parámetro. QLoRA guarda la base congelada en 4 bits, unos 0,5 bytes por peso. Ninguno reduce las activaciones: con secuencias largas o lotes grandes siguen dominando, y lo que las recorta es el checkpointing de gradientes.",
+            ),
             (
                 "¿Por qué suele agotar la memoria el tamaño de lote y no el del modelo?",
                 "Pesos, gradientes y estados del optimizador se pagan una vez, sea cual sea el lote. Las activaciones se guardan para cada muestra hasta que el paso hacia atrás las usa, así que crecen linealmente con lote × longitud de secuencia y, con secuencias largas, dominan. Reducir el lote a la mitad las reduce a la mitad; lo demás no cambia.",
