@@ -743,21 +743,30 @@ fn timeline<DB: DrawingBackend>(
     }
     segment(area, (left, top), (left, bottom), theme.fg.into())?;
     segment(area, (left, bottom), (right, bottom), theme.fg.into())?;
-    // Each phase's name at its first point, unless it would run into the last one drawn.
+    // Each phase's name: centred under its columns where it fits there, else
+    // at its column, kept inside the plot; a name that would run into the
+    // one before it is left out (the readout names every moment).
     let mut free_from = left;
-    for (first, name) in &chart.phases {
-        let at = column(*first).0;
-        if at < free_from {
+    for (k, (first, name)) in chart.phases.iter().enumerate() {
+        let end = chart.phases.get(k + 1).map_or(n, |next| next.0);
+        let (x0, x1) = (column(*first).0, column(end.max(first + 1) - 1).1);
+        let text = text_width(name);
+        let centre = if x1 - x0 >= text + 8 {
+            (x0 + x1) / 2
+        } else {
+            ((x0 + x1) / 2).clamp(left + text / 2, right - text / 2)
+        };
+        segment(area, (x0, bottom), (x0, bottom + 4), theme.fg.into())?;
+        if centre - text / 2 < free_from {
             continue;
         }
-        segment(area, (at, bottom), (at, bottom + 4), theme.fg.into())?;
         draw_label(
             area,
             name,
-            (at + 2, bottom + 5),
-            theme.text(HPos::Left, VPos::Top),
+            (centre, bottom + 5),
+            theme.text(HPos::Center, VPos::Top),
         )?;
-        free_from = at + text_width(name) + 10;
+        free_from = centre + text / 2 + 8;
     }
     let style = LabelStyle {
         upwards: true,
@@ -765,6 +774,12 @@ fn timeline<DB: DrawingBackend>(
     };
     draw_label(area, &chart.y_label, (8, (top + bottom) / 2), style)?;
 
+    // The capacity's name sits under its line at the right, or at the left
+    // where the peak's marker would cross it.
+    let peak_x = chart.peak.as_ref().map(|(index, _)| {
+        let (x0, x1) = column(*index);
+        (x0 + x1) / 2
+    });
     if let Some((name, bytes)) = &chart.capacity {
         let at = y.at(*bytes as f64 / layout.unit_bytes);
         let style = theme.capacity.stroke_width(2);
@@ -774,12 +789,12 @@ fn timeline<DB: DrawingBackend>(
             4,
             style,
         ))?;
-        draw_label(
-            area,
-            name,
-            (right - 4, at - 3),
-            theme.text(HPos::Right, VPos::Bottom),
-        )?;
+        let from = right - 4 - text_width(name);
+        let (side, x) = match peak_x {
+            Some(x) if x >= from - 4 => (HPos::Left, left + 4),
+            _ => (HPos::Right, right - 4),
+        };
+        draw_label(area, name, (x, at + 3), theme.text(side, VPos::Top))?;
     }
     if let Some((index, label)) = &chart.peak
         && let Some(point) = chart.points.get(*index)
