@@ -47,6 +47,90 @@ fn browser_lang() -> Lang {
     }
 }
 
+/// What stood in for the app until its module arrived: the form shell that
+/// `boot.js` showed (built by `cargo xtask dist`), or the loading line
+/// (`trunk serve`).
+pub fn stand_in() -> Option<web_sys::Element> {
+    dom::document()
+        .query_selector(".shell, #boot")
+        .ok()
+        .flatten()
+}
+
+/// Hands the stand-in's part over to the app just built beside it, and
+/// removes it; call it in the same task as the mount, so that the browser
+/// paints either the stand-in or the app, never both or neither. What the
+/// visitor typed or picked in the shell before the app arrived is replayed
+/// into the app's field of the same name as the events an edit fires (the
+/// app's own handlers read it), and the focus moves with it. `boot.js` makes
+/// the address's values the fields' defaults, so only the visitor's own
+/// edits differ from them.
+pub fn replace_stand_in(stand_in: &web_sys::Element) {
+    let document = dom::document();
+    let focused = document.active_element();
+    let fields = stand_in
+        .query_selector_all("input[name], select[name], textarea[name]")
+        .ok();
+    let get = |node: &wasm_bindgen::JsValue, key: &str| {
+        js_sys::Reflect::get(node, &key.into()).unwrap_or_default()
+    };
+    for i in 0..fields.as_ref().map_or(0, web_sys::NodeList::length) {
+        let Some(field) = fields
+            .as_ref()
+            .and_then(|f| f.item(i))
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        let node: &wasm_bindgen::JsValue = field.as_ref();
+        let edited = if get(node, "type").as_string().as_deref() == Some("checkbox") {
+            Some(("checked", get(node, "checked")))
+                .filter(|(_, now)| *now != get(node, "defaultChecked"))
+        } else if field.tag_name() == "SELECT" {
+            let chosen = field
+                .query_selector("option[selected]")
+                .ok()
+                .flatten()
+                .map(|o| get(o.as_ref(), "value"));
+            Some(("value", get(node, "value"))).filter(|(_, now)| chosen.is_some_and(|c| *now != c))
+        } else {
+            Some(("value", get(node, "value"))).filter(|(_, now)| *now != get(node, "defaultValue"))
+        };
+        let name = field.get_attribute("name").unwrap_or_default();
+        let Some(app_field) = app_field(&document, stand_in, &name) else {
+            continue;
+        };
+        if let Some((key, now)) = edited {
+            let _ = js_sys::Reflect::set(app_field.as_ref(), &key.into(), &now);
+            for kind in ["input", "change"] {
+                if let Ok(event) = web_sys::Event::new(kind) {
+                    let _ = app_field.dispatch_event(&event);
+                }
+            }
+        }
+        if focused.as_ref() == Some(&field)
+            && let Ok(focusable) = app_field.dyn_into::<web_sys::HtmlElement>()
+        {
+            let _ = focusable.focus();
+        }
+    }
+    stand_in.remove();
+}
+
+/// The app's field named `name`: the one outside the stand-in.
+fn app_field(
+    document: &web_sys::Document,
+    stand_in: &web_sys::Element,
+    name: &str,
+) -> Option<web_sys::Element> {
+    let same = document
+        .query_selector_all(&format!("[name=\"{name}\"]"))
+        .ok()?;
+    (0..same.length())
+        .filter_map(|i| same.item(i)?.dyn_into::<web_sys::Element>().ok())
+        .find(|f| !stand_in.contains(Some(f)))
+}
+
 /// Whether the user's system asks for a dark theme, kept current by the media
 /// query's `change` event: the charts read it on every redraw, and asking
 /// `matchMedia` there would query the browser on every edit.
