@@ -277,13 +277,14 @@ impl Browser {
         self.testid(id).await.text().await.expect("read text")
     }
 
-    /// The form input whose `name` is this URL parameter, once the page has
-    /// rendered it (the app mounts after its WASM module has loaded).
+    /// The form input whose `name` is this URL parameter, once the app has
+    /// rendered it (it mounts after its WASM module has loaded; the form
+    /// shell index.html shows until then is not the app's).
     pub async fn input(&self, name: &str) -> fantoccini::elements::Element {
         self.client
             .wait()
             .at_most(Duration::from_secs(20))
-            .for_element(Locator::Css(&format!("[name=\"{name}\"]")))
+            .for_element(Locator::Css(&format!("[name=\"{name}\"]:not(.shell *)")))
             .await
             .unwrap_or_else(|e| panic!("no input named {name}: {e}"))
     }
