@@ -256,6 +256,7 @@ struct Site {
 /// names gpu_poor's built site (its `docs/`), of gpu_poor, both served gzipped
 /// from 127.0.0.1, each load in a fresh browser, the sites interleaved, in
 /// each network profile. Figures to the JSON file `BATCHFIT_LOADS_OUT`.
+/// `BATCHFIT_COMPARE_DIST` adds another build of batchfit to the rotation.
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "timing: run by `cargo xtask bench`"]
 async fn first_paint_and_answer_beside_gpu_poor() {
@@ -278,6 +279,17 @@ async fn first_paint_and_answer_beside_gpu_poor() {
             name: "gpu_poor",
             url: server.url("/gpu_poor/"),
             answer: None,
+        });
+        server
+    });
+    // Another build of batchfit, interleaved with this one: how a change is
+    // measured for docs/performance-log.md.
+    let _other_server = std::env::var_os("BATCHFIT_COMPARE_DIST").map(|dir| {
+        let server = StaticServer::start_gzip(dir.into(), &["/"]);
+        sites.push(Site {
+            name: "batchfit (BATCHFIT_COMPARE_DIST)",
+            url: server.url(PAGE),
+            answer: Some(BATCHFIT_ANSWER),
         });
         server
     });

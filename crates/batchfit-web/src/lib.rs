@@ -226,18 +226,6 @@ pub fn app(parent: &web_sys::Element) {
                 )
                 .child(results),
         );
-    let page = if embed {
-        page
-    } else {
-        page.child(sweep::sweep(state))
-            .child(share::share(state))
-            .child(faq::how_it_works(state))
-            .child(
-                el("footer")
-                    .class("disclaimer")
-                    .child(el("p").bind_text(tr(|w| w.disclaimer))),
-            )
-    };
     if !embed {
         let _ = parent.append_child(top_bar(state).node());
     }
@@ -245,6 +233,33 @@ pub fn app(parent: &web_sys::Element) {
         let _ = parent.append_child(notice.node());
     }
     let _ = parent.append_child(page.node());
+    if !embed {
+        below_the_fold(state, page);
+    }
+}
+
+/// The sweep, the share panel, How it works and the disclaimer, built in a
+/// task of their own after the one that puts the first estimate in the DOM
+/// (and replaces the shell): they are below the fold, and the answer need
+/// not wait for them. They belong to the page's owner like the rest.
+fn below_the_fold(state: State, page: El) {
+    let owner = Owner::current().unwrap_or_default();
+    set_timeout(
+        move || {
+            owner.with(|| {
+                let tr = |pick| i18n::tr(state.lang, pick);
+                page.child(sweep::sweep(state))
+                    .child(share::share(state))
+                    .child(faq::how_it_works(state))
+                    .child(
+                        el("footer")
+                            .class("disclaimer")
+                            .child(el("p").bind_text(tr(|w| w.disclaimer))),
+                    );
+            });
+        },
+        std::time::Duration::ZERO,
+    );
 }
 
 fn top_bar(state: State) -> El {
