@@ -47,27 +47,30 @@ fn browser_lang() -> Lang {
     }
 }
 
-/// What stood in for the app until its module arrived: the form shell that
-/// `boot.js` showed (built by `cargo xtask dist`), or the loading line
-/// (`trunk serve`).
-pub fn stand_in() -> Option<web_sys::Element> {
-    dom::document()
-        .query_selector(".shell, #boot")
-        .ok()
-        .flatten()
+/// What the visitor did in the stand-in before the app arrived: the fields
+/// they changed, by name, with the property and its new value, and the field
+/// that had the focus.
+#[derive(Debug, Default)]
+pub struct StandInEdits {
+    edits: Vec<(String, &'static str, wasm_bindgen::JsValue)>,
+    focused: Option<String>,
 }
 
-/// Hands the stand-in's part over to the app just built beside it, and
-/// removes it; call it in the same task as the mount, so that the browser
-/// paints either the stand-in or the app, never both or neither. What the
-/// visitor typed or picked in the shell before the app arrived is replayed
-/// into the app's field of the same name as the events an edit fires (the
-/// app's own handlers read it), and the focus moves with it. `boot.js` makes
-/// the address's values the fields' defaults, so only the visitor's own
-/// edits differ from them.
-pub fn replace_stand_in(stand_in: &web_sys::Element) {
+/// Removes what stood in for the app until its module arrived (the form
+/// shell `boot.js` showed, built by `cargo xtask dist`; or, under `trunk
+/// serve`, the loading line) and returns what the visitor changed in it.
+/// Call it in the task that mounts the app, before building it, then
+/// [`replay_edits`]: the browser cannot paint in between, so it shows either
+/// the stand-in or the app, never neither, and the app's construction never
+/// lays out both. `boot.js` makes the address's values the fields' defaults,
+/// so only the visitor's own edits differ from them.
+pub fn take_stand_in() -> StandInEdits {
     let document = dom::document();
+    let Some(stand_in) = document.query_selector(".shell, #boot").ok().flatten() else {
+        return StandInEdits::default();
+    };
     let focused = document.active_element();
+    let mut taken = StandInEdits::default();
     let fields = stand_in
         .query_selector_all("input[name], select[name], textarea[name]")
         .ok();
@@ -82,6 +85,7 @@ pub fn replace_stand_in(stand_in: &web_sys::Element) {
         else {
             continue;
         };
+        let name = field.get_attribute("name").unwrap_or_default();
         let node: &wasm_bindgen::JsValue = field.as_ref();
         let edited = if get(node, "type").as_string().as_deref() == Some("checkbox") {
             Some(("checked", get(node, "checked")))
@@ -96,39 +100,46 @@ pub fn replace_stand_in(stand_in: &web_sys::Element) {
         } else {
             Some(("value", get(node, "value"))).filter(|(_, now)| *now != get(node, "defaultValue"))
         };
-        let name = field.get_attribute("name").unwrap_or_default();
-        let Some(app_field) = app_field(&document, stand_in, &name) else {
-            continue;
-        };
         if let Some((key, now)) = edited {
-            let _ = js_sys::Reflect::set(app_field.as_ref(), &key.into(), &now);
-            for kind in ["input", "change"] {
-                if let Ok(event) = web_sys::Event::new(kind) {
-                    let _ = app_field.dispatch_event(&event);
-                }
-            }
+            taken.edits.push((name.clone(), key, now));
         }
-        if focused.as_ref() == Some(&field)
-            && let Ok(focusable) = app_field.dyn_into::<web_sys::HtmlElement>()
-        {
-            let _ = focusable.focus();
+        if focused.as_ref() == Some(&field) {
+            taken.focused = Some(name);
         }
     }
     stand_in.remove();
+    taken
 }
 
-/// The app's field named `name`: the one outside the stand-in.
-fn app_field(
-    document: &web_sys::Document,
-    stand_in: &web_sys::Element,
-    name: &str,
-) -> Option<web_sys::Element> {
-    let same = document
-        .query_selector_all(&format!("[name=\"{name}\"]"))
-        .ok()?;
-    (0..same.length())
-        .filter_map(|i| same.item(i)?.dyn_into::<web_sys::Element>().ok())
-        .find(|f| !stand_in.contains(Some(f)))
+/// Replays the stand-in's edits into the app's fields of the same names, as
+/// the events an edit fires (the app's own handlers read them), and gives
+/// the focus to the field that had it.
+pub fn replay_edits(taken: StandInEdits) {
+    let document = dom::document();
+    let field = |name: &str| {
+        document
+            .query_selector(&format!("[name=\"{name}\"]"))
+            .ok()
+            .flatten()
+    };
+    for (name, key, now) in taken.edits {
+        let Some(app_field) = field(&name) else {
+            continue;
+        };
+        let _ = js_sys::Reflect::set(app_field.as_ref(), &key.into(), &now);
+        for kind in ["input", "change"] {
+            if let Ok(event) = web_sys::Event::new(kind) {
+                let _ = app_field.dispatch_event(&event);
+            }
+        }
+    }
+    if let Some(focusable) = taken
+        .focused
+        .and_then(|name| field(&name))
+        .and_then(|f| f.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = focusable.focus();
+    }
 }
 
 /// Whether the user's system asks for a dark theme, kept current by the media
