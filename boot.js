@@ -1,13 +1,38 @@
-// Runs before the app arrives: the loading message and the title in the
-// visitor's language, by the app's own rule (?lang=, else the browser's
-// language). A file, not inline script: the page's Content-Security-Policy
-// runs only scripts from its own origin. The app removes #boot when it mounts.
+// Runs before the app arrives, at the end of <body>: the page's language and
+// title by the app's own rule (?lang=, else the browser's language), and the
+// form shell `cargo xtask dist` pre-rendered for the address's form and that
+// language (crates/xtask/src/prerender.rs), shown with the address's values;
+// the others are removed. A file, not inline script: the page's
+// Content-Security-Policy runs only scripts from its own origin. The app
+// replaces the shell (or, under `trunk serve`, #boot) when it mounts.
 (function () {
-  var asked = new URLSearchParams(location.search).get("lang");
+  var query = new URLSearchParams(location.search);
+  var asked = query.get("lang");
   var browser = (navigator.language || "en").slice(0, 2).toLowerCase();
   var lang = asked === "en" || asked === "es" ? asked : browser === "es" ? "es" : "en";
   var root = document.documentElement;
   root.lang = lang;
   root.setAttribute("data-boot-lang", lang);
   if (lang === "es") document.title = "batchfit — ¿cabe este lote?";
+  var shells = [].slice.call(document.querySelectorAll(".shell"));
+  var mine = shells.filter(function (s) { return s.lang === lang; });
+  // An unknown form opens the first (the app's default, activations).
+  var shell = mine.filter(function (s) { return s.getAttribute("data-form") === query.get("form"); })[0] || mine[0];
+  shells.forEach(function (s) { if (s !== shell) s.remove(); });
+  if (!shell) return;
+  // The address's values become the fields' defaults: the app replays only
+  // what differs from them, the visitor's own edits (lib.rs).
+  [].forEach.call(shell.querySelectorAll("[name]"), function (field) {
+    var value = query.get(field.name);
+    if (value === null) return;
+    if (field.type === "checkbox") field.defaultChecked = value === "1";
+    else if (field.tagName !== "SELECT") field.defaultValue = value;
+    else if ([].some.call(field.options, function (o) { return o.value === value; }))
+      [].forEach.call(field.options, function (o) { o.defaultSelected = o.value === value; });
+  });
+  if (query.get("embed") === "1") {
+    shell.querySelector(".top-bar").remove();
+    shell.querySelector(".page").classList.add("embed");
+  }
+  shell.hidden = false;
 })();

@@ -179,6 +179,8 @@ async fn how_it_works_shows_the_formula_with_the_current_numbers() {
         .open(&server.url("/?form=activations&lang=en"))
         .await;
     browser.bytes("activations").await;
+    // How it works is built in the task after the first estimate's.
+    browser.testid("formula").await;
     let lines = "return document.querySelector('[data-testid=formula]').textContent";
     assert_eq!(
         browser.js(lines).await,

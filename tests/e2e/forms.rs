@@ -51,6 +51,8 @@ async fn assert_page_matches_core(browser: &Browser, q: &str) {
             .expect("attr");
         assert_eq!(shown, Some(max.to_string()), "max-batch for {q}");
     }
+    // The sweep is built in the task after the first estimate's.
+    browser.testid("sweep").await;
     let rows = browser
         .js("return [...document.querySelectorAll('[data-testid=sweep] tbody tr')].map(r => [r.dataset.batch, r.querySelectorAll('td')[2].dataset.bytes, r.dataset.over])")
         .await;

@@ -9,3 +9,4 @@ mod perf;
 mod screenshots;
 mod security;
 mod share;
+mod shell;

@@ -202,3 +202,209 @@ fn percentile(values: &[f64], p: f64) -> f64 {
     let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
+
+/// Loads per site and network profile in the side-by-side benchmark.
+const SIDE_BY_SIDE_LOADS: usize = 15;
+/// The network profiles: a name, and Chromium's emulation (`None`: none).
+/// 10 Mbit/s is 1,250,000 bytes per second; the latency is per request, from
+/// sending it to the response's headers.
+const PROFILES: [(&str, Option<(u32, u32)>); 2] = [
+    ("unthrottled", None),
+    ("10 Mbit/s, 40 ms", Some((1_250_000, 40))),
+];
+/// batchfit's first answer: the required memory, with its bytes, in the DOM.
+const BATCHFIT_ANSWER: &str = "[data-testid=required][data-bytes]";
+
+/// Installed before navigation (`Page.addScriptToEvaluateOnNewDocument`), so it
+/// sees the document from its first node: `input` is when a form input first
+/// became visible (batchfit: boot.js shows the shell; gpu_poor: React renders
+/// its form), `paint` the frame after it (requestAnimationFrame runs when the
+/// browser is about to paint, and never while a render-blocking style sheet
+/// is loading), `answer` when the selector `ANSWER` (if any) first matched.
+const OBSERVER: &str = r#"
+(() => {
+  const load = { input: null, paint: null, answer: null };
+  Object.defineProperty(window, '__load', { value: load });
+  const answer = ANSWER;
+  const seen = () => {
+    const now = performance.now();
+    // One style query at most per callback: the first field outside a
+    // hidden subtree (batchfit's shells are hidden until boot.js picks one).
+    const field = load.input === null
+      && document.querySelector('input:not([hidden] *), select:not([hidden] *)');
+    if (field && field.checkVisibility()) {
+      load.input = now;
+      requestAnimationFrame(() => { load.paint = performance.now(); });
+    }
+    if (answer && load.answer === null && document.querySelector(answer)) load.answer = now;
+  };
+  new MutationObserver(seen).observe(document, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ['hidden', 'class', 'style'],
+  });
+})();
+"#;
+
+/// One site of the side-by-side benchmark.
+struct Site {
+    name: &'static str,
+    url: String,
+    /// `None`: its answer is its form appearing (gpu_poor's is empty at first).
+    answer: Option<&'static str>,
+}
+
+/// First paint and first answer of batchfit and, when `BATCHFIT_GPU_POOR`
+/// names gpu_poor's built site (its `docs/`), of gpu_poor, both served gzipped
+/// from 127.0.0.1, each load in a fresh browser, the sites interleaved, in
+/// each network profile. Figures to the JSON file `BATCHFIT_LOADS_OUT`.
+/// `BATCHFIT_COMPARE_DIST` adds another build of batchfit to the rotation.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "timing: run by `cargo xtask bench`"]
+async fn first_paint_and_answer_beside_gpu_poor() {
+    let ours = StaticServer::start_gzip(dist_dir(), &["/"]);
+    let mut sites = vec![Site {
+        name: "batchfit",
+        url: ours.url(PAGE),
+        answer: Some(BATCHFIT_ANSWER),
+    }];
+    let peer = std::env::var_os("BATCHFIT_GPU_POOR").map(std::path::PathBuf::from);
+    let _peer_server = peer.map(|dir| {
+        assert!(
+            dir.join("index.html").is_file(),
+            "no gpu_poor site at {}",
+            dir.display()
+        );
+        // Its build names its files under /gpu_poor/ (its GitHub Pages path).
+        let server = StaticServer::start_gzip(dir, &["/gpu_poor/"]);
+        sites.push(Site {
+            name: "gpu_poor",
+            url: server.url("/gpu_poor/"),
+            answer: None,
+        });
+        server
+    });
+    // Another build of batchfit, interleaved with this one: how a change is
+    // measured for docs/performance-log.md.
+    let _other_server = std::env::var_os("BATCHFIT_COMPARE_DIST").map(|dir| {
+        let server = StaticServer::start_gzip(dir.into(), &["/"]);
+        sites.push(Site {
+            name: "batchfit (BATCHFIT_COMPARE_DIST)",
+            url: server.url(PAGE),
+            answer: Some(BATCHFIT_ANSWER),
+        });
+        server
+    });
+    // One load of each first: the server compresses each file once.
+    for site in &sites {
+        one_load(site, None).await;
+    }
+    let mut profiles = Vec::new();
+    for (profile, network) in PROFILES {
+        let mut figures: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
+            sites.iter().map(|_| Default::default()).collect();
+        for _ in 0..SIDE_BY_SIDE_LOADS {
+            for (site, (paint, answer, fcp)) in sites.iter().zip(&mut figures) {
+                let load = one_load(site, network).await;
+                paint.push(load.paint);
+                answer.push(load.answer);
+                fcp.push(load.first_contentful_paint);
+            }
+        }
+        let by_site: serde_json::Map<String, Value> = sites
+            .iter()
+            .zip(&figures)
+            .map(|(site, (paint, answer, fcp))| {
+                let figures = json!({
+                    "paint_ms": paint,
+                    "answer_ms": answer,
+                    "first_contentful_paint_ms": fcp,
+                    "paint_median_ms": percentile(paint, 50.0),
+                    "answer_median_ms": percentile(answer, 50.0),
+                    "first_contentful_paint_median_ms": percentile(fcp, 50.0),
+                });
+                println!(
+                    "{profile}: {} first paint {:.1} ms, first answer {:.1} ms (medians of {})",
+                    site.name,
+                    figures["paint_median_ms"],
+                    figures["answer_median_ms"],
+                    paint.len()
+                );
+                (site.name.to_owned(), figures)
+            })
+            .collect();
+        profiles.push(json!({ "name": profile, "sites": by_site }));
+    }
+    let figures = json!({ "page": PAGE, "loads": SIDE_BY_SIDE_LOADS, "profiles": profiles });
+    if let Some(out) = std::env::var_os("BATCHFIT_LOADS_OUT") {
+        std::fs::write(&out, figures.to_string())
+            .unwrap_or_else(|e| panic!("write {}: {e}", out.to_string_lossy()));
+    }
+}
+
+/// One load's times from navigation start, in ms.
+struct Load {
+    paint: f64,
+    answer: f64,
+    first_contentful_paint: f64,
+}
+
+/// Loads `site` in a fresh browser (a new profile: no cache), under `network`
+/// (bytes per second down and up, latency in ms) when given.
+async fn one_load(site: &Site, network: Option<(u32, u32)>) -> Load {
+    let browser = Browser::start(1280, 900).await;
+    browser.cdp("Network.enable", json!({})).await;
+    // gpu_poor loads Google's analytics from another origin: not part of
+    // either page's own load, and unreachable here.
+    browser
+        .cdp(
+            "Network.setBlockedURLs",
+            json!({ "urls": ["*://www.googletagmanager.com/*"] }),
+        )
+        .await;
+    if let Some((bytes_per_second, latency_ms)) = network {
+        browser
+            .cdp(
+                "Network.emulateNetworkConditions",
+                json!({
+                    "offline": false,
+                    "latency": latency_ms,
+                    "downloadThroughput": bytes_per_second,
+                    "uploadThroughput": bytes_per_second,
+                }),
+            )
+            .await;
+    }
+    let answer = site
+        .answer
+        .map_or("null".to_owned(), |a| json!(a).to_string());
+    browser
+        .cdp(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": OBSERVER.replace("ANSWER", &answer) }),
+        )
+        .await;
+    browser.open(&site.url).await;
+    let script = "const l = window.__load; \
+                  const fcp = performance.getEntriesByName('first-contentful-paint')[0]; \
+                  return l && l.paint !== null && (l.answer !== null || !arguments[0]) && fcp \
+                    ? [l.paint, l.answer === null ? l.input : l.answer, fcp.startTime] : null;";
+    for _ in 0..400 {
+        let value = browser
+            .client
+            .execute(script, vec![json!(site.answer.is_some())])
+            .await
+            .expect("read the load's times");
+        if let Some([paint, answer, fcp]) = value
+            .as_array()
+            .map(|a| [0, 1, 2].map(|i| a.get(i).and_then(Value::as_f64).unwrap_or(f64::NAN)))
+        {
+            browser.close().await;
+            return Load {
+                paint,
+                answer,
+                first_contentful_paint: fcp,
+            };
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{}: no first paint and answer within 20 s", site.name);
+}

@@ -5,10 +5,12 @@
 //! Environment: `BATCHFIT_DIST` (default `<repo>/dist`), `CHROMEDRIVER` and
 //! `CHROMIUM` (default: found on `PATH`). `cargo xtask test` sets all three.
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -49,22 +51,29 @@ pub const PROBE_FILE: &str = "__probe.js";
 
 impl StaticServer {
     pub fn start(root: PathBuf, mounts: &[&str]) -> Self {
-        Self::serve(root, mounts, false)
+        Self::serve(root, mounts, false, false)
     }
 
     /// Like [`StaticServer::start`], with [`PROBE`] added to every `index.html`.
     pub fn start_with_probe(root: PathBuf, mounts: &[&str]) -> Self {
-        Self::serve(root, mounts, true)
+        Self::serve(root, mounts, true, false)
     }
 
-    fn serve(root: PathBuf, mounts: &[&str], probe: bool) -> Self {
+    /// Like [`StaticServer::start`], sending every file but images gzipped
+    /// (`gzip -9`, as the page weight is measured) to a browser that accepts
+    /// it, as static hosts do: for timing loads the way visitors get them.
+    pub fn start_gzip(root: PathBuf, mounts: &[&str]) -> Self {
+        Self::serve(root, mounts, false, true)
+    }
+
+    fn serve(root: PathBuf, mounts: &[&str], probe: bool, gzip: bool) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let port = listener.local_addr().expect("local address").port();
         let mounts: Vec<String> = mounts.iter().map(|m| (*m).to_owned()).collect();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let (root, mounts) = (root.clone(), mounts.clone());
-                std::thread::spawn(move || serve_one(stream, &root, &mounts, probe));
+                std::thread::spawn(move || serve_one(stream, &root, &mounts, probe, gzip));
             }
         });
         Self { port }
@@ -75,15 +84,19 @@ impl StaticServer {
     }
 }
 
-fn serve_one(mut stream: TcpStream, root: &Path, mounts: &[String], probe: bool) {
+fn serve_one(mut stream: TcpStream, root: &Path, mounts: &[String], probe: bool, gzip: bool) {
     let mut request_line = String::new();
     let mut reader = BufReader::new(&stream);
     if reader.read_line(&mut request_line).is_err() {
         return;
     }
-    // Drain the headers; the server only needs the request line.
+    // Drain the headers; the server only needs the request line, and
+    // whether the browser accepts gzip.
     let mut header = String::new();
+    let mut accepts_gzip = false;
     while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
+        let line = header.to_ascii_lowercase();
+        accepts_gzip |= line.starts_with("accept-encoding:") && line.contains("gzip");
         header.clear();
     }
     let target = request_line.split_whitespace().nth(1).unwrap_or("/");
@@ -125,8 +138,16 @@ fn serve_one(mut stream: TcpStream, root: &Path, mounts: &[String], probe: bool)
     };
     let response = match file.and_then(|f| read(&f).map(|body| (f, body))) {
         Some((file, body)) => {
+            let compress = gzip && accepts_gzip && !content_type(&file).starts_with("image/");
+            let (body, encoding) = match compress.then(|| gzipped(&file, &body)) {
+                Some(zipped) => (
+                    zipped,
+                    "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n",
+                ),
+                None => (body, ""),
+            };
             let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+                "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\n{encoding}Cache-Control: no-store\r\nConnection: close\r\n\r\n",
                 content_type(&file),
                 body.len()
             );
@@ -137,6 +158,35 @@ fn serve_one(mut stream: TcpStream, root: &Path, mounts: &[String], probe: bool)
         }
     };
     let _ = stream.write_all(&response);
+}
+
+/// `body` (the content of `file`) compressed by `gzip -9 -n`, once per file
+/// for the life of the process: a timed load waits for the network, never
+/// for the compressor.
+fn gzipped(file: &Path, body: &[u8]) -> Vec<u8> {
+    static CACHE: std::sync::OnceLock<Mutex<HashMap<PathBuf, Vec<u8>>>> =
+        std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(zipped) = cache.lock().expect("the gzip cache").get(file) {
+        return zipped.clone();
+    }
+    let mut child = Command::new("gzip")
+        .args(["-c", "-9", "-n"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run gzip");
+    let mut stdin = child.stdin.take().expect("gzip's stdin");
+    let input = body.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("gzip's output");
+    writer.join().expect("the writer").expect("write to gzip");
+    assert!(out.status.success(), "gzip {} failed", file.display());
+    cache
+        .lock()
+        .expect("the gzip cache")
+        .insert(file.to_owned(), out.stdout.clone());
+    out.stdout
 }
 
 fn is_inside(file: &Path, root: &Path) -> bool {
@@ -152,6 +202,9 @@ fn content_type(file: &Path) -> &'static str {
         Some("css") => "text/css",
         Some("svg") => "image/svg+xml",
         Some("png") => "image/png",
+        Some("json") => "application/json",
+        Some("ico") => "image/x-icon",
+        Some("jpg") => "image/jpeg",
         _ => "application/octet-stream",
     }
 }
@@ -277,13 +330,14 @@ impl Browser {
         self.testid(id).await.text().await.expect("read text")
     }
 
-    /// The form input whose `name` is this URL parameter, once the page has
-    /// rendered it (the app mounts after its WASM module has loaded).
+    /// The form input whose `name` is this URL parameter, once the app has
+    /// rendered it (it mounts after its WASM module has loaded; the form
+    /// shell index.html shows until then is not the app's).
     pub async fn input(&self, name: &str) -> fantoccini::elements::Element {
         self.client
             .wait()
             .at_most(Duration::from_secs(20))
-            .for_element(Locator::Css(&format!("[name=\"{name}\"]")))
+            .for_element(Locator::Css(&format!("[name=\"{name}\"]:not(.shell *)")))
             .await
             .unwrap_or_else(|e| panic!("no input named {name}: {e}"))
     }

@@ -48,6 +48,101 @@ fn browser_lang() -> Lang {
     }
 }
 
+/// What the visitor did in the stand-in before the app arrived: the fields
+/// they changed, by name, with the property and its new value, and the field
+/// that had the focus.
+#[derive(Debug, Default)]
+pub struct StandInEdits {
+    edits: Vec<(String, &'static str, wasm_bindgen::JsValue)>,
+    focused: Option<String>,
+}
+
+/// Removes what stood in for the app until its module arrived (the form
+/// shell `boot.js` showed, built by `cargo xtask dist`; or, under `trunk
+/// serve`, the loading line) and returns what the visitor changed in it.
+/// Call it in the task that mounts the app, before building it, then
+/// [`replay_edits`]: the browser cannot paint in between, so it shows either
+/// the stand-in or the app, never neither, and the app's construction never
+/// lays out both. `boot.js` makes the address's values the fields' defaults,
+/// so only the visitor's own edits differ from them.
+pub fn take_stand_in() -> StandInEdits {
+    let document = dom::document();
+    let Some(stand_in) = document.query_selector(".shell, #boot").ok().flatten() else {
+        return StandInEdits::default();
+    };
+    let focused = document.active_element();
+    let mut taken = StandInEdits::default();
+    let fields = stand_in
+        .query_selector_all("input[name], select[name], textarea[name]")
+        .ok();
+    let get = |node: &wasm_bindgen::JsValue, key: &str| {
+        js_sys::Reflect::get(node, &key.into()).unwrap_or_default()
+    };
+    for i in 0..fields.as_ref().map_or(0, web_sys::NodeList::length) {
+        let Some(field) = fields
+            .as_ref()
+            .and_then(|f| f.item(i))
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        let name = field.get_attribute("name").unwrap_or_default();
+        let node: &wasm_bindgen::JsValue = field.as_ref();
+        let edited = if get(node, "type").as_string().as_deref() == Some("checkbox") {
+            Some(("checked", get(node, "checked")))
+                .filter(|(_, now)| *now != get(node, "defaultChecked"))
+        } else if field.tag_name() == "SELECT" {
+            let chosen = field
+                .query_selector("option[selected]")
+                .ok()
+                .flatten()
+                .map(|o| get(o.as_ref(), "value"));
+            Some(("value", get(node, "value"))).filter(|(_, now)| chosen.is_some_and(|c| *now != c))
+        } else {
+            Some(("value", get(node, "value"))).filter(|(_, now)| *now != get(node, "defaultValue"))
+        };
+        if let Some((key, now)) = edited {
+            taken.edits.push((name.clone(), key, now));
+        }
+        if focused.as_ref() == Some(&field) {
+            taken.focused = Some(name);
+        }
+    }
+    stand_in.remove();
+    taken
+}
+
+/// Replays the stand-in's edits into the app's fields of the same names, as
+/// the events an edit fires (the app's own handlers read them), and gives
+/// the focus to the field that had it.
+pub fn replay_edits(taken: StandInEdits) {
+    let document = dom::document();
+    let field = |name: &str| {
+        document
+            .query_selector(&format!("[name=\"{name}\"]"))
+            .ok()
+            .flatten()
+    };
+    for (name, key, now) in taken.edits {
+        let Some(app_field) = field(&name) else {
+            continue;
+        };
+        let _ = js_sys::Reflect::set(app_field.as_ref(), &key.into(), &now);
+        for kind in ["input", "change"] {
+            if let Ok(event) = web_sys::Event::new(kind) {
+                let _ = app_field.dispatch_event(&event);
+            }
+        }
+    }
+    if let Some(focusable) = taken
+        .focused
+        .and_then(|name| field(&name))
+        .and_then(|f| f.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = focusable.focus();
+    }
+}
+
 /// Whether the user's system asks for a dark theme, kept current by the media
 /// query's `change` event: the charts read it on every redraw, and asking
 /// `matchMedia` there would query the browser on every edit.
@@ -143,19 +238,6 @@ pub fn app(parent: &web_sys::Element) {
                 )
                 .child(results),
         );
-    let page = if embed {
-        page
-    } else {
-        page.child(step::step(state))
-            .child(sweep::sweep(state))
-            .child(share::share(state))
-            .child(faq::how_it_works(state))
-            .child(
-                el("footer")
-                    .class("disclaimer")
-                    .child(el("p").bind_text(tr(|w| w.disclaimer))),
-            )
-    };
     if !embed {
         let _ = parent.append_child(top_bar(state).node());
     }
@@ -163,6 +245,34 @@ pub fn app(parent: &web_sys::Element) {
         let _ = parent.append_child(notice.node());
     }
     let _ = parent.append_child(page.node());
+    if !embed {
+        below_the_fold(state, page);
+    }
+}
+
+/// The sweep, the share panel, How it works and the disclaimer, built in a
+/// task of their own after the one that puts the first estimate in the DOM
+/// (and replaces the shell): they are below the fold, and the answer need
+/// not wait for them. They belong to the page's owner like the rest.
+fn below_the_fold(state: State, page: El) {
+    let owner = Owner::current().unwrap_or_default();
+    set_timeout(
+        move || {
+            owner.with(|| {
+                let tr = |pick| i18n::tr(state.lang, pick);
+                page.child(step::step(state))
+                    .child(sweep::sweep(state))
+                    .child(share::share(state))
+                    .child(faq::how_it_works(state))
+                    .child(
+                        el("footer")
+                            .class("disclaimer")
+                            .child(el("p").bind_text(tr(|w| w.disclaimer))),
+                    );
+            });
+        },
+        std::time::Duration::ZERO,
+    );
 }
 
 fn top_bar(state: State) -> El {

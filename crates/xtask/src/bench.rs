@@ -1,8 +1,11 @@
-//! `cargo xtask bench [--check]`: the four budgets (issue 6; the page weight
-//! raised to 170 KB by issue 17), measured and
+//! `cargo xtask bench [--check]`: the budgets (issue 6's four, the page weight
+//! raised to 170 KB by issue 17, and issue 17's first paint and first answer
+//! beside gpu_poor), measured and
 //! written to docs/performance.md. The core's criterion benches, the size of
 //! everything the built page loads (`dist/`: main.rs runs the release build
-//! first), and the browser benchmark of the end-to-end suite (tests/e2e/perf.rs).
+//! first), and the browser benchmarks of the end-to-end suite (tests/e2e/perf.rs):
+//! batchfit's cold load and edits, then batchfit's and gpu_poor's loads side
+//! by side in two network profiles.
 //! `--check` fails when a budget is exceeded. [`check_bundle`] checks the
 //! deterministic part, the page's weight, for `cargo xtask size` and in the
 //! test command.
@@ -23,6 +26,10 @@ const BUNDLE_GZIP_BUDGET: u64 = 170_000;
 const CORE_BUDGET_NS: f64 = 20_000.0;
 const COLD_LOAD_MEDIAN_BUDGET_MS: f64 = 200.0;
 const EDIT_P95_BUDGET_MS: f64 = 8.0;
+/// Issue 17: batchfit's first paint (a form input visible) at least this many
+/// times sooner than gpu_poor's form, in every network profile; its first
+/// answer no later than gpu_poor's (empty) form.
+const FIRST_PAINT_SPEEDUP_BUDGET: f64 = 2.0;
 /// Criterion groups held to the core budget: what the page recomputes per edit.
 const BUDGETED_GROUPS: &[&str] = &["estimate_sweep", "estimate_sweep_what_ifs"];
 const COMMAND: &str = "cargo xtask bench";
@@ -41,8 +48,11 @@ struct Peer {
     fetched_on_load: &'static [(&'static str, &'static str)],
 }
 
+/// The peer the load benchmark runs beside batchfit.
+const GPU_POOR: &str = "gpu_poor";
+
 const PEERS: &[Peer] = &[Peer {
-    name: "gpu_poor",
+    name: GPU_POOR,
     repository: "https://github.com/RahulSChand/gpu_poor",
     commit: "ad2fc0ef0e6ceeb7684363504eecc3342a5e7dc4",
     site: "docs",
@@ -70,21 +80,26 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
         .iter()
         .map(|peer| (peer, measure_peer(root, peer)))
         .collect();
+    let gpu_poor = peers
+        .iter()
+        .find(|(peer, _)| peer.name == GPU_POOR)
+        .and_then(|(peer, site)| site.as_ref().ok().map(|_| peer_site_dir(root, peer)));
+    let loads = loads_bench(root, &work, gpu_poor.as_deref());
 
-    let budgets = budgets(&bundle, &core, &browser);
+    let budgets = budgets(&bundle, &core, &browser, &loads);
     println!();
     for line in budget_table(&budgets).lines() {
         println!("{line}");
     }
     let doc = root.join("docs/performance.md");
-    let text = performance_doc(&budgets, &bundle, &core, &browser, &peers)?;
+    let text = performance_doc(&budgets, &bundle, &core, &browser, &peers, &loads)?;
     std::fs::write(&doc, text).map_err(|e| format!("{}: {e}", doc.display()))?;
     println!("xtask: wrote {}", doc.display());
 
     let over: Vec<&str> = budgets
         .iter()
         .filter(|b| b.within != Some(true))
-        .map(|b| b.what)
+        .map(|b| b.what.as_str())
         .collect();
     if check && !over.is_empty() {
         return Err(format!("over budget or not measured: {}", over.join("; ")));
@@ -549,6 +564,15 @@ fn measure_peer(root: &Path, peer: &Peer) -> Result<PeerSite, String> {
             Err(format!("git {} failed ({status})", args.join(" ")))
         }
     };
+    let how_to_get = format!(
+        "clone {} (or any copy of it that has commit {}) into {}, e.g. `git clone {} {}`, \
+         and run the bench again",
+        peer.repository,
+        peer.commit,
+        clone.display(),
+        peer.repository,
+        clone.display()
+    );
     if !clone.join(".git").exists() {
         println!(
             "xtask: cloning {} into {}",
@@ -560,7 +584,20 @@ fn measure_peer(root: &Path, peer: &Peer) -> Result<PeerSite, String> {
             "--quiet",
             peer.repository,
             &clone.to_string_lossy(),
-        ])?;
+        ])
+        .map_err(|e| format!("{e}: {how_to_get}"))?;
+    }
+    let pinned = format!("{}^{{commit}}", peer.commit);
+    let has_commit = Command::new("git")
+        .args(["-C", &clone.to_string_lossy(), "cat-file", "-e", &pinned])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_commit {
+        return Err(format!(
+            "{} has no commit {}: {how_to_get}",
+            clone.display(),
+            peer.commit
+        ));
     }
     let head = Command::new("git")
         .args(["-C", &clone.to_string_lossy(), "rev-parse", "HEAD"])
@@ -575,7 +612,7 @@ fn measure_peer(root: &Path, peer: &Peer) -> Result<PeerSite, String> {
             peer.commit,
         ])?;
     }
-    let dir = clone.join(peer.site);
+    let dir = peer_site_dir(root, peer);
     let mut fetched_on_load = Vec::new();
     for (file, _) in peer.fetched_on_load {
         let path = dir.join(file);
@@ -593,10 +630,126 @@ fn measure_peer(root: &Path, peer: &Peer) -> Result<PeerSite, String> {
     })
 }
 
+/// The folder of the peer's clone that holds its built site.
+fn peer_site_dir(root: &Path, peer: &Peer) -> PathBuf {
+    root.join("target/peers").join(peer.name).join(peer.site)
+}
+
+/// Medians of one site's loads in one network profile, in ms from navigation start.
+#[derive(Debug)]
+struct SiteLoads {
+    site: String,
+    /// A form input visible, at the next frame.
+    paint_ms: f64,
+    /// batchfit: the first estimate in the DOM; gpu_poor: its form in the DOM.
+    answer_ms: f64,
+    /// Chromium's own first-contentful-paint entry.
+    first_contentful_paint_ms: f64,
+    loads: usize,
+}
+
+/// One network profile of the side-by-side load benchmark.
+#[derive(Debug)]
+struct ProfileLoads {
+    name: String,
+    sites: Vec<SiteLoads>,
+}
+
+impl ProfileLoads {
+    fn site(&self, name: &str) -> Option<&SiteLoads> {
+        self.sites.iter().find(|s| s.site == name)
+    }
+}
+
+/// The side-by-side load benchmark's figures (tests/e2e/perf.rs).
+#[derive(Debug)]
+struct LoadFigures {
+    page: String,
+    profiles: Vec<ProfileLoads>,
+}
+
+/// Runs the ignored side-by-side test of the end-to-end suite, with gpu_poor
+/// when `gpu_poor` (its built site) is given; a failure is reported in the
+/// document rather than stopping the other measurements.
+fn loads_bench(root: &Path, work: &Path, gpu_poor: Option<&Path>) -> Result<LoadFigures, String> {
+    let browser = tools::ensure_browser()?;
+    std::fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
+    let out = work.join("loads.json");
+    if out.exists() {
+        std::fs::remove_file(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    let mut step = cargo(
+        "first paint and first answer beside gpu_poor (built dist/, headless Chromium)",
+        [
+            "test",
+            "-p",
+            "batchfit-e2e",
+            "--test",
+            "e2e",
+            "first_paint_and_answer",
+        ],
+    )
+    .args(["--", "--ignored", "--nocapture", "--test-threads=1"])
+    .env("BATCHFIT_DIST", root.join("dist"))
+    .env("CHROMEDRIVER", &browser.chromedriver)
+    .env("CHROMIUM", &browser.chromium)
+    .env("BATCHFIT_LOADS_OUT", &out)
+    .cwd(root);
+    if let Some(site) = gpu_poor {
+        step = step.env("BATCHFIT_GPU_POOR", site);
+    }
+    step.run_with_path(&std::env::var_os("PATH").unwrap_or_default())?;
+    let figures = read_json(&out)?;
+    let page = match figures.get("page") {
+        Some(Json::String(page)) => page.clone(),
+        _ => String::new(),
+    };
+    let Some(Json::Array(profiles)) = figures.get("profiles") else {
+        return Err(format!("{}: no profiles", out.display()));
+    };
+    let mut parsed = Vec::new();
+    for profile in profiles {
+        let (Some(Json::String(name)), Some(Json::Object(sites))) =
+            (profile.get("name"), profile.get("sites"))
+        else {
+            return Err(format!(
+                "{}: a profile without name or sites",
+                out.display()
+            ));
+        };
+        let mut by_site = Vec::new();
+        for (site, f) in sites {
+            let number = |key: &str| match f.get(key) {
+                Some(Json::Number(x)) => Ok(*x),
+                _ => Err(format!("{}: {name}, {site}: no {key}", out.display())),
+            };
+            let loads = match f.get("paint_ms") {
+                Some(Json::Array(items)) => items.len(),
+                _ => 0,
+            };
+            by_site.push(SiteLoads {
+                site: site.clone(),
+                paint_ms: number("paint_median_ms")?,
+                answer_ms: number("answer_median_ms")?,
+                first_contentful_paint_ms: number("first_contentful_paint_median_ms")?,
+                loads,
+            });
+        }
+        parsed.push(ProfileLoads {
+            name: name.clone(),
+            sites: by_site,
+        });
+    }
+    Ok(LoadFigures {
+        page,
+        profiles: parsed,
+    })
+}
+
 /// One budget and where it stands.
 #[derive(Debug)]
 struct Budget {
-    what: &'static str,
+    what: String,
     budget: String,
     measured: String,
     /// `None`: not measured.
@@ -607,6 +760,7 @@ fn budgets(
     bundle: &Site,
     core: &[CoreFigure],
     browser: &Result<BrowserFigures, String>,
+    loads: &Result<LoadFigures, String>,
 ) -> Vec<Budget> {
     let slowest = core
         .iter()
@@ -619,13 +773,13 @@ fn budgets(
     let not_measured = |why: &String| format!("not measured: {why}");
     vec![
         Budget {
-            what: "transfer size of everything the page loads, gzip -9",
+            what: "transfer size of everything the page loads, gzip -9".to_owned(),
             budget: format!("≤ {} KB", BUNDLE_GZIP_BUDGET / 1000),
             measured: format!("{} KB", kb(bundle.gzip())),
             within: Some(bundle.gzip() <= BUNDLE_GZIP_BUDGET),
         },
         Budget {
-            what: "first estimate in the DOM, median of 20 cold loads",
+            what: "first estimate in the DOM, median of 20 cold loads".to_owned(),
             budget: format!("≤ {COLD_LOAD_MEDIAN_BUDGET_MS} ms"),
             measured: browser
                 .as_ref()
@@ -636,7 +790,7 @@ fn budgets(
                 .map(|b| b.cold_load_median_ms <= COLD_LOAD_MEDIAN_BUDGET_MS),
         },
         Budget {
-            what: "main-thread cost of one edit, p95 of 200",
+            what: "main-thread cost of one edit, p95 of 200".to_owned(),
             budget: format!("≤ {EDIT_P95_BUDGET_MS} ms"),
             measured: browser
                 .as_ref()
@@ -647,7 +801,8 @@ fn budgets(
                 .map(|b| b.edit_p95_ms <= EDIT_P95_BUDGET_MS),
         },
         Budget {
-            what: "core: estimate + sweep + max-batch search (+ what-ifs), slowest config",
+            what: "core: estimate + sweep + max-batch search (+ what-ifs), slowest config"
+                .to_owned(),
             budget: format!("≤ {} µs", CORE_BUDGET_NS / 1000.0),
             measured: slowest.map_or_else(
                 || "not measured".to_owned(),
@@ -656,6 +811,61 @@ fn budgets(
             within: slowest.map(|f| f.mean_ns <= CORE_BUDGET_NS),
         },
     ]
+    .into_iter()
+    .chain(load_budgets(loads))
+    .collect()
+}
+
+/// Issue 17's budgets, per network profile: batchfit's first paint against
+/// gpu_poor's form, and batchfit's first answer against the same form.
+fn load_budgets(loads: &Result<LoadFigures, String>) -> Vec<Budget> {
+    let profiles = match loads {
+        Ok(figures) => figures
+            .profiles
+            .iter()
+            .map(|p| (p.name.as_str(), Some(p)))
+            .collect(),
+        Err(_) => vec![("every profile", None)],
+    };
+    let mut out = Vec::new();
+    for (name, profile) in profiles {
+        let pair = profile.and_then(|p| Some((p.site("batchfit")?, p.site(GPU_POOR)?)));
+        let not_measured = || match (loads, profile) {
+            (Err(why), _) => format!("not measured: {why}"),
+            _ => format!("not measured: no {GPU_POOR} site (see above)"),
+        };
+        out.push(Budget {
+            what: format!(
+                "first paint (a form input visible), {name}: × sooner than {GPU_POOR}'s form"
+            ),
+            budget: format!("≥ {FIRST_PAINT_SPEEDUP_BUDGET:.1}×"),
+            measured: pair.map_or_else(not_measured, |(ours, theirs)| {
+                format!(
+                    "{:.2}× ({:.1} ms against {:.1} ms)",
+                    theirs.paint_ms / ours.paint_ms,
+                    ours.paint_ms,
+                    theirs.paint_ms
+                )
+            }),
+            within: pair.map(|(ours, theirs)| {
+                theirs.paint_ms / ours.paint_ms >= FIRST_PAINT_SPEEDUP_BUDGET
+            }),
+        });
+        out.push(Budget {
+            what: format!(
+                "first answer (estimate in the DOM), {name}: against {GPU_POOR}'s empty form"
+            ),
+            budget: "no later".to_owned(),
+            measured: pair.map_or_else(not_measured, |(ours, theirs)| {
+                format!(
+                    "{:.1} ms against {:.1} ms",
+                    ours.answer_ms, theirs.answer_ms
+                )
+            }),
+            within: pair.map(|(ours, theirs)| ours.answer_ms <= theirs.answer_ms),
+        });
+    }
+    out
 }
 
 fn budget_table(budgets: &[Budget]) -> String {
@@ -698,6 +908,7 @@ fn performance_doc(
     core: &[CoreFigure],
     browser: &Result<BrowserFigures, String>,
     peers: &[(&Peer, Result<PeerSite, String>)],
+    loads: &Result<LoadFigures, String>,
 ) -> Result<String, String> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let date = output_of("date", &["-u", "+%Y-%m-%d"], &path).ok_or("could not run `date`")?;
@@ -723,13 +934,14 @@ fn performance_doc(
          run; the timing budgets are not checked there (timings on a shared machine are \
          noisy). What was cut, with the figure each change measured, and where the \
          remaining bytes go: docs/performance-log.md.\n\n\
-         ## Budgets (issues 6 and 17)\n\n{}\n",
+         ## Budgets (issues 6 and 17)\n\n{}\n{}",
         if chromium.is_empty() {
             String::new()
         } else {
             format!(", {chromium} (headless)")
         },
         budget_table(budgets),
+        loads_section(loads),
         nproc = nproc.trim(),
         rustc = rustc.trim(),
     );
@@ -886,6 +1098,74 @@ fn performance_doc(
     Ok(doc)
 }
 
+/// The side-by-side table: each site's medians per network profile, and
+/// gpu_poor's over batchfit's.
+fn loads_section(loads: &Result<LoadFigures, String>) -> String {
+    let mut out = String::from(
+        "## First paint and first answer beside gpu_poor (issue 17)\n\n\
+         `tests/e2e/perf.rs` (`first_paint_and_answer_beside_gpu_poor`): batchfit's `dist/` and \
+         gpu_poor's published build (below), each served gzipped (`gzip -9`) from 127.0.0.1, \
+         each load in a new browser session with a fresh profile, the two sites interleaved, \
+         in each network profile (Chromium's `Network.emulateNetworkConditions` through \
+         chromedriver). A script installed before navigation \
+         (`Page.addScriptToEvaluateOnNewDocument`) watches the document with a \
+         MutationObserver: **first paint** is the first frame (`requestAnimationFrame`) after a \
+         form input is visible (batchfit: the pre-rendered shell boot.js shows; gpu_poor: \
+         its form, once React has rendered it); **first answer** is batchfit's first estimate \
+         in the DOM, and gpu_poor's form in the DOM (its form is empty: it has no answer \
+         before the visitor picks a model). Chromium's own first contentful paint is shown \
+         beside them. gpu_poor's request to Google's analytics (another origin) is blocked. \
+         Medians, in ms from navigation start.\n\n",
+    );
+    let figures = match loads {
+        Ok(figures) => figures,
+        Err(why) => {
+            out.push_str(&format!("Not measured in this run: {why}\n\n"));
+            return out;
+        }
+    };
+    out.push_str(&format!(
+        "batchfit's page: `{}`.\n\n\
+         | network | site | loads | first paint | first answer | first contentful paint |\n\
+         |---|---|---:|---:|---:|---:|\n",
+        figures.page
+    ));
+    for profile in &figures.profiles {
+        for site in &profile.sites {
+            out.push_str(&format!(
+                "| {} | {} | {} | {:.1} | {:.1} | {:.1} |\n",
+                profile.name,
+                site.site,
+                site.loads,
+                site.paint_ms,
+                site.answer_ms,
+                site.first_contentful_paint_ms
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "\n| network | first paint, {GPU_POOR} ÷ batchfit | first answer, {GPU_POOR} ÷ batchfit |\n\
+         |---|---:|---:|\n"
+    ));
+    for profile in &figures.profiles {
+        let ratio = |pick: fn(&SiteLoads) -> f64| match (
+            profile.site("batchfit"),
+            profile.site(GPU_POOR),
+        ) {
+            (Some(ours), Some(theirs)) => format!("{:.2}×", pick(theirs) / pick(ours)),
+            _ => format!("no {GPU_POOR} site"),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} |\n",
+            profile.name,
+            ratio(|s| s.paint_ms),
+            ratio(|s| s.answer_ms)
+        ));
+    }
+    out.push('\n');
+    out
+}
+
 fn min(values: &[f64]) -> f64 {
     values.iter().copied().fold(f64::INFINITY, f64::min)
 }
@@ -978,6 +1258,65 @@ const wasm = await init({ module_or_path: './app-1_bg.wasm' });
         assert_eq!(resolve(&dir, &index, "/gpu_poor/missing.js"), None);
         assert_eq!(resolve(&dir, &index, "../../etc/passwd"), None);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn site(name: &str, paint_ms: f64, answer_ms: f64) -> SiteLoads {
+        SiteLoads {
+            site: name.to_owned(),
+            paint_ms,
+            answer_ms,
+            first_contentful_paint_ms: paint_ms,
+            loads: 15,
+        }
+    }
+
+    #[test]
+    fn load_budgets_compare_each_profile_with_gpu_poor() {
+        let loads = Ok(LoadFigures {
+            page: "/".to_owned(),
+            profiles: vec![
+                ProfileLoads {
+                    name: "unthrottled".to_owned(),
+                    sites: vec![site("batchfit", 50.0, 160.0), site(GPU_POOR, 100.0, 170.0)],
+                },
+                ProfileLoads {
+                    name: "slow".to_owned(),
+                    sites: vec![site("batchfit", 60.0, 300.0), site(GPU_POOR, 100.0, 250.0)],
+                },
+                ProfileLoads {
+                    name: "alone".to_owned(),
+                    sites: vec![site("batchfit", 60.0, 300.0)],
+                },
+            ],
+        });
+        let verdicts: Vec<(String, Option<bool>)> = load_budgets(&loads)
+            .into_iter()
+            .map(|b| (b.measured, b.within))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("2.00× (50.0 ms against 100.0 ms)".to_owned(), Some(true)),
+                ("160.0 ms against 170.0 ms".to_owned(), Some(true)),
+                ("1.67× (60.0 ms against 100.0 ms)".to_owned(), Some(false)),
+                ("300.0 ms against 250.0 ms".to_owned(), Some(false)),
+                (
+                    "not measured: no gpu_poor site (see above)".to_owned(),
+                    None
+                ),
+                (
+                    "not measured: no gpu_poor site (see above)".to_owned(),
+                    None
+                ),
+            ]
+        );
+        let failed = load_budgets(&Err("no browser".to_owned()));
+        assert_eq!(failed.len(), 2);
+        assert!(
+            failed
+                .iter()
+                .all(|b| b.within.is_none() && b.measured.contains("no browser"))
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Project automation, run as `cargo xtask <command>` (an alias in .cargo/config.toml).
 //!
 //! - `serve [--port N]`: install missing tools, build, serve on http://127.0.0.1:8080
-//! - `dist`: release build of the site into `dist/`
+//! - `dist`: release build of the site into `dist/`, its form shell pre-rendered
+//!   in headless Chromium (installed when missing, as for `test`)
 //! - `test`: install missing tools (browser included), then run every check there is
 //! - `accuracy`: compare the model with validation/measurements.csv (published) and
 //!   validation/gpu-measurements.csv (our own H200 runs), write docs/accuracy.md
@@ -21,6 +22,7 @@ mod bench;
 mod fuzz;
 mod harden;
 mod minify;
+mod prerender;
 mod shell;
 mod tools;
 
@@ -79,10 +81,13 @@ fn serve(root: &Path, args: &[String]) -> Result<(), String> {
 
 fn dist(root: &Path) -> Result<(), String> {
     let env = tools::ensure_build_tools(root)?;
-    build_dist(&env, root)
+    let browser = tools::ensure_browser()?;
+    build_dist(&env, &browser, root)
 }
 
-fn build_dist(env: &tools::Env, root: &Path) -> Result<(), String> {
+/// Trunk's release build, hardened and minified, then the form shell
+/// pre-rendered from the built page (`prerender.rs`).
+fn build_dist(env: &tools::Env, browser: &tools::Browser, root: &Path) -> Result<(), String> {
     env.run(
         Step::new("release build of the site (trunk)", "trunk")
             .args(["build", "--release", "--offline"])
@@ -90,6 +95,7 @@ fn build_dist(env: &tools::Env, root: &Path) -> Result<(), String> {
     )?;
     harden::harden_dist(&root.join("dist"))?;
     minify::minify_dist(env, &root.join("dist"))?;
+    prerender::prerender_dist(&root.join("dist"), browser)?;
     println!("xtask: built {}", root.join("dist").display());
     Ok(())
 }
@@ -152,7 +158,7 @@ fn run_all_checks(root: &Path, passed: &mut usize) -> Result<(), String> {
         env.run(step.cwd(root))?;
         *passed += 1;
     }
-    build_dist(&env, root)?;
+    build_dist(&env, &browser, root)?;
     bench::check_bundle(root)?;
     *passed += 1;
     env.run(

@@ -1,0 +1,45 @@
+// Served only while `cargo xtask dist` takes its snapshots of the built page
+// (crates/xtask/src/prerender.rs); never part of dist/. Once the app has put
+// its first estimate in the DOM, it writes what every field shows into the
+// markup (the app sets values as properties, which markup does not carry),
+// keeps the part of the page above the fold that needs no answer (the top
+// bar, the form switch, the inputs, the results' title), and posts it back.
+// The server answers with the next page to snapshot, or nothing.
+(function () {
+  function snapshot() {
+    if (performance.getEntriesByName("batchfit:first-estimate").length === 0) {
+      setTimeout(snapshot, 20);
+      return;
+    }
+    document.querySelectorAll("input, select, textarea").forEach(function (field) {
+      if (field.type === "checkbox") field.toggleAttribute("checked", field.checked);
+      else if (field.tagName === "SELECT")
+        Array.from(field.options).forEach(function (o) { o.toggleAttribute("selected", o.selected); });
+      else if (field.tagName === "TEXTAREA") field.textContent = field.value;
+      else field.setAttribute("value", field.value);
+    });
+    var shell = document.createElement("div");
+    shell.append(
+      document.querySelector("body > header.top-bar").cloneNode(true),
+      document.querySelector("body > .page").cloneNode(true)
+    );
+    var main = shell.querySelector("main.layout");
+    while (main.nextSibling) main.nextSibling.remove();
+    var results = main.querySelector("section.results");
+    var loading = document.createElement("p");
+    loading.setAttribute("data-shell-loading", "");
+    results.replaceChildren(results.querySelector("h2"), loading);
+    // The phone's sticky summary keeps its box, empty until the answer.
+    var mini = shell.querySelector(".mini-summary");
+    var box = document.createElement("div");
+    box.className = mini.className;
+    box.setAttribute("aria-hidden", "true");
+    mini.replaceWith(box);
+    // Tests find the app's elements by data-testid: the shell has none.
+    shell.querySelectorAll("[data-testid]").forEach(function (e) { e.removeAttribute("data-testid"); });
+    fetch("./__prerender" + location.search, { method: "POST", body: shell.innerHTML })
+      .then(function (r) { return r.text(); })
+      .then(function (next) { if (next) location.replace(next); });
+  }
+  snapshot();
+})();

@@ -1,0 +1,334 @@
+//! The pre-rendered form shell (issue 17): the served index.html already holds
+//! every form's inputs, the page shows the one the address names with its
+//! values before any WebAssembly runs, and the app replaces it without
+//! duplicating a field, keeping the address's values and what was typed.
+
+use batchfit_core::query::{self, Form, Param};
+use batchfit_e2e::{Browser, StaticServer, dist_dir};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+
+/// A non-default form, a non-default language, numbers, a switch and a select.
+const OPENED: &[(&str, &str)] = &[
+    ("form", "transformer"),
+    ("lang", "es"),
+    ("batch", "3"),
+    ("seq", "1536"),
+    ("layers", "20"),
+    ("hidden", "2560"),
+    ("tied", "1"),
+    ("gpu", "a100-80gb"),
+];
+
+fn opened_query() -> String {
+    OPENED
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// `GET path` from the test server, as the raw text a browser receives.
+fn served_text(server: &StaticServer, path: &str) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read");
+    let (head, body) = response.split_once("\r\n\r\n").expect("a response");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    body.to_owned()
+}
+
+/// Every form's fields, by URL parameter name, appear in the served page
+/// (each form once per language), before any script has run.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_served_page_holds_every_forms_inputs() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let html = served_text(&server, "/");
+    let shells: Vec<&str> = html.split("<div class=\"shell\" ").skip(1).collect();
+    assert_eq!(
+        shells.len(),
+        Form::ALL.len() * 2,
+        "one shell per form and language"
+    );
+    let forms: [(Form, &[Param]); 3] = [
+        (Form::Activations, query::ACTIVATIONS_PARAMETERS),
+        (Form::Parameters, query::PARAMETERS_PARAMETERS),
+        (
+            Form::Transformer,
+            &[
+                Param::Model,
+                Param::Layers,
+                Param::Hidden,
+                Param::Batch,
+                Param::Seq,
+                Param::Tied,
+            ],
+        ),
+    ];
+    for lang in ["en", "es"] {
+        for (form, params) in forms {
+            let opening = format!("data-form=\"{}\" lang=\"{lang}\" hidden>", form.name());
+            let shell = shells
+                .iter()
+                .find(|s| s.starts_with(&opening))
+                .unwrap_or_else(|| panic!("no shell for {} in {lang}", form.name()));
+            for param in params.iter().chain(query::COMMON_PARAMETERS.iter().take(4)) {
+                assert!(
+                    shell.contains(&format!("name=\"{}\"", param.name())),
+                    "the {} shell in {lang} has no field {}",
+                    form.name(),
+                    param.name()
+                );
+            }
+            assert_eq!(
+                shell.matches("class=\"tab\"").count(),
+                Form::ALL.len(),
+                "the {} shell in {lang} has the form switch",
+                form.name()
+            );
+            assert!(shell.contains("<h1>batchfit</h1>"), "the product name");
+            assert!(
+                !shell.contains("data-testid"),
+                "tests never find the shell's elements"
+            );
+        }
+    }
+}
+
+/// With the WebAssembly module blocked, the page shows the shell of the
+/// address's form and language, with the address's values, and no other.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_address_form_and_values_show_before_the_app() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser.cdp("Network.enable", json!({})).await;
+    browser
+        .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
+        .await;
+    browser
+        .open(&server.url(&format!("/?{}", opened_query())))
+        .await;
+    let shown = browser
+        .js("const shells = [...document.querySelectorAll('.shell')]; \
+             return shells.map(s => [s.dataset.form, s.lang, s.hidden, \
+               s.querySelector('[name=batch]').checkVisibility()])")
+        .await;
+    assert_eq!(shown, json!([["transformer", "es", false, true]]));
+    let values = field_values(&browser).await;
+    for (name, value) in OPENED
+        .iter()
+        .filter(|(n, _)| !matches!(*n, "form" | "lang"))
+    {
+        assert_eq!(
+            values[*name],
+            vec![(*value).to_owned()],
+            "{name} in the shell"
+        );
+    }
+    let app = browser
+        .js("return document.querySelector('[data-testid=results]') === null")
+        .await;
+    assert_eq!(
+        app, true,
+        "the app did not run: the shell is HTML and CSS only"
+    );
+    browser.close().await;
+}
+
+/// Once the app has mounted: no shell is left, each field is there once, and
+/// it holds the address's value.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_app_replaces_the_shell_without_duplicates() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .open(&server.url(&format!("/?{}", opened_query())))
+        .await;
+    browser.testid("required").await;
+    let shells = browser
+        .js("return document.querySelectorAll('.shell, #boot').length")
+        .await;
+    assert_eq!(shells, 0);
+    let values = field_values(&browser).await;
+    for (name, found) in &values {
+        assert_eq!(found.len(), 1, "{name} appears {} times", found.len());
+    }
+    for (name, value) in OPENED
+        .iter()
+        .filter(|(n, _)| !matches!(*n, "form" | "lang"))
+    {
+        assert_eq!(
+            values[*name],
+            vec![(*value).to_owned()],
+            "{name} in the app"
+        );
+    }
+    let pressed = browser
+        .js("return document.querySelector('[data-testid=form-transformer]').getAttribute('aria-pressed')")
+        .await;
+    assert_eq!(pressed, "true");
+    assert_eq!(
+        browser.js("return document.documentElement.lang").await,
+        "es"
+    );
+    browser.close().await;
+}
+
+/// What a visitor types into the shell before the module has arrived is what
+/// the app shows and computes with, and the field keeps the focus.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_is_typed_before_the_app_arrives_is_kept() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    // 40 KB/s: the module takes seconds to arrive, time enough to type.
+    browser.cdp("Network.enable", json!({})).await;
+    browser
+        .cdp(
+            "Network.emulateNetworkConditions",
+            json!({ "offline": false, "latency": 20, "downloadThroughput": 40_000, "uploadThroughput": 40_000 }),
+        )
+        .await;
+    // Navigate from script: `goto` would wait for the load event, which waits
+    // for the preloaded module.
+    browser.open("about:blank").await;
+    browser
+        .js(&format!(
+            "location.href = '{}'; return true",
+            server.url("/?form=activations&lang=en")
+        ))
+        .await;
+    browser
+        .wait_until("the shell's batch field", || async {
+            browser
+                .js("const f = document.querySelector('.shell [name=batch]'); return !!f && f.checkVisibility()")
+                .await
+                == true
+        })
+        .await;
+    let before = browser
+        .js("return performance.getEntriesByName('batchfit:first-estimate').length")
+        .await;
+    assert_eq!(before, 0, "typed before the app mounted");
+    browser
+        .client
+        .execute(
+            "const f = document.querySelector('.shell [name=batch]'); f.focus(); f.select();",
+            vec![],
+        )
+        .await
+        .expect("focus the shell's field");
+    browser
+        .client
+        .active_element()
+        .await
+        .expect("the focused field")
+        .send_keys("24")
+        .await
+        .expect("type");
+    browser.testid("required").await;
+    assert_eq!(browser.field_value("batch").await, "24");
+    assert_eq!(
+        browser.js("return document.activeElement.name").await,
+        "batch",
+        "the focus moved to the app's field"
+    );
+    browser.url_with(&["batch=24"]).await;
+    browser.close().await;
+}
+
+/// Every named field's value (a switch as `1`/`0`), by name, in page order.
+async fn field_values(browser: &Browser) -> BTreeMap<String, Vec<String>> {
+    let pairs = browser
+        .js(
+            "return [...document.querySelectorAll('input[name], select[name], textarea[name]')] \
+             .map(f => [f.name, f.type === 'checkbox' ? (f.checked ? '1' : '0') : f.value])",
+        )
+        .await;
+    let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for pair in pairs.as_array().expect("an array") {
+        let (name, value) = (
+            pair[0].as_str().unwrap_or(""),
+            pair[1].as_str().unwrap_or(""),
+        );
+        values
+            .entry(name.to_owned())
+            .or_default()
+            .push(value.to_owned());
+    }
+    values
+}
+
+/// Every field, tab and heading on the first screen sits where the app puts
+/// it: the shell is laid out in the same boxes (CSS pixels), on a desktop
+/// and on a phone, so the app replaces it without a visible jump. (Below the
+/// first screen the shell skips layout until scrolled to, style/main.css.)
+#[tokio::test(flavor = "multi_thread")]
+async fn the_app_takes_the_shells_boxes() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let url = server.url(&format!("/?{}", opened_query()));
+    for (width, height) in [(1280, 900), (390, 844)] {
+        let shell = {
+            let browser = Browser::start(width, height).await;
+            browser.cdp("Network.enable", json!({})).await;
+            browser
+                .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
+                .await;
+            browser.open(&url).await;
+            let boxes = boxes(&browser).await;
+            browser.close().await;
+            boxes
+        };
+        let browser = Browser::start(width, height).await;
+        browser.open(&url).await;
+        browser.testid("required").await;
+        let app = boxes(&browser).await;
+        browser.close().await;
+        assert!(shell.len() > 6, "{width} px: only {} boxes", shell.len());
+        assert_eq!(
+            shell.keys().collect::<Vec<_>>(),
+            app.keys().collect::<Vec<_>>(),
+            "{width} px: the same elements"
+        );
+        for (what, at) in &shell {
+            let moved = at.iter().zip(&app[what]).any(|(s, a)| (s - a).abs() > 0.5);
+            assert!(
+                !moved,
+                "{width} px: {what} is at {at:?} in the shell, {:?} in the app",
+                app[what]
+            );
+        }
+    }
+}
+
+/// Where the fields, the tabs and the section titles on the first screen are:
+/// `[x, y, width, height]`, by name (or class and position).
+async fn boxes(browser: &Browser) -> BTreeMap<String, Vec<f64>> {
+    let found = browser
+        .js(
+            "const key = (e, i) => e.getAttribute('name') || `${e.className || e.tagName}#${i}`; \
+             return [...document.querySelectorAll('[name], .tab, .inputs h2, .results h2, .top-bar h1')] \
+             .filter(e => e.checkVisibility() && e.getBoundingClientRect().top < innerHeight) \
+             .map((e, i) => { const r = e.getBoundingClientRect(); \
+               return [key(e, i), [r.x, r.y, r.width, r.height]]; })",
+        )
+        .await;
+    found
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|pair| {
+            let at = pair[1].as_array().expect("a box");
+            (
+                pair[0].as_str().unwrap_or_default().to_owned(),
+                at.iter().filter_map(serde_json::Value::as_f64).collect(),
+            )
+        })
+        .collect()
+}
