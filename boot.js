@@ -27,8 +27,12 @@
     if (value === null) return;
     if (field.type === "checkbox") field.defaultChecked = value === "1";
     else if (field.tagName !== "SELECT") field.defaultValue = value;
-    else if ([].some.call(field.options, function (o) { return o.value === value; }))
-      [].forEach.call(field.options, function (o) { o.defaultSelected = o.value === value; });
+    else {
+      // The shell keeps only each list's shown option: another is added,
+      // named by its value until the app names it.
+      [].forEach.call(field.options, function (o) { o.defaultSelected = false; });
+      field.add(new Option(value, value, true, true));
+    }
   });
   if (query.get("embed") === "1") {
     shell.querySelector(".top-bar").remove();

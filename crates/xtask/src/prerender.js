@@ -35,6 +35,19 @@
     box.className = mini.className;
     box.setAttribute("aria-hidden", "true");
     mini.replaceWith(box);
+    // What the first paint cannot show stays out of the HTML: a long list's
+    // options but the one shown (boot.js adds the address's), and the
+    // fields inside closed <details> (their summary keeps the box; the app
+    // brings them when it replaces the shell).
+    // Only the long lists, which the CSS sizes (`width: 100%`): a short one
+    // may be as wide as its widest option.
+    shell.querySelectorAll("select").forEach(function (select) {
+      if (select.options.length < 6) return;
+      Array.from(select.options).forEach(function (o) { if (!o.selected) o.remove(); });
+    });
+    shell.querySelectorAll("details:not([open])").forEach(function (details) {
+      Array.from(details.children).forEach(function (c) { if (c.tagName !== "SUMMARY") c.remove(); });
+    });
     // Tests find the app's elements by data-testid: the shell has none.
     shell.querySelectorAll("[data-testid]").forEach(function (e) { e.removeAttribute("data-testid"); });
     fetch("./__prerender" + location.search, { method: "POST", body: shell.innerHTML })
