@@ -2057,7 +2057,7 @@ static ES: Words = Words {
     bar_sums: "Lo vivo en el pico y lo añadido: los segmentos suman la memoria necesaria.",
     no_batch_fits: "Ninguno (ni siquiera 1)",
     max_seq: "Contexto más largo que cabe con este lote (tokens)",
-    no_seq_fits: "Ninguno (ni siquiera 1 token)",
+    no_seq_fits: "Ninguno (ni 1 token)",
     job_gpus: "GPUs de este trabajo (paralelismo de datos × tensorial)",
     tap_for_bytes: "Pasa el puntero, toca o haz clic en un tamaño para ver sus bytes exactos.",
     moments: [
