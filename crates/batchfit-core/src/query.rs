@@ -464,46 +464,33 @@ pub fn parse(text: &str) -> Parsed {
         let arch = &mut t.arch;
         let dense = Architecture::default();
         if !arch.moe() {
-            // A shape value that differs from the default: reported.
-            for (param, now, default) in [
+            // A shape value that differs from the default: reported, and back
+            // at the default.
+            for (param, field, default) in [
                 (
                     Param::ExpertsActive,
-                    arch.experts_active,
+                    &mut arch.experts_active,
                     dense.experts_active,
                 ),
-                (Param::ExpertFfn, arch.expert_ffn, dense.expert_ffn),
+                (Param::ExpertFfn, &mut arch.expert_ffn, dense.expert_ffn),
                 (
                     Param::SharedExperts,
-                    arch.shared_experts,
+                    &mut arch.shared_experts,
                     dense.shared_experts,
                 ),
-                (Param::SharedFfn, arch.shared_ffn, dense.shared_ffn),
+                (Param::SharedFfn, &mut arch.shared_ffn, dense.shared_ffn),
                 (
                     Param::FirstDenseLayers,
-                    arch.first_dense_layers,
+                    &mut arch.first_dense_layers,
                     dense.first_dense_layers,
                 ),
-                (Param::MoeEvery, arch.moe_every, dense.moe_every),
+                (Param::MoeEvery, &mut arch.moe_every, dense.moe_every),
             ] {
-                if now != default {
+                if *field != default {
                     only_with(param, Param::Experts, "1 or more");
+                    *field = default;
                 }
             }
-            (
-                arch.experts_active,
-                arch.expert_ffn,
-                arch.shared_experts,
-                arch.shared_ffn,
-                arch.first_dense_layers,
-                arch.moe_every,
-            ) = (
-                dense.experts_active,
-                dense.expert_ffn,
-                dense.shared_experts,
-                dense.shared_ffn,
-                dense.first_dense_layers,
-                dense.moe_every,
-            );
             if t.ep != tf::EP.default {
                 only_with(Param::Ep, Param::Experts, "1 or more");
                 t.ep = tf::EP.default;
@@ -514,35 +501,25 @@ pub fn parse(text: &str) -> Parsed {
             }
         }
         if !arch.mla() {
-            for (param, now, default) in [
-                (Param::QLoraRank, arch.q_lora_rank, dense.q_lora_rank),
+            for (param, field, default) in [
+                (Param::QLoraRank, &mut arch.q_lora_rank, dense.q_lora_rank),
                 (
                     Param::QkRopeHeadDim,
-                    arch.qk_rope_head_dim,
+                    &mut arch.qk_rope_head_dim,
                     dense.qk_rope_head_dim,
                 ),
                 (
                     Param::QkNopeHeadDim,
-                    arch.qk_nope_head_dim,
+                    &mut arch.qk_nope_head_dim,
                     dense.qk_nope_head_dim,
                 ),
-                (Param::VHeadDim, arch.v_head_dim, dense.v_head_dim),
+                (Param::VHeadDim, &mut arch.v_head_dim, dense.v_head_dim),
             ] {
-                if now != default {
+                if *field != default {
                     only_with(param, Param::KvLoraRank, "1 or more");
+                    *field = default;
                 }
             }
-            (
-                arch.q_lora_rank,
-                arch.qk_rope_head_dim,
-                arch.qk_nope_head_dim,
-                arch.v_head_dim,
-            ) = (
-                dense.q_lora_rank,
-                dense.qk_rope_head_dim,
-                dense.qk_nope_head_dim,
-                dense.v_head_dim,
-            );
         }
         if t.capacity_factor == 0 && t.capacity_pad {
             only_with(Param::CapacityPad, Param::CapacityFactor, "above 0");
