@@ -1662,17 +1662,8 @@ fn offloaded(
     gradient_bytes: u128,
     held: u128,
 ) -> ModelStates {
-    let t = u128::from(input.tp);
     let n = u128::from(input.gpus);
-    let mut one = input.arch;
-    one.layers = 1;
-    let mut none = input.arch;
-    none.layers = 0;
-    let layer = ceil_div(
-        parameter_count(&one).total - parameter_count(&none).total,
-        t,
-    );
-    let computing = layer.max(ceil_div(count.largest, t));
+    let (layer, computing) = units_in_flight(count, input);
     let in_flight = computing + u128::from(input.prefetch) * layer;
     // What trains of the layer computing: all of it, or its adapters.
     let layers = u128::from(input.arch.layers).max(1);
@@ -1830,9 +1821,25 @@ fn gathered_parameters(count: &ParameterCount, input: &TransformerInput, per_ran
         // (torchtitan without dp_shard runs autocast, which caches the casts).
         return 2 * per_rank;
     }
+    // _fsdp_param_group.py: unshard() all-gathers the group's BF16 parameters
+    // (param_dtype) and reshard() frees them after its forward
+    // (reshard_after_forward=True) and after its backward. At the start of the
+    // backward pass the unit computing (the last block, or the output
+    // projection when it is larger: torchtitan's apply_fsdp shards
+    // [norm, output] as one unit)
+    // holds its copy while `prefetch` blocks ahead are all-gathered
+    // (_fsdp_param_group.py `_backward_prefetch`: the next group in backward order).
+    let (layer, computing) = units_in_flight(count, input);
+    2 * (computing + u128::from(input.prefetch) * layer)
+}
+
+/// The parameters per tensor-parallel rank of one layer, and of the unit
+/// computing (that layer, or the largest matrix when it is larger): what a
+/// framework that gathers or fetches parameters layer by layer holds. One
+/// layer is the count with one layer minus the count with none; for a MoE
+/// model, a MoE layer, its routed experts split over `ep`.
+fn units_in_flight(count: &ParameterCount, input: &TransformerInput) -> (u128, u128) {
     let t = u128::from(input.tp);
-    // One layer's parameters: the count with one layer minus the count with
-    // none; for a MoE model, a MoE layer, its routed experts split over `ep`.
     let mut one = input.arch;
     (one.layers, one.first_dense_layers, one.moe_every) = (1, 0, 1);
     let mut none = input.arch;
@@ -1843,16 +1850,7 @@ fn gathered_parameters(count: &ParameterCount, input: &TransformerInput, per_ran
         one.total - parameter_count(&none).total - routed + ceil_div(routed, u128::from(input.ep)),
         t,
     );
-    // _fsdp_param_group.py: unshard() all-gathers the group's BF16 parameters
-    // (param_dtype) and reshard() frees them after its forward
-    // (reshard_after_forward=True) and after its backward. At the start of the
-    // backward pass the unit computing (the last block, or the output
-    // projection when it is larger: torchtitan's apply_fsdp shards
-    // [norm, output] as one unit)
-    // holds its copy while `prefetch` blocks ahead are all-gathered
-    // (_fsdp_param_group.py `_backward_prefetch`: the next group in backward order).
-    let computing = layer.max(ceil_div(count.largest, t));
-    2 * (computing + u128::from(input.prefetch) * layer)
+    (layer, layer.max(ceil_div(count.largest, t)))
 }
 
 /// ZeRO (Rajbhandari et al. 2020, §5.1–5.3): stage 1 partitions the optimizer
