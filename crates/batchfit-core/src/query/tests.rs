@@ -865,3 +865,33 @@ fn moe_parameters_are_checked_against_each_other() {
     );
     assert_eq!(parse(&to_query(&dense)).problems, []);
 }
+
+/// Bad input in every parameter of every form, whichever issue added it:
+/// HTML, words, a negative and a huge number are each reported, naming the
+/// parameter, and the configuration stays one `estimate` can read (no panic,
+/// no overflow).
+#[test]
+fn every_parameter_names_its_bad_input() {
+    for &form in Form::ALL {
+        let params = form_parameters(form).iter().chain(COMMON_PARAMETERS);
+        for &param in std::iter::once(&Param::Form).chain(params) {
+            for bad in ["<b>x</b>", "abc", "-1", "99999999999999999999999"] {
+                let query = match param {
+                    Param::Form => format!("form={}", encode(bad)),
+                    _ => format!("form={}&{}={}", form.name(), param.name(), encode(bad)),
+                };
+                let parsed = parse(&query);
+                assert!(
+                    parsed
+                        .problems
+                        .iter()
+                        .any(|p| p.name == fields::Name::Known(param)),
+                    "{query}: {:?}",
+                    parsed.problems
+                );
+                let e = memory::estimate(&parsed.config);
+                assert_eq!(e.at_peak.sum(), e.peak_allocated, "{query}");
+            }
+        }
+    }
+}
