@@ -247,6 +247,13 @@ async fn the_bar_and_every_sweep_row_add_up() {
         "form=transformer&model=llama-3.1-8b&batch=1&seq=128",
         "form=transformer&model=qwen2.5-7b&mode=inference&batch=2&seq=8192&gen=512&gpu=l40s",
         "form=transformer&model=llama-3.1-70b&tp=8&sp=1&gpus=4&zero=3&gpu=h100-80gb",
+        // This session's terms, on the Spanish page: a mixture of experts
+        // with expert parallelism, DoRA over an FP8 recipe, parameter offload
+        // and a quantized KV cache.
+        "form=transformer&model=mixtral-8x7b&recipe=bf16&gpus=8&ep=8&zero=1&batch=1&seq=4096&gpu=h100-80gb&lang=es",
+        "form=transformer&model=llama-3.1-8b&recipe=bf16&lora_rank=16&lora_variant=dora&fp8=te&batch=2&gpu=rtx-4090&lang=es",
+        "form=transformer&model=llama-3.1-8b&recipe=bf16&param_offload=1&batch=1&gpu=rtx-4090&lang=es",
+        "form=transformer&model=qwen3-8b&mode=inference&recipe=bf16&kv_dtype=int4&seq=16000&gen=512&gpu=l40s&lang=es",
     ] {
         let (host, app) = mount_with(query);
         settle().await;
