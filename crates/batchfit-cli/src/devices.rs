@@ -1,7 +1,6 @@
 //! `batchfit devices`: one configuration against every device preset.
 
 use batchfit_core::memory;
-use batchfit_core::presets::{self, Device};
 use batchfit_core::query::Config;
 use serde::Serialize;
 
@@ -22,30 +21,18 @@ struct Row {
     spare_bytes: i128,
 }
 
-/// Every device preset, by capacity ascending (presets of equal capacity in
-/// their list's order), each with the query's device replaced by it.
+/// The core's devices table ([`memory::devices`]), for JSON.
 fn rows(config: &Config) -> Vec<Row> {
-    let mut devices: Vec<_> = presets::DEVICES.iter().collect();
-    devices.sort_by_key(|d| d.bytes);
-    devices
+    memory::devices(config)
         .into_iter()
-        .map(|device| {
-            let on = Config {
-                device: Some(Device::Preset(device)),
-                ..*config
-            };
-            let e = memory::estimate(&on);
-            // Both sides are far below 2^127: the conversions cannot fail.
-            let signed = |bytes: u128| i128::try_from(bytes).unwrap_or(i128::MAX);
-            Row {
-                id: device.id,
-                name: device.name,
-                bytes: device.bytes,
-                fits: e.fits == Some(true),
-                max_batch: e.max_batch.unwrap_or(0),
-                gpus_needed: memory::gpus_needed(&on),
-                spare_bytes: signed(device.bytes) - signed(e.required),
-            }
+        .map(|fit| Row {
+            id: fit.device.id,
+            name: fit.device.name,
+            bytes: fit.device.bytes,
+            fits: fit.fits,
+            max_batch: fit.max_batch,
+            gpus_needed: fit.gpus_needed,
+            spare_bytes: fit.spare(),
         })
         .collect()
 }

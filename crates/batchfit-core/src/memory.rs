@@ -15,6 +15,7 @@ use crate::Precision;
 use crate::activations::{self, BATCH, SEQ};
 use crate::choice::choice;
 use crate::parameters;
+use crate::presets::{DEVICES_BY_CAPACITY, Device, DevicePreset};
 use crate::query::{Config, Form};
 use crate::transformer::{self, BaseQuant, GPUS, Kind, KvDtype, Mode, Recipe, Recompute, ZeroGrad};
 
@@ -683,6 +684,56 @@ pub fn gpus_needed(config: &Config) -> Option<u64> {
         }
     }
     Some(enough * ep)
+}
+
+/// One device preset's answer for a configuration: [`devices`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceFit {
+    pub device: &'static DevicePreset,
+    /// What a GPU needs at the configuration's batch on this device (the
+    /// device changes nothing but the capacity, so this is the same on every
+    /// row; kept per row for the spare memory's sign).
+    pub required: u128,
+    pub fits: bool,
+    /// The largest batch that fits (0: not even one sample).
+    pub max_batch: u64,
+    /// Data-parallel ranks at which the transformer form fits, as
+    /// [`gpus_needed`] says.
+    pub gpus_needed: Option<u64>,
+}
+
+impl DeviceFit {
+    /// Capacity − required: negative when the device is short of memory.
+    pub fn spare(&self) -> i128 {
+        // Both are below 2^127 (a capacity is at most a few TB, the required
+        // memory is a sum of u128s that the estimate saturates).
+        let signed = |bytes: u128| i128::try_from(bytes).unwrap_or(i128::MAX);
+        signed(self.device.bytes).saturating_sub(signed(self.required))
+    }
+}
+
+/// The configuration on every device preset, by capacity ascending (presets
+/// of equal capacity in their list's order): which GPUs fit, the largest batch
+/// on each, and the GPUs needed. The page's "Which GPUs fit" table and
+/// `batchfit devices` both print this.
+pub fn devices(config: &Config) -> Vec<DeviceFit> {
+    DEVICES_BY_CAPACITY
+        .iter()
+        .map(|&device| {
+            let on = Config {
+                device: Some(Device::Preset(device)),
+                ..*config
+            };
+            let e = estimate(&on);
+            DeviceFit {
+                device,
+                required: e.required,
+                fits: e.fits == Some(true),
+                max_batch: e.max_batch.unwrap_or(0),
+                gpus_needed: gpus_needed(&on),
+            }
+        })
+        .collect()
 }
 
 /// One change that might make a configuration fit.

@@ -852,6 +852,26 @@ pub const DEVICES: &[DevicePreset] = &[
     ),
 ];
 
+/// [`DEVICES`] by capacity ascending, presets of equal capacity in the list's
+/// order: sorted when the crate compiles (an insertion sort in a `const`
+/// block), so the page carries no sorting code for its devices table.
+pub const DEVICES_BY_CAPACITY: [&DevicePreset; DEVICES.len()] = {
+    let mut sorted = [&DEVICES[0]; DEVICES.len()];
+    let mut i = 0;
+    while i < DEVICES.len() {
+        sorted[i] = &DEVICES[i];
+        let mut j = i;
+        while j > 0 && sorted[j - 1].bytes > sorted[j].bytes {
+            let earlier = sorted[j - 1];
+            sorted[j - 1] = sorted[j];
+            sorted[j] = earlier;
+            j -= 1;
+        }
+        i += 1;
+    }
+    sorted
+};
+
 /// The device a configuration is compared with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Device {
@@ -1033,6 +1053,15 @@ mod tests {
                 "{id}: {ours}"
             );
         }
+    }
+
+    #[test]
+    fn devices_by_capacity_are_every_device_sorted_stably() {
+        let mut expected: Vec<&DevicePreset> = DEVICES.iter().collect();
+        expected.sort_by_key(|d| d.bytes);
+        let sorted: Vec<&str> = DEVICES_BY_CAPACITY.iter().map(|d| d.id).collect();
+        let expected: Vec<&str> = expected.iter().map(|d| d.id).collect();
+        assert_eq!(sorted, expected);
     }
 
     #[test]

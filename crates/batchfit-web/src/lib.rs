@@ -17,6 +17,7 @@ use wasm_bindgen::prelude::Closure;
 mod canvas;
 mod charts;
 pub mod crash;
+mod devices;
 mod dom;
 mod faq;
 mod fields;

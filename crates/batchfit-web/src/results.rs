@@ -96,7 +96,7 @@ pub fn swatch_class(component: Component) -> String {
 
 /// The GPUs a configuration needs in all: data-parallel ranks × the tensor
 /// parallel degree each spans.
-fn gpus_in_all(config: &Config, ranks: u64) -> u64 {
+pub fn gpus_in_all(config: &Config, ranks: u64) -> u64 {
     match config.form {
         Form::Transformer => ranks.saturating_mul(config.transformer.tp),
         Form::Activations | Form::Parameters => ranks,
@@ -434,6 +434,7 @@ pub fn results(state: State) -> El {
             rx(move || state.what_ifs.with(|options| !options.is_empty())),
             Box::new(move || vec![what_ifs(state)]),
         )
+        .child(crate::devices::devices(state))
 }
 
 /// The headline and the verdict in one line that stays at the top of a phone's

@@ -446,3 +446,61 @@ async fn the_transformer_form_matches_the_core_for_a_preset_on_a_device() {
     let fits = find(&host, "[data-testid=\"fits\"]").get_attribute("data-value");
     assert_eq!(fits, expected.fits.map(|f| f.to_string()));
 }
+
+/// "Which GPUs fit": built only once opened; its fit marks and largest batches
+/// are `memory::devices`' (what `batchfit devices` prints), and a click on a
+/// device picks it for the whole page.
+#[wasm_bindgen_test]
+async fn the_devices_table_is_the_cores_and_a_click_picks_a_device() {
+    let query = "form=transformer&model=llama-3.1-8b&batch=1&seq=2048&recompute=full&gpu=rtx-4090";
+    let (host, _app) = mount_with(query);
+    settle().await;
+    let details = find(&host, "[data-testid=\"devices\"]");
+    assert!(all(&host, "[data-testid=\"devices-table\"] tbody tr").is_empty());
+    details.set_attribute("open", "").expect("open");
+    details
+        .dispatch_event(&web_sys::Event::new("toggle").expect("a toggle event"))
+        .expect("dispatch");
+    settle().await;
+    let expected = batchfit_core::memory::devices(&batchfit_core::query::parse(query).config);
+    let rows = all(&host, "[data-testid=\"devices-table\"] tbody tr");
+    assert_eq!(rows.len(), expected.len());
+    for (row, fit) in rows.iter().zip(&expected) {
+        assert_eq!(
+            row.get_attribute("data-device").as_deref(),
+            Some(fit.device.id)
+        );
+        let fits = row.get_attribute("data-fits");
+        assert_eq!(fits, Some(fit.fits.to_string()), "{}", fit.device.id);
+        let max = row
+            .query_selector("[data-max-batch]")
+            .ok()
+            .flatten()
+            .expect("a cell");
+        assert_eq!(
+            max.get_attribute("data-max-batch"),
+            Some(fit.max_batch.to_string())
+        );
+    }
+    assert!(expected.iter().any(|f| f.fits) && expected.iter().any(|f| !f.fits));
+    // The RTX 4090 row is the page's device; picking the H100 makes it so.
+    let current = find(&host, "[data-testid=\"devices-table\"] tr[aria-current]");
+    assert_eq!(
+        current.get_attribute("data-device").as_deref(),
+        Some("rtx-4090")
+    );
+    let h100: HtmlElement = find(
+        &host,
+        "[data-testid=\"devices-table\"] tr[data-device=\"h100-80gb\"] button",
+    )
+    .unchecked_into();
+    h100.click();
+    settle().await;
+    let select: web_sys::HtmlSelectElement = find(&host, "select[name=\"gpu\"]").unchecked_into();
+    assert_eq!(select.value(), "h100-80gb");
+    let current = find(&host, "[data-testid=\"devices-table\"] tr[aria-current]");
+    assert_eq!(
+        current.get_attribute("data-device").as_deref(),
+        Some("h100-80gb")
+    );
+}

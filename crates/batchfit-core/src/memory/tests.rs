@@ -276,6 +276,46 @@ fn devices_give_fit_and_the_exact_largest_batch() {
 }
 
 #[test]
+fn every_device_preset_with_its_fit_and_largest_batch() {
+    // 14 GB of FP16 weights + 1 GB overhead + 1.1 GB reserved per sample:
+    // 16.1 GB at batch 1. A T4 (15,360 MiB = 16,106,127,360 bytes) holds one
+    // sample and 6,127,360 bytes to spare; a V100 16GB (16,160 MiB) still one;
+    // an RTX 3090 (24,576 MiB = 25,769,803,776 bytes) nine (10.77 GB / 1.1 GB).
+    let c = config("form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=1000");
+    let rows = devices(&c);
+    assert_eq!(rows.len(), crate::presets::DEVICES.len());
+    let row = |id: &str| *rows.iter().find(|r| r.device.id == id).unwrap();
+    let t4 = row("t4");
+    assert_eq!(
+        (t4.required, t4.fits, t4.max_batch),
+        (16_100_000_000, true, 1)
+    );
+    assert_eq!(t4.spare(), 6_127_360);
+    assert_eq!(
+        (row("v100-16gb").fits, row("v100-16gb").max_batch),
+        (true, 1)
+    );
+    assert_eq!(row("rtx-3090").max_batch, 9);
+    // Not the transformer form: no GPU count.
+    assert!(rows.iter().all(|r| r.gpus_needed.is_none()));
+    // Twenty samples (36.0 GB) are too many for the 32 GB cards and fit on a
+    // 40 GB one; the spare is negative where it does not fit.
+    let rows = devices(&c.with_batch(20));
+    for r in &rows {
+        assert_eq!(r.fits, r.device.bytes >= 36_000_000_000, "{}", r.device.id);
+        assert_eq!(r.fits, r.spare() >= 0, "{}", r.device.id);
+    }
+    // The transformer form says how many GPUs ZeRO-3 needs on each.
+    let c = config("form=transformer&model=llama-3.1-8b&zero=3&batch=1&seq=2048");
+    let rows = devices(&c);
+    let h100 = rows.iter().find(|r| r.device.id == "h100-80gb").unwrap();
+    let mut on_h100 = c;
+    on_h100.device = Some(Device::Preset(h100.device));
+    assert_eq!(h100.gpus_needed, gpus_needed(&on_h100));
+    assert!(h100.gpus_needed.is_some());
+}
+
+#[test]
 fn the_sweep_runs_past_the_largest_batch_that_fits() {
     let c = config(
         "form=parameters&params=7B&precision=fp16&optimizer=none&batch=3&act_mb=1000&gpu_gb=40",
@@ -641,6 +681,24 @@ fn with_seq(config: &Config, seq: u64) -> Config {
 }
 
 proptest! {
+
+    /// The devices table is the estimate on each device: sorted by capacity,
+    /// one required memory on every row, and a device fits exactly when the
+    /// estimate on it does (so every larger device fits too).
+    #[test]
+    fn devices_are_the_estimate_on_each_device(c in any_config()) {
+        let rows = devices(&c);
+        prop_assert!(rows.windows(2).all(|w| w[0].device.bytes <= w[1].device.bytes));
+        for r in &rows {
+            let mut on = c;
+            on.device = Some(Device::Preset(r.device));
+            let e = estimate(&on);
+            prop_assert_eq!(r.required, e.required);
+            prop_assert_eq!(r.fits, e.fits == Some(true));
+            prop_assert_eq!(r.fits, r.spare() >= 0);
+            prop_assert_eq!(r.max_batch, e.max_batch.unwrap_or(0));
+        }
+    }
     #[test]
     fn activations_are_linear_in_batch_and_model_states_do_not_move(config in any_config(), factor in 1u64..64) {
         let one = estimate(&config.with_batch(1));
@@ -734,7 +792,7 @@ proptest! {
     #[test]
     fn the_largest_batch_that_fits_is_exact(config in any_config(), gb in 1u64..2_000) {
         let mut config = config;
-        config.device = Some(crate::presets::Device::Custom { hundredths_gb: gb * 100 });
+        config.device = Some(Device::Custom { hundredths_gb: gb * 100 });
         let max = estimate(&config).max_batch.unwrap_or(0);
         if max > 0 {
             prop_assert_eq!(estimate(&config.with_batch(max)).fits, Some(true));
@@ -754,7 +812,7 @@ proptest! {
     #[test]
     fn the_longest_sequence_that_fits_is_exact(config in any_config(), gb in 1u64..2_000) {
         let mut config = config;
-        config.device = Some(crate::presets::Device::Custom { hundredths_gb: gb * 100 });
+        config.device = Some(Device::Custom { hundredths_gb: gb * 100 });
         let Some(max) = max_seq(&config) else {
             let t = &config.transformer;
             prop_assert!(

@@ -1,0 +1,141 @@
+//! "Which GPUs fit": the current setup on every device preset (the core's
+//! `memory::devices`, the table `batchfit devices` prints), smallest first,
+//! each a button that picks that device. A closed `<details>` until opened:
+//! the table is computed only while it is open, so an edit with it closed
+//! costs nothing here.
+
+use batchfit_core::memory::{self, DeviceFit};
+use batchfit_core::presets::Device;
+use batchfit_core::query::Param;
+use batchfit_core::units::Units;
+use leptos::prelude::*;
+
+use crate::dom::{El, Ev, el, rx};
+use crate::i18n::{self, Lang};
+use crate::results::{gpus_in_all, preset_name, short};
+use crate::state::State;
+
+pub fn devices(state: State) -> El {
+    let lang = state.lang;
+    let open = RwSignal::new(false);
+    let details = el("details")
+        .class("devices")
+        .attr("data-testid", "devices")
+        .child(el("summary").bind_text(i18n::tr(lang, |w| w.devices_title)));
+    let node = details.node().clone();
+    details
+        .on(
+            Ev::Toggle,
+            Box::new(move |_| open.set(node.has_attribute("open"))),
+        )
+        .show(rx(move || open.get()), Box::new(move || vec![body(state)]))
+}
+
+/// The note and the table, rebuilt when the setup, the language or the units
+/// change (only while the section is open).
+fn body(state: State) -> El {
+    let lang = state.lang;
+    el("div")
+        .child(
+            el("p")
+                .class("legend")
+                .bind_text(i18n::tr(lang, |w| w.devices_note)),
+        )
+        .child(el("div").class("table-scroll").rebuild(
+            rx(move || {
+                let config = state.config.get();
+                let chosen = match config.device {
+                    Some(Device::Preset(preset)) => Some(preset.id),
+                    _ => None,
+                };
+                let rows: Vec<(DeviceFit, u64)> = memory::devices(&config)
+                    .into_iter()
+                    .map(|fit| {
+                        let gpus = fit.gpus_needed.map_or(0, |n| gpus_in_all(&config, n));
+                        (fit, gpus)
+                    })
+                    .collect();
+                (rows, chosen, lang.get(), config.units)
+            }),
+            Box::new(move |(rows, chosen, lang, units)| {
+                vec![table(state, rows, *chosen, *lang, *units)]
+            }),
+        ))
+}
+
+fn table(
+    state: State,
+    rows: &[(DeviceFit, u64)],
+    chosen: Option<&'static str>,
+    lang: Lang,
+    units: Units,
+) -> El {
+    let w = i18n::words(lang);
+    let head = [
+        w.devices_device,
+        w.devices_memory,
+        w.fits,
+        w.max_batch,
+        w.gpus_needed,
+        w.devices_spare,
+    ]
+    .map(|text| el("th").attr("scope", "col").text(text));
+    let body = rows.iter().map(|&(fit, gpus)| {
+        let id = fit.device.id;
+        let spare = fit.spare();
+        let spare = match u128::try_from(spare) {
+            Ok(bytes) => short(bytes, units),
+            Err(_) => format!(
+                "{} {}",
+                w.devices_short_by,
+                short(spare.unsigned_abs(), units)
+            ),
+        };
+        let tr = el("tr")
+            .attr("data-device", id)
+            .attr("data-fits", if fit.fits { "true" } else { "false" })
+            .class(if fit.fits { "fits" } else { "over" });
+        let tr = if chosen == Some(id) {
+            tr.attr("aria-current", "true")
+        } else {
+            tr
+        };
+        tr.child(
+            el("th").attr("scope", "row").child(
+                el("button")
+                    .attr("type", "button")
+                    .attr("title", w.devices_pick)
+                    .on(
+                        Ev::Click,
+                        Box::new(move |_| state.choose(Param::Gpu, id.to_owned())),
+                    )
+                    .text(&preset_name(lang, fit.device)),
+            ),
+        )
+        .child(el("td").text(&short(fit.device.bytes, units)))
+        .child(el("td").text(if fit.fits { "✓" } else { "✗" }))
+        .child(
+            el("td")
+                .attr("data-max-batch", &fit.max_batch.to_string())
+                .text(&if fit.max_batch == 0 {
+                    w.no_batch_fits.to_owned()
+                } else {
+                    i18n::group(lang, u128::from(fit.max_batch))
+                }),
+        )
+        .child(el("td").text(&if gpus == 0 {
+            "–".to_owned()
+        } else {
+            i18n::group(lang, u128::from(gpus))
+        }))
+        .child(
+            el("td")
+                .attr("data-bytes", &fit.spare().to_string())
+                .text(&spare),
+        )
+    });
+    el("table")
+        .attr("data-testid", "devices-table")
+        .child(el("thead").child(el("tr").children(head)))
+        .child(el("tbody").children(body))
+}
