@@ -7,6 +7,7 @@
 //! batchfit check QUERY [--gpu ID]
 //! batchfit devices QUERY [--json]
 //! batchfit compare QUERY_A QUERY_B [--json]
+//! batchfit compare 'QUERY_A&b.NAME=VALUE…' [--json]
 //! batchfit [check|devices] [QUERY] --deepspeed ds_config.json --training-args args.json --config config.json
 //! ```
 //!
@@ -29,7 +30,7 @@ mod report;
 
 const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL | batchfit presets [--json] | \
      batchfit check QUERY [--gpu ID] | batchfit devices QUERY [--json] | \
-     batchfit compare QUERY_A QUERY_B [--json]; \
+     batchfit compare QUERY_A QUERY_B | QUERY_WITH_B [--json]; \
      QUERY may be replaced or completed by --deepspeed FILE, --training-args FILE, --config FILE   (see docs/cli.md)";
 
 /// What the command line asks for.
@@ -115,10 +116,25 @@ fn main() -> ExitCode {
             })
         }
         Command::Compare => {
-            let [a, b] = args.queries.as_slice() else {
-                return usage_error("`compare` takes two query strings or URLs");
+            let (a, b) = match args.queries.as_slice() {
+                [a, b] => (config_from(a, None), config_from(b, None)),
+                // One address holding both setups, as the page shares them.
+                [both] => {
+                    let pair = query::parse_pair(both);
+                    let Some(b) = pair.b else {
+                        return usage_error(
+                            "`compare` takes two query strings or URLs, or one with `b.` parameters",
+                        );
+                    };
+                    (problems_or_config(pair.a), problems_or_config(b))
+                }
+                _ => {
+                    return usage_error(
+                        "`compare` takes two query strings or URLs, or one with `b.` parameters",
+                    );
+                }
             };
-            match (config_from(a, None), config_from(b, None)) {
+            match (a, b) {
                 (Ok(a), Ok(b)) => emit(&compare::report(&a, &b, args.json)),
                 (a, b) => {
                     let label = |which: &'static str, lines: Vec<String>| {
@@ -320,7 +336,18 @@ fn config_from(text: &str, gpu: Option<&str>) -> Result<Config, Vec<String>> {
             .collect::<Vec<_>>()
             .join("&"),
     };
-    let parsed = query::parse(&text);
+    let pair = query::parse_pair(&text);
+    if pair.b.is_some() {
+        return Err(vec![format!(
+            "the query holds a second setup (`{}` parameters): `batchfit compare QUERY` compares the two",
+            query::B_PREFIX
+        )]);
+    }
+    problems_or_config(pair.a)
+}
+
+/// The configuration, or every problem as a line.
+fn problems_or_config(parsed: query::Parsed) -> Result<Config, Vec<String>> {
     if parsed.problems.is_empty() {
         Ok(parsed.config)
     } else {

@@ -596,6 +596,38 @@ fn compare_names_which_query_is_wrong() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+#[test]
+fn one_address_with_a_second_setup_compares_the_two() {
+    let both = format!("{SHARDED}&b.batch=8&b.zero=2");
+    let bigger = SHARDED
+        .replace("batch=4", "batch=8")
+        .replace("zero=3", "zero=2");
+    assert_eq!(
+        json(&["compare", &both, "--json"]),
+        json(&["compare", SHARDED, &bigger, "--json"])
+    );
+    // A command that reads one setup says the address holds two, rather than
+    // answering for A alone.
+    for command in [
+        vec!["--json", both.as_str()],
+        vec!["check", both.as_str()],
+        vec!["devices", both.as_str()],
+    ] {
+        let out = batchfit(&command);
+        assert_eq!(out.status.code(), Some(2), "{command:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("second setup"), "{stderr}");
+    }
+    // B's problems are named as B's.
+    let out = batchfit(&["compare", &format!("{SHARDED}&b.batch=0")]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("QUERY_B: `batch` must be from 1"),
+        "{stderr}"
+    );
+}
+
 /// A checked-in sample (crates/batchfit-core/tests/data).
 fn sample(name: &str) -> String {
     format!(

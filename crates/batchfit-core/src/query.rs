@@ -352,7 +352,9 @@ pub fn parse(text: &str) -> Parsed {
     // most one problem, and they are reported in that order.
     let mut problems: Vec<Option<ParamError>> = Vec::new();
     let mut known: Vec<(usize, Param, String)> = Vec::new();
-    for (index, (raw_name, value)) in pairs(query_part(text)).enumerate() {
+    // Setup B's parameters are `parse_pair`'s.
+    let own = pairs(query_part(text)).filter(|(name, _)| !name.starts_with(B_PREFIX));
+    for (index, (raw_name, value)) in own.enumerate() {
         problems.push(match Param::from_name(&raw_name) {
             None => Some(ParamError::unknown(raw_name)),
             Some(name) if known.iter().any(|(_, n, _)| *n == name) => {
@@ -1076,6 +1078,9 @@ pub fn encode(text: &str) -> String {
     }
     out
 }
+
+mod pair;
+pub use pair::{B_PREFIX, Pair, parse_pair, to_query_pair};
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -895,3 +895,63 @@ fn every_parameter_names_its_bad_input() {
         }
     }
 }
+
+#[test]
+fn a_second_setup_is_its_differences_under_b() {
+    let a = parse("form=transformer&model=llama-3.1-8b&batch=4&seq=4096&gpu=h100-80gb").config;
+    let mut b = a;
+    b.transformer.recipe = crate::transformer::Recipe::Bf16;
+    b.transformer.zero = 3;
+    b.transformer.gpus = 8;
+    let query = to_query_pair(&a, &b);
+    assert_eq!(
+        query,
+        format!("{}&b.recipe=bf16&b.gpus=8&b.zero=3", to_query(&a))
+    );
+    let pair = parse_pair(&query);
+    assert_eq!(pair.a.problems, []);
+    assert_eq!(pair.a.config, a);
+    let back = pair.b.expect("a second setup");
+    assert_eq!((back.problems, back.config), (vec![], b));
+    // A alone reads as it always did: `parse` leaves the `b.` parameters to
+    // `parse_pair`, and an old link has no second setup.
+    assert_eq!(parse(&query), pair.a);
+    assert_eq!(parse_pair(&to_query(&a)).b, None);
+    // A parameter A writes and B does not is removed with an empty `b.`:
+    // B without a device.
+    let mut b = a;
+    b.device = None;
+    let query = to_query_pair(&a, &b);
+    assert!(query.ends_with("&b.gpu="), "{query}");
+    assert_eq!(parse_pair(&query).b.map(|p| p.config), Some(b));
+    // B's problems are its own, named without the prefix.
+    let pair = parse_pair("form=parameters&params=7B&b.params=lots");
+    assert_eq!(pair.a.problems, []);
+    let problems = pair.b.expect("a second setup").problems;
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].param(), Some(Param::Params));
+    // B's language and units are A's.
+    let a = parse("form=parameters&lang=es&units=binary").config;
+    let b = Config {
+        lang: Some(Lang::En),
+        ..a
+    };
+    assert_eq!(to_query_pair(&a, &b), to_query(&a));
+}
+
+proptest! {
+    /// Any two setups a page could hold survive the address: A exactly as
+    /// `to_query` alone writes it, B from A and its differences.
+    #[test]
+    fn two_setups_round_trip(a in any_config(), b in any_config()) {
+        let a = parse(&to_query(&a)).config;
+        let b = Config { lang: a.lang, units: a.units, ..parse(&to_query(&b)).config };
+        let query = to_query_pair(&a, &b);
+        let pair = parse_pair(&query);
+        prop_assert_eq!(&pair.a.problems, &vec![], "{}", query);
+        prop_assert_eq!(pair.a.config, a);
+        let back = pair.b.expect("a second setup");
+        prop_assert_eq!(&back.problems, &vec![], "{}", query);
+        prop_assert_eq!(back.config, b, "{}", query);
+    }
+}
