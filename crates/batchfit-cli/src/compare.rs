@@ -2,7 +2,7 @@
 
 use batchfit_core::fields::group_thousands;
 use batchfit_core::memory::{self, Estimate};
-use batchfit_core::query::{self, Config, Form, Param};
+use batchfit_core::query::{self, Config};
 use batchfit_core::units::Units;
 use serde::Serialize;
 
@@ -104,37 +104,14 @@ fn tenths_of_percent(a: u128, b: u128) -> Option<i128> {
     })
 }
 
-/// The parameters either configuration's form reads (and `form` itself),
-/// each written as [`query::values`] writes it, where the two differ.
+/// [`query::differing`], for JSON.
 fn differing(a: &Config, b: &Config) -> Vec<Parameter> {
-    let list = |form: Form| match form {
-        Form::Activations => query::ACTIVATIONS_PARAMETERS,
-        Form::Parameters => query::PARAMETERS_PARAMETERS,
-        Form::Transformer => query::TRANSFORMER_PARAMETERS,
-    };
-    let read: Vec<Param> = std::iter::once(Param::Form)
-        .chain(list(a.form).iter().copied())
-        .chain(list(b.form).iter().copied())
-        .chain(query::COMMON_PARAMETERS.iter().copied())
-        .collect();
-    let (va, vb) = (query::values(a), query::values(b));
-    let text = |values: &[(Param, String)], p: Param| {
-        values
-            .iter()
-            .find(|(q, _)| *q == p)
-            .map_or(String::new(), |(_, v)| v.clone())
-    };
-    Param::ALL
-        .iter()
-        .copied()
-        .filter(|p| read.contains(p))
-        .filter_map(|p| {
-            let (ta, tb) = (text(&va, p), text(&vb, p));
-            (ta != tb).then_some(Parameter {
-                name: p.name(),
-                a: ta,
-                b: tb,
-            })
+    query::differing(a, b)
+        .into_iter()
+        .map(|(p, a, b)| Parameter {
+            name: p.name(),
+            a,
+            b,
         })
         .collect()
 }

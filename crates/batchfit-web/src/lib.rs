@@ -16,6 +16,7 @@ use wasm_bindgen::prelude::Closure;
 
 mod canvas;
 mod charts;
+mod compare;
 pub mod crash;
 mod devices;
 mod dom;
@@ -165,16 +166,22 @@ pub(crate) fn dark_theme() -> ReadSignal<bool> {
 /// reactive owner (`leptos::mount::mount_to` makes one): the page's bindings
 /// live as long as that owner.
 pub fn app(parent: &web_sys::Element) {
-    let opened = query::parse(&location::current_query());
-    let lang = opened.config.lang.unwrap_or_else(browser_lang);
-    let state = State::new(&opened.config, lang);
-    let embed = opened.config.embed;
+    let opened = query::parse_pair(&location::current_query());
+    let lang = opened.a.config.lang.unwrap_or_else(browser_lang);
+    // An address with a setup B opens on B, the setup that was being changed.
+    let shown = opened.b.as_ref().map_or(&opened.a.config, |b| &b.config);
+    let state = State::new(shown, lang);
+    if opened.b.is_some() {
+        state.other.set(Some(opened.a.config));
+        state.editing_b.set(true);
+    }
+    let embed = opened.a.config.embed;
 
     // The outside world: rewrite the address bar as the user types, without a
     // history entry per keystroke; keep <html lang> right for screen readers,
     // and the <title> in the page's language.
     dom::bind(
-        rx(move || query::to_query(&state.config.get())),
+        rx(move || state.query(false)),
         Box::new(|query| location::replace_query(query.clone())),
     );
     location::write_when_leaving();
@@ -209,7 +216,7 @@ pub fn app(parent: &web_sys::Element) {
                 el("a")
                     .bind_attr(
                         "href",
-                        rx(move || Some(location::url_for(&state.config.get(), false))),
+                        rx(move || Some(location::url_for(&state.query(false)))),
                     )
                     .attr("target", "_blank")
                     .attr("rel", "noopener noreferrer")
@@ -242,7 +249,8 @@ pub fn app(parent: &web_sys::Element) {
     if !embed {
         let _ = parent.append_child(top_bar(state).node());
     }
-    if let Some(notice) = url_notice(opened.problems, state.lang) {
+    let b_problems = opened.b.map(|b| b.problems).unwrap_or_default();
+    if let Some(notice) = url_notice(opened.a.problems, b_problems, state.lang) {
         let _ = parent.append_child(notice.node());
     }
     let _ = parent.append_child(page.node());
@@ -349,11 +357,20 @@ fn top_bar(state: State) -> El {
 /// What was wrong with the URL the page was opened with, parameter by parameter.
 /// Values are never echoed (they may be huge or hostile); names are cut at 40
 /// characters and shown as text.
-fn url_notice(problems: Vec<ParamError>, lang: RwSignal<Lang>) -> Option<El> {
-    if problems.is_empty() {
+fn url_notice(a: Vec<ParamError>, b: Vec<ParamError>, lang: RwSignal<Lang>) -> Option<El> {
+    if a.is_empty() && b.is_empty() {
         return None;
     }
-    let names: Vec<&str> = problems.iter().map(|p| p.name.as_str()).collect();
+    // Setup B's parameters are named as the address writes them (`b.batch`).
+    let problems: Vec<(String, ParamError)> = a
+        .into_iter()
+        .map(|p| (p.name.as_str().to_owned(), p))
+        .chain(
+            b.into_iter()
+                .map(|p| (format!("{}{}", query::B_PREFIX, p.name.as_str()), p)),
+        )
+        .collect();
+    let names: Vec<&str> = problems.iter().map(|(name, _)| name.as_str()).collect();
     Some(
         el("div")
             .class("notice")
@@ -361,11 +378,11 @@ fn url_notice(problems: Vec<ParamError>, lang: RwSignal<Lang>) -> Option<El> {
             .attr("data-testid", "url-notice")
             .attr("data-params", &names.join(","))
             .child(el("p").bind_text(i18n::tr(lang, |w| w.url_notice)))
-            .child(el("ul").children(problems.into_iter().map(|p| {
-                let name = format!("“{}”", truncate(p.name.as_str()));
-                el("li")
-                    .attr("data-param", p.name.as_str())
-                    .bind_text(rx(move || messages::problem(lang.get(), &name, &p.problem)))
+            .child(el("ul").children(problems.into_iter().map(|(name, p)| {
+                let shown = format!("“{}”", truncate(&name));
+                el("li").attr("data-param", &name).bind_text(rx(move || {
+                    messages::problem(lang.get(), &shown, &p.problem)
+                }))
             }))),
     )
 }

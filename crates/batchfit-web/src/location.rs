@@ -12,7 +12,6 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use batchfit_core::query::{self, Config};
 use leptos::prelude::set_timeout;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
@@ -42,10 +41,8 @@ fn page_address() -> String {
 
 /// The address that opens the page in `config`'s state, as the compact widget
 /// (`embed`) or as the full calculator.
-pub fn url_for(config: &Config, embed: bool) -> String {
-    let mut config = *config;
-    config.embed = embed;
-    format!("{}?{}", page_address(), query::to_query(&config))
+pub fn url_for(query: &str) -> String {
+    format!("{}?{query}", page_address())
 }
 
 /// Schedules the address bar to show `query` (see the module's note). A relative

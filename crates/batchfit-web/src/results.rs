@@ -434,6 +434,7 @@ pub fn results(state: State) -> El {
             rx(move || state.what_ifs.with(|options| !options.is_empty())),
             Box::new(move || vec![what_ifs(state)]),
         )
+        .child(crate::compare::compare(state))
         .child(crate::devices::devices(state))
 }
 
@@ -1010,7 +1011,7 @@ fn what_ifs(state: State) -> El {
 }
 
 /// The change in words, with the value it changes to.
-fn change_label(lang: Lang, option: &WhatIf) -> String {
+pub fn change_label(lang: Lang, option: &WhatIf) -> String {
     let w = i18n::words(lang);
     match option.change {
         Change::HalfBatch => format!("{} ({})", w.half_batch, option.config.batch()),

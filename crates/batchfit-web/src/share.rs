@@ -140,7 +140,7 @@ pub fn share(state: State) -> El {
                     Box::new(move |_| {
                         copy(
                             "copy-link",
-                            location::url_for(&state.config.get_untracked(), false),
+                            location::url_for(&untrack(|| state.query(false))),
                         )
                     }),
                 ))
@@ -166,7 +166,7 @@ pub fn share(state: State) -> El {
                     Box::new(move |_| {
                         let text = embed_snippet(
                             lang.get_untracked(),
-                            &location::url_for(&state.config.get_untracked(), true),
+                            &location::url_for(&untrack(|| state.query(true))),
                         );
                         snippet.set(Some(text.clone()));
                         copy("embed", text);

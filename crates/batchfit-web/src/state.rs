@@ -52,6 +52,10 @@ pub struct State {
     pub gpus_needed: Memo<Option<u64>>,
     /// The longest sequence (inference: context) that fits at the batch.
     pub max_seq: Memo<Option<u64>>,
+    /// "Compare with…": the setup the form does not show, if any.
+    pub other: RwSignal<Option<Config>>,
+    /// Whether the form shows setup B (then `other` is A).
+    pub editing_b: RwSignal<bool>,
 }
 
 impl State {
@@ -99,10 +103,87 @@ impl State {
             what_ifs,
             gpus_needed,
             max_seq,
+            other: RwSignal::new(None),
+            editing_b: RwSignal::new(false),
         };
         state.load(opened);
         state.commit();
         state
+    }
+
+    /// The address of the current state: one setup, or A and B
+    /// (`query::to_query_pair`).
+    pub fn query(&self, embed: bool) -> String {
+        let mut shown = self.config.get();
+        shown.embed = embed;
+        match self.other.get() {
+            None => query::to_query(&shown),
+            Some(other) if self.editing_b.get() => {
+                query::to_query_pair(&Config { embed, ..other }, &shown)
+            }
+            Some(other) => query::to_query_pair(&shown, &other),
+        }
+    }
+
+    /// Setups A and B, when comparing (reactive).
+    pub fn pair(&self) -> Option<(Config, Config)> {
+        let shown = self.config.get();
+        // The language and the units are the page's: the other setup takes
+        // the current ones.
+        let other = Config {
+            lang: shown.lang,
+            units: shown.units,
+            ..self.other.get()?
+        };
+        Some(if self.editing_b.get() {
+            (other, shown)
+        } else {
+            (shown, other)
+        })
+    }
+
+    /// Starts comparing: B begins as a copy of the current setup, or as
+    /// `b` (a one-click comparison), and the form shows B.
+    pub fn compare_with(&self, b: Option<Config>) {
+        let a = self.config.get_untracked();
+        self.other.set(Some(a));
+        self.editing_b.set(true);
+        if let Some(b) = b {
+            self.show(&b);
+        }
+    }
+
+    /// Makes `b` setup B (a one-click comparison), wherever the form is.
+    pub fn set_b(&self, b: Config) {
+        if self.editing_b.get_untracked() {
+            self.show(&b);
+        } else {
+            self.other.set(Some(b));
+        }
+    }
+
+    /// The form shows the other setup; the one it showed is kept.
+    pub fn switch_setup(&self) {
+        let Some(other) = self.other.get_untracked() else {
+            return;
+        };
+        self.other.set(Some(self.config.get_untracked()));
+        self.editing_b.update(|b| *b = !*b);
+        self.show(&other);
+    }
+
+    /// Stops comparing, keeping the setup the form shows.
+    pub fn stop_comparing(&self) {
+        self.other.set(None);
+        self.editing_b.set(false);
+    }
+
+    /// Fills the form with `config` (its form included) and commits it.
+    fn show(&self, config: &Config) {
+        self.form.set(config.form);
+        self.load(config);
+        self.import_rejected.maybe_update(std::mem::take);
+        self.commit();
     }
 
     /// True while some field is invalid or a pasted config.json was rejected

@@ -504,3 +504,119 @@ async fn the_devices_table_is_the_cores_and_a_click_picks_a_device() {
         Some("h100-80gb")
     );
 }
+
+/// Waits `ms` milliseconds (the address is rewritten on a timer).
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .expect("a window")
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .expect("setTimeout");
+    });
+    wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .expect("the timer fires");
+}
+
+fn address() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default()
+}
+
+/// "Compare with…": an address with a setup B opens on B beside A, each
+/// number the core's; the form switches between them and the address keeps
+/// both; stopping keeps the setup shown.
+#[wasm_bindgen_test]
+async fn two_setups_side_by_side_from_the_address_and_back() {
+    use batchfit_core::{memory, query};
+    let a_query = "form=transformer&model=llama-3.1-8b&batch=4&seq=4096&gpu=h100-80gb";
+    let both = format!("{a_query}&b.batch=1&b.zero=3&b.gpus=8");
+    let pair = query::parse_pair(&both);
+    let (a, b) = (pair.a.config, pair.b.expect("a setup B").config);
+    let (host, _app) = mount_with(&both);
+    settle().await;
+    let input = |name: &str| {
+        find(&host, &format!("input[name=\"{name}\"]"))
+            .unchecked_into::<HtmlInputElement>()
+            .value()
+    };
+    assert_eq!(input("batch"), "1");
+    let cell = |row: &str, side: &str| {
+        find(
+            &host,
+            &format!("[data-testid=\"compare-table\"] tr[data-row=\"{row}\"] [data-{side}]"),
+        )
+        .get_attribute(&format!("data-{side}"))
+        .unwrap_or_default()
+    };
+    let (ea, eb) = (memory::estimate(&a), memory::estimate(&b));
+    assert_eq!(cell("required", "a"), ea.required.to_string());
+    assert_eq!(cell("required", "b"), eb.required.to_string());
+    assert_eq!(cell("weights", "b"), eb.weights.to_string());
+    assert_ne!(ea.weights, eb.weights);
+    let row = find(
+        &host,
+        "[data-testid=\"compare-table\"] tr[data-row=\"weights\"]",
+    );
+    assert!(row.class_list().contains("differs"));
+    let differs = find(&host, "[data-testid=\"compare-differs\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(
+        differs.contains("batch 4 → 1") && differs.contains("zero 0 → 3"),
+        "{differs}"
+    );
+    // The result card above is B's.
+    assert_eq!(bytes(&host, "required"), eb.required.to_string());
+    // Switch: the form shows A, the address still holds both.
+    find(&host, "[data-testid=\"compare-switch\"]")
+        .unchecked_into::<HtmlElement>()
+        .click();
+    settle().await;
+    assert_eq!(input("batch"), "4");
+    assert_eq!(bytes(&host, "required"), ea.required.to_string());
+    assert_eq!(cell("required", "b"), eb.required.to_string());
+    sleep(400).await;
+    assert_eq!(query::parse_pair(&address()).b.map(|p| p.config), Some(b));
+    // Stop: one setup (A, shown) and an address without `b.`.
+    find(&host, "[data-testid=\"compare-stop\"]")
+        .unchecked_into::<HtmlElement>()
+        .click();
+    settle().await;
+    assert!(all(&host, "[data-testid=\"compare-table\"]").is_empty());
+    sleep(400).await;
+    assert!(!address().contains("b."), "{}", address());
+    // Start again: B is a copy of A, then one click makes it A in pure BF16...
+    find(&host, "[data-testid=\"compare-start\"]")
+        .unchecked_into::<HtmlElement>()
+        .click();
+    settle().await;
+    assert_eq!(cell("required", "a"), cell("required", "b"));
+    let one_click = all(&host, ".compare-presets button");
+    assert!(!one_click.is_empty());
+    let first = &one_click[0];
+    let change = first.get_attribute("data-change").unwrap_or_default();
+    first.clone().unchecked_into::<HtmlElement>().click();
+    settle().await;
+    let expected = memory::what_ifs(&a)
+        .into_iter()
+        .find(|w| w.change.name() == change)
+        .expect("the change offered");
+    assert_eq!(
+        cell("required", "b"),
+        expected.estimate.required.to_string()
+    );
+}
+
+/// A problem in setup B's parameters is named as the address writes it.
+#[wasm_bindgen_test]
+async fn a_problem_in_setup_b_is_named_with_its_prefix() {
+    let (host, _app) = mount_with("form=parameters&params=7B&b.params=lots");
+    settle().await;
+    let notice = find(&host, "[data-testid=\"url-notice\"]");
+    assert_eq!(
+        notice.get_attribute("data-params").as_deref(),
+        Some("b.params")
+    );
+}

@@ -9,7 +9,10 @@
 //! language and the units belong to the page, not to a setup:
 //! [`to_query_pair`] writes B with A's.
 
-use super::{Config, Parsed, encode, pairs, parse, query_part, to_query};
+use super::{
+    COMMON_PARAMETERS, Config, Param, Parsed, encode, form_parameters, pairs, parse, query_part,
+    to_query, values,
+};
 
 /// What marks a parameter of setup B.
 pub const B_PREFIX: &str = "b.";
@@ -92,4 +95,34 @@ pub fn to_query_pair(a: &Config, b: &Config) -> String {
         }
     }
     out
+}
+
+/// The parameters either setup's form reads (and `form` itself), each with
+/// its text in A and in B as [`values`] writes it, where the two differ, in
+/// [`Param::ALL`]'s order: what the page's comparison and `batchfit compare`
+/// list as "differs in". The page's language and units are left out only by
+/// callers that share them.
+pub fn differing(a: &Config, b: &Config) -> Vec<(Param, String, String)> {
+    let read = |p: &Param| {
+        *p == Param::Form
+            || form_parameters(a.form).contains(p)
+            || form_parameters(b.form).contains(p)
+            || COMMON_PARAMETERS.contains(p)
+    };
+    let (va, vb) = (values(a), values(b));
+    let text = |values: &[(Param, String)], p: Param| {
+        values
+            .iter()
+            .find(|(q, _)| *q == p)
+            .map_or(String::new(), |(_, v)| v.clone())
+    };
+    Param::ALL
+        .iter()
+        .copied()
+        .filter(read)
+        .filter_map(|p| {
+            let (ta, tb) = (text(&va, p), text(&vb, p));
+            (ta != tb).then_some((p, ta, tb))
+        })
+        .collect()
 }

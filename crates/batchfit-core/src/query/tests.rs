@@ -900,7 +900,7 @@ fn every_parameter_names_its_bad_input() {
 fn a_second_setup_is_its_differences_under_b() {
     let a = parse("form=transformer&model=llama-3.1-8b&batch=4&seq=4096&gpu=h100-80gb").config;
     let mut b = a;
-    b.transformer.recipe = crate::transformer::Recipe::Bf16;
+    b.transformer.recipe = Recipe::Bf16;
     b.transformer.zero = 3;
     b.transformer.gpus = 8;
     let query = to_query_pair(&a, &b);
