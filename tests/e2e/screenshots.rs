@@ -4,7 +4,7 @@
 
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
 
-const FORMS: [(&str, &str); 3] = [
+const FORMS: [(&str, &str); 4] = [
     (
         "activations",
         "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10&gpu=a100-80gb",
@@ -16,6 +16,11 @@ const FORMS: [(&str, &str); 3] = [
     (
         "transformer",
         "form=transformer&model=llama-3.1-8b&batch=8&seq=4096&gpu=h100-80gb",
+    ),
+    // Two setups (B with ZeRO-3 over 8 GPUs), with "Which GPUs fit" opened.
+    (
+        "compare",
+        "form=transformer&model=llama-3.1-8b&batch=8&seq=4096&gpu=h100-80gb&b.zero=3&b.gpus=8",
     ),
 ];
 
@@ -31,6 +36,12 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                         .open(&server.url(&format!("/?{q}&lang={lang}")))
                         .await;
                     browser.testid("required").await;
+                    if name == "compare" {
+                        browser
+                            .js("const d = document.querySelector('details.devices'); d.open = true; \
+                                 return new Promise(r => setTimeout(() => r(d.querySelectorAll('tr').length), 50))")
+                            .await;
+                    }
                     // Saved first, so that a failing layout can be looked at.
                     let theme = if dark { "dark" } else { "light" };
                     browser
@@ -54,7 +65,7 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                         // every column without scrolling (the Total column was cut
                         // off in Spanish).
                         let hidden = browser
-                            .js("const box = document.querySelector('.table-scroll');                                  return box.scrollWidth - box.clientWidth")
+                            .js("const box = document.querySelector('.sweep .table-scroll');                                  return box.scrollWidth - box.clientWidth")
                             .await;
                         assert!(
                             hidden.as_f64().is_some_and(|px| px <= 1.0),

@@ -127,6 +127,13 @@ fn rows(w: &Words, (a, ea): (&Config, &Estimate), (b, eb): (&Config, &Estimate))
             bytes: false,
         },
         Row {
+            label: w.job_gpus,
+            key: "job_gpus",
+            a: u128::from(gpus_in_all(a, a.transformer.gpus)),
+            b: u128::from(gpus_in_all(b, b.transformer.gpus)),
+            bytes: false,
+        },
+        Row {
             label: w.gpus_needed,
             key: "gpus_needed",
             a: gpus(a),

@@ -207,7 +207,7 @@ pub fn app(parent: &web_sys::Element) {
         .child(
             el("h2")
                 .attr("id", "results-title")
-                .bind_text(tr(|w| w.results_title)),
+                .bind_text(titled(state, |w| w.results_title)),
         )
         .child(results::results(state));
     let results = if embed {
@@ -240,7 +240,7 @@ pub fn app(parent: &web_sys::Element) {
                         .child(
                             el("h2")
                                 .attr("id", "inputs-title")
-                                .bind_text(tr(|w| w.inputs_title)),
+                                .bind_text(titled(state, |w| w.inputs_title)),
                         )
                         .child(forms::inputs(state)),
                 )
@@ -263,6 +263,18 @@ pub fn app(parent: &web_sys::Element) {
 /// task of their own after the one that puts the first estimate in the DOM
 /// (and replaces the shell): they are below the fold, and the answer need
 /// not wait for them. They belong to the page's owner like the rest.
+/// A section's title, with the setup it shows while comparing ("Inputs · B").
+fn titled(state: State, pick: fn(&i18n::Words) -> &'static str) -> dom::Rx<String> {
+    rx(move || {
+        let title = pick(i18n::words(state.lang.get()));
+        match state.other.with(Option::is_some) {
+            false => title.to_owned(),
+            true if state.editing_b.get() => format!("{title} · B"),
+            true => format!("{title} · A"),
+        }
+    })
+}
+
 fn below_the_fold(state: State, page: El) {
     let owner = Owner::current().unwrap_or_default();
     set_timeout(
