@@ -4,7 +4,7 @@
 //! batchfit [--json] 'form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16'
 //! batchfit [--json] 'https://…/batchfit/?form=transformer&model=llama-3.1-8b&gpu=h100-80gb'
 //! batchfit presets [--json]
-//! batchfit check QUERY [--gpu ID]
+//! batchfit check QUERY [--gpu ID] [--strict]
 //! batchfit devices QUERY [--json]
 //! batchfit compare QUERY_A QUERY_B [--json]
 //! batchfit compare 'QUERY_A&b.NAME=VALUE…' [--json]
@@ -13,8 +13,9 @@
 //!
 //! The argument is the page's URL query string (or a whole URL); the format is
 //! documented in docs/url-parameters.md, the commands in docs/cli.md. Exit
-//! codes: 0 ok (for `check`: it fits), 1 (`check` only) it does not fit, 2 bad
-//! input.
+//! codes: 0 ok (for `check`: it fits; with `--strict`, even at the
+//! validation range's pessimistic end), 1 (`check` only) it does not fit, 2
+//! bad input.
 
 use std::process::ExitCode;
 
@@ -29,7 +30,7 @@ mod devices;
 mod report;
 
 const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL | batchfit presets [--json] | \
-     batchfit check QUERY [--gpu ID] | batchfit devices QUERY [--json] | \
+     batchfit check QUERY [--gpu ID] [--strict] | batchfit devices QUERY [--json] | \
      batchfit compare QUERY_A QUERY_B | QUERY_WITH_B [--json]; \
      QUERY may be replaced or completed by --deepspeed FILE, --training-args FILE, --config FILE   (see docs/cli.md)";
 
@@ -47,6 +48,8 @@ struct Args {
     command: Command,
     json: bool,
     gpu: Option<String>,
+    /// `check`: fit at the validation range's pessimistic end.
+    strict: bool,
     queries: Vec<String>,
     files: FileArgs,
 }
@@ -96,7 +99,7 @@ fn main() -> ExitCode {
                 query_text,
                 args.gpu.as_deref(),
                 &args.files,
-                |config| match check::verdict(config) {
+                |config| match check::verdict(config, args.strict) {
                     // A report that could not be written is no answer: 2, not 1.
                     Ok((fits, line)) => match (written(&line), fits) {
                         (false, _) => ExitCode::from(2),
@@ -154,6 +157,7 @@ fn main() -> ExitCode {
 /// argument naming a subcommand selects it; anything else is a query.
 fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
     let mut json = false;
+    let mut strict = false;
     let mut gpu = None;
     let mut files = FileArgs::default();
     let mut positional = Vec::new();
@@ -161,6 +165,7 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--json" => json = true,
+            "--strict" => strict = true,
             "-h" | "--help" => return Ok(None),
             "--gpu" => gpu = Some(args.next().ok_or("--gpu needs a device id")?),
             "--deepspeed" => files.deepspeed = Some(args.next().ok_or("--deepspeed needs a file")?),
@@ -194,12 +199,14 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
         }
         Command::Check => {}
         _ if gpu.is_some() => return Err("--gpu belongs to `check`".into()),
+        _ if strict => return Err("--strict belongs to `check`".into()),
         _ => {}
     }
     Ok(Some(Args {
         command,
         json,
         gpu,
+        strict,
         queries: positional,
         files,
     }))

@@ -1,6 +1,7 @@
 //! The ways the CLI prints: text for people, JSON for scripts. Every number comes
 //! from batchfit-core; this module only lays them out.
 
+use batchfit_core::confidence::{self, Basis, Fit, Range, Reading, Verdict};
 use batchfit_core::fields::{format_hundredths, group_thousands};
 use batchfit_core::memory::{self, AtPeak, Change, Estimate, Phase, SweepRow};
 use batchfit_core::presets::{self, Device};
@@ -67,6 +68,191 @@ struct Report {
     what_ifs: Vec<WhatIfRow>,
     /// The step, point by point: its largest `total` is `peak_allocated`.
     timeline: Vec<TimelineRow>,
+    /// What runs like this one measured in validation (transformer form only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    confidence: Option<ConfidenceRow>,
+}
+
+/// `batchfit_core::confidence` for one configuration.
+#[derive(Serialize)]
+struct ConfidenceRow {
+    /// One per reading with a range.
+    ranges: Vec<RangeRow>,
+    /// The ends as memory required, and with a device the verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fit: Option<FitRow>,
+}
+
+#[derive(Serialize)]
+struct RangeRow {
+    reading: &'static str,
+    /// (measured − predicted) / predicted, in hundredths of a percent.
+    low_basis_points: i32,
+    high_basis_points: i32,
+    estimate: u128,
+    low: u128,
+    high: u128,
+    rows: u32,
+    sources: u32,
+    /// `profile`: the configuration's profile's own rows; `pooled`: every
+    /// profile's, the profile's own (`profile_rows`, `profile_sources`) too few.
+    basis: &'static str,
+    profile: &'static str,
+    profile_rows: u32,
+    profile_sources: u32,
+}
+
+#[derive(Serialize)]
+struct FitRow {
+    /// The reading whose range the ends come from.
+    reading: &'static str,
+    optimistic_required: u128,
+    pessimistic_required: u128,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<&'static str>,
+}
+
+impl From<&Range> for RangeRow {
+    fn from(r: &Range) -> Self {
+        let (basis, profile, profile_rows, profile_sources) = match r.basis {
+            Basis::Profile(p) => ("profile", p, r.rows, r.sources),
+            Basis::Pooled {
+                profile,
+                rows,
+                sources,
+            } => ("pooled", profile, rows, sources),
+        };
+        Self {
+            reading: r.reading.name(),
+            low_basis_points: r.bounds.low,
+            high_basis_points: r.bounds.high,
+            estimate: r.estimate,
+            low: r.low,
+            high: r.high,
+            rows: r.rows,
+            sources: r.sources,
+            basis,
+            profile: profile.name(),
+            profile_rows,
+            profile_sources,
+        }
+    }
+}
+
+fn confidence_row(config: &Config, e: &Estimate) -> Option<ConfidenceRow> {
+    if config.form != Form::Transformer {
+        return None;
+    }
+    Some(ConfidenceRow {
+        ranges: Reading::ALL
+            .iter()
+            .filter_map(|&r| confidence::range(config, e, r))
+            .map(|r| RangeRow::from(&r))
+            .collect(),
+        fit: confidence::fit(config, e).map(|fit| FitRow {
+            reading: fit.range.reading.name(),
+            optimistic_required: fit.optimistic,
+            pessimistic_required: fit.pessimistic,
+            verdict: e.device_bytes.map(|d| fit.verdict(d).name()),
+        }),
+    })
+}
+
+/// The verdict in words.
+pub fn verdict_words(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Fits => "fits even at the pessimistic end",
+        Verdict::FitsOnlyOptimistic => "fits only at the optimistic end",
+        Verdict::DoesNotFit => "does not fit, not even at the optimistic end",
+    }
+}
+
+/// "required 53.18 GB … 74.27 GB (reserved range)": a fit's ends.
+pub fn fit_ends(fit: &Fit, units: Units) -> String {
+    format!(
+        "required {} … {} ({} range)",
+        size(fit.optimistic, units),
+        size(fit.pessimistic, units),
+        reading_label(fit.range.reading)
+    )
+}
+
+fn reading_label(reading: Reading) -> &'static str {
+    match reading {
+        Reading::Allocated => "peak allocated",
+        Reading::Reserved => "peak reserved",
+        Reading::NvidiaSmi => "nvidia-smi",
+    }
+}
+
+/// Basis points as a signed percentage to a tenth, rounded outwards: down
+/// for a low end, up for a high end.
+fn tenths(basis_points: i32, up: bool) -> String {
+    let tenths = if up {
+        -(-basis_points).div_euclid(10)
+    } else {
+        basis_points.div_euclid(10)
+    };
+    let sign = if tenths < 0 { '-' } else { '+' };
+    let abs = tenths.unsigned_abs();
+    format!("{sign}{}.{} %", abs / 10, abs % 10)
+}
+
+/// The text report's validation block: each reading's range, or why it has none.
+fn confidence_text(out: &mut String, config: &Config, e: &Estimate) {
+    if config.form != Form::Transformer {
+        return;
+    }
+    out.push_str(&format!(
+        "\nIn validation, runs like this one measured (between the {}th and {}th percentile, \
+         each source weighted equally; docs/accuracy.md):\n",
+        confidence::LOW_PERCENTILE,
+        confidence::HIGH_PERCENTILE
+    ));
+    let units = config.units;
+    let profile = config.transformer.framework;
+    for &reading in Reading::ALL {
+        let label = reading_label(reading);
+        let Some(r) = confidence::range(config, e, reading) else {
+            let counts = confidence::cell(reading, None)
+                .map_or("no validation row".to_owned(), |c| {
+                    format!("{} of {}", count(c.rows, "row"), count(c.sources, "source"))
+                });
+            out.push_str(&format!(
+                "  {label:<16}no range: {counts}, fewer than {} or {}\n",
+                count(confidence::MIN_ROWS, "row"),
+                count(confidence::MIN_SOURCES, "source"),
+            ));
+            continue;
+        };
+        let whose = match r.basis {
+            Basis::Profile(p) => format!("profile {}", p.name()),
+            Basis::Pooled { rows, sources, .. } => format!(
+                "every profile: {}'s own {} of {} are too few",
+                profile.name(),
+                count(rows, "row"),
+                count(sources, "source")
+            ),
+        };
+        out.push_str(&format!(
+            "  {label:<16}{} … {} of the estimate: {} … {} ({}, {}, {whose})\n",
+            tenths(r.bounds.low, false),
+            tenths(r.bounds.high, true),
+            size(r.low, units),
+            size(r.high, units),
+            count(r.rows, "row"),
+            count(r.sources, "source"),
+        ));
+    }
+}
+
+/// "1 row", "9 rows".
+fn count(n: u32, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 #[derive(Serialize)]
@@ -218,6 +404,7 @@ pub fn json(config: &Config) -> String {
                 total: p.bytes.sum(),
             })
             .collect(),
+        confidence: confidence_row(config, &e),
     };
     serde_json::to_string_pretty(&report)
         .expect("a struct of strings, integers and booleans serializes")
@@ -508,6 +695,7 @@ pub fn text(config: &Config) -> String {
     if e.cpu_memory > 0 {
         line(&mut out, "CPU memory (offload)", e.cpu_memory, units);
     }
+    confidence_text(&mut out, config, &e);
     if let (Some(device), Some(bytes), Some(fits), Some(max_batch)) =
         (config.device, e.device_bytes, e.fits, e.max_batch)
     {
@@ -522,6 +710,13 @@ pub fn text(config: &Config) -> String {
                 max_batch.to_string()
             },
         ));
+        if let Some(fit) = confidence::fit(config, &e) {
+            out.push_str(&format!(
+                "In validation: {}, {}.\n",
+                verdict_words(fit.verdict(bytes)),
+                fit_ends(&fit, units)
+            ));
+        }
         if let Some(seq) = memory::max_seq(config) {
             let what =
                 if config.form == Form::Transformer && config.transformer.mode == Mode::Inference {

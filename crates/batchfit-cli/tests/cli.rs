@@ -339,8 +339,8 @@ fn check_exits_0_when_it_fits_with_one_line() {
     let out = batchfit(&["check", SHARDED]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "fits: needs 53.18 GB of 85.52 GB (NVIDIA H100 80GB SXM); largest batch 7\n"
+        estimate_part(&String::from_utf8_lossy(&out.stdout)),
+        "fits: needs 53.18 GB of 85.52 GB (NVIDIA H100 80GB SXM); largest batch 7"
     );
     assert!(out.stderr.is_empty());
     // The line's numbers are the estimate's.
@@ -373,7 +373,11 @@ fn check_exits_1_when_it_does_not_fit_and_gpu_overrides_the_query() {
     ] {
         let out = batchfit(&args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
-        assert_eq!(String::from_utf8_lossy(&out.stdout), line, "{args:?}");
+        assert_eq!(
+            estimate_part(&String::from_utf8_lossy(&out.stdout)),
+            line.trim_end(),
+            "{args:?}"
+        );
     }
     // Without --gpu a custom capacity is checked as given.
     let custom = SHARDED.replace("gpu=h100-80gb", "gpu_gb=53.17");
@@ -383,6 +387,170 @@ fn check_exits_1_when_it_does_not_fit_and_gpu_overrides_the_query() {
         String::from_utf8_lossy(&out.stdout).contains("of 53.17 GB (53.17 GB device)"),
         "{out:?}"
     );
+}
+
+/// `check`'s one line up to the validation range: the estimate's answer.
+/// The range follows as `; in validation …` (tested below).
+fn estimate_part(stdout: &str) -> &str {
+    let line = stdout.strip_suffix('\n').expect("one line");
+    assert!(!line.contains('\n'), "{stdout}");
+    line.split_once("; in validation ")
+        .map_or(line, |(before, _)| before)
+}
+
+/// A query without a device, on a custom capacity of `bytes` rounded to a
+/// hundredth of a GB, up or down.
+fn on_capacity(query: &str, bytes: u64, up: bool) -> String {
+    let hundredths = gb_hundredths(bytes, up);
+    format!(
+        "{query}&gpu_gb={}.{:02}",
+        hundredths / 100,
+        hundredths % 100
+    )
+}
+
+#[test]
+fn check_prints_the_validation_range_and_strict_needs_its_pessimistic_end() {
+    let query = SHARDED.replace("&gpu=h100-80gb", "");
+    let report = json(&["--json", &query]);
+    let fit = &report["confidence"]["fit"];
+    let (optimistic, pessimistic, required) = (
+        fit["optimistic_required"].as_u64().expect("bytes"),
+        fit["pessimistic_required"].as_u64().expect("bytes"),
+        report["required"].as_u64().expect("bytes"),
+    );
+    // The ends hold the estimate; without a device there is no verdict.
+    assert!(optimistic <= required && required <= pessimistic, "{fit}");
+    assert!(fit.get("verdict").is_none(), "{fit}");
+    let range = format!(
+        "required {} … {} ({} range)",
+        gb(optimistic),
+        gb(pessimistic),
+        match fit["reading"].as_str().expect("a reading") {
+            "allocated" => "peak allocated",
+            "reserved" => "peak reserved",
+            _ => "nvidia-smi",
+        }
+    );
+    let run = |capacity: String, strict: bool| {
+        let mut args = vec!["check", capacity.as_str()];
+        if strict {
+            args.push("--strict");
+        }
+        let out = batchfit(&args);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code(), stdout)
+    };
+    // Even the pessimistic end fits: 0 either way.
+    for strict in [false, true] {
+        let (code, line) = run(on_capacity(&query, pessimistic, true), strict);
+        assert_eq!(code, Some(0), "{line}");
+        assert!(line.starts_with("fits: "), "{line}");
+        assert!(
+            line.ends_with(&format!(
+                "; in validation fits even at the pessimistic end, {range}\n"
+            )),
+            "{line}"
+        );
+    }
+    // The estimate fits, the pessimistic end does not: 0, but 1 with --strict.
+    let between = on_capacity(&query, required, true);
+    if gb_hundredths(required, true) * 10_000_000 < pessimistic {
+        let (code, line) = run(between.clone(), false);
+        assert_eq!(code, Some(0), "{line}");
+        assert!(
+            line.starts_with("fits: ")
+                && line.contains("; in validation fits only at the optimistic end, "),
+            "{line}"
+        );
+        let (code, line) = run(between, true);
+        assert_eq!(code, Some(1), "{line}");
+        assert!(
+            line.starts_with("fits only at the optimistic end: "),
+            "{line}"
+        );
+    }
+    // Not even the optimistic end fits: 1 either way.
+    for strict in [false, true] {
+        let (code, line) = run(on_capacity(&query, optimistic - 10_000_000, false), strict);
+        assert_eq!(code, Some(1), "{line}");
+        assert!(line.starts_with("does not fit: "), "{line}");
+        assert!(
+            line.contains("; in validation does not fit, not even at the optimistic end, "),
+            "{line}"
+        );
+    }
+    // --strict is `check`'s only.
+    let out = batchfit(&["--strict", SHARDED]);
+    assert_eq!(out.status.code(), Some(2));
+    // The napkin forms have no validation rows: the line is the estimate's.
+    let (code, line) = run("form=parameters&params=1B&gpu=h100-80gb".to_owned(), true);
+    assert_eq!(code, Some(0), "{line}");
+    assert!(!line.contains("in validation"), "{line}");
+}
+
+/// Bytes in hundredths of a GB, rounded up or down.
+fn gb_hundredths(bytes: u64, up: bool) -> u64 {
+    if up {
+        bytes.div_ceil(10_000_000)
+    } else {
+        bytes / 10_000_000
+    }
+}
+
+/// Bytes as the CLI prints GB.
+fn gb(bytes: u64) -> String {
+    batchfit_core::units::format_bytes(u128::from(bytes), batchfit_core::units::Units::Decimal)
+}
+
+#[test]
+fn the_report_gives_each_readings_validation_range() {
+    let report = json(&["--json", SHARDED]);
+    let ranges = report["confidence"]["ranges"].as_array().expect("ranges");
+    assert!(!ranges.is_empty(), "{report}");
+    for r in ranges {
+        let reading = r["reading"].as_str().expect("a reading");
+        let field = match reading {
+            "allocated" => "peak_allocated",
+            "reserved" => "peak_reserved",
+            _ => "nvidia_smi",
+        };
+        assert_eq!(r["estimate"], report[field], "{r}");
+        let (low, high) = (
+            r["low_basis_points"].as_i64().expect("bp"),
+            r["high_basis_points"].as_i64().expect("bp"),
+        );
+        assert!(low <= high, "{r}");
+        let estimate = r["estimate"].as_u64().expect("bytes");
+        let end = |bp: i64| (i128::from(estimate) * i128::from(10_000 + bp)) as f64 / 10_000.0;
+        assert!(
+            (r["low"].as_u64().expect("bytes") as f64 - end(low)).abs() <= 1.0,
+            "{r}"
+        );
+        assert!(
+            (r["high"].as_u64().expect("bytes") as f64 - end(high)).abs() <= 1.0,
+            "{r}"
+        );
+        assert!(r["rows"].as_u64() >= r["sources"].as_u64(), "{r}");
+        assert_eq!(r["profile"], "custom", "{r}");
+    }
+    assert!(report["confidence"]["fit"]["verdict"].as_str().is_some());
+    // The text report prints a line per reading.
+    let text = String::from_utf8(batchfit(&[SHARDED]).stdout).expect("utf-8");
+    assert!(
+        text.contains("In validation, runs like this one measured"),
+        "{text}"
+    );
+    for label in [
+        "  peak allocated  ",
+        "  peak reserved   ",
+        "  nvidia-smi      ",
+    ] {
+        assert!(text.contains(label), "{text}");
+    }
+    assert!(text.contains("\nIn validation: "), "{text}");
+    // No validation rows state the napkin forms: no `confidence`.
+    assert!(json(&["--json", WORKED]).get("confidence").is_none());
 }
 
 #[test]
@@ -676,8 +844,8 @@ fn imported_files_give_a_query_that_opens_the_same_configuration() {
     let out = batchfit(&[&["check", query][..], &flags].concat());
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "fits: needs 36.59 GB of 85.52 GB (NVIDIA H100 80GB SXM); largest batch 9\n"
+        estimate_part(&String::from_utf8_lossy(&out.stdout)),
+        "fits: needs 36.59 GB of 85.52 GB (NVIDIA H100 80GB SXM); largest batch 9"
     );
     let rows = json(&[&["devices", query, "--json"][..], &flags].concat());
     let h100 = rows

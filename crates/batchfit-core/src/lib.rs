@@ -30,6 +30,7 @@
 //! ```
 
 pub mod activations;
+pub mod confidence;
 pub mod deepspeed;
 pub mod fields;
 pub mod hf;

@@ -485,8 +485,16 @@ impl Parts {
 /// `nvidia_smi × (1 + margin)`, rounded up to a byte, where `nvidia_smi` is the
 /// reserved bytes plus the overhead.
 fn required(reserved: u128, config: &Config) -> u128 {
-    let with_overhead = reserved + config.overhead_bytes();
-    (with_overhead * (10_000 + u128::from(config.margin))).div_ceil(10_000)
+    with_margin(reserved + config.overhead_bytes(), config)
+}
+
+/// `nvidia_smi × (1 + margin)`, rounded up to a byte: what is compared with
+/// the device for a process that nvidia-smi would show at `nvidia_smi` bytes
+/// (saturating, for the validation range's ends: [`crate::confidence`]).
+pub(crate) fn with_margin(nvidia_smi: u128, config: &Config) -> u128 {
+    nvidia_smi
+        .saturating_mul(10_000 + u128::from(config.margin))
+        .div_ceil(10_000)
 }
 
 /// The estimate for `config`. Pure and total: never fails, panics or overflows

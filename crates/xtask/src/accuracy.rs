@@ -31,30 +31,98 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use batchfit_core::confidence::Reading as Measured;
 use batchfit_core::json::{self, Json};
 use batchfit_core::memory::{self, Phase};
 use batchfit_core::query;
+use batchfit_core::transformer::Framework;
 use batchfit_core::units::{Units, format_bytes};
 
-/// Regenerates `root/docs/accuracy.md` from the published measurements and our
-/// own GPU measurements under `root/validation/`.
-pub fn run(root: &Path) -> Result<(), String> {
+use crate::confidence::{self, Sample};
+
+/// The generated docs, relative to the repository root.
+const DOCS_PATH: &str = "docs/accuracy.md";
+
+/// Regenerates `root/docs/accuracy.md` and the core's validation range
+/// (`confidence::TABLE_PATH`) from the published measurements and our own GPU
+/// measurements under `root/validation/`. With `check`, writes nothing and
+/// fails when either file differs from what the rows give.
+pub fn run(root: &Path, check: bool) -> Result<(), String> {
     let read = |path: &str| {
         let path = root.join(path);
         std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))
     };
-    let mut report = report(
+    let published = evaluate(
         &read("validation/measurements.csv")?,
         &read("validation/preregistered.csv")?,
     )?;
-    report.push_str(&gpu_report(
+    let gpu = gpu_evaluate(
         &read("validation/gpu-measurements.csv")?,
         &read("validation/gpu-environment.json")?,
-    )?);
-    let out = root.join("docs/accuracy.md");
-    std::fs::write(&out, report).map_err(|e| format!("writing {}: {e}", out.display()))?;
-    println!("wrote {}", out.display());
+    )?;
+    let samples: Vec<Sample> = published.samples.into_iter().chain(gpu.samples).collect();
+    let cells = confidence::cells(&samples)?;
+    let mut docs = published.text;
+    docs.push_str(&confidence::markdown(&cells));
+    docs.push_str(&gpu.text);
+    let outputs = [
+        (DOCS_PATH, docs),
+        (confidence::TABLE_PATH, confidence::table_rs(&cells)),
+    ];
+    if check {
+        let stale: Vec<&str> = outputs
+            .iter()
+            .filter(|(path, text)| read(path).ok().as_ref() != Some(text))
+            .map(|(path, _)| *path)
+            .collect();
+        if !stale.is_empty() {
+            return Err(format!(
+                "{} differ{} from what validation/ gives: run `cargo xtask accuracy`",
+                stale.join(" and "),
+                if stale.len() == 1 { "s" } else { "" }
+            ));
+        }
+        println!("{DOCS_PATH} and {} are up to date", confidence::TABLE_PATH);
+        return Ok(());
+    }
+    for (path, text) in outputs {
+        let out = root.join(path);
+        std::fs::write(&out, text).map_err(|e| format!("writing {}: {e}", out.display()))?;
+        println!("wrote {}", out.display());
+    }
     Ok(())
+}
+
+/// A report's text and the validation samples its rows give.
+pub struct Evaluated {
+    pub text: String,
+    pub samples: Vec<Sample>,
+}
+
+/// The sample of a row measured as `reading`, compared with `estimate` (of a
+/// query naming `profile`) times the GPUs its value sums; `None` for a reading
+/// that is none of the estimate's three (allocated + overhead).
+fn sample(
+    source: &str,
+    reading: Reading,
+    estimate: &memory::Estimate,
+    profile: Framework,
+    measured: f64,
+    gpus: f64,
+) -> Option<Sample> {
+    let reading = match reading {
+        Reading::Allocated => Measured::Allocated,
+        Reading::Reserved => Measured::Reserved,
+        Reading::DeviceWithContext(_) | Reading::Device => Measured::NvidiaSmi,
+        Reading::AllocatedPlusOverhead => return None,
+    };
+    Some(Sample {
+        source: source.to_owned(),
+        reading,
+        profile,
+        measured,
+        predicted: reading.of(estimate) as f64 * gpus,
+    })
 }
 
 /// Splits CSV text into records of fields (RFC 4180: fields in double quotes may
@@ -773,8 +841,8 @@ fn short_commit(commit: &str) -> &str {
 }
 
 /// The Markdown report for the measurements in `csv` and their pre-registered
-/// predictions in `preregistered_csv`.
-pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
+/// predictions in `preregistered_csv`, with the rows' validation samples.
+pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String> {
     let records = read_csv(csv)?;
     let (header, rows) = records.split_first().ok_or("the CSV is empty")?;
     let preregistered = read_preregistered(preregistered_csv)?;
@@ -791,17 +859,22 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
     }
     let mut compared = Vec::new();
     let mut skipped = Vec::new();
+    let mut samples = Vec::new();
     for fields in rows {
         let row = Row { header, fields };
         let id = row.get("id").to_owned();
         let measured = measured_bytes(row.get("value"), row.get("unit"))
             .map_err(|e| format!("row {id}: {e}"))?;
         let source = source_key(row.get("source"));
+        // The estimate of a query, and the framework profile it names.
         let estimate_of = |text: &str| {
             let parsed = query::parse(text);
             match parsed.problems.first() {
                 Some(problem) => Err(format!("row {id}: the query {text} is invalid: {problem}")),
-                None => Ok(memory::estimate(&parsed.config)),
+                None => Ok((
+                    memory::estimate(&parsed.config),
+                    parsed.config.transformer.framework,
+                )),
             }
         };
         if let Some(p) = preregistered.iter().find(|p| p.id == id) {
@@ -829,7 +902,12 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
                     continue;
                 }
             };
-            let now = estimated(&estimate_of(query)?, p.reading) * f64::from(p.gpus_summed);
+            let (estimate, profile) = estimate_of(query)?;
+            let gpus = f64::from(p.gpus_summed);
+            samples.extend(sample(
+                &source, p.reading, &estimate, profile, measured, gpus,
+            ));
+            let now = estimated(&estimate, p.reading) * gpus;
             compared.push(Compared {
                 metric: preregistered_metric(&row, p),
                 model: row.get("model").to_owned(),
@@ -857,16 +935,24 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
                 id,
             }),
             Ok(text) => {
-                let estimate = estimate_of(&text)?;
+                let (estimate, framework) = estimate_of(&text)?;
                 let reading = reading(&row).map_err(|e| format!("row {id}: {e}"))?;
                 // The profile comes first when parsed, so the row's own settings
-                // still override it.
+                // still override it. The validation sample is the row under its
+                // stack's profile where it has one: what a user who names that
+                // profile is told.
                 let settings = stack(&row);
                 let profile = match &settings {
-                    None => None,
+                    None => {
+                        samples.extend(sample(
+                            &source, reading, &estimate, framework, measured, 1.0,
+                        ));
+                        None
+                    }
                     Some(settings) => {
-                        let with = format!("{text}&{settings}");
-                        Some((settings.clone(), estimated(&estimate_of(&with)?, reading)))
+                        let (with, framework) = estimate_of(&format!("{text}&{settings}"))?;
+                        samples.extend(sample(&source, reading, &with, framework, measured, 1.0));
+                        Some((settings.clone(), estimated(&with, reading)))
                     }
                 };
                 compared.push(Compared {
@@ -1383,7 +1469,7 @@ pub fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
     for note in NOTES {
         let _ = writeln!(w, "- {note}");
     }
-    Ok(out)
+    Ok(Evaluated { text: out, samples })
 }
 
 /// "18 of 22" rows of a source compared, with how many a change to the model
@@ -1566,13 +1652,18 @@ fn environment(text: &str) -> Result<String, String> {
     ))
 }
 
+/// The source of our own GPU runs, as the validation range counts sources.
+const GPU_SOURCE: &str = "batchfit's own GPU runs (validation/gpu-measurements.csv)";
+
 /// The Markdown section for our own GPU measurements in `csv`, run in the
-/// environment `environment_json`.
-pub fn gpu_report(csv: &str, environment_json: &str) -> Result<String, String> {
+/// environment `environment_json`, with a validation sample of each reading
+/// of each run.
+pub fn gpu_evaluate(csv: &str, environment_json: &str) -> Result<Evaluated, String> {
     let records = read_csv(csv)?;
     let (header, rows) = records.split_first().ok_or("the GPU CSV is empty")?;
     let mut compared = Vec::new();
     let mut failed = Vec::new();
+    let mut samples = Vec::new();
     for fields in rows {
         let row = Row { header, fields };
         let id = row.get("id").to_owned();
@@ -1587,6 +1678,14 @@ pub fn gpu_report(csv: &str, environment_json: &str) -> Result<String, String> {
         }
         let e = memory::estimate(&parsed.config);
         let measured = |column| whole_bytes(&row, column).map_err(|e| format!("row {id}: {e}"));
+        for (reading, column) in [
+            (Reading::Allocated, "peak_allocated"),
+            (Reading::Reserved, "peak_reserved"),
+        ] {
+            let profile = parsed.config.transformer.framework;
+            let bytes = measured(column)? as f64;
+            samples.extend(sample(GPU_SOURCE, reading, &e, profile, bytes, 1.0));
+        }
         compared.push(GpuCompared {
             run: gpu_run(&row),
             factors: ["recipe", "attn", "model", "mode"].map(|c| row.get(c).to_owned()),
@@ -1706,7 +1805,7 @@ pub fn gpu_report(csv: &str, environment_json: &str) -> Result<String, String> {
     for note in GPU_NOTES {
         let _ = writeln!(w, "- {note}");
     }
-    Ok(out)
+    Ok(Evaluated { text: out, samples })
 }
 
 /// Causes the GPU runs reveal that batchfit does not encode, each with its
@@ -1740,6 +1839,14 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
+        evaluate(csv, preregistered_csv).map(|e| e.text)
+    }
+
+    fn gpu_report(csv: &str, environment_json: &str) -> Result<String, String> {
+        gpu_evaluate(csv, environment_json).map(|e| e.text)
+    }
 
     #[test]
     fn csv_fields_may_hold_quotes_commas_and_newlines() {
@@ -1848,6 +1955,51 @@ mod tests {
         assert!(
             c070.contains("| `framework=hf_generate` | 14.30 GiB | -0.6 % |"),
             "{c070}"
+        );
+
+        // The validation samples: one per compared row, by the reading it
+        // measured. A device-wide row is compared with batchfit's own
+        // nvidia-smi reading (what the range is applied to), not with the
+        // reserved bytes plus the context the source measured; a row of a
+        // stack with a profile with the profile's estimate.
+        let samples = evaluate(&csv, "").expect("a report").samples;
+        let query_of = |line: &str| {
+            let text = line.rsplit('`').nth(1).expect("a query").to_owned();
+            query::parse(&text).config
+        };
+        let c002 = report
+            .lines()
+            .find(|l| l.starts_with("| C002 |"))
+            .expect("row");
+        let e002 = memory::estimate(&query_of(c002));
+        let mut with_profile = query_of(c070);
+        Framework::HfGenerate.apply(&mut with_profile.transformer);
+        let e070 = memory::estimate(&with_profile);
+        assert_eq!(
+            samples,
+            vec![
+                Sample {
+                    source: "HF".into(),
+                    reading: Measured::NvidiaSmi,
+                    profile: Framework::Custom,
+                    measured: 14949.0 * 1_048_576.0,
+                    predicted: e002.nvidia_smi as f64,
+                },
+                Sample {
+                    source: "Qwen".into(),
+                    reading: Measured::Allocated,
+                    profile: Framework::HfGenerate,
+                    measured: 14.38 * 1_073_741_824.0,
+                    predicted: e070.peak_allocated as f64,
+                },
+                Sample {
+                    source: "HF".into(),
+                    reading: Measured::NvidiaSmi,
+                    profile: Framework::Custom,
+                    measured: 8681.0 * 1_048_576.0,
+                    predicted: memory::estimate(&query_of(v009)).nvidia_smi as f64,
+                },
+            ]
         );
     }
     #[test]
@@ -2187,6 +2339,41 @@ mod tests {
         );
     }
 
+    #[test]
+    fn check_fails_when_a_generated_file_is_stale() {
+        let root = std::env::temp_dir().join(format!("batchfit-accuracy-{}", std::process::id()));
+        let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for dir in ["validation", "docs", "crates/batchfit-core/src/confidence"] {
+            std::fs::create_dir_all(root.join(dir)).expect("a temporary directory");
+        }
+        for file in [
+            "validation/measurements.csv",
+            "validation/preregistered.csv",
+            "validation/gpu-measurements.csv",
+            "validation/gpu-environment.json",
+        ] {
+            std::fs::copy(real.join(file), root.join(file)).expect("a copy");
+        }
+        // Nothing generated yet: stale; generated: up to date.
+        assert!(run(&root, true).expect_err("stale").contains(DOCS_PATH));
+        run(&root, false).expect("written");
+        run(&root, true).expect("up to date");
+        // A hand edit of the table is caught, and only the table is named.
+        let table = root.join(confidence::TABLE_PATH);
+        let text = std::fs::read_to_string(&table).expect("the table");
+        std::fs::write(
+            &table,
+            text.replace("MIN_ROWS: u32 = 10", "MIN_ROWS: u32 = 9"),
+        )
+        .expect("written");
+        let stale = run(&root, true).expect_err("stale");
+        assert!(
+            stale.starts_with(&format!("{} differs", confidence::TABLE_PATH)),
+            "{stale}"
+        );
+        std::fs::remove_dir_all(&root).expect("removed");
+    }
+
     fn report_err(csv: &str, prereg: &str) -> String {
         report(csv, prereg).expect_err("an error")
     }
@@ -2267,6 +2454,43 @@ mod tests {
             "{report}"
         );
         assert!(report.contains("`python3 validation/gpu/measure.py OUT`"));
+        // Each run that completed gives a sample of each allocator reading,
+        // one source for all of them; the failed run gives none.
+        let samples = gpu_evaluate(&csv, ENVIRONMENT).expect("a report").samples;
+        let got: Vec<(Measured, f64, f64)> = samples
+            .iter()
+            .map(|s| (s.reading, s.measured, s.predicted))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    Measured::Allocated,
+                    7_507_341_312.0,
+                    e035.peak_allocated as f64
+                ),
+                (
+                    Measured::Reserved,
+                    8_160_018_432.0,
+                    e035.peak_reserved as f64
+                ),
+                (
+                    Measured::Allocated,
+                    1_465_692_160.0,
+                    e044.peak_allocated as f64
+                ),
+                (
+                    Measured::Reserved,
+                    1_541_406_720.0,
+                    e044.peak_reserved as f64
+                ),
+            ]
+        );
+        assert!(
+            samples
+                .iter()
+                .all(|s| s.source == GPU_SOURCE && s.profile == Framework::Custom)
+        );
         // Bad input is an error, not a panic.
         assert!(gpu_report(&csv, "{").is_err());
         assert!(gpu_report(&format!("{GPU_HEADER}\nG1,gpt2,train,amp,adamw,foreach,none,sdpa,8,1024,0,1,1,lots,1,1,1,1,1,1,1,1,,form=transformer"), ENVIRONMENT).is_err());

@@ -4,8 +4,11 @@
 //! - `dist`: release build of the site into `dist/`, its form shell pre-rendered
 //!   in headless Chromium (installed when missing, as for `test`)
 //! - `test`: install missing tools (browser included), then run every check there is
-//! - `accuracy`: compare the model with validation/measurements.csv (published) and
-//!   validation/gpu-measurements.csv (our own H200 runs), write docs/accuracy.md
+//! - `accuracy [--check]`: compare the model with validation/measurements.csv
+//!   (published) and validation/gpu-measurements.csv (our own H200 runs), write
+//!   docs/accuracy.md and the core's validation range
+//!   (crates/batchfit-core/src/confidence/table.rs); `--check` writes nothing and
+//!   fails when either differs from what the rows give
 //! - `fuzz [--seconds N]`: run every fuzz target N seconds, record the figures in docs/security.md
 //! - `bench [--check]`: release build, then size, load, edit and core timings → docs/performance.md
 //! - `size`: the page weight of the last `dist/` build, failing over its ceiling
@@ -20,6 +23,7 @@ use std::time::Instant;
 
 mod accuracy;
 mod bench;
+mod confidence;
 mod fuzz;
 mod harden;
 mod minify;
@@ -29,7 +33,7 @@ mod tools;
 
 use shell::{Step, cargo};
 
-const USAGE: &str = "usage: cargo xtask <serve [--port N] | dist | test | accuracy | fuzz [--seconds N] | bench [--check] | size>";
+const USAGE: &str = "usage: cargo xtask <serve [--port N] | dist | test | accuracy [--check] | fuzz [--seconds N] | bench [--check] | size>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -38,7 +42,11 @@ fn main() -> ExitCode {
         Some("serve") => serve(&root, &args[1..]),
         Some("dist") => dist(&root),
         Some("test") => test(&root),
-        Some("accuracy") => accuracy::run(&root),
+        Some("accuracy") => match &args[1..] {
+            [] => accuracy::run(&root, false),
+            [flag] if flag == "--check" => accuracy::run(&root, true),
+            _ => Err(format!("`accuracy` takes only --check; {USAGE}")),
+        },
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("bench") => dist(&root).and_then(|()| bench::run(&root, &args[1..])),
         Some("size") => bench::check_bundle(&root),
@@ -119,6 +127,10 @@ fn test(root: &Path) -> Result<(), String> {
 fn run_all_checks(root: &Path, passed: &mut usize) -> Result<(), String> {
     let env = tools::ensure_build_tools(root)?;
     let browser = tools::ensure_browser()?;
+    *passed += 1;
+    // In-process and well under a second: docs/accuracy.md and the core's
+    // validation range must be what validation/ gives the current model.
+    accuracy::run(root, true)?;
     *passed += 1;
     let wasm = ["--target", tools::WASM_TARGET];
     let steps = [
