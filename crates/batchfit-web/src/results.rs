@@ -4,6 +4,7 @@
 
 use std::rc::Rc;
 
+use batchfit_core::confidence::{self, Basis, Fit, Reading, Verdict};
 use batchfit_core::memory::{Change, Estimate, Phase, WhatIf};
 use batchfit_core::presets::{Device, DevicePreset};
 use batchfit_core::query::{Config, Form};
@@ -537,6 +538,89 @@ fn summary(state: State) -> El {
                     .collect()
             }),
         )
+        .child(confidence(state))
+}
+
+/// How sure "fits" is: the range validation runs like this one measured
+/// (`batchfit_core::confidence`, regenerated with docs/accuracy.md) and what
+/// it says against the device. Empty for the napkin forms (no validation row
+/// is one of them) and while the result is not current.
+fn confidence(state: State) -> El {
+    let p = el("p")
+        .class("confidence")
+        .attr("data-testid", "confidence");
+    let (node, text) = (p.node().clone(), p.text_node());
+    dom::bind(
+        rx(move || {
+            let (config, estimate) = (state.config.get(), state.estimate.get());
+            let fit = confidence::fit(&config, &estimate).filter(|_| !state.stale());
+            (fit, estimate.device_bytes, config.units, state.lang.get())
+        }),
+        Box::new(move |&(fit, capacity, units, lang)| {
+            let Some(fit) = fit else {
+                let _ = node.remove_attribute("data-verdict");
+                text.set_data("");
+                return;
+            };
+            let verdict = capacity.map(|c| fit.verdict(c));
+            let _ = node.set_attribute("data-verdict", verdict.map_or("", |v| v.name()));
+            let _ = node.set_attribute("data-optimistic", &fit.optimistic.to_string());
+            let _ = node.set_attribute("data-pessimistic", &fit.pessimistic.to_string());
+            text.set_data(&confidence_text(lang, &fit, verdict, units));
+        }),
+    );
+    p
+}
+
+/// A basis-point error as a whole percent rounded away from the estimate,
+/// so the range shown is never narrower than the one measured: "−11 %".
+fn percent(basis_points: i32, up: bool) -> String {
+    let whole = if up {
+        basis_points.div_euclid(100) + i32::from(basis_points.rem_euclid(100) > 0)
+    } else {
+        basis_points.div_euclid(100)
+    };
+    match whole {
+        0 => "0 %".to_owned(),
+        w if w > 0 => format!("+{w} %"),
+        w => format!("−{} %", w.unsigned_abs()),
+    }
+}
+
+fn confidence_text(lang: Lang, fit: &Fit, verdict: Option<Verdict>, units: Units) -> String {
+    let w = i18n::words(lang);
+    let range = &fit.range;
+    let reading = match range.reading {
+        Reading::Allocated => w.peak_allocated,
+        Reading::Reserved => w.peak_reserved,
+        Reading::NvidiaSmi => w.nvidia_smi,
+    };
+    let mut out = format!(
+        "{} {} … {} {} ({reading}: {} {}, {} {})",
+        w.confidence_range,
+        percent(range.bounds.low, false),
+        percent(range.bounds.high, true),
+        w.confidence_against,
+        i18n::group(lang, u128::from(range.rows)),
+        w.confidence_rows,
+        i18n::group(lang, u128::from(range.sources)),
+        w.confidence_sources,
+    );
+    if let Basis::Pooled { profile, .. } = range.basis {
+        let name = i18n::option(lang, batchfit_core::query::Param::Framework, profile.name());
+        out.push_str(&format!("; {} {name}", w.confidence_pooled));
+    }
+    out.push_str(". ");
+    let (low, high) = (short(fit.optimistic, units), short(fit.pessimistic, units));
+    out.push_str(&match verdict {
+        None => format!("{} {low} … {high}.", w.confidence_needs),
+        Some(Verdict::Fits) => format!("{} ({high}).", w.confidence_fits),
+        Some(Verdict::FitsOnlyOptimistic) => {
+            format!("{} ({low} … {high}).", w.confidence_optimistic)
+        }
+        Some(Verdict::DoesNotFit) => format!("{} ({low}).", w.confidence_no),
+    });
+    out
 }
 
 /// The bar, its legend and a caption saying that the segments add up.
@@ -1040,6 +1124,17 @@ pub fn change_label(lang: Lang, option: &WhatIf) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_validation_percent_is_rounded_away_from_the_estimate() {
+        assert_eq!(percent(-1022, false), "−11 %");
+        assert_eq!(percent(3120, true), "+32 %");
+        assert_eq!(percent(8, false), "0 %");
+        assert_eq!(percent(8, true), "+1 %");
+        assert_eq!(percent(-8, true), "0 %");
+        assert_eq!(percent(-100, false), "−1 %");
+        assert_eq!(percent(300, true), "+3 %");
+    }
 
     #[test]
     fn swatches_in_the_stylesheet_have_the_charts_colours() {

@@ -620,3 +620,48 @@ async fn a_problem_in_setup_b_is_named_with_its_prefix() {
         Some("b.params")
     );
 }
+
+/// How sure "fits" is: the page states the core's validation range and its
+/// verdict, and says nothing for a form no validation row is of.
+#[wasm_bindgen_test]
+async fn the_validation_range_is_the_cores() {
+    use batchfit_core::{confidence, memory, query};
+    for (q, verdict) in [
+        (
+            "form=transformer&model=llama-3.1-8b&batch=4&seq=4096&zero=3&gpus=8&recompute=full&gpu=h100-80gb",
+            Some(confidence::Verdict::Fits),
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&batch=6&seq=4096&zero=3&gpus=8&recompute=full&framework=hf_trainer&gpu=a100-40gb",
+            None,
+        ),
+    ] {
+        let config = query::parse(q).config;
+        let estimate = memory::estimate(&config);
+        let fit = confidence::fit(&config, &estimate).expect("a range");
+        let expected = fit.verdict(estimate.device_bytes.expect("a device"));
+        if let Some(verdict) = verdict {
+            assert_eq!(expected, verdict, "{q}");
+        }
+        let (host, _app) = mount_with(q);
+        settle().await;
+        let p = find(&host, "[data-testid=\"confidence\"]");
+        assert_eq!(
+            p.get_attribute("data-verdict").as_deref(),
+            Some(expected.name()),
+            "{q}"
+        );
+        assert_eq!(
+            p.get_attribute("data-pessimistic"),
+            Some(fit.pessimistic.to_string())
+        );
+        assert_eq!(
+            p.get_attribute("data-optimistic"),
+            Some(fit.optimistic.to_string())
+        );
+    }
+    let (host, _app) = mount_with("form=parameters&params=7B&gpu=h100-80gb");
+    settle().await;
+    let p = find(&host, "[data-testid=\"confidence\"]");
+    assert_eq!(p.text_content().as_deref(), Some(""));
+}
