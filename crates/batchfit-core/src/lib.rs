@@ -35,6 +35,7 @@ pub mod fields;
 pub mod hf;
 pub mod import;
 pub mod json;
+pub mod measured;
 pub mod memory;
 pub mod param;
 pub mod parameters;
