@@ -539,6 +539,12 @@ fn the_table_lists_every_term_once_with_the_sizes_its_sources_state() {
             // The source quotes the share, and docs/accuracy.md states it.
             assert!(info.source.contains(&share), "{:?}: {share}", info.term);
             assert!(accuracy.contains(&share), "{:?}: {share}", info.term);
+            // docs/model.md §7's table says it too.
+            assert!(
+                model.contains(&format!("up to {share}")),
+                "{:?}: {share}",
+                info.term
+            );
         }
     }
     for stated in [
