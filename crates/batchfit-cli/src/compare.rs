@@ -3,10 +3,9 @@
 use batchfit_core::fields::group_thousands;
 use batchfit_core::memory::{self, Estimate};
 use batchfit_core::query::{self, Config};
-use batchfit_core::units::Units;
 use serde::Serialize;
 
-use crate::report::size;
+use crate::report::{signed_size, size};
 
 /// A compared quantity: its JSON name, its label, and how to read it.
 type Quantity = (&'static str, &'static str, fn(&Estimate) -> u128);
@@ -136,15 +135,6 @@ fn side(config: &Config, e: &Estimate) -> Side {
         fits: e.fits,
         max_batch: e.max_batch,
     }
-}
-
-fn signed_size(bytes: i128, units: Units) -> String {
-    let sign = match bytes {
-        0 => "",
-        ..0 => "−",
-        _ => "+",
-    };
-    format!("{sign}{}", size(bytes.unsigned_abs(), units))
 }
 
 /// Both estimates and their differences, as text or JSON.

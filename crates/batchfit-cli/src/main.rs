@@ -8,6 +8,7 @@
 //! batchfit devices QUERY [--json]
 //! batchfit compare QUERY_A QUERY_B [--json]
 //! batchfit compare 'QUERY_A&b.NAME=VALUE…' [--json]
+//! batchfit measured QUERY FILE|- [--reading allocated|reserved|nvidia_smi] [--json]
 //! batchfit [check|devices] [QUERY] --deepspeed ds_config.json --training-args args.json --config config.json
 //! ```
 //!
@@ -21,17 +22,22 @@ use std::process::ExitCode;
 
 use batchfit_core::hf;
 use batchfit_core::import::{self, Context, Files, Source};
+use batchfit_core::measured::Reading;
 use batchfit_core::param::Param;
 use batchfit_core::query::{self, Config, Form};
 
 mod check;
 mod compare;
 mod devices;
+mod measured;
 mod report;
 
 const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL | batchfit presets [--json] | \
      batchfit check QUERY [--gpu ID] [--strict] | batchfit devices QUERY [--json] | \
      batchfit compare QUERY_A QUERY_B | QUERY_WITH_B [--json]; \
+     batchfit check QUERY [--gpu ID] | batchfit devices QUERY [--json] | \
+     batchfit compare QUERY_A QUERY_B [--json] | \
+     batchfit measured QUERY FILE|- [--reading allocated|reserved|nvidia_smi] [--json]; \
      QUERY may be replaced or completed by --deepspeed FILE, --training-args FILE, --config FILE   (see docs/cli.md)";
 
 /// What the command line asks for.
@@ -41,6 +47,7 @@ enum Command {
     Check,
     Devices,
     Compare,
+    Measured,
 }
 
 /// The command line, read but not yet acted on.
@@ -50,6 +57,8 @@ struct Args {
     gpu: Option<String>,
     /// `check`: fit at the validation range's pessimistic end.
     strict: bool,
+    /// `measured --reading`: what an unlabelled number is.
+    reading: Option<Reading>,
     queries: Vec<String>,
     files: FileArgs,
 }
@@ -150,6 +159,24 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Measured => {
+            let [query_text, file] = args.queries.as_slice() else {
+                return usage_error("`measured` takes a query string or URL and a file (or -)");
+            };
+            let text = match measured::read(file) {
+                Ok(text) => text,
+                Err(line) => return fail(&[line]),
+            };
+            with_config(
+                query_text,
+                None,
+                &args.files,
+                |config| match measured::report(config, file, &text, args.reading, args.json) {
+                    Ok(report) => emit(&report),
+                    Err(line) => fail(&[line]),
+                },
+            )
+        }
     }
 }
 
@@ -159,6 +186,7 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
     let mut json = false;
     let mut strict = false;
     let mut gpu = None;
+    let mut reading = None;
     let mut files = FileArgs::default();
     let mut positional = Vec::new();
     let mut args = args;
@@ -173,6 +201,13 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
                 files.training_args = Some(args.next().ok_or("--training-args needs a file")?)
             }
             "--config" => files.config = Some(args.next().ok_or("--config needs a file")?),
+            "--reading" => {
+                let name = args.next().ok_or("--reading needs a reading")?;
+                let parsed = Reading::parse(&name).ok_or_else(|| {
+                    format!("--reading must be one of: {}", Reading::NAMES.join(", "))
+                })?;
+                reading = Some(parsed);
+            }
             _ if arg.starts_with("--") => return Err(format!("unknown option `{arg}`")),
             _ => positional.push(arg),
         }
@@ -182,6 +217,7 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
         Some("check") => Command::Check,
         Some("devices") => Command::Devices,
         Some("compare") => Command::Compare,
+        Some("measured") => Command::Measured,
         Some(_) => Command::Estimate,
         None if files.any() => Command::Estimate,
         None => return Err("needs a query string or URL".to_owned()),
@@ -189,7 +225,12 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
     if !matches!(command, Command::Estimate) {
         positional.remove(0);
     }
-    if files.any() && matches!(command, Command::Presets | Command::Compare) {
+    if files.any()
+        && matches!(
+            command,
+            Command::Presets | Command::Compare | Command::Measured
+        )
+    {
         return Err("--deepspeed, --training-args and --config apply to one query".into());
     }
     match command {
@@ -202,11 +243,15 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
         _ if strict => return Err("--strict belongs to `check`".into()),
         _ => {}
     }
+    if reading.is_some() && !matches!(command, Command::Measured) {
+        return Err("--reading belongs to `measured`".into());
+    }
     Ok(Some(Args {
         command,
         json,
         gpu,
         strict,
+        reading,
         queries: positional,
         files,
     }))

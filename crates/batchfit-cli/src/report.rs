@@ -456,6 +456,16 @@ pub fn size(bytes: u128, units: Units) -> String {
     units::format_bytes(bytes, units)
 }
 
+/// A difference with its sign: "+1.20 GB", "−512.00 MiB", "0 B".
+pub fn signed_size(bytes: i128, units: Units) -> String {
+    let sign = match bytes {
+        0 => "",
+        ..0 => "−",
+        _ => "+",
+    };
+    format!("{sign}{}", size(bytes.unsigned_abs(), units))
+}
+
 fn group_bytes(bytes: u128) -> String {
     u64::try_from(bytes).map_or_else(|_| bytes.to_string(), group_thousands)
 }

@@ -977,3 +977,146 @@ fn json_carries_the_step_as_a_timeline() {
         assert_eq!(sum, total(p));
     }
 }
+
+const RUN: &str = "form=transformer&model=llama-3.2-1b&dropout=0&recipe=amp&optimizer=adamw&batch=4&seq=2048&step=foreach&recompute=none&attn=flash&loss=full&logits=fp32";
+
+/// A checked-in measurement sample (crates/batchfit-core/tests/data/measured).
+fn run_sample(name: &str) -> String {
+    sample(&format!("measured/{name}"))
+}
+
+#[test]
+fn measured_puts_each_reading_beside_the_estimate() {
+    let estimate = json(&["--json", RUN]);
+    let report = json(&["measured", RUN, &run_sample("memory_summary.txt"), "--json"]);
+    let readings = report["readings"].as_array().expect("a list");
+    assert_eq!(readings.len(), 2);
+    for (row, reading, estimated, mib, line) in [
+        (&readings[0], "allocated", "peak_allocated", 44_892_u64, 8),
+        (&readings[1], "reserved", "peak_reserved", 45_568, 20),
+    ] {
+        let measured = mib << 20;
+        let predicted = estimate[estimated].as_u64().expect("bytes");
+        assert_eq!(row["reading"], reading);
+        assert_eq!(row["peak"], true);
+        assert_eq!(row["line"], line);
+        assert_eq!(row["measured"], measured);
+        assert_eq!(row["predicted"], predicted);
+        assert_eq!(
+            row["error_bytes"].as_i64(),
+            Some(predicted as i64 - measured as i64)
+        );
+    }
+    // The estimate is 3.6 % below the summary's peak allocated; one cast per
+    // projection (up to 6 %) could make that alone.
+    assert_eq!(readings[0]["error_percent"], -3.6);
+    let casts = readings[0]["explanations"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|x| x["term"] == "projection_casts")
+        .expect("listed");
+    assert_eq!(casts["fit"], "within");
+    assert_eq!(casts["up_to_percent"], 6.0);
+    // The text says the same.
+    let out = batchfit(&["measured", RUN, &run_sample("memory_summary.txt")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.contains("measured peak allocated, line 8: 47.07 GB (47,072,673,792 bytes)"),
+        "{text}"
+    );
+    assert!(text.contains("(−3.6 % of the run)"), "{text}");
+    assert!(
+        text.contains("within its size  one autocast cast per projection"),
+        "{text}"
+    );
+}
+
+#[test]
+fn measured_reads_stdin_and_takes_the_reading_of_bare_numbers() {
+    use std::io::Write as _;
+    let run = |args: &[&str], input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_batchfit"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("written");
+        child.wait_with_output().expect("it ends")
+    };
+    let out = run(&["measured", RUN, "-", "--json"], "46123 MiB\n");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("batchfit: - line 1: a number without a label"),
+        "{stderr}"
+    );
+    let out = run(
+        &["measured", RUN, "-", "--json", "--reading", "nvidia_smi"],
+        "46123\n",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["readings"][0]["measured"], 46_123_u64 << 20);
+    assert_eq!(report["readings"][0]["peak"], false);
+}
+
+#[test]
+fn measured_bad_input_exits_2_naming_the_file_and_line() {
+    for (args, expected) in [
+        (
+            vec!["measured", RUN, &run_sample("bad_unit.txt") as &str],
+            "bad_unit.txt line 1: the unit must be one of: B, bytes, kB, MB, GB, TB, KiB, MiB, GiB, TiB",
+        ),
+        (
+            vec!["measured", RUN, &run_sample("bad_nvidia_smi_two_gpus.txt")],
+            "line 14: a second, different value of nvidia-smi (the first on line 10)",
+        ),
+        (
+            vec![
+                "measured",
+                RUN,
+                &run_sample("bad_nvidia_smi_header_only.txt"),
+            ],
+            "bad_nvidia_smi_header_only.txt: no reading found; give a number of bytes",
+        ),
+        (
+            vec!["measured", RUN, "/nonexistent/run.txt"],
+            "/nonexistent/run.txt: ",
+        ),
+        (
+            vec!["measured", RUN],
+            "`measured` takes a query string or URL and a file",
+        ),
+        (
+            vec!["measured", RUN, "-", "--reading", "peak"],
+            "--reading must be one of: allocated, reserved, nvidia_smi",
+        ),
+        (
+            vec!["devices", RUN, "--reading", "allocated"],
+            "--reading belongs to `measured`",
+        ),
+        (
+            vec!["measured", "batch=-1", &run_sample("print_bytes.txt")],
+            "`batch` must be from 1",
+        ),
+    ] {
+        let out = batchfit(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}

@@ -36,6 +36,7 @@ pub mod fields;
 pub mod hf;
 pub mod import;
 pub mod json;
+pub mod measured;
 pub mod memory;
 pub mod param;
 pub mod parameters;
