@@ -26,6 +26,141 @@ const fn f(label: &'static str, unit: &'static str, hint: &'static str) -> Field
     FieldText { label, unit, hint }
 }
 
+/// The name of a term of docs/model.md that can explain a measured
+/// difference (`measured::TERMS`).
+pub fn term(lang: Lang, term: batchfit_core::measured::Term) -> &'static str {
+    let es = lang == Lang::Es;
+    TERMS
+        .iter()
+        .find(|(t, ..)| *t == term.name())
+        .map_or("", |&(_, en, spanish)| if es { spanish } else { en })
+}
+
+static TERMS: &[(&str, &str, &str)] = &[
+    (
+        "allocator_slack",
+        "The caching allocator's slack",
+        "La holgura del asignador con caché",
+    ),
+    ("cuda_context", "The CUDA context", "El contexto de CUDA"),
+    (
+        "nccl_buffers",
+        "NCCL's communicator buffers",
+        "Los búferes de comunicación de NCCL",
+    ),
+    (
+        "live_gradients",
+        "Gradients kept through the step (zero_grad(set_to_none=False), Megatron's buffer)",
+        "Gradientes que viven todo el paso (zero_grad(set_to_none=False), el búfer de Megatron)",
+    ),
+    (
+        "gelu_new",
+        "GPT-2's gelu_new, an element-wise GELU",
+        "gelu_new de GPT-2, una GELU elemento a elemento",
+    ),
+    (
+        "projection_casts",
+        "One autocast cast per projection",
+        "Una conversión de autocast por proyección",
+    ),
+    (
+        "recompute_casts",
+        "Autocast's copies under full recomputation",
+        "Las copias de autocast con recomputación completa",
+    ),
+    (
+        "backward_workspace",
+        "The backward pass's working tensors",
+        "Los tensores de trabajo del pase hacia atrás",
+    ),
+    (
+        "fp32_softmax",
+        "An FP32 softmax in unfused attention",
+        "Un softmax en FP32 en la atención sin fusionar",
+    ),
+    (
+        "norm_statistics",
+        "Norms' per-token statistics",
+        "Las estadísticas por token de las normas",
+    ),
+    (
+        "repeated_kv",
+        "K and V repeated to every head (GQA, eager attention)",
+        "K y V repetidos en cada cabeza (GQA, atención eager)",
+    ),
+    (
+        "fused_rmsnorm",
+        "Fused RMSNorm kernels",
+        "Kernels de RMSNorm fusionados",
+    ),
+    (
+        "zero3_buffers",
+        "ZeRO-3's runtime buffers, NCCL and DDP buckets",
+        "Los búferes de ZeRO-3, NCCL y los cubos de DDP",
+    ),
+    (
+        "pipeline_context_parallel",
+        "Pipeline and context parallelism",
+        "Paralelismo de pipeline y de contexto",
+    ),
+    (
+        "moe_routing",
+        "Unbalanced expert routing, router logits",
+        "Enrutado desigual de expertos, logits del router",
+    ),
+    (
+        "expert_adapters",
+        "LoRA adapters on the routed experts",
+        "Adaptadores LoRA en los expertos",
+    ),
+    (
+        "windowed_attention",
+        "Chunked or sliding-window attention",
+        "Atención por bloques o con ventana deslizante",
+    ),
+    (
+        "latent_cache",
+        "A serving engine's latent MLA cache",
+        "La caché latente de MLA de un motor de servicio",
+    ),
+    (
+        "fp8_recipes",
+        "FP8 recipes other than the two modelled",
+        "Recetas FP8 distintas de las dos modeladas",
+    ),
+    (
+        "paged_optimizer",
+        "A paged optimizer's spill to CPU",
+        "El desborde a CPU de un optimizador paginado",
+    ),
+    (
+        "torch_compile",
+        "torch.compile's saved set",
+        "Lo que guarda torch.compile",
+    ),
+    ("liger_kernels", "Liger kernels", "Kernels de Liger"),
+    (
+        "vision_tower",
+        "A vision tower and its image tokens",
+        "Una torre de visión y sus tokens de imagen",
+    ),
+    (
+        "preallocated_cache",
+        "A preallocated (static) KV cache",
+        "Una caché KV reservada de antemano (estática)",
+    ),
+    (
+        "fused_lora",
+        "LoRA on fused projections (qkv_proj)",
+        "LoRA en proyecciones fusionadas (qkv_proj)",
+    ),
+    (
+        "qk_norm_tp",
+        "QK-norm per tensor-parallel rank",
+        "QK-norm por rango de paralelismo de tensores",
+    ),
+];
+
 /// Words for the field whose URL parameter is `name`.
 pub fn field(lang: Lang, name: Param) -> FieldText {
     let table = match lang {
@@ -1655,6 +1790,16 @@ mod tests {
     use batchfit_core::query;
 
     #[test]
+    fn every_term_that_can_explain_a_measurement_has_a_name_in_both_languages() {
+        for info in batchfit_core::measured::TERMS {
+            for lang in [Lang::En, Lang::Es] {
+                assert!(!term(lang, info.term).is_empty(), "{:?}", info.term);
+            }
+        }
+        assert_eq!(TERMS.len(), batchfit_core::measured::TERMS.len());
+    }
+
+    #[test]
     fn every_url_parameter_with_a_field_has_words_in_both_languages() {
         let fields = query::ACTIVATIONS_PARAMETERS
             .iter()
@@ -1797,6 +1942,22 @@ pub struct Words {
     pub with_lora: &'static str,
     pub with_qlora: &'static str,
     pub fp8_kv: &'static str,
+    /// "Compare with a measurement": a pasted reading beside the estimate.
+    pub measure_title: &'static str,
+    pub measure_hint: &'static str,
+    pub measure_unlabelled: &'static str,
+    pub measure_unlabelled_none: &'static str,
+    pub measure_measured: &'static str,
+    pub measure_predicted: &'static str,
+    /// "estimate − run".
+    pub measure_difference: &'static str,
+    pub measure_terms: &'static str,
+    pub measure_within: &'static str,
+    pub measure_part: &'static str,
+    pub measure_unsized: &'static str,
+    pub measure_modelled: &'static str,
+    pub measure_not_modelled: &'static str,
+    pub measure_report: &'static str,
     /// How sure "fits" is: the validation range.
     pub confidence_range: &'static str,
     pub confidence_against: &'static str,
@@ -1985,6 +2146,20 @@ static EN: Words = Words {
     with_lora: "With LoRA, frozen 16-bit base",
     with_qlora: "With QLoRA: NF4 base, checkpointing",
     fp8_kv: "With an FP8 KV cache",
+    measure_title: "Compare with a measurement",
+    measure_hint: "Paste what your run printed: torch.cuda.max_memory_allocated() or max_memory_reserved() (bytes, or with GB, GiB, MiB), a torch.cuda.memory_summary() table, or nvidia-smi's memory line.",
+    measure_unlabelled: "A number without a label is",
+    measure_unlabelled_none: "(say which)",
+    measure_measured: "measured",
+    measure_predicted: "predicted",
+    measure_difference: "estimate − run",
+    measure_terms: "What could make a difference of this size and sign (docs/model.md §6):",
+    measure_within: "could make all of it",
+    measure_part: "could make part of it",
+    measure_unsized: "goes this way, size not stated",
+    measure_modelled: "modelled",
+    measure_not_modelled: "not modelled",
+    measure_report: "To report this case, copy this into an issue:",
     confidence_range: "In validation, runs like this one measured",
     confidence_against: "of the estimate",
     confidence_rows: "rows",
@@ -2151,6 +2326,20 @@ static ES: Words = Words {
     with_lora: "Con LoRA, base congelada de 16 bits",
     with_qlora: "Con QLoRA: base NF4, checkpointing",
     fp8_kv: "Con una caché KV en FP8",
+    measure_title: "Comparar con una medición",
+    measure_hint: "Pegue lo que imprimió su ejecución: torch.cuda.max_memory_allocated() o max_memory_reserved() (bytes, o con GB, GiB, MiB), una tabla de torch.cuda.memory_summary() o la línea de memoria de nvidia-smi.",
+    measure_unlabelled: "Un número sin etiqueta es",
+    measure_unlabelled_none: "(indique cuál)",
+    measure_measured: "medido",
+    measure_predicted: "estimado",
+    measure_difference: "estimación − ejecución",
+    measure_terms: "Qué podría dar una diferencia de este tamaño y signo (docs/model.md §6):",
+    measure_within: "podría explicarla entera",
+    measure_part: "podría explicar una parte",
+    measure_unsized: "va en este sentido, sin tamaño publicado",
+    measure_modelled: "modelado",
+    measure_not_modelled: "no modelado",
+    measure_report: "Para informar de este caso, copie esto en un issue:",
     confidence_range: "En la validación, ejecuciones como esta midieron",
     confidence_against: "respecto de la estimación",
     confidence_rows: "filas",

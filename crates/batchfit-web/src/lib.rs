@@ -25,6 +25,7 @@ mod fields;
 mod forms;
 mod i18n;
 mod location;
+mod measure;
 mod messages;
 mod results;
 mod share;

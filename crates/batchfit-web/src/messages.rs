@@ -6,6 +6,7 @@
 use batchfit_core::fields::{Problem, Range};
 use batchfit_core::hf::{self, ImportError};
 use batchfit_core::json::{Expected, Kind};
+use batchfit_core::measured;
 
 use crate::i18n::{self, Lang};
 
@@ -201,6 +202,82 @@ pub fn import_error(lang: Lang, error: &ImportError) -> String {
         (Lang::Es, ImportError::LayerPattern { key }) => {
             format!("«{key}»: solo se modela una capa global cada n, las demás con ventana.")
         }
+    }
+}
+
+/// What could not be read in a pasted measurement, naming the line and the
+/// forms, units or labels that are read.
+pub fn measured_error(lang: Lang, error: &measured::Error) -> String {
+    use measured::Problem as P;
+    let es = lang == Lang::Es;
+    let forms = |forms: &[measured::Form]| {
+        let names: Vec<&str> = forms
+            .iter()
+            .map(|f| match (f, es) {
+                (measured::Form::Number, false) => "a number of bytes or with a unit",
+                (measured::Form::Number, true) => "un número de bytes o con unidad",
+                (measured::Form::Labelled, false) => "max_memory_allocated: 123456",
+                (measured::Form::Labelled, true) => "max_memory_allocated: 123456",
+                (measured::Form::MemorySummary, _) => "torch.cuda.memory_summary()",
+                (measured::Form::NvidiaSmiTable, _) => "nvidia-smi",
+                (measured::Form::NvidiaSmiCsv, _) => "nvidia-smi --query-gpu=memory.used",
+            })
+            .collect();
+        names.join(", ")
+    };
+    let what = match (error.problem, es) {
+        (P::TooLong { max_bytes }, false) => format!("The text is longer than {max_bytes} bytes."),
+        (P::TooLong { max_bytes }, true) => format!("El texto pasa de {max_bytes} bytes."),
+        (P::TooManyLines { max_lines }, false) => {
+            format!("The text has more than {max_lines} lines.")
+        }
+        (P::TooManyLines { max_lines }, true) => {
+            format!("El texto tiene más de {max_lines} líneas.")
+        }
+        (P::Empty { forms: f }, false) => {
+            format!("No memory reading found. Readable: {}.", forms(f))
+        }
+        (P::Empty { forms: f }, true) => {
+            format!("No hay ninguna lectura de memoria. Se leen: {}.", forms(f))
+        }
+        (P::Unreadable { forms: f }, false) => format!("this line is none of: {}.", forms(f)),
+        (P::Unreadable { forms: f }, true) => format!("esta línea no es ninguna de: {}.", forms(f)),
+        (P::UnknownUnit { allowed }, false) => {
+            format!("the unit must be one of {}.", allowed.join(", "))
+        }
+        (P::UnknownUnit { allowed }, true) => {
+            format!("la unidad debe ser una de {}.", allowed.join(", "))
+        }
+        (P::UnknownLabel { allowed }, false) => {
+            format!("the label must name one reading: {}.", allowed.join(", "))
+        }
+        (P::UnknownLabel { allowed }, true) => format!(
+            "la etiqueta debe nombrar una lectura: {}.",
+            allowed.join(", ")
+        ),
+        (P::Unlabelled { .. }, false) => {
+            "a number without a label: say below which reading it is.".to_owned()
+        }
+        (P::Unlabelled { .. }, true) => {
+            "un número sin etiqueta: indique abajo qué lectura es.".to_owned()
+        }
+        (P::NotWholeBytes, false) => "a fraction of a byte: give its unit (GB or GiB).".to_owned(),
+        (P::NotWholeBytes, true) => {
+            "una fracción de byte: indique su unidad (GB o GiB).".to_owned()
+        }
+        (P::TooLarge { max }, false) => format!("more than {max} bytes."),
+        (P::TooLarge { max }, true) => format!("más de {max} bytes."),
+        (P::Ambiguous { first_line, .. }, false) => format!(
+            "a second, different value of the reading on line {first_line}: paste one run at a time."
+        ),
+        (P::Ambiguous { first_line, .. }, true) => format!(
+            "un segundo valor, distinto, de la lectura de la línea {first_line}: pegue una ejecución cada vez."
+        ),
+    };
+    match (error.line, es) {
+        (Some(line), false) => format!("Line {line}: {what}"),
+        (Some(line), true) => format!("Línea {line}: {what}"),
+        (None, _) => what,
     }
 }
 

@@ -437,6 +437,7 @@ pub fn results(state: State) -> El {
         )
         .child(crate::compare::compare(state))
         .child(crate::devices::devices(state))
+        .child(crate::measure::measurement(state))
 }
 
 /// The headline and the verdict in one line that stays at the top of a phone's

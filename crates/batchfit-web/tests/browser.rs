@@ -665,3 +665,62 @@ async fn the_validation_range_is_the_cores() {
     let p = find(&host, "[data-testid=\"confidence\"]");
     assert_eq!(p.text_content().as_deref(), Some(""));
 }
+
+/// "Compare with a measurement": a pasted printout reads as the core reads
+/// it, beside the estimate's reading; bad text names its line.
+#[wasm_bindgen_test]
+async fn a_pasted_measurement_is_compared_with_the_estimate() {
+    use batchfit_core::{measured, memory, query};
+    let q = "form=transformer&model=llama-3.1-8b&batch=4&seq=4096&zero=3&gpus=8&recompute=full&gpu=h100-80gb";
+    let estimate = memory::estimate(&query::parse(q).config);
+    let (host, _app) = mount_with(q);
+    settle().await;
+    let details = find(&host, "[data-testid=\"measure\"]");
+    details.set_attribute("open", "").expect("open");
+    details
+        .dispatch_event(&web_sys::Event::new("toggle").expect("a toggle event"))
+        .expect("dispatch");
+    settle().await;
+    let paste = |text: &'static str| {
+        let area: web_sys::HtmlTextAreaElement =
+            find(&host, "[data-testid=\"measure-text\"]").unchecked_into();
+        area.set_value(text);
+        area.dispatch_event(&web_sys::Event::new("input").expect("an input event"))
+            .expect("dispatch");
+    };
+    let text = include_str!("../../batchfit-core/tests/data/measured/print_gib.txt");
+    paste(text);
+    settle().await;
+    let expected = measured::parse(text, None).expect("the sample reads");
+    let shown = all(&host, ".measure-one");
+    assert_eq!(shown.len(), expected.len());
+    for (one, m) in shown.iter().zip(&expected) {
+        let c = measured::compare(&estimate, m);
+        assert_eq!(
+            one.get_attribute("data-reading").as_deref(),
+            Some(m.reading.name())
+        );
+        assert_eq!(
+            one.get_attribute("data-measured"),
+            Some(m.bytes.to_string())
+        );
+        assert_eq!(
+            one.get_attribute("data-predicted"),
+            Some(c.predicted.to_string())
+        );
+        assert_eq!(one.get_attribute("data-error"), Some(c.error.to_string()));
+    }
+    let report = find(&host, "[data-testid=\"measure-report\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(report.contains("Peak reserved: 44.50 GiB"), "{report}");
+    paste("Peak reserved: 44.5 G");
+    settle().await;
+    let error = find(&host, "[data-testid=\"measure-error\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(
+        error.starts_with("Line 1: the unit must be one of"),
+        "{error}"
+    );
+}

@@ -1,0 +1,221 @@
+//! "Compare with a measurement": paste what a run printed
+//! (`torch.cuda.max_memory_allocated()` / `max_memory_reserved()`,
+//! `torch.cuda.memory_summary()`, an `nvidia-smi` line) and see it beside the
+//! estimate's matching reading, the difference, and the terms of
+//! docs/model.md that could make a difference of that size and sign
+//! (`batchfit_core::measured`, the same as `batchfit measured`). A closed
+//! `<details>` until opened; nothing here runs on an edit while it is closed.
+
+use batchfit_core::measured::{self, Comparison, Fit, Reading};
+use batchfit_core::units::Units;
+use leptos::prelude::*;
+
+use crate::dom::{El, Ev, el, rx};
+use crate::i18n::{self, Lang};
+use crate::location;
+use crate::messages;
+use crate::results::short;
+use crate::state::State;
+
+pub fn measurement(state: State) -> El {
+    let lang = state.lang;
+    let open = RwSignal::new(false);
+    let details = el("details")
+        .class("measure")
+        .attr("data-testid", "measure")
+        .child(el("summary").bind_text(i18n::tr(lang, |w| w.measure_title)));
+    let node = details.node().clone();
+    details
+        .on(
+            Ev::Toggle,
+            Box::new(move |_| open.set(node.has_attribute("open"))),
+        )
+        .show(rx(move || open.get()), Box::new(move || panel(state)))
+}
+
+fn panel(state: State) -> Vec<El> {
+    let lang = state.lang;
+    let pasted = RwSignal::new(String::new());
+    // What an unlabelled number is: "" (say nothing) or a reading's name.
+    let unlabelled = RwSignal::new(String::new());
+    let area = el("textarea")
+        .attr("name", "measured")
+        .attr("rows", "4")
+        .attr("spellcheck", "false")
+        .attr("data-testid", "measure-text")
+        .bind_attr(
+            "aria-label",
+            rx(move || Some(i18n::words(lang.get()).measure_title.to_owned())),
+        );
+    let area_node = area.node().clone();
+    let area = area.on(
+        Ev::Input,
+        Box::new(move |_| {
+            let text = js_sys::Reflect::get(area_node.as_ref(), &"value".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
+            pasted.set(text);
+        }),
+    );
+    let select = crate::fields::select(
+        &["", "allocated", "reserved", "nvidia_smi"],
+        Box::new(move |value| {
+            rx(move || {
+                let w = i18n::words(lang.get());
+                match value {
+                    "allocated" => w.peak_allocated,
+                    "reserved" => w.peak_reserved,
+                    "nvidia_smi" => w.nvidia_smi,
+                    _ => w.measure_unlabelled_none,
+                }
+                .to_owned()
+            })
+        }),
+    )
+    .attr("name", "measured_reading");
+    let select_node = select.node().clone();
+    let select = select.on(
+        Ev::Change,
+        Box::new(move |_| {
+            let value = js_sys::Reflect::get(select_node.as_ref(), &"value".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
+            unlabelled.set(value);
+        }),
+    );
+    vec![
+        el("p")
+            .class("legend")
+            .bind_text(i18n::tr(lang, |w| w.measure_hint)),
+        area,
+        el("label")
+            .class("measure-reading")
+            .child(el("span").bind_text(i18n::tr(lang, |w| w.measure_unlabelled)))
+            .child(select),
+        el("div")
+            .attr("data-testid", "measure-result")
+            .attr("aria-live", "polite")
+            .rebuild(
+                rx(move || {
+                    let reading = unlabelled.with(|r| Reading::parse(r));
+                    let read = pasted.with(|text| {
+                        (!text.trim().is_empty()).then(|| measured::parse(text, reading))
+                    });
+                    let estimate = state.estimate.get();
+                    let compared = read.map(|r| {
+                        r.map(|all| {
+                            all.iter()
+                                .map(|m| measured::compare(&estimate, m))
+                                .collect::<Vec<_>>()
+                        })
+                    });
+                    (compared, lang.get(), state.config.with(|c| c.units))
+                }),
+                Box::new(move |(compared, lang, units)| match compared {
+                    None => Vec::new(),
+                    Some(Err(error)) => vec![
+                        el("p")
+                            .class("field-error")
+                            .attr("role", "alert")
+                            .attr("data-testid", "measure-error")
+                            .text(&messages::measured_error(*lang, error)),
+                    ],
+                    Some(Ok(all)) => {
+                        let mut shown: Vec<El> =
+                            all.iter().map(|c| result(c, *lang, *units)).collect();
+                        shown.push(report(state, all, *lang, &pasted.get_untracked()));
+                        shown
+                    }
+                }),
+            ),
+    ]
+}
+
+/// One reading: measured beside predicted, the difference, what could explain it.
+fn result(c: &Comparison, lang: Lang, units: Units) -> El {
+    let w = i18n::words(lang);
+    let reading = match c.measured.reading {
+        Reading::Allocated => w.peak_allocated,
+        Reading::Reserved => w.peak_reserved,
+        Reading::NvidiaSmi => w.nvidia_smi,
+    };
+    let (sign, size) = if c.error >= 0 {
+        ('+', c.error.unsigned_abs())
+    } else {
+        ('−', c.error.unsigned_abs())
+    };
+    let percent = c.error_tenths.map_or(String::new(), |t| {
+        let a = t.unsigned_abs();
+        format!(" ({sign}{}.{} %)", a / 10, a % 10)
+    });
+    let line = format!(
+        "{reading}: {} {} · {} {} · {} {sign}{}{percent}",
+        w.measure_measured,
+        short(c.measured.bytes, units),
+        w.measure_predicted,
+        short(c.predicted, units),
+        w.measure_difference,
+        short(size, units),
+    );
+    let terms = c.explanations.iter().map(|x| {
+        let how = match x.fit {
+            Fit::Within => w.measure_within,
+            Fit::Part => w.measure_part,
+            Fit::Unsized => w.measure_unsized,
+        };
+        let modelled = match x.info.treatment {
+            measured::Treatment::Modelled => w.measure_modelled,
+            measured::Treatment::NotModelled => w.measure_not_modelled,
+        };
+        el("li")
+            .attr("data-term", x.info.term.name())
+            .text(&format!(
+                "{} — {how}; {modelled} ({})",
+                i18n::term(lang, x.info.term),
+                x.info.source
+            ))
+    });
+    let section = el("div")
+        .class("measure-one")
+        .attr("data-reading", c.measured.reading.name())
+        .attr("data-measured", &c.measured.bytes.to_string())
+        .attr("data-predicted", &c.predicted.to_string())
+        .attr("data-error", &c.error.to_string())
+        .child(el("p").class("measure-line").text(&line));
+    if c.explanations.is_empty() {
+        return section;
+    }
+    section
+        .child(el("p").class("legend").text(w.measure_terms))
+        .child(el("ul").children(terms))
+}
+
+/// The case written out for an issue report: the setup's link, each reading
+/// in exact bytes beside the prediction, and the text as pasted.
+fn report(state: State, all: &[Comparison], lang: Lang, pasted: &str) -> El {
+    let mut text = format!("{}\n", location::url_for(&untrack(|| state.query(false))));
+    for c in all {
+        text.push_str(&format!(
+            "{}: measured {} B, predicted {} B, estimate − run {} B\n",
+            c.measured.reading.name(),
+            c.measured.bytes,
+            c.predicted,
+            c.error
+        ));
+    }
+    text.push_str("```\n");
+    text.push_str(pasted.trim());
+    text.push_str("\n```\n");
+    el("label")
+        .class("measure-report")
+        .child(el("span").text(i18n::words(lang).measure_report))
+        .child(
+            el("textarea")
+                .attr("readonly", "")
+                .attr("rows", "5")
+                .attr("data-testid", "measure-report")
+                .text(&text),
+        )
+}
