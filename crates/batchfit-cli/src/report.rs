@@ -3,7 +3,7 @@
 
 use batchfit_core::confidence::{self, Basis, Fit, Range, Reading, Verdict};
 use batchfit_core::fields::{format_hundredths, group_thousands};
-use batchfit_core::memory::{self, AtPeak, Change, Estimate, Phase, SweepRow};
+use batchfit_core::memory::{self, AtPeak, Change, Cost, Estimate, Lever, Phase, SweepRow};
 use batchfit_core::presets::{self, Device};
 use batchfit_core::query::{Config, Form};
 use batchfit_core::transformer::{self, Mode};
@@ -66,6 +66,8 @@ struct Report {
     gpus_needed_total: Option<u64>,
     sweep: Vec<Row>,
     what_ifs: Vec<WhatIfRow>,
+    /// The smallest combinations of changes that fit, the least costly first.
+    fixes: Vec<FixRow>,
     /// The step, point by point: its largest `total` is `peak_allocated`.
     timeline: Vec<TimelineRow>,
     /// What runs like this one measured in validation (transformer form only).
@@ -318,6 +320,188 @@ struct WhatIfRow {
     required: u128,
     #[serde(skip_serializing_if = "Option::is_none")]
     fits: Option<bool>,
+    costs: CostRow,
+}
+
+#[derive(Serialize)]
+struct FixRow {
+    levers: Vec<LeverRow>,
+    query: String,
+    required: u128,
+    costs: CostRow,
+}
+
+/// One lever of a fix: its name and its setting, where it has one.
+#[derive(Serialize)]
+struct LeverRow {
+    name: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    batch: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seq: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rank: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stage: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpus: Option<u64>,
+}
+
+impl From<Lever> for LeverRow {
+    fn from(lever: Lever) -> Self {
+        let mut row = Self {
+            name: lever.name(),
+            batch: None,
+            seq: None,
+            rank: None,
+            stage: None,
+            gpus: None,
+        };
+        match lever {
+            Lever::Batch { batch } => row.batch = Some(batch),
+            Lever::Seq { seq } => row.seq = Some(seq),
+            Lever::Lora { rank } | Lever::Qlora { rank } => row.rank = Some(rank),
+            Lever::Zero { stage, gpus } => (row.stage, row.gpus) = (Some(stage), Some(gpus)),
+            _ => {}
+        }
+        row
+    }
+}
+
+/// What a change costs besides memory (docs/model.md §5), per GPU and per
+/// optimizer step, for the changed configuration.
+#[derive(Serialize)]
+struct CostRow {
+    flops: u128,
+    recompute_flops: u128,
+    /// `recompute_flops / flops` in hundredths of a percent.
+    recompute_share_bp: u128,
+    pcie_bytes: u128,
+    /// `pcie_bytes` at `memory::PCIE_BYTES_PER_SECOND`, in microseconds.
+    pcie_micros: u128,
+    gpus: u64,
+    extra_gpus: u64,
+    trainable_parameters: u128,
+    trainable_share_bp: u128,
+    samples_per_micro_step: u64,
+    tokens_per_micro_step: u128,
+    accumulation_steps: u64,
+    tokens_per_step: u128,
+    tokens_per_step_lost: u128,
+}
+
+impl From<Cost> for CostRow {
+    fn from(cost: Cost) -> Self {
+        let a = cost.after;
+        Self {
+            flops: a.flops,
+            recompute_flops: a.recompute_flops,
+            recompute_share_bp: cost.recompute_share_bp(),
+            pcie_bytes: a.pcie_bytes,
+            pcie_micros: a.pcie_micros(),
+            gpus: a.gpus,
+            extra_gpus: cost.extra_gpus(),
+            trainable_parameters: a.trainable,
+            trainable_share_bp: cost.trainable_share_bp(),
+            samples_per_micro_step: a.samples,
+            tokens_per_micro_step: a.tokens,
+            accumulation_steps: a.accumulation,
+            tokens_per_step: a.step_tokens,
+            tokens_per_step_lost: cost.tokens_lost(),
+        }
+    }
+}
+
+fn lever_label(lever: Lever) -> String {
+    match lever {
+        Lever::Seq { seq } => format!("sequence {}", group_thousands(seq)),
+        Lever::Lora { rank } => format!("LoRA r={rank} over a frozen 16-bit base"),
+        Lever::Qlora { rank } => format!("QLoRA r={rank} (NF4 base, double quantization)"),
+        Lever::Zero { stage, gpus } => format!("ZeRO-{stage} over {gpus} GPUs"),
+        Lever::ParamOffload => "parameters offloaded to CPU".to_owned(),
+        Lever::Offload => "optimizer offloaded to CPU".to_owned(),
+        Lever::ActOffload => "activations offloaded to CPU".to_owned(),
+        Lever::SelectiveRecompute => "selective recomputation".to_owned(),
+        Lever::FullRecompute => "full recomputation".to_owned(),
+        Lever::Checkpointing => "gradient checkpointing".to_owned(),
+        Lever::Batch { batch } => format!("micro-batch {batch}"),
+        Lever::Bf16 => "BF16".to_owned(),
+        Lever::Adam8bit => "8-bit AdamW".to_owned(),
+        Lever::Fp8Kv => "an FP8 KV cache".to_owned(),
+    }
+}
+
+/// A hundredths-of-a-percent share as "31.16 %".
+fn percent_bp(bp: u128) -> String {
+    u64::try_from(bp).map_or_else(|_| bp.to_string(), format_hundredths) + " %"
+}
+
+fn plural(n: u128) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// What a change costs besides memory, the parts that are not nothing, in
+/// one line; empty when nothing.
+fn cost_text(cost: &Cost, units: Units) -> String {
+    let (before, after) = (cost.before, cost.after);
+    let mut parts = Vec::new();
+    if cost.extra_gpus() > 0 {
+        parts.push(format!(
+            "+{} GPUs ({} in all)",
+            cost.extra_gpus(),
+            after.gpus
+        ));
+    }
+    if after.recompute_flops != before.recompute_flops {
+        parts.push(format!(
+            "recomputation {} of the step's FLOPs",
+            percent_bp(cost.recompute_share_bp())
+        ));
+    }
+    if after.pcie_bytes != before.pcie_bytes {
+        let millis = after.pcie_micros().div_ceil(1_000);
+        parts.push(format!(
+            "PCIe {} per optimizer step, {} ms at 25 GB/s",
+            size(after.pcie_bytes, units),
+            u64::try_from(millis).map_or_else(|_| millis.to_string(), group_thousands)
+        ));
+    }
+    if after.trainable != before.trainable {
+        parts.push(format!(
+            "trains {} of the parameters",
+            percent_bp(cost.trainable_share_bp())
+        ));
+    }
+    if (after.samples, after.accumulation) != (before.samples, before.accumulation) {
+        parts.push(format!(
+            "{} micro-step{} of {} sample{} per optimizer step",
+            after.accumulation,
+            plural(u128::from(after.accumulation)),
+            after.samples,
+            plural(u128::from(after.samples)),
+        ));
+    }
+    if after.tokens != before.tokens {
+        parts.push(format!(
+            "{} tokens per micro-step instead of {}",
+            u64::try_from(after.tokens).map_or_else(|_| after.tokens.to_string(), group_thousands),
+            u64::try_from(before.tokens)
+                .map_or_else(|_| before.tokens.to_string(), group_thousands),
+        ));
+    }
+    if cost.tokens_lost() > 0 {
+        let lost = cost.tokens_lost();
+        parts.push(format!(
+            "{} fewer {} per optimizer step",
+            u64::try_from(lost).map_or_else(|_| lost.to_string(), group_thousands),
+            if after.tokens > 0 {
+                "tokens"
+            } else {
+                "samples"
+            },
+        ));
+    }
+    parts.join("; ")
 }
 
 fn change_name(change: Change) -> String {
@@ -358,7 +542,7 @@ pub fn json(config: &Config) -> String {
         units: config.units.name(),
         parameters: e.parameters,
         active_parameters: e.active_parameters,
-        trainable_parameters: trainable(config, &e),
+        trainable_parameters: memory::profile(config).trainable,
         weights: e.weights,
         gradients: e.gradients,
         optimizer_states: e.optimizer_states,
@@ -393,6 +577,16 @@ pub fn json(config: &Config) -> String {
                 query: batchfit_core::query::to_query(&w.config),
                 required: w.estimate.required,
                 fits: w.estimate.fits,
+                costs: w.cost(config).into(),
+            })
+            .collect(),
+        fixes: memory::fixes(config)
+            .into_iter()
+            .map(|f| FixRow {
+                levers: f.levers.iter().map(|&l| l.into()).collect(),
+                query: batchfit_core::query::to_query(&f.config),
+                required: f.estimate.required,
+                costs: f.cost.into(),
             })
             .collect(),
         timeline: memory::timeline(config)
@@ -408,19 +602,6 @@ pub fn json(config: &Config) -> String {
     };
     serde_json::to_string_pretty(&report)
         .expect("a struct of strings, integers and booleans serializes")
-}
-
-/// Parameters that train: none in inference or without an optimizer, the
-/// adapters with LoRA, else every one.
-fn trainable(config: &Config, e: &Estimate) -> u128 {
-    let t = &config.transformer;
-    match config.form {
-        Form::Transformer if t.mode == Mode::Inference => 0,
-        Form::Transformer if t.lora() => transformer::Adapters::of(t).total,
-        Form::Parameters if e.gradients == 0 => 0,
-        Form::Transformer | Form::Parameters => e.parameters,
-        Form::Activations => 0,
-    }
 }
 
 /// The tensor-parallel degree each data-parallel rank spans.
@@ -770,6 +951,31 @@ pub fn text(config: &Config) -> String {
                     "  {}: {} required, {verdict}\n",
                     change_label(what_if.change),
                     size(what_if.estimate.required, units)
+                ));
+                let costs = cost_text(&what_if.cost(config), units);
+                if !costs.is_empty() {
+                    out.push_str(&format!("    costs: {costs}\n"));
+                }
+            }
+            let fixes = memory::fixes(config);
+            if !fixes.is_empty() {
+                out.push_str("Smallest changes that fit, the least costly first:\n");
+            }
+            for (n, fix) in fixes.iter().enumerate() {
+                let levers: Vec<String> = fix.levers.iter().map(|&l| lever_label(l)).collect();
+                out.push_str(&format!(
+                    "  {}. {}: {} required\n",
+                    n + 1,
+                    levers.join(" + "),
+                    size(fix.estimate.required, units)
+                ));
+                let costs = cost_text(&fix.cost, units);
+                if !costs.is_empty() {
+                    out.push_str(&format!("    costs: {costs}\n"));
+                }
+                out.push_str(&format!(
+                    "    query: {}\n",
+                    batchfit_core::query::to_query(&fix.config)
                 ));
             }
         }

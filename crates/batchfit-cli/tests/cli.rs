@@ -1120,3 +1120,58 @@ fn measured_bad_input_exits_2_naming_the_file_and_line() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }
+/// Issue 16: Llama-3.1-8B in AMP on one H100. Every single change but QLoRA
+/// is still too big; `fixes` lists combinations that fit, each with its
+/// query (which fits when run again) and what it costs.
+#[test]
+fn fixes_combine_levers_and_say_what_each_costs() {
+    let query = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&recipe=amp";
+    let report = json(&["--json", query]);
+    assert_eq!(report["fits"], false);
+    let fixes = report["fixes"].as_array().expect("fixes");
+    assert_eq!(fixes.len(), 5);
+    let first = &fixes[0];
+    assert_eq!(
+        first["levers"],
+        serde_json::json!([{ "name": "batch", "batch": 1 }, { "name": "bf16" }])
+    );
+    assert_eq!(first["required"], 83_261_029_684_u64);
+    let costs = &first["costs"];
+    assert_eq!(
+        (&costs["accumulation_steps"], &costs["tokens_per_step"]),
+        (&serde_json::json!(16), &serde_json::json!(32_768))
+    );
+    assert_eq!(
+        (&costs["extra_gpus"], &costs["pcie_bytes"]),
+        (&serde_json::json!(0), &serde_json::json!(0))
+    );
+    for fix in fixes {
+        let again = json(&["--json", fix["query"].as_str().expect("query")]);
+        assert_eq!(again["fits"], true, "{fix}");
+        assert_eq!(again["required"], fix["required"]);
+    }
+    // The single changes carry their costs too: full recomputation adds
+    // 31.16 % of the step's FLOPs.
+    let checkpointing = report["what_ifs"]
+        .as_array()
+        .expect("what_ifs")
+        .iter()
+        .find(|w| w["change"] == "checkpointing")
+        .expect("listed");
+    assert_eq!(checkpointing["costs"]["recompute_share_bp"], 3116);
+    // The text lists them, the least costly first, with their links.
+    let out = batchfit(&[query]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        text.contains("Smallest changes that fit, the least costly first:\n  1. micro-batch 1 + BF16: 83.26 GB required"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    query: form=transformer&model=llama-3.1-8b&batch=1&seq=2048&recipe=bf16&gpu=h100-80gb&global_batch=16"),
+        "{text}"
+    );
+    assert!(
+        text.contains("recomputation 31.16 % of the step's FLOPs"),
+        "{text}"
+    );
+}

@@ -84,5 +84,40 @@ fn url_round_trip(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, estimate_and_sweep, with_what_ifs, url_round_trip);
+/// The smallest change that fits (issue 16, budget 1 ms for the transformer
+/// form): Llama 3.1 8B in AMP on one H100, whose fixes are pairs of levers;
+/// Qwen3-235B-A22B at 16 × 8,192 tokens on an A100, a mixture of experts
+/// that needs more sets tried; DeepSeek-V3 at 64 × 32,768 tokens on a 24 GB
+/// card, where only a shorter sequence with more GPUs fits.
+fn fixes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("fixes");
+    for (name, url) in [
+        (
+            "llama_amp_h100",
+            "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&recipe=amp",
+        ),
+        (
+            "qwen3_235b_a100",
+            "form=transformer&model=qwen3-235b-a22b&gpu=a100-80gb&seq=8192",
+        ),
+        (
+            "deepseek_v3_rtx_4090",
+            "form=transformer&model=deepseek-v3&gpu=rtx-4090&batch=64&seq=32768",
+        ),
+    ] {
+        let config = query::parse(url).config;
+        group.bench_with_input(BenchmarkId::from_parameter(name), &config, |b, config| {
+            b.iter(|| memory::fixes(black_box(config)));
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    estimate_and_sweep,
+    with_what_ifs,
+    url_round_trip,
+    fixes
+);
 criterion_main!(benches);

@@ -851,33 +851,18 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
     }
     push(Change::HalfSeq, changed);
 
-    // Fine-tuning with adapters: the frozen base loaded in BF16 (a PEFT model
-    // over `torch_dtype=torch.bfloat16`) where the recipe would keep it in FP32.
     if config.form == Form::Transformer && config.transformer.mode == Mode::Train {
         let t = &config.transformer;
-        let with_adapters = |base_quant: BaseQuant| {
-            let mut changed = *config;
-            let c = &mut changed.transformer;
-            c.lora_rank = if t.lora_rank > 0 { t.lora_rank } else { 16 };
-            // Recipes that would keep the frozen base in FP32.
-            if matches!(c.recipe, Recipe::Fp32 | Recipe::Amp | Recipe::Fsdp) {
-                c.recipe = Recipe::Bf16;
-            }
-            if base_quant != BaseQuant::None {
-                c.base_quant = base_quant;
-                c.double_quant = true;
-                // peft/utils/other.py `prepare_model_for_kbit_training(model,
-                // use_gradient_checkpointing=True)`: the QLoRA recipe turns
-                // on gradient checkpointing by default.
-                c.recompute = Recompute::Full;
-            }
-            changed
-        };
         if t.lora_rank == 0 {
-            push(Change::Lora, with_adapters(BaseQuant::None));
+            push(Change::Lora, with_adapters(config, BaseQuant::None));
         }
         if t.base_quant == BaseQuant::None {
-            push(Change::Qlora, with_adapters(BaseQuant::Nf4));
+            let mut qlora = with_adapters(config, BaseQuant::Nf4);
+            // peft/utils/other.py `prepare_model_for_kbit_training(model,
+            // use_gradient_checkpointing=True)`: the QLoRA recipe turns on
+            // gradient checkpointing by default.
+            qlora.transformer.recompute = Recompute::Full;
+            push(Change::Qlora, qlora);
         }
     }
     if config.form == Form::Transformer
@@ -902,6 +887,32 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
         .filter(|option| option.estimate.required != now)
         .collect()
 }
+
+/// Fine-tuning with adapters: LoRA of rank 16 (or the rank as set) over the
+/// frozen base, loaded in BF16 (a PEFT model over `torch_dtype=torch.bfloat16`)
+/// where the recipe would keep it in FP32, and stored in `base_quant` with
+/// double quantization for QLoRA.
+fn with_adapters(config: &Config, base_quant: BaseQuant) -> Config {
+    let mut changed = *config;
+    let c = &mut changed.transformer;
+    if c.lora_rank == 0 {
+        c.lora_rank = 16;
+    }
+    // Recipes that would keep the frozen base in FP32.
+    if matches!(c.recipe, Recipe::Fp32 | Recipe::Amp | Recipe::Fsdp) {
+        c.recipe = Recipe::Bf16;
+    }
+    if base_quant != BaseQuant::None {
+        c.base_quant = base_quant;
+        c.double_quant = true;
+    }
+    changed
+}
+
+mod fixes;
+pub use fixes::{
+    Cost, FIXES, Fix, Lever, MAX_LEVERS, PCIE_BYTES_PER_SECOND, Profile, cost, fixes, profile,
+};
 
 mod timeline;
 pub use timeline::{Moment, TimelinePoint, timeline};
