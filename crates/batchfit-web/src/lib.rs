@@ -22,6 +22,7 @@ mod devices;
 mod dom;
 mod faq;
 mod fields;
+mod fixes;
 mod forms;
 mod i18n;
 mod location;

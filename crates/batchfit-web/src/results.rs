@@ -435,6 +435,7 @@ pub fn results(state: State) -> El {
             rx(move || state.what_ifs.with(|options| !options.is_empty())),
             Box::new(move || vec![what_ifs(state)]),
         )
+        .child(crate::fixes::fixes(state))
         .child(crate::compare::compare(state))
         .child(crate::devices::devices(state))
         .child(crate::measure::measurement(state))
@@ -1054,22 +1055,29 @@ fn what_ifs(state: State) -> El {
     // the units changed.
     let item = move |index: usize| {
         let (label, value) = (el("span"), el("span").class("value"));
-        let li = el("li").child(label.clone()).child(value.clone());
+        let cost = el("span").class("legend cost");
+        let li = el("li")
+            .child(label.clone())
+            .child(value.clone())
+            .child(cost.clone());
         let (element, value_element) = (li.node().clone(), value.node().clone());
-        let (label, value) = (label.text_node(), value.text_node());
+        let (label, value, cost) = (label.text_node(), value.text_node(), cost.text_node());
         dom::bind(
             rx(move || {
                 let option = state.what_ifs.with(|options| options.get(index).copied());
-                (option, lang.get(), state.config.with(|c| c.units))
+                (option, lang.get(), state.config.get())
             }),
-            Box::new(move |&(option, lang, units)| {
+            Box::new(move |&(option, lang, config)| {
                 // An item the shorter list no longer has is empty until the list
                 // removes it.
                 let Some(option) = option else {
                     label.set_data("");
                     value.set_data("");
+                    cost.set_data("");
                     return;
                 };
+                let units = config.units;
+                cost.set_data(&crate::fixes::costs(lang, &option.cost(&config), units));
                 let fits = option.estimate.fits == Some(true);
                 let _ = element.class_list().toggle_with_force("fits", fits);
                 let _ = element.set_attribute("data-change", option.change.name());

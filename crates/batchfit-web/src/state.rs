@@ -149,14 +149,14 @@ impl State {
         self.other.set(Some(a));
         self.editing_b.set(true);
         if let Some(b) = b {
-            self.show(&b);
+            self.apply(&b);
         }
     }
 
     /// Makes `b` setup B (a one-click comparison), wherever the form is.
     pub fn set_b(&self, b: Config) {
         if self.editing_b.get_untracked() {
-            self.show(&b);
+            self.apply(&b);
         } else {
             self.other.set(Some(b));
         }
@@ -169,7 +169,7 @@ impl State {
         };
         self.other.set(Some(self.config.get_untracked()));
         self.editing_b.update(|b| *b = !*b);
-        self.show(&other);
+        self.apply(&other);
     }
 
     /// Stops comparing, keeping the setup the form shows.
@@ -178,8 +178,9 @@ impl State {
         self.editing_b.set(false);
     }
 
-    /// Fills the form with `config` (its form included) and commits it.
-    fn show(&self, config: &Config) {
+    /// Fills the form with `config` (its form included) and commits it: a
+    /// fix's link, a comparison's setup.
+    pub fn apply(&self, config: &Config) {
         self.form.set(config.form);
         self.load(config);
         self.import_rejected.maybe_update(std::mem::take);

@@ -724,3 +724,44 @@ async fn a_pasted_measurement_is_compared_with_the_estimate() {
         "{error}"
     );
 }
+
+/// The smallest changes that fit: the core's list, in its order, each with
+/// its cost; a click applies it and the page then fits.
+#[wasm_bindgen_test]
+async fn the_smallest_changes_that_fit_are_the_cores_and_apply_in_one_click() {
+    use batchfit_core::{memory, query};
+    let q = "form=transformer&model=llama-3.1-8b&recipe=amp&batch=16&seq=2048&gpu=h100-80gb";
+    let expected = memory::fixes(&query::parse(q).config);
+    assert!(!expected.is_empty());
+    let (host, _app) = mount_with(q);
+    settle().await;
+    let items = all(&host, "[data-testid=\"fixes\"] li");
+    assert_eq!(items.len(), expected.len());
+    for (li, fix) in items.iter().zip(&expected) {
+        assert_eq!(
+            li.get_attribute("data-required"),
+            Some(fix.estimate.required.to_string())
+        );
+    }
+    // The first keeps the global batch by accumulation: its cost says so.
+    let cost = find(&host, "[data-testid=\"fixes\"] li .cost")
+        .text_content()
+        .unwrap_or_default();
+    assert!(cost.contains("micro-steps"), "{cost}");
+    // Each what-if says what it costs besides memory: recomputation's compute.
+    let checkpointing = find(&host, "[data-change=\"checkpointing\"] .cost")
+        .text_content()
+        .unwrap_or_default();
+    assert!(checkpointing.contains("% compute"), "{checkpointing}");
+    find(&host, "[data-testid=\"fixes\"] li a")
+        .unchecked_into::<HtmlElement>()
+        .click();
+    settle().await;
+    assert_eq!(
+        bytes(&host, "required"),
+        expected[0].estimate.required.to_string()
+    );
+    let fits = find(&host, "[data-testid=\"fits\"]").get_attribute("data-value");
+    assert_eq!(fits.as_deref(), Some("true"));
+    assert!(all(&host, "[data-testid=\"fixes\"] li").is_empty());
+}

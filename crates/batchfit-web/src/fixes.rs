@@ -1,0 +1,144 @@
+//! "The smallest changes that fit": when the setup does not fit, the few
+//! combinations of levers that do (`memory::fixes`, the same list as the
+//! CLI's), least costly first, each a link that applies it, each with what
+//! it costs besides memory (`memory::Cost`, docs/model.md §5).
+
+use batchfit_core::memory::{self, Cost, Fix, Lever, PCIE_BYTES_PER_SECOND};
+use batchfit_core::query;
+use batchfit_core::units::Units;
+use leptos::prelude::*;
+
+use crate::dom::{El, Ev, el, rx};
+use crate::i18n::{self, Lang};
+use crate::location;
+use crate::results::short;
+use crate::state::State;
+
+pub fn fixes(state: State) -> El {
+    el("section")
+        .class("fixes")
+        .attr("data-testid", "fixes")
+        .rebuild(
+            rx(move || {
+                let list = match state.estimate.with(|e| e.fits) {
+                    Some(false) if !state.stale() => memory::fixes(&state.config.get()),
+                    _ => Vec::new(),
+                };
+                (list, state.lang.get(), state.config.with(|c| c.units))
+            }),
+            Box::new(move |(list, lang, units)| {
+                if list.is_empty() {
+                    return Vec::new();
+                }
+                let w = i18n::words(*lang);
+                vec![
+                    el("h3").text(w.fixes_title),
+                    el("ol").children(list.iter().map(|fix| item(state, fix, *lang, *units))),
+                ]
+            }),
+        )
+}
+
+fn item(state: State, fix: &Fix, lang: Lang, units: Units) -> El {
+    let w = i18n::words(lang);
+    let label: Vec<String> = fix.levers.iter().map(|l| lever(lang, *l)).collect();
+    let config = fix.config;
+    let href = location::url_for(&query::to_query(&config));
+    el("li")
+        .attr("data-required", &fix.estimate.required.to_string())
+        .child(
+            el("a")
+                .attr("href", &href)
+                .on(
+                    Ev::Click,
+                    Box::new(move |event| {
+                        event.prevent_default();
+                        state.apply(&config);
+                    }),
+                )
+                .text(&label.join(" + ")),
+        )
+        .child(el("span").class("value").text(&format!(
+            "{} — ✓ {}",
+            short(fix.estimate.required, units),
+            w.fits
+        )))
+        .child(
+            el("span")
+                .class("legend cost")
+                .text(&costs(lang, &fix.cost, units)),
+        )
+}
+
+/// A lever in words, with its value.
+pub fn lever(lang: Lang, lever: Lever) -> String {
+    let w = i18n::words(lang);
+    let n = |v: u64| i18n::group(lang, u128::from(v));
+    match lever {
+        Lever::Seq { seq } => format!("{} {}", w.lever_seq, n(seq)),
+        Lever::Lora { rank } => format!("LoRA r = {rank}"),
+        Lever::Qlora { rank } => format!("QLoRA r = {rank}"),
+        Lever::Zero { stage, gpus } => format!("ZeRO-{stage} × {}", n(gpus)),
+        Lever::ParamOffload => w.lever_param_offload.to_owned(),
+        Lever::Offload => w.lever_offload.to_owned(),
+        Lever::ActOffload => w.lever_act_offload.to_owned(),
+        Lever::SelectiveRecompute => w.lever_selective.to_owned(),
+        Lever::FullRecompute | Lever::Checkpointing => w.checkpointing.to_owned(),
+        Lever::Batch { batch } => format!("{} {}", w.lever_batch, n(batch)),
+        Lever::Bf16 => w.bf16.to_owned(),
+        Lever::Adam8bit => w.lever_adam8bit.to_owned(),
+        Lever::Fp8Kv => w.fp8_kv.to_owned(),
+    }
+}
+
+/// A hundredths-of-a-percent share as "31.2 %".
+fn share(bp: u128) -> String {
+    let tenths = (bp + 5) / 10;
+    format!("{}.{} %", tenths / 10, tenths % 10)
+}
+
+/// What a change costs besides memory, in words: only the figures that are
+/// not zero; "" when none is.
+pub fn costs(lang: Lang, cost: &Cost, units: Units) -> String {
+    let w = i18n::words(lang);
+    let n = |v: u128| i18n::group(lang, v);
+    let mut out: Vec<String> = Vec::new();
+    let recompute = cost.recompute_share_bp();
+    if recompute > 0 && cost.after.recompute_flops > cost.before.recompute_flops {
+        out.push(format!("+{} {}", share(recompute), w.cost_compute));
+    }
+    let (before, after) = (&cost.before, &cost.after);
+    if after.pcie_bytes > before.pcie_bytes {
+        let tenths = after.pcie_micros().div_ceil(100_000);
+        out.push(format!(
+            "{} {} ({}.{} s {} {} GB/s)",
+            short(after.pcie_bytes, units),
+            w.cost_pcie,
+            tenths / 10,
+            tenths % 10,
+            w.cost_at,
+            PCIE_BYTES_PER_SECOND / 1_000_000_000
+        ));
+    }
+    if cost.extra_gpus() > 0 {
+        out.push(format!("+{} GPUs", n(u128::from(cost.extra_gpus()))));
+    }
+    if after.trainable < before.trainable {
+        out.push(format!(
+            "{} {}",
+            w.cost_trains,
+            share(cost.trainable_share_bp())
+        ));
+    }
+    if cost.tokens_lost() > 0 {
+        out.push(format!("−{} {}", n(cost.tokens_lost()), w.cost_tokens));
+    }
+    if after.accumulation > before.accumulation {
+        out.push(format!(
+            "{} {}",
+            n(u128::from(after.accumulation)),
+            w.cost_micro_steps
+        ));
+    }
+    out.join(" · ")
+}
