@@ -38,6 +38,7 @@ pub mod json;
 pub mod memory;
 pub mod param;
 pub mod parameters;
+pub mod pipeline;
 pub mod presets;
 pub mod query;
 pub mod training_args;
