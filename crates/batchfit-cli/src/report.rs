@@ -58,12 +58,18 @@ struct Report {
     max_seq: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     accumulation_steps: Option<u64>,
-    /// Data-parallel ranks needed (each of `tp` GPUs).
+    /// Data-parallel ranks needed (each of tp × pp × cp GPUs).
     #[serde(skip_serializing_if = "Option::is_none")]
     gpus_needed: Option<u64>,
-    /// Every GPU those ranks take: `gpus_needed × tp`.
+    /// Every GPU those ranks take: `gpus_needed × tp × pp × cp`.
     #[serde(skip_serializing_if = "Option::is_none")]
     gpus_needed_total: Option<u64>,
+    /// Every GPU of the job as set: gpus × tp × pp × cp.
+    job_gpus: u64,
+    /// Every pipeline stage's memory (one stage without pipeline parallelism):
+    /// the answer above is the one `pp_stage` names, or the one with the most
+    /// reserved bytes.
+    stages: Vec<StageRow>,
     sweep: Vec<Row>,
     what_ifs: Vec<WhatIfRow>,
     /// The smallest combinations of changes that fit, the least costly first.
@@ -254,6 +260,43 @@ fn count(n: u32, noun: &str) -> String {
         format!("1 {noun}")
     } else {
         format!("{n} {noun}s")
+    }
+}
+
+#[derive(Serialize)]
+struct StageRow {
+    index: u64,
+    layers: u64,
+    embedding: bool,
+    head: bool,
+    weights: u128,
+    gradients: u128,
+    optimizer_states: u128,
+    activations: u128,
+    peak_allocated: u128,
+    peak_reserved: u128,
+    required: u128,
+    /// What is alive at the stage's peak: sums exactly to its `peak_allocated`.
+    at_peak: AtPeakRow,
+}
+
+impl From<&memory::Stage> for StageRow {
+    fn from(stage: &memory::Stage) -> Self {
+        let e = &stage.estimate;
+        Self {
+            index: stage.index,
+            layers: stage.layers,
+            embedding: stage.embedding,
+            head: stage.head,
+            weights: e.weights,
+            gradients: e.gradients,
+            optimizer_states: e.optimizer_states,
+            activations: e.activations,
+            peak_allocated: e.peak_allocated,
+            peak_reserved: e.peak_reserved,
+            required: e.required,
+            at_peak: e.at_peak.into(),
+        }
     }
 }
 
@@ -568,7 +611,9 @@ pub fn json(config: &Config) -> String {
         max_seq: memory::max_seq(config),
         accumulation_steps: e.accumulation_steps,
         gpus_needed: memory::gpus_needed(config),
-        gpus_needed_total: memory::gpus_needed(config).map(|n| n * tp_of(config)),
+        gpus_needed_total: memory::gpus_needed(config).map(|n| memory::total_gpus(config, n)),
+        job_gpus: memory::total_gpus(config, dp_of(config)),
+        stages: memory::stages(config).iter().map(StageRow::from).collect(),
         sweep: memory::sweep(config).iter().map(Row::from).collect(),
         what_ifs: memory::what_ifs(config)
             .iter()
@@ -605,10 +650,30 @@ pub fn json(config: &Config) -> String {
 }
 
 /// The tensor-parallel degree each data-parallel rank spans.
-fn tp_of(config: &Config) -> u64 {
+fn dp_of(config: &Config) -> u64 {
     match config.form {
-        Form::Transformer => config.transformer.tp,
+        Form::Transformer => config.transformer.gpus,
         Form::Activations | Form::Parameters => 1,
+    }
+}
+
+/// "4 data-parallel ranks × tensor parallel 4 × pipeline parallel 2 = 32
+/// GPUs", or "4 data-parallel GPUs" when no other degree is above 1.
+fn split(config: &Config, ranks: u64) -> String {
+    let t = &config.transformer;
+    let degrees: Vec<String> = [("tensor", t.tp), ("pipeline", t.pp), ("context", t.cp)]
+        .into_iter()
+        .filter(|&(_, degree)| degree > 1 && config.form == Form::Transformer)
+        .map(|(name, degree)| format!(" × {name} parallel {degree}"))
+        .collect();
+    if degrees.is_empty() {
+        format!("{ranks} data-parallel GPUs")
+    } else {
+        format!(
+            "{ranks} data-parallel ranks{} = {} GPUs",
+            degrees.concat(),
+            memory::total_gpus(config, ranks)
+        )
     }
 }
 
@@ -809,6 +874,26 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     t.gpus, t.zero, t.tp
                 ));
             }
+            if t.pp > 1 || t.cp > 1 {
+                let stage = match t.pp_stage.index(t.pp) {
+                    Some(i) => format!("stage {i}, as asked"),
+                    None => "the stage that needs the most".to_owned(),
+                };
+                let chunks = if t.vpp > 1 {
+                    format!(", {} chunks per rank", t.vpp)
+                } else {
+                    String::new()
+                };
+                text.push_str(&format!(
+                    "pipeline parallel {} ({}, {} micro-batches{chunks}), context parallel {} ({}): {} GPUs in the job; the answer is {stage}\n",
+                    t.pp,
+                    t.pp_schedule.name(),
+                    memory::microbatches(config),
+                    t.cp,
+                    t.cp_kind.name(),
+                    memory::total_gpus(config, t.gpus),
+                ));
+            }
             text
         }
     }
@@ -926,15 +1011,7 @@ pub fn text(config: &Config) -> String {
             ));
         }
         if let Some(gpus) = memory::gpus_needed(config).filter(|&n| !fits && n > 1) {
-            let tp = tp_of(config);
-            let ranks = if tp > 1 {
-                format!(
-                    "{gpus} data-parallel ranks × tensor parallel {tp} = {} GPUs",
-                    gpus * tp
-                )
-            } else {
-                format!("{gpus} data-parallel GPUs")
-            };
+            let ranks = split(config, gpus);
             out.push_str(&format!(
                 "Fits with {ranks} at ZeRO stage {}.\n",
                 config.transformer.zero

@@ -15,9 +15,13 @@ use crate::Precision;
 use crate::activations::{self, BATCH, SEQ};
 use crate::choice::choice;
 use crate::parameters;
+use crate::pipeline::{self, Rank, Schedule};
 use crate::presets::{DEVICES_BY_CAPACITY, Device, DevicePreset};
 use crate::query::{Config, Form};
-use crate::transformer::{self, BaseQuant, GPUS, Kind, KvDtype, Mode, Recipe, Recompute, ZeroGrad};
+use crate::transformer::{
+    self, BaseQuant, Ends, GPUS, Kind, KvDtype, Mode, ParameterCount, Recipe, Recompute,
+    TransformerInput, ZeroGrad,
+};
 
 choice! {
     /// The moment of a step that sets the peak (docs/model.md, "Timeline").
@@ -232,8 +236,158 @@ struct Parts {
     cpu_per_sample: u128,
 }
 
+/// Micro-batches per step of a pipeline: `microbatches`, or `pp`, the fewest
+/// that fill a 1F1B pipeline (Megatron-LM derives them from the global batch,
+/// global / (micro-batch × data-parallel); batchfit does not, so that a
+/// configuration's memory per sample does not move with its batch and the
+/// largest batch that fits stays exact).
+pub fn microbatches(config: &Config) -> u64 {
+    let t = &config.transformer;
+    if t.microbatches > 0 {
+        t.microbatches
+    } else {
+        t.pp.max(1)
+    }
+}
+
+/// The transformer input as one pipeline rank sees it: its layers (dense and
+/// MoE, in that order: only their numbers matter in training), with the
+/// parameters of its layers and ends.
+fn stage_view(input: &TransformerInput, rank: &Rank) -> (TransformerInput, ParameterCount) {
+    let whole = rank.whole();
+    let mut view = *input;
+    view.arch.layers = whole.layers();
+    if view.arch.moe() {
+        (view.arch.first_dense_layers, view.arch.moe_every) = (whole.dense, 1);
+    }
+    let ends = Ends {
+        embedding: whole.embedding,
+        head: whole.head,
+    };
+    let count = transformer::stage_parameter_count(&view.arch, ends);
+    (view, count)
+}
+
+/// A pipeline rank's activations per sample at its peak, and the part its
+/// layers save. Each chunk's micro-batch keeps its layers' tensors and, but
+/// on the embedding's chunk, the activation it received from the previous
+/// stage (Megatron-Core schedules.py keeps `input_tensors` until the
+/// micro-batch's backward pass; p2p_communication.py sizes it seq/cp (/tp
+/// with sequence parallelism) × micro-batch × hidden). The schedule sets how
+/// many micro-batches are in flight ([`pipeline`]). The last stage's head
+/// and loss hold one micro-batch at the start of its backward pass (1F1B and
+/// interleaved run it right after its forward pass), GPipe's every
+/// micro-batch's saved log-softmax. Beside a layer's backward pass: one
+/// activation-sized gradient received and one sent
+/// (`send_backward_recv_forward`, `send_forward_recv_backward`).
+fn rank_activations(config: &Config, rank: &Rank) -> (u128, u128) {
+    let input = &config.transformer;
+    if input.mode != Mode::Train {
+        return (0, 0);
+    }
+    let saved = transformer::training_saved(input);
+    let t = u128::from(input.tp);
+    let boundary =
+        u128::from(input.tokens()) * u128::from(input.arch.hidden) * input.activation_bytes();
+    let boundary = if input.sp {
+        boundary.div_ceil(t)
+    } else {
+        boundary
+    };
+    let weight = |chunk: &pipeline::Chunk| {
+        saved.layers(chunk.dense, chunk.moe)
+            + if chunk.embedding {
+                saved.below
+            } else {
+                boundary
+            }
+    };
+    let m = microbatches(config);
+    let first = rank.chunks.first().copied().unwrap_or_default();
+    let (layers, head_in_flight) = match input.pp_schedule {
+        Schedule::OneFOneB => (
+            u128::from(pipeline::one_f_one_b_in_flight(input.pp, rank.index, m)) * weight(&first),
+            1,
+        ),
+        Schedule::Interleaved => (
+            pipeline::interleaved_peak(input.pp, input.vpp, rank.index, m, |c| {
+                rank.chunks
+                    .get(usize::try_from(c).unwrap_or(usize::MAX))
+                    .map_or(0, weight)
+            }),
+            1,
+        ),
+        Schedule::Gpipe => (
+            u128::from(m) * rank.chunks.iter().map(weight).sum::<u128>(),
+            m,
+        ),
+    };
+    let whole = rank.whole();
+    let head = if whole.head {
+        saved.above + u128::from(head_in_flight - 1) * saved.above_saved
+    } else {
+        0
+    };
+    let transient = saved.layer_transient(whole.dense, whole.moe) + 2 * boundary;
+    (
+        layers + head.max(transient).max(saved.context_forward),
+        layers,
+    )
+}
+
+/// Every pipeline rank's parts (one, the whole model, without a pipeline),
+/// and the stage `pp_stage` names.
+#[derive(Clone, Debug)]
+struct Model {
+    stages: Vec<Parts>,
+    named: Option<usize>,
+}
+
+impl Model {
+    fn of(config: &Config) -> Self {
+        let t = &config.transformer;
+        if config.form != Form::Transformer || t.pp <= 1 {
+            return Self {
+                stages: vec![Parts::of_rank(config, None)],
+                named: None,
+            };
+        }
+        let stages = pipeline::ranks(&t.arch, t.pp, t.vpp, &t.pp_layout)
+            .iter()
+            .map(|rank| Parts::of_rank(config, Some(rank)))
+            .collect();
+        Self {
+            stages,
+            named: t.pp_stage.index(t.pp).and_then(|i| usize::try_from(i).ok()),
+        }
+    }
+
+    /// The stage answered for at `batch`: the one named, or the one whose
+    /// memory is compared with the device (the most reserved bytes; then the
+    /// most allocated, then the first).
+    fn at(&self, batch: u64) -> (usize, Parts) {
+        let named = self.named.and_then(|i| self.stages.get(i).map(|p| (i, *p)));
+        named.unwrap_or_else(|| {
+            self.stages
+                .iter()
+                .copied()
+                .enumerate()
+                .rev()
+                .max_by_key(|(_, p)| (p.reserved(batch), p.total(batch)))
+                .unwrap_or_default()
+        })
+    }
+}
+
 impl Parts {
     fn of(config: &Config) -> Self {
+        Model::of(config).at(config.batch()).1
+    }
+}
+
+impl Parts {
+    /// The parts of `config`, or of one pipeline rank of it.
+    fn of_rank(config: &Config, rank: Option<&Rank>) -> Self {
         match config.form {
             Form::Activations => {
                 let per_sample = activations::estimate(&config.activations).per_sample;
@@ -260,9 +414,22 @@ impl Parts {
                 }
             }
             Form::Transformer => {
-                let input = &config.transformer;
-                let count = transformer::parameter_count(&input.arch);
-                let states = transformer::model_states(&count, input);
+                let whole = &config.transformer;
+                let count = transformer::parameter_count(&whole.arch);
+                // A pipeline rank is a model of its layers and ends.
+                let (stage, stage_count) = match rank {
+                    Some(rank) => stage_view(whole, rank),
+                    None => (*whole, count),
+                };
+                let input = &stage;
+                let states = transformer::model_states(&stage_count, input);
+                let (activations_per_sample, layer_activations_per_sample) = match rank {
+                    Some(rank) => rank_activations(config, rank),
+                    None => (
+                        transformer::activations_per_sample(input),
+                        transformer::layer_activations_per_sample(input),
+                    ),
+                };
                 let step_in_backward = input.mode == Mode::Train
                     && input.effective_step() == transformer::Step::InBackward;
                 Self {
@@ -291,9 +458,15 @@ impl Parts {
                     // `zero_grad(set_to_none=False)` zero-fills the gradients
                     // instead of dropping them: from the second step on they
                     // are alive from the forward pass on (ZeroGrad::Zeros).
+                    // A pipeline's later micro-batches run their forward
+                    // passes after the first backward passes (1F1B), or
+                    // beside the gradients of the first ones (GPipe: from the
+                    // second backward pass on, with one micro-batch fewer;
+                    // counted with all of them, an upper bound).
                     gradients_with_activations: step_in_backward
                         || (input.mode == Mode::Train && input.zero_grad == ZeroGrad::Zeros)
-                        || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1),
+                        || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1)
+                        || (rank.is_some() && microbatches(config) > 1),
                     // torch/amp/autocast_mode.py: autocast casts each FP32
                     // weight to 16 bits at its first use and caches the cast
                     // until the autocast region exits; the matrix products
@@ -306,12 +479,12 @@ impl Parts {
                     } else {
                         0
                     },
-                    activations_per_sample: transformer::activations_per_sample(input),
-                    layer_activations_per_sample: transformer::layer_activations_per_sample(input),
+                    activations_per_sample,
+                    layer_activations_per_sample,
                     layers: input.arch.layers,
                     kv_per_sample: transformer::kv_cache_per_sample(input),
                     working: transformer::Adapters::of(input).dora_working
-                        + transformer::fp8_weight_copies(&count, input),
+                        + transformer::fp8_weight_copies(&stage_count, input),
                     cpu: states.cpu,
                     cpu_per_sample: transformer::offloaded_activations_per_sample(input),
                 }
@@ -500,8 +673,14 @@ pub(crate) fn with_margin(nvidia_smi: u128, config: &Config) -> u128 {
 /// The estimate for `config`. Pure and total: never fails, panics or overflows
 /// for any configuration [`crate::query::parse`] can produce.
 pub fn estimate(config: &Config) -> Estimate {
-    let parts = Parts::of(config);
+    estimate_of(config, &Model::of(config))
+}
+
+/// The estimate of `model`'s stage answered for, its largest batch the one
+/// at which every stage of `model` fits.
+fn estimate_of(config: &Config, model: &Model) -> Estimate {
     let batch = config.batch();
+    let (_, parts) = model.at(batch);
     let total = parts.total(batch);
     let reserved = parts.reserved(batch);
     let device_bytes = config.device.map(|d| d.bytes());
@@ -527,7 +706,7 @@ pub fn estimate(config: &Config) -> Estimate {
         at_peak: parts.at_peak(batch),
         device_bytes,
         fits: device_bytes.map(|d| required_bytes <= d),
-        max_batch: device_bytes.map(|d| max_batch_within(&parts, config, d)),
+        max_batch: device_bytes.map(|d| max_batch_within(model, config, d)),
         accumulation_steps: accumulation_steps(config),
         cpu_memory: parts.cpu + parts.cpu_per_sample * u128::from(batch),
     }
@@ -536,8 +715,8 @@ pub fn estimate(config: &Config) -> Estimate {
 /// The largest batch in 1 … `BATCH.max` whose required memory is at most
 /// `device`, or 0. Binary search on the monotone `required(batch)`: exact, not
 /// a search over powers of two.
-fn max_batch_within(parts: &Parts, config: &Config, device: u128) -> u64 {
-    let fits = |batch: u64| required(parts.reserved(batch), config) <= device;
+fn max_batch_within(model: &Model, config: &Config, device: u128) -> u64 {
+    let fits = |batch: u64| required(model.at(batch).1.reserved(batch), config) <= device;
     if !fits(1) {
         return 0;
     }
@@ -575,8 +754,15 @@ pub fn max_seq(config: &Config) -> Option<u64> {
     };
     let parts = Parts::of(config);
     let batch = config.batch();
+    let pipelined = config.form == Form::Transformer && config.transformer.pp > 1;
     let fits = |seq: u64| {
-        let parts = parts.at_seq(config, seq);
+        let parts = if pipelined {
+            let mut longer = *config;
+            longer.transformer.seq = seq;
+            Parts::of(&longer)
+        } else {
+            parts.at_seq(config, seq)
+        };
         required(parts.reserved(batch), config) <= device
     };
     if !fits(SEQ.min) {
@@ -633,10 +819,10 @@ pub struct SweepRow {
 /// Powers of two from 1 until one batch past the largest that fits (without a
 /// device: past the chosen batch), plus the chosen batch, in increasing order.
 pub fn sweep(config: &Config) -> Vec<SweepRow> {
-    let parts = Parts::of(config);
+    let model = Model::of(config);
     let chosen = config.batch();
     let last = match config.device {
-        Some(device) => max_batch_within(&parts, config, device.bytes()).max(chosen),
+        Some(device) => max_batch_within(&model, config, device.bytes()).max(chosen),
         None => chosen,
     };
     let mut batches: Vec<u64> = std::iter::successors(Some(1u64), |&b| {
@@ -650,6 +836,7 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
     batches
         .into_iter()
         .map(|batch| {
+            let (_, parts) = model.at(batch);
             let at_peak = parts.at_peak(batch);
             SweepRow {
                 batch,
@@ -676,7 +863,8 @@ pub fn gpus_needed(config: &Config) -> Option<u64> {
     let fits = |groups: u64| {
         let mut trial = *config;
         trial.transformer.gpus = groups * ep;
-        required(Parts::of(&trial).reserved(trial.batch()), &trial) <= device
+        let batch = trial.batch();
+        required(Model::of(&trial).at(batch).1.reserved(batch), &trial) <= device
     };
     let most = GPUS.max / ep;
     if most == 0 || !fits(most) {
@@ -739,6 +927,77 @@ pub fn devices(config: &Config) -> Vec<DeviceFit> {
                 fits: e.fits == Some(true),
                 max_batch: e.max_batch.unwrap_or(0),
                 gpus_needed: gpus_needed(&on),
+            }
+        })
+        .collect()
+}
+
+/// Every GPU the job takes for `dp` data-parallel ranks: dp × tp × pp × cp
+/// (expert parallelism runs inside the data-parallel ranks, as
+/// Megatron-Core's parallel_state.py and torchtitan's mesh place it). 1 per
+/// rank outside the transformer form.
+pub fn total_gpus(config: &Config, dp: u64) -> u64 {
+    match config.form {
+        Form::Transformer => {
+            let t = &config.transformer;
+            dp.saturating_mul(t.tp)
+                .saturating_mul(t.pp)
+                .saturating_mul(t.cp)
+        }
+        Form::Activations | Form::Parameters => dp,
+    }
+}
+
+/// One pipeline stage's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Stage {
+    /// The pipeline rank, from 0.
+    pub index: u64,
+    /// Layers on the rank (over all its model chunks).
+    pub layers: u64,
+    /// The embedding, and the output head with the loss, are on it.
+    pub embedding: bool,
+    pub head: bool,
+    /// The rank's estimate, as [`estimate`] gives it (its largest batch is
+    /// the rank's own).
+    pub estimate: Estimate,
+}
+
+/// Every pipeline stage's estimate, in rank order; one stage, the
+/// estimate itself, without pipeline parallelism. [`estimate`] is the
+/// stage `pp_stage` names, or the one with the most reserved bytes (what is
+/// compared with the device).
+pub fn stages(config: &Config) -> Vec<Stage> {
+    let t = &config.transformer;
+    let model = Model::of(config);
+    if model.stages.len() == 1 {
+        return vec![Stage {
+            index: 0,
+            layers: match config.form {
+                Form::Transformer => t.arch.layers,
+                Form::Activations => config.activations.layers,
+                Form::Parameters => 0,
+            },
+            embedding: true,
+            head: true,
+            estimate: estimate_of(config, &model),
+        }];
+    }
+    pipeline::ranks(&t.arch, t.pp, t.vpp, &t.pp_layout)
+        .iter()
+        .zip(&model.stages)
+        .map(|(rank, parts)| {
+            let whole = rank.whole();
+            let alone = Model {
+                stages: vec![*parts],
+                named: None,
+            };
+            Stage {
+                index: rank.index,
+                layers: whole.layers(),
+                embedding: whole.embedding,
+                head: whole.head,
+                estimate: estimate_of(config, &alone),
             }
         })
         .collect()

@@ -78,6 +78,14 @@ choice! {
         Zero = "zero",
         Tp = "tp",
         Ep = "ep",
+        Pp = "pp",
+        PpSchedule = "pp_schedule",
+        Vpp = "vpp",
+        Microbatches = "microbatches",
+        PpLayout = "pp_layout",
+        PpStage = "pp_stage",
+        Cp = "cp",
+        CpKind = "cp_kind",
         CapacityFactor = "capacity_factor",
         CapacityPad = "capacity_pad",
         Sp = "sp",
@@ -125,6 +133,9 @@ pub enum Input {
     Choice,
     /// Yes or no ("1", "0").
     Switch,
+    /// Whole numbers separated by commas ("8,8,8,8"), or a name
+    /// (`pp_stage=last`).
+    List,
 }
 
 /// How many parameters there are: the length of [`Param::ALL`].
@@ -150,9 +161,9 @@ impl Param {
             | TokenTypes | Labels | Image | Patch | Channels | Gen | Gpus | Zero | Tp | BucketM
             | Prefetch | GlobalBatch | LoraRank | Window | GlobalEvery | Experts
             | ExpertsActive | ExpertFfn | SharedExperts | SharedFfn | FirstDenseLayers
-            | MoeEvery | Ep | KvLoraRank | QLoraRank | QkRopeHeadDim | QkNopeHeadDim | VHeadDim => {
-                Input::Whole
-            }
+            | MoeEvery | Ep | KvLoraRank | QLoraRank | QkRopeHeadDim | QkNopeHeadDim | VHeadDim
+            | Pp | Vpp | Microbatches | Cp => Input::Whole,
+            PpLayout | PpStage => Input::List,
             K | ActMb | GpuGb | OverheadGb | Margin | CapacityFactor => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
@@ -160,7 +171,8 @@ impl Param {
             | AttnSoftcap | AttnSinks | CapacityPad => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
-            | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units | Lang | Block => Input::Choice,
+            | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units | Lang | Block | PpSchedule
+            | CpKind => Input::Choice,
         }
     }
 }

@@ -18,6 +18,7 @@ use crate::choice::choice;
 use crate::fields::{self, HundredthsField, ParamError, Problem, WholeField};
 pub use crate::param::Param;
 use crate::parameters::{self, ParametersInput};
+use crate::pipeline::{self, CpKind, Layout, Schedule, StageChoice};
 use crate::presets::{self, Device, ModelPreset};
 use crate::transformer::{self as tf, Architecture, TransformerInput};
 use crate::units::Units;
@@ -279,6 +280,14 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Ep,
     Param::CapacityFactor,
     Param::CapacityPad,
+    Param::Pp,
+    Param::PpSchedule,
+    Param::Vpp,
+    Param::Microbatches,
+    Param::PpLayout,
+    Param::PpStage,
+    Param::Cp,
+    Param::CpKind,
     Param::Sp,
     Param::Foreach,
     Param::Step,
@@ -567,10 +576,152 @@ pub fn parse(text: &str) -> Parsed {
             }
             t.ep = tf::EP.default;
         }
+        parallel_problems(t, &known, &mut problems);
     }
     Parsed {
         config: config.synced(),
         problems: problems.into_iter().flatten().collect(),
+    }
+}
+
+/// Pipeline and context parallelism's settings that mean nothing as given
+/// (issue 14): reported on the parameter named, and back at what works.
+fn parallel_problems(
+    t: &mut TransformerInput,
+    known: &[(usize, Param, String)],
+    problems: &mut [Option<ParamError>],
+) {
+    let mut report = |param: Param, problem: Problem| {
+        if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == param) {
+            problems[*index] = Some(ParamError::new(param, problem));
+        }
+    };
+    let only_with = |param: Param, value: &'static str| Problem::OnlyWith { param, value };
+    let conflict = |with: Param| Problem::Conflict { with };
+    let default = TransformerInput::default();
+    // batchfit's inference is one process generating (docs/model.md,
+    // "Pipeline parallelism"): neither splits it.
+    if t.mode == tf::Mode::Inference {
+        for (param, degree) in [(Param::Pp, &mut t.pp), (Param::Cp, &mut t.cp)] {
+            if *degree > 1 {
+                report(param, only_with(Param::Mode, "train"));
+                *degree = 1;
+            }
+        }
+    }
+    // Megatron-Core runs the interleaved schedule only with virtual stages
+    // (`virtual_pipeline_model_parallel_size` > 1).
+    if t.pp > 1 {
+        let interleaved = t.pp_schedule == Schedule::Interleaved;
+        if interleaved && t.vpp < 2 {
+            report(Param::PpSchedule, only_with(Param::Vpp, "2 or more"));
+            t.pp_schedule = Schedule::OneFOneB;
+        } else if !interleaved && t.vpp > 1 {
+            report(Param::Vpp, only_with(Param::PpSchedule, "interleaved"));
+            t.vpp = 1;
+        }
+    }
+    // A layout lists every virtual stage's layers, all of them.
+    if !t.pp_layout.is_even() {
+        let against = if t.pp_layout.entries().len() as u64 != t.pp * t.vpp {
+            Some(Param::Pp)
+        } else if t.pp_layout.total() != t.arch.layers {
+            Some(Param::Layers)
+        } else {
+            None
+        };
+        if let Some(with) = against {
+            report(Param::PpLayout, conflict(with));
+            t.pp_layout = default.pp_layout;
+        }
+    }
+    // Megatron-LM megatron/training/arguments.py: the layers divide evenly
+    // over the stages (`num_layers % pipeline_model_parallel_size == 0`) and
+    // over each rank's model chunks, unless a layout says otherwise.
+    if t.pp > 1 && t.pp_layout.is_even() {
+        if !t.arch.layers.is_multiple_of(t.pp) {
+            report(Param::Pp, conflict(Param::Layers));
+            t.pp = 1;
+        } else if !t.arch.layers.is_multiple_of(t.pp * t.vpp) {
+            report(Param::Vpp, conflict(Param::Layers));
+            (t.vpp, t.pp_schedule) = (1, Schedule::OneFOneB);
+        }
+    }
+    if t.pp == 1 {
+        let two = || only_with(Param::Pp, "2 or more");
+        if t.pp_schedule != default.pp_schedule {
+            report(Param::PpSchedule, two());
+        }
+        if t.vpp != default.vpp {
+            report(Param::Vpp, two());
+        }
+        if t.microbatches != default.microbatches {
+            report(Param::Microbatches, two());
+        }
+        if t.pp_layout != default.pp_layout {
+            report(Param::PpLayout, two());
+        }
+        if t.pp_stage != default.pp_stage {
+            report(Param::PpStage, two());
+        }
+        (t.pp_schedule, t.vpp, t.microbatches) =
+            (default.pp_schedule, default.vpp, default.microbatches);
+        (t.pp_layout, t.pp_stage) = (default.pp_layout, default.pp_stage);
+    }
+    // Megatron-Core's interleaved schedule runs groups of pp micro-batches
+    // (schedules.py: `num_microbatches % pipeline_parallel_size == 0` in the
+    // versions that require it).
+    if t.pp_schedule == Schedule::Interleaved && !t.microbatches.is_multiple_of(t.pp) {
+        report(Param::Microbatches, conflict(Param::Pp));
+        t.microbatches = default.microbatches;
+    }
+    if let StageChoice::Index(i) = t.pp_stage
+        && i >= t.pp
+    {
+        report(
+            Param::PpStage,
+            Problem::OutOfRange {
+                range: fields::Range {
+                    min: fields::Bound::Whole(0),
+                    max: fields::Bound::Whole(t.pp - 1),
+                },
+            },
+        );
+        t.pp_stage = StageChoice::Peak;
+    }
+    // torchtune's activation offloading runs without a pipeline.
+    if t.pp > 1 && t.act_offload {
+        report(Param::ActOffload, only_with(Param::Pp, "1"));
+        t.act_offload = false;
+    }
+    if t.cp == 1 && t.cp_kind != CpKind::default() {
+        report(Param::CpKind, only_with(Param::Cp, "2 or more"));
+        t.cp_kind = CpKind::default();
+    }
+    if t.cp > 1 {
+        // Ring attention and Ulysses run flash kernels on 16-bit inputs
+        // (Transformer Engine's CP runs its flash and fused backends only);
+        // DeepSpeed-Ulysses splits the heads, so cp divides them.
+        let against = if t.kernel() == tf::Attention::Eager {
+            Some(if t.attention == tf::Attention::Eager {
+                only_with(Param::Attn, "flash")
+            } else {
+                only_with(Param::Recipe, "a 16-bit recipe")
+            })
+        } else if t.cp_kind == CpKind::Ulysses && !t.arch.heads.is_multiple_of(t.cp) {
+            Some(conflict(Param::Heads))
+        } else if t.cp_kind == CpKind::Ulysses
+            && !t.arch.mla()
+            && !t.arch.kv_heads.is_multiple_of(t.cp)
+        {
+            Some(conflict(Param::KvHeads))
+        } else {
+            None
+        };
+        if let Some(problem) = against {
+            report(Param::Cp, problem);
+            (t.cp, t.cp_kind) = (1, CpKind::default());
+        }
     }
 }
 
@@ -699,6 +850,14 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Ep => t.ep = tf::EP.parse(value)?,
         Param::CapacityFactor => t.capacity_factor = tf::CAPACITY_FACTOR.parse(value)?,
         Param::CapacityPad => t.capacity_pad = switch(name, value)?,
+        Param::Pp => t.pp = pipeline::PP.parse(value)?,
+        Param::PpSchedule => t.pp_schedule = option(name, Schedule::parse(value), Schedule::NAMES)?,
+        Param::Vpp => t.vpp = pipeline::VPP.parse(value)?,
+        Param::Microbatches => t.microbatches = pipeline::MICROBATCHES.parse(value)?,
+        Param::PpLayout => t.pp_layout = Layout::parse(value)?,
+        Param::PpStage => t.pp_stage = StageChoice::parse(value)?,
+        Param::Cp => t.cp = pipeline::CP.parse(value)?,
+        Param::CpKind => t.cp_kind = option(name, CpKind::parse(value), CpKind::NAMES)?,
         Param::Sp => t.sp = switch(name, value)?,
         Param::Foreach => t.foreach = switch(name, value)?,
         Param::Framework => {
@@ -777,6 +936,8 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::KvDtype => tf::KvDtype::NAMES,
         Param::LoraVariant => tf::LoraVariant::NAMES,
         Param::Fp8 => tf::Fp8::NAMES,
+        Param::PpSchedule => Schedule::NAMES,
+        Param::CpKind => CpKind::NAMES,
         Param::Units => Units::NAMES,
         Param::Lang => Lang::NAMES,
         Param::Zero => &["0", "1", "2", "3"],
@@ -987,6 +1148,14 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
             fields::format_hundredths(t.capacity_factor),
         ),
         (Param::CapacityPad, bit(t.capacity_pad)),
+        (Param::Pp, t.pp.to_string()),
+        (Param::PpSchedule, t.pp_schedule.name().to_owned()),
+        (Param::Vpp, t.vpp.to_string()),
+        (Param::Microbatches, t.microbatches.to_string()),
+        (Param::PpLayout, t.pp_layout.text()),
+        (Param::PpStage, t.pp_stage.text()),
+        (Param::Cp, t.cp.to_string()),
+        (Param::CpKind, t.cp_kind.name().to_owned()),
         (Param::Sp, bit(t.sp)),
         (Param::Foreach, bit(t.foreach)),
         (Param::Step, t.step.name().to_owned()),

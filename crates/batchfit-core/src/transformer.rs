@@ -10,6 +10,7 @@
 use crate::choice::choice;
 use crate::fields::{HundredthsField, WholeField};
 use crate::param::Param;
+use crate::pipeline::{self, CpKind, Layout, Schedule, StageChoice};
 
 choice! {
     /// What the model reads: tokens with an LM head, tokens without one (BERT),
@@ -453,7 +454,8 @@ impl Framework {
     }
 }
 
-const fn whole(param: Param, min: u64, max: u64, default: u64) -> WholeField {
+/// A whole-number field of `param`.
+pub(crate) const fn whole(param: Param, min: u64, max: u64, default: u64) -> WholeField {
     WholeField {
         param,
         min,
@@ -984,6 +986,34 @@ fn moe_common(arch: &Architecture) -> Counted {
 
 /// Counts every parameter of `arch`.
 pub fn parameter_count(arch: &Architecture) -> ParameterCount {
+    stage_parameter_count(arch, Ends::WHOLE)
+}
+
+/// Which ends of the model a pipeline stage holds beside its layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ends {
+    /// The embedding (and BERT's embedding norm).
+    pub embedding: bool,
+    /// The final norm, the output head (BERT's pooler, a classifier).
+    pub head: bool,
+}
+
+impl Ends {
+    /// The whole model: both ends.
+    pub const WHOLE: Self = Self {
+        embedding: true,
+        head: true,
+    };
+}
+
+/// The parameters of `arch`'s layers with the ends in `ends`: a pipeline
+/// stage's share. A tied head on a stage without the embedding is a copy
+/// of it: Megatron-Core's `LanguageModule.setup_embeddings_and_output_layer`
+/// (megatron/core/models/common/language_module/language_module.py) gives
+/// the last stage its own output weight when `share_embeddings_and_output_weights`
+/// and pipeline parallelism meet, kept equal by an all-reduce of the
+/// gradients over the embedding group.
+pub fn stage_parameter_count(arch: &Architecture, ends: Ends) -> ParameterCount {
     let h = u128::from(arch.hidden);
     let layers = u128::from(arch.layers);
     let norm = arch.norm_parameters(h);
@@ -1016,6 +1046,7 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
         *factored += rows + cols;
     };
     match arch.kind {
+        _ if !ends.embedding => {}
         Kind::Decoder | Kind::Encoder => {
             matrix(u128::from(arch.vocab), h, &mut total, &mut factored);
             if arch.positions > 0 {
@@ -1048,11 +1079,19 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
     }
     // Decoder and ViT are pre-norm with a final norm; BERT is post-norm with a
     // norm on the embeddings instead. One extra norm either way.
-    total += norm;
-    norms += norm;
-    factored += norm;
+    let extra_norm = match arch.kind {
+        Kind::Encoder => ends.embedding,
+        Kind::Decoder | Kind::Vision => ends.head,
+    };
+    if extra_norm {
+        total += norm;
+        norms += norm;
+        factored += norm;
+    }
+    let head_matrix = ends.head && arch.kind == Kind::Decoder && (!arch.tied || !ends.embedding);
     match arch.kind {
-        Kind::Decoder if !arch.tied => {
+        _ if !ends.head => {}
+        Kind::Decoder if head_matrix => {
             let vocab = u128::from(arch.vocab);
             matrix(vocab, h, &mut total, &mut factored);
             // Phi-1/2's head has a bias (transformers models/phi/modeling_phi.py
@@ -1060,7 +1099,7 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
             // bias=True)`); Phi is the family of the parallel block. Other
             // models with biases keep a head without one (GPT-2 ties it;
             // gpt-oss's `lm_head` is `bias=False`).
-            if arch.bias && arch.block == Block::Parallel {
+            if !arch.tied && arch.bias && arch.block == Block::Parallel {
                 total += vocab;
                 factored += vocab;
             }
@@ -1074,7 +1113,7 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
         }
         Kind::Vision => {}
     }
-    if arch.labels > 0 && arch.kind != Kind::Decoder {
+    if ends.head && arch.labels > 0 && arch.kind != Kind::Decoder {
         let labels = u128::from(arch.labels);
         matrix(labels, h, &mut total, &mut factored);
         total += labels;
@@ -1083,12 +1122,17 @@ pub fn parameter_count(arch: &Architecture) -> ParameterCount {
     // The largest matrix: the vocabulary embedding or head, a projection or an
     // MLP matrix (a ViT's patch and position embeddings are smaller than its MLP).
     let vocabulary = match arch.kind {
-        Kind::Decoder | Kind::Encoder => u128::from(arch.vocab) * h,
-        Kind::Vision => 0,
+        Kind::Decoder | Kind::Encoder if ends.embedding || head_matrix => {
+            u128::from(arch.vocab) * h
+        }
+        Kind::Decoder | Kind::Encoder | Kind::Vision => 0,
     };
-    let largest = vocabulary
-        .max(blocks.largest)
-        .max(u128::from(arch.positions) * h);
+    let positions = if ends.embedding {
+        u128::from(arch.positions) * h
+    } else {
+        0
+    };
+    let largest = vocabulary.max(blocks.largest).max(positions);
     ParameterCount {
         total,
         linear: blocks.linear,
@@ -1136,6 +1180,18 @@ pub struct TransformerInput {
     /// Megatron-Core `moe_pad_expert_input_to_capacity`: every expert
     /// computes a full capacity of tokens.
     pub capacity_pad: bool,
+    /// Pipeline-parallel degree (`pipeline::PP`), its schedule, model chunks
+    /// per rank (interleaved), micro-batches per step (0: derived), layers
+    /// per virtual stage (empty: even) and the stage reported.
+    pub pp: u64,
+    pub pp_schedule: Schedule,
+    pub vpp: u64,
+    pub microbatches: u64,
+    pub pp_layout: Layout,
+    pub pp_stage: StageChoice,
+    /// Context-parallel degree: the sequence split over `cp` ranks.
+    pub cp: u64,
+    pub cp_kind: CpKind,
     /// Megatron sequence parallelism (only meaningful with tp > 1).
     pub sp: bool,
     /// Count the optimizer step's temporary buffers (PyTorch's default
@@ -1201,6 +1257,14 @@ impl Default for TransformerInput {
             ep: EP.default,
             capacity_factor: CAPACITY_FACTOR.default,
             capacity_pad: false,
+            pp: pipeline::PP.default,
+            pp_schedule: Schedule::default(),
+            vpp: pipeline::VPP.default,
+            microbatches: pipeline::MICROBATCHES.default,
+            pp_layout: Layout::default(),
+            pp_stage: StageChoice::default(),
+            cp: pipeline::CP.default,
+            cp_kind: CpKind::default(),
             sp: false,
             foreach: false,
             framework: Framework::default(),
@@ -1226,12 +1290,16 @@ impl Default for TransformerInput {
 }
 
 impl TransformerInput {
-    /// Tokens per sample the layers see.
+    /// Tokens per sample one GPU's layers see: the sequence (a vision
+    /// transformer's patches), split over the context-parallel ranks
+    /// (Megatron-Core `get_batch_on_this_cp_rank`: seq/cp tokens per rank,
+    /// rounded up here).
     pub fn tokens(&self) -> u64 {
-        match self.arch.kind {
+        let tokens = match self.arch.kind {
             Kind::Vision => self.arch.patch_tokens(),
             Kind::Decoder | Kind::Encoder => self.seq,
-        }
+        };
+        tokens.div_ceil(self.cp.max(1))
     }
 
     /// Bytes per activation element: FP32 recipes compute in FP32, every other
@@ -2262,34 +2330,91 @@ pub fn offloaded_activations_per_sample(input: &TransformerInput) -> u128 {
     training_activations(&kept) - training_activations(input)
 }
 
-fn training_activations(input: &TransformerInput) -> u128 {
+/// What training saves per sample and GPU, by where it sits: per layer, below
+/// the layers (the embedding's side) and above them (the final norm, head and
+/// loss), and the buffers of the layer in flight. [`training_activations`]
+/// adds them for the whole model; a pipeline stage takes its layers' and
+/// ends' share (`memory`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Saved {
+    /// One dense layer's and one MoE layer's saved tensors.
+    pub dense: u128,
+    pub moe: u128,
+    /// What a recomputed dense (MoE) layer holds in the backward pass: its
+    /// full set (0 without full or per-op recomputation).
+    pub recomputed_dense: u128,
+    pub recomputed_moe: u128,
+    /// Expert parallelism's all-to-all buffers of the MoE layer in flight.
+    pub dispatch: u128,
+    /// Context parallelism's buffers while a layer's attention runs its
+    /// backward pass, and its forward pass.
+    pub context_backward: u128,
+    pub context_forward: u128,
+    /// Below the layers: alive until the backward pass ends.
+    pub below: u128,
+    /// Above the layers at the start of the backward pass (freed before the
+    /// backward pass reaches the layers), and what another micro-batch's
+    /// forward pass leaves of them until its own backward pass.
+    pub above: u128,
+    pub above_saved: u128,
+}
+
+impl Saved {
+    /// The largest transient set of a layer's backward pass on a stage with
+    /// these layers: a recomputed layer with its all-to-all and its
+    /// context-parallel buffers.
+    pub fn layer_transient(&self, dense_layers: u64, moe_layers: u64) -> u128 {
+        let recomputed = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
+        let dispatch = recomputed(moe_layers, self.dispatch);
+        recomputed(dense_layers, self.recomputed_dense)
+            .max(recomputed(moe_layers, self.recomputed_moe))
+            + dispatch
+            + recomputed(dense_layers + moe_layers, self.context_backward)
+    }
+
+    /// The layers' saved tensors of one micro-batch.
+    pub fn layers(&self, dense_layers: u64, moe_layers: u64) -> u128 {
+        u128::from(dense_layers) * self.dense + u128::from(moe_layers) * self.moe
+    }
+}
+
+/// Context parallelism's buffers per sample and GPU, in the backward and the
+/// forward pass of one layer's attention. Ring attention (Transformer Engine
+/// transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py
+/// `AttnFuncWithCPAndKVP2P`): the forward pass keeps every K/V block it
+/// receives in `p2p_comm_buffers` until the attention ends (cp blocks of the
+/// rank's K and V, the whole sequence's); the backward pass allocates two
+/// buffers of K, V and their gradients (`torch.empty((2, *kv.shape))` twice).
+/// DeepSpeed-Ulysses (deepspeed/sequence/layer.py `DistributedAttention`):
+/// the all-to-alls' outputs of Q, K and V beside their inputs, in each pass
+/// (the output's all-to-all is smaller). The attention's saved tensors and
+/// its log-sum-exp are the layer's own, over the rank's tokens.
+fn context_buffers(input: &TransformerInput) -> (u128, u128) {
+    if input.cp <= 1 {
+        return (0, 0);
+    }
+    let widths = input.arch.attention_widths();
+    let t = u128::from(input.tp);
+    let local = u128::from(input.tokens()) * input.activation_bytes();
+    match input.cp_kind {
+        CpKind::Ring => {
+            let kv = local * (widths.k + widths.v);
+            (ceil_div(4 * kv, t), ceil_div(u128::from(input.cp) * kv, t))
+        }
+        CpKind::Ulysses => {
+            let qkv = ceil_div(local * (widths.q + widths.k + widths.v), t);
+            (qkv, qkv)
+        }
+    }
+}
+
+/// [`Saved`] for `input`.
+pub fn training_saved(input: &TransformerInput) -> Saved {
     let arch = &input.arch;
     let (dense, moe) = (
         layer_activations(input, Ffn::Dense),
         layer_activations(input, Ffn::Moe),
     );
-    let (dense_layers, moe_layers) = (
-        u128::from(arch.dense_layers()),
-        u128::from(arch.moe_layers()),
-    );
-    let layers = u128::from(arch.layers);
-    // Every layer's set, and the largest layer's (one layer alive at a time).
-    let all = |scores: bool| {
-        dense_layers * dense.per_rank(input, scores) + moe_layers * moe.per_rank(input, scores)
-    };
-    let largest = |scores: bool| {
-        let dense = if dense_layers > 0 {
-            dense.per_rank(input, scores)
-        } else {
-            0
-        };
-        let moe = if moe_layers > 0 {
-            moe.per_rank(input, scores)
-        } else {
-            0
-        };
-        dense.max(moe)
-    };
     let t = u128::from(input.tp);
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
@@ -2298,20 +2423,21 @@ fn training_activations(input: &TransformerInput) -> u128 {
     let h = u128::from(arch.hidden);
     let sp_split = |bytes: u128| if input.sp { ceil_div(bytes, t) } else { bytes };
 
-    let in_layers = match input.recompute {
-        Recompute::None => all(true),
+    // Per layer, by recomputation.
+    let per_layer = |layer: &LayerActivations| match input.recompute {
+        Recompute::None => layer.per_rank(input, true),
         // Korthikanti §4.2: recompute the attention core (the s² terms) only.
-        Recompute::Selective => all(false),
+        Recompute::Selective => layer.per_rank(input, false),
         // Korthikanti §4.1 end: full recomputation keeps each layer's input (2sbh
         // per layer at 16-bit; the residual stream, FP32 under autocast).
-        Recompute::Full => layers * sp_split(s * r * h),
-        Recompute::Op => layers * op_saved(input),
+        Recompute::Full => sp_split(s * r * h),
+        Recompute::Op => op_saved(input),
     };
     // The layer being recomputed holds its full set in the backward pass
     // (torch/utils/checkpoint.py: the saved-tensor hooks rerun the layer's
     // forward when the backward pass first unpacks one of its tensors).
-    let recomputing = match input.recompute {
-        Recompute::Full | Recompute::Op => largest(true),
+    let recomputed = |layer: &LayerActivations| match input.recompute {
+        Recompute::Full | Recompute::Op => layer.per_rank(input, true),
         Recompute::None | Recompute::Selective => 0,
     };
     // Expert parallelism's all-to-all (Megatron-Core
@@ -2323,30 +2449,12 @@ fn training_activations(input: &TransformerInput) -> u128 {
     // send and receive buffers of the layer in flight are alive together
     // while it dispatches, in the forward pass and again for the gradients
     // in the backward pass, after the loss's tensors are freed.
-    let dispatch = if input.ep > 1 && moe_layers > 0 {
+    let dispatch = if input.ep > 1 && arch.moe() {
         2 * input.routed_copies() * e * h
     } else {
         0
     };
-    // torchtune/training/_activation_offloading.py `OffloadActivations`: every
-    // saved tensor of ≥ 1,024 bytes is copied to CPU as it is saved; the
-    // forward stash keeps the last max_fwd_stash_size = 5 of them (fewer than
-    // one layer saves) until their copy ends, and the backward brings back the
-    // tensors of the autograd node running and frees the previous node's. The
-    // GPU holds at most one layer's saved set, or, under full recomputation,
-    // the layer input being brought back (and the layer recomputed from it,
-    // above). Never more than without offloading.
-    let in_layers = if input.act_offload {
-        let in_flight = match input.recompute {
-            Recompute::None => largest(true),
-            Recompute::Selective => largest(false),
-            Recompute::Full => sp_split(s * r * h),
-            Recompute::Op => op_saved(input),
-        };
-        in_layers.min(in_flight)
-    } else {
-        in_layers
-    };
+    let (context_backward, context_forward) = context_buffers(input);
 
     // Korthikanti §4.3 (input and output layers). The embedding's dropout mask
     // is offloaded with the layers' tensors; torchtune's
@@ -2360,7 +2468,7 @@ fn training_activations(input: &TransformerInput) -> u128 {
     // Korthikanti §4.3's terms outside the layers, by where they sit: below the
     // layers (alive until the backward pass ends) or above them (freed before
     // the backward pass reaches the layers).
-    let (below, above) = match arch.kind {
+    let (below, above, above_saved) = match arch.kind {
         // Final norm input (the residual stream) and LM head input (2sbh each
         // at 16-bit), and the
         // loss's logit-sized tensors at the start of the backward pass, split
@@ -2401,17 +2509,64 @@ fn training_activations(input: &TransformerInput) -> u128 {
                         l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS)
                     }
                 };
-            (0, sp_split(s * (norm + e) * h) + ceil_div(logits, t))
+            let inputs = sp_split(s * (norm + e) * h);
+            // A micro-batch whose backward pass has not begun keeps what its
+            // forward pass saved: the log-softmax output (l·sv) and the
+            // soft-capping's tanh.
+            let saved = inputs + ceil_div(softcap + l * s * v, t);
+            (0, inputs + ceil_div(logits, t), saved)
         }
         // BERT's embedding norm input (post-norm model).
-        Kind::Encoder => (sp_split(s * norm * h), 0),
+        Kind::Encoder => (sp_split(s * norm * h), 0, 0),
         // ViT's final norm input; the head reads one token.
-        Kind::Vision => (0, sp_split(s * norm * h)),
+        Kind::Vision => {
+            let input = sp_split(s * norm * h);
+            (0, input, input)
+        }
+    };
+    Saved {
+        dense: per_layer(&dense),
+        moe: per_layer(&moe),
+        recomputed_dense: recomputed(&dense),
+        recomputed_moe: recomputed(&moe),
+        dispatch,
+        context_backward,
+        context_forward,
+        below: embedding_dropout + below,
+        above,
+        above_saved,
+    }
+}
+
+fn training_activations(input: &TransformerInput) -> u128 {
+    let arch = &input.arch;
+    let saved = training_saved(input);
+    let (dense_layers, moe_layers) = (arch.dense_layers(), arch.moe_layers());
+    let in_layers = saved.layers(dense_layers, moe_layers);
+    // torchtune/training/_activation_offloading.py `OffloadActivations`: every
+    // saved tensor of ≥ 1,024 bytes is copied to CPU as it is saved; the
+    // forward stash keeps the last max_fwd_stash_size = 5 of them (fewer than
+    // one layer saves) until their copy ends, and the backward brings back the
+    // tensors of the autograd node running and frees the previous node's. The
+    // GPU holds at most one layer's saved set, or, under full recomputation,
+    // the layer input being brought back (and the layer recomputed from it,
+    // above). Never more than without offloading.
+    let in_layers = if input.act_offload {
+        let one = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
+        in_layers.min(one(dense_layers, saved.dense).max(one(moe_layers, saved.moe)))
+    } else {
+        in_layers
     };
     // Autograd runs the loss's, the head's and the final norm's backward before
     // it reaches the last layer, freeing their tensors: a recomputed layer is
-    // never alive with them.
-    in_layers + embedding_dropout + below + above.max(recomputing + dispatch)
+    // never alive with them. The forward pass's context-parallel blocks are
+    // alive with every layer's saved tensors (the last layer's counted whole).
+    in_layers
+        + saved.below
+        + saved
+            .above
+            .max(saved.layer_transient(dense_layers, moe_layers))
+            .max(saved.context_forward)
 }
 
 /// Inference holds no activations between layers: the peak is the largest

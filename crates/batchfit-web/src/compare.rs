@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 use crate::dom::{El, Ev, el, rx};
 use crate::i18n::{self, Lang, Words};
-use crate::results::{change_label, gpus_in_all, short};
+use crate::results::{change_label, short};
 use crate::state::State;
 
 pub fn compare(state: State) -> El {
@@ -106,7 +106,8 @@ fn rows(w: &Words, (a, ea): (&Config, &Estimate), (b, eb): (&Config, &Estimate))
         b: of(eb),
         bytes: true,
     };
-    let gpus = |c: &Config| u128::from(memory::gpus_needed(c).map_or(0, |n| gpus_in_all(c, n)));
+    let gpus =
+        |c: &Config| u128::from(memory::gpus_needed(c).map_or(0, |n| memory::total_gpus(c, n)));
     vec![
         bytes(w.required, "required", |e| e.required),
         bytes(w.peak_allocated, "peak_allocated", |e| e.peak_allocated),
@@ -129,8 +130,8 @@ fn rows(w: &Words, (a, ea): (&Config, &Estimate), (b, eb): (&Config, &Estimate))
         Row {
             label: w.job_gpus,
             key: "job_gpus",
-            a: u128::from(gpus_in_all(a, a.transformer.gpus)),
-            b: u128::from(gpus_in_all(b, b.transformer.gpus)),
+            a: u128::from(memory::total_gpus(a, a.transformer.gpus)),
+            b: u128::from(memory::total_gpus(b, b.transformer.gpus)),
             bytes: false,
         },
         Row {

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use crate::dom::{El, Ev, el, rx};
 use crate::i18n::{self, Lang};
-use crate::results::{gpus_in_all, preset_name, short};
+use crate::results::{preset_name, short};
 use crate::state::State;
 
 pub fn devices(state: State) -> El {
@@ -51,7 +51,9 @@ fn body(state: State) -> El {
                 let rows: Vec<(DeviceFit, u64)> = memory::devices(&config)
                     .into_iter()
                     .map(|fit| {
-                        let gpus = fit.gpus_needed.map_or(0, |n| gpus_in_all(&config, n));
+                        let gpus = fit
+                            .gpus_needed
+                            .map_or(0, |n| memory::total_gpus(&config, n));
                         (fit, gpus)
                     })
                     .collect();

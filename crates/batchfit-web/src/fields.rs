@@ -92,6 +92,7 @@ pub fn inputmode(param: Param) -> &'static str {
     match param.input() {
         Input::Whole => "numeric",
         Input::Decimal | Input::Count | Input::Choice | Input::Switch => "decimal",
+        Input::List => "text",
     }
 }
 

@@ -262,6 +262,19 @@ fn transformer_form(state: State) -> Vec<El> {
             .bind_text(i18n::tr(lang, |w| w.parallelism_title)),
         group(&[Gpus, Zero, Tp, Sp], None),
         group(&[Ep, CapacityFactor, CapacityPad], Some(rx(moe))),
+        group(
+            &[
+                Pp,
+                PpSchedule,
+                Vpp,
+                Microbatches,
+                PpLayout,
+                PpStage,
+                Cp,
+                CpKind,
+            ],
+            Some(rx(move || !inference())),
+        ),
     ]
 }
 

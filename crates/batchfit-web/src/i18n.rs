@@ -440,6 +440,58 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::Pp,
+        f(
+            "Pipeline parallel",
+            "",
+            "Stages the layers are split over, each on its own GPUs.",
+        ),
+    ),
+    (
+        Param::PpSchedule,
+        f("Pipeline schedule", "", "1F1B, interleaved 1F1B or GPipe."),
+    ),
+    (
+        Param::Vpp,
+        f(
+            "Virtual stages",
+            "",
+            "Model chunks per pipeline GPU (interleaved).",
+        ),
+    ),
+    (
+        Param::Microbatches,
+        f("Micro-batches", "", "Per step; 0 means as many as stages."),
+    ),
+    (
+        Param::PpLayout,
+        f(
+            "Layers per stage",
+            "",
+            "Optional uneven split, e.g. 7,9,9,7.",
+        ),
+    ),
+    (
+        Param::PpStage,
+        f(
+            "Stage shown",
+            "",
+            "first, last or an index; empty: the one needing most.",
+        ),
+    ),
+    (
+        Param::Cp,
+        f(
+            "Context parallel",
+            "",
+            "GPUs the sequence is split over (flash attention).",
+        ),
+    ),
+    (
+        Param::CpKind,
+        f("Context parallel kind", "", "Ring attention or Ulysses."),
+    ),
+    (
         Param::Positions,
         f(
             "Learned positions",
@@ -1067,6 +1119,66 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Paralelismo de expertos",
             "",
             "Expertos enrutados repartidos entre estas GPU de datos.",
+        ),
+    ),
+    (
+        Param::Pp,
+        f(
+            "Paralelismo de tubería",
+            "",
+            "Etapas entre las que se reparten las capas, cada una en sus GPU.",
+        ),
+    ),
+    (
+        Param::PpSchedule,
+        f(
+            "Programa de la tubería",
+            "",
+            "1F1B, 1F1B intercalado o GPipe.",
+        ),
+    ),
+    (
+        Param::Vpp,
+        f(
+            "Etapas virtuales",
+            "",
+            "Trozos del modelo por GPU (intercalado).",
+        ),
+    ),
+    (
+        Param::Microbatches,
+        f("Microlotes", "", "Por paso; 0 es uno por etapa."),
+    ),
+    (
+        Param::PpLayout,
+        f(
+            "Capas por etapa",
+            "",
+            "Reparto desigual opcional, p. ej. 7,9,9,7.",
+        ),
+    ),
+    (
+        Param::PpStage,
+        f(
+            "Etapa mostrada",
+            "",
+            "first, last o un índice; vacío: la que más necesita.",
+        ),
+    ),
+    (
+        Param::Cp,
+        f(
+            "Paralelismo de contexto",
+            "",
+            "GPU entre las que se reparte la secuencia (atención flash).",
+        ),
+    ),
+    (
+        Param::CpKind,
+        f(
+            "Tipo de paralelismo de contexto",
+            "",
+            "Atención en anillo o Ulysses.",
         ),
     ),
     (
@@ -2123,7 +2235,7 @@ static EN: Words = Words {
     no_batch_fits: "None (not even 1)",
     max_seq: "Longest context that fits at this batch (tokens)",
     no_seq_fits: "None (not even 1 token)",
-    job_gpus: "GPUs in this job (data-parallel × tensor-parallel)",
+    job_gpus: "GPUs in this job (data-parallel × tensor × pipeline × context)",
     tap_for_bytes: "Hover, tap or click a size for its exact bytes.",
     moments: [
         "forward",
@@ -2317,7 +2429,7 @@ static ES: Words = Words {
     no_batch_fits: "Ninguno (ni siquiera 1)",
     max_seq: "Contexto más largo que cabe con este lote (tokens)",
     no_seq_fits: "Ninguno (ni 1 token)",
-    job_gpus: "GPUs de este trabajo (paralelismo de datos × tensorial)",
+    job_gpus: "GPUs de este trabajo (datos × tensorial × tubería × contexto)",
     tap_for_bytes: "Pasa el puntero, toca o haz clic en un tamaño para ver sus bytes exactos.",
     moments: [
         "hacia delante",

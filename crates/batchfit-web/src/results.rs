@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use batchfit_core::confidence::{self, Basis, Fit, Reading, Verdict};
-use batchfit_core::memory::{Change, Estimate, Phase, WhatIf};
+use batchfit_core::memory::{self, Change, Estimate, Phase, WhatIf};
 use batchfit_core::presets::{Device, DevicePreset};
 use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
@@ -95,13 +95,28 @@ pub fn swatch_class(component: Component) -> String {
     format!("c-{}", component_testid(component))
 }
 
-/// The GPUs a configuration needs in all: data-parallel ranks × the tensor
-/// parallel degree each spans.
-pub fn gpus_in_all(config: &Config, ranks: u64) -> u64 {
-    match config.form {
-        Form::Transformer => ranks.saturating_mul(config.transformer.tp),
-        Form::Activations | Form::Parameters => ranks,
-    }
+/// "4 data-parallel × tensor-parallel 4 × pipeline 2": the degrees above 1
+/// beside the data-parallel ranks, or `None` when there are none.
+fn split(lang: Lang, config: &Config, ranks: u64) -> Option<String> {
+    let t = &config.transformer;
+    let es = lang == Lang::Es;
+    let names = if es {
+        ["de datos", "tensorial", "de tubería", "de contexto"]
+    } else {
+        ["data-parallel", "tensor-parallel", "pipeline", "context"]
+    };
+    let degrees: Vec<String> = [(names[1], t.tp), (names[2], t.pp), (names[3], t.cp)]
+        .into_iter()
+        .filter(|&(_, degree)| degree > 1)
+        .map(|(name, degree)| {
+            if es {
+                format!("{degree} {name}")
+            } else {
+                format!("{name} {degree}")
+            }
+        })
+        .collect();
+    (!degrees.is_empty()).then(|| format!("{ranks} {} × {}", names[0], degrees.join(" × ")))
 }
 
 /// "Needs 98.4 GB — fits on H100 80GB: no, 16 GPUs needed". The activations
@@ -141,20 +156,14 @@ fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) 
             let no = "no";
             let total = gpus
                 .filter(|&n| n > 1 && config.form == Form::Transformer)
-                .map(|n| gpus_in_all(config, n));
-            let tp = config.transformer.tp;
-            match total {
-                Some(n) if es && tp > 1 => format!(
-                    "{no}, hacen falta {n} GPUs ({} de datos × {tp} tensorial)",
-                    n / tp
-                ),
-                Some(n) if tp > 1 => format!(
-                    "{no}, {n} GPUs needed ({} data-parallel × tensor-parallel {tp})",
-                    n / tp
-                ),
-                Some(n) if es => format!("{no}, hacen falta {n} GPUs"),
-                Some(n) => format!("{no}, {n} GPUs needed"),
-                None => no.to_owned(),
+                .map(|n| memory::total_gpus(config, n));
+            let parts = gpus.and_then(|ranks| split(lang, config, ranks));
+            match (total, parts) {
+                (Some(n), Some(parts)) if es => format!("{no}, hacen falta {n} GPUs ({parts})"),
+                (Some(n), Some(parts)) => format!("{no}, {n} GPUs needed ({parts})"),
+                (Some(n), None) if es => format!("{no}, hacen falta {n} GPUs"),
+                (Some(n), None) => format!("{no}, {n} GPUs needed"),
+                (None, _) => no.to_owned(),
             }
         }
     };
@@ -930,7 +939,7 @@ fn breakdown_table(state: State) -> El {
                 .gpus_needed
                 .get()
                 .filter(|&n| n > 1 && too_small)
-                .map(|n| u128::from(gpus_in_all(&config, n)))
+                .map(|n| u128::from(memory::total_gpus(&config, n)))
         }),
     );
     // The job's size when it runs on more than one GPU: what it rents.
@@ -941,7 +950,7 @@ fn breakdown_table(state: State) -> El {
         |w| w.job_gpus,
         Rc::new(move || {
             state.config.with(|c| {
-                let total = gpus_in_all(c, c.transformer.gpus);
+                let total = memory::total_gpus(c, c.transformer.gpus);
                 (c.form == Form::Transformer && total > 1).then_some(u128::from(total))
             })
         }),
@@ -1163,7 +1172,7 @@ mod tests {
     #[test]
     fn a_mixture_of_experts_shows_its_active_parameters() {
         let config = batchfit_core::query::parse("form=transformer&model=mixtral-8x7b").config;
-        let e = batchfit_core::memory::estimate(&config);
+        let e = memory::estimate(&config);
         assert_eq!(
             additions(Lang::En, &config, &e, None),
             "46.7B parameters (12.9B active)"
@@ -1173,7 +1182,7 @@ mod tests {
             "46.7B parámetros (12.9B activos)"
         );
         let dense = batchfit_core::query::parse("form=transformer&model=llama-3.1-8b").config;
-        let e = batchfit_core::memory::estimate(&dense);
+        let e = memory::estimate(&dense);
         assert_eq!(additions(Lang::En, &dense, &e, None), "");
         assert_eq!(short_count(671_026_404_352), "671B");
         assert_eq!(short_count(3_353_032_704), "3.35B");

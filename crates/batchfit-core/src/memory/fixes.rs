@@ -14,8 +14,8 @@
 //! fixes and for every [`WhatIf`].
 
 use super::{
-    Estimate, Parts, WhatIf, accumulation_steps, estimate, gpus_needed, max_batch_within, max_seq,
-    required, with_adapters,
+    Estimate, Model, Parts, WhatIf, accumulation_steps, estimate, gpus_needed, max_batch_within,
+    max_seq, required, with_adapters,
 };
 use crate::Precision;
 use crate::parameters;
@@ -282,7 +282,7 @@ fn relax(strongest: Lever, others: &Config, original: &Config, device: u128) -> 
     let found = match strongest {
         Lever::Batch { .. } => {
             let config = with(strongest);
-            let largest = max_batch_within(&Parts::of(&config), &config, device);
+            let largest = max_batch_within(&Model::of(&config), &config, device);
             (largest > 0).then(|| Lever::Batch {
                 batch: largest.min(original.batch() - 1),
             })

@@ -700,15 +700,20 @@ proptest! {
         }
     }
     #[test]
+    /// Per stage (the estimate itself without a pipeline): which stage is
+    /// the answer can change with the batch, each stage's memory cannot.
     fn activations_are_linear_in_batch_and_model_states_do_not_move(config in any_config(), factor in 1u64..64) {
-        let one = estimate(&config.with_batch(1));
-        let many = estimate(&config.with_batch(factor));
-        prop_assert_eq!(many.activations, one.activations * u128::from(factor));
-        prop_assert_eq!(many.kv_cache, one.kv_cache * u128::from(factor));
-        prop_assert_eq!(many.activations_per_sample, one.activations_per_sample);
-        prop_assert_eq!(many.model_states(), one.model_states());
+        let (ones, manys) = (stages(&config.with_batch(1)), stages(&config.with_batch(factor)));
+        prop_assert_eq!(ones.len(), manys.len());
+        for (one, many) in ones.iter().map(|s| s.estimate).zip(manys.iter().map(|s| s.estimate)) {
+            prop_assert_eq!(many.activations, one.activations * u128::from(factor));
+            prop_assert_eq!(many.kv_cache, one.kv_cache * u128::from(factor));
+            prop_assert_eq!(many.activations_per_sample, one.activations_per_sample);
+            prop_assert_eq!(many.model_states(), one.model_states());
+        }
     }
 
+    /// The answer's readings grow with the batch, and every stage's peak does.
     #[test]
     fn readings_are_ordered_and_grow_with_the_batch(config in any_config(), batch in 1u64..100_000) {
         let e = estimate(&config.with_batch(batch));
@@ -716,9 +721,12 @@ proptest! {
         prop_assert!(e.peak_reserved <= e.nvidia_smi);
         prop_assert!(e.nvidia_smi <= e.required);
         let next = estimate(&config.with_batch(batch + 1));
-        prop_assert!(next.peak_allocated >= e.peak_allocated);
         prop_assert!(next.peak_reserved >= e.peak_reserved);
         prop_assert!(next.nvidia_smi >= e.nvidia_smi);
+        let (now, later) = (stages(&config.with_batch(batch)), stages(&config.with_batch(batch + 1)));
+        for (now, later) in now.iter().zip(&later) {
+            prop_assert!(later.estimate.peak_allocated >= now.estimate.peak_allocated);
+        }
     }
 
     /// The peak against its parts, as the page's breakdown shows them: never
@@ -1304,4 +1312,160 @@ fn gpus_needed_keep_ep_dividing_them() {
     let mut enough = config;
     enough.transformer.gpus = needed;
     assert_eq!(estimate(&enough).fits, Some(true));
+}
+
+/// Llama 3.1 8B in pure BF16 with flash attention, one sample of 2,048 tokens.
+fn llama_query(extra: &str) -> Config {
+    let seq = if extra.contains("seq=") {
+        ""
+    } else {
+        "&seq=2048"
+    };
+    let parsed = parse(&format!(
+        "form=transformer&model=llama-3.1-8b&recipe=bf16&attn=flash&batch=1{seq}{extra}"
+    ));
+    assert_eq!(parsed.problems, vec![], "{extra}");
+    parsed.config
+}
+
+/// Korthikanti et al. 2022, §4.2.3: a 1F1B pipeline of p stages with at least
+/// p micro-batches keeps on its first stage p micro-batches of L/p layers, the
+/// un-pipelined model's layer activations for one micro-batch, plus the
+/// first stage's own terms: its embedding's (none for Llama, which has no
+/// dropout) and the activation-sized gradient received and sent.
+#[test]
+fn a_1f1b_first_stage_holds_one_micro_batch_of_every_layer() {
+    let whole = llama_query("");
+    let layers = transformer::layer_activations_per_sample(&whole.transformer);
+    // Per layer: 16sh replicated (two RMSNorms' FP32 copy and output, two
+    // linear inputs) + s(2q + 2(k+v) + 2·out + 8f + 4a) split: 2,048 ×
+    // (65,536 + 135,296) = 411,303,936 bytes; × 32 layers.
+    assert_eq!(layers, 32 * 411_303_936);
+    let boundary = 2048 * 4096 * 2;
+    for (p, m) in [(2u64, 2u64), (4, 4), (4, 8), (8, 32), (32, 64)] {
+        let piped = llama_query(&format!("&pp={p}&microbatches={m}"));
+        let stages = stages(&piped);
+        assert_eq!(stages.len() as u64, p);
+        let first = stages[0].estimate;
+        assert_eq!(first.activations_per_sample, layers + 2 * boundary, "p={p}");
+        // The last stage holds one micro-batch of its layers, its head's
+        // and its loss's tensors.
+        assert!(stages[p as usize - 1].head && !stages[p as usize - 1].embedding);
+    }
+    // Fewer micro-batches than stages: every one of them, no more.
+    let short = llama_query("&pp=4&microbatches=2");
+    assert_eq!(
+        stages(&short)[0].estimate.activations_per_sample,
+        layers / 2 + 2 * boundary
+    );
+    // GPipe keeps every micro-batch on every stage.
+    let gpipe = llama_query("&pp=4&pp_schedule=gpipe&microbatches=8");
+    assert_eq!(
+        stages(&gpipe)[1].estimate.activations_per_sample,
+        8 * (layers / 4 + boundary) + 2 * boundary
+    );
+}
+
+/// Each stage's model states are its layers' share: the middle stages of an
+/// untied model hold L/p layers' parameters, the first the embedding too,
+/// the last the final norm and head; together every parameter once. A tied
+/// head is copied onto the last stage (Megatron-Core).
+#[test]
+fn stage_model_states_are_the_layers_share() {
+    let whole = llama_query("");
+    let count = transformer::parameter_count(&whole.transformer.arch);
+    let piped = llama_query("&pp=4");
+    let stages = stages(&piped);
+    let weights: u128 = stages.iter().map(|s| s.estimate.weights).sum();
+    assert_eq!(weights, 2 * count.total);
+    let mut one_layer = whole.transformer.arch;
+    one_layer.layers = 1;
+    let mut none = whole.transformer.arch;
+    none.layers = 0;
+    let layer =
+        transformer::parameter_count(&one_layer).total - transformer::parameter_count(&none).total;
+    assert_eq!(stages[1].estimate.weights, 2 * 8 * layer);
+    assert_eq!(stages[2].estimate.weights, 2 * 8 * layer);
+    // 128,256 × 4,096 embedding on the first; the head and final norm on the last.
+    assert_eq!(stages[0].estimate.weights, 2 * (8 * layer + 128_256 * 4096));
+    assert_eq!(
+        stages[3].estimate.weights,
+        2 * (8 * layer + 128_256 * 4096 + 4096)
+    );
+    let tied = parse("form=transformer&model=llama-3.2-1b&recipe=bf16&pp=2").config;
+    let tied_stages = super::stages(&tied);
+    // The embedding on the first stage, its copy and the final norm (2,048
+    // weights) on the last.
+    assert_eq!(
+        tied_stages[1].estimate.weights - tied_stages[0].estimate.weights,
+        2 * 2048
+    );
+}
+
+/// Context parallelism of degree c divides the sequence-proportional
+/// activations by c: c ranks over c × s tokens hold what one rank holds over
+/// s (Llama's peak is its loss, above the ring's K/V buffers).
+#[test]
+fn context_parallel_divides_the_sequence() {
+    let one = estimate(&llama_query(""));
+    for (c, kind) in [(2u64, "ring"), (4, "ring"), (8, "ulysses")] {
+        let split = estimate(&llama_query(&format!(
+            "&seq={}&cp={c}&cp_kind={kind}",
+            2048 * c
+        )));
+        assert_eq!(
+            split.activations_per_sample, one.activations_per_sample,
+            "cp={c}"
+        );
+        assert_eq!(split.model_states(), one.model_states());
+    }
+    // An encoder without a loss of logit size: the ring's buffers set the
+    // transient instead, at cp = 2 the backward pass's two buffers of K, V
+    // and their gradients (the forward pass's 2 blocks are half of that).
+    let bert = |extra: &str| {
+        let parsed = parse(&format!(
+            "form=transformer&model=bert-base&recipe=bf16&batch=1{extra}"
+        ));
+        assert_eq!(parsed.problems, vec![]);
+        estimate(&parsed.config)
+    };
+    let (plain, ring) = (bert("&seq=2048"), bert("&seq=4096&cp=2"));
+    // 4 × the rank's 2,048 tokens' K and V (768 wide each), 2 bytes.
+    assert_eq!(
+        ring.activations_per_sample - plain.activations_per_sample,
+        4 * 2048 * (768 + 768) * 2
+    );
+}
+
+#[test]
+fn the_job_counts_every_parallel_degree() {
+    let config = llama_query("&gpus=4&tp=2&pp=4&cp=2");
+    assert_eq!(total_gpus(&config, config.transformer.gpus), 64);
+}
+
+proptest! {
+    /// Per-GPU model states never grow with pp or cp (nor with tp and ep,
+    /// checked beside the ZeRO tests); without `pp_stage` the answer is the
+    /// stage that needs the most, and no stage's peak is above it.
+    #[test]
+    fn pipeline_and_context_parallelism_never_add_model_states(config in any_config()) {
+        let t = config.transformer;
+        let mut unsplit = config;
+        (unsplit.transformer.pp, unsplit.transformer.cp) = (1, 1);
+        let reparsed = parse(&crate::query::to_query(&unsplit)).config;
+        let base = estimate(&reparsed);
+        let stages = stages(&config);
+        prop_assert_eq!(stages.len() as u64, if config.form == Form::Transformer { t.pp } else { 1 });
+        for stage in &stages {
+            prop_assert!(stage.estimate.weights + stage.estimate.optimizer_states <= base.weights + base.optimizer_states + base.buffers);
+        }
+        let e = estimate(&config);
+        if t.pp_stage.index(t.pp).is_none() {
+            let most = stages.iter().map(|s| s.estimate.required).max().unwrap_or(0);
+            prop_assert_eq!(e.required, most);
+            for stage in &stages {
+                prop_assert!(stage.estimate.peak_reserved <= e.peak_reserved);
+            }
+        }
+    }
 }

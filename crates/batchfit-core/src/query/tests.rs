@@ -1,5 +1,6 @@
 use super::*;
 use crate::memory;
+use crate::pipeline::{CP, MICROBATCHES, PP};
 use crate::transformer::{Attention, Kind, Mlp, Mode, Norm, Optimizer, Quant, Recipe, Recompute};
 use proptest::prelude::*;
 
@@ -506,6 +507,8 @@ prop_compose! {
         base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL), fp8 in pick(tf::Fp8::ALL),
         ep in prop_oneof![1u64..=64, whole(tf::EP)],
         capacity in (prop_oneof![Just(0u64), tf::CAPACITY_FACTOR.min..=tf::CAPACITY_FACTOR.max], any::<bool>()),
+        pipe in (prop_oneof![Just(1u64), 2u64..=8, whole(PP)], pick(Schedule::ALL), 1u64..=4, prop_oneof![Just(0u64), 1u64..=64, whole(MICROBATCHES)], any::<bool>(), 0u64..=9),
+        context in (prop_oneof![Just(1u64), 2u64..=8, whole(CP)], pick(CpKind::ALL)),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload] = switches;
         // `ep` divides `gpus` and `experts`, and only a MoE model has experts to split.
@@ -513,7 +516,31 @@ prop_compose! {
         // The capacity factor only with experts, its padding only with it.
         let capacity_factor = if arch.moe() { capacity.0 } else { 0 };
         let capacity_pad = capacity.1 && capacity_factor > 0;
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, capacity_factor, capacity_pad, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8 };
+        let (pp, pp_schedule, vpp, microbatches, uneven, stage) = pipe;
+        let (cp, cp_kind) = context;
+        // An uneven layout: one layer moved from the last virtual stage to the first.
+        let stages = pp * vpp;
+        let pp_layout = if uneven && stages > 1 && stages <= arch.layers && stages <= pipeline::MAX_LAYOUT as u64 {
+            let mut entries = vec![arch.layers / stages; stages as usize];
+            if let Some(last) = entries.last_mut() {
+                *last += arch.layers % stages;
+            }
+            if entries[stages as usize - 1] > 0 {
+                entries[0] += 1;
+                entries[stages as usize - 1] -= 1;
+            }
+            let text = entries.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+            Layout::parse(&text).unwrap_or_default()
+        } else {
+            Layout::default()
+        };
+        let pp_stage = match stage {
+            0 => StageChoice::First,
+            1 => StageChoice::Last,
+            2..=5 => StageChoice::Peak,
+            i => StageChoice::Index(i - 6),
+        };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8 };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
@@ -528,6 +555,8 @@ prop_compose! {
             input.base_quant = tf::BaseQuant::None;
             input.lora_variant = tf::LoraVariant::Lora;
         }
+        // What `parse` makes of the pipeline and context settings.
+        parallel_problems(&mut input, &[], &mut []);
         input
     }
 }
