@@ -575,7 +575,8 @@ choice! {
         FusedRmsnorm = "fused_rmsnorm",
         /// DeepSpeed ZeRO-3's runtime buffers, NCCL and DDP gradient buckets.
         Zero3Buffers = "zero3_buffers",
-        /// Pipeline and context parallelism.
+        /// Pipeline and context parallelism: modelled for 1F1B, interleaved
+        /// and GPipe, ring and Ulysses (§3.11); other schedules are not.
         PipelineContextParallel = "pipeline_context_parallel",
         /// Unbalanced expert routing and the auxiliary loss's router logits.
         MoeRouting = "moe_routing",
@@ -795,11 +796,11 @@ pub const TERMS: &[TermInfo] = {
         ),
         row(
             Term::PipelineContextParallel,
-            NotModelled,
+            Modelled,
             Either,
             Allocated,
             Size::NotStated,
-            SECTION_6,
+            "docs/model.md §3.11 (the schedules and kernels modelled) and §6 (the others)",
         ),
         row(
             Term::MoeRouting,

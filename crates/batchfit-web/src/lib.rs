@@ -30,6 +30,7 @@ mod measure;
 mod messages;
 mod results;
 mod share;
+mod stages;
 mod state;
 mod step;
 mod sweep;

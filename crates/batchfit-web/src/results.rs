@@ -432,6 +432,7 @@ pub fn results(state: State) -> El {
         .child(summary(state))
         .child(breakdown(state))
         .child(breakdown_table(state))
+        .child(crate::stages::stages(state))
         .child(el("p").class("units-note").bind_text(rx(move || {
             let w = i18n::words(state.lang.get());
             let units = match state.config.get().units {

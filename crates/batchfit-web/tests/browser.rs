@@ -765,3 +765,40 @@ async fn the_smallest_changes_that_fit_are_the_cores_and_apply_in_one_click() {
     assert_eq!(fits.as_deref(), Some("true"));
     assert!(all(&host, "[data-testid=\"fixes\"] li").is_empty());
 }
+
+/// Pipeline parallelism: every stage's memory is the core's, the answer's
+/// stage is marked, and without a pipeline there is no stage table.
+#[wasm_bindgen_test]
+async fn every_pipeline_stage_is_shown_and_the_answers_is_marked() {
+    use batchfit_core::{memory, query};
+    let q =
+        "form=transformer&model=llama-3.1-8b&batch=1&seq=4096&pp=4&microbatches=8&gpu=h100-80gb";
+    let config = query::parse(q).config;
+    let stages = memory::stages(&config);
+    assert_eq!(stages.len(), 4);
+    let answer = memory::estimate(&config);
+    let (host, _app) = mount_with(q);
+    settle().await;
+    let rows = all(&host, "[data-testid=\"stages\"] tbody tr");
+    assert_eq!(rows.len(), 4);
+    for (row, stage) in rows.iter().zip(&stages) {
+        assert_eq!(
+            row.get_attribute("data-required"),
+            Some(stage.estimate.required.to_string())
+        );
+        assert_eq!(
+            row.has_attribute("aria-current"),
+            stage.estimate == answer,
+            "stage {}",
+            stage.index
+        );
+    }
+    assert_eq!(
+        all(&host, "[data-testid=\"stages\"] tr[aria-current]").len(),
+        1
+    );
+    assert_eq!(bytes(&host, "required"), answer.required.to_string());
+    let (host, _app) = mount_with("form=transformer&model=llama-3.1-8b&batch=1&gpu=h100-80gb");
+    settle().await;
+    assert!(all(&host, "[data-testid=\"stages\"] tr").is_empty());
+}
