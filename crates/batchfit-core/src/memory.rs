@@ -234,6 +234,9 @@ struct Parts {
     /// CPU memory of the offloads: model states, and activations per sample.
     cpu: u128,
     cpu_per_sample: u128,
+    /// A pipeline rank without the output head: the loss runs on another
+    /// rank, so its peak is not the loss's moment.
+    no_loss: bool,
 }
 
 /// Micro-batches per step of a pipeline: `microbatches`, or `pp`, the fewest
@@ -487,6 +490,7 @@ impl Parts {
                         + transformer::fp8_weight_copies(&stage_count, input),
                     cpu: states.cpu,
                     cpu_per_sample: transformer::offloaded_activations_per_sample(input),
+                    no_loss: rank.is_some_and(|r| !r.whole().head),
                 }
             }
         }
@@ -649,7 +653,9 @@ impl Parts {
             Form::Parameters => Phase::Backward,
             // A decoder's activations include the loss's logit-sized tensors
             // (transformer::activations_per_sample): the loss's moment.
-            Form::Transformer if t.arch.kind == Kind::Decoder => Phase::Loss,
+            Form::Transformer if t.arch.kind == Kind::Decoder && !self.no_loss => Phase::Loss,
+            // An encoder's, or a pipeline rank's without the head: the
+            // backward pass starts with every saved activation alive.
             Form::Transformer => Phase::Backward,
         }
     }

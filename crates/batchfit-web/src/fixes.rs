@@ -4,7 +4,7 @@
 //! it costs besides memory (`memory::Cost`, docs/model.md §5).
 
 use batchfit_core::memory::{self, Cost, Fix, Lever, PCIE_BYTES_PER_SECOND};
-use batchfit_core::query;
+use batchfit_core::query::{self, Form};
 use batchfit_core::units::Units;
 use leptos::prelude::*;
 
@@ -41,7 +41,12 @@ pub fn fixes(state: State) -> El {
 
 fn item(state: State, fix: &Fix, lang: Lang, units: Units) -> El {
     let w = i18n::words(lang);
-    let label: Vec<String> = fix.levers.iter().map(|l| lever(lang, *l)).collect();
+    let transformer = fix.config.form == Form::Transformer;
+    let label: Vec<String> = fix
+        .levers
+        .iter()
+        .map(|l| lever(lang, *l, transformer))
+        .collect();
     let config = fix.config;
     let href = location::url_for(&query::to_query(&config));
     el("li")
@@ -61,7 +66,7 @@ fn item(state: State, fix: &Fix, lang: Lang, units: Units) -> El {
         .child(el("span").class("value").text(&format!(
             "{} — ✓ {}",
             short(fix.estimate.required, units),
-            w.fits
+            w.fits_lower
         )))
         .child(
             el("span")
@@ -70,8 +75,9 @@ fn item(state: State, fix: &Fix, lang: Lang, units: Units) -> El {
         )
 }
 
-/// A lever in words, with its value.
-pub fn lever(lang: Lang, lever: Lever) -> String {
+/// A lever in words, with its value (BF16 is the pure-BF16 recipe in the
+/// transformer form, the precision in the napkin forms).
+pub fn lever(lang: Lang, lever: Lever, transformer: bool) -> String {
     let w = i18n::words(lang);
     let n = |v: u64| i18n::group(lang, u128::from(v));
     match lever {
@@ -85,6 +91,7 @@ pub fn lever(lang: Lang, lever: Lever) -> String {
         Lever::SelectiveRecompute => w.lever_selective.to_owned(),
         Lever::FullRecompute | Lever::Checkpointing => w.checkpointing.to_owned(),
         Lever::Batch { batch } => format!("{} {}", w.lever_batch, n(batch)),
+        Lever::Bf16 if transformer => w.lever_bf16.to_owned(),
         Lever::Bf16 => w.bf16.to_owned(),
         Lever::Adam8bit => w.lever_adam8bit.to_owned(),
         Lever::Fp8Kv => w.fp8_kv.to_owned(),

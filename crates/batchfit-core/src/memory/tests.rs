@@ -1351,6 +1351,14 @@ fn a_1f1b_first_stage_holds_one_micro_batch_of_every_layer() {
         // The last stage holds one micro-batch of its layers, its head's
         // and its loss's tensors.
         assert!(stages[p as usize - 1].head && !stages[p as usize - 1].embedding);
+        // Only the last stage runs the loss: the others' peak is the start
+        // of their backward pass.
+        assert_eq!(first.peak_phase, Phase::Backward, "p={p}");
+        assert_eq!(
+            stages[p as usize - 1].estimate.peak_phase,
+            Phase::Loss,
+            "p={p}"
+        );
     }
     // Fewer micro-batches than stages: every one of them, no more.
     let short = llama_query("&pp=4&microbatches=2");
