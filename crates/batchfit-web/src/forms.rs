@@ -262,18 +262,23 @@ fn transformer_form(state: State) -> Vec<El> {
             .bind_text(i18n::tr(lang, |w| w.parallelism_title)),
         group(&[Gpus, Zero, Tp, Sp], None),
         group(&[Ep, CapacityFactor, CapacityPad], Some(rx(moe))),
-        group(
-            &[
-                Pp,
-                PpSchedule,
-                Vpp,
-                Microbatches,
-                PpLayout,
-                PpStage,
-                Cp,
-                CpKind,
-            ],
-            Some(rx(move || !inference())),
+        group(&[Pp, Cp], Some(rx(move || !inference()))),
+        // The schedule and the split, which only pipeline and context
+        // parallelism read, one tap away.
+        el("div").show(
+            rx(move || !inference()),
+            Box::new(move || {
+                vec![
+                    el("details")
+                        .class("more")
+                        .child(el("summary").bind_text(i18n::tr(lang, |w| w.pipeline_more)))
+                        .child(fields::group(
+                            state,
+                            &[PpSchedule, Vpp, Microbatches, PpLayout, PpStage, CpKind],
+                            None,
+                        )),
+                ]
+            }),
         ),
     ]
 }
