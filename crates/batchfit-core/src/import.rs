@@ -332,6 +332,38 @@ pub fn files(files: &Files<'_>, context: &Context) -> Result<Imported, Rejected>
     Ok(out)
 }
 
+/// Which configuration file a pasted text is, from the keys only each kind
+/// has: a DeepSpeed config (deepspeed/runtime/constants.py: `train_batch_size`,
+/// `train_micro_batch_size_per_gpu`, `zero_optimization`), Hugging Face
+/// `TrainingArguments` as JSON (`per_device_train_batch_size`, `output_dir`),
+/// or else a model's config.json, which `hf::import` reads and judges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    ModelConfig,
+    Deepspeed,
+    TrainingArgs,
+}
+
+/// The kind of `text` (a model config when it is not a JSON object: the
+/// config.json reader says what is wrong with it).
+pub fn kind_of(text: &str) -> FileKind {
+    let Ok(doc) = document(text) else {
+        return FileKind::ModelConfig;
+    };
+    let has = |keys: &[&str]| keys.iter().any(|k| doc.get(k).is_some());
+    if has(&["per_device_train_batch_size", "output_dir"]) {
+        FileKind::TrainingArgs
+    } else if has(&[
+        "train_batch_size",
+        "train_micro_batch_size_per_gpu",
+        "zero_optimization",
+    ]) {
+        FileKind::Deepspeed
+    } else {
+        FileKind::ModelConfig
+    }
+}
+
 /// Parses a file that must be one JSON object.
 pub(crate) fn document(text: &str) -> Result<Json, FileError> {
     let doc = json::parse(text).map_err(FileError::NotJson)?;

@@ -3,6 +3,7 @@
 //! layers, precision) are one text each, so switching forms keeps them.
 
 use batchfit_core::hf::{self, ImportError};
+use batchfit_core::import::{self, FileKind};
 use batchfit_core::query::{self, Form, Param};
 use batchfit_core::transformer as tf;
 use batchfit_core::{Precision, parameters, presets};
@@ -366,38 +367,78 @@ fn model_picker(state: State) -> El {
 }
 
 /// What the last paste did, for the message under the text area.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Imported {
-    Nothing,
-    Loaded,
-    Rejected,
+#[derive(Clone, Debug, PartialEq)]
+enum Pasted {
+    /// A model's config.json: the architecture replaced.
+    Model,
+    /// A DeepSpeed config or TrainingArguments read onto the fields, with
+    /// what of it the estimate does not follow.
+    Settings(FileKind, Vec<import::Note>),
+    ModelRejected(ImportError),
+    FileRejected(import::Rejected),
 }
 
-/// A pasted config.json replaces the architecture; text that is not a usable
-/// config is explained and the previous architecture stays.
+/// A pasted file: a model's config.json replaces the architecture; a
+/// DeepSpeed config or Hugging Face TrainingArguments (as JSON) set the
+/// training settings they name (`import::files`, the same reading as the
+/// CLI's `--deepspeed` and `--training-args`). Text that is not a usable file
+/// is explained and the previous setup stays.
 fn config_import(state: State) -> El {
     let lang = state.lang;
-    let outcome: RwSignal<Option<Result<(), ImportError>>> = RwSignal::new(None);
+    let outcome: RwSignal<Option<Pasted>> = RwSignal::new(None);
     let import = move |text: String| {
         if text.trim().is_empty() {
             outcome.set(None);
             state.import_rejected.set(false);
             return;
         }
-        match hf::import(&text) {
-            Ok(arch) => {
-                state.load_with(|config| {
-                    config.model = None;
-                    config.transformer.arch = arch;
-                });
-                state.text(Param::Model).set(String::new());
-                outcome.set(Some(Ok(())));
+        let kind = import::kind_of(&text);
+        let read = match kind {
+            FileKind::ModelConfig => match hf::import(&text) {
+                Ok(arch) => {
+                    state.load_with(|config| {
+                        config.model = None;
+                        config.transformer.arch = arch;
+                    });
+                    state.text(Param::Model).set(String::new());
+                    Ok(Pasted::Model)
+                }
+                Err(error) => Err(Pasted::ModelRejected(error)),
+            },
+            FileKind::Deepspeed | FileKind::TrainingArgs => {
+                let config = state.config.get_untracked();
+                let context = import::Context {
+                    hidden: (config.form == Form::Transformer)
+                        .then_some(config.transformer.arch.hidden),
+                    gpus: config.transformer.gpus,
+                };
+                let files = if kind == FileKind::Deepspeed {
+                    import::Files {
+                        deepspeed: Some(&text),
+                        training_args: None,
+                    }
+                } else {
+                    import::Files {
+                        deepspeed: None,
+                        training_args: Some(&text),
+                    }
+                };
+                match import::files(&files, &context) {
+                    Ok(read) => {
+                        state.form.set(Form::Transformer);
+                        for (param, value) in read.params {
+                            state.text(param).set(value);
+                        }
+                        state.import_rejected.set(false);
+                        state.commit();
+                        Ok(Pasted::Settings(kind, read.notes))
+                    }
+                    Err(rejected) => Err(Pasted::FileRejected(rejected)),
+                }
             }
-            Err(error) => {
-                state.import_rejected.set(true);
-                outcome.set(Some(Err(error)));
-            }
-        }
+        };
+        state.import_rejected.set(read.is_err());
+        outcome.set(Some(read.unwrap_or_else(|rejected| rejected)));
     };
     el("details")
         .class("more")
@@ -424,34 +465,49 @@ fn config_import(state: State) -> El {
                         .bind_text(i18n::tr(lang, |w| w.paste_hint)),
                 )
                 .rebuild(
-                    rx(move || {
-                        outcome.with(|o| match o {
-                            None => Imported::Nothing,
-                            Some(Ok(())) => Imported::Loaded,
-                            Some(Err(_)) => Imported::Rejected,
-                        })
-                    }),
-                    Box::new(move |shown| match shown {
-                        Imported::Loaded => vec![
+                    rx(move || (outcome.get(), lang.get())),
+                    Box::new(move |(shown, lang)| {
+                        let w = i18n::words(*lang);
+                        let ok = |testid: &str, text: &str| {
                             el("p")
                                 .class("ok")
                                 .attr("role", "status")
-                                .attr("data-testid", "config-import")
-                                .bind_text(i18n::tr(lang, |w| w.config_loaded)),
-                        ],
-                        Imported::Rejected => vec![
+                                .attr("data-testid", testid)
+                                .text(text)
+                        };
+                        let error = |text: &str| {
                             el("p")
                                 .class("error")
                                 .attr("role", "alert")
                                 .attr("data-testid", "config-import-error")
-                                .bind_text(rx(move || match outcome.get() {
-                                    Some(Err(error)) => {
-                                        crate::messages::import_error(lang.get(), &error)
-                                    }
-                                    _ => String::new(),
-                                })),
-                        ],
-                        Imported::Nothing => Vec::new(),
+                                .text(text)
+                        };
+                        match shown {
+                            None => Vec::new(),
+                            Some(Pasted::Model) => vec![ok("config-import", w.config_loaded)],
+                            Some(Pasted::Settings(kind, notes)) => {
+                                let read = if *kind == FileKind::Deepspeed {
+                                    w.deepspeed_loaded
+                                } else {
+                                    w.training_args_loaded
+                                };
+                                vec![
+                                    ok("settings-import", read),
+                                    el("ul")
+                                        .class("hint")
+                                        .attr("data-testid", "import-notes")
+                                        .children(notes.iter().map(|note| {
+                                            el("li").text(&crate::messages::file_note(*lang, note))
+                                        })),
+                                ]
+                            }
+                            Some(Pasted::ModelRejected(e)) => {
+                                vec![error(&crate::messages::import_error(*lang, e))]
+                            }
+                            Some(Pasted::FileRejected(e)) => {
+                                vec![error(&crate::messages::file_error(*lang, e))]
+                            }
+                        }
                     }),
                 ),
         )

@@ -5,6 +5,7 @@
 
 use batchfit_core::fields::{Problem, Range};
 use batchfit_core::hf::{self, ImportError};
+use batchfit_core::import;
 use batchfit_core::json::{Expected, Kind};
 use batchfit_core::measured;
 
@@ -278,6 +279,162 @@ pub fn measured_error(lang: Lang, error: &measured::Error) -> String {
         (Some(line), false) => format!("Line {line}: {what}"),
         (Some(line), true) => format!("Línea {line}: {what}"),
         (None, _) => what,
+    }
+}
+
+/// Why a pasted DeepSpeed config or TrainingArguments could not be read,
+/// naming the file and the key.
+pub fn file_error(lang: Lang, rejected: &import::Rejected) -> String {
+    use import::FileError as E;
+    let es = lang == Lang::Es;
+    let file = match (rejected.source, es) {
+        (import::Source::Deepspeed, false) => "The DeepSpeed config",
+        (import::Source::Deepspeed, true) => "La configuración de DeepSpeed",
+        (import::Source::TrainingArgs, false) => "The TrainingArguments",
+        (import::Source::TrainingArgs, true) => "Los TrainingArguments",
+    };
+    let n = |v: u64| i18n::group(lang, u128::from(v));
+    let what = match (&rejected.error, es) {
+        (E::NotJson(e), false) => format!(
+            "is not valid JSON: at byte {} it expected {}.",
+            e.offset,
+            expected(lang, e.expected)
+        ),
+        (E::NotJson(e), true) => format!(
+            "no es JSON válido: en el byte {} se esperaba {}.",
+            e.offset,
+            expected(lang, e.expected)
+        ),
+        (E::NotAnObject { found }, false) => {
+            format!("must be an object {{…}}, not {}.", kind(lang, *found))
+        }
+        (E::NotAnObject { found }, true) => {
+            format!("debe ser un objeto {{…}}, no {}.", kind(lang, *found))
+        }
+        (
+            E::WrongType {
+                key,
+                expected: want,
+                found,
+            },
+            false,
+        ) => format!(
+            "«{key}» must be {}, not {}.",
+            kind(lang, *want),
+            kind(lang, *found)
+        ),
+        (
+            E::WrongType {
+                key,
+                expected: want,
+                found,
+            },
+            true,
+        ) => format!(
+            "«{key}» debe ser {}, no {}.",
+            kind(lang, *want),
+            kind(lang, *found)
+        ),
+        (E::BadValue { key, min, max }, false) => format!(
+            "«{key}» must be a whole number from {} to {}.",
+            n(*min),
+            n(*max)
+        ),
+        (E::BadValue { key, min, max }, true) => format!(
+            "«{key}» debe ser un número entero de {} a {}.",
+            n(*min),
+            n(*max)
+        ),
+        (
+            E::NotAnOption {
+                key,
+                found,
+                allowed,
+            },
+            false,
+        ) => format!("«{key}» «{found}» must be one of: {}.", allowed.join(", ")),
+        (
+            E::NotAnOption {
+                key,
+                found,
+                allowed,
+            },
+            true,
+        ) => format!("«{key}» «{found}» debe ser uno de: {}.", allowed.join(", ")),
+        (E::Contradiction { key, with }, false) => {
+            format!("«{key}» and «{with}» cannot both be true.")
+        }
+        (E::Contradiction { key, with }, true) => {
+            format!("«{key}» y «{with}» no pueden ser ambos verdaderos.")
+        }
+        (
+            E::BatchMismatch {
+                train_batch_size,
+                micro_batch,
+                accumulation,
+                gpus,
+            },
+            false,
+        ) => format!(
+            "«train_batch_size» {train_batch_size} is not «train_micro_batch_size_per_gpu» {micro_batch} × «gradient_accumulation_steps» {accumulation} × {gpus} GPUs."
+        ),
+        (
+            E::BatchMismatch {
+                train_batch_size,
+                micro_batch,
+                accumulation,
+                gpus,
+            },
+            true,
+        ) => format!(
+            "«train_batch_size» {train_batch_size} no es «train_micro_batch_size_per_gpu» {micro_batch} × «gradient_accumulation_steps» {accumulation} × {gpus} GPUs."
+        ),
+        (
+            E::Mismatch {
+                key,
+                deepspeed,
+                trainer_key,
+                trainer,
+            },
+            false,
+        ) => format!(
+            "«{key}» is {deepspeed} but the TrainingArguments' «{trainer_key}» gives {trainer}: set it to \"auto\" or make them agree."
+        ),
+        (
+            E::Mismatch {
+                key,
+                deepspeed,
+                trainer_key,
+                trainer,
+            },
+            true,
+        ) => format!(
+            "«{key}» es {deepspeed} pero «{trainer_key}» de los TrainingArguments da {trainer}: póngalo en \"auto\" o haga que coincidan."
+        ),
+    };
+    format!("{file} {what}")
+}
+
+/// What a read DeepSpeed config or TrainingArguments says that the estimate
+/// does not follow exactly.
+pub fn file_note(lang: Lang, note: &import::Note) -> String {
+    use import::Note as N;
+    let es = lang == Lang::Es;
+    match (note, es) {
+        (N::NotModelled { key, elements: Some(e) }, false) => format!("«{key}» ({} elements) is not modelled: the estimate leaves it out.", i18n::group(lang, u128::from(*e))),
+        (N::NotModelled { key, elements: Some(e) }, true) => format!("«{key}» ({} elementos) no está modelado: la estimación lo deja fuera.", i18n::group(lang, u128::from(*e))),
+        (N::NotModelled { key, elements: None }, false) => format!("«{key}» is not modelled: the estimate leaves it out."),
+        (N::NotModelled { key, elements: None }, true) => format!("«{key}» no está modelado: la estimación lo deja fuera."),
+        (N::Auto { key, needs: import::Needs::TrainingArgs }, false) => format!("«{key}» is \"auto\", which the Trainer fills from TrainingArguments: the form's value applies."),
+        (N::Auto { key, needs: import::Needs::TrainingArgs }, true) => format!("«{key}» es \"auto\", que el Trainer toma de los TrainingArguments: se usa el valor del formulario."),
+        (N::Auto { key, needs: import::Needs::HiddenSize }, false) => format!("«{key}» is \"auto\", which needs the model's hidden size: pick a model first."),
+        (N::Auto { key, needs: import::Needs::HiddenSize }, true) => format!("«{key}» es \"auto\", que necesita el tamaño oculto del modelo: elija antes un modelo."),
+        (N::UnknownOptimizer { key, name }, false) => format!("«{key}» «{name}» is not an optimizer batchfit models: the optimizer stays as set."),
+        (N::UnknownOptimizer { key, name }, true) => format!("«{key}» «{name}» no es un optimizador que batchfit modele: el optimizador queda como está."),
+        (N::DeepspeedPath { path }, false) => format!("«deepspeed» names «{path}»: paste that file here too to read it."),
+        (N::DeepspeedPath { path }, true) => format!("«deepspeed» nombra «{path}»: pegue también ese archivo aquí para leerlo."),
+        (N::ModelCheckpointing, false) => "«activation_checkpointing» acts only where the model's code calls deepspeed.checkpointing: set recomputation to full if it does.".to_owned(),
+        (N::ModelCheckpointing, true) => "«activation_checkpointing» solo actúa donde el código del modelo llama a deepspeed.checkpointing: ponga la recomputación en completa si lo hace.".to_owned(),
     }
 }
 

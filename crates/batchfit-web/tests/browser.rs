@@ -802,3 +802,84 @@ async fn every_pipeline_stage_is_shown_and_the_answers_is_marked() {
     settle().await;
     assert!(all(&host, "[data-testid=\"stages\"] tr").is_empty());
 }
+
+/// A pasted DeepSpeed config or TrainingArguments sets the training settings
+/// `import::files` reads from it (the CLI's `--deepspeed`/`--training-args`),
+/// with its notes; one that contradicts the page names the file and the keys.
+#[wasm_bindgen_test]
+async fn a_pasted_deepspeed_config_or_training_arguments_sets_the_training_settings() {
+    use batchfit_core::import;
+    let paste = |host: &Element, text: &str| {
+        let area: web_sys::HtmlTextAreaElement =
+            find(host, "textarea[name=\"config_json\"]").unchecked_into();
+        area.set_value(text);
+        area.dispatch_event(&web_sys::Event::new("input").expect("an input event"))
+            .expect("dispatch");
+    };
+    // A field's value as the URL writes it (a checkbox: 1 or 0).
+    let value = |host: &Element, name: &str| {
+        let field = find(host, &format!("[name=\"{name}\"]"));
+        let get = |key: &str| js_sys::Reflect::get(&field, &key.into()).unwrap_or_default();
+        if get("type").as_string().as_deref() == Some("checkbox") {
+            if get("checked").is_truthy() { "1" } else { "0" }.to_owned()
+        } else {
+            get("value").as_string().unwrap_or_default()
+        }
+    };
+    let deepspeed = include_str!("../../batchfit-core/tests/data/deepspeed_zero2_offload.json");
+    let trainer = include_str!("../../batchfit-core/tests/data/training_args.json");
+    for (text, files) in [
+        (
+            deepspeed,
+            import::Files {
+                deepspeed: Some(deepspeed),
+                training_args: None,
+            },
+        ),
+        (
+            trainer,
+            import::Files {
+                deepspeed: None,
+                training_args: Some(trainer),
+            },
+        ),
+    ] {
+        let (host, _app) = mount_with("form=transformer&model=llama-3.1-8b&gpus=8&gpu=h100-80gb");
+        settle().await;
+        let context = import::Context {
+            hidden: Some(4096),
+            gpus: 8,
+        };
+        let expected = import::files(&files, &context).expect("the sample reads");
+        assert!(!expected.params.is_empty());
+        paste(&host, text);
+        settle().await;
+        find(&host, "[data-testid=\"settings-import\"]");
+        for (param, v) in &expected.params {
+            assert_eq!(&value(&host, param.name()), v, "{}", param.name());
+        }
+        let notes = all(&host, "[data-testid=\"import-notes\"] li");
+        assert_eq!(notes.len(), expected.notes.len());
+        assert_eq!(bytes(&host, "required"), {
+            let q = format!(
+                "form=transformer&model=llama-3.1-8b&gpus=8&gpu=h100-80gb&{}",
+                expected.query()
+            );
+            batchfit_core::memory::estimate(&batchfit_core::query::parse(&q).config)
+                .required
+                .to_string()
+        });
+    }
+    // On one GPU, DeepSpeed's batch of 64 is not 4 × 2 × 1: the file is named.
+    let (host, _app) = mount_with("form=transformer&model=llama-3.1-8b&gpu=h100-80gb");
+    settle().await;
+    paste(&host, deepspeed);
+    settle().await;
+    let error = find(&host, "[data-testid=\"config-import-error\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(
+        error.starts_with("The DeepSpeed config «train_batch_size» 64"),
+        "{error}"
+    );
+}

@@ -681,3 +681,22 @@ proptest::proptest! {
         );
     }
 }
+
+#[test]
+fn a_pasted_file_is_told_apart_by_its_keys() {
+    let data = |name: &str| {
+        std::fs::read_to_string(format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
+            .expect("a sample")
+    };
+    for (name, kind) in [
+        ("deepspeed_zero2_offload.json", FileKind::Deepspeed),
+        ("hf_zero3_auto.json", FileKind::Deepspeed),
+        ("training_args.json", FileKind::TrainingArgs),
+        ("training_args_fsdp.json", FileKind::TrainingArgs),
+        ("llama-3.1-8b-config.json", FileKind::ModelConfig),
+    ] {
+        assert_eq!(kind_of(&data(name)), kind, "{name}");
+    }
+    assert_eq!(kind_of("not json"), FileKind::ModelConfig);
+    assert_eq!(kind_of("[1, 2]"), FileKind::ModelConfig);
+}
