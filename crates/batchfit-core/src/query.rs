@@ -1249,7 +1249,7 @@ pub fn encode(text: &str) -> String {
 }
 
 mod pair;
-pub use pair::{B_PREFIX, Pair, differing, parse_pair, to_query_pair};
+pub use pair::{B_PREFIX, Pair, differing, parse_pair, to_query_pair, toggles};
 
 #[cfg(test)]
 pub(crate) mod tests;

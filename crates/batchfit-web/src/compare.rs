@@ -4,14 +4,14 @@
 //! with what differs marked, and the address holds both
 //! (`query::to_query_pair`, docs/url-parameters.md).
 
-use batchfit_core::memory::{self, Estimate, WhatIf};
-use batchfit_core::query::{self, Config};
+use batchfit_core::memory::{self, Estimate};
+use batchfit_core::query::{self, Config, Param};
 use batchfit_core::units::Units;
 use leptos::prelude::*;
 
 use crate::dom::{El, Ev, el, rx};
 use crate::i18n::{self, Lang, Words};
-use crate::results::{change_label, short};
+use crate::results::short;
 use crate::state::State;
 
 pub fn compare(state: State) -> El {
@@ -236,27 +236,37 @@ fn differing(a: &Config, b: &Config, lang: Lang) -> El {
         })
 }
 
-/// One click makes B the A with one of the what-ifs' changes.
+/// One click makes B the A with one parameter changed: the comparisons
+/// people make most (`query::toggles`: precision, ZeRO stage, LoRA against
+/// full fine-tuning, recomputation on or off).
 fn presets(state: State) -> El {
     let lang = state.lang;
     el("div").class("compare-presets").rebuild(
         rx(move || {
             let a = state.pair().map(|(a, _)| a);
-            (a.map(|a| memory::what_ifs(&a)), lang.get())
+            (a.map(|a| query::toggles(&a)), lang.get())
         }),
         Box::new(move |(options, lang)| {
             let Some(options) = options.as_ref().filter(|o| !o.is_empty()) else {
                 return Vec::new();
             };
             let w = i18n::words(*lang);
-            let button = |option: &WhatIf| {
-                let b = option.config;
+            let button = |&(param, b): &(Param, Config)| {
+                let value = query::values(&b)
+                    .into_iter()
+                    .find(|(p, _)| *p == param)
+                    .map_or(String::new(), |(_, v)| v);
+                let label = format!(
+                    "{}: {}",
+                    i18n::field(*lang, param).label,
+                    i18n::option(*lang, param, &value)
+                );
                 el("button")
                     .attr("type", "button")
                     .class("secondary")
-                    .attr("data-change", option.change.name())
+                    .attr("data-param", param.name())
                     .on(Ev::Click, Box::new(move |_| state.set_b(b)))
-                    .text(&change_label(*lang, option))
+                    .text(&label)
             };
             vec![
                 el("span").class("legend").text(w.compare_presets),

@@ -1114,7 +1114,7 @@ fn what_ifs(state: State) -> El {
 }
 
 /// The change in words, with the value it changes to.
-pub fn change_label(lang: Lang, option: &WhatIf) -> String {
+fn change_label(lang: Lang, option: &WhatIf) -> String {
     let w = i18n::words(lang);
     match option.change {
         Change::HalfBatch => format!("{} ({})", w.half_batch, option.config.batch()),

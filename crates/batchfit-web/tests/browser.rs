@@ -587,26 +587,28 @@ async fn two_setups_side_by_side_from_the_address_and_back() {
     assert!(all(&host, "[data-testid=\"compare-table\"]").is_empty());
     sleep(400).await;
     assert!(!address().contains("b."), "{}", address());
-    // Start again: B is a copy of A, then one click makes it A in pure BF16...
+    // Start again: B is a copy of A; one click each makes it A with one
+    // change: precision, ZeRO stage, LoRA, recomputation.
     find(&host, "[data-testid=\"compare-start\"]")
         .unchecked_into::<HtmlElement>()
         .click();
     settle().await;
     assert_eq!(cell("required", "a"), cell("required", "b"));
-    let one_click = all(&host, ".compare-presets button");
-    assert!(!one_click.is_empty());
-    let first = &one_click[0];
-    let change = first.get_attribute("data-change").unwrap_or_default();
-    first.clone().unchecked_into::<HtmlElement>().click();
-    settle().await;
-    let expected = memory::what_ifs(&a)
-        .into_iter()
-        .find(|w| w.change.name() == change)
-        .expect("the change offered");
-    assert_eq!(
-        cell("required", "b"),
-        expected.estimate.required.to_string()
-    );
+    let toggles = query::toggles(&a);
+    let names: Vec<String> = all(&host, ".compare-presets button")
+        .iter()
+        .map(|b| b.get_attribute("data-param").unwrap_or_default())
+        .collect();
+    assert_eq!(names, ["recipe", "zero", "lora_rank", "recompute"]);
+    for (i, (_, b)) in toggles.iter().enumerate() {
+        let button = all(&host, ".compare-presets button").remove(i);
+        button.unchecked_into::<HtmlElement>().click();
+        settle().await;
+        assert_eq!(
+            cell("required", "b"),
+            memory::estimate(b).required.to_string()
+        );
+    }
 }
 
 /// A problem in setup B's parameters is named as the address writes it.

@@ -10,8 +10,8 @@
 //! [`to_query_pair`] writes B with A's.
 
 use super::{
-    COMMON_PARAMETERS, Config, Param, Parsed, encode, form_parameters, pairs, parse, query_part,
-    to_query, values,
+    COMMON_PARAMETERS, Config, Form, Param, Parsed, encode, form_parameters, pairs, parse,
+    query_part, to_query, values,
 };
 
 /// What marks a parameter of setup B.
@@ -125,4 +125,69 @@ pub fn differing(a: &Config, b: &Config) -> Vec<(Param, String, String)> {
             (ta != tb).then_some((p, ta, tb))
         })
         .collect()
+}
+
+/// The comparisons people make most, each one parameter of `a` changed, for
+/// "Compare with…": the precision (pure BF16 against AMP, BF16 against FP32 in
+/// the napkin forms), and in training the ZeRO stage (3 against 2), LoRA
+/// against full fine-tuning (rank 16 or 0) and recomputation (full against
+/// none); each with the parameter it changes.
+pub fn toggles(a: &Config) -> Vec<(Param, Config)> {
+    use crate::Precision;
+    use crate::transformer::{Mode, Recipe, Recompute};
+    let mut out = Vec::new();
+    let mut with = |param: Param, change: &dyn Fn(&mut Config)| {
+        let mut b = *a;
+        change(&mut b);
+        // The values the forms share follow the form's own.
+        out.push((param, b.synced()));
+    };
+    let other = |p: Precision| {
+        if p == Precision::Bf16 {
+            Precision::Fp32
+        } else {
+            Precision::Bf16
+        }
+    };
+    match a.form {
+        Form::Activations => {
+            with(Param::Precision, &|b| {
+                b.activations.precision = other(a.activations.precision)
+            });
+            with(Param::Ckpt, &|b| {
+                b.activations.checkpointing = !a.activations.checkpointing
+            });
+        }
+        Form::Parameters => {
+            with(Param::Precision, &|b| {
+                b.parameters.precision = other(a.parameters.precision)
+            });
+        }
+        Form::Transformer => {
+            let t = &a.transformer;
+            with(Param::Recipe, &|b| {
+                b.transformer.recipe = if t.recipe == Recipe::Bf16 {
+                    Recipe::Amp
+                } else {
+                    Recipe::Bf16
+                }
+            });
+            if t.mode == Mode::Train {
+                with(Param::Zero, &|b| {
+                    b.transformer.zero = if t.zero == 3 { 2 } else { 3 }
+                });
+                with(Param::LoraRank, &|b| {
+                    b.transformer.lora_rank = if t.lora_rank == 0 { 16 } else { 0 }
+                });
+                with(Param::Recompute, &|b| {
+                    b.transformer.recompute = if t.recompute == Recompute::Full {
+                        Recompute::None
+                    } else {
+                        Recompute::Full
+                    }
+                });
+            }
+        }
+    }
+    out
 }

@@ -969,6 +969,16 @@ fn a_second_setup_is_its_differences_under_b() {
 }
 
 proptest! {
+    /// Each one-click comparison changes exactly the parameter it names.
+    #[test]
+    fn each_toggle_changes_its_one_parameter(a in any_config()) {
+        let a = parse(&to_query(&a)).config;
+        for (param, b) in toggles(&a) {
+            let changed: Vec<Param> = differing(&a, &b).into_iter().map(|(p, ..)| p).collect();
+            prop_assert_eq!(changed, vec![param]);
+        }
+    }
+
     /// Any two setups a page could hold survive the address: A exactly as
     /// `to_query` alone writes it, B from A and its differences.
     #[test]
