@@ -167,8 +167,6 @@ fn transformer_form(state: State) -> Vec<El> {
     // LoRA's own fields show while the configuration trains with a rank, as
     // the core reads it ("00" is no rank).
     let lora = move || state.config.with(|c| c.transformer.lora_rank > 0);
-    // Expert parallelism shows for a model with experts, as the core reads it.
-    let moe = move || state.config.with(|c| c.transformer.arch.moe());
     let group = |params: &[Param], when: Option<Rx<bool>>| fields::group(state, params, when);
     vec![
         model_picker(state),
@@ -258,15 +256,33 @@ fn transformer_form(state: State) -> Vec<El> {
             Some(rx(move || !inference())),
         ),
         group(&[Attn], None),
-        el("h3")
-            .class("group-title")
-            .bind_text(i18n::tr(lang, |w| w.parallelism_title)),
-        group(&[Gpus, Zero, Tp, Sp], None),
-        group(&[Ep, CapacityFactor, CapacityPad], Some(rx(moe))),
-        group(&[Pp, Cp], Some(rx(move || !inference()))),
+        multi_gpu(state),
+    ]
+}
+
+/// Data, tensor, expert, pipeline and context parallelism, closed for a
+/// single-GPU dense setup and opened whenever the setup uses more than one
+/// GPU or ZeRO (a link, a fix or a pasted file can make it so).
+fn multi_gpu(state: State) -> El {
+    use Param::*;
+    let lang = state.lang;
+    let inference = move || {
+        state
+            .config
+            .with(|c| c.transformer.mode == tf::Mode::Inference)
+    };
+    let moe = move || state.config.with(|c| c.transformer.arch.moe());
+    let group = |params: &[Param], when: Option<Rx<bool>>| fields::group(state, params, when);
+    let details = el("details")
+        .class("more multi-gpu")
+        .attr("data-testid", "multi-gpu")
+        .child(el("summary").bind_text(i18n::tr(lang, |w| w.parallelism_title)))
+        .child(group(&[Gpus, Zero, Tp, Sp], None))
+        .child(group(&[Ep, CapacityFactor, CapacityPad], Some(rx(moe))))
+        .child(group(&[Pp, Cp], Some(rx(move || !inference()))))
         // The schedule and the split, which only pipeline and context
         // parallelism read, one tap away.
-        el("div").show(
+        .child(el("div").show(
             rx(move || !inference()),
             Box::new(move || {
                 vec![
@@ -280,8 +296,22 @@ fn transformer_form(state: State) -> Vec<El> {
                         )),
                 ]
             }),
-        ),
-    ]
+        ));
+    let node = details.node().clone();
+    crate::dom::bind(
+        rx(move || {
+            state.config.with(|c| {
+                let t = &c.transformer;
+                t.gpus > 1 || t.tp > 1 || t.pp > 1 || t.cp > 1 || t.ep > 1 || t.zero > 0
+            })
+        }),
+        Box::new(move |&multi| {
+            if multi {
+                let _ = node.set_attribute("open", "");
+            }
+        }),
+    );
+    details
 }
 
 /// A select that is not bound to a URL parameter's text by name but acts on

@@ -885,3 +885,29 @@ async fn a_pasted_deepspeed_config_or_training_arguments_sets_the_training_setti
         "{error}"
     );
 }
+
+/// A dense single-GPU setup sees parallelism only if it opens "Multi-GPU";
+/// a setup on several GPUs has it open.
+#[wasm_bindgen_test]
+async fn multi_gpu_settings_are_closed_for_one_gpu_and_open_for_several() {
+    for (q, open) in [
+        ("form=transformer&model=llama-3.1-8b&gpu=h100-80gb", false),
+        (
+            "form=transformer&model=llama-3.1-8b&gpus=8&zero=3&gpu=h100-80gb",
+            true,
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&tp=2&gpu=h100-80gb",
+            true,
+        ),
+    ] {
+        let (host, _app) = mount_with(q);
+        settle().await;
+        let details = find(&host, "[data-testid=\"multi-gpu\"]");
+        assert_eq!(details.has_attribute("open"), open, "{q}");
+        // The fields are there either way, with the address's values.
+        let gpus: HtmlInputElement = find(&host, "input[name=\"gpus\"]").unchecked_into();
+        let expected = batchfit_core::query::parse(q).config.transformer.gpus;
+        assert_eq!(gpus.value(), expected.to_string());
+    }
+}
