@@ -252,7 +252,7 @@ fn transformer_form(state: State) -> Vec<El> {
             Some(rx(move || !inference() && lora())),
         ),
         group(
-            &[ActOffload, Offload, ParamOffload, BucketM, Prefetch],
+            &[ActOffload, Offload, ParamOffload],
             Some(rx(move || !inference())),
         ),
         group(&[Attn], None),
@@ -278,6 +278,7 @@ fn multi_gpu(state: State) -> El {
         .attr("data-testid", "multi-gpu")
         .child(el("summary").bind_text(i18n::tr(lang, |w| w.parallelism_title)))
         .child(group(&[Gpus, Zero, Tp, Sp], None))
+        .child(group(&[BucketM, Prefetch], Some(rx(move || !inference()))))
         .child(group(&[Ep, CapacityFactor, CapacityPad], Some(rx(moe))))
         .child(group(&[Pp, Cp], Some(rx(move || !inference()))))
         // The schedule and the split, which only pipeline and context
