@@ -253,7 +253,16 @@ fn transformer_form(state: State) -> Vec<El> {
             Some(rx(move || !inference() && lora())),
         ),
         group(
-            &[ActOffload, Offload, ParamOffload, BucketM, Prefetch],
+            &[
+                ActOffload,
+                Offload,
+                ParamOffload,
+                BucketM,
+                Prefetch,
+                DsPrefetch,
+                DsLive,
+                DsPersist,
+            ],
             Some(rx(move || !inference())),
         ),
         group(&[Attn], None),
