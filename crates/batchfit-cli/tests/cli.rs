@@ -824,20 +824,22 @@ fn imported_files_give_a_query_that_opens_the_same_configuration() {
     let link = reported_query(&out);
     assert_eq!(
         link,
-        "form=transformer&model=llama-3.1-8b&framework=deepspeed&batch=4&seq=4096&recompute=full&gpus=8&zero=3&offload=1&param_offload=1&gpu=h100-80gb&global_batch=256"
+        "form=transformer&model=llama-3.1-8b&framework=deepspeed&batch=4&seq=4096&recompute=full&gpus=8&zero=3&offload=1&bucket_m=17&ds_prefetch=15099494&ds_persist=40960&param_offload=1&gpu=h100-80gb&global_batch=256"
     );
     let imported: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(imported, json(&["--json", &link]));
     assert_eq!(imported["query"], link.as_str());
     // What the estimate leaves out is named, once each; offload_param to the
-    // CPU is param_offload now.
+    // CPU is param_offload now, ZeRO-3's "auto" buckets are ds_prefetch,
+    // ds_persist and bucket_m.
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !stderr.contains("offload_param` is not modelled"),
         "{stderr}"
     );
+    assert!(!stderr.contains("stage3_prefetch_bucket_size"), "{stderr}");
     assert!(
-        stderr.contains("`zero_optimization.stage3_prefetch_bucket_size` (15,099,494 elements)"),
+        stderr.contains("`zero_optimization.stage3_max_reuse_distance` (1,000,000,000 elements)"),
         "{stderr}"
     );
     // check and devices read the same files.

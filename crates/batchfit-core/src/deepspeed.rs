@@ -46,17 +46,31 @@ const NOT_MODELLED: &[(&str, u64)] = &[
     ("amp", 0),
 ];
 
-/// ZeRO-3's own buffers (deepspeed/runtime/zero/stage3.py and
-/// partitioned_param_coordinator.py: the prefetch bucket, the live-parameter
-/// budget, the persistent small parameters, the optimizer's sub-groups),
-/// not modelled (docs/frameworks.md, `bucket_m`).
-const STAGE3_KEYS: &[&str] = &[
-    "zero_optimization.reduce_bucket_size",
-    "zero_optimization.stage3_prefetch_bucket_size",
-    "zero_optimization.stage3_param_persistence_threshold",
-    "zero_optimization.stage3_max_live_parameters",
+/// ZeRO-3's keys that change memory and are not modelled
+/// (deepspeed/runtime/zero/partitioned_param_coordinator.py
+/// `__params_to_release`: parameters reused within `max_reuse_distance`
+/// elements stay gathered; stage3.py: the optimizer's sub-groups, modelled at
+/// their 1e9 default), noted when set.
+const STAGE3_NOT_MODELLED: &[&str] = &[
     "zero_optimization.stage3_max_reuse_distance",
     "zero_optimization.sub_group_size",
+];
+
+/// ZeRO-3's sizes that are URL parameters (transformer.rs `zero3_runtime`),
+/// each with its `"auto"` as the Trainer fills it from the hidden size.
+const STAGE3_SIZES: &[(&str, Param)] = &[
+    (
+        "zero_optimization.stage3_prefetch_bucket_size",
+        Param::DsPrefetch,
+    ),
+    (
+        "zero_optimization.stage3_max_live_parameters",
+        Param::DsLive,
+    ),
+    (
+        "zero_optimization.stage3_param_persistence_threshold",
+        Param::DsPersist,
+    ),
 ];
 
 /// Reads a DeepSpeed config. `trainer`: the TrainingArguments its `"auto"`
@@ -338,8 +352,12 @@ fn batch(
 /// `allgather_bucket_size` allocates nothing: the updated partitions are
 /// all-gathered into the existing flat buffer (deepspeed/runtime/utils.py
 /// `all_gather_dp_groups` → `all_gather_into_tensor_dp_groups`). At stage 3
-/// the buckets are ZeRO-3's own, noted as not modelled, with `"auto"`
-/// resolved as the Trainer does (prefetch 0.9 × hidden², persistence 10 × hidden).
+/// stage3.py allocates one `reduce_bucket_size` buffer per communication
+/// dtype with `contiguous_gradients`, `overlap_comm` or not, and the
+/// prefetch bucket, live-parameter budget and persistence threshold are
+/// `ds_prefetch`, `ds_live` and `ds_persist`, with `"auto"` resolved as the
+/// Trainer does (prefetch 0.9 × hidden², persistence 10 × hidden; the live
+/// budget has no `"auto"`).
 fn buckets(doc: &Json, context: &Context, stage: u64, out: &mut Imported) -> Result<(), FileError> {
     let hidden_squared = context.hidden.map(|h| h.saturating_mul(h));
     // A size in elements: given, `"auto"` filled as the Trainer fills it, or
@@ -359,28 +377,43 @@ fn buckets(doc: &Json, context: &Context, stage: u64, out: &mut Imported) -> Res
         })
     };
     if stage == 3 {
-        for &key in STAGE3_KEYS {
-            let auto = match key {
-                "zero_optimization.reduce_bucket_size" => hidden_squared,
+        for &(key, param) in STAGE3_SIZES {
+            let auto = match param {
                 // 0.9 × hidden², which the Trainer writes as a float: floored.
-                "zero_optimization.stage3_prefetch_bucket_size" => {
-                    hidden_squared.map(|s| s.saturating_mul(9) / 10)
-                }
-                "zero_optimization.stage3_param_persistence_threshold" => {
-                    context.hidden.map(|h| h.saturating_mul(10))
-                }
+                Param::DsPrefetch => hidden_squared.map(|s| s.saturating_mul(9) / 10),
+                Param::DsPersist => context.hidden.map(|h| h.saturating_mul(10)),
                 _ => None,
             };
+            let field = match param {
+                Param::DsPrefetch => tf::DS_PREFETCH,
+                Param::DsLive => tf::DS_LIVE,
+                _ => tf::DS_PERSIST,
+            };
             if let Some(Some(elements)) = size(key, auto, out)? {
+                if elements > field.max {
+                    return Err(FileError::BadValue {
+                        key,
+                        min: 0,
+                        max: field.max,
+                    });
+                }
+                out.set(param, elements);
+            }
+        }
+        for &key in STAGE3_NOT_MODELLED {
+            if let Some(Some(elements)) = size(key, None, out)? {
                 out.note(Note::NotModelled {
                     key,
                     elements: Some(elements),
                 });
             }
         }
-        return Ok(());
     }
     let key = "zero_optimization.reduce_bucket_size";
+    // At stage 3 the profile's bucket (`bucket_m=500`) stands unless the key is set.
+    if stage == 3 && import::at(doc, key).is_none() {
+        return Ok(());
+    }
     let Some(elements) = size(key, hidden_squared, out)? else {
         return Ok(());
     };
@@ -388,7 +421,7 @@ fn buckets(doc: &Json, context: &Context, stage: u64, out: &mut Imported) -> Res
     let elements = elements.unwrap_or(500_000_000);
     let contiguous = flag(doc, "zero_optimization.contiguous_gradients")? != Some(Value::Is(false));
     let overlap = flag(doc, "zero_optimization.overlap_comm")? == Some(Value::Is(true));
-    let buffers = match (contiguous, overlap) {
+    let buffers = match (contiguous, overlap && stage < 3) {
         (false, _) => 0,
         (true, false) => 1,
         (true, true) => 2,

@@ -466,7 +466,11 @@ impl Parts {
                     // beside the gradients of the first ones (GPipe: from the
                     // second backward pass on, with one micro-batch fewer;
                     // counted with all of them, an upper bound).
+                    // DeepSpeed's ZeRO-3 allocates its gradient partition
+                    // once, at initialization (deepspeed/runtime/zero/stage3.py
+                    // `grad_partitions_flat_buffer`), and keeps it.
                     gradients_with_activations: step_in_backward
+                        || input.deepspeed_stage3()
                         || (input.mode == Mode::Train && input.zero_grad == ZeroGrad::Zeros)
                         || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1)
                         || (rank.is_some() && microbatches(config) > 1),

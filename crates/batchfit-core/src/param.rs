@@ -95,6 +95,9 @@ choice! {
         Offload = "offload",
         BucketM = "bucket_m",
         Prefetch = "prefetch",
+        DsPrefetch = "ds_prefetch",
+        DsLive = "ds_live",
+        DsPersist = "ds_persist",
         ActOffload = "act_offload",
         Logits = "logits",
         ZeroGrad = "zero_grad",
@@ -159,10 +162,10 @@ impl Param {
         match self {
             Batch | Seq | Hidden | Layers | Heads | KvHeads | HeadDim | Ffn | Vocab | Positions
             | TokenTypes | Labels | Image | Patch | Channels | Gen | Gpus | Zero | Tp | BucketM
-            | Prefetch | GlobalBatch | LoraRank | Window | GlobalEvery | Experts
-            | ExpertsActive | ExpertFfn | SharedExperts | SharedFfn | FirstDenseLayers
-            | MoeEvery | Ep | KvLoraRank | QLoraRank | QkRopeHeadDim | QkNopeHeadDim | VHeadDim
-            | Pp | Vpp | Microbatches | Cp => Input::Whole,
+            | Prefetch | DsPrefetch | DsLive | DsPersist | GlobalBatch | LoraRank | Window
+            | GlobalEvery | Experts | ExpertsActive | ExpertFfn | SharedExperts | SharedFfn
+            | FirstDenseLayers | MoeEvery | Ep | KvLoraRank | QLoraRank | QkRopeHeadDim
+            | QkNopeHeadDim | VHeadDim | Pp | Vpp | Microbatches | Cp => Input::Whole,
             PpLayout | PpStage => Input::List,
             K | ActMb | GpuGb | OverheadGb | Margin | CapacityFactor => Input::Decimal,
             Params => Input::Count,

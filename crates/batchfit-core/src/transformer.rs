@@ -508,6 +508,21 @@ pub const GLOBAL_EVERY: WholeField = whole(Param::GlobalEvery, 0, 100_000, 0);
 /// default prefetch is 1 (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py
 /// `_backward_prefetch`: the group at `curr_index - 1`).
 pub const PREFETCH: WholeField = whole(Param::Prefetch, 0, 1_000, 1);
+/// DeepSpeed ZeRO-3's prefetch bucket (`stage3_prefetch_bucket_size`), in
+/// parameter elements: deepspeed/runtime/zero/config.py defaults it to 5e7.
+/// The bound (10^12, a trillion parameters) keeps every byte count in range.
+pub const DS_PREFETCH: WholeField = whole(Param::DsPrefetch, 0, 1_000_000_000_000, 50_000_000);
+/// DeepSpeed ZeRO-3's live-parameter budget (`stage3_max_live_parameters`),
+/// in elements: config.py defaults it to 1e9.
+pub const DS_LIVE: WholeField = whole(Param::DsLive, 0, 1_000_000_000_000, 1_000_000_000);
+/// DeepSpeed ZeRO-3's persistence threshold
+/// (`stage3_param_persistence_threshold`), in elements: config.py defaults it
+/// to 1e5.
+pub const DS_PERSIST: WholeField = whole(Param::DsPersist, 0, 1_000_000_000_000, 100_000);
+/// DeepSpeed ZeRO-3's optimizer sub-group (`sub_group_size`), in elements:
+/// deepspeed/runtime/zero/config.py defaults it to 1e9; the step converts one
+/// sub-group's gradients to FP32 at a time.
+const DS_SUB_GROUP: u128 = 1_000_000_000;
 /// Routed experts per mixture-of-experts layer; 0 is a dense model.
 pub const EXPERTS: WholeField = whole(Param::Experts, 0, 100_000, 0);
 /// Experts each token is routed to (top-k).
@@ -1210,6 +1225,13 @@ pub struct TransformerInput {
     pub bucket_m: u64,
     /// FSDP2 layers all-gathered ahead of the one computing (`recipe=fsdp`).
     pub prefetch: u64,
+    /// DeepSpeed ZeRO-3's prefetch bucket, in elements.
+    pub ds_prefetch: u64,
+    /// DeepSpeed ZeRO-3's live-parameter budget, in elements.
+    pub ds_live: u64,
+    /// DeepSpeed ZeRO-3 keeps parameters of at most this many elements whole
+    /// on every rank.
+    pub ds_persist: u64,
     /// Activations saved for the backward pass live in CPU memory (torchtune
     /// `enable_activation_offloading`); the GPU keeps the layer in flight.
     pub act_offload: bool,
@@ -1273,6 +1295,9 @@ impl Default for TransformerInput {
             offload: false,
             bucket_m: BUCKET_M.default,
             prefetch: PREFETCH.default,
+            ds_prefetch: DS_PREFETCH.default,
+            ds_live: DS_LIVE.default,
+            ds_persist: DS_PERSIST.default,
             act_offload: false,
             logits: Logits::default(),
             zero_grad: ZeroGrad::default(),
@@ -1400,6 +1425,17 @@ impl TransformerInput {
         }
     }
 
+    /// DeepSpeed's ZeRO-3 engine trains (`framework=deepspeed`, `zero=3`):
+    /// deepspeed/runtime/zero/stage3.py `DeepSpeedZeroOptimizer_Stage3`
+    /// runs whatever the number of ranks, with its own buffers
+    /// (`zero3_runtime`).
+    pub fn deepspeed_stage3(&self) -> bool {
+        self.framework == Framework::Deepspeed
+            && self.zero == 3
+            && self.mode == Mode::Train
+            && !self.param_offload
+    }
+
     /// Effective ZeRO stage: 0 when there is only one replica to shard over.
     fn zero_stage(&self) -> u8 {
         if self.gpus > 1 { self.zero.min(3) } else { 0 }
@@ -1464,7 +1500,7 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         let buffers = states.buffers
             + gathered_parameters(count, input, per_rank(count, input))
             + fp8_buffers(input);
-        return ModelStates { buffers, ..states };
+        return zero3_runtime(count, input, ModelStates { buffers, ..states });
     }
     let ep = u128::from(input.ep.max(1));
     let rest = ParameterCount {
@@ -1516,14 +1552,15 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         Step::Fused | Step::Foreach => shared.optimizer_step + local(experts.optimizer_step, 1),
     };
     let per_rank = per_rank(&rest, input) + ceil_div(per_rank(&all_experts, input), ep);
-    ModelStates {
+    let states = ModelStates {
         weights: shared.weights + local(experts.weights, 3),
         gradients,
         optimizer_states: shared.optimizer_states + local(experts.optimizer_states, 1),
         optimizer_step,
         buffers: shared.buffers + gathered_parameters(count, input, per_rank) + fp8_buffers(input),
         cpu: shared.cpu + local(experts.cpu, 1),
-    }
+    };
+    zero3_runtime(count, input, states)
 }
 
 /// Parameters on one tensor-parallel rank: Megatron tensor parallelism
@@ -1685,8 +1722,12 @@ fn pool_states(
     };
     // deepspeed/runtime/zero/stage_1_and_2.py `backward()`: with
     // contiguous_gradients (the default) one bucket of reduce_bucket_size
-    // elements in the gradients' dtype. Stage 3 has other buffers (not modelled).
-    let bucket = if input.zero <= 2 {
+    // elements in the gradients' dtype. DeepSpeed's stage 3 allocates the
+    // same (stage3.py `DeepSpeedZeroOptimizer_Stage3.__init__`, "IPG": with
+    // contiguous_gradients, `torch.empty(self.reduce_bucket_size)` in each
+    // communication dtype, one for 16-bit training); its other buffers are
+    // [`zero3_runtime`].
+    let bucket = if input.zero <= 2 || input.deepspeed_stage3() {
         u128::from(input.bucket_m) * 1_000_000 * gradient_bytes
     } else {
         0
@@ -1899,6 +1940,79 @@ fn gathered_parameters(count: &ParameterCount, input: &TransformerInput, per_ran
     // (_fsdp_param_group.py `_backward_prefetch`: the next group in backward order).
     let (layer, computing) = units_in_flight(count, input);
     2 * (computing + u128::from(input.prefetch) * layer)
+}
+
+/// DeepSpeed ZeRO-3's runtime memory on top of `states` (ZeRO-sharded model
+/// states and the reduce bucket, `bucket_m`), per GPU, under
+/// `framework=deepspeed` with `zero=3` ([`TransformerInput::deepspeed_stage3`]):
+///
+/// - Persistent parameters: deepspeed/runtime/zero/parameter_offload.py
+///   `DeepSpeedZeRoOffload.mark_persistent_parameters` marks every parameter
+///   of at most `stage3_param_persistence_threshold` elements `ds_persist`,
+///   never partitioned: whole on every rank in the 16-bit dtype. The norms'
+///   weights and biases are such vectors (hidden-wide at most) when `hidden`
+///   ≤ `ds_persist`; the rank's 1/n share is already in `weights`. Their
+///   gradients and FP32 copies stay partitioned.
+/// - The parameters in flight: partitioned_param_coordinator.py
+///   `PartitionedParameterCoordinator.fetch_sub_module` all-gathers the
+///   module computing and then prefetches the next modules' parameters, up
+///   to `min(prefetch_bucket_size, max_live_parameters − available)`
+///   elements, in the 16-bit dtype; `release_sub_module` frees them after
+///   use. At the start of the backward pass the unit computing (the last
+///   layer, or the largest matrix) is gathered and the prefetch bucket is
+///   full.
+/// - The FP32 gradient partition: stage3.py `_prepare_fp32_grad_for_sub_group`
+///   flattens one optimizer sub-group's 16-bit gradient partition (a new
+///   tensor) and converts it to FP32 (`.to(fp32)`), both alive at that
+///   moment, for at most `sub_group_size` (1e9) elements; `_release_sub_group`
+///   frees the FP32 copy after that sub-group's step. 2 + 4 bytes per element
+///   of the rank's partition in 16-bit training (4 in FP32, where `.to` makes
+///   no copy), in the step's moment.
+/// - The gradient partition itself (stage3.py `grad_partitions_flat_buffer`,
+///   `torch.zeros` of the rank's partition in the 16-bit dtype, allocated at
+///   initialization) is `gradients`; that it is alive through the forward
+///   pass is memory.rs's `gradients_with_activations`.
+///
+/// Not counted: `stage3_max_reuse_distance` (parameters reused within that
+/// many elements are kept gathered, at the turn from the forward to the
+/// backward pass) and the prefetch's overshoot by up to one whole parameter.
+fn zero3_runtime(
+    count: &ParameterCount,
+    input: &TransformerInput,
+    states: ModelStates,
+) -> ModelStates {
+    if !input.deepspeed_stage3() {
+        return states;
+    }
+    let n = u128::from(input.gpus.max(1));
+    let bytes = input.activation_bytes();
+    let persistent = if u128::from(input.arch.hidden) <= u128::from(input.ds_persist) {
+        count.norms
+    } else {
+        0
+    };
+    let whole_extra = (persistent - ceil_div(persistent, n).min(persistent)) * bytes;
+    let (layer, computing) = units_in_flight(count, input);
+    let available = u128::from(input.ds_live).saturating_sub(computing);
+    let prefetched = u128::from(input.ds_prefetch)
+        .min(available)
+        .min(layer * u128::from(input.arch.layers));
+    let in_flight = (computing + prefetched) * bytes;
+    let trainable = if input.lora() {
+        Adapters::of(input).parameters
+    } else {
+        per_rank(count, input)
+    };
+    let sub_group = ceil_div(trainable, n).min(DS_SUB_GROUP);
+    // The flattened copy in the model's dtype, and its FP32 conversion
+    // (`.to` returns the same tensor when the model already trains in FP32).
+    let fp32_copy = if bytes == 4 { 0 } else { 4 };
+    ModelStates {
+        weights: states.weights + whole_extra,
+        optimizer_step: states.optimizer_step + (bytes + fp32_copy) * sub_group,
+        buffers: states.buffers + in_flight,
+        ..states
+    }
 }
 
 /// The parameters per tensor-parallel rank of one layer, and of the unit

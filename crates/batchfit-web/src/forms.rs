@@ -279,6 +279,17 @@ fn multi_gpu(state: State) -> El {
         .child(el("summary").bind_text(i18n::tr(lang, |w| w.parallelism_title)))
         .child(group(&[Gpus, Zero, Tp, Sp], None))
         .child(group(&[BucketM, Prefetch], Some(rx(move || !inference()))))
+        // ZeRO-3's runtime buffers, which only DeepSpeed's engine has.
+        .child(group(
+            &[DsPrefetch, DsLive, DsPersist],
+            Some(rx(move || {
+                !inference()
+                    && state.config.with(|c| {
+                        c.transformer.zero == 3
+                            && c.transformer.framework == tf::Framework::Deepspeed
+                    })
+            })),
+        ))
         .child(group(&[Ep, CapacityFactor, CapacityPad], Some(rx(moe))))
         .child(group(&[Pp, Cp], Some(rx(move || !inference()))))
         // The schedule and the split, which only pipeline and context

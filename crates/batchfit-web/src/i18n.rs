@@ -728,6 +728,30 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::DsPrefetch,
+        f(
+            "ZeRO-3 prefetch bucket",
+            "elements",
+            "DeepSpeed's stage3_prefetch_bucket_size: parameters gathered ahead of use.",
+        ),
+    ),
+    (
+        Param::DsLive,
+        f(
+            "ZeRO-3 live parameters",
+            "elements",
+            "DeepSpeed's stage3_max_live_parameters: the most gathered at once.",
+        ),
+    ),
+    (
+        Param::DsPersist,
+        f(
+            "ZeRO-3 persistence threshold",
+            "elements",
+            "DeepSpeed keeps parameters this small whole on every GPU.",
+        ),
+    ),
+    (
         Param::ActOffload,
         f(
             "Activation offloading",
@@ -1419,6 +1443,30 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Prefetch del all-gather",
             "capas",
             "Capas cuyos parámetros completos FSDP reúne antes de usarlos.",
+        ),
+    ),
+    (
+        Param::DsPrefetch,
+        f(
+            "Bucket de prefetch de ZeRO-3",
+            "elementos",
+            "stage3_prefetch_bucket_size de DeepSpeed: parámetros reunidos antes de usarlos.",
+        ),
+    ),
+    (
+        Param::DsLive,
+        f(
+            "Parámetros vivos de ZeRO-3",
+            "elementos",
+            "stage3_max_live_parameters de DeepSpeed: el máximo reunido a la vez.",
+        ),
+    ),
+    (
+        Param::DsPersist,
+        f(
+            "Umbral de persistencia de ZeRO-3",
+            "elementos",
+            "DeepSpeed guarda enteros en cada GPU los parámetros así de pequeños.",
         ),
     ),
     (

@@ -93,22 +93,11 @@ fn each_sample_maps_to_its_query() {
             Some(HF_ZERO3_AUTO),
             Some(ta),
             LLAMA,
-            "framework=deepspeed&batch=4&global_batch=256&recompute=full&recipe=amp16&optimizer=adamw&step=fused&zero=3&offload=1&param_offload=1",
+            // 0.9 × hidden² = 0.9 × 4096² floored, 10 × hidden, and
+            // hidden² = 16,777,216 rounded up to 17 million, one buffer at
+            // stage 3 (overlap_comm does not double it there).
+            "framework=deepspeed&batch=4&global_batch=256&recompute=full&recipe=amp16&optimizer=adamw&step=fused&zero=3&offload=1&param_offload=1&ds_prefetch=15099494&ds_live=1000000000&ds_persist=40960&bucket_m=17",
             vec![
-                // hidden² = 4096², 0.9 × hidden², 10 × hidden.
-                not_modelled("zero_optimization.reduce_bucket_size", Some(16_777_216)),
-                not_modelled(
-                    "zero_optimization.stage3_prefetch_bucket_size",
-                    Some(15_099_494),
-                ),
-                not_modelled(
-                    "zero_optimization.stage3_param_persistence_threshold",
-                    Some(40_960),
-                ),
-                not_modelled(
-                    "zero_optimization.stage3_max_live_parameters",
-                    Some(1_000_000_000),
-                ),
                 not_modelled(
                     "zero_optimization.stage3_max_reuse_distance",
                     Some(1_000_000_000),
@@ -120,9 +109,9 @@ fn each_sample_maps_to_its_query() {
             Some(HF_ZERO3_AUTO),
             Some(ta),
             no_hidden,
-            "framework=deepspeed&batch=4&global_batch=256&recompute=full&recipe=amp16&optimizer=adamw&step=fused&zero=3&offload=1&param_offload=1",
+            // The live budget is a number; the "auto" sizes need the hidden size.
+            "framework=deepspeed&batch=4&global_batch=256&recompute=full&recipe=amp16&optimizer=adamw&step=fused&zero=3&offload=1&param_offload=1&ds_live=1000000000",
             vec![
-                auto("zero_optimization.reduce_bucket_size", Needs::HiddenSize),
                 auto(
                     "zero_optimization.stage3_prefetch_bucket_size",
                     Needs::HiddenSize,
@@ -132,14 +121,11 @@ fn each_sample_maps_to_its_query() {
                     Needs::HiddenSize,
                 ),
                 not_modelled(
-                    "zero_optimization.stage3_max_live_parameters",
-                    Some(1_000_000_000),
-                ),
-                not_modelled(
                     "zero_optimization.stage3_max_reuse_distance",
                     Some(1_000_000_000),
                 ),
                 not_modelled("zero_optimization.sub_group_size", Some(1_000_000_000)),
+                auto("zero_optimization.reduce_bucket_size", Needs::HiddenSize),
             ],
         ),
         (

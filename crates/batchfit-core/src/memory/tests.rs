@@ -1147,9 +1147,50 @@ fn optimizer_offload_and_step_implementations() {
     // `foreach=1` (old links) wins over `step`.
     let e = estimate_of(&format!("{base}&step=fused&foreach=1"));
     assert_eq!(e.optimizer_step, 4 * 6_738_415_616);
-    // DeepSpeed's bucket is a stage 0–2 buffer only.
-    let e = estimate_of(&format!("{base}&framework=deepspeed&zero=3&gpus=8"));
-    assert_eq!(e.buffers, 0);
+}
+
+/// DeepSpeed ZeRO-3's runtime memory (transformer.rs `zero3_runtime`,
+/// docs/model.md §3.2) for Llama-2-7B (6,738,415,616 parameters, 32 blocks of
+/// 202,383,360, the 131,072,000-element embedding and head, 65 hidden-wide
+/// RMSNorm weights) over 8 GPUs at DeepSpeed's defaults. Before this term the
+/// buffers were 0 and the step's FP32 gradients were not counted.
+#[test]
+fn deepspeed_zero3_runtime_buffers() {
+    let base =
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&framework=deepspeed&zero=3&gpus=8";
+    let e = estimate_of(base);
+    // The reduce bucket, 5e8 16-bit elements; the block computing and the
+    // 5e7-element prefetch bucket gathered in 16 bits.
+    assert_eq!(e.buffers, 500_000_000 * 2 + (202_383_360 + 50_000_000) * 2);
+    // The 16-bit shard, plus the norms kept whole: 266,240 elements, of
+    // which the rank's 33,280 are already in its shard.
+    assert_eq!(e.weights, 6_738_415_616 * 2 / 8 + (266_240 - 33_280) * 2);
+    // One sub-group (the rank's 842,301,952-element partition, under 1e9)
+    // flattened in 16 bits and converted to FP32 at once.
+    assert_eq!(e.optimizer_step, 6 * 842_301_952);
+    // The gradient partition lives from initialization: with the activations.
+    assert!(e.at_peak.activations_alive);
+    assert_eq!(e.at_peak.gradients, 6_738_415_616 * 2 / 8);
+    // Smaller buckets, as the Hugging Face integration's "auto" sets them for
+    // hidden 4096: prefetch 0.9 × 4096², persistence 10 × 4096 (the norms
+    // still persist), reduce 4096² rounded up to 17 million.
+    let auto = estimate_of(&format!(
+        "{base}&ds_prefetch=15099494&ds_persist=40960&bucket_m=17"
+    ));
+    assert_eq!(
+        auto.buffers,
+        17_000_000 * 2 + (202_383_360 + 15_099_494) * 2
+    );
+    // A live budget below the block leaves nothing to prefetch; a threshold
+    // below the hidden size shards the norms too.
+    let tight = estimate_of(&format!("{base}&ds_live=100000000&ds_persist=4095"));
+    assert_eq!(tight.buffers, 500_000_000 * 2 + 202_383_360 * 2);
+    assert_eq!(tight.weights, 6_738_415_616 * 2 / 8);
+    // The same run without the DeepSpeed profile keeps the old numbers.
+    let plain = estimate_of(
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&recipe=amp16&zero=3&gpus=8",
+    );
+    assert_eq!((plain.buffers, plain.optimizer_step), (0, 0));
 }
 
 /// `param_offload` (FSDP `CPUOffload(offload_params=True)`): Llama-3.1-8B in

@@ -509,6 +509,7 @@ prop_compose! {
         capacity in (prop_oneof![Just(0u64), tf::CAPACITY_FACTOR.min..=tf::CAPACITY_FACTOR.max], any::<bool>()),
         pipe in (prop_oneof![Just(1u64), 2u64..=8, whole(PP)], pick(Schedule::ALL), 1u64..=4, prop_oneof![Just(0u64), 1u64..=64, whole(MICROBATCHES)], any::<bool>(), 0u64..=9),
         context in (prop_oneof![Just(1u64), 2u64..=8, whole(CP)], pick(CpKind::ALL)),
+        ds in (whole(tf::DS_PREFETCH), whole(tf::DS_LIVE), whole(tf::DS_PERSIST)),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload] = switches;
         // `ep` divides `gpus` and `experts`, and only a MoE model has experts to split.
@@ -518,6 +519,7 @@ prop_compose! {
         let capacity_pad = capacity.1 && capacity_factor > 0;
         let (pp, pp_schedule, vpp, microbatches, uneven, stage) = pipe;
         let (cp, cp_kind) = context;
+        let (ds_prefetch, ds_live, ds_persist) = ds;
         // An uneven layout: one layer moved from the last virtual stage to the first.
         let stages = pp * vpp;
         let pp_layout = if uneven && stages > 1 && stages <= arch.layers && stages <= pipeline::MAX_LAYOUT as u64 {
@@ -540,7 +542,7 @@ prop_compose! {
             2..=5 => StageChoice::Peak,
             i => StageChoice::Index(i - 6),
         };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8 };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8 };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
