@@ -573,7 +573,8 @@ choice! {
         RepeatedKv = "repeated_kv",
         /// Fused RMSNorm kernels, which keep less than the element-wise RMSNorm.
         FusedRmsnorm = "fused_rmsnorm",
-        /// DeepSpeed ZeRO-3's runtime buffers, NCCL and DDP gradient buckets.
+        /// What of DeepSpeed ZeRO-3 is not modelled (its reuse distance and
+        /// sub-groups), NCCL and DDP gradient buckets.
         Zero3Buffers = "zero3_buffers",
         /// Pipeline and context parallelism: modelled for 1F1B, interleaved
         /// and GPipe, ring and Ulysses (§3.11); other schedules are not.
@@ -792,7 +793,7 @@ pub const TERMS: &[TermInfo] = {
             Low,
             Allocated,
             Size::NotStated,
-            SECTION_6,
+            "docs/model.md §6: ZeRO-3's reuse distance and sub-groups, NCCL and DDP buckets (its bucket, parameters in flight and gradient partition are modelled, §3.2)",
         ),
         row(
             Term::PipelineContextParallel,
