@@ -95,8 +95,8 @@ static TERMS: &[(&str, &str, &str)] = &[
     ),
     (
         "zero3_buffers",
-        "ZeRO-3's runtime buffers, NCCL and DDP buckets",
-        "Los búferes de ZeRO-3, NCCL y los cubos de DDP",
+        "ZeRO-3's reuse distance and sub-groups, NCCL and DDP buckets",
+        "La distancia de reúso y los subgrupos de ZeRO-3, NCCL y los cubos de DDP",
     ),
     (
         "pipeline_context_parallel",
