@@ -249,6 +249,7 @@ fn transformer_form(state: State) -> Vec<El> {
                 LoraDropout,
                 BaseQuant,
                 DoubleQuant,
+                TrainEmbeddings,
             ],
             Some(rx(move || !inference() && lora())),
         ),

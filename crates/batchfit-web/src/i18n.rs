@@ -772,6 +772,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f("Double quantization", "", "4-bit bases: 8-bit absmaxes."),
     ),
     (
+        Param::TrainEmbeddings,
+        f(
+            "Train embedding and head",
+            "",
+            "A trainable copy of each beside the frozen original.",
+        ),
+    ),
+    (
         Param::Fp8,
         f(
             "FP8 training",
@@ -1470,6 +1478,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::TrainEmbeddings,
+        f(
+            "Entrenar embedding y cabeza",
+            "",
+            "Una copia entrenable de cada uno junto al original congelado.",
+        ),
+    ),
+    (
         Param::Fp8,
         f(
             "Entrenamiento en FP8",
@@ -1578,6 +1594,18 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
     (Param::Optimizer, "adamw", "AdamW", "AdamW"),
     (Param::Optimizer, "adam8bit", "Adam 8-bit", "Adam de 8 bits"),
     (Param::Optimizer, "adafactor", "Adafactor", "Adafactor"),
+    (
+        Param::Optimizer,
+        "paged_adamw_8bit",
+        "Paged AdamW 8-bit (may spill to CPU)",
+        "AdamW paginado de 8 bits (puede pasar a la CPU)",
+    ),
+    (
+        Param::Optimizer,
+        "paged_adamw",
+        "Paged AdamW 32-bit (may spill to CPU)",
+        "AdamW paginado de 32 bits (puede pasar a la CPU)",
+    ),
     (
         Param::Optimizer,
         "sgd_momentum",
