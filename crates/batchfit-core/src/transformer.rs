@@ -122,6 +122,13 @@ choice! {
         AdamW = "adamw",
         /// bitsandbytes 8-bit Adam: two 1-byte moments plus block-wise scales.
         Adam8bit = "adam8bit",
+        /// bitsandbytes `PagedAdamW8bit`: [`Optimizer::Adam8bit`]'s state in
+        /// CUDA unified memory, which the driver may page out to CPU under
+        /// pressure ([`Optimizer::paged`]).
+        PagedAdamW8bit = "paged_adamw_8bit",
+        /// bitsandbytes `PagedAdamW` (32-bit): two FP32 moments per
+        /// parameter whatever its dtype, in CUDA unified memory.
+        PagedAdamW = "paged_adamw",
         /// Adafactor: factored second moment (rows + columns per matrix), no first moment.
         Adafactor = "adafactor",
         /// SGD with momentum: one buffer per parameter.
@@ -130,13 +137,6 @@ choice! {
         Sgd = "sgd",
         /// No optimizer step (gradients only).
         None = "none",
-        /// bitsandbytes `PagedAdamW8bit`: [`Optimizer::Adam8bit`]'s state in
-        /// CUDA unified memory, which the driver may page out to CPU under
-        /// pressure ([`Optimizer::paged`]).
-        PagedAdamW8bit = "paged_adamw_8bit",
-        /// bitsandbytes `PagedAdamW` (32-bit): two FP32 moments per
-        /// parameter whatever its dtype, in CUDA unified memory.
-        PagedAdamW = "paged_adamw",
     }
     default AdamW
 }

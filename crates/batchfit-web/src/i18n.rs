@@ -1593,7 +1593,6 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
     (Param::Precision, "int8", "INT8 (1 byte)", "INT8 (1 byte)"),
     (Param::Optimizer, "adamw", "AdamW", "AdamW"),
     (Param::Optimizer, "adam8bit", "Adam 8-bit", "Adam de 8 bits"),
-    (Param::Optimizer, "adafactor", "Adafactor", "Adafactor"),
     (
         Param::Optimizer,
         "paged_adamw_8bit",
@@ -1606,6 +1605,7 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "Paged AdamW 32-bit (may spill to CPU)",
         "AdamW paginado de 32 bits (puede pasar a la CPU)",
     ),
+    (Param::Optimizer, "adafactor", "Adafactor", "Adafactor"),
     (
         Param::Optimizer,
         "sgd_momentum",
