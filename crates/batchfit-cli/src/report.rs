@@ -46,6 +46,10 @@ struct Report {
     /// CPU memory the offloads need per GPU's process, where one applies.
     #[serde(skip_serializing_if = "Option::is_none")]
     cpu_memory: Option<u128>,
+    /// A paged optimizer's state (`paged_adamw_8bit`, `paged_adamw`): counted
+    /// on the GPU in full, it may spill to CPU under pressure.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    optimizer_may_spill: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     device_bytes: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -605,6 +609,7 @@ pub fn json(config: &Config) -> String {
         allocator_cache: e.allocator_cache(),
         margin_bytes: e.margin_bytes(),
         cpu_memory: (e.cpu_memory > 0).then_some(e.cpu_memory),
+        optimizer_may_spill: e.optimizer_may_spill,
         device_bytes: e.device_bytes,
         fits: e.fits,
         max_batch: e.max_batch,
@@ -970,6 +975,11 @@ pub fn text(config: &Config) -> String {
     );
     if e.cpu_memory > 0 {
         line(&mut out, "CPU memory (offload)", e.cpu_memory, units);
+    }
+    if e.optimizer_may_spill {
+        out.push_str(
+            "Optimizer states: paged (CUDA unified memory): counted on the GPU in full, they may spill to CPU under pressure.\n",
+        );
     }
     confidence_text(&mut out, config, &e);
     if let (Some(device), Some(bytes), Some(fits), Some(max_batch)) =

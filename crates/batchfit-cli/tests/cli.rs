@@ -178,6 +178,28 @@ fn active_parameters_sit_next_to_parameters() {
     assert_eq!(deepseek["published_active"], "37B");
 }
 
+/// A paged optimizer's state is counted on the GPU in full, and the report
+/// says it may spill (JSON `optimizer_may_spill`, a line of text); the
+/// embedding and head's trainable copies count among the trainable parameters.
+#[test]
+fn fine_tuning_says_what_trains_and_what_may_spill() {
+    let lora = "form=transformer&model=llama-3.1-8b&recipe=bf16&lora_rank=16&lora_targets=all";
+    let paged = json(&["--json", &format!("{lora}&optimizer=paged_adamw")]);
+    assert_eq!(paged["optimizer_may_spill"], true);
+    assert_eq!(paged["optimizer_states"], 8 * 41_943_040_u64);
+    let unpaged = json(&["--json", lora]);
+    assert_eq!(unpaged.get("optimizer_may_spill"), None);
+    assert_eq!(unpaged["optimizer_states"], paged["optimizer_states"]);
+    let text = String::from_utf8(batchfit(&[&format!("{lora}&optimizer=paged_adamw_8bit")]).stdout)
+        .expect("utf-8");
+    assert!(
+        text.contains("they may spill to CPU under pressure"),
+        "{text}"
+    );
+    let embeddings = json(&["--json", &format!("{lora}&train_embeddings=1")]);
+    assert_eq!(embeddings["trainable_parameters"], 1_092_616_192_u64);
+}
+
 #[test]
 fn presets_are_listed() {
     let out = batchfit(&["presets"]);

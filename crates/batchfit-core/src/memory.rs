@@ -121,6 +121,11 @@ pub struct Estimate {
     /// CPU memory the offloads need for this GPU's process (`offload`,
     /// `param_offload`, `act_offload`; 0 without them): not in any GPU reading.
     pub cpu_memory: u128,
+    /// The optimizer state counted on the GPU is a paged optimizer's
+    /// (`optimizer=paged_adamw_8bit`, `paged_adamw`), in CUDA unified memory
+    /// that may spill to CPU under pressure: the readings count all of it on
+    /// the GPU, none of it less ([`transformer::Optimizer::paged`]).
+    pub optimizer_may_spill: bool,
 }
 
 impl Estimate {
@@ -490,7 +495,12 @@ impl Parts {
                     layer_activations_per_sample,
                     layers: input.arch.layers,
                     kv_per_sample: transformer::kv_cache_per_sample(input),
-                    working: transformer::Adapters::of(input).dora_working
+                    // A quantized base's forward (bitsandbytes' product,
+                    // then DoRA's norm) and its backward dequantize one map
+                    // at a time: the larger working set counts.
+                    working: transformer::Adapters::of(input)
+                        .dora_working
+                        .max(transformer::dequantized_weight(&stage_count, input))
                         + transformer::fp8_weight_copies(&stage_count, input),
                     cpu: states.cpu,
                     cpu_per_sample: transformer::offloaded_activations_per_sample(input),
@@ -719,6 +729,10 @@ fn estimate_of(config: &Config, model: &Model) -> Estimate {
         max_batch: device_bytes.map(|d| max_batch_within(model, config, d)),
         accumulation_steps: accumulation_steps(config),
         cpu_memory: parts.cpu + parts.cpu_per_sample * u128::from(batch),
+        optimizer_may_spill: config.form == Form::Transformer
+            && config.transformer.mode == Mode::Train
+            && config.transformer.optimizer.paged()
+            && parts.optimizer_states > 0,
     }
 }
 

@@ -310,6 +310,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::ParamOffload,
     Param::LoraVariant,
     Param::Fp8,
+    Param::TrainEmbeddings,
 ];
 /// The experts' shape, meaningful only with `experts` ≥ 1.
 pub const MOE_SHAPE: &[Param] = &[
@@ -461,6 +462,24 @@ pub fn parse(text: &str) -> Parsed {
         if !t.lora() && t.lora_variant != tf::LoraVariant::Lora {
             only_with(Param::LoraVariant, Param::LoraRank, "1 or more");
             t.lora_variant = tf::LoraVariant::Lora;
+        }
+        // `modules_to_save` beside adapters: full training trains the
+        // embedding and head already; a vision transformer has neither;
+        // parameter offload's in-flight copies of them are not modelled.
+        if t.train_embeddings {
+            let needs = if !t.lora() {
+                Some((Param::LoraRank, "1 or more"))
+            } else if t.arch.kind == tf::Kind::Vision {
+                Some((Param::Kind, "decoder or encoder"))
+            } else if t.param_offload {
+                Some((Param::ParamOffload, "0"))
+            } else {
+                None
+            };
+            if let Some((needs, value)) = needs {
+                only_with(Param::TrainEmbeddings, needs, value);
+                t.train_embeddings = false;
+            }
         }
         // Global layers mean something only beside windowed ones. A preset's
         // pattern under `window=0` is kept (the window alone is switched off).
@@ -891,6 +910,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::KvDtype => t.kv_dtype = option(name, tf::KvDtype::parse(value), tf::KvDtype::NAMES)?,
         Param::ParamOffload => t.param_offload = switch(name, value)?,
         Param::Fp8 => t.fp8 = option(name, tf::Fp8::parse(value), tf::Fp8::NAMES)?,
+        Param::TrainEmbeddings => t.train_embeddings = switch(name, value)?,
         Param::LoraVariant => {
             t.lora_variant = option(name, tf::LoraVariant::parse(value), tf::LoraVariant::NAMES)?
         }
@@ -1184,6 +1204,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::ParamOffload, bit(t.param_offload)),
         (Param::LoraVariant, t.lora_variant.name().to_owned()),
         (Param::Fp8, t.fp8.name().to_owned()),
+        (Param::TrainEmbeddings, bit(t.train_embeddings)),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),

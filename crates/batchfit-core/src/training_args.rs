@@ -66,17 +66,15 @@ const OPTIMIZERS: &[(&str, Optimizer, Step)] = &[
     // updated in place by one kernel per tensor.
     ("adamw_bnb_8bit", Optimizer::Adam8bit, Step::Fused),
     ("adamw_8bit", Optimizer::Adam8bit, Step::Fused),
+    // bitsandbytes.optim.PagedAdamW (`optim_bits=32`) and PagedAdamW8bit:
+    // the same state in CUDA unified memory, which may spill to CPU under
+    // pressure (counted on the GPU, the estimate says it may spill).
+    ("paged_adamw_32bit", Optimizer::PagedAdamW, Step::Fused),
+    ("paged_adamw_8bit", Optimizer::PagedAdamW8bit, Step::Fused),
     // transformers.optimization.Adafactor.
     ("adafactor", Optimizer::Adafactor, Step::Fused),
     // torch.optim.SGD with no arguments: no momentum, no state.
     ("sgd", Optimizer::Sgd, Step::Fused),
-];
-
-/// Paged bitsandbytes optimizers: the same state, in CUDA unified memory the
-/// driver may evict to CPU under pressure (not modelled: counted on the GPU).
-const PAGED: &[(&str, Optimizer)] = &[
-    ("paged_adamw_32bit", Optimizer::AdamW),
-    ("paged_adamw_8bit", Optimizer::Adam8bit),
 ];
 
 /// Keys that change memory and batchfit does not model, noted when set
@@ -283,13 +281,6 @@ pub fn read(text_of_file: &str, context: &Context) -> Result<TrainingArgs, FileE
         if let Some(&(_, optimizer, step)) = OPTIMIZERS.iter().find(|(n, ..)| *n == name_lower) {
             out.set(Param::Optimizer, optimizer.name());
             out.set(Param::Step, step.name());
-        } else if let Some(&(_, optimizer)) = PAGED.iter().find(|(n, _)| *n == name_lower) {
-            out.set(Param::Optimizer, optimizer.name());
-            out.set(Param::Step, Step::Fused.name());
-            out.note(Note::NotModelled {
-                key: "optim",
-                elements: None,
-            });
         } else {
             out.note(Note::UnknownOptimizer {
                 key: "optim",

@@ -122,6 +122,13 @@ choice! {
         AdamW = "adamw",
         /// bitsandbytes 8-bit Adam: two 1-byte moments plus block-wise scales.
         Adam8bit = "adam8bit",
+        /// bitsandbytes `PagedAdamW8bit`: [`Optimizer::Adam8bit`]'s state in
+        /// CUDA unified memory, which the driver may page out to CPU under
+        /// pressure ([`Optimizer::paged`]).
+        PagedAdamW8bit = "paged_adamw_8bit",
+        /// bitsandbytes `PagedAdamW` (32-bit): two FP32 moments per
+        /// parameter whatever its dtype, in CUDA unified memory.
+        PagedAdamW = "paged_adamw",
         /// Adafactor: factored second moment (rows + columns per matrix), no first moment.
         Adafactor = "adafactor",
         /// SGD with momentum: one buffer per parameter.
@@ -132,6 +139,19 @@ choice! {
         None = "none",
     }
     default AdamW
+}
+
+impl Optimizer {
+    /// bitsandbytes' paged optimizers: their state is allocated in CUDA
+    /// unified memory (bitsandbytes/optim/optimizer.py `get_state_buffer`:
+    /// `F.get_paged` for every state tensor of 100,000 elements or more,
+    /// `torch.zeros_like` below that), which the driver may evict to CPU
+    /// memory when the GPU runs short and page back in for the step. batchfit
+    /// counts the state on the GPU, the same bytes as unpaged, and says that
+    /// it may spill ([`crate::memory::Estimate::optimizer_may_spill`]).
+    pub const fn paged(self) -> bool {
+        matches!(self, Self::PagedAdamW8bit | Self::PagedAdamW)
+    }
 }
 
 choice! {
@@ -845,6 +865,15 @@ pub struct ParameterCount {
     /// The largest single weight matrix: what a per-parameter optimizer step
     /// or gradient holds at most at once.
     pub largest: u128,
+    /// The largest matrix of the layers' linear maps (what a quantized base
+    /// dequantizes at once), and its output rows.
+    pub largest_linear: u128,
+    pub largest_linear_rows: u128,
+    /// The token embedding and the output head's matrix (with its bias) held
+    /// here, a tied head counted once: what `train_embeddings` trains.
+    pub vocabulary: u128,
+    /// Those matrices' count (0, 1 or 2): Adafactor's factored rows.
+    pub vocabulary_matrices: u128,
     /// Parameters one token's forward pass uses: `total` less the routed
     /// experts it is not sent to (the embedding and head counted whole, as
     /// Mistral counts Mixtral's 12.9B). Equal to `total` for a dense model.
@@ -874,9 +903,18 @@ struct Counted {
     norms: u128,
     factored: u128,
     largest: u128,
+    /// Output rows of the largest matrix (the most, among equal sizes).
+    largest_rows: u128,
 }
 
 impl Counted {
+    /// Keep `(size, rows)` when it is the larger matrix.
+    fn keep_largest(&mut self, size: u128, rows: u128) {
+        if (size, rows) > (self.largest, self.largest_rows) {
+            (self.largest, self.largest_rows) = (size, rows);
+        }
+    }
+
     /// A weight matrix of `d_in` → `d_out`, with a bias when `bias`.
     fn linear(&mut self, d_in: u128, d_out: u128, bias: bool) {
         let bias = if bias { d_out } else { 0 };
@@ -884,7 +922,7 @@ impl Counted {
         self.linear += d_in * d_out;
         self.rows += d_out;
         self.factored += d_in + d_out + bias;
-        self.largest = self.largest.max(d_in * d_out);
+        self.keep_largest(d_in * d_out, d_out);
     }
 
     /// A norm's weights (and biases).
@@ -922,6 +960,7 @@ impl Counted {
             norms: self.norms * count,
             factored: self.factored * count,
             largest: if count > 0 { self.largest } else { 0 },
+            largest_rows: if count > 0 { self.largest_rows } else { 0 },
         }
     }
 
@@ -931,7 +970,7 @@ impl Counted {
         self.rows += other.rows;
         self.norms += other.norms;
         self.factored += other.factored;
-        self.largest = self.largest.max(other.largest);
+        self.keep_largest(other.largest, other.largest_rows);
     }
 }
 
@@ -1148,13 +1187,21 @@ pub fn stage_parameter_count(arch: &Architecture, ends: Ends) -> ParameterCount 
         0
     };
     let largest = vocabulary.max(blocks.largest).max(positions);
+    let embedding_matrix = ends.embedding && arch.kind != Kind::Vision;
+    let head_bias = head_matrix && !arch.tied && arch.bias && arch.block == Block::Parallel;
+    let vocabulary_matrices = u128::from(embedding_matrix) + u128::from(head_matrix);
     ParameterCount {
+        vocabulary: vocabulary_matrices * u128::from(arch.vocab) * h
+            + u128::from(head_bias) * u128::from(arch.vocab),
+        vocabulary_matrices,
         total,
         linear: blocks.linear,
         linear_rows: blocks.rows,
         norms,
         factored,
         largest,
+        largest_linear: blocks.largest,
+        largest_linear_rows: blocks.largest_rows,
         active: total - idle,
         routed: RoutedExperts {
             total: routed.total,
@@ -1258,6 +1305,9 @@ pub struct TransformerInput {
     pub lora_variant: LoraVariant,
     /// FP8 training of the linear maps.
     pub fp8: Fp8,
+    /// With LoRA, the token embedding and the output head train too (PEFT
+    /// `modules_to_save=["embed_tokens", "lm_head"]`): [`embedding_copies`].
+    pub train_embeddings: bool,
 }
 
 impl Default for TransformerInput {
@@ -1310,6 +1360,7 @@ impl Default for TransformerInput {
             param_offload: false,
             lora_variant: LoraVariant::default(),
             fp8: Fp8::default(),
+            train_embeddings: false,
         }
     }
 }
@@ -1518,6 +1569,11 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         norms: 0,
         factored: routed.factored,
         largest: routed.largest,
+        largest_linear: routed.largest,
+        // Read from the whole count only (`dequantized_weight`), never per pool.
+        largest_linear_rows: 0,
+        vocabulary: 0,
+        vocabulary_matrices: 0,
         active: 0,
         routed: RoutedExperts::default(),
     };
@@ -1570,10 +1626,78 @@ fn per_rank(count: &ParameterCount, input: &TransformerInput) -> u128 {
     count.norms + ceil_div(count.total - count.norms, u128::from(input.tp))
 }
 
+/// The parameters of the trainable copies of the token embedding and the
+/// output head beside LoRA (`train_embeddings`), per pool before tensor
+/// parallelism: PEFT `modules_to_save=["embed_tokens", "lm_head"]` wraps each
+/// in a `ModulesToSaveWrapper` (peft/utils/other.py), whose `update` keeps
+/// the frozen `original_module` (`requires_grad_(False)`) and trains
+/// `copy.deepcopy(self.original_module)` beside it: the original stays in
+/// memory and the copy adds its full size, in the original's dtype (PEFT's
+/// `cast_adapter_dtype` upcasts only `BaseTunerLayer` adapters, and a
+/// wrapper is none). With tied weights the head's copy shares the
+/// embedding copy's weight (`modules_to_tie`, the `tied_module` branch of
+/// `update`): one matrix. 0 without LoRA or without the switch.
+pub fn embedding_copies(count: &ParameterCount, input: &TransformerInput) -> u128 {
+    if input.lora() && input.train_embeddings {
+        count.vocabulary
+    } else {
+        0
+    }
+}
+
 /// Model states per GPU for `count` parameters sharded over `input.gpus`
 /// ranks, with the framework's gradient bucket in `buffers` (FSDP2's
-/// all-gathered copies are [`gathered_parameters`]).
+/// all-gathered copies are [`gathered_parameters`]), and the trainable copies
+/// of the embedding and head with LoRA ([`embedding_copies`]). The copies
+/// train as full training trains any parameter under the recipe: their
+/// weights, gradients, master copy and optimizer state in its dtypes; a step
+/// that holds one parameter at a time holds the larger of the two groups'.
 fn pool_states(
+    count: &ParameterCount,
+    input: &TransformerInput,
+    adapters: &Adapters,
+) -> ModelStates {
+    let states = trained_states(count, input, adapters);
+    let copies = embedding_copies(count, input);
+    if copies == 0 {
+        return states;
+    }
+    let (v, h) = (u128::from(input.arch.vocab), u128::from(input.arch.hidden));
+    let matrices = count.vocabulary_matrices;
+    let bias = copies - matrices * v * h;
+    let only_copies = ParameterCount {
+        total: copies,
+        factored: matrices * (v + h) + bias,
+        largest: v * h,
+        ..ParameterCount::default()
+    };
+    let full = TransformerInput {
+        lora_rank: 0,
+        ..*input
+    };
+    let c = trained_states(&only_copies, &full, &Adapters::default());
+    let step = input.effective_step();
+    let gradients = match step {
+        Step::InBackward => states.gradients.max(c.gradients),
+        Step::Fused | Step::Foreach | Step::ForLoop => states.gradients + c.gradients,
+    };
+    let optimizer_step = match step {
+        Step::InBackward | Step::ForLoop => states.optimizer_step.max(c.optimizer_step),
+        Step::Fused | Step::Foreach => states.optimizer_step + c.optimizer_step,
+    };
+    ModelStates {
+        weights: states.weights + c.weights,
+        gradients,
+        optimizer_states: states.optimizer_states + c.optimizer_states,
+        optimizer_step,
+        buffers: states.buffers,
+        cpu: states.cpu + c.cpu,
+    }
+}
+
+/// [`pool_states`] without the embedding copies: the base (frozen under
+/// LoRA) and what trains.
+fn trained_states(
     count: &ParameterCount,
     input: &TransformerInput,
     adapters: &Adapters,
@@ -1672,7 +1796,14 @@ fn pool_states(
         Optimizer::AdamW => 2 * state_bytes * trainable,
         // Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", §2:
         // two 1-byte moments and one FP32 absmax per block of 2048 for each.
-        Optimizer::Adam8bit => 2 * trainable + 2 * 4 * ceil_div(trainable, 2048),
+        Optimizer::Adam8bit | Optimizer::PagedAdamW8bit => {
+            2 * trainable + 2 * 4 * ceil_div(trainable, 2048)
+        }
+        // bitsandbytes/optim/optimizer.py `Optimizer2State.init_state`: with
+        // `optim_bits=32` both moments are `torch.float32` buffers, whatever
+        // the parameter's dtype; updated in place by one kernel per tensor
+        // (`optimizer_update_32bit`), no step temporaries.
+        Optimizer::PagedAdamW => 2 * 4 * trainable,
         // Shazeer & Stern 2018, "Adafactor", §3–4: row and column sums of the
         // second moment per matrix, full second moment for vectors, β1 = 0.
         Optimizer::Adafactor => state_bytes * factored,
@@ -1917,6 +2048,41 @@ pub fn fp8_buffers(input: &TransformerInput) -> u128 {
         return 0;
     }
     u128::from(input.arch.layers) * 4 * 5 * (1024 + 1) * 4
+}
+
+/// bitsandbytes' dequantized copy of one quantized weight (`base_quant`), per
+/// GPU: the largest of the layers' linear maps, alive while it computes.
+/// 4-bit (`nf4`, `fp4`): `MatMul4Bit.backward` (bitsandbytes/autograd/
+/// _functions.py) computes the input's gradient as `grad_output @
+/// F.dequantize_4bit(B, ctx.state).to(grad_output.dtype)`: the whole weight
+/// in its load dtype (taken as the compute dtype, so `.to` copies nothing),
+/// and with double quantization the FP32 absmaxes dequantized first, one per
+/// 64 weights (functional.py `dequantize_4bit`: `absmax =
+/// dequantize_blockwise(quant_state.absmax, quant_state.state2)`). The
+/// forward pass over more than 1,536 tokens dequantizes the same weight
+/// (backends/cuda/ops.py `_dequant_linear_fallback`, past
+/// `_gemm_4bit_custom_max_m`); fewer run a fused kernel. One map at a time
+/// either way. int8: `MatMul8bitLt.backward` builds `state.CB.to(dtype_A,
+/// copy=True).mul_(state.SCB.unsqueeze(1).mul(1.0 / 127.0))`: the 16-bit
+/// copy and one FP32 scale per output row; its forward multiplies in int8
+/// without one. Tensor parallelism splits the map (taken as column-parallel
+/// for its rows).
+pub fn dequantized_weight(count: &ParameterCount, input: &TransformerInput) -> u128 {
+    if input.mode != Mode::Train || !input.quantized() {
+        return 0;
+    }
+    let t = u128::from(input.tp);
+    let (weight, rows) = (
+        ceil_div(count.largest_linear, t),
+        ceil_div(count.largest_linear_rows, t),
+    );
+    let copy = input.activation_bytes() * weight;
+    match input.base_quant {
+        BaseQuant::None => 0,
+        BaseQuant::Nf4 | BaseQuant::Fp4 if input.double_quant => copy + 4 * ceil_div(weight, 64),
+        BaseQuant::Nf4 | BaseQuant::Fp4 => copy,
+        BaseQuant::Int8 => copy + 4 * rows,
+    }
 }
 
 /// The BF16 parameter copies FSDP2 all-gathers (`recipe=fsdp`), per GPU.

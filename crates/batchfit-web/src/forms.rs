@@ -248,6 +248,7 @@ fn transformer_form(state: State) -> Vec<El> {
                 LoraDropout,
                 BaseQuant,
                 DoubleQuant,
+                TrainEmbeddings,
             ],
             Some(rx(move || !inference() && lora())),
         ),

@@ -796,6 +796,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f("Double quantization", "", "4-bit bases: 8-bit absmaxes."),
     ),
     (
+        Param::TrainEmbeddings,
+        f(
+            "Train embedding and head",
+            "",
+            "A trainable copy of each beside the frozen original.",
+        ),
+    ),
+    (
         Param::Fp8,
         f(
             "FP8 training",
@@ -1518,6 +1526,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::TrainEmbeddings,
+        f(
+            "Entrenar embedding y cabeza",
+            "",
+            "Una copia entrenable de cada uno junto al original congelado.",
+        ),
+    ),
+    (
         Param::Fp8,
         f(
             "Entrenamiento en FP8",
@@ -1625,6 +1641,18 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
     (Param::Precision, "int8", "INT8 (1 byte)", "INT8 (1 byte)"),
     (Param::Optimizer, "adamw", "AdamW", "AdamW"),
     (Param::Optimizer, "adam8bit", "Adam 8-bit", "Adam de 8 bits"),
+    (
+        Param::Optimizer,
+        "paged_adamw_8bit",
+        "Paged AdamW 8-bit (may spill to CPU)",
+        "AdamW paginado de 8 bits (puede pasar a la CPU)",
+    ),
+    (
+        Param::Optimizer,
+        "paged_adamw",
+        "Paged AdamW 32-bit (may spill to CPU)",
+        "AdamW paginado de 32 bits (puede pasar a la CPU)",
+    ),
     (Param::Optimizer, "adafactor", "Adafactor", "Adafactor"),
     (
         Param::Optimizer,
@@ -2125,6 +2153,8 @@ pub struct Words {
     pub with_lora: &'static str,
     pub with_qlora: &'static str,
     pub fp8_kv: &'static str,
+    /// A paged optimizer's state, counted on the GPU, may move to the CPU.
+    pub optimizer_may_spill: &'static str,
     /// Pipeline stages: each stage's memory.
     pub stages_title: &'static str,
     pub stages_note: &'static str,
@@ -2357,6 +2387,7 @@ static EN: Words = Words {
     with_lora: "With LoRA, frozen 16-bit base",
     with_qlora: "With QLoRA: NF4 base, checkpointing",
     fp8_kv: "With an FP8 KV cache",
+    optimizer_may_spill: "The paged optimizer's state is counted on the GPU above; under memory pressure bitsandbytes pages it out to CPU memory (unified memory), which avoids running out of memory at the cost of speed.",
     stages_title: "Pipeline stages",
     stages_note: "Each stage's GPUs hold its layers and the micro-batches its schedule keeps in flight; the answer above is for the marked stage (pp_stage, or the one that needs the most).",
     stage: "Stage",
@@ -2562,6 +2593,7 @@ static ES: Words = Words {
     with_lora: "Con LoRA, base congelada de 16 bits",
     with_qlora: "Con QLoRA: base NF4, checkpointing",
     fp8_kv: "Con una caché KV en FP8",
+    optimizer_may_spill: "El estado del optimizador paginado se cuenta arriba en la GPU; si falta memoria, bitsandbytes lo pagina a la memoria de la CPU (memoria unificada), lo que evita quedarse sin memoria a costa de velocidad.",
     stages_title: "Etapas del pipeline",
     stages_note: "Las GPUs de cada etapa guardan sus capas y los microlotes que su calendario mantiene en curso; la respuesta de arriba es la de la etapa marcada (pp_stage, o la que más necesita).",
     stage: "Etapa",

@@ -433,6 +433,17 @@ pub fn results(state: State) -> El {
         .child(breakdown(state))
         .child(breakdown_table(state))
         .child(crate::stages::stages(state))
+        .show(
+            rx(move || state.estimate.with(|e| e.optimizer_may_spill)),
+            Box::new(move || {
+                vec![
+                    el("p")
+                        .class("legend")
+                        .attr("data-testid", "optimizer-may-spill")
+                        .bind_text(i18n::tr(state.lang, |w| w.optimizer_may_spill)),
+                ]
+            }),
+        )
         .child(el("p").class("units-note").bind_text(rx(move || {
             let w = i18n::words(state.lang.get());
             let units = match state.config.get().units {

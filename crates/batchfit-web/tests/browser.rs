@@ -911,3 +911,23 @@ async fn multi_gpu_settings_are_closed_for_one_gpu_and_open_for_several() {
         assert_eq!(gpus.value(), expected.to_string());
     }
 }
+
+/// A paged optimizer's state is counted on the GPU, and the page says it may
+/// move to the CPU under pressure; AdamW's does not.
+#[wasm_bindgen_test]
+async fn a_paged_optimizer_says_its_state_may_spill_to_the_cpu() {
+    for (optimizer, spills) in [("paged_adamw_8bit", true), ("adamw", false)] {
+        let q = format!(
+            "form=transformer&model=llama-3.1-8b&lora_rank=16&recipe=bf16&optimizer={optimizer}&gpu=rtx-4090"
+        );
+        let expected = batchfit_core::memory::estimate(&batchfit_core::query::parse(&q).config);
+        assert_eq!(expected.optimizer_may_spill, spills);
+        let (host, _app) = mount_with(&q);
+        settle().await;
+        assert_eq!(
+            !all(&host, "[data-testid=\"optimizer-may-spill\"]").is_empty(),
+            spills,
+            "{optimizer}"
+        );
+    }
+}

@@ -446,7 +446,8 @@ fn optimizers_map_by_what_the_trainer_builds() {
         ("adamw_8bit", "optimizer=adam8bit&step=fused"),
         ("adafactor", "optimizer=adafactor&step=fused"),
         ("sgd", "optimizer=sgd&step=fused"),
-        ("paged_adamw_8bit", "optimizer=adam8bit&step=fused"),
+        ("paged_adamw_8bit", "optimizer=paged_adamw_8bit&step=fused"),
+        ("paged_adamw_32bit", "optimizer=paged_adamw&step=fused"),
         ("lion_32bit", ""),
     ] {
         let args = format!(r#"{{"optim": "{optim}"}}"#);
@@ -467,7 +468,7 @@ fn optimizers_map_by_what_the_trainer_builds() {
         }]
     );
     let read = training_args::read(r#"{"optim": "paged_adamw_32bit"}"#, &LLAMA).expect("reads");
-    assert_eq!(read.imported.notes, [not_modelled("optim", None)]);
+    assert_eq!(read.imported.notes, []);
     let ds = deepspeed::import(r#"{"optimizer": {"type": "Lamb"}}"#, &LLAMA, None).expect("reads");
     assert_eq!(
         ds.notes,

@@ -584,7 +584,9 @@ pub fn profile(config: &Config) -> Profile {
             let count = transformer::parameter_count(&t.arch);
             let trainable = match t.mode {
                 Mode::Inference => 0,
-                Mode::Train if t.lora() => Adapters::of(t).total,
+                Mode::Train if t.lora() => {
+                    Adapters::of(t).total + transformer::embedding_copies(&count, t)
+                }
                 Mode::Train => count.total,
             };
             let tokens = u128::from(samples) * u128::from(t.tokens());

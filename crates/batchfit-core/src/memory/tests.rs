@@ -1518,3 +1518,158 @@ proptest! {
         }
     }
 }
+
+/// Fine-tuning's worked examples (docs/model.md §3.8), Llama-3.1-8B in BF16
+/// at r = 16 on every linear map (41,943,040 adapter parameters), by query:
+/// what each setting adds to the weights, gradients and working buffers of
+/// the same query without it, the optimizer state it ends with, and whether
+/// that state may spill to CPU.
+#[test]
+fn fine_tuning_worked_examples() {
+    const P: u128 = 8_030_261_248;
+    const A: u128 = 41_943_040;
+    // gate_proj (4,096 → 14,336): the largest linear map, 58,720,256 weights.
+    const W: u128 = 4096 * 14_336;
+    // The embedding, and the untied head: 128,256 × 4,096 each.
+    const V: u128 = 128_256 * 4096;
+    // The linear maps' weights, and what NF4 stores them in.
+    const L: i128 = 6_979_321_856;
+    let nf4 = L / 2 + 4 * L / 64;
+    struct Case {
+        base: &'static str,
+        with: &'static str,
+        /// The setting the differences are taken against.
+        without: &'static str,
+        /// More weights, gradients and buffers than `without`.
+        more: [i128; 3],
+        optimizer_states: u128,
+        may_spill: bool,
+    }
+    let lora = "form=transformer&model=llama-3.1-8b&batch=1&seq=2048&recipe=bf16&lora_rank=16&lora_targets=all";
+    let full = "form=transformer&model=llama-3.1-8b&batch=1&seq=2048&recipe=bf16";
+    let cases = [
+        // bitsandbytes PagedAdamW: two FP32 moments, as AdamW over FP32
+        // adapters; nothing else changes.
+        Case {
+            base: lora,
+            with: "&optimizer=paged_adamw",
+            without: "",
+            more: [0, 0, 0],
+            optimizer_states: 8 * A,
+            may_spill: true,
+        },
+        // PagedAdamW8bit: Adam8bit's bytes, 1 + 1 per parameter and the absmaxes.
+        Case {
+            base: lora,
+            with: "&optimizer=paged_adamw_8bit",
+            without: "&optimizer=adam8bit",
+            more: [0, 0, 0],
+            optimizer_states: 2 * A + 8 * A.div_ceil(2048),
+            may_spill: true,
+        },
+        // Full training: PagedAdamW's moments are FP32 whatever the
+        // parameter's dtype, twice torch's BF16 AdamW under `recipe=bf16`.
+        Case {
+            base: full,
+            with: "&optimizer=paged_adamw",
+            without: "",
+            more: [0, 0, 0],
+            optimizer_states: 8 * P,
+            may_spill: true,
+        },
+        // The same state in CPU memory (ZeRO-Offload) cannot spill from the GPU.
+        Case {
+            base: full,
+            with: "&optimizer=paged_adamw&offload=1",
+            without: "&offload=1",
+            more: [0, 0, 0],
+            optimizer_states: 0,
+            may_spill: false,
+        },
+        // NF4: the linear maps in 0.5625 bytes a weight, and one BF16 copy
+        // of gate_proj, 117,440,512 bytes.
+        Case {
+            base: lora,
+            with: "&base_quant=nf4",
+            without: "",
+            more: [nf4 - 2 * L, 0, 2 * W as i128],
+            optimizer_states: 8 * A,
+            may_spill: false,
+        },
+        // Double quantization: its FP32 absmaxes too, 121,110,528 bytes.
+        Case {
+            base: lora,
+            with: "&base_quant=nf4&double_quant=1",
+            without: "&base_quant=nf4",
+            more: [
+                L / 64 + 4 * (L / 64 / 256) - 4 * L / 64,
+                0,
+                (4 * W / 64) as i128,
+            ],
+            optimizer_states: 8 * A,
+            may_spill: false,
+        },
+        // LLM.int8: a byte a weight and an FP32 scale per output row (43,008
+        // a layer); its BF16 copy and one FP32 scale per row of gate_proj,
+        // 117,497,856 bytes.
+        Case {
+            base: lora,
+            with: "&base_quant=int8",
+            without: "&base_quant=nf4",
+            more: [L + 4 * 32 * 43_008 - nf4, 0, 4 * 14_336],
+            optimizer_states: 8 * A,
+            may_spill: false,
+        },
+        // DoRA's working set over a 4-bit base already holds a dequantized
+        // copy (its own, e · d_in · d_out of down_proj) and more: the two do
+        // not add.
+        Case {
+            base: lora,
+            with: "&lora_variant=dora&base_quant=nf4",
+            without: "&lora_variant=dora",
+            more: [nf4 - 2 * L, 0, 2 * 14_336 * 4096],
+            optimizer_states: 8 * (A + 32 * 43_008),
+            may_spill: false,
+        },
+        // PEFT modules_to_save: trainable BF16 copies of the embedding and
+        // the head beside the frozen originals, trained as full training
+        // trains them: 2 bytes of weights and gradients, 2 + 2 of AdamW's
+        // moments per parameter.
+        Case {
+            base: lora,
+            with: "&train_embeddings=1",
+            without: "",
+            more: [2 * 2 * V as i128, 2 * 2 * V as i128, 0],
+            optimizer_states: 8 * A + 4 * 2 * V,
+            may_spill: false,
+        },
+        // Llama 3.2 1B ties them: one copy, 128,256 × 2,048.
+        Case {
+            base: "form=transformer&model=llama-3.2-1b&batch=1&seq=2048&recipe=bf16&lora_rank=16",
+            with: "&train_embeddings=1",
+            without: "",
+            more: [2 * 128_256 * 2048, 2 * 128_256 * 2048, 0],
+            optimizer_states: 8 * 16 * 16 * (2048 + 2048 + 2048 + 512) + 4 * 128_256 * 2048,
+            may_spill: false,
+        },
+    ];
+    for case in cases {
+        let e = estimate_of(&format!("{}{}", case.base, case.with));
+        let before = estimate_of(&format!("{}{}", case.base, case.without));
+        assert_eq!(
+            (
+                [
+                    e.weights as i128 - before.weights as i128,
+                    e.gradients as i128 - before.gradients as i128,
+                    e.buffers as i128 - before.buffers as i128
+                ],
+                e.optimizer_states,
+                e.optimizer_may_spill
+            ),
+            (case.more, case.optimizer_states, case.may_spill),
+            "{}{}",
+            case.base,
+            case.with
+        );
+    }
+}

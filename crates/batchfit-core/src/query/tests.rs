@@ -504,7 +504,7 @@ prop_compose! {
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
         zero_grad in pick(tf::ZeroGrad::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
         lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
-        base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL), fp8 in pick(tf::Fp8::ALL),
+        base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL), fp8 in pick(tf::Fp8::ALL), train_embeddings in any::<bool>(),
         ep in prop_oneof![1u64..=64, whole(tf::EP)],
         capacity in (prop_oneof![Just(0u64), tf::CAPACITY_FACTOR.min..=tf::CAPACITY_FACTOR.max], any::<bool>()),
         pipe in (prop_oneof![Just(1u64), 2u64..=8, whole(PP)], pick(Schedule::ALL), 1u64..=4, prop_oneof![Just(0u64), 1u64..=64, whole(MICROBATCHES)], any::<bool>(), 0u64..=9),
@@ -542,7 +542,7 @@ prop_compose! {
             2..=5 => StageChoice::Peak,
             i => StageChoice::Index(i - 6),
         };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8 };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
@@ -556,6 +556,9 @@ prop_compose! {
         if !input.lora() {
             input.base_quant = tf::BaseQuant::None;
             input.lora_variant = tf::LoraVariant::Lora;
+        }
+        if !input.lora() || input.arch.kind == Kind::Vision || input.param_offload {
+            input.train_embeddings = false;
         }
         // What `parse` makes of the pipeline and context settings.
         parallel_problems(&mut input, &[], &mut []);
@@ -772,6 +775,25 @@ fn settings_that_need_another_are_reported() {
             .problems
             .is_empty()
     );
+    // The embedding and head's trainable copies need adapters to stand
+    // beside, a vocabulary, and no parameter offload; reported, and off.
+    for (query, param, value) in [
+        ("lora_rank=0", Param::LoraRank, "1 or more"),
+        ("lora_rank=8&kind=vision", Param::Kind, "decoder or encoder"),
+        ("lora_rank=8&param_offload=1", Param::ParamOffload, "0"),
+        ("lora_rank=8&mode=inference", Param::LoraRank, "1 or more"),
+    ] {
+        let parsed = parse(&format!("form=transformer&{query}&train_embeddings=1"));
+        assert_eq!(
+            named(&parsed),
+            [("train_embeddings", &Problem::OnlyWith { param, value })],
+            "{query}"
+        );
+        assert!(!parsed.config.transformer.train_embeddings, "{query}");
+    }
+    let parsed = parse("form=transformer&lora_rank=8&train_embeddings=1");
+    assert!(parsed.problems.is_empty());
+    assert!(parsed.config.transformer.train_embeddings);
     // A pattern of global layers needs a window: reported, and the pattern
     // falls back to the preset's (none without one).
     let parsed = parse("form=transformer&global_every=6");
