@@ -373,23 +373,51 @@ impl Model {
     /// The stage answered for at `batch`: the one named, or the one whose
     /// memory is compared with the device (the most reserved bytes; then the
     /// most allocated, then the first).
-    fn at(&self, batch: u64) -> (usize, Parts) {
-        let named = self.named.and_then(|i| self.stages.get(i).map(|p| (i, *p)));
-        named.unwrap_or_else(|| {
-            self.stages
-                .iter()
-                .copied()
-                .enumerate()
-                .rev()
-                .max_by_key(|(_, p)| (p.reserved(batch), p.total(batch)))
-                .unwrap_or_default()
-        })
+    fn at(&self, batch: u64) -> (usize, &Parts) {
+        // Without a pipeline there is nothing to choose (and this runs at
+        // every step of the largest-batch search).
+        if let [only] = self.stages.as_slice() {
+            return (0, only);
+        }
+        let named = self.named.and_then(|i| self.stages.get(i).map(|p| (i, p)));
+        named
+            .or_else(|| {
+                self.stages
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .max_by_key(|(_, p)| (p.reserved(batch), p.total(batch)))
+            })
+            .unwrap_or((0, &EMPTY_PARTS))
     }
 }
 
+/// What a model without a stage would be (never: `Model::of` makes at least
+/// one), so that choosing a stage needs no panic.
+static EMPTY_PARTS: Parts = Parts {
+    parameters: 0,
+    active_parameters: 0,
+    weights: 0,
+    gradients: 0,
+    optimizer_states: 0,
+    optimizer_step: 0,
+    buffers: 0,
+    step_in_backward: false,
+    gradients_with_activations: false,
+    compute_copies: 0,
+    activations_per_sample: 0,
+    kv_per_sample: 0,
+    working: 0,
+    layer_activations_per_sample: 0,
+    layers: 0,
+    cpu: 0,
+    cpu_per_sample: 0,
+    no_loss: false,
+};
+
 impl Parts {
     fn of(config: &Config) -> Self {
-        Model::of(config).at(config.batch()).1
+        *Model::of(config).at(config.batch()).1
     }
 }
 
