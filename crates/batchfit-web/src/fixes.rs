@@ -1,9 +1,10 @@
-//! "The smallest changes that fit": when the setup does not fit, the few
+//! "The smallest changes that fit": when the setup does not fit and no
+//! single what-if that keeps the task does either, the few
 //! combinations of levers that do (`memory::fixes`, the same list as the
 //! CLI's), least costly first, each a link that applies it, each with what
 //! it costs besides memory (`memory::Cost`, docs/model.md §5).
 
-use batchfit_core::memory::{self, Cost, Fix, Lever, PCIE_BYTES_PER_SECOND};
+use batchfit_core::memory::{self, Change, Cost, Fix, Lever, PCIE_BYTES_PER_SECOND};
 use batchfit_core::query::{self, Form};
 use batchfit_core::units::Units;
 use leptos::prelude::*;
@@ -20,8 +21,26 @@ pub fn fixes(state: State) -> El {
         .attr("data-testid", "fixes")
         .rebuild(
             rx(move || {
+                // Searched when no single change that keeps the task fits
+                // (issue 16): one that does is already the answer, one line
+                // up. LoRA, QLoRA and a shorter sequence or batch change what
+                // is trained, so they do not stop the search.
+                let one_fits = state.what_ifs.with(|options| {
+                    options.iter().any(|o| {
+                        o.estimate.fits == Some(true)
+                            && matches!(
+                                o.change,
+                                Change::Checkpointing
+                                    | Change::Bf16
+                                    | Change::Zero3 { .. }
+                                    | Change::Fp8Kv
+                            )
+                    })
+                });
                 let list = match state.estimate.with(|e| e.fits) {
-                    Some(false) if !state.stale() => memory::fixes(&state.config.get()),
+                    Some(false) if !state.stale() && !one_fits => {
+                        memory::fixes(&state.config.get())
+                    }
                     _ => Vec::new(),
                 };
                 (list, state.lang.get(), state.config.with(|c| c.units))

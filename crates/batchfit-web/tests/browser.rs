@@ -766,6 +766,19 @@ async fn the_smallest_changes_that_fit_are_the_cores_and_apply_in_one_click() {
     let fits = find(&host, "[data-testid=\"fits\"]").get_attribute("data-value");
     assert_eq!(fits.as_deref(), Some("true"));
     assert!(all(&host, "[data-testid=\"fixes\"] li").is_empty());
+    // When one change that keeps the task fits (recomputation here), it is
+    // the answer: no search.
+    let q = "form=transformer&model=llama-3.1-8b&recipe=bf16&batch=4&seq=4096&gpu=h100-80gb";
+    let config = query::parse(q).config;
+    assert_eq!(memory::estimate(&config).fits, Some(false));
+    let one = memory::what_ifs(&config)
+        .into_iter()
+        .find(|w| w.change == memory::Change::Checkpointing)
+        .expect("recomputation is offered");
+    assert_eq!(one.estimate.fits, Some(true));
+    let (host, _app) = mount_with(q);
+    settle().await;
+    assert!(all(&host, "[data-testid=\"fixes\"] li").is_empty());
 }
 
 /// Pipeline parallelism: every stage's memory is the core's, the answer's
