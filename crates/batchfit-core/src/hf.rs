@@ -556,11 +556,16 @@ fn routed(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportError
         },
         // models/gpt_oss: biases on Q, K, V, O (`attention_bias`, default
         // true), on every expert and on the router; per-head sinks.
+        // configuration_gpt_oss.py: `sliding_window` (default 128) on the
+        // layers `layer_types` marks sliding, by default every other one
+        // from the first.
         "gpt_oss" => Architecture {
             head_dim: keys.whole("head_dim", tf::HEAD_DIM)?.unwrap_or(64),
             bias: keys.switch("attention_bias")?.unwrap_or(true),
             qkv_bias: false,
             attn_sinks: true,
+            window: keys.window(128)?,
+            global_every: keys.layer_types(base.layers)?.unwrap_or(2),
             ..base
         },
         // models/mixtral: `intermediate_size` is each expert's size.

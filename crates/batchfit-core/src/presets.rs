@@ -311,6 +311,10 @@ const fn gpt_oss(layers: u64, experts: u64) -> Architecture {
         head_dim: 64,
         bias: true,
         attn_sinks: true,
+        // configuration_gpt_oss.py: `sliding_window=128` and `layer_types`
+        // alternating sliding and full attention, the first sliding.
+        window: 128,
+        global_every: 2,
         ..moe(llama(layers, 2880, 64, 8, 2880, 201_088), experts, 4, 0)
     }
 }

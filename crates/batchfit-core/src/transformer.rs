@@ -3991,6 +3991,32 @@ mod tests {
     /// (transformers `eager_attention_forward` adds the sliding mask), the
     /// flash kernels keep one log-sum-exp per row either way.
     #[test]
+    fn gpt_oss_windows_every_other_layer_at_128_tokens() {
+        let oss = TransformerInput {
+            arch: arch("gpt-oss-20b"),
+            mode: Mode::Inference,
+            recipe: Recipe::Bf16,
+            batch: 1,
+            ..TransformerInput::default()
+        };
+        // configuration_gpt_oss.py: 12 of the 24 layers slide over 128 tokens.
+        assert_eq!(oss.arch.windowed_layers(), 12);
+        // 2 (K, V) × 8 KV heads × 64 × 2 bytes = 2,048 bytes per layer and position.
+        let per_position = 2 * 8 * 64 * 2;
+        let kv = |seq, generated| {
+            kv_cache_per_sample(&TransformerInput {
+                seq,
+                generated,
+                ..oss
+            })
+        };
+        // A 100-token prompt and 2,048 generated: the full layers hold 2,148
+        // positions, the sliding ones their window.
+        assert_eq!(kv(100, 2048), per_position * (12 * 2148 + 12 * 128));
+        assert_eq!(kv(100, 2048), 55_934_976);
+    }
+
+    #[test]
     fn a_window_changes_no_training_term() {
         for attention in [Attention::Eager, Attention::Flash] {
             let train = TransformerInput {

@@ -234,14 +234,14 @@ const DEEPSEEK_V3: &str = r#"{
   "use_cache": true, "v_head_dim": 128, "vocab_size": 129280
 }"#;
 
-/// gpt-oss-20b's config; `layer_types` alternates sliding and full
-/// attention over its 24 layers (shortened here: batchfit counts full
-/// attention).
+/// gpt-oss-20b's config; `layer_types` alternates sliding (128 tokens) and
+/// full attention over its 24 layers.
 const GPT_OSS_20B: &str = r#"{
   "architectures": ["GptOssForCausalLM"], "attention_bias": true, "attention_dropout": 0.0,
   "eos_token_id": 200002, "experts_per_token": 4, "head_dim": 64, "hidden_act": "silu",
   "hidden_size": 2880, "initial_context_length": 4096, "initializer_range": 0.02,
-  "intermediate_size": 2880, "layer_types": ["sliding_attention", "full_attention"],
+  "intermediate_size": 2880,
+  "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention"],
   "max_position_embeddings": 131072, "model_type": "gpt_oss", "num_attention_heads": 64,
   "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 8,
   "num_local_experts": 32, "output_router_logits": false, "pad_token_id": 199999,
@@ -307,7 +307,8 @@ fn published_configs_import_to_their_presets() {
         (
             &GPT_OSS_20B
                 .replace("\"num_hidden_layers\": 24", "\"num_hidden_layers\": 36")
-                .replace("\"num_local_experts\": 32", "\"num_local_experts\": 128"),
+                .replace("\"num_local_experts\": 32", "\"num_local_experts\": 128")
+                .replace("\"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\"", "\"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\""),
             "gpt-oss-120b",
         ),
         (LLAMA_4_SCOUT, "llama-4-scout"),
