@@ -583,7 +583,7 @@ choice! {
         MoeRouting = "moe_routing",
         /// LoRA adapters on the routed experts.
         ExpertAdapters = "expert_adapters",
-        /// Chunked and sliding-window attention, counted as full attention.
+        /// Llama 4's chunked attention, counted as full attention.
         WindowedAttention = "windowed_attention",
         /// Serving engines' latent MLA cache.
         LatentCache = "latent_cache",

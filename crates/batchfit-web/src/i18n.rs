@@ -115,8 +115,8 @@ static TERMS: &[(&str, &str, &str)] = &[
     ),
     (
         "windowed_attention",
-        "Chunked or sliding-window attention",
-        "Atención por bloques o con ventana deslizante",
+        "Llama 4's chunked attention, counted as full",
+        "La atención por bloques de Llama 4, contada como completa",
     ),
     (
         "latent_cache",
