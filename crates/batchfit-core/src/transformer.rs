@@ -397,6 +397,16 @@ choice! {
         /// torchtune full fine-tuning: pure BF16, the optimizer step in the
         /// backward pass, chunked cross-entropy.
         Torchtune = "torchtune",
+        /// Hugging Face Trainer (`bf16=True`, as `hf_trainer`) with a PEFT
+        /// LoRA adapter at `LoraConfig`'s defaults: r = 8 on q_proj and
+        /// v_proj (PEFT's targets for Llama-style models), no dropout, FP32
+        /// adapters over the frozen 16-bit base.
+        HfPeft = "hf_peft",
+        /// torchtune's LoRA recipe (`lora_finetune_single_device`) as its
+        /// Llama 3.1 8B config runs it: pure BF16, r = 8 on q, v, output and
+        /// the MLP (counted as `all`), full activation checkpointing, fused
+        /// AdamW, chunked cross-entropy.
+        TorchtuneLora = "torchtune_lora",
         /// Lightning `precision="32"`.
         Lightning32 = "lightning_32",
         /// Lightning `precision="16-mixed"` (autocast to FP16 with GradScaler).
@@ -436,6 +446,34 @@ impl Framework {
             // recipes/full_finetune_single_device.py, torchtune/modules/optim.py,
             // torchtune/modules/loss/cross_entropy_loss.py.
             Framework::Torchtune => (Recipe::Bf16, Step::InBackward, Loss::Chunked, 0),
+            // huggingface/peft src/peft/tuners/lora/config.py `LoraConfig`:
+            // `r` default 8, `lora_dropout` default 0.0; src/peft/utils/
+            // constants.py `TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING`
+            // ["llama"] = ["q_proj", "v_proj"]; FP32 adapters from
+            // `autocast_adapter_dtype=True` (counted for every LoRA). The
+            // Trainer's side is `hf_trainer`'s; `gradient_checkpointing`
+            // defaults to False (transformers training_args.py), so
+            // recomputation stays the user's.
+            Framework::HfPeft => {
+                input.lora_rank = 8;
+                input.lora_targets = LoraTargets::Qv;
+                input.lora_dropout = false;
+                (Recipe::Amp, Step::Fused, Loss::Full, 0)
+            }
+            // pytorch/torchtune recipes/configs/llama3_1/8B_lora_single_device.yaml:
+            // lora_rank 8, lora_dropout 0.0, lora_attn_modules [q_proj, v_proj,
+            // output_proj] with apply_lora_to_mlp True (no k_proj: `all` is
+            // the nearest target set, docs/frameworks.md), dtype bf16,
+            // enable_activation_checkpointing True (per
+            // TransformerSelfAttentionLayer: full recomputation), torch.optim
+            // AdamW with fused True, LinearCrossEntropyLoss.
+            Framework::TorchtuneLora => {
+                input.lora_rank = 8;
+                input.lora_targets = LoraTargets::All;
+                input.lora_dropout = false;
+                input.recompute = Recompute::Full;
+                (Recipe::Bf16, Step::Fused, Loss::Chunked, 0)
+            }
             // src/lightning/pytorch/plugins/precision/precision.py: no conversion.
             Framework::Lightning32 => (Recipe::Fp32, Step::Foreach, Loss::Full, 0),
             // src/lightning/pytorch/plugins/precision/amp.py: torch.autocast.

@@ -1829,6 +1829,18 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
     (Param::Framework, "torchtune", "torchtune", "torchtune"),
     (
         Param::Framework,
+        "hf_peft",
+        "Hugging Face Trainer + PEFT LoRA",
+        "Hugging Face Trainer + PEFT LoRA",
+    ),
+    (
+        Param::Framework,
+        "torchtune_lora",
+        "torchtune LoRA",
+        "torchtune LoRA",
+    ),
+    (
+        Param::Framework,
         "lightning_32",
         "Lightning 32",
         "Lightning 32",

@@ -1027,6 +1027,64 @@ fn framework_profiles_worked_examples() {
 }
 
 #[test]
+fn adapter_profiles_worked_examples() {
+    // Llama 3.1 8B, batch 1 × 2,048 tokens, one GPU.
+    const P: u128 = 8_030_261_248;
+    let base = "form=transformer&model=llama-3.1-8b&batch=1&seq=2048";
+    let profile = |name: &str| {
+        format!("form=transformer&model=llama-3.1-8b&framework={name}&batch=1&seq=2048")
+    };
+    let link = |query: &str| crate::query::to_query(&config(query));
+
+    // hf_peft: hf_trainer's settings plus LoraConfig's defaults, r = 8 on q
+    // and v: 8 × (4,096 + 4,096) + 8 × (4,096 + 1,024) = 106,496 per layer,
+    // 3,407,872 adapter parameters in 32 layers, in FP32.
+    const A: u128 = 3_407_872;
+    let peft = estimate_of(&format!("{base}&framework=hf_peft"));
+    let trainer = estimate_of(&format!("{base}&framework=hf_trainer&lora_rank=8"));
+    assert_eq!(peft, trainer);
+    assert_eq!(peft.weights, 2 * P + 4 * A);
+    assert_eq!(peft.gradients, 4 * A);
+    assert_eq!(peft.optimizer_states, 8 * A);
+    assert_eq!((peft.optimizer_step, peft.buffers), (0, 0));
+    // Against the Trainer's full fine-tuning (2P + 4P + 12P), 16P − 16A less.
+    let full = estimate_of(&format!("{base}&framework=hf_trainer"));
+    assert_eq!(full.model_states() - peft.model_states(), 16 * P - 16 * A);
+    // A link writes the profile alone; a setting that differs is written.
+    assert_eq!(
+        link(&format!("{base}&framework=hf_peft")),
+        profile("hf_peft")
+    );
+    assert!(link(&format!("{base}&framework=hf_peft&lora_rank=16")).ends_with("&lora_rank=16"));
+
+    // torchtune_lora: r = 8 on every linear map of the blocks (the nearest
+    // set to torchtune's q, v, output and MLP), 20,971,520 adapter
+    // parameters (half the 41,943,040 at r = 16), pure BF16 base,
+    // full recomputation, fused AdamW, chunked loss.
+    const T: u128 = 20_971_520;
+    let tune = estimate_of(&format!("{base}&framework=torchtune_lora"));
+    let spelled = estimate_of(&format!(
+        "{base}&framework=torchtune&step=fused&lora_rank=8&lora_targets=all&recompute=full"
+    ));
+    assert_eq!(tune, spelled);
+    assert_eq!(
+        transformer::Adapters::of(&config(&format!("{base}&framework=torchtune_lora")).transformer)
+            .total,
+        T
+    );
+    assert_eq!(tune.weights, 2 * P + 4 * T);
+    assert_eq!(tune.gradients, 4 * T);
+    assert_eq!(tune.optimizer_states, 8 * T);
+    // Its recomputation is the recipe's: without it, more activations.
+    let saved = estimate_of(&format!("{base}&framework=torchtune_lora&recompute=none"));
+    assert!(saved.activations > tune.activations);
+    assert!(
+        link(&format!("{base}&framework=torchtune_lora&recompute=none"))
+            .ends_with("&recompute=none")
+    );
+}
+
+#[test]
 fn fsdp2_worked_example() {
     // Llama 2 7B: P = 6,738,415,616; one block = 4 × 4,096² (attention) +
     // 3 × 4,096 × 11,008 (MLP) + 2 × 4,096 (norms) = 202,383,360 = B, larger
