@@ -465,7 +465,8 @@ impl Framework {
             }
             // torch/distributed/fsdp/fully_sharded_data_parallel.py (FULL_SHARD,
             // backward_prefetch=BACKWARD_PRE, limit_all_gathers=True: one block
-            // prefetched), transformers/trainer.py's FSDP path
+            // prefetched), accelerate/utils/dataclasses.py
+            // FullyShardedDataParallelPlugin.set_mixed_precision
             // (MixedPrecision(param_dtype=bf16, reduce_dtype=bf16)), the user's
             // torch.optim AdamW (foreach on CUDA).
             Framework::Fsdp1 => {
