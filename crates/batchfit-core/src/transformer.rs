@@ -420,6 +420,11 @@ choice! {
         /// FSDP2 `fully_shard` as torchtitan applies it: FP32 sharded parameters,
         /// BF16 compute, FP32 gradient reduction, fused AdamW, full sharding.
         Fsdp2 = "fsdp2",
+        /// FSDP1 (`FullyShardedDataParallel`, one FlatParameter per wrapped
+        /// block) with `MixedPrecision(param_dtype=bf16)`: FP32 sharded flat
+        /// parameters and gradients, torch.optim's foreach AdamW, the root's
+        /// parameters unsharded from its forward to its backward.
+        Fsdp1 = "fsdp1",
     }
     default Custom
 }
@@ -495,6 +500,17 @@ impl Framework {
                 input.zero = 3;
                 input.prefetch = PREFETCH.default;
                 (Recipe::Fsdp, Step::Fused, Loss::Full, 0)
+            }
+            // torch/distributed/fsdp/fully_sharded_data_parallel.py (FULL_SHARD,
+            // backward_prefetch=BACKWARD_PRE, limit_all_gathers=True: one block
+            // prefetched), accelerate/utils/dataclasses.py
+            // FullyShardedDataParallelPlugin.set_mixed_precision
+            // (MixedPrecision(param_dtype=bf16, reduce_dtype=bf16)), the user's
+            // torch.optim AdamW (foreach on CUDA).
+            Framework::Fsdp1 => {
+                input.zero = 3;
+                input.prefetch = PREFETCH.default;
+                (Recipe::Fsdp, Step::Foreach, Loss::Full, 0)
             }
         };
         input.recipe = recipe;
@@ -2125,6 +2141,17 @@ pub fn dequantized_weight(count: &ParameterCount, input: &TransformerInput) -> u
 
 /// The BF16 parameter copies FSDP2 all-gathers (`recipe=fsdp`), per GPU.
 fn gathered_parameters(count: &ParameterCount, input: &TransformerInput, per_rank: u128) -> u128 {
+    // FSDP1 all-gathers BF16 flat parameters from FP32 shards (`recipe=fsdp`)
+    // or from a module already in BF16 (`recipe=bf16`, Lightning's
+    // `bf16-true`); NO_SHARD (stage < 3) keeps FSDP2's unsharded copies, or
+    // none when the module is in BF16 already.
+    if input.framework == Framework::Fsdp1
+        && input.mode == Mode::Train
+        && input.zero_stage() == 3
+        && matches!(input.recipe, Recipe::Fsdp | Recipe::Bf16)
+    {
+        return fsdp1_in_flight(input, units_in_flight(count, input).0);
+    }
     if input.recipe != Recipe::Fsdp {
         return 0;
     }
@@ -2144,6 +2171,35 @@ fn gathered_parameters(count: &ParameterCount, input: &TransformerInput, per_ran
     // (_fsdp_param_group.py `_backward_prefetch`: the next group in backward order).
     let (layer, computing) = units_in_flight(count, input);
     2 * (computing + u128::from(input.prefetch) * layer)
+}
+
+/// FSDP1's unsharded BF16 flat parameters and gradients per GPU
+/// (`framework=fsdp1`, full sharding), the wrapped unit being one block of
+/// `layer` parameters and the root the parameters outside the blocks (the
+/// embedding, the final norm and the head):
+///
+/// - The root's flat parameter stays unsharded from its forward to its
+///   backward: `_runtime_utils.py` `_post_forward_reshard` frees the unsharded
+///   flat parameter only `not state._is_root`.
+/// - The block computing and `prefetch` blocks ahead: `_pre_backward_hook`
+///   unshards the block and `_prefetch_handles(..., BACKWARD)` all-gathers the
+///   next (`backward_prefetch=BACKWARD_PRE`); `limit_all_gathers=True` makes
+///   `_unshard` wait on `_free_event_queue` (`_limiter_utils.py`, two
+///   all-gathers in flight at most), so the default is one block ahead.
+/// - Unsharded gradients: `_post_backward_hook` reduce-scatters
+///   `flat_param.grad`, one tensor the size of the whole unsharded flat
+///   parameter in `param_dtype`, after the unit's backward, and keeps only the
+///   new shard (`_saved_grad_shard`, cast to the FP32 sharded parameter's
+///   dtype, `gradients`). The block in backward holds its full gradient; the
+///   root's is produced from the head's backward on and reduce-scattered after
+///   the embedding's, at the end: counted whole through the blocks' backward.
+fn fsdp1_in_flight(input: &TransformerInput, layer: u128) -> u128 {
+    let mut none = input.arch;
+    none.layers = 0;
+    let root = ceil_div(parameter_count(&none).total, u128::from(input.tp));
+    let parameters = root + layer + u128::from(input.prefetch) * layer;
+    let gradients = root + layer;
+    2 * (parameters + gradients)
 }
 
 /// DeepSpeed ZeRO-3's runtime memory on top of `states` (ZeRO-sharded model
@@ -3322,6 +3378,27 @@ mod tests {
             if !arch.moe() {
                 proptest::prop_assert_eq!(count.active, count.total);
             }
+        }
+
+        /// FSDP1 (`framework=fsdp1`) over twice the GPUs never adds to a
+        /// GPU's model states, whatever the architecture, LoRA, tensor
+        /// parallelism or offload: the shards halve, the units in flight stay.
+        /// From 2 GPUs on, where FULL_SHARD shards (one GPU is NO_SHARD).
+        #[test]
+        fn fsdp1_model_states_never_grow_with_more_gpus(
+            config in crate::query::tests::any_config(),
+            gpus_exponent in 1u32..=12,
+        ) {
+            let mut input = TransformerInput { ep: 1, mode: Mode::Train, ..config.transformer };
+            Framework::Fsdp1.apply(&mut input);
+            let count = parameter_count(&input.arch);
+            let total = |gpus: u64| {
+                let s = model_states(&count, &TransformerInput { gpus, ..input });
+                s.weights + s.gradients + s.optimizer_states + s.optimizer_step + s.buffers
+            };
+            let gpus = 1u64 << gpus_exponent;
+            proptest::prop_assert!(total(2 * gpus) <= total(gpus), "gpus={gpus}");
+            proptest::prop_assert!(total(gpus) <= total(2), "gpus={gpus}");
         }
 
         /// Splitting the experts over more ranks never adds to any GPU's

@@ -1875,6 +1875,12 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "PyTorch FSDP2 / torchtitan",
         "PyTorch FSDP2 / torchtitan",
     ),
+    (
+        Param::Framework,
+        "fsdp1",
+        "PyTorch FSDP1 (FullyShardedDataParallel)",
+        "PyTorch FSDP1 (FullyShardedDataParallel)",
+    ),
     (Param::Logits, "fp32", "FP32", "FP32"),
     (Param::Logits, "bf16", "BF16", "BF16"),
     (

@@ -1134,6 +1134,63 @@ fn fsdp2_worked_example() {
     );
 }
 
+/// `framework=fsdp1`'s worked examples, one row each: Llama 2 7B (P =
+/// 6,738,415,616, block B = 202,383,360, root R = 2 × 32,000 × 4,096 + 4,096
+/// = 262,148,096: embedding, head, final norm), 1 × 4,096 tokens. Columns:
+/// weights, gradients, optimizer state, optimizer step, framework buffers.
+#[test]
+fn fsdp1_worked_examples() {
+    const P: u128 = 6_738_415_616;
+    const B: u128 = 202_383_360;
+    const R: u128 = 262_148_096;
+    let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096&framework=fsdp1";
+    #[rustfmt::skip]
+    let rows: [(&str, [u128; 5]); 5] = [
+        // 8 GPUs: FP32 shards 4P/8 + 4P/8 + 8P/8, foreach's 4P/8 list; BF16
+        // root kept unsharded, block computing and block prefetched
+        // 2 × (R + 2B), unsharded BF16 gradients of the root and the block
+        // 2 × (R + B).
+        ("&gpus=8", [4 * P / 8, 4 * P / 8, 8 * P / 8, 4 * P / 8, 2 * (R + 2 * B) + 2 * (R + B)]),
+        // No backward prefetch: the block computing only.
+        ("&gpus=8&prefetch=0", [4 * P / 8, 4 * P / 8, 8 * P / 8, 4 * P / 8, 2 * (R + B) + 2 * (R + B)]),
+        // 64 GPUs: the shards shrink, the unsharded units do not.
+        ("&gpus=64", [4 * P / 64, 4 * P / 64, 8 * P / 64, 4 * P / 64, 2 * (R + 2 * B) + 2 * (R + B)]),
+        // The module in BF16 (Lightning's bf16-true): BF16 shards and
+        // moments, the same unsharded BF16 units.
+        ("&gpus=8&recipe=bf16", [2 * P / 8, 2 * P / 8, 4 * P / 8, 2 * P / 8, 2 * (R + 2 * B) + 2 * (R + B)]),
+        // One GPU (FSDP1 falls back to NO_SHARD): every block's BF16 copy
+        // stays, as FSDP2 unsharded: 4P + 4P + 8P, 2P of copies.
+        ("", [4 * P, 4 * P, 8 * P, 4 * P, 2 * P]),
+    ];
+    for (extra, expected) in rows {
+        let e = estimate_of(&format!("{base}{extra}"));
+        let got = [
+            e.weights,
+            e.gradients,
+            e.optimizer_states,
+            e.optimizer_step,
+            e.buffers,
+        ];
+        assert_eq!(got, expected, "{extra}");
+    }
+    assert_eq!(2 * (R + 2 * B) + 2 * (R + B), 2_262_892_544);
+    // Against FSDP2 on 8 GPUs (whose unit computing is the larger of the
+    // block and the head, 4B): FSDP1 adds the root's BF16 parameters and
+    // gradient (4R) and the block's gradient (2B), 4R + 2B.
+    let fsdp2 = estimate_of(&format!("{}&gpus=8", base.replace("fsdp1", "fsdp2")));
+    let fsdp1 = estimate_of(&format!("{base}&gpus=8"));
+    assert_eq!(fsdp1.buffers - fsdp2.buffers, 4 * R + 2 * B);
+    assert_eq!(4 * R + 2 * B, 1_453_359_104);
+    // Activations as FSDP2's: BF16 compute on the gathered BF16 parameters.
+    assert_eq!(fsdp1.activations, fsdp2.activations);
+    // The profile's settings written into a link are only those that differ.
+    let link = crate::query::to_query(&config(&format!("{base}&gpus=8")));
+    assert!(
+        !link.contains("zero=") && !link.contains("prefetch=") && !link.contains("step="),
+        "{link}"
+    );
+}
+
 #[test]
 fn activation_offloading_keeps_the_layer_in_flight() {
     // Llama 2 7B, 1 × 4,096 tokens, `amp`, flash, no dropout. One layer:
