@@ -10,25 +10,18 @@ use batchfit_core::query::Param;
 use batchfit_core::units::Units;
 use leptos::prelude::*;
 
-use crate::dom::{El, Ev, el, rx};
+use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang};
 use crate::results::{preset_name, short};
 use crate::state::State;
 
 pub fn devices(state: State) -> El {
-    let lang = state.lang;
-    let open = RwSignal::new(false);
-    let details = el("details")
-        .class("devices")
-        .attr("data-testid", "devices")
-        .child(el("summary").bind_text(i18n::tr(lang, |w| w.devices_title)));
-    let node = details.node().clone();
-    details
-        .on(
-            Ev::Toggle,
-            Box::new(move |_| open.set(node.has_attribute("open"))),
-        )
-        .show(rx(move || open.get()), Box::new(move || vec![body(state)]))
+    dom::details_built_when_open(
+        i18n::tr(state.lang, |w| w.devices_title),
+        Box::new(move || vec![body(state)]),
+    )
+    .class("devices")
+    .attr("data-testid", "devices")
 }
 
 /// The note and the table, rebuilt when the setup, the language or the units

@@ -134,6 +134,21 @@ impl Section {
     }
 }
 
+/// A `<details>` whose content is built when it is first opened and dropped
+/// with its bindings when it is closed, so that nothing in it runs on an
+/// edit while it is closed (the page's on-demand panels).
+pub fn details_built_when_open(summary: Rx<String>, build: Box<dyn Fn() -> Vec<El>>) -> El {
+    let open = RwSignal::new(false);
+    let details = el("details").child(el("summary").bind_text(summary));
+    let node = details.node().clone();
+    details
+        .on(
+            Ev::Toggle,
+            Box::new(move |_| open.set(node.has_attribute("open"))),
+        )
+        .show(rx(move || open.get()), build)
+}
+
 /// The DOM events the page listens to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ev {

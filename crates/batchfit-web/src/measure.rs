@@ -10,7 +10,7 @@ use batchfit_core::measured::{self, Comparison, Fit, Reading};
 use batchfit_core::units::Units;
 use leptos::prelude::*;
 
-use crate::dom::{El, Ev, el, rx};
+use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang};
 use crate::location;
 use crate::messages;
@@ -18,19 +18,12 @@ use crate::results::short;
 use crate::state::State;
 
 pub fn measurement(state: State) -> El {
-    let lang = state.lang;
-    let open = RwSignal::new(false);
-    let details = el("details")
-        .class("measure")
-        .attr("data-testid", "measure")
-        .child(el("summary").bind_text(i18n::tr(lang, |w| w.measure_title)));
-    let node = details.node().clone();
-    details
-        .on(
-            Ev::Toggle,
-            Box::new(move |_| open.set(node.has_attribute("open"))),
-        )
-        .show(rx(move || open.get()), Box::new(move || panel(state)))
+    dom::details_built_when_open(
+        i18n::tr(state.lang, |w| w.measure_title),
+        Box::new(move || panel(state)),
+    )
+    .class("measure")
+    .attr("data-testid", "measure")
 }
 
 fn panel(state: State) -> Vec<El> {
@@ -47,16 +40,9 @@ fn panel(state: State) -> Vec<El> {
             "aria-label",
             rx(move || Some(i18n::words(lang.get()).measure_title.to_owned())),
         );
-    let area_node = area.node().clone();
     let area = area.on(
         Ev::Input,
-        Box::new(move |_| {
-            let text = js_sys::Reflect::get(area_node.as_ref(), &"value".into())
-                .ok()
-                .and_then(|v| v.as_string())
-                .unwrap_or_default();
-            pasted.set(text);
-        }),
+        Box::new(move |event| pasted.set(crate::fields::event_value(&event))),
     );
     let select = crate::fields::select(
         &["", "allocated", "reserved", "nvidia_smi"],
@@ -74,16 +60,9 @@ fn panel(state: State) -> Vec<El> {
         }),
     )
     .attr("name", "measured_reading");
-    let select_node = select.node().clone();
     let select = select.on(
         Ev::Change,
-        Box::new(move |_| {
-            let value = js_sys::Reflect::get(select_node.as_ref(), &"value".into())
-                .ok()
-                .and_then(|v| v.as_string())
-                .unwrap_or_default();
-            unlabelled.set(value);
-        }),
+        Box::new(move |event| unlabelled.set(crate::fields::event_value(&event))),
     );
     vec![
         el("p")

@@ -22,7 +22,10 @@ pub fn stages(state: State) -> El {
                     0 | 1 => Vec::new(),
                     _ => memory::stages(&config),
                 };
-                (list, state.estimate.get(), state.lang.get(), config.units)
+                // The answer's estimate only matters beside a table: without a
+                // pipeline an edit leaves the (empty) key as it was.
+                let answer = (!list.is_empty()).then(|| state.estimate.get());
+                (list, answer, state.lang.get(), config.units)
             }),
             Box::new(|(list, answer, lang, units)| {
                 if list.len() < 2 {
@@ -42,7 +45,7 @@ pub fn stages(state: State) -> El {
                     let tr = el("tr")
                         .attr("data-stage", &stage.index.to_string())
                         .attr("data-required", &stage.estimate.required.to_string());
-                    let tr = if stage.estimate == *answer {
+                    let tr = if Some(stage.estimate) == *answer {
                         tr.attr("aria-current", "true")
                     } else {
                         tr
