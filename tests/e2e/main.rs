@@ -3,6 +3,7 @@
 
 mod activations;
 mod charts;
+mod chunks;
 mod embed;
 mod forms;
 mod perf;

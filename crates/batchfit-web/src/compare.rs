@@ -9,13 +9,16 @@ use batchfit_core::query::{self, Config, Param};
 use batchfit_core::units::Units;
 use leptos::prelude::*;
 
-use crate::dom::{El, Ev, el, rx};
+use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang, Words};
 use crate::results::short;
 use crate::state::State;
 
 pub fn compare(state: State) -> El {
     let lang = state.lang;
+    // The comparison's code is a chunk of the split build (dom::Chunk),
+    // fetched when a comparison starts.
+    let chunk = dom::chunk!(preload_compare);
     el("div")
         .class("compare")
         .attr("data-testid", "compare")
@@ -33,60 +36,67 @@ pub fn compare(state: State) -> El {
             }),
         )
         .show(
-            rx(move || state.other.with(Option::is_some)),
-            Box::new(move || vec![comparing(state)]),
+            rx(move || state.other.with(Option::is_some) && chunk.ready()),
+            Box::new(move || dom::now(comparing(state))),
         )
 }
 
 /// The two setups side by side, the buttons that change which one the form
 /// shows, and one-click B's.
-fn comparing(state: State) -> El {
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(compare, preload(#[allow(unsafe_code)] preload_compare))
+)]
+fn comparing(state: State) -> Vec<El> {
     let lang = state.lang;
     let w = move || i18n::words(lang.get());
-    el("section")
-        .class("comparing")
-        .attr("aria-labelledby", "compare-title")
-        .child(
-            el("h3")
-                .attr("id", "compare-title")
-                .bind_text(i18n::tr(lang, |w| w.compare_title)),
-        )
-        .child(el("p").class("legend").bind_text(rx(move || {
-            let w = w();
-            let shown = if state.editing_b.get() { "B" } else { "A" };
-            format!("{} {shown}.", w.compare_form_shows)
-        })))
-        .child(
-            el("div")
-                .class("compare-actions")
-                .child(
-                    el("button")
-                        .attr("type", "button")
-                        .class("secondary")
-                        .attr("data-testid", "compare-switch")
-                        .on(Ev::Click, Box::new(move |_| state.switch_setup()))
-                        .bind_text(rx(move || {
-                            let other = if state.editing_b.get() { "A" } else { "B" };
-                            format!("{} {other}", w().compare_edit)
-                        })),
-                )
-                .child(
-                    el("button")
-                        .attr("type", "button")
-                        .class("secondary")
-                        .attr("data-testid", "compare-stop")
-                        .on(Ev::Click, Box::new(move |_| state.stop_comparing()))
-                        .bind_text(i18n::tr(lang, |w| w.compare_stop)),
-                ),
-        )
-        .child(el("div").class("table-scroll").rebuild(
-            rx(move || (state.pair(), lang.get())),
-            Box::new(move |(pair, lang)| match pair {
-                Some((a, b)) => vec![table(a, b, *lang), differing(a, b, *lang)],
-                None => Vec::new(),
-            }),
-        ))
-        .child(presets(state))
+    vec![
+        el("section")
+            .class("comparing")
+            .attr("aria-labelledby", "compare-title")
+            .child(
+                el("h3")
+                    .attr("id", "compare-title")
+                    .bind_text(i18n::tr(lang, |w| w.compare_title)),
+            )
+            .child(el("p").class("legend").bind_text(rx(move || {
+                let w = w();
+                let shown = if state.editing_b.get() { "B" } else { "A" };
+                format!("{} {shown}.", w.compare_form_shows)
+            })))
+            .child(
+                el("div")
+                    .class("compare-actions")
+                    .child(
+                        el("button")
+                            .attr("type", "button")
+                            .class("secondary")
+                            .attr("data-testid", "compare-switch")
+                            .on(Ev::Click, Box::new(move |_| state.switch_setup()))
+                            .bind_text(rx(move || {
+                                let other = if state.editing_b.get() { "A" } else { "B" };
+                                format!("{} {other}", w().compare_edit)
+                            })),
+                    )
+                    .child(
+                        el("button")
+                            .attr("type", "button")
+                            .class("secondary")
+                            .attr("data-testid", "compare-stop")
+                            .on(Ev::Click, Box::new(move |_| state.stop_comparing()))
+                            .bind_text(i18n::tr(lang, |w| w.compare_stop)),
+                    ),
+            )
+            .child(el("div").class("table-scroll").rebuild(
+                rx(move || (state.pair(), lang.get())),
+                Box::new(move |(pair, lang)| match pair {
+                    Some((a, b)) => vec![table(a, b, *lang), differing(a, b, *lang)],
+                    None => Vec::new(),
+                }),
+            ))
+            .child(presets(state)),
+    ]
 }
 
 /// One row of the comparison: a label and a number for each setup.

@@ -16,46 +16,56 @@ use crate::results::{preset_name, short};
 use crate::state::State;
 
 pub fn devices(state: State) -> El {
-    dom::details_built_when_open(
-        i18n::tr(state.lang, |w| w.devices_title),
-        Box::new(move || vec![body(state)]),
+    let lang = state.lang;
+    dom::details_loaded_when_open(
+        i18n::tr(lang, |w| w.devices_title),
+        i18n::loading(lang),
+        dom::chunk!(preload_devices),
+        Box::new(move || dom::now(body(state))),
     )
     .class("devices")
     .attr("data-testid", "devices")
 }
 
 /// The note and the table, rebuilt when the setup, the language or the units
-/// change (only while the section is open).
-fn body(state: State) -> El {
+/// change (only while the section is open); a chunk of the split build.
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(devices, preload(#[allow(unsafe_code)] preload_devices))
+)]
+fn body(state: State) -> Vec<El> {
     let lang = state.lang;
-    el("div")
-        .child(
-            el("p")
-                .class("legend")
-                .bind_text(i18n::tr(lang, |w| w.devices_note)),
-        )
-        .child(el("div").class("table-scroll").rebuild(
-            rx(move || {
-                let config = state.config.get();
-                let chosen = match config.device {
-                    Some(Device::Preset(preset)) => Some(preset.id),
-                    _ => None,
-                };
-                let rows: Vec<(DeviceFit, u64)> = memory::devices(&config)
-                    .into_iter()
-                    .map(|fit| {
-                        let gpus = fit
-                            .gpus_needed
-                            .map_or(0, |n| memory::total_gpus(&config, n));
-                        (fit, gpus)
-                    })
-                    .collect();
-                (rows, chosen, lang.get(), config.units)
-            }),
-            Box::new(move |(rows, chosen, lang, units)| {
-                vec![table(state, rows, *chosen, *lang, *units)]
-            }),
-        ))
+    vec![
+        el("div")
+            .child(
+                el("p")
+                    .class("legend")
+                    .bind_text(i18n::tr(lang, |w| w.devices_note)),
+            )
+            .child(el("div").class("table-scroll").rebuild(
+                rx(move || {
+                    let config = state.config.get();
+                    let chosen = match config.device {
+                        Some(Device::Preset(preset)) => Some(preset.id),
+                        _ => None,
+                    };
+                    let rows: Vec<(DeviceFit, u64)> = memory::devices(&config)
+                        .into_iter()
+                        .map(|fit| {
+                            let gpus = fit
+                                .gpus_needed
+                                .map_or(0, |n| memory::total_gpus(&config, n));
+                            (fit, gpus)
+                        })
+                        .collect();
+                    (rows, chosen, lang.get(), config.units)
+                }),
+                Box::new(move |(rows, chosen, lang, units)| {
+                    vec![table(state, rows, *chosen, *lang, *units)]
+                }),
+            )),
+    ]
 }
 
 fn table(

@@ -29,6 +29,8 @@
 //! | `RenderEffect::new` that writes the DOM | `dom::bind(rx(move \|\| value), Box::new(move \|v\| …))` |
 
 use std::cell::RefCell;
+use std::pin::Pin;
+use std::rc::Rc;
 
 use leptos::prelude::*;
 use leptos::reactive::effect::RenderEffect;
@@ -132,6 +134,124 @@ impl Section {
         }
         *self.shown.borrow_mut() = Some((owner, built));
     }
+}
+
+/// Code of the page kept out of the WASM module it starts with: a part of
+/// the module (a chunk) that `wasm-split` cut out of the release build
+/// (`cargo xtask dist`, docs/performance-log.md) and that is fetched the
+/// first time it is needed. The functions in it carry
+/// `#[cfg_attr(batchfit_split, wasm_split(name, preload(preload_name)))]`
+/// and are called through [`now`]; [`chunk!`] names the preload. A build
+/// without the split (tests, `cargo xtask serve`) has the code in the module:
+/// its chunks are always ready.
+#[derive(Clone, Copy, Debug)]
+pub struct Chunk {
+    /// 0: not asked for, 1: on its way, 2: here.
+    state: RwSignal<u8>,
+    preload: fn() -> Pin<Box<dyn Future<Output = ()>>>,
+}
+
+impl Chunk {
+    #[cfg(batchfit_split)]
+    pub fn new(preload: fn() -> Pin<Box<dyn Future<Output = ()>>>) -> Self {
+        Self {
+            state: RwSignal::new(0),
+            preload,
+        }
+    }
+
+    /// A chunk whose code is in the module already.
+    #[cfg(not(batchfit_split))]
+    pub fn here() -> Self {
+        Self {
+            state: RwSignal::new(2),
+            preload: || Box::pin(async {}),
+        }
+    }
+
+    /// Whether the chunk's code is here (tracked); the first call asks for it.
+    pub fn ready(self) -> bool {
+        let state = self.state.get();
+        if state == 0 {
+            self.state.update_untracked(|s| *s = 1);
+            let preload = self.preload;
+            let chunk = self.state;
+            leptos::task::spawn_local(async move {
+                preload().await;
+                chunk.set(2);
+            });
+        }
+        state == 2
+    }
+}
+
+/// `chunk!(preload_name)`: the [`Chunk`] whose code `preload_name` loads.
+macro_rules! chunk {
+    ($preload:ident) => {{
+        #[cfg(batchfit_split)]
+        {
+            $crate::dom::Chunk::new(|| Box::pin($preload()))
+        }
+        #[cfg(not(batchfit_split))]
+        {
+            $crate::dom::Chunk::here()
+        }
+    }};
+}
+pub(crate) use chunk;
+
+/// The value of a call into a chunk that [`Chunk::ready`] said is here: in
+/// the split build the call is a future, which is then ready at its first
+/// poll (its chunk is loaded: the loader's cell is set); `T::default()` if it
+/// were not.
+#[cfg(batchfit_split)]
+pub fn now<T: Default>(call: impl Future<Output = T>) -> T {
+    let mut call = core::pin::pin!(call);
+    let mut context = core::task::Context::from_waker(core::task::Waker::noop());
+    match call.as_mut().poll(&mut context) {
+        core::task::Poll::Ready(value) => value,
+        core::task::Poll::Pending => T::default(),
+    }
+}
+
+/// Without the split, a call into a chunk is a plain call.
+#[cfg(not(batchfit_split))]
+pub fn now<T>(value: T) -> T {
+    value
+}
+
+/// [`details_built_when_open`] for content whose code is in a [`Chunk`]: a
+/// "loading" line while the chunk is on its way.
+pub fn details_loaded_when_open(
+    summary: Rx<String>,
+    loading: Rc<dyn Fn() -> String>,
+    chunk: Chunk,
+    build: Box<dyn Fn() -> Vec<El>>,
+) -> El {
+    let build: Rc<dyn Fn() -> Vec<El>> = build.into();
+    details_built_when_open(
+        summary,
+        Box::new(move || {
+            let loading = loading.clone();
+            let build = build.clone();
+            vec![el("div").rebuild(
+                rx(move || chunk.ready()),
+                Box::new(move |&ready| {
+                    if ready {
+                        build()
+                    } else {
+                        let loading = loading.clone();
+                        vec![
+                            el("p")
+                                .class("legend")
+                                .attr("role", "status")
+                                .bind_text(rx(move || loading())),
+                        ]
+                    }
+                }),
+            )]
+        }),
+    )
 }
 
 /// A `<details>` whose content is built when it is first opened and dropped

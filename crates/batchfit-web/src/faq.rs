@@ -7,7 +7,7 @@ use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
 use leptos::prelude::*;
 
-use crate::dom::{El, Ev, el, rx};
+use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang};
 use crate::results::short;
 use crate::state::State;
@@ -171,6 +171,16 @@ fn peak_line(lang: Lang, e: &Estimate, units: Units) -> String {
     )
 }
 
+/// [`formula`] where the page calls it: a chunk of the split build.
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(formula, preload(#[allow(unsafe_code)] preload_formula))
+)]
+fn formula_now(lang: Lang, config: Config, estimate: Estimate) -> Vec<String> {
+    formula(lang, &config, &estimate)
+}
+
 /// Question and answer pairs.
 fn faq(lang: Lang) -> &'static [(&'static str, &'static str)] {
     match lang {
@@ -264,6 +274,9 @@ fn faq(lang: Lang) -> &'static [(&'static str, &'static str)] {
 /// "How it works" and the FAQ.
 pub fn how_it_works(state: State) -> El {
     let lang = state.lang;
+    // The formula's code is a chunk of the split build (dom::Chunk), fetched
+    // when the section is first opened.
+    let chunk = dom::chunk!(preload_formula);
     // The formula with the current numbers is written only while the section is
     // open: closed, an edit would rebuild text nobody reads. `toggle` fires
     // after the state changes (once for several quick changes), so the handler
@@ -288,10 +301,12 @@ pub fn how_it_works(state: State) -> El {
                         .class("formula")
                         .attr("data-testid", "formula")
                         .rebuild(
-                            rx(move || match open.get() {
-                                true => {
-                                    formula(lang.get(), &state.config.get(), &state.estimate.get())
-                                }
+                            rx(move || match open.get() && chunk.ready() {
+                                true => dom::now(formula_now(
+                                    lang.get(),
+                                    state.config.get(),
+                                    state.estimate.get(),
+                                )),
                                 false => Vec::new(),
                             }),
                             Box::new(|lines| {

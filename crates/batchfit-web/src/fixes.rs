@@ -5,17 +5,18 @@
 //! it costs besides memory (`memory::Cost`, docs/model.md §5).
 
 use batchfit_core::memory::{self, Change, Cost, Fix, Lever, PCIE_BYTES_PER_SECOND};
-use batchfit_core::query::{self, Form};
+use batchfit_core::query::{self, Config, Form};
 use batchfit_core::units::Units;
 use leptos::prelude::*;
 
-use crate::dom::{El, Ev, el, rx};
+use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang};
 use crate::location;
 use crate::results::short;
 use crate::state::State;
 
 pub fn fixes(state: State) -> El {
+    let chunk = dom::chunk!(preload_fixes);
     el("section")
         .class("fixes")
         .attr("data-testid", "fixes")
@@ -37,9 +38,11 @@ pub fn fixes(state: State) -> El {
                             )
                     })
                 });
+                // The search is a chunk of the split build (dom::Chunk),
+                // fetched the first time a setup needs it.
                 let list = match state.estimate.with(|e| e.fits) {
-                    Some(false) if !state.stale() && !one_fits => {
-                        memory::fixes(&state.config.get())
+                    Some(false) if !state.stale() && !one_fits && chunk.ready() => {
+                        dom::now(search(state.config.get()))
                     }
                     _ => Vec::new(),
                 };
@@ -56,6 +59,15 @@ pub fn fixes(state: State) -> El {
                 ]
             }),
         )
+}
+
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(fixes, preload(#[allow(unsafe_code)] preload_fixes))
+)]
+fn search(config: Config) -> Vec<Fix> {
+    memory::fixes(&config)
 }
 
 fn item(state: State, fix: &Fix, lang: Lang, units: Units) -> El {

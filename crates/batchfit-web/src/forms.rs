@@ -9,7 +9,7 @@ use batchfit_core::transformer as tf;
 use batchfit_core::{Precision, parameters, presets};
 use leptos::prelude::*;
 
-use crate::dom::{El, Ev, Rx, el, rx};
+use crate::dom::{self, El, Ev, Rx, el, rx};
 use crate::fields::{self, event_value, number_field, select_field};
 use crate::i18n::{self, Lang};
 use crate::results;
@@ -311,7 +311,7 @@ fn multi_gpu(state: State) -> El {
             }),
         ));
     let node = details.node().clone();
-    crate::dom::bind(
+    dom::bind(
         rx(move || {
             state.config.with(|c| {
                 let t = &c.transformer;
@@ -426,7 +426,27 @@ enum Pasted {
 /// training settings they name (`import::files`, the same reading as the
 /// CLI's `--deepspeed` and `--training-args`). Text that is not a usable file
 /// is explained and the previous setup stays.
+/// The paste box (a config.json, a DeepSpeed config, TrainingArguments),
+/// closed until opened; its readers and messages are a chunk of the split
+/// build (dom::Chunk), fetched when it is first opened.
 fn config_import(state: State) -> El {
+    let lang = state.lang;
+    dom::details_loaded_when_open(
+        i18n::tr(lang, |w| w.paste_config),
+        i18n::loading(lang),
+        dom::chunk!(preload_import),
+        Box::new(move || dom::now(paste_box(state))),
+    )
+    .class("more")
+    .attr("data-testid", "paste-box")
+}
+
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(import, preload(#[allow(unsafe_code)] preload_import))
+)]
+fn paste_box(state: State) -> Vec<El> {
     let lang = state.lang;
     let outcome: RwSignal<Option<Pasted>> = RwSignal::new(None);
     let import = move |text: String| {
@@ -483,77 +503,74 @@ fn config_import(state: State) -> El {
         state.import_rejected.set(read.is_err());
         outcome.set(Some(read.unwrap_or_else(|rejected| rejected)));
     };
-    el("details")
-        .class("more")
-        .child(el("summary").bind_text(i18n::tr(lang, |w| w.paste_config)))
-        .child(
-            el("div")
-                .class("field")
-                .child(
-                    el("textarea")
-                        .attr("name", "config_json")
-                        .attr("rows", "6")
-                        .attr("spellcheck", "false")
-                        .attr("aria-describedby", "config-json-hint")
-                        .bind_attr(
-                            "aria-label",
-                            rx(move || Some(i18n::words(lang.get()).paste_config.to_owned())),
-                        )
-                        .on(Ev::Input, Box::new(move |ev| import(event_value(&ev)))),
-                )
-                .child(
-                    el("p")
-                        .class("hint")
-                        .attr("id", "config-json-hint")
-                        .bind_text(i18n::tr(lang, |w| w.paste_hint)),
-                )
-                .rebuild(
-                    rx(move || (outcome.get(), lang.get())),
-                    Box::new(move |(shown, lang)| {
-                        let w = i18n::words(*lang);
-                        let ok = |testid: &str, text: &str| {
-                            el("p")
-                                .class("ok")
-                                .attr("role", "status")
-                                .attr("data-testid", testid)
-                                .text(text)
-                        };
-                        let error = |text: &str| {
-                            el("p")
-                                .class("error")
-                                .attr("role", "alert")
-                                .attr("data-testid", "config-import-error")
-                                .text(text)
-                        };
-                        match shown {
-                            None => Vec::new(),
-                            Some(Pasted::Model) => vec![ok("config-import", w.config_loaded)],
-                            Some(Pasted::Settings(kind, notes)) => {
-                                let read = if *kind == FileKind::Deepspeed {
-                                    w.deepspeed_loaded
-                                } else {
-                                    w.training_args_loaded
-                                };
-                                vec![
-                                    ok("settings-import", read),
-                                    el("ul")
-                                        .class("hint")
-                                        .attr("data-testid", "import-notes")
-                                        .children(notes.iter().map(|note| {
-                                            el("li").text(&crate::messages::file_note(*lang, note))
-                                        })),
-                                ]
-                            }
-                            Some(Pasted::ModelRejected(e)) => {
-                                vec![error(&crate::messages::import_error(*lang, e))]
-                            }
-                            Some(Pasted::FileRejected(e)) => {
-                                vec![error(&crate::messages::file_error(*lang, e))]
-                            }
+    vec![
+        el("div")
+            .class("field")
+            .child(
+                el("textarea")
+                    .attr("name", "config_json")
+                    .attr("rows", "6")
+                    .attr("spellcheck", "false")
+                    .attr("aria-describedby", "config-json-hint")
+                    .bind_attr(
+                        "aria-label",
+                        rx(move || Some(i18n::words(lang.get()).paste_config.to_owned())),
+                    )
+                    .on(Ev::Input, Box::new(move |ev| import(event_value(&ev)))),
+            )
+            .child(
+                el("p")
+                    .class("hint")
+                    .attr("id", "config-json-hint")
+                    .bind_text(i18n::tr(lang, |w| w.paste_hint)),
+            )
+            .rebuild(
+                rx(move || (outcome.get(), lang.get())),
+                Box::new(move |(shown, lang)| {
+                    let w = i18n::words(*lang);
+                    let ok = |testid: &str, text: &str| {
+                        el("p")
+                            .class("ok")
+                            .attr("role", "status")
+                            .attr("data-testid", testid)
+                            .text(text)
+                    };
+                    let error = |text: &str| {
+                        el("p")
+                            .class("error")
+                            .attr("role", "alert")
+                            .attr("data-testid", "config-import-error")
+                            .text(text)
+                    };
+                    match shown {
+                        None => Vec::new(),
+                        Some(Pasted::Model) => vec![ok("config-import", w.config_loaded)],
+                        Some(Pasted::Settings(kind, notes)) => {
+                            let read = if *kind == FileKind::Deepspeed {
+                                w.deepspeed_loaded
+                            } else {
+                                w.training_args_loaded
+                            };
+                            vec![
+                                ok("settings-import", read),
+                                el("ul")
+                                    .class("hint")
+                                    .attr("data-testid", "import-notes")
+                                    .children(notes.iter().map(|note| {
+                                        el("li").text(&crate::messages::file_note(*lang, note))
+                                    })),
+                            ]
                         }
-                    }),
-                ),
-        )
+                        Some(Pasted::ModelRejected(e)) => {
+                            vec![error(&crate::messages::import_error(*lang, e))]
+                        }
+                        Some(Pasted::FileRejected(e)) => {
+                            vec![error(&crate::messages::file_error(*lang, e))]
+                        }
+                    }
+                }),
+            ),
+    ]
 }
 
 /// The device, the overhead and the safety margin: shared by every form.

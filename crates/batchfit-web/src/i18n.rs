@@ -2200,6 +2200,8 @@ pub struct Words {
     pub cost_micro_steps: &'static str,
     /// "Compare with a measurement": a pasted reading beside the estimate.
     pub measure_title: &'static str,
+    /// While a section's code is being fetched (dom::Chunk).
+    pub loading: &'static str,
     pub measure_hint: &'static str,
     pub measure_unlabelled: &'static str,
     pub measure_unlabelled_none: &'static str,
@@ -2283,6 +2285,12 @@ pub struct Words {
 /// function pointer, so its binding is compiled once.
 pub fn tr(lang: RwSignal<Lang>, pick: fn(&Words) -> &'static str) -> crate::dom::Rx<String> {
     Box::new(move || pick(words(lang.get())).to_owned())
+}
+
+/// "Loading…" in the page's language, while a section's code is fetched
+/// (`dom::details_loaded_when_open`).
+pub fn loading(lang: RwSignal<Lang>) -> std::rc::Rc<dyn Fn() -> String> {
+    std::rc::Rc::new(move || words(lang.get()).loading.to_owned())
 }
 
 pub fn words(lang: Lang) -> &'static Words {
@@ -2429,6 +2437,7 @@ static EN: Words = Words {
     cost_tokens: "tokens per step",
     cost_micro_steps: "micro-steps per optimizer step",
     measure_title: "Compare with a measurement",
+    loading: "Loading…",
     measure_hint: "Paste what your run printed: torch.cuda.max_memory_allocated() or max_memory_reserved() (bytes, or with GB, GiB, MiB), a torch.cuda.memory_summary() table, or nvidia-smi's memory line.",
     measure_unlabelled: "A number without a label is",
     measure_unlabelled_none: "(say which)",
@@ -2635,6 +2644,7 @@ static ES: Words = Words {
     cost_tokens: "tokens por paso",
     cost_micro_steps: "micropasos por paso del optimizador",
     measure_title: "Comparar con una medición",
+    loading: "Cargando…",
     measure_hint: "Pegue lo que imprimió su ejecución: torch.cuda.max_memory_allocated() o max_memory_reserved() (bytes, o con GB, GiB, MiB), una tabla de torch.cuda.memory_summary() o la línea de memoria de nvidia-smi.",
     measure_unlabelled: "Un número sin etiqueta es",
     measure_unlabelled_none: "(indique cuál)",

@@ -18,14 +18,23 @@ use crate::results::short;
 use crate::state::State;
 
 pub fn measurement(state: State) -> El {
-    dom::details_built_when_open(
-        i18n::tr(state.lang, |w| w.measure_title),
-        Box::new(move || panel(state)),
+    let lang = state.lang;
+    dom::details_loaded_when_open(
+        i18n::tr(lang, |w| w.measure_title),
+        i18n::loading(lang),
+        dom::chunk!(preload_measure),
+        Box::new(move || dom::now(panel(state))),
     )
     .class("measure")
     .attr("data-testid", "measure")
 }
 
+/// The panel, its parser and its messages: a chunk of the split build.
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(measure, preload(#[allow(unsafe_code)] preload_measure))
+)]
 fn panel(state: State) -> Vec<El> {
     let lang = state.lang;
     let pasted = RwSignal::new(String::new());

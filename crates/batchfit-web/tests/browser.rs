@@ -80,6 +80,17 @@ async fn settle() {
         .expect("the timer fires");
 }
 
+/// Opens the `<details>` at `selector` as a click on its summary does (the
+/// attribute, then the `toggle` event), and lets the page build its content.
+async fn open(host: &Element, selector: &str) {
+    let details = find(host, selector);
+    details.set_attribute("open", "").expect("open");
+    details
+        .dispatch_event(&web_sys::Event::new("toggle").expect("a toggle event"))
+        .expect("dispatch");
+    settle().await;
+}
+
 #[wasm_bindgen_test]
 async fn worked_example_shows_the_documented_numbers() {
     let (host, _app) = mount_with("");
@@ -391,6 +402,7 @@ async fn a_rejected_config_marks_the_results_stale() {
             .flatten()
             .is_some()
     );
+    open(&host, "[data-testid=\"paste-box\"]").await;
     let area: web_sys::HtmlTextAreaElement =
         find(&host, "textarea[name=\"config_json\"]").unchecked_into();
     area.set_value("{\"model_type\": \"mamba\"}");
@@ -867,6 +879,7 @@ async fn a_pasted_deepspeed_config_or_training_arguments_sets_the_training_setti
         };
         let expected = import::files(&files, &context).expect("the sample reads");
         assert!(!expected.params.is_empty());
+        open(&host, "[data-testid=\"paste-box\"]").await;
         paste(&host, text);
         settle().await;
         find(&host, "[data-testid=\"settings-import\"]");
@@ -888,6 +901,7 @@ async fn a_pasted_deepspeed_config_or_training_arguments_sets_the_training_setti
     // On one GPU, DeepSpeed's batch of 64 is not 4 × 2 × 1: the file is named.
     let (host, _app) = mount_with("form=transformer&model=llama-3.1-8b&gpu=h100-80gb");
     settle().await;
+    open(&host, "[data-testid=\"paste-box\"]").await;
     paste(&host, deepspeed);
     settle().await;
     let error = find(&host, "[data-testid=\"config-import-error\"]")

@@ -24,13 +24,14 @@ const USAGE: &str = "usage: cargo xtask bench [--check]";
 /// fine-tuning, scale-out and timeline features). KB means 1,000 bytes.
 const BUNDLE_GZIP_BUDGET: u64 = 170_000;
 /// What `cargo xtask test` and `cargo xtask size` hold the page to: not the
-/// budget above, which this tree misses (249.8 KB measured on 2026-12-01,
-/// after issue 16's page features, issue 14's pipeline and the rest of issue
-/// 13; docs/performance-log.md says what each added and what was cut), but a
-/// ceiling a little above that measurement, so that no change makes the page
-/// heavier unnoticed while the weight is brought back under the budget. The
+/// budget above, which this tree misses (208.2 KB measured on 2026-12-01
+/// once the rarely opened panels became chunks fetched on demand, from
+/// 249.8 KB; docs/performance-log.md says what each feature added and what
+/// was cut), but a ceiling a little above that measurement, so that no
+/// change makes the page heavier unnoticed while the weight is brought back
+/// under the budget. The chunks are not part of it (`Site::on_demand`). The
 /// bench reports the budget itself.
-const BUNDLE_GZIP_CEILING: u64 = 252_000;
+const BUNDLE_GZIP_CEILING: u64 = 212_000;
 const CORE_BUDGET_NS: f64 = 20_000.0;
 const COLD_LOAD_MEDIAN_BUDGET_MS: f64 = 200.0;
 const EDIT_P95_BUDGET_MS: f64 = 8.0;
@@ -156,6 +157,9 @@ struct FileSize {
 #[derive(Debug)]
 struct Site {
     files: Vec<FileSize>,
+    /// The module's chunks (`split.rs`), fetched the first time a panel
+    /// that needs one is used: not part of what the page loads.
+    on_demand: Vec<FileSize>,
     /// References to other origins: not counted (and, for batchfit, a bug).
     elsewhere: Vec<String>,
 }
@@ -174,7 +178,9 @@ impl Site {
 /// `src`/`href` of its `<script>`, `<link>` and `<img>` tags, the relative
 /// imports of its inline scripts, and, followed recursively, the relative
 /// imports of the scripts and `url()`s of the stylesheets those load.
-/// Fetches an app's code makes at run time cannot be seen this way.
+/// Fetches an app's code makes at run time cannot be seen this way, but those
+/// of batchfit's chunk loader (`__wasm_split-*.js`, `split.rs`) are: they are
+/// listed apart, as fetched on demand.
 fn measure_site(dir: &Path) -> Result<Site, String> {
     let index = dir.join("index.html");
     let html = std::fs::read_to_string(&index).map_err(|e| {
@@ -205,16 +211,37 @@ fn measure_site(dir: &Path) -> Result<Site, String> {
     for reference in html_references(&html) {
         add(&reference, &index, &mut queue);
     }
+    let mut chunks: Vec<PathBuf> = Vec::new();
     while let Some(file) = queue.pop() {
         let references = match file.extension().and_then(OsStr::to_str) {
             Some("js" | "mjs") => relative_strings(&read_text(&file)?),
             Some("css") => css_urls(&read_text(&file)?),
             _ => continue,
         };
+        let loads_chunks = file
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("__wasm_split"));
         for reference in references {
-            add(&reference, &file, &mut queue);
+            if loads_chunks && reference.ends_with(".wasm") {
+                chunks.extend(resolve(dir, &file, &reference));
+            } else {
+                add(&reference, &file, &mut queue);
+            }
         }
     }
+    Ok(Site {
+        files: sizes(dir, found)?,
+        on_demand: sizes(dir, chunks)?,
+        elsewhere: {
+            elsewhere.sort();
+            elsewhere.dedup();
+            elsewhere
+        },
+    })
+}
+
+/// Each file's raw and gzipped size, heaviest first.
+fn sizes(dir: &Path, found: Vec<PathBuf>) -> Result<Vec<FileSize>, String> {
     let mut files = Vec::new();
     for file in found {
         let raw = std::fs::metadata(&file)
@@ -232,9 +259,7 @@ fn measure_site(dir: &Path) -> Result<Site, String> {
         });
     }
     files.sort_by_key(|f| std::cmp::Reverse(f.gzip));
-    elsewhere.sort();
-    elsewhere.dedup();
-    Ok(Site { files, elsewhere })
+    Ok(files)
 }
 
 fn read_text(file: &Path) -> Result<String, String> {
@@ -913,6 +938,26 @@ fn bundle_table(site: &Site) -> String {
         group(site.raw()),
         group(site.gzip())
     ));
+    if !site.on_demand.is_empty() {
+        out.push_str("\nFetched the first time a panel needs them (the module's chunks, `split.rs`):\n\n| file | raw bytes | gzip -9 bytes |\n|---|---:|---:|\n");
+        for f in &site.on_demand {
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                f.path,
+                group(f.raw),
+                group(f.gzip)
+            ));
+        }
+        let (raw, gzip) = site
+            .on_demand
+            .iter()
+            .fold((0, 0), |(r, g), f| (r + f.raw, g + f.gzip));
+        out.push_str(&format!(
+            "| **all chunks** | **{}** | **{}** |\n",
+            group(raw),
+            group(gzip)
+        ));
+    }
     out
 }
 

@@ -64,7 +64,7 @@ fn harden(html: &str) -> Result<(String, Option<(String, String)>), String> {
 }
 
 /// FNV-1a: a stable content hash for the loader's file name (not security).
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
         (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -29,6 +29,7 @@ mod harden;
 mod minify;
 mod prerender;
 mod shell;
+mod split;
 mod tools;
 
 use shell::{Step, cargo};
@@ -94,14 +95,17 @@ fn dist(root: &Path) -> Result<(), String> {
     build_dist(&env, &browser, root)
 }
 
-/// Trunk's release build, hardened and minified, then the form shell
-/// pre-rendered from the built page (`prerender.rs`).
+/// Trunk's release build, its module split (`split.rs`), hardened and
+/// minified, then the form shell pre-rendered from the built page
+/// (`prerender.rs`).
 fn build_dist(env: &tools::Env, browser: &tools::Browser, root: &Path) -> Result<(), String> {
     env.run(
         Step::new("release build of the site (trunk)", "trunk")
             .args(["build", "--release", "--offline"])
+            .env("RUSTFLAGS", split::SPLIT_RUSTFLAGS)
             .cwd(root),
     )?;
+    split::split_dist(env, root, &root.join("dist"))?;
     harden::harden_dist(&root.join("dist"))?;
     minify::minify_dist(env, &root.join("dist"))?;
     prerender::prerender_dist(&root.join("dist"), browser)?;

@@ -44,12 +44,9 @@ pub fn minify_dist(env: &Env, dist: &Path) -> Result<(), String> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if let Some(hash) = integrity_of(&html, &name) {
+        if integrity_of(&html, &name).is_some() {
             let fresh = sha384(env, &path)?;
-            html = html.replace(
-                &format!("integrity=\"{hash}\""),
-                &format!("integrity=\"{fresh}\""),
-            );
+            html = set_integrity(&html, &name, &fresh).unwrap_or(html);
         }
     }
     std::fs::write(&index, &html).map_err(|e| format!("{}: {e}", index.display()))?;
@@ -64,6 +61,16 @@ fn integrity_of<'a>(html: &'a str, name: &str) -> Option<&'a str> {
     let tag = &html[start..end];
     let value = tag.split("integrity=\"").nth(1)?;
     value.split('"').next()
+}
+
+/// `html` with the integrity hash of the tag naming `./name` set to `hash`;
+/// `None` if no tag names it with one.
+pub fn set_integrity(html: &str, name: &str, hash: &str) -> Option<String> {
+    let old = integrity_of(html, name)?;
+    Some(html.replace(
+        &format!("integrity=\"{old}\""),
+        &format!("integrity=\"{hash}\""),
+    ))
 }
 
 /// Every file the page names with an integrity hash, and that hash.
@@ -92,7 +99,7 @@ fn check_integrity(env: &Env, dist: &Path, html: &str) -> Result<(), String> {
 
 /// `sha384-` and the file's SHA-384 in base64, as Subresource Integrity writes
 /// it; computed by Node.js, which the build already needs for npm.
-fn sha384(env: &Env, file: &Path) -> Result<String, String> {
+pub fn sha384(env: &Env, file: &Path) -> Result<String, String> {
     let script = "const c=require('crypto'),f=require('fs');\
                   process.stdout.write(c.createHash('sha384').update(f.readFileSync(process.argv[1])).digest('base64'))";
     let file = file.to_string_lossy();
@@ -117,6 +124,14 @@ mod tests {
         assert_eq!(integrity_of(PAGE, "app-2_bg.wasm"), Some("sha384-ghi"));
         assert_eq!(integrity_of(PAGE, "loader-3.js"), None);
         assert_eq!(integrity_of(PAGE, "missing.js"), None);
+    }
+
+    #[test]
+    fn sets_the_integrity_of_one_file_only() {
+        let page = set_integrity(PAGE, "app-2_bg.wasm", "sha384-new").expect("named");
+        assert_eq!(integrity_of(&page, "app-2_bg.wasm"), Some("sha384-new"));
+        assert_eq!(integrity_of(&page, "app-2.js"), Some("sha384-def"));
+        assert_eq!(set_integrity(PAGE, "loader-3.js", "sha384-new"), None);
     }
 
     #[test]

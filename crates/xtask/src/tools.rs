@@ -5,7 +5,8 @@
 //! What installs on these machines (measured, see ../shared/TOOLCHAIN.md): Trunk
 //! 0.21 from crates.io (0.22 needs a newer rustc); wasm-bindgen-cli from crates.io
 //! at exactly the version in Cargo.lock, without `--locked`; wasm-opt from the npm
-//! package `binaryen` (Debian's binaryen 108 breaks the module); esbuild from npm
+//! package `binaryen` (Debian's binaryen 108 breaks the module); wasm-split-cli
+//! from crates.io (`wasm_split_cli_support` with `--features build-binary`); esbuild from npm
 //! (its native binary comes from the npm registry too); Chromium and
 //! chromedriver from Debian's packages.
 
@@ -20,6 +21,12 @@ const TRUNK_VERSION: &str = "0.21.14";
 const BINARYEN_VERSION: &str = "132";
 /// Minifies the JavaScript and CSS Trunk writes (see `minify.rs`).
 const ESBUILD_VERSION: &str = "0.25.12";
+/// Cuts the release module into the part the page starts with and the
+/// chunks it fetches when first used (see `split.rs`): the crate
+/// `wasm_split_cli_support`, whose `wasm-split-cli` binary is behind its
+/// `build-binary` feature. The binary prints no version, so it is installed
+/// under a folder named after its version.
+const WASM_SPLIT_VERSION: &str = "0.2.4";
 
 /// The `PATH` under which the installed tools are found, for running steps.
 #[derive(Debug)]
@@ -42,16 +49,18 @@ impl Env {
     }
 }
 
-/// Installs whatever of the wasm32 target, Trunk, wasm-bindgen-cli, wasm-opt and
-/// esbuild is missing or at the wrong version.
+/// Installs whatever of the wasm32 target, Trunk, wasm-bindgen-cli,
+/// wasm-split-cli, wasm-opt and esbuild is missing or at the wrong version.
 pub fn ensure_build_tools(root: &Path) -> Result<Env, String> {
     let binaryen_dir = cache_dir()?.join(format!("binaryen-{BINARYEN_VERSION}"));
+    let split_dir = cache_dir()?.join(format!("wasm-split-{WASM_SPLIT_VERSION}"));
     let esbuild_dir = cache_dir()?.join(format!("esbuild-{ESBUILD_VERSION}"));
     let env = Env {
         path: std::env::join_paths(
             [
                 binaryen_dir.join("node_modules/.bin"),
                 esbuild_dir.join("node_modules/.bin"),
+                split_dir.join("bin"),
                 cargo_bin_dir()?,
             ]
             .into_iter()
@@ -98,6 +107,26 @@ pub fn ensure_build_tools(root: &Path) -> Result<Env, String> {
                 "--version",
                 &bindgen,
             ]),
+        )?;
+    }
+
+    if !split_dir.join("bin/wasm-split-cli").is_file() {
+        env.run(
+            Step::new(
+                format!("install wasm-split-cli {WASM_SPLIT_VERSION} (about 3 minutes, once)"),
+                cargo(),
+            )
+            .args([
+                "install",
+                "--locked",
+                "wasm_split_cli_support",
+                "--version",
+                WASM_SPLIT_VERSION,
+                "--features",
+                "build-binary",
+                "--root",
+            ])
+            .arg(&split_dir),
         )?;
     }
 

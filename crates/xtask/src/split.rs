@@ -1,0 +1,186 @@
+//! The release module cut in parts: what the page needs to show its first
+//! answer, and the chunks of the panels most visits never open (the paste
+//! box's readers, "Compare with a measurement", the search for the smallest
+//! changes that fit), fetched the first time one is used.
+//!
+//! The web crate marks those functions with `wasm_split` (under
+//! `cfg(batchfit_split)`, `dom::Chunk`); Trunk builds with that cfg and with
+//! the linker's relocations kept (`SPLIT_RUSTFLAGS`). This step then runs
+//! `wasm-split-cli` on the linked module (before wasm-bindgen, which drops
+//! the relocations), wasm-bindgen on the part that stays, and wasm-opt on
+//! every part, and writes them over Trunk's module and glue. The chunks and
+//! their loader get content-hashed names like Trunk's assets, so that a new
+//! deployment never pairs a cached chunk with another module.
+//! docs/performance-log.md has what it saves.
+
+use std::path::{Path, PathBuf};
+
+use crate::shell::Step;
+use crate::tools::Env;
+
+/// What the release build of the page is compiled with: the cfg that turns
+/// the marked functions into split points, and the relocations
+/// `wasm-split-cli` reads.
+pub const SPLIT_RUSTFLAGS: &str = "--cfg batchfit_split -C link-args=--emit-relocs";
+
+/// wasm-opt's arguments for every part, as index.html gives them to Trunk.
+const WASM_OPT: [&str; 4] = [
+    "-Oz",
+    "--converge",
+    "--strip-producers",
+    "--strip-target-features",
+];
+
+/// The loader `wasm-split-cli` writes beside the parts; the glue imports it.
+const LOADER: &str = "__wasm_split.js";
+
+pub fn split_dist(env: &Env, root: &Path, dist: &Path) -> Result<(), String> {
+    let linked = root.join("target/wasm32-unknown-unknown/release/batchfit-web.wasm");
+    let glue = trunk_glue(dist)?;
+    let stem = glue
+        .strip_suffix(".js")
+        .ok_or_else(|| format!("{glue} is not a .js file"))?
+        .to_owned();
+    let work = root.join("target/wasm-split");
+    if work.exists() {
+        std::fs::remove_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+    }
+    let parts = work.join("parts");
+    let bound = work.join("bindgen");
+    env.run(
+        Step::new("split the module (wasm-split-cli)", "wasm-split-cli")
+            .arg(&linked)
+            .arg(&parts)
+            .args(["--out-name", &stem]),
+    )?;
+    env.run(
+        Step::new(
+            "bind the module's first part (wasm-bindgen)",
+            "wasm-bindgen",
+        )
+        .args([
+            "--target",
+            "web",
+            "--keep-lld-exports",
+            "--no-typescript",
+            "--out-name",
+            &stem,
+            "--out-dir",
+        ])
+        .arg(&bound)
+        .arg(parts.join(format!("{stem}.wasm"))),
+    )?;
+    let wasm = format!("{stem}_bg.wasm");
+    optimize(env, &bound.join(&wasm), &dist.join(&wasm))?;
+
+    // The chunks, renamed after their content; the loader, renamed after its
+    // own once it names them.
+    let mut loader = read(&parts.join(LOADER))?;
+    for chunk in chunk_files(&parts)? {
+        let optimized = work.join(&chunk);
+        optimize(env, &parts.join(&chunk), &optimized)?;
+        let bytes = std::fs::read(&optimized).map_err(|e| format!("{chunk}: {e}"))?;
+        let base = chunk.trim_end_matches(".wasm");
+        let named = format!("{base}-{:016x}.wasm", crate::harden::fnv1a(&bytes));
+        let quoted = format!("\"./{chunk}\"");
+        if !loader.contains(&quoted) {
+            return Err(format!("{LOADER} does not load {chunk}"));
+        }
+        loader = loader.replace(&quoted, &format!("\"./{named}\""));
+        write(&dist.join(&named), &bytes)?;
+    }
+    let loader_name = format!(
+        "__wasm_split-{:016x}.js",
+        crate::harden::fnv1a(loader.as_bytes())
+    );
+    write(&dist.join(&loader_name), loader.as_bytes())?;
+    // Only the glue's `import … from` moves to the new name: the key of the
+    // imports object is the module's own import name and stays.
+    let glue_text = read(&bound.join(&glue))?;
+    let import = format!("from \"./{LOADER}\"");
+    if !glue_text.contains(&import) {
+        return Err(format!(
+            "the glue does not import {LOADER}: was the module built with SPLIT_RUSTFLAGS?"
+        ));
+    }
+    write(
+        &dist.join(&glue),
+        glue_text
+            .replace(&import, &format!("from \"./{loader_name}\""))
+            .as_bytes(),
+    )?;
+
+    // Trunk's integrity hash of the module is now stale; minify.rs brings
+    // the glue's up to date and checks them all.
+    let index = dist.join("index.html");
+    let html = read(&index)?;
+    let fresh = crate::minify::sha384(env, &dist.join(&wasm))?;
+    let html = crate::minify::set_integrity(&html, &wasm, &fresh)
+        .ok_or_else(|| format!("index.html gives {wasm} no integrity hash"))?;
+    write(&index, html.as_bytes())
+}
+
+/// The name of Trunk's glue in `dist` (`batchfit-web-<hash>.js`).
+fn trunk_glue(dist: &Path) -> Result<String, String> {
+    let mut glues: Vec<String> = names_in(dist)?
+        .into_iter()
+        .filter(|n| n.starts_with("batchfit-web-") && n.ends_with(".js"))
+        .collect();
+    match glues.len() {
+        1 => Ok(glues.remove(0)),
+        n => Err(format!(
+            "{} holds {n} files named batchfit-web-*.js, not one",
+            dist.display()
+        )),
+    }
+}
+
+/// The chunks `wasm-split-cli` wrote: every `.wasm` but the first part.
+fn chunk_files(parts: &Path) -> Result<Vec<String>, String> {
+    let mut chunks: Vec<String> = names_in(parts)?
+        .into_iter()
+        .filter(|n| (n.starts_with("split_") || n.starts_with("chunk_")) && n.ends_with(".wasm"))
+        .collect();
+    chunks.sort();
+    if chunks.is_empty() {
+        return Err(format!(
+            "wasm-split-cli wrote no chunk into {}",
+            parts.display()
+        ));
+    }
+    Ok(chunks)
+}
+
+fn optimize(env: &Env, from: &Path, to: &Path) -> Result<(), String> {
+    env.run(
+        Step::new(format!("optimize {} (wasm-opt)", file_name(to)), "wasm-opt")
+            .args(WASM_OPT)
+            .arg(from)
+            .arg("-o")
+            .arg(to),
+    )
+}
+
+fn names_in(dir: &Path) -> Result<Vec<String>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let path: PathBuf = entry.map_err(|e| e.to_string())?.path();
+        names.push(file_name(&path));
+    }
+    Ok(names)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}

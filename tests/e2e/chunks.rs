@@ -1,0 +1,149 @@
+//! The panels whose code is a chunk of the release module (`cargo xtask
+//! dist`'s split, crates/xtask/src/split.rs): the page loads none of them;
+//! each is fetched the first time its panel is used, and then works. The
+//! same panels' contents are checked against the core by the browser tests
+//! (crates/batchfit-web/tests/browser.rs), on a build without the split.
+
+use batchfit_core::{measured, memory, query};
+use batchfit_e2e::{Browser, StaticServer, dist_dir};
+
+/// The `.wasm` files the page has fetched so far, by name without the hash.
+async fn fetched_modules(browser: &Browser) -> Vec<String> {
+    let names = browser
+        .js("return performance.getEntriesByType('resource').map(e => e.name.split('/').pop()) \
+             .filter(n => n.endsWith('.wasm')).map(n => n.replace(/-[0-9a-f]{16}(_bg)?\\.wasm$/, ''))")
+        .await;
+    let mut names: Vec<String> = names
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|n| n.as_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[tokio::test]
+async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
+    let server = StaticServer::start_with_probe(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    // Fits on the H100: no search for changes.
+    let q = "form=transformer&model=llama-3.2-1b&batch=1&seq=512&gpu=h100-80gb";
+    browser.open(&server.url(&format!("/?{q}"))).await;
+    browser.testid("required").await;
+    assert_eq!(fetched_modules(&browser).await, ["batchfit-web"]);
+
+    // "Compare with a measurement": its chunk, then the comparison the core makes.
+    browser
+        .js("document.querySelector('[data-testid=measure]').open = true")
+        .await;
+    let text = include_str!("../../crates/batchfit-core/tests/data/measured/print_gib.txt");
+    let area = browser.testid("measure-text").await;
+    area.send_keys(text).await.expect("type the measurement");
+    browser
+        .wait_until("the comparison", || async {
+            browser
+                .js("return document.querySelectorAll('.measure-one').length")
+                .await
+                .as_u64()
+                > Some(0)
+        })
+        .await;
+    let estimate = memory::estimate(&query::parse(q).config);
+    let read = measured::parse(text, None).expect("the sample reads");
+    let predicted = browser
+        .js("return document.querySelector('.measure-one').dataset.predicted")
+        .await;
+    assert_eq!(
+        predicted.as_str(),
+        Some(
+            measured::compare(&estimate, &read[0])
+                .predicted
+                .to_string()
+                .as_str()
+        )
+    );
+    let fetched = fetched_modules(&browser).await;
+    assert!(fetched.iter().any(|n| n == "split_measure"), "{fetched:?}");
+    assert!(!fetched.iter().any(|n| n == "split_fixes"), "{fetched:?}");
+
+    // A setup that does not fit and that no single what-if rescues: the
+    // search's chunk, then the core's list.
+    let q = "form=transformer&model=llama-3.1-8b&recipe=amp&batch=16&seq=2048&gpu=h100-80gb";
+    browser.open(&server.url(&format!("/?{q}"))).await;
+    let expected = memory::fixes(&query::parse(q).config);
+    assert!(!expected.is_empty());
+    browser
+        .wait_until("the smallest changes that fit", || async {
+            browser
+                .js("return document.querySelectorAll('[data-testid=fixes] li').length")
+                .await
+                .as_u64()
+                == Some(expected.len() as u64)
+        })
+        .await;
+    let first = browser
+        .js("return document.querySelector('[data-testid=fixes] li').dataset.required")
+        .await;
+    assert_eq!(
+        first.as_str(),
+        Some(expected[0].estimate.required.to_string().as_str())
+    );
+    let fetched = fetched_modules(&browser).await;
+    assert!(fetched.iter().any(|n| n == "split_fixes"), "{fetched:?}");
+    assert!(!fetched.iter().any(|n| n == "split_import"), "{fetched:?}");
+
+    // The paste box: its chunk once opened (forms.rs tests what it reads).
+    browser
+        .js("document.querySelector('[data-testid=paste-box]').open = true")
+        .await;
+    browser.input("config_json").await;
+    let fetched = fetched_modules(&browser).await;
+    assert!(fetched.iter().any(|n| n == "split_import"), "{fetched:?}");
+
+    // "Compare with another setup", "Which GPUs fit" and the formula of
+    // "How it works": a chunk each, fetched when started or opened.
+    browser.testid("compare-start").await;
+    browser
+        .js("document.querySelector('[data-testid=compare-start]').click()")
+        .await;
+    browser
+        .wait_until("the comparison table", || async {
+            browser
+                .js("return document.querySelectorAll('[data-testid=compare-table] tbody tr').length")
+                .await
+                .as_u64()
+                > Some(0)
+        })
+        .await;
+    browser
+        .js(
+            "document.querySelector('[data-testid=devices]').open = true; \
+             document.querySelector('[data-testid=how-it-works]').open = true",
+        )
+        .await;
+    let devices = memory::devices(&query::parse(q).config).len() as u64;
+    browser
+        .wait_until("every device's row and the formula", || async {
+            browser
+                .js("return document.querySelectorAll('[data-testid=devices-table] tbody tr').length")
+                .await
+                .as_u64()
+                == Some(devices)
+                && browser
+                    .js("return document.querySelectorAll('[data-testid=formula] code').length")
+                    .await
+                    .as_u64()
+                    > Some(0)
+        })
+        .await;
+    let fetched = fetched_modules(&browser).await;
+    for chunk in ["split_compare", "split_devices", "split_formula"] {
+        assert!(fetched.iter().any(|n| n == chunk), "{chunk}: {fetched:?}");
+    }
+
+    let errors = browser.js("return window.__probe.errors").await;
+    assert_eq!(errors, serde_json::json!([]), "console errors");
+    browser.close().await;
+}
