@@ -207,7 +207,7 @@ async fn the_content_security_policy_holds_and_the_probe_would_see_a_violation()
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn no_request_to_another_origin_and_none_after_load() {
+async fn no_request_to_another_origin_and_after_load_only_the_modules_chunks() {
     let server = StaticServer::start_with_probe(dist_dir(), &["/sub/"]);
     let browser = Browser::start(1280, 900).await;
     browser
@@ -243,13 +243,30 @@ async fn no_request_to_another_origin_and_none_after_load() {
     }
     browser.click("lang-es").await;
     browser.click("download-csv").await;
-    // blob: URLs are the page's own memory, not requests.
+    // blob: URLs are the page's own memory, not requests. After the load,
+    // the only requests are the module's own chunks (the Spanish texts here,
+    // crates/xtask/src/split.rs), from the page's origin and folder.
     let after: Vec<String> = requests()
         .await
         .into_iter()
         .filter(|n| !n.starts_with("blob:"))
         .collect();
-    assert_eq!(after, at_load, "no request after the initial load");
+    assert_eq!(&after[..at_load.len()], &at_load[..]);
+    let later = &after[at_load.len()..];
+    assert!(
+        !later.is_empty(),
+        "Spanish is a chunk fetched on the switch"
+    );
+    let folder = server.url("/sub/");
+    for name in later {
+        let file = name.strip_prefix(&folder).unwrap_or_else(|| {
+            panic!("a request after the load outside the page's folder: {name}")
+        });
+        assert!(
+            (file.starts_with("split_") || file.starts_with("chunk_")) && file.ends_with(".wasm"),
+            "a request after the load that is not one of the module's chunks: {name}"
+        );
+    }
     browser.close().await;
 }
 

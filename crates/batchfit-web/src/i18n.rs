@@ -165,7 +165,7 @@ static TERMS: &[(&str, &str, &str)] = &[
 pub fn field(lang: Lang, name: Param) -> FieldText {
     let table = match lang {
         Lang::En => FIELDS_EN,
-        Lang::Es => FIELDS_ES,
+        Lang::Es => spanish().fields,
     };
     // A table rather than a `match`: it compiles to data, not comparisons.
     table
@@ -2296,8 +2296,67 @@ pub fn loading(lang: RwSignal<Lang>) -> std::rc::Rc<dyn Fn() -> String> {
 pub fn words(lang: Lang) -> &'static Words {
     match lang {
         Lang::En => &EN,
-        Lang::Es => &ES,
+        Lang::Es => spanish().words,
     }
+}
+
+/// The Spanish words and field texts: in the split build a chunk
+/// (`dom::Chunk`), fetched before a Spanish page is shown (`load`), so that
+/// an English visit does not load them.
+#[derive(Clone, Copy, Debug)]
+struct Spanish {
+    words: &'static Words,
+    fields: &'static [(Param, FieldText)],
+}
+
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(es, preload(#[allow(unsafe_code)] preload_es))
+)]
+fn spanish_tables() -> Spanish {
+    Spanish {
+        words: &ES,
+        fields: FIELDS_ES,
+    }
+}
+
+#[cfg(not(batchfit_split))]
+fn spanish() -> Spanish {
+    spanish_tables()
+}
+
+/// Set once the chunk is here; until then (never seen: the page switches to
+/// Spanish only after `load`) the English tables.
+#[cfg(batchfit_split)]
+static SPANISH: std::sync::OnceLock<Spanish> = std::sync::OnceLock::new();
+
+#[cfg(batchfit_split)]
+fn spanish() -> Spanish {
+    SPANISH.get().copied().unwrap_or(Spanish {
+        words: &EN,
+        fields: FIELDS_EN,
+    })
+}
+
+/// Whether the page can be shown in `lang` now, without [`load`].
+pub fn ready(lang: Lang) -> bool {
+    #[cfg(batchfit_split)]
+    if lang == Lang::Es {
+        return SPANISH.get().is_some();
+    }
+    let _ = lang;
+    true
+}
+
+/// Makes `lang`'s tables available (fetches the Spanish chunk once).
+pub async fn load(lang: Lang) {
+    #[cfg(batchfit_split)]
+    if lang == Lang::Es && SPANISH.get().is_none() {
+        let tables = spanish_tables().await;
+        let _ = SPANISH.set(tables);
+    }
+    let _ = lang;
 }
 
 static EN: Words = Words {

@@ -41,6 +41,27 @@ use state::State;
 /// The name of the `performance.mark` set once the first estimate is in the DOM.
 pub const FIRST_ESTIMATE_MARK: &str = "batchfit:first-estimate";
 
+/// The language the page opens in (the address's, else the browser's), and
+/// its texts fetched if they are a chunk (`i18n::load`); `main` builds the
+/// app once this is done.
+pub async fn load_opening_language() {
+    let lang = query::parse(&location::current_query())
+        .config
+        .lang
+        .unwrap_or_else(browser_lang);
+    i18n::load(lang).await;
+}
+
+/// Whether the opening language's texts are in the module already, so that
+/// the app can be built at once, in this task.
+pub fn opening_language_ready() -> bool {
+    let lang = query::parse(&location::current_query())
+        .config
+        .lang
+        .unwrap_or_else(browser_lang);
+    i18n::ready(lang)
+}
+
 /// The page language: the link's `lang`, else the browser's, else English.
 fn browser_lang() -> Lang {
     let language = web_sys::window()
@@ -303,8 +324,18 @@ fn top_bar(state: State) -> El {
     let lang = state.lang;
     let units = state.text(Param::Units);
     let switch_lang = move |to: Lang| {
-        lang.set(to);
-        state.text(Param::Lang).set(to.name().to_owned());
+        let switch = move || {
+            lang.set(to);
+            state.text(Param::Lang).set(to.name().to_owned());
+        };
+        if i18n::ready(to) {
+            switch();
+        } else {
+            leptos::task::spawn_local(async move {
+                i18n::load(to).await;
+                switch();
+            });
+        }
     };
     el("header")
         .class("top-bar")

@@ -7,6 +7,19 @@
 
 fn main() {
     batchfit_web::crash::install_panic_hook();
+    // A Spanish page first fetches its texts (a chunk of the split build); the
+    // shell stays until then, and what is typed into it is carried over.
+    if batchfit_web::opening_language_ready() {
+        start();
+    } else {
+        wasm_bindgen_futures::spawn_local(async {
+            batchfit_web::load_opening_language().await;
+            start();
+        });
+    }
+}
+
+fn start() {
     let document = web_sys::window().and_then(|w| w.document());
     let edits = batchfit_web::take_stand_in();
     leptos::mount::mount_to_body(move || {
