@@ -4131,11 +4131,61 @@ mod tests {
         assert_eq!(kv(100, 2048), 55_934_976);
     }
 
+    /// docs/model.md's worked example: Llama 4 Scout in BF16 (48 layers,
+    /// every fourth a global NoPE layer: 12 global, 36 chunked at 8,192
+    /// tokens; 8 KV heads of 128). transformers caches a chunked layer as a
+    /// sliding one with the chunk as its window (cache_utils.py
+    /// `DynamicCache.__init__`: `"chunked_attention"` gets a
+    /// `DynamicSlidingWindowLayer(sliding_window=attention_chunk_size)`).
+    #[test]
+    fn llama_4_scout_keeps_one_chunk_on_its_chunked_layers() {
+        let scout = TransformerInput {
+            arch: arch("llama-4-scout"),
+            mode: Mode::Inference,
+            recipe: Recipe::Bf16,
+            batch: 1,
+            ..TransformerInput::default()
+        };
+        assert_eq!(scout.arch.windowed_layers(), 36);
+        // 2 (K, V) × 8 KV heads × 128 × 2 bytes = 4,096 bytes per layer and position.
+        let per_position = 2 * 8 * 128 * 2;
+        let kv = |generated| {
+            kv_cache_per_sample(&TransformerInput {
+                seq: 8192,
+                generated,
+                ..scout
+            })
+        };
+        // An 8,192-token prompt generating to 32,768 tokens: the global
+        // layers hold 32,768 positions, the chunked ones 8,192.
+        assert_eq!(kv(24_576), per_position * (12 * 32_768 + 36 * 8192));
+        assert_eq!(kv(24_576), 2_818_572_288);
+        // To 131,072 tokens.
+        assert_eq!(kv(122_880), per_position * (12 * 131_072 + 36 * 8192));
+        assert_eq!(kv(122_880), 7_650_410_496);
+        // Counted as full attention, as before: 48 × 131,072 positions.
+        let full = TransformerInput {
+            arch: Architecture {
+                window: 0,
+                ..scout.arch
+            },
+            seq: 8192,
+            generated: 122_880,
+            ..scout
+        };
+        assert_eq!(kv_cache_per_sample(&full), 25_769_803_776);
+    }
+
     #[test]
     fn a_window_changes_no_training_term() {
-        for attention in [Attention::Eager, Attention::Flash] {
+        for (model, attention) in [
+            ("gemma-2-2b", Attention::Eager),
+            ("gemma-2-2b", Attention::Flash),
+            ("llama-4-scout", Attention::Eager),
+            ("llama-4-scout", Attention::Flash),
+        ] {
             let train = TransformerInput {
-                arch: arch("gemma-2-2b"),
+                arch: arch(model),
                 seq: 8192,
                 attention,
                 ..TransformerInput::default()

@@ -115,8 +115,8 @@ static TERMS: &[(&str, &str, &str)] = &[
     ),
     (
         "windowed_attention",
-        "Llama 4's chunked attention, counted as full",
-        "La atención por bloques de Llama 4, contada como completa",
+        "Sliding-window and chunked attention's cache",
+        "La caché de la atención por ventana y por bloques",
     ),
     (
         "latent_cache",
