@@ -616,6 +616,12 @@ pub const MOE_EVERY: WholeField = whole(Param::MoeEvery, 1, 10_000, 1);
 /// Expert-parallel degree: the routed experts are split over this many of the
 /// data-parallel ranks.
 pub const EP: WholeField = whole(Param::Ep, 1, 100_000, 1);
+/// Expert tensor-parallel degree, Megatron-Core's
+/// `--expert-tensor-parallel-size`: each routed expert's matrices split over
+/// this many ranks of its expert-parallel group. 0 (the default) is `tp`, as
+/// megatron/training/arguments.py sets it when the flag is not given
+/// (`args.expert_tensor_parallel_size = args.tensor_model_parallel_size`).
+pub const ETP: WholeField = whole(Param::Etp, 0, 1_024, 0);
 /// Megatron-Core's `moe_expert_capacity_factor`, in hundredths (0: none,
 /// dropless routing).
 pub const CAPACITY_FACTOR: HundredthsField = HundredthsField {
@@ -1291,6 +1297,8 @@ pub struct TransformerInput {
     /// Expert-parallel degree: the routed experts are split over `ep` of the
     /// `gpus` data-parallel ranks (`ep` divides `gpus`).
     pub ep: u64,
+    /// Expert tensor-parallel degree; 0 is `tp` ([`TransformerInput::expert_tp`]).
+    pub etp: u64,
     /// Megatron-Core's expert capacity factor, in hundredths; 0 is dropless.
     pub capacity_factor: u64,
     /// Megatron-Core `moe_pad_expert_input_to_capacity`: every expert
@@ -1381,6 +1389,7 @@ impl Default for TransformerInput {
             zero: 0,
             tp: TP.default,
             ep: EP.default,
+            etp: ETP.default,
             capacity_factor: CAPACITY_FACTOR.default,
             capacity_pad: false,
             pp: pipeline::PP.default,
@@ -1507,6 +1516,44 @@ impl TransformerInput {
         }
     }
 
+    /// The expert tensor-parallel degree: `etp`, or `tp` when 0
+    /// (Megatron-Core's default).
+    pub fn expert_tp(&self) -> u64 {
+        match self.etp {
+            0 => self.tp.max(1),
+            etp => etp,
+        }
+    }
+
+    /// The data-parallel degrees expert parallelism allows are the
+    /// multiples of this: gpus × tp must be a multiple of ep × etp, so the
+    /// smallest is ep × etp / gcd(ep × etp, tp) (`ep` when etp = tp).
+    pub fn gpus_multiple(&self) -> u64 {
+        let group = u128::from(self.ep.max(1)) * u128::from(self.expert_tp());
+        let (mut a, mut b) = (group, u128::from(self.tp.max(1)));
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        u64::try_from(group / a).unwrap_or(u64::MAX)
+    }
+
+    /// What the routed experts' own pool sees (`model_states`): their
+    /// matrices split over the expert tensor-parallel ranks, ZeRO over their
+    /// data-parallel ranks, gpus × tp / etp of them, so that a sharded term
+    /// is 1/(gpus × tp) of the experts whatever `etp`
+    /// (megatron/core/parallel_state.py: the expert ranks are the same
+    /// tp × dp ranks of a pipeline stage, split as etp × ep × expert dp).
+    fn experts_view(&self) -> TransformerInput {
+        let etp = self.expert_tp();
+        let ranks = u128::from(self.gpus.max(1)) * u128::from(self.tp.max(1));
+        let gpus = u64::try_from(ceil_div(ranks, u128::from(etp))).unwrap_or(u64::MAX);
+        TransformerInput {
+            tp: etp,
+            gpus: gpus.max(1),
+            ..*self
+        }
+    }
+
     /// The step actually run: `foreach=1` (old links) means [`Step::Foreach`].
     pub fn effective_step(&self) -> Step {
         if self.foreach {
@@ -1590,8 +1637,10 @@ fn ceil_div(n: u128, d: u128) -> u128 {
 /// `expert_parallel` buffers reduce over the expert-data-parallel group), and
 /// torchtitan's `dp_shard_mod_ep` mesh dimension that FSDP shards the experts
 /// over (torchtitan/models/llama4/infra/parallelize.py `apply_fsdp`). Expert
-/// tensor parallelism follows `tp` (Megatron's `expert_tensor_parallel_size`
-/// defaults to the tensor-parallel size).
+/// tensor parallelism (`etp`, Megatron's `expert_tensor_parallel_size`, by
+/// default the tensor-parallel size) splits each expert's matrices instead
+/// of `tp`: an unsharded term holds 1/(ep × etp) of the experts, a sharded
+/// one 1/(gpus × tp) ([`TransformerInput::experts_view`]).
 pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelStates {
     let routed = count.routed;
     // Parameter offload holds the layers in flight whatever their experts
@@ -1632,9 +1681,11 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         routed: RoutedExperts::default(),
     };
     let shared = pool_states(&rest, input, &Adapters::of(input));
-    // Every expert, with ZeRO over all `gpus`: LoRA's adapters sit on the
-    // attention and dense maps, the routed experts stay frozen.
-    let experts = pool_states(&all_experts, input, &Adapters::default());
+    // Every expert, split over `etp` and with ZeRO over the gpus × tp / etp
+    // ranks of the expert groups: LoRA's adapters sit on the attention and
+    // dense maps, the routed experts stay frozen.
+    let view = input.experts_view();
+    let experts = pool_states(&all_experts, &view, &Adapters::default());
     // A ZeRO-sharded term is 1/(ep × gpus/ep) = 1/gpus of the experts on
     // every GPU, whatever `ep`; an unsharded one holds the rank's 1/ep of
     // them. A step that holds one parameter at a time (its gradient and
@@ -1661,7 +1712,7 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         }
         Step::Fused | Step::Foreach => shared.optimizer_step + local(experts.optimizer_step, 1),
     };
-    let per_rank = per_rank(&rest, input) + ceil_div(per_rank(&all_experts, input), ep);
+    let per_rank = per_rank(&rest, input) + ceil_div(per_rank(&all_experts, &view), ep);
     let states = ModelStates {
         weights: shared.weights + local(experts.weights, 3),
         gradients,
@@ -2332,6 +2383,9 @@ struct LayerActivations {
     /// The attention core's seq × seq tensors — Korthikanti's 5as²b; gone with
     /// flash kernels and with selective recomputation.
     scores: u128,
+    /// The routed experts' FFN intermediates, split by expert tensor
+    /// parallelism (`etp`, by default `tp`).
+    experts: u128,
 }
 
 impl LayerActivations {
@@ -2343,7 +2397,9 @@ impl LayerActivations {
             self.replicated
         };
         let scores = if scores { self.scores } else { 0 };
-        replicated + ceil_div(self.split + scores, t)
+        replicated
+            + ceil_div(self.split + scores, t)
+            + ceil_div(self.experts, u128::from(input.expert_tp()))
     }
 }
 
@@ -2436,10 +2492,11 @@ enum Ffn {
 /// routing of top-k copies per token, which
 /// Hugging Face's loop and Megatron-Core's default (no capacity factor) run,
 /// unless `capacity_factor` says otherwise ([`TransformerInput::routed_copies`]).
-/// Returns (replicated, split) bytes per sample: the h-wide copies and the
-/// router's tensors are not split by tensor parallelism, the FFN
-/// intermediates are (expert tensor parallelism defaults to `tp`).
-fn moe_saved(input: &TransformerInput) -> (u128, u128) {
+/// Returns bytes per sample: the h-wide copies and the router's tensors are
+/// not split by tensor parallelism, the shared experts' intermediates are, and the routed experts' by `etp`
+/// (Megatron-Core's expert tensor parallelism, by default `tp`): (replicated,
+/// split by tp, split by etp).
+fn moe_saved(input: &TransformerInput) -> (u128, u128, u128) {
     let arch = &input.arch;
     let e = input.activation_bytes();
     let s = u128::from(input.tokens());
@@ -2448,9 +2505,9 @@ fn moe_saved(input: &TransformerInput) -> (u128, u128) {
     let copies = input.routed_copies();
     let router = s * (4 * u128::from(arch.experts) + (8 + 4) * k);
     let dispatched = copies * (e * h + e * h + e + 8);
-    let intermediates = copies * ffn_saved(input, e, u128::from(arch.expert_width()))
-        + s * ffn_saved(input, e, u128::from(arch.shared_width()));
-    (router + dispatched, intermediates)
+    let routed = copies * ffn_saved(input, e, u128::from(arch.expert_width()));
+    let shared = s * ffn_saved(input, e, u128::from(arch.shared_width()));
+    (router + dispatched, shared, routed)
 }
 
 /// Korthikanti et al. 2022, §4.1, term by term, for one layer and one sample.
@@ -2494,8 +2551,8 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
         Block::Parallel => linear_input,
         Block::Pre | Block::Post | Block::Sandwich => 2 * linear_input,
     };
-    let (mlp, (moe_replicated, moe_split)) = match ffn {
-        Ffn::Dense => (ffn_saved(input, e, u128::from(arch.ffn)), (0, 0)),
+    let (mlp, (moe_replicated, moe_split, experts)) = match ffn {
+        Ffn::Dense => (ffn_saved(input, e, u128::from(arch.ffn)), (0, 0, 0)),
         Ffn::Moe => (0, moe_saved(input)),
     };
     // MLA (transformers DeepseekV3Attention.forward): q_a_layernorm and
@@ -2559,6 +2616,7 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
         replicated: replicated + lora_saved(input),
         split,
         scores,
+        experts,
     }
 }
 
@@ -3277,7 +3335,9 @@ mod tests {
         let dense = layer_activations(&mixtral, Ffn::Dense);
         let moe = layer_activations(&mixtral, Ffn::Moe);
         assert_eq!(moe.replicated - dense.replicated, 56 + 2 * 16_394);
-        assert_eq!(moe.split - dense.split, 229_376 - 4 * 2 * 14_336);
+        // The routed experts' intermediates, split by `etp`, and no dense MLP.
+        assert_eq!(moe.experts, 229_376);
+        assert_eq!(dense.split - moe.split, 4 * 2 * 14_336);
         // Every layer of Mixtral is a MoE layer.
         assert_eq!(
             activations_per_sample(&mixtral)
@@ -3320,7 +3380,7 @@ mod tests {
         let more = layer_activations(&input(125, true), Ffn::Moe);
         let dropless = layer_activations(&input(0, false), Ffn::Moe);
         assert_eq!(more.replicated - dropless.replicated, 2048 * 16_394);
-        assert_eq!(more.split - dropless.split, 2048 * 4 * 2 * 14_336);
+        assert_eq!(more.experts - dropless.experts, 2048 * 4 * 2 * 14_336);
     }
 
     /// Expert parallelism: the routed experts' weights per GPU divide by `ep`,
@@ -3364,6 +3424,66 @@ mod tests {
         };
         assert_eq!(states(1), states(8));
         assert_eq!(states(8), 4 * count.total / 8);
+    }
+
+    /// Expert tensor parallelism (Megatron-Core `--expert-tensor-parallel-size`,
+    /// by default `tp`): each expert's matrices split over `etp` instead of
+    /// `tp`, so an unsharded expert term divides by ep × etp; a sharded one
+    /// stays 1/(gpus × tp). Mixtral in pure BF16, 4 data-parallel GPUs ×
+    /// tensor-parallel 2.
+    #[test]
+    fn expert_weights_divide_by_ep_times_etp() {
+        let count = parameter_count(&arch("mixtral-8x7b"));
+        let routed = 32 * 8 * 176_160_768u128;
+        let states = |ep, etp, zero| {
+            let input = TransformerInput {
+                arch: arch("mixtral-8x7b"),
+                recipe: Recipe::Bf16,
+                gpus: 4,
+                tp: 2,
+                zero,
+                ep,
+                etp,
+                ..TransformerInput::default()
+            };
+            model_states(&count, &input)
+        };
+        // The default follows tp: 2 × 45,097,156,608 / (4 × 2) of experts.
+        assert_eq!(states(4, 0, 0).weights, states(4, 2, 0).weights);
+        assert_eq!(
+            states(4, 1, 0).weights - states(4, 0, 0).weights,
+            2 * routed / 4 - 2 * routed / 8
+        );
+        assert_eq!(2 * routed / 4 - 2 * routed / 8, 11_274_289_152);
+        // ep × etp is what divides: 8 × 1 holds what 4 × 2 does.
+        assert_eq!(states(8, 1, 0).weights, states(4, 0, 0).weights);
+        // ZeRO-1 shards the experts' optimizer states over the expert
+        // data-parallel ranks: 1/(gpus × tp) of them per GPU whatever ep and
+        // etp, 4 × 45,097,156,608 / 8 = 22,548,578,304 bytes.
+        let zero1 = |ep, etp| states(ep, etp, 1).optimizer_states;
+        assert_eq!(zero1(4, 1), zero1(4, 0));
+        assert_eq!(zero1(8, 1), zero1(1, 0));
+        let rest = TransformerInput {
+            arch: arch("mixtral-8x7b"),
+            recipe: Recipe::Bf16,
+            gpus: 4,
+            tp: 2,
+            zero: 1,
+            ..TransformerInput::default()
+        };
+        let non_expert = ParameterCount {
+            total: count.total - routed,
+            linear: count.linear - count.routed.linear,
+            linear_rows: count.linear_rows - count.routed.linear_rows,
+            factored: count.factored - count.routed.factored,
+            routed: RoutedExperts::default(),
+            ..count
+        };
+        assert_eq!(
+            zero1(8, 1) - pool_states(&non_expert, &rest, &Adapters::default()).optimizer_states,
+            4 * routed / 8
+        );
+        assert_eq!(4 * routed / 8, 22_548_578_304);
     }
 
     proptest::proptest! {
@@ -3426,6 +3546,48 @@ mod tests {
                 proptest::prop_assert!(states.optimizer_states <= previous.optimizer_states, "ep={ep}");
                 proptest::prop_assert!(states.optimizer_step <= previous.optimizer_step, "ep={ep}");
                 proptest::prop_assert!(states.buffers <= previous.buffers, "ep={ep}");
+                previous = states;
+            }
+        }
+
+        /// Splitting each expert over more ranks never adds to any GPU's
+        /// model states, term by term: `etp` from 1 up the powers of two
+        /// dividing gpus × tp with `ep` (1, or 2 where it divides). The
+        /// experts' widths are multiples of 512 so that no split rounds:
+        /// rounding each rank's share up to whole elements before ZeRO
+        /// divides the bytes can otherwise add a few bytes.
+        #[test]
+        fn model_states_never_grow_with_etp(
+            config in crate::query::tests::any_config(),
+            experts in 1u64..=512,
+            widths in (1u64..=8, 1u64..=8),
+            gpus_exponent in 0u32..=6,
+            tp_exponent in 0u32..=3,
+        ) {
+            let (gpus, tp) = (1u64 << gpus_exponent, 1u64 << tp_exponent);
+            let ep = if experts % 2 == 0 && gpus_exponent > 0 { 2 } else { 1 };
+            let arch = Architecture {
+                experts,
+                hidden: 512 * widths.0,
+                expert_ffn: 512 * widths.1,
+                ..config.transformer.arch
+            };
+            let input = TransformerInput {
+                arch,
+                gpus,
+                tp,
+                ep,
+                ..config.transformer
+            };
+            let count = parameter_count(&input.arch);
+            let mut previous = model_states(&count, &TransformerInput { etp: 1, ..input });
+            for etp in (1..=gpus_exponent + tp_exponent).map(|e| 1u64 << e).filter(|etp| (gpus * tp) % (etp * ep) == 0) {
+                let states = model_states(&count, &TransformerInput { etp, ..input });
+                proptest::prop_assert!(states.weights <= previous.weights, "etp={etp}");
+                proptest::prop_assert!(states.gradients <= previous.gradients, "etp={etp}");
+                proptest::prop_assert!(states.optimizer_states <= previous.optimizer_states, "etp={etp}");
+                proptest::prop_assert!(states.optimizer_step <= previous.optimizer_step, "etp={etp}");
+                proptest::prop_assert!(states.buffers <= previous.buffers, "etp={etp}");
                 previous = states;
             }
         }

@@ -440,6 +440,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::Etp,
+        f(
+            "Expert tensor parallel",
+            "",
+            "Each routed expert split over this many GPUs; 0: as tensor parallel.",
+        ),
+    ),
+    (
         Param::Pp,
         f(
             "Pipeline parallel",
@@ -1151,6 +1159,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Paralelismo de expertos",
             "",
             "Expertos enrutados repartidos entre estas GPU de datos.",
+        ),
+    ),
+    (
+        Param::Etp,
+        f(
+            "Paralelismo tensorial de expertos",
+            "",
+            "Cada experto enrutado repartido entre estas GPU; 0: como el tensorial.",
         ),
     ),
     (
