@@ -581,7 +581,8 @@ choice! {
         PipelineContextParallel = "pipeline_context_parallel",
         /// Unbalanced expert routing and the auxiliary loss's router logits.
         MoeRouting = "moe_routing",
-        /// LoRA adapters on the routed experts.
+        /// LoRA on fused expert tensors (PEFT `target_parameters`): the
+        /// merged weight copies.
         ExpertAdapters = "expert_adapters",
         /// Sliding-window and chunked attention's cache: modelled as
         /// `DynamicCache` holds it (a static cache preallocates its window).

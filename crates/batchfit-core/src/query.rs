@@ -533,6 +533,14 @@ pub fn parse(text: &str) -> Parsed {
                 only_with(Param::Etp, Param::Experts, "1 or more");
                 t.etp = tf::ETP.default;
             }
+            // A dense model has no routed experts to adapt.
+            if matches!(
+                t.lora_targets,
+                tf::LoraTargets::Experts | tf::LoraTargets::AllExperts
+            ) {
+                only_with(Param::LoraTargets, Param::Experts, "1 or more");
+                t.lora_targets = tf::LoraTargets::default();
+            }
             if t.capacity_factor != tf::CAPACITY_FACTOR.default {
                 only_with(Param::CapacityFactor, Param::Experts, "1 or more");
                 t.capacity_factor = tf::CAPACITY_FACTOR.default;

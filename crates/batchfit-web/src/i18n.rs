@@ -110,8 +110,8 @@ static TERMS: &[(&str, &str, &str)] = &[
     ),
     (
         "expert_adapters",
-        "LoRA adapters on the routed experts",
-        "Adaptadores LoRA en los expertos",
+        "LoRA on fused expert tensors (target_parameters)",
+        "LoRA en tensores de expertos fusionados (target_parameters)",
     ),
     (
         "windowed_attention",
@@ -1922,6 +1922,18 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "all",
         "Every linear map",
         "Todas las capas lineales",
+    ),
+    (
+        Param::LoraTargets,
+        "experts",
+        "Routed experts: gate, up, down",
+        "Expertos enrutados: gate, up, down",
+    ),
+    (
+        Param::LoraTargets,
+        "all_experts",
+        "Every linear map, experts and router too",
+        "Todas las capas lineales, también expertos y router",
     ),
     (
         Param::KvDtype,

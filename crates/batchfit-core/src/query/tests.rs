@@ -558,6 +558,10 @@ prop_compose! {
             input.param_offload = false;
             input.fp8 = tf::Fp8::None;
         }
+        // A dense model has no routed experts to adapt.
+        if !input.arch.moe() && matches!(input.lora_targets, tf::LoraTargets::Experts | tf::LoraTargets::AllExperts) {
+            input.lora_targets = tf::LoraTargets::default();
+        }
         if !input.lora() {
             input.base_quant = tf::BaseQuant::None;
             input.lora_variant = tf::LoraVariant::Lora;
@@ -936,6 +940,19 @@ fn moe_parameters_are_checked_against_each_other() {
         problems("form=transformer&etp=2"),
         [("etp".to_owned(), only_with(Param::Experts))]
     );
+    // The experts' LoRA targets need experts; on a dense model, read as `qv`.
+    for targets in ["experts", "all_experts"] {
+        let query = format!("form=transformer&lora_rank=8&lora_targets={targets}");
+        assert_eq!(
+            problems(&query),
+            [("lora_targets".to_owned(), only_with(Param::Experts))]
+        );
+        assert_eq!(
+            parse(&query).config.transformer.lora_targets,
+            tf::LoraTargets::Qv
+        );
+        assert_eq!(problems(&format!("{query}&model=mixtral-8x7b")), []);
+    }
     assert_eq!(
         problems("form=transformer&etp=2000")[0].1,
         Problem::OutOfRange {
