@@ -262,7 +262,7 @@ fn term_label(term: Term) -> &'static str {
         Term::Zero3Buffers => "ZeRO-3's runtime buffers, NCCL and DDP buckets",
         Term::PipelineContextParallel => "pipeline or context parallelism",
         Term::MoeRouting => "unbalanced expert routing and router logits",
-        Term::ExpertAdapters => "LoRA on the routed experts",
+        Term::ExpertAdapters => "LoRA on fused expert tensors (target_parameters)",
         Term::WindowedAttention => "chunked or sliding-window attention",
         Term::LatentCache => "a serving engine's latent MLA cache",
         Term::Fp8Recipes => "other FP8 recipes, FP8 attention or weights",

@@ -781,7 +781,7 @@ fn describe(config: &Config, e: &Estimate) -> String {
             );
             if a.moe() {
                 text.push_str(&format!(
-                    "mixture of experts: {} active parameters; {} routed experts of ffn {} (top {}), {} shared, in {} of {} layers; expert parallel {}\n",
+                    "mixture of experts: {} active parameters; {} routed experts of ffn {} (top {}), {} shared, in {} of {} layers; expert parallel {}, expert tensor parallel {}\n",
                     group_bytes(e.active_parameters),
                     a.experts,
                     a.expert_width(),
@@ -790,6 +790,7 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     a.moe_layers(),
                     a.layers,
                     t.ep,
+                    t.expert_tp(),
                 ));
             }
             text.push_str(&match t.mode {

@@ -145,6 +145,23 @@ impl fmt::Display for ImportError {
 
 impl std::error::Error for ImportError {}
 
+/// A list of layers, `true` for a global one, as "every n-th layer global":
+/// n (0 when no layer is global) when the list has `layers` entries and
+/// follows that rule from its first global layer.
+fn every_nth(global: &[bool], layers: u64, key: &'static str) -> Result<u64, ImportError> {
+    let every = global.iter().position(|g| *g).map_or(0, |i| i as u64 + 1);
+    let fits = global.len() as u64 == layers
+        && global
+            .iter()
+            .enumerate()
+            .all(|(i, g)| *g == (every > 0 && (i as u64 + 1).is_multiple_of(every)));
+    if fits {
+        Ok(every)
+    } else {
+        Err(ImportError::LayerPattern { key })
+    }
+}
+
 /// The object of a config, read key by key.
 struct Keys<'a>(&'a Json);
 
@@ -235,26 +252,19 @@ impl Keys<'_> {
                 found: value.kind(),
             });
         };
+        // Llama 4's local layers are "chunked_attention": transformers caches
+        // them as sliding ones (cache_utils.py `DynamicCache.__init__`).
         let mut global = Vec::with_capacity(items.len());
         for item in items {
             match item {
                 Json::String(t) if t == "full_attention" => global.push(true),
-                Json::String(t) if t == "sliding_attention" => global.push(false),
+                Json::String(t) if t == "sliding_attention" || t == "chunked_attention" => {
+                    global.push(false);
+                }
                 _ => return Err(ImportError::LayerPattern { key: KEY }),
             }
         }
-        // The first global layer gives n; every layer must then follow it.
-        let every = global.iter().position(|g| *g).map_or(0, |i| i as u64 + 1);
-        let fits = global.len() as u64 == layers
-            && global
-                .iter()
-                .enumerate()
-                .all(|(i, g)| *g == (every > 0 && (i as u64 + 1).is_multiple_of(every)));
-        if fits {
-            Ok(Some(every))
-        } else {
-            Err(ImportError::LayerPattern { key: KEY })
-        }
+        every_nth(&global, layers, KEY).map(Some)
     }
 
     /// Qwen2/Qwen3's optional window (configuration_qwen2.py,
@@ -635,12 +645,13 @@ fn deepseek_v3(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
 /// `num_local_experts` experts of `intermediate_size` and one shared expert
 /// of the same size in the layers of `interleave_moe_layer_step`, dense
 /// layers of `intermediate_size_mlp` between them. Its QK-norm is an L2 norm
-/// without weights (`Llama4TextL2Norm`), and its chunked attention is not
-/// modelled (full attention is counted). The published configs keep
-/// `tie_word_embeddings` beside `text_config`, not in it.
+/// without weights (`Llama4TextL2Norm`). Its chunked attention is a window
+/// (`llama4_chunks`). The published configs keep `tie_word_embeddings`
+/// beside `text_config`, not in it.
 fn llama4(keys: &Keys<'_>, outer: &Keys<'_>) -> Result<Architecture, ImportError> {
     let heads = keys.required("num_attention_heads", tf::HEADS)?;
     let layers = keys.required("num_hidden_layers", LAYERS)?;
+    let (window, global_every) = llama4_chunks(keys, layers)?;
     let step = keys
         .whole("interleave_moe_layer_step", tf::MOE_EVERY)?
         .unwrap_or(1);
@@ -688,9 +699,64 @@ fn llama4(keys: &Keys<'_>, outer: &Keys<'_>) -> Result<Architecture, ImportError
         expert_ffn: keys.required("intermediate_size", tf::EXPERT_FFN)?,
         shared_experts: 1,
         moe_every: step,
+        window,
+        global_every,
         dropout: keys.positive("attention_dropout")?.unwrap_or(false),
         ..Architecture::default()
     })
+}
+
+/// Llama 4's chunked attention as (window, global_every)
+/// (configuration_llama4.py `Llama4TextConfig`): the layers that apply RoPE
+/// attend within their `attention_chunk_size`-token chunk (default 8,192),
+/// every `no_rope_layer_interval`-th layer (default 4) is a global NoPE
+/// layer; `no_rope_layers` (1: RoPE, chunked; 0: NoPE, global; empty: the
+/// interval's rule) or `layer_types` list them instead. For the cache a
+/// chunk is a window: transformers' `DynamicCache` gives a
+/// `"chunked_attention"` layer the `DynamicSlidingWindowLayer` of a sliding
+/// one with `attention_chunk_size` as its window, and `StaticCache` (which
+/// the deprecated `HybridChunkedCache` became) a `StaticSlidingWindowLayer`
+/// of min(chunk, max length) (cache_utils.py). `attention_chunk_size: null`
+/// attends globally everywhere.
+fn llama4_chunks(keys: &Keys<'_>, layers: u64) -> Result<(u64, u64), ImportError> {
+    const KEY: &str = "no_rope_layers";
+    let window = match keys.0.get("attention_chunk_size") {
+        None => 8192,
+        Some(Json::Null) => 0,
+        Some(_) => keys.required("attention_chunk_size", tf::WINDOW)?,
+    };
+    if window == 0 {
+        return Ok((0, 0));
+    }
+    if let Some(every) = keys.layer_types(layers)? {
+        return Ok((window, every));
+    }
+    let every = match keys.get(KEY) {
+        Some(Json::Array(list)) if !list.is_empty() => {
+            let take = usize::try_from(layers).unwrap_or(usize::MAX);
+            let global = list
+                .iter()
+                .take(take)
+                .map(|flag| match flag {
+                    Json::Number(x) if *x == 0.0 => Ok(true),
+                    Json::Number(x) if *x == 1.0 => Ok(false),
+                    _ => Err(ImportError::LayerPattern { key: KEY }),
+                })
+                .collect::<Result<Vec<bool>, ImportError>>()?;
+            every_nth(&global, layers, KEY)?
+        }
+        Some(Json::Array(_)) | None => keys
+            .whole("no_rope_layer_interval", tf::GLOBAL_EVERY)?
+            .unwrap_or(4),
+        Some(other) => {
+            return Err(ImportError::WrongType {
+                key: KEY,
+                expected: json::Kind::Array,
+                found: other.kind(),
+            });
+        }
+    };
+    Ok((window, every))
 }
 
 fn gpt2(keys: &Keys<'_>) -> Result<Architecture, ImportError> {

@@ -581,9 +581,11 @@ choice! {
         PipelineContextParallel = "pipeline_context_parallel",
         /// Unbalanced expert routing and the auxiliary loss's router logits.
         MoeRouting = "moe_routing",
-        /// LoRA adapters on the routed experts.
+        /// LoRA on fused expert tensors (PEFT `target_parameters`): the
+        /// merged weight copies.
         ExpertAdapters = "expert_adapters",
-        /// Llama 4's chunked attention, counted as full attention.
+        /// Sliding-window and chunked attention's cache: modelled as
+        /// `DynamicCache` holds it (a static cache preallocates its window).
         WindowedAttention = "windowed_attention",
         /// Serving engines' latent MLA cache.
         LatentCache = "latent_cache",
@@ -821,11 +823,11 @@ pub const TERMS: &[TermInfo] = {
         ),
         row(
             Term::WindowedAttention,
-            NotModelled,
-            High,
+            Modelled,
+            Either,
             Allocated,
             Size::NotStated,
-            SECTION_6,
+            "docs/model.md §3.4 (sliding-window and Llama 4's chunked layers as DynamicCache holds them) and §6 (the static caches)",
         ),
         row(
             Term::LatentCache,

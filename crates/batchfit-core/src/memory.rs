@@ -905,13 +905,14 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
 /// its device with its ZeRO stage (model states shrink as GPUs are added from
 /// stage 1 on), or `None` when no device is chosen, the form is not the
 /// transformer form, or even `GPUS.max` GPUs are not enough. With expert
-/// parallelism the degree is a multiple of `ep`, which must divide it.
+/// parallelism the degree is a multiple of `ep` (of ep × etp / gcd(ep × etp,
+/// tp) with expert tensor parallelism), which must divide it.
 pub fn gpus_needed(config: &Config) -> Option<u64> {
     let device = config.device?.bytes();
     if config.form != Form::Transformer {
         return None;
     }
-    let ep = config.transformer.ep.max(1);
+    let ep = config.transformer.gpus_multiple().max(1);
     let fits = |groups: u64| {
         let mut trial = *config;
         trial.transformer.gpus = groups * ep;

@@ -78,6 +78,7 @@ choice! {
         Zero = "zero",
         Tp = "tp",
         Ep = "ep",
+        Etp = "etp",
         Pp = "pp",
         PpSchedule = "pp_schedule",
         Vpp = "vpp",
@@ -165,7 +166,7 @@ impl Param {
             | TokenTypes | Labels | Image | Patch | Channels | Gen | Gpus | Zero | Tp | BucketM
             | Prefetch | DsPrefetch | DsLive | DsPersist | GlobalBatch | LoraRank | Window
             | GlobalEvery | Experts | ExpertsActive | ExpertFfn | SharedExperts | SharedFfn
-            | FirstDenseLayers | MoeEvery | Ep | KvLoraRank | QLoraRank | QkRopeHeadDim
+            | FirstDenseLayers | MoeEvery | Ep | Etp | KvLoraRank | QLoraRank | QkRopeHeadDim
             | QkNopeHeadDim | VHeadDim | Pp | Vpp | Microbatches | Cp => Input::Whole,
             PpLayout | PpStage => Input::List,
             K | ActMb | GpuGb | OverheadGb | Margin | CapacityFactor => Input::Decimal,

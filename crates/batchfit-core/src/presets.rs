@@ -743,6 +743,10 @@ pub const MODELS: &[ModelPreset] = &[
         Architecture {
             head_dim: 128,
             shared_experts: 1,
+            // `attention_chunk_size` 8,192 on the RoPE layers, every fourth
+            // layer global (configuration_llama4.py `no_rope_layer_interval`).
+            window: 8192,
+            global_every: 4,
             ..moe(llama(48, 5120, 40, 8, 16_384, 202_048), 16, 1, 8192)
         },
         "huggingface.co/meta-llama/Llama-4-Scout-17B-16E/blob/main/config.json \

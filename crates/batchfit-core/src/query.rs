@@ -278,6 +278,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Zero,
     Param::Tp,
     Param::Ep,
+    Param::Etp,
     Param::CapacityFactor,
     Param::CapacityPad,
     Param::Pp,
@@ -528,6 +529,18 @@ pub fn parse(text: &str) -> Parsed {
                 only_with(Param::Ep, Param::Experts, "1 or more");
                 t.ep = tf::EP.default;
             }
+            if t.etp != tf::ETP.default {
+                only_with(Param::Etp, Param::Experts, "1 or more");
+                t.etp = tf::ETP.default;
+            }
+            // A dense model has no routed experts to adapt.
+            if matches!(
+                t.lora_targets,
+                tf::LoraTargets::Experts | tf::LoraTargets::AllExperts
+            ) {
+                only_with(Param::LoraTargets, Param::Experts, "1 or more");
+                t.lora_targets = tf::LoraTargets::default();
+            }
             if t.capacity_factor != tf::CAPACITY_FACTOR.default {
                 only_with(Param::CapacityFactor, Param::Experts, "1 or more");
                 t.capacity_factor = tf::CAPACITY_FACTOR.default;
@@ -584,8 +597,23 @@ pub fn parse(text: &str) -> Parsed {
         // model-parallel groups tile the data-parallel ranks), so `ep`
         // divides `gpus`; and each rank holds as many experts
         // (megatron/training/arguments.py: `num_experts %
-        // expert_model_parallel_size == 0`), so it divides `experts`.
-        let ep_against = if t.gpus % t.ep != 0 {
+        // expert_model_parallel_size == 0`), so it divides `experts`. With
+        // expert tensor parallelism the same gpus × tp ranks split as etp ×
+        // ep × expert data parallel (parallel_state.py
+        // `expert_tensor_model_pipeline_parallel_size`): `etp` divides gpus ×
+        // tp and `ep` the gpus × tp / etp ranks left (`gpus` when etp = tp).
+        let ranks = u128::from(t.gpus) * u128::from(t.tp);
+        if t.etp > 0 && !ranks.is_multiple_of(u128::from(t.etp)) {
+            if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == Param::Etp) {
+                problems[*index] = Some(ParamError::new(
+                    Param::Etp,
+                    Problem::Conflict { with: Param::Tp },
+                ));
+            }
+            t.etp = tf::ETP.default;
+        }
+        let expert_ranks = ranks / u128::from(t.expert_tp());
+        let ep_against = if !expert_ranks.is_multiple_of(u128::from(t.ep)) {
             Some(Param::Gpus)
         } else if t.arch.experts % t.ep != 0 {
             Some(Param::Experts)
@@ -870,6 +898,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Zero => t.zero = u8::try_from(tf::ZERO.parse(value)?).unwrap_or(3),
         Param::Tp => t.tp = tf::TP.parse(value)?,
         Param::Ep => t.ep = tf::EP.parse(value)?,
+        Param::Etp => t.etp = tf::ETP.parse(value)?,
         Param::CapacityFactor => t.capacity_factor = tf::CAPACITY_FACTOR.parse(value)?,
         Param::CapacityPad => t.capacity_pad = switch(name, value)?,
         Param::Pp => t.pp = pipeline::PP.parse(value)?,
@@ -1047,7 +1076,7 @@ pub fn to_query(config: &Config) -> String {
             && (MOE_SHAPE.contains(&param)
                 || matches!(
                     param,
-                    Param::Ep | Param::CapacityFactor | Param::CapacityPad
+                    Param::Ep | Param::Etp | Param::CapacityFactor | Param::CapacityPad
                 )) =>
         {
             false
@@ -1169,6 +1198,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Zero, t.zero.to_string()),
         (Param::Tp, t.tp.to_string()),
         (Param::Ep, t.ep.to_string()),
+        (Param::Etp, t.etp.to_string()),
         (
             Param::CapacityFactor,
             fields::format_hundredths(t.capacity_factor),

@@ -266,8 +266,21 @@ choice! {
         /// The MLP's linear maps: gate, up and down (up and down for GELU).
         Mlp = "mlp",
         /// Every linear map of the blocks (PEFT `target_modules="all-linear"`,
-        /// which leaves the output layer out).
+        /// which leaves the output layer out). On a MoE model `mlp` and `all`
+        /// are the dense layers' MLPs and the shared experts: the routed
+        /// experts stay frozen.
         All = "all",
+        /// The routed experts' gate, up and down maps, every expert's: PEFT
+        /// `target_modules` naming them where each expert is its own
+        /// `nn.Linear` (Mixtral's `w1`, `w3`, `w2`; Qwen-MoE's and OLMoE's
+        /// `gate_proj`, `up_proj`, `down_proj`), or `target_parameters` on
+        /// fused expert tensors (PEFT 0.17's `ParamWrapper`: r × experts rows
+        /// of A and columns of B, the same count).
+        Experts = "experts",
+        /// `all` and the routed experts and the router: PEFT's
+        /// `"all-linear"` on a model whose experts and router are
+        /// `nn.Linear`s.
+        AllExperts = "all_experts",
     }
     default Qv
 }
@@ -616,6 +629,12 @@ pub const MOE_EVERY: WholeField = whole(Param::MoeEvery, 1, 10_000, 1);
 /// Expert-parallel degree: the routed experts are split over this many of the
 /// data-parallel ranks.
 pub const EP: WholeField = whole(Param::Ep, 1, 100_000, 1);
+/// Expert tensor-parallel degree, Megatron-Core's
+/// `--expert-tensor-parallel-size`: each routed expert's matrices split over
+/// this many ranks of its expert-parallel group. 0 (the default) is `tp`, as
+/// megatron/training/arguments.py sets it when the flag is not given
+/// (`args.expert_tensor_parallel_size = args.tensor_model_parallel_size`).
+pub const ETP: WholeField = whole(Param::Etp, 0, 1_024, 0);
 /// Megatron-Core's `moe_expert_capacity_factor`, in hundredths (0: none,
 /// dropless routing).
 pub const CAPACITY_FACTOR: HundredthsField = HundredthsField {
@@ -1291,6 +1310,8 @@ pub struct TransformerInput {
     /// Expert-parallel degree: the routed experts are split over `ep` of the
     /// `gpus` data-parallel ranks (`ep` divides `gpus`).
     pub ep: u64,
+    /// Expert tensor-parallel degree; 0 is `tp` ([`TransformerInput::expert_tp`]).
+    pub etp: u64,
     /// Megatron-Core's expert capacity factor, in hundredths; 0 is dropless.
     pub capacity_factor: u64,
     /// Megatron-Core `moe_pad_expert_input_to_capacity`: every expert
@@ -1381,6 +1402,7 @@ impl Default for TransformerInput {
             zero: 0,
             tp: TP.default,
             ep: EP.default,
+            etp: ETP.default,
             capacity_factor: CAPACITY_FACTOR.default,
             capacity_pad: false,
             pp: pipeline::PP.default,
@@ -1507,6 +1529,42 @@ impl TransformerInput {
         }
     }
 
+    /// The expert tensor-parallel degree: `etp`, or `tp` when 0
+    /// (Megatron-Core's default).
+    pub fn expert_tp(&self) -> u64 {
+        match self.etp {
+            0 => self.tp.max(1),
+            etp => etp,
+        }
+    }
+
+    /// The data-parallel degrees expert parallelism allows are the
+    /// multiples of this: gpus × tp must be a multiple of ep × etp, so the
+    /// smallest is ep × etp / gcd(ep × etp, tp) (`ep` when etp = tp).
+    pub fn gpus_multiple(&self) -> u64 {
+        let group = u128::from(self.ep.max(1)) * u128::from(self.expert_tp());
+        let (mut a, mut b) = (group, u128::from(self.tp.max(1)));
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        u64::try_from(group / a).unwrap_or(u64::MAX)
+    }
+
+    /// What the routed experts' own pool sees (`model_states`): every
+    /// expert whole, with ZeRO over all gpus × tp ranks of a pipeline stage
+    /// (megatron/core/parallel_state.py: the expert ranks are the same tp ×
+    /// dp ranks, split as etp × ep × expert data parallel), so that a
+    /// sharded term is 1/(gpus × tp) of the experts whatever `ep` and `etp`;
+    /// `model_states` divides the unsharded ones by ep × etp.
+    fn experts_view(&self) -> TransformerInput {
+        let ranks = u128::from(self.gpus.max(1)) * u128::from(self.tp.max(1));
+        TransformerInput {
+            tp: 1,
+            gpus: u64::try_from(ranks).unwrap_or(u64::MAX),
+            ..*self
+        }
+    }
+
     /// The step actually run: `foreach=1` (old links) means [`Step::Foreach`].
     pub fn effective_step(&self) -> Step {
         if self.foreach {
@@ -1590,8 +1648,10 @@ fn ceil_div(n: u128, d: u128) -> u128 {
 /// `expert_parallel` buffers reduce over the expert-data-parallel group), and
 /// torchtitan's `dp_shard_mod_ep` mesh dimension that FSDP shards the experts
 /// over (torchtitan/models/llama4/infra/parallelize.py `apply_fsdp`). Expert
-/// tensor parallelism follows `tp` (Megatron's `expert_tensor_parallel_size`
-/// defaults to the tensor-parallel size).
+/// tensor parallelism (`etp`, Megatron's `expert_tensor_parallel_size`, by
+/// default the tensor-parallel size) splits each expert's matrices instead
+/// of `tp`: an unsharded term holds 1/(ep × etp) of the experts, a sharded
+/// one 1/(gpus × tp) ([`TransformerInput::experts_view`]).
 pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelStates {
     let routed = count.routed;
     // Parameter offload holds the layers in flight whatever their experts
@@ -1631,24 +1691,29 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         active: 0,
         routed: RoutedExperts::default(),
     };
-    let shared = pool_states(&rest, input, &Adapters::of(input));
-    // Every expert, with ZeRO over all `gpus`: LoRA's adapters sit on the
-    // attention and dense maps, the routed experts stay frozen.
-    let experts = pool_states(&all_experts, input, &Adapters::default());
-    // A ZeRO-sharded term is 1/(ep × gpus/ep) = 1/gpus of the experts on
-    // every GPU, whatever `ep`; an unsharded one holds the rank's 1/ep of
-    // them. A step that holds one parameter at a time (its gradient and
-    // temporaries) holds the larger of the two pools' largest, unsplit.
+    let (shared_adapters, expert_adapters) = Adapters::pools(input);
+    let shared = pool_states(&rest, input, &shared_adapters);
+    // Every expert whole, with ZeRO over the gpus × tp ranks of a stage, and
+    // their adapters (`lora_targets=experts` or `all_experts`; frozen
+    // otherwise).
+    let view = input.experts_view();
+    let experts = pool_states(&all_experts, &view, &expert_adapters);
+    // A ZeRO-sharded term is 1/(ep × etp × expert dp) = 1/(gpus × tp) of the
+    // experts on every GPU, whatever `ep` and `etp`; an unsharded one holds
+    // the rank's 1/(ep × etp) of them. A step that holds one parameter at a
+    // time (its gradient and temporaries) holds the larger of the two
+    // pools' largest, an expert's split over `etp`.
+    let etp = u128::from(input.expert_tp());
     let stage = input.zero_stage();
     let local = |bytes: u128, sharded_from: u8| {
         if stage >= sharded_from {
             bytes
         } else {
-            ceil_div(bytes, ep)
+            ceil_div(bytes, ep * etp)
         }
     };
     let step = input.effective_step();
-    let one_at_a_time = |a: u128, b: u128| a.max(b);
+    let one_at_a_time = |a: u128, b: u128| a.max(ceil_div(b, etp));
     let gradients = match step {
         Step::InBackward => one_at_a_time(shared.gradients, experts.gradients),
         Step::Fused | Step::Foreach | Step::ForLoop => {
@@ -1661,7 +1726,7 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         }
         Step::Fused | Step::Foreach => shared.optimizer_step + local(experts.optimizer_step, 1),
     };
-    let per_rank = per_rank(&rest, input) + ceil_div(per_rank(&all_experts, input), ep);
+    let per_rank = per_rank(&rest, input) + ceil_div(per_rank(&all_experts, &view), ep * etp);
     let states = ModelStates {
         weights: shared.weights + local(experts.weights, 3),
         gradients,
@@ -1887,7 +1952,7 @@ fn trained_states(
             weights
         };
         let held = stored + trainable * gradient_bytes + master + state;
-        return offloaded(count, input, trainable, gradient_bytes, held);
+        return offloaded(count, input, adapters.layer, gradient_bytes, held);
     }
     // DeepSpeed ZeRO-Offload keeps master weights and optimizer state in CPU
     // memory and runs the step there (DeepSpeedCPUAdam), with the FP32
@@ -1952,17 +2017,17 @@ fn trained_states(
 fn offloaded(
     count: &ParameterCount,
     input: &TransformerInput,
-    trainable: u128,
+    adapter_layer: u128,
     gradient_bytes: u128,
     held: u128,
 ) -> ModelStates {
     let n = u128::from(input.gpus);
     let (layer, computing) = units_in_flight(count, input);
     let in_flight = computing + u128::from(input.prefetch) * layer;
-    // What trains of the layer computing: all of it, or its adapters.
-    let layers = u128::from(input.arch.layers).max(1);
+    // What trains of the layer computing: all of it, or the adapters of the
+    // layer that has the most.
     let trained = if input.lora() {
-        ceil_div(trainable, layers)
+        adapter_layer
     } else {
         computing
     };
@@ -1978,7 +2043,8 @@ fn offloaded(
 
 /// LoRA's adapters per GPU (Hu et al. 2021, §4.1): beside each targeted
 /// linear map W (d_in → d_out) of every block, A (r × d_in) and B (d_out × r),
-/// split over tensor-parallel ranks with their map.
+/// split over tensor-parallel ranks with their map (the routed experts' over
+/// the expert tensor-parallel ranks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Adapters {
     /// The whole model's adapter parameters: what trains.
@@ -1989,50 +2055,31 @@ pub struct Adapters {
     pub largest: u128,
     /// Σ (rows + columns) over the adapter matrices: Adafactor's factored state.
     pub factored: u128,
-    /// Σ d_in over one block's targeted maps: how much input the adapter
-    /// branches read per token.
-    pub inputs_per_token: u128,
-    /// Targeted maps per block.
-    pub maps: u128,
-    /// Σ d_out over one block's targeted maps: DoRA's magnitudes per block,
-    /// and the outputs it saves per token.
-    pub outputs_per_token: u128,
     /// DoRA's working set while one targeted map computes its forward
     /// (largest over the maps), per GPU; 0 for LoRA.
     pub dora_working: u128,
+    /// The adapters of the layer that has the most, on one rank.
+    pub layer: u128,
 }
 
-impl Adapters {
-    /// The adapters of `input`, all zero without LoRA.
-    pub fn of(input: &TransformerInput) -> Self {
-        if !input.lora() {
-            return Self::default();
-        }
-        let arch = &input.arch;
-        let (h, f) = (u128::from(arch.hidden), u128::from(arch.ffn));
-        let head = u128::from(arch.head_size());
-        let (q, kv) = (
-            u128::from(arch.heads) * head,
-            u128::from(arch.kv_heads) * head,
-        );
-        let targets = input.lora_targets;
-        let attention = matches!(targets, LoraTargets::Attn | LoraTargets::All);
-        let mlp = matches!(targets, LoraTargets::Mlp | LoraTargets::All);
-        let qv = attention || targets == LoraTargets::Qv;
-        let gated = arch.mlp == Mlp::Swiglu;
-        // (d_in, d_out, targeted) of W_q, W_k, W_v, W_o, gate, up, down.
-        let maps = [
-            (h, q, qv),
-            (h, kv, attention),
-            (h, kv, qv),
-            (q, h, attention),
-            (h, f, mlp && gated),
-            (h, f, mlp),
-            (f, h, mlp),
-        ];
+/// The adapters of one block's targeted maps, summed over them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct BlockAdapters {
+    parameters: u128,
+    largest: u128,
+    factored: u128,
+    /// Σ d_in: how much input the adapter branches read per token.
+    inputs_per_token: u128,
+    /// Σ d_out: DoRA's magnitudes, and the outputs it saves per token.
+    outputs_per_token: u128,
+    maps: u128,
+    dora_working: u128,
+}
+
+impl BlockAdapters {
+    /// `maps` as (d_in, d_out, targeted).
+    fn of(input: &TransformerInput, maps: &[(u128, u128, bool)]) -> Self {
         let r = u128::from(input.lora_rank);
-        let layers = u128::from(arch.layers);
-        let t = u128::from(input.tp);
         let mut out = Self::default();
         let dora = input.lora_variant == LoraVariant::Dora;
         // peft/tuners/lora/dora.py `DoraLinearLayer.forward`, per targeted
@@ -2045,7 +2092,7 @@ impl Adapters {
         // the map's forward: the largest map's set is alive at once.
         let e = input.activation_bytes();
         let dequantized = if input.quantized() { e } else { 0 };
-        for (d_in, d_out, _) in maps.into_iter().filter(|m| m.2) {
+        for &(d_in, d_out, _) in maps.iter().filter(|m| m.2 && m.0 > 0 && m.1 > 0) {
             let magnitude = if dora { d_out } else { 0 };
             out.parameters += r * (d_in + d_out) + magnitude;
             out.largest = out.largest.max(r * d_in.max(d_out));
@@ -2059,14 +2106,189 @@ impl Adapters {
                 out.dora_working = out.dora_working.max(working);
             }
         }
+        out
+    }
+
+    fn and(self, other: Self) -> Self {
         Self {
-            total: layers * out.parameters,
-            parameters: ceil_div(layers * out.parameters, t),
-            largest: ceil_div(out.largest, t),
-            factored: ceil_div(layers * out.factored, t),
-            dora_working: ceil_div(out.dora_working, t),
-            ..out
+            parameters: self.parameters + other.parameters,
+            largest: self.largest.max(other.largest),
+            factored: self.factored + other.factored,
+            inputs_per_token: self.inputs_per_token + other.inputs_per_token,
+            outputs_per_token: self.outputs_per_token + other.outputs_per_token,
+            maps: self.maps + other.maps,
+            dora_working: self.dora_working.max(other.dora_working),
         }
+    }
+}
+
+/// The targeted maps of each kind of block, as PEFT matches them: its
+/// `target_modules` names match every module whose name ends with one of
+/// them (peft/tuners/tuners_utils.py `check_target_module_exists`), so
+/// `gate_proj`, `up_proj`, `down_proj` reach the dense MLPs, the shared
+/// experts and, where the experts are separate `nn.Linear`s, every routed
+/// expert's; `"all-linear"` is every `nn.Linear` but the output layer,
+/// the router's too (`_maybe_include_all_linear_layers`). batchfit's `mlp`
+/// and `all` on a MoE model are the dense and shared maps, `experts` the
+/// routed experts' and `all_experts` all of them with the router.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct AdapterBlocks {
+    /// Every layer's attention.
+    attention: BlockAdapters,
+    /// A dense layer's MLP.
+    dense: BlockAdapters,
+    /// A MoE layer's shared experts and router.
+    moe: BlockAdapters,
+    /// One routed expert of a MoE layer.
+    expert: BlockAdapters,
+}
+
+impl AdapterBlocks {
+    fn of(input: &TransformerInput) -> Self {
+        if !input.lora() {
+            return Self::default();
+        }
+        let arch = &input.arch;
+        let h = u128::from(arch.hidden);
+        let head = u128::from(arch.head_size());
+        let (q, kv) = (
+            u128::from(arch.heads) * head,
+            u128::from(arch.kv_heads) * head,
+        );
+        let targets = input.lora_targets;
+        let attention = matches!(
+            targets,
+            LoraTargets::Attn | LoraTargets::All | LoraTargets::AllExperts
+        );
+        let mlp = matches!(
+            targets,
+            LoraTargets::Mlp | LoraTargets::All | LoraTargets::AllExperts
+        );
+        let experts = matches!(targets, LoraTargets::Experts | LoraTargets::AllExperts);
+        let qv = attention || targets == LoraTargets::Qv;
+        let gated = arch.mlp == Mlp::Swiglu;
+        // (d_in, d_out, targeted) of gate, up and down at width f.
+        let ffn = |f: u64, on: bool| {
+            let f = u128::from(f);
+            [(h, f, on && gated), (h, f, on), (f, h, on)]
+        };
+        let router = (
+            h,
+            u128::from(arch.experts),
+            targets == LoraTargets::AllExperts,
+        );
+        let [gate, up, down] = ffn(arch.shared_width(), mlp);
+        Self {
+            // W_q, W_k, W_v, W_o.
+            attention: BlockAdapters::of(
+                input,
+                &[
+                    (h, q, qv),
+                    (h, kv, attention),
+                    (h, kv, qv),
+                    (q, h, attention),
+                ],
+            ),
+            dense: BlockAdapters::of(input, &ffn(arch.ffn, mlp)),
+            moe: BlockAdapters::of(input, &[gate, up, down, router]),
+            expert: BlockAdapters::of(input, &ffn(arch.expert_width(), experts)),
+        }
+    }
+
+    /// What the adapter branches save per sample in one layer of the kind
+    /// `ffn`: per token for the attention and the dense or shared maps, per
+    /// routed copy for the routed experts' (each expert's adapters read the
+    /// tokens routed to it).
+    fn per_layer<F: Fn(&BlockAdapters) -> u128>(
+        &self,
+        input: &TransformerInput,
+        ffn: Ffn,
+        saved: F,
+    ) -> u128 {
+        let s = u128::from(input.tokens());
+        match ffn {
+            Ffn::Dense => s * saved(&self.attention.and(self.dense)),
+            Ffn::Moe => {
+                s * saved(&self.attention.and(self.moe))
+                    + input.routed_copies() * saved(&self.expert)
+            }
+        }
+    }
+}
+
+impl Adapters {
+    /// The adapters of `input`, all zero without LoRA.
+    pub fn of(input: &TransformerInput) -> Self {
+        let (shared, routed) = Self::pools(input);
+        // A MoE layer's own adapters beside its routed experts'.
+        let blocks = AdapterBlocks::of(input);
+        let arch = &input.arch;
+        let (t, et) = (u128::from(input.tp), u128::from(input.expert_tp()));
+        let dense = if arch.dense_layers() > 0 {
+            ceil_div(blocks.attention.parameters + blocks.dense.parameters, t)
+        } else {
+            0
+        };
+        let moe = if arch.moe_layers() > 0 {
+            ceil_div(blocks.attention.parameters + blocks.moe.parameters, t)
+                + ceil_div(u128::from(arch.experts) * blocks.expert.parameters, et)
+        } else {
+            0
+        };
+        Self {
+            total: shared.total + routed.total,
+            parameters: shared.parameters + ceil_div(routed.parameters, et),
+            largest: shared.largest.max(ceil_div(routed.largest, et)),
+            factored: shared.factored + ceil_div(routed.factored, et),
+            dora_working: shared.dora_working.max(ceil_div(routed.dora_working, et)),
+            layer: dense.max(moe),
+        }
+    }
+
+    /// The adapters beside the attention, dense and shared maps (and the
+    /// router), split over `tp`; and those on the routed experts, whole
+    /// (`model_states` divides them over ep × etp with their experts).
+    pub fn pools(input: &TransformerInput) -> (Self, Self) {
+        let blocks = AdapterBlocks::of(input);
+        let arch = &input.arch;
+        let layers = u128::from(arch.layers);
+        let dense = u128::from(arch.dense_layers());
+        let moe = u128::from(arch.moe_layers());
+        let experts = u128::from(arch.experts);
+        let t = u128::from(input.tp);
+        let over = |layers_of: [(u128, &BlockAdapters); 3], t: u128| {
+            let sum = |f: fn(&BlockAdapters) -> u128| {
+                layers_of.iter().map(|(n, b)| n * f(b)).sum::<u128>()
+            };
+            let most = |f: fn(&BlockAdapters) -> u128| {
+                layers_of
+                    .iter()
+                    .filter(|(n, _)| *n > 0)
+                    .map(|(_, b)| f(b))
+                    .max()
+                    .unwrap_or(0)
+            };
+            let total = sum(|b| b.parameters);
+            Self {
+                total,
+                parameters: ceil_div(total, t),
+                largest: ceil_div(most(|b| b.largest), t),
+                factored: ceil_div(sum(|b| b.factored), t),
+                dora_working: ceil_div(most(|b| b.dora_working), t),
+                layer: ceil_div(most(|b| b.parameters), t),
+            }
+        };
+        let none = BlockAdapters::default();
+        let shared = over(
+            [
+                (layers, &blocks.attention),
+                (dense, &blocks.dense),
+                (moe, &blocks.moe),
+            ],
+            t,
+        );
+        let routed = over([(moe * experts, &blocks.expert), (0, &none), (0, &none)], 1);
+        (shared, routed)
     }
 }
 
@@ -2332,6 +2554,9 @@ struct LayerActivations {
     /// The attention core's seq × seq tensors — Korthikanti's 5as²b; gone with
     /// flash kernels and with selective recomputation.
     scores: u128,
+    /// The routed experts' FFN intermediates, split by expert tensor
+    /// parallelism (`etp`, by default `tp`).
+    experts: u128,
 }
 
 impl LayerActivations {
@@ -2343,7 +2568,9 @@ impl LayerActivations {
             self.replicated
         };
         let scores = if scores { self.scores } else { 0 };
-        replicated + ceil_div(self.split + scores, t)
+        replicated
+            + ceil_div(self.split + scores, t)
+            + ceil_div(self.experts, u128::from(input.expert_tp()))
     }
 }
 
@@ -2436,10 +2663,11 @@ enum Ffn {
 /// routing of top-k copies per token, which
 /// Hugging Face's loop and Megatron-Core's default (no capacity factor) run,
 /// unless `capacity_factor` says otherwise ([`TransformerInput::routed_copies`]).
-/// Returns (replicated, split) bytes per sample: the h-wide copies and the
-/// router's tensors are not split by tensor parallelism, the FFN
-/// intermediates are (expert tensor parallelism defaults to `tp`).
-fn moe_saved(input: &TransformerInput) -> (u128, u128) {
+/// Returns bytes per sample: the h-wide copies and the router's tensors are
+/// not split by tensor parallelism, the shared experts' intermediates are, and the routed experts' by `etp`
+/// (Megatron-Core's expert tensor parallelism, by default `tp`): (replicated,
+/// split by tp, split by etp).
+fn moe_saved(input: &TransformerInput) -> (u128, u128, u128) {
     let arch = &input.arch;
     let e = input.activation_bytes();
     let s = u128::from(input.tokens());
@@ -2448,9 +2676,9 @@ fn moe_saved(input: &TransformerInput) -> (u128, u128) {
     let copies = input.routed_copies();
     let router = s * (4 * u128::from(arch.experts) + (8 + 4) * k);
     let dispatched = copies * (e * h + e * h + e + 8);
-    let intermediates = copies * ffn_saved(input, e, u128::from(arch.expert_width()))
-        + s * ffn_saved(input, e, u128::from(arch.shared_width()));
-    (router + dispatched, intermediates)
+    let routed = copies * ffn_saved(input, e, u128::from(arch.expert_width()));
+    let shared = s * ffn_saved(input, e, u128::from(arch.shared_width()));
+    (router + dispatched, shared, routed)
 }
 
 /// Korthikanti et al. 2022, §4.1, term by term, for one layer and one sample.
@@ -2494,8 +2722,8 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
         Block::Parallel => linear_input,
         Block::Pre | Block::Post | Block::Sandwich => 2 * linear_input,
     };
-    let (mlp, (moe_replicated, moe_split)) = match ffn {
-        Ffn::Dense => (ffn_saved(input, e, u128::from(arch.ffn)), (0, 0)),
+    let (mlp, (moe_replicated, moe_split, experts)) = match ffn {
+        Ffn::Dense => (ffn_saved(input, e, u128::from(arch.ffn)), (0, 0, 0)),
         Ffn::Moe => (0, moe_saved(input)),
     };
     // MLA (transformers DeepseekV3Attention.forward): q_a_layernorm and
@@ -2556,9 +2784,10 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
         Attention::Flash => 0,
     };
     LayerActivations {
-        replicated: replicated + lora_saved(input),
+        replicated: replicated + lora_saved(input, ffn),
         split,
         scores,
+        experts,
     }
 }
 
@@ -2635,12 +2864,8 @@ fn op_saved(input: &TransformerInput) -> u128 {
 /// 1-byte mask); and lora_A's output x·A (r values), lora_B's input. The base
 /// map's own saved input is counted with the layer as before: whether
 /// autograd skips it for a frozen weight is not encoded.
-fn lora_saved(input: &TransformerInput) -> u128 {
-    let adapters = Adapters::of(input);
-    if adapters.maps == 0 {
-        return 0;
-    }
-    let s = u128::from(input.tokens());
+fn lora_saved(input: &TransformerInput, ffn: Ffn) -> u128 {
+    let blocks = AdapterBlocks::of(input);
     let autocast = input.autocast();
     // Under autocast the adapters' products compute in 16 bits.
     let adapter_bytes = if autocast { 2 } else { 4 };
@@ -2657,12 +2882,12 @@ fn lora_saved(input: &TransformerInput) -> u128 {
     // dtype) and the adapter branch's (in the adapters') for the magnitude's
     // gradient (peft/tuners/lora/dora.py `DoraLinearLayer.forward`).
     let dora = match input.lora_variant {
-        LoraVariant::Dora => {
-            (input.activation_bytes() + adapter_bytes) * adapters.outputs_per_token
-        }
+        LoraVariant::Dora => input.activation_bytes() + adapter_bytes,
         LoraVariant::Lora => 0,
     };
-    s * (x_copy * adapters.inputs_per_token + adapter_bytes * r * adapters.maps + dora)
+    blocks.per_layer(input, ffn, |b| {
+        x_copy * b.inputs_per_token + adapter_bytes * r * b.maps + dora * b.outputs_per_token
+    })
 }
 
 /// The part of [`activations_per_sample`] in training that the layers save,
@@ -3277,7 +3502,9 @@ mod tests {
         let dense = layer_activations(&mixtral, Ffn::Dense);
         let moe = layer_activations(&mixtral, Ffn::Moe);
         assert_eq!(moe.replicated - dense.replicated, 56 + 2 * 16_394);
-        assert_eq!(moe.split - dense.split, 229_376 - 4 * 2 * 14_336);
+        // The routed experts' intermediates, split by `etp`, and no dense MLP.
+        assert_eq!(moe.experts, 229_376);
+        assert_eq!(dense.split - moe.split, 4 * 2 * 14_336);
         // Every layer of Mixtral is a MoE layer.
         assert_eq!(
             activations_per_sample(&mixtral)
@@ -3320,7 +3547,7 @@ mod tests {
         let more = layer_activations(&input(125, true), Ffn::Moe);
         let dropless = layer_activations(&input(0, false), Ffn::Moe);
         assert_eq!(more.replicated - dropless.replicated, 2048 * 16_394);
-        assert_eq!(more.split - dropless.split, 2048 * 4 * 2 * 14_336);
+        assert_eq!(more.experts - dropless.experts, 2048 * 4 * 2 * 14_336);
     }
 
     /// Expert parallelism: the routed experts' weights per GPU divide by `ep`,
@@ -3364,6 +3591,125 @@ mod tests {
         };
         assert_eq!(states(1), states(8));
         assert_eq!(states(8), 4 * count.total / 8);
+    }
+
+    /// LoRA on the experts: Mixtral-8x7B, r = 16. PEFT matches
+    /// `target_modules` by name suffix and `"all-linear"` takes every
+    /// `nn.Linear` of the blocks, the router's too, so with per-expert
+    /// `w1`, `w3`, `w2` every layer adapts Q (4,096 → 4,096), K and V
+    /// (4,096 → 1,024), O, the router (4,096 → 8) and 8 experts' gate and up
+    /// (4,096 → 14,336) and down (14,336 → 4,096).
+    #[test]
+    fn lora_on_the_experts_counts_every_experts_adapters() {
+        let input = |lora_targets, ep| TransformerInput {
+            arch: arch("mixtral-8x7b"),
+            recipe: Recipe::Bf16,
+            lora_rank: 16,
+            lora_targets,
+            gpus: 8,
+            ep,
+            seq: 1,
+            ..TransformerInput::default()
+        };
+        let total = |targets| Adapters::of(&input(targets, 1)).total;
+        let attention = 16 * (2 * (4096 + 4096) + 2 * (4096 + 1024));
+        let router = 16 * (4096 + 8);
+        let expert = 16 * 3 * (4096 + 14_336);
+        assert_eq!((attention, router, expert), (425_984, 65_664, 884_736));
+        assert_eq!(
+            total(LoraTargets::AllExperts),
+            32 * (attention + router + 8 * expert)
+        );
+        assert_eq!(total(LoraTargets::AllExperts), 242_225_152);
+        assert_eq!(total(LoraTargets::Experts), 32 * 8 * expert);
+        assert_eq!(total(LoraTargets::Experts), 226_492_416);
+        // `all` and `mlp` leave the routed experts frozen: Mixtral has no
+        // dense MLP or shared expert, so `mlp` adapts nothing.
+        assert_eq!(total(LoraTargets::All), 32 * attention);
+        assert_eq!(total(LoraTargets::Mlp), 0);
+        // The routed experts' adapters, their FP32 gradients and AdamW's two
+        // FP32 moments live with their experts: over ep = 8, 28,311,552
+        // parameters per GPU beside the 15,732,736 of attention and router.
+        let states = model_states(
+            &parameter_count(&arch("mixtral-8x7b")),
+            &input(LoraTargets::AllExperts, 8),
+        );
+        let per_gpu = 32 * (attention + router) + 32 * 8 * expert / 8;
+        assert_eq!(per_gpu, 44_044_288);
+        assert_eq!(states.gradients, 4 * per_gpu);
+        assert_eq!(states.optimizer_states, 8 * per_gpu);
+        // Per token and layer in BF16 (adapters in FP32: lora_A's input is a
+        // 4-byte cast, x·A 4 × 16): attention's Q, K, V, O and the router
+        // read 4 × 4,096 + 4,096 values; each of the two routed copies the
+        // expert's gate, up (4,096 each) and down (14,336) inputs.
+        let per_token = 4 * (5 * 4096) + 4 * 16 * 5;
+        let per_copy = 4 * (2 * 4096 + 14_336) + 4 * 16 * 3;
+        assert_eq!((per_token, per_copy), (82_240, 90_304));
+        assert_eq!(
+            lora_saved(&input(LoraTargets::AllExperts, 1), Ffn::Moe),
+            per_token + 2 * per_copy
+        );
+        assert_eq!(per_token + 2 * per_copy, 262_848);
+    }
+
+    /// Expert tensor parallelism (Megatron-Core `--expert-tensor-parallel-size`,
+    /// by default `tp`): each expert's matrices split over `etp` instead of
+    /// `tp`, so an unsharded expert term divides by ep × etp; a sharded one
+    /// stays 1/(gpus × tp). Mixtral in pure BF16, 4 data-parallel GPUs ×
+    /// tensor-parallel 2.
+    #[test]
+    fn expert_weights_divide_by_ep_times_etp() {
+        let count = parameter_count(&arch("mixtral-8x7b"));
+        let routed = 32 * 8 * 176_160_768u128;
+        let states = |ep, etp, zero| {
+            let input = TransformerInput {
+                arch: arch("mixtral-8x7b"),
+                recipe: Recipe::Bf16,
+                gpus: 4,
+                tp: 2,
+                zero,
+                ep,
+                etp,
+                ..TransformerInput::default()
+            };
+            model_states(&count, &input)
+        };
+        // The default follows tp: 2 × 45,097,156,608 / (4 × 2) of experts.
+        assert_eq!(states(4, 0, 0).weights, states(4, 2, 0).weights);
+        assert_eq!(
+            states(4, 1, 0).weights - states(4, 0, 0).weights,
+            2 * routed / 4 - 2 * routed / 8
+        );
+        assert_eq!(2 * routed / 4 - 2 * routed / 8, 11_274_289_152);
+        // ep × etp is what divides: 8 × 1 holds what 4 × 2 does.
+        assert_eq!(states(8, 1, 0).weights, states(4, 0, 0).weights);
+        // ZeRO-1 shards the experts' optimizer states over the expert
+        // data-parallel ranks: 1/(gpus × tp) of them per GPU whatever ep and
+        // etp, 4 × 45,097,156,608 / 8 = 22,548,578,304 bytes.
+        let zero1 = |ep, etp| states(ep, etp, 1).optimizer_states;
+        assert_eq!(zero1(4, 1), zero1(4, 0));
+        assert_eq!(zero1(8, 1), zero1(1, 0));
+        let rest = TransformerInput {
+            arch: arch("mixtral-8x7b"),
+            recipe: Recipe::Bf16,
+            gpus: 4,
+            tp: 2,
+            zero: 1,
+            ..TransformerInput::default()
+        };
+        let non_expert = ParameterCount {
+            total: count.total - routed,
+            linear: count.linear - count.routed.linear,
+            linear_rows: count.linear_rows - count.routed.linear_rows,
+            factored: count.factored - count.routed.factored,
+            routed: RoutedExperts::default(),
+            ..count
+        };
+        assert_eq!(
+            zero1(8, 1) - pool_states(&non_expert, &rest, &Adapters::default()).optimizer_states,
+            4 * routed / 8
+        );
+        assert_eq!(4 * routed / 8, 22_548_578_304);
     }
 
     proptest::proptest! {
@@ -3426,6 +3772,38 @@ mod tests {
                 proptest::prop_assert!(states.optimizer_states <= previous.optimizer_states, "ep={ep}");
                 proptest::prop_assert!(states.optimizer_step <= previous.optimizer_step, "ep={ep}");
                 proptest::prop_assert!(states.buffers <= previous.buffers, "ep={ep}");
+                previous = states;
+            }
+        }
+
+        /// Splitting each expert over more ranks never adds to any GPU's
+        /// model states, term by term: `etp` from 1 up the powers of two
+        /// dividing gpus × tp with `ep` (1, or 2 where it divides).
+        #[test]
+        fn model_states_never_grow_with_etp(
+            config in crate::query::tests::any_config(),
+            experts in 1u64..=512,
+            gpus_exponent in 0u32..=6,
+            tp_exponent in 0u32..=3,
+        ) {
+            let (gpus, tp) = (1u64 << gpus_exponent, 1u64 << tp_exponent);
+            let ep = if experts % 2 == 0 && gpus_exponent > 0 { 2 } else { 1 };
+            let input = TransformerInput {
+                arch: Architecture { experts, ..config.transformer.arch },
+                gpus,
+                tp,
+                ep,
+                ..config.transformer
+            };
+            let count = parameter_count(&input.arch);
+            let mut previous = model_states(&count, &TransformerInput { etp: 1, ..input });
+            for etp in (1..=gpus_exponent + tp_exponent).map(|e| 1u64 << e).filter(|etp| (gpus * tp) % (etp * ep) == 0) {
+                let states = model_states(&count, &TransformerInput { etp, ..input });
+                proptest::prop_assert!(states.weights <= previous.weights, "etp={etp}");
+                proptest::prop_assert!(states.gradients <= previous.gradients, "etp={etp}");
+                proptest::prop_assert!(states.optimizer_states <= previous.optimizer_states, "etp={etp}");
+                proptest::prop_assert!(states.optimizer_step <= previous.optimizer_step, "etp={etp}");
+                proptest::prop_assert!(states.buffers <= previous.buffers, "etp={etp}");
                 previous = states;
             }
         }
@@ -4131,11 +4509,61 @@ mod tests {
         assert_eq!(kv(100, 2048), 55_934_976);
     }
 
+    /// docs/model.md's worked example: Llama 4 Scout in BF16 (48 layers,
+    /// every fourth a global NoPE layer: 12 global, 36 chunked at 8,192
+    /// tokens; 8 KV heads of 128). transformers caches a chunked layer as a
+    /// sliding one with the chunk as its window (cache_utils.py
+    /// `DynamicCache.__init__`: `"chunked_attention"` gets a
+    /// `DynamicSlidingWindowLayer(sliding_window=attention_chunk_size)`).
+    #[test]
+    fn llama_4_scout_keeps_one_chunk_on_its_chunked_layers() {
+        let scout = TransformerInput {
+            arch: arch("llama-4-scout"),
+            mode: Mode::Inference,
+            recipe: Recipe::Bf16,
+            batch: 1,
+            ..TransformerInput::default()
+        };
+        assert_eq!(scout.arch.windowed_layers(), 36);
+        // 2 (K, V) × 8 KV heads × 128 × 2 bytes = 4,096 bytes per layer and position.
+        let per_position = 2 * 8 * 128 * 2;
+        let kv = |generated| {
+            kv_cache_per_sample(&TransformerInput {
+                seq: 8192,
+                generated,
+                ..scout
+            })
+        };
+        // An 8,192-token prompt generating to 32,768 tokens: the global
+        // layers hold 32,768 positions, the chunked ones 8,192.
+        assert_eq!(kv(24_576), per_position * (12 * 32_768 + 36 * 8192));
+        assert_eq!(kv(24_576), 2_818_572_288);
+        // To 131,072 tokens.
+        assert_eq!(kv(122_880), per_position * (12 * 131_072 + 36 * 8192));
+        assert_eq!(kv(122_880), 7_650_410_496);
+        // Counted as full attention, as before: 48 × 131,072 positions.
+        let full = TransformerInput {
+            arch: Architecture {
+                window: 0,
+                ..scout.arch
+            },
+            seq: 8192,
+            generated: 122_880,
+            ..scout
+        };
+        assert_eq!(kv_cache_per_sample(&full), 25_769_803_776);
+    }
+
     #[test]
     fn a_window_changes_no_training_term() {
-        for attention in [Attention::Eager, Attention::Flash] {
+        for (model, attention) in [
+            ("gemma-2-2b", Attention::Eager),
+            ("gemma-2-2b", Attention::Flash),
+            ("llama-4-scout", Attention::Eager),
+            ("llama-4-scout", Attention::Flash),
+        ] {
             let train = TransformerInput {
-                arch: arch("gemma-2-2b"),
+                arch: arch(model),
                 seq: 8192,
                 attention,
                 ..TransformerInput::default()

@@ -291,7 +291,10 @@ fn multi_gpu(state: State) -> El {
                     })
             })),
         ))
-        .child(group(&[Ep, CapacityFactor, CapacityPad], Some(rx(moe))))
+        .child(group(
+            &[Ep, Etp, CapacityFactor, CapacityPad],
+            Some(rx(moe)),
+        ))
         .child(group(&[Pp, Cp], Some(rx(move || !inference()))))
         // The schedule and the split, which only pipeline and context
         // parallelism read, one tap away.
@@ -315,7 +318,13 @@ fn multi_gpu(state: State) -> El {
         rx(move || {
             state.config.with(|c| {
                 let t = &c.transformer;
-                t.gpus > 1 || t.tp > 1 || t.pp > 1 || t.cp > 1 || t.ep > 1 || t.zero > 0
+                t.gpus > 1
+                    || t.tp > 1
+                    || t.pp > 1
+                    || t.cp > 1
+                    || t.ep > 1
+                    || t.etp > 0
+                    || t.zero > 0
             })
         }),
         Box::new(move |&multi| {

@@ -110,13 +110,13 @@ static TERMS: &[(&str, &str, &str)] = &[
     ),
     (
         "expert_adapters",
-        "LoRA adapters on the routed experts",
-        "Adaptadores LoRA en los expertos",
+        "LoRA on fused expert tensors (target_parameters)",
+        "LoRA en tensores de expertos fusionados (target_parameters)",
     ),
     (
         "windowed_attention",
-        "Llama 4's chunked attention, counted as full",
-        "La atención por bloques de Llama 4, contada como completa",
+        "Sliding-window and chunked attention's cache",
+        "La caché de la atención por ventana y por bloques",
     ),
     (
         "latent_cache",
@@ -437,6 +437,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
             "Expert parallel",
             "",
             "Routed experts split over this many of the data-parallel GPUs.",
+        ),
+    ),
+    (
+        Param::Etp,
+        f(
+            "Expert tensor parallel",
+            "",
+            "Each routed expert split over this many GPUs; 0: as tensor parallel.",
         ),
     ),
     (
@@ -1151,6 +1159,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Paralelismo de expertos",
             "",
             "Expertos enrutados repartidos entre estas GPU de datos.",
+        ),
+    ),
+    (
+        Param::Etp,
+        f(
+            "Paralelismo tensorial de expertos",
+            "",
+            "Cada experto enrutado repartido entre estas GPU; 0: como el tensorial.",
         ),
     ),
     (
@@ -1906,6 +1922,18 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "all",
         "Every linear map",
         "Todas las capas lineales",
+    ),
+    (
+        Param::LoraTargets,
+        "experts",
+        "Routed experts: gate, up, down",
+        "Expertos enrutados: gate, up, down",
+    ),
+    (
+        Param::LoraTargets,
+        "all_experts",
+        "Every linear map, experts and router too",
+        "Todas las capas lineales, también expertos y router",
     ),
     (
         Param::KvDtype,

@@ -532,6 +532,100 @@ fn class_defaults_and_layer_patterns() {
     assert_eq!(import(&v03).map(|a| a.window), Ok(0));
 }
 
+/// Llama 4's chunked layers as a window (configuration_llama4.py): the
+/// published Scout config leaves the pattern to `no_rope_layer_interval`'s
+/// default (4) and sets `attention_chunk_size` 8,192; a config may list the
+/// layers as `no_rope_layers` (1 = RoPE = chunked) or `layer_types`.
+#[test]
+fn llama_4_chunked_layers_import_as_a_window() {
+    let scout = import(LLAMA_4_SCOUT).expect("valid");
+    assert_eq!((scout.window, scout.global_every), (8192, 4));
+    assert_eq!(scout.windowed_layers(), 36);
+    let with = |key_value: &str| {
+        LLAMA_4_SCOUT.replace(
+            "\"attention_chunk_size\": 8192,",
+            &format!("\"attention_chunk_size\": 8192, {key_value},"),
+        )
+    };
+    let listed = |flags: &[u8], layers: usize| {
+        let items: Vec<String> = (0..layers)
+            .map(|i| flags[i % flags.len()].to_string())
+            .collect();
+        with(&format!("\"no_rope_layers\": [{}]", items.join(", ")))
+    };
+    let every = |config: &str| import(config).map(|a| (a.window, a.global_every));
+    assert_eq!(every(&listed(&[1, 1, 1, 0], 48)), Ok((8192, 4)));
+    // A longer list than the layers: the first 48 count, as in transformers.
+    assert_eq!(every(&listed(&[1, 0], 50)), Ok((8192, 2)));
+    // No NoPE layer: every layer chunked; an empty list is the interval's rule.
+    assert_eq!(every(&listed(&[1], 48)), Ok((8192, 0)));
+    assert_eq!(every(&with("\"no_rope_layers\": []")), Ok((8192, 4)));
+    assert_eq!(every(&with("\"no_rope_layer_interval\": 2")), Ok((8192, 2)));
+    let types: Vec<&str> = (0..48)
+        .map(|i| {
+            if (i + 1) % 4 == 0 {
+                "\"full_attention\""
+            } else {
+                "\"chunked_attention\""
+            }
+        })
+        .collect();
+    assert_eq!(
+        every(&with(&format!("\"layer_types\": [{}]", types.join(", ")))),
+        Ok((8192, 4))
+    );
+    // Without a chunk every layer attends globally.
+    assert_eq!(
+        every(&LLAMA_4_SCOUT.replace(
+            "\"attention_chunk_size\": 8192",
+            "\"attention_chunk_size\": null"
+        )),
+        Ok((0, 0))
+    );
+    // Other layouts and values are named.
+    for (config, error) in [
+        (
+            listed(&[0, 1], 48),
+            ImportError::LayerPattern {
+                key: "no_rope_layers",
+            },
+        ),
+        (
+            listed(&[1, 1, 1, 0], 40),
+            ImportError::LayerPattern {
+                key: "no_rope_layers",
+            },
+        ),
+        (
+            listed(&[2], 48),
+            ImportError::LayerPattern {
+                key: "no_rope_layers",
+            },
+        ),
+        (
+            with("\"no_rope_layers\": 4"),
+            ImportError::WrongType {
+                key: "no_rope_layers",
+                expected: json::Kind::Array,
+                found: json::Kind::Number,
+            },
+        ),
+        (
+            LLAMA_4_SCOUT.replace(
+                "\"attention_chunk_size\": 8192",
+                "\"attention_chunk_size\": 81.5",
+            ),
+            ImportError::BadValue {
+                key: "attention_chunk_size",
+                range: tf::WINDOW.range(),
+                fraction: true,
+            },
+        ),
+    ] {
+        assert_eq!(import(&config), Err(error));
+    }
+}
+
 #[test]
 fn problems_are_named() {
     let without = |key: &str| LLAMA_3_1_8B.replace(&format!("\"{key}\""), "\"renamed\"");

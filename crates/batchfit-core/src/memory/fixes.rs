@@ -223,7 +223,7 @@ fn strongest_levers(config: &Config) -> Vec<Lever> {
                 let rank = if t.lora_rank > 0 { t.lora_rank } else { 16 };
                 levers.push(Lever::Qlora { rank });
             }
-            let ep = t.ep.max(1);
+            let ep = t.gpus_multiple().max(1);
             let most = GPUS.max / ep * ep;
             if most > t.gpus || t.zero < 3 {
                 levers.push(Lever::Zero {

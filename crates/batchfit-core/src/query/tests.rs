@@ -505,15 +505,20 @@ prop_compose! {
         zero_grad in pick(tf::ZeroGrad::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
         lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
         base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL), fp8 in pick(tf::Fp8::ALL), train_embeddings in any::<bool>(),
-        ep in prop_oneof![1u64..=64, whole(tf::EP)],
+        expert_parallel in (prop_oneof![1u64..=64, whole(tf::EP)], prop_oneof![Just(0u64), 1u64..=8, whole(tf::ETP)]),
         capacity in (prop_oneof![Just(0u64), tf::CAPACITY_FACTOR.min..=tf::CAPACITY_FACTOR.max], any::<bool>()),
         pipe in (prop_oneof![Just(1u64), 2u64..=8, whole(PP)], pick(Schedule::ALL), 1u64..=4, prop_oneof![Just(0u64), 1u64..=64, whole(MICROBATCHES)], any::<bool>(), 0u64..=9),
         context in (prop_oneof![Just(1u64), 2u64..=8, whole(CP)], pick(CpKind::ALL)),
         ds in (whole(tf::DS_PREFETCH), whole(tf::DS_LIVE), whole(tf::DS_PERSIST)),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload] = switches;
-        // `ep` divides `gpus` and `experts`, and only a MoE model has experts to split.
-        let ep = if arch.moe() && gpus % ep == 0 && arch.experts % ep == 0 { ep } else { 1 };
+        // `etp` divides gpus × tp, `ep` the gpus × tp / etp ranks left and
+        // `experts`, and only a MoE model has experts to split.
+        let (ep, etp) = expert_parallel;
+        let ranks = u128::from(gpus) * u128::from(tp);
+        let etp = if arch.moe() && ranks % u128::from(etp.max(1)) == 0 { etp } else { 0 };
+        let expert_ranks = ranks / u128::from(if etp == 0 { tp } else { etp });
+        let ep = if arch.moe() && expert_ranks % u128::from(ep) == 0 && arch.experts % ep == 0 { ep } else { 1 };
         // The capacity factor only with experts, its padding only with it.
         let capacity_factor = if arch.moe() { capacity.0 } else { 0 };
         let capacity_pad = capacity.1 && capacity_factor > 0;
@@ -542,7 +547,7 @@ prop_compose! {
             2..=5 => StageChoice::Peak,
             i => StageChoice::Index(i - 6),
         };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
@@ -552,6 +557,10 @@ prop_compose! {
         } else {
             input.param_offload = false;
             input.fp8 = tf::Fp8::None;
+        }
+        // A dense model has no routed experts to adapt.
+        if !input.arch.moe() && matches!(input.lora_targets, tf::LoraTargets::Experts | tf::LoraTargets::AllExperts) {
+            input.lora_targets = tf::LoraTargets::default();
         }
         if !input.lora() {
             input.base_quant = tf::BaseQuant::None;
@@ -901,6 +910,54 @@ fn moe_parameters_are_checked_against_each_other() {
             .transformer
             .ep,
         8
+    );
+    // Expert tensor parallelism: gpus × tp ranks split as etp × ep × expert
+    // data parallel, so with etp = 1 under tp = 2 `ep` may reach gpus × tp.
+    let mixtral = "form=transformer&model=mixtral-8x7b&gpus=4&tp=2";
+    assert_eq!(problems(&format!("{mixtral}&ep=8&etp=1")), []);
+    let parsed = parse(&format!("{mixtral}&ep=8&etp=1")).config.transformer;
+    assert_eq!((parsed.ep, parsed.etp, parsed.expert_tp()), (8, 1, 1));
+    assert_eq!(
+        problems(&format!("{mixtral}&ep=8")),
+        [("ep".to_owned(), Problem::Conflict { with: Param::Gpus })]
+    );
+    assert_eq!(
+        problems(&format!("{mixtral}&ep=8&etp=2")),
+        [("ep".to_owned(), Problem::Conflict { with: Param::Gpus })]
+    );
+    // `etp` divides gpus × tp; one that does not is read as tp.
+    let parsed = parse(&format!("{mixtral}&etp=3"));
+    assert_eq!(
+        parsed
+            .problems
+            .iter()
+            .map(|p| (p.name.as_str(), p.problem.clone()))
+            .collect::<Vec<_>>(),
+        [("etp", Problem::Conflict { with: Param::Tp })]
+    );
+    assert_eq!(parsed.config.transformer.expert_tp(), 2);
+    assert_eq!(
+        problems("form=transformer&etp=2"),
+        [("etp".to_owned(), only_with(Param::Experts))]
+    );
+    // The experts' LoRA targets need experts; on a dense model, read as `qv`.
+    for targets in ["experts", "all_experts"] {
+        let query = format!("form=transformer&lora_rank=8&lora_targets={targets}");
+        assert_eq!(
+            problems(&query),
+            [("lora_targets".to_owned(), only_with(Param::Experts))]
+        );
+        assert_eq!(
+            parse(&query).config.transformer.lora_targets,
+            tf::LoraTargets::Qv
+        );
+        assert_eq!(problems(&format!("{query}&model=mixtral-8x7b")), []);
+    }
+    assert_eq!(
+        problems("form=transformer&etp=2000")[0].1,
+        Problem::OutOfRange {
+            range: tf::ETP.range()
+        }
     );
     // Top-k beyond the experts: reported with the range it has, read as all.
     let parsed = parse("form=transformer&model=mixtral-8x7b&experts_active=9");
