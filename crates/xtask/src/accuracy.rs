@@ -393,10 +393,14 @@ fn to_query(row: &Row<'_>) -> Result<String, String> {
         }
     }
     let attention = row.lower("attention");
-    let flash = ["flash", "sdpa", "fused", "no s^2"]
-        .iter()
-        .any(|k| attention.contains(k));
-    if !flash && (attention.contains("eager") || attention.contains("unfused")) {
+    // "unfused" (Megatron's unfused backend, materialised scores) contains
+    // "fused": it is read first.
+    let unfused = attention.contains("unfused");
+    let flash = !unfused
+        && ["flash", "sdpa", "fused", "no s^2"]
+            .iter()
+            .any(|k| attention.contains(k));
+    if !flash && (attention.contains("eager") || unfused) {
         set("attn", "eager".into());
     }
     let batch = first_number(row.get("micro_batch")).unwrap_or(1);

@@ -18,10 +18,10 @@ pub const MIN_SOURCES: u32 = 3;
 /// Per reading: every profile pooled, then each profile with a row.
 #[rustfmt::skip]
 pub const CELLS: &[Cell] = &[
-    Cell { reading: Reading::Allocated, profile: None, rows: 182, sources: 19, range: Some(Bounds { low: -2018, high: 2810 }) },
+    Cell { reading: Reading::Allocated, profile: None, rows: 182, sources: 19, range: Some(Bounds { low: -2430, high: 2549 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Custom), rows: 93, sources: 5, range: Some(Bounds { low: 8, high: 3304 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::HfTrainer), rows: 7, sources: 3, range: None },
-    Cell { reading: Reading::Allocated, profile: Some(Framework::Megatron), rows: 13, sources: 4, range: Some(Bounds { low: -3247, high: 2742 }) },
+    Cell { reading: Reading::Allocated, profile: Some(Framework::Megatron), rows: 13, sources: 4, range: Some(Bounds { low: -3247, high: -530 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Deepspeed), rows: 7, sources: 3, range: None },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Torchtune), rows: 2, sources: 1, range: None },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Lightning16Mixed), rows: 1, sources: 1, range: None },
