@@ -855,8 +855,11 @@ fn describe(config: &Config, e: &Estimate) -> String {
             }
             if t.zero_grad == transformer::ZeroGrad::Zeros && t.mode == Mode::Train {
                 text.push_str(
-                    "gradients zero-filled between steps (zero_grad(set_to_none=False)): alive at the loss\n",
+                    "gradients zero-filled between steps (zero_grad(set_to_none=False), Megatron's gradient buffer): alive at the loss\n",
                 );
+            }
+            if t.norm_kernel == transformer::NormKernel::Fused && t.mode == Mode::Train {
+                text.push_str("fused norm kernels: each norm keeps its input only\n");
             }
             if t.act_offload && t.mode == Mode::Train {
                 text.push_str(

@@ -287,6 +287,25 @@ impl Keys<'_> {
         }
     }
 
+    /// A two-matrix MLP's activation from `key` (`activation_function`,
+    /// `hidden_act`), `default` when absent: transformers activations.py
+    /// `ACT2FN["gelu_new"]` is `NewGELUActivation`, element-wise operations
+    /// ([`Mlp::GeluNew`]); every other name is counted as one kernel
+    /// ([`Mlp::Gelu`]: `gelu` is `nn.functional.gelu`, `gelu_pytorch_tanh`
+    /// `F.gelu(approximate="tanh")`).
+    fn gelu(&self, key: &'static str, default: Mlp) -> Result<Mlp, ImportError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(Json::String(name)) if name == "gelu_new" => Ok(Mlp::GeluNew),
+            Some(Json::String(_)) => Ok(Mlp::Gelu),
+            Some(other) => Err(ImportError::WrongType {
+                key,
+                expected: json::Kind::String,
+                found: other.kind(),
+            }),
+        }
+    }
+
     fn positive(&self, key: &'static str) -> Result<Option<bool>, ImportError> {
         match self.get(key) {
             None => Ok(None),
@@ -426,6 +445,14 @@ fn llama_like(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportE
         block: if olmo2 { Block::Post } else { Block::Pre },
         window,
         global_every,
+        // transformers models/phi3/modeling_phi3.py: `qkv_proj` and
+        // `gate_up_proj` are one matrix each; the other families' q_proj,
+        // k_proj, v_proj, gate_proj and up_proj are separate.
+        fused_proj: if model_type == "phi3" {
+            tf::FusedProj::All
+        } else {
+            tf::FusedProj::None
+        },
         ..Architecture::default()
     })
 }
@@ -505,7 +532,9 @@ fn phi(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
             .unwrap_or(heads),
         head_dim: 0,
         ffn: keys.required("intermediate_size", tf::FFN)?,
-        mlp: Mlp::Gelu,
+        // PhiConfig: `hidden_act="gelu_new"`; PhiAttention's q_proj, k_proj,
+        // v_proj are separate (`fused_proj` none, the default).
+        mlp: keys.gelu("hidden_act", Mlp::GeluNew)?,
         norm: Norm::LayerNorm,
         vocab: keys.required("vocab_size", tf::VOCAB)?,
         tied: keys.switch("tie_word_embeddings")?.unwrap_or(false),
@@ -771,7 +800,10 @@ fn gpt2(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
         head_dim: 0,
         // GPT2Config: `n_inner` null means 4 × n_embd.
         ffn: keys.whole("n_inner", tf::FFN)?.unwrap_or(4 * hidden),
-        mlp: Mlp::Gelu,
+        // GPT2Config: `activation_function="gelu_new"`; GPT2Attention's one
+        // `c_attn` computes Q, K and V.
+        mlp: keys.gelu("activation_function", Mlp::GeluNew)?,
+        fused_proj: tf::FusedProj::Qkv,
         norm: Norm::LayerNorm,
         vocab: keys.required("vocab_size", tf::VOCAB)?,
         // GPT-2's LM head is always the input embedding.
@@ -796,7 +828,8 @@ fn bert_like(keys: &Keys<'_>, vision: bool) -> Result<Architecture, ImportError>
         kv_heads: heads,
         head_dim: 0,
         ffn: keys.required("intermediate_size", tf::FFN)?,
-        mlp: Mlp::Gelu,
+        // BertConfig and ViTConfig: `hidden_act="gelu"`.
+        mlp: keys.gelu("hidden_act", Mlp::Gelu)?,
         norm: Norm::LayerNorm,
         tied: false,
         bias: true,

@@ -556,10 +556,6 @@ choice! {
         /// Gradients that live through the run (Megatron-LM's buffer,
         /// `zero_grad(set_to_none=False)`; docs/model.md §6).
         LiveGradients = "live_gradients",
-        /// Hugging Face GPT-2's `gelu_new` (docs/model.md §6).
-        GeluNew = "gelu_new",
-        /// One autocast cast per projection (docs/model.md §6).
-        ProjectionCasts = "projection_casts",
         /// Autocast's weight copies under full recomputation, counted at the
         /// loss (docs/model.md §6).
         RecomputeCasts = "recompute_casts",
@@ -571,8 +567,6 @@ choice! {
         NormStatistics = "norm_statistics",
         /// Eager and math attention's K and V repeated to every head under GQA.
         RepeatedKv = "repeated_kv",
-        /// Fused RMSNorm kernels, which keep less than the element-wise RMSNorm.
-        FusedRmsnorm = "fused_rmsnorm",
         /// What of DeepSpeed ZeRO-3 is not modelled (its reuse distance and
         /// sub-groups), NCCL and DDP gradient buckets.
         Zero3Buffers = "zero3_buffers",
@@ -726,22 +720,6 @@ pub const TERMS: &[TermInfo] = {
             "docs/model.md §3.6 and §6; docs/accuracy.md, gradients that outlive the step",
         ),
         row(
-            Term::GeluNew,
-            NotModelled,
-            Low,
-            Allocated,
-            Size::Share { tenths: 280 },
-            "docs/accuracy.md, GPT-2's GELU: -28 % (G001)",
-        ),
-        row(
-            Term::ProjectionCasts,
-            NotModelled,
-            Low,
-            Allocated,
-            Size::Share { tenths: 60 },
-            "docs/accuracy.md, one autocast cast per projection: 6 % (G039), 3.4 % (G003)",
-        ),
-        row(
             Term::RecomputeCasts,
             NotModelled,
             High,
@@ -777,14 +755,6 @@ pub const TERMS: &[TermInfo] = {
             Term::RepeatedKv,
             NotModelled,
             Low,
-            Allocated,
-            Size::NotStated,
-            SECTION_6,
-        ),
-        row(
-            Term::FusedRmsnorm,
-            NotModelled,
-            High,
             Allocated,
             Size::NotStated,
             SECTION_6,

@@ -68,6 +68,7 @@ choice! {
         QkRopeHeadDim = "qk_rope_head_dim",
         QkNopeHeadDim = "qk_nope_head_dim",
         VHeadDim = "v_head_dim",
+        FusedProj = "fused_proj",
         Recipe = "recipe",
         Recompute = "recompute",
         Attn = "attn",
@@ -102,6 +103,7 @@ choice! {
         ActOffload = "act_offload",
         Logits = "logits",
         ZeroGrad = "zero_grad",
+        NormKernel = "norm_kernel",
         LoraRank = "lora_rank",
         LoraTargets = "lora_targets",
         LoraDropout = "lora_dropout",
@@ -175,9 +177,9 @@ impl Param {
             | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap
             | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
-            | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | LoraTargets
-            | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units | Lang | Block | PpSchedule
-            | CpKind => Input::Choice,
+            | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | NormKernel
+            | FusedProj | LoraTargets | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units
+            | Lang | Block | PpSchedule | CpKind => Input::Choice,
         }
     }
 }

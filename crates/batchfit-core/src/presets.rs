@@ -1,7 +1,7 @@
 //! Published model configurations and device capacities, each with its source.
 //! Ids are URL values (`model=llama-3.1-8b`, `gpu=h100-80gb`) and never change.
 
-use crate::transformer::{self as tf, Architecture, Block, Kind, Mlp, Norm};
+use crate::transformer::{self as tf, Architecture, Block, FusedProj, Kind, Mlp, Norm};
 
 /// A published model: its architecture as its config.json gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -76,9 +76,13 @@ const BASE: Architecture = Architecture {
     qk_rope_head_dim: tf::QK_ROPE_HEAD_DIM.default,
     qk_nope_head_dim: tf::QK_NOPE_HEAD_DIM.default,
     v_head_dim: tf::V_HEAD_DIM.default,
+    fused_proj: FusedProj::None,
 };
 
-/// GPT-2 (Radford et al. 2019): learned positions, LayerNorm, biases, tied, dropout 0.1.
+/// GPT-2 (Radford et al. 2019): learned positions, LayerNorm, biases, tied,
+/// dropout 0.1; transformers models/gpt2/modeling_gpt2.py computes Q, K and
+/// V with one `c_attn` and its MLP's GELU is `activation_function`
+/// "gelu_new" (GPT2Config's default, and every checkpoint's config.json).
 const fn gpt2(layers: u64, hidden: u64, heads: u64) -> Architecture {
     Architecture {
         layers,
@@ -86,7 +90,8 @@ const fn gpt2(layers: u64, hidden: u64, heads: u64) -> Architecture {
         heads,
         kv_heads: heads,
         ffn: 4 * hidden,
-        mlp: Mlp::Gelu,
+        mlp: Mlp::GeluNew,
+        fused_proj: FusedProj::Qkv,
         norm: Norm::LayerNorm,
         vocab: 50_257,
         tied: true,
@@ -97,10 +102,14 @@ const fn gpt2(layers: u64, hidden: u64, heads: u64) -> Architecture {
     }
 }
 
-/// BERT (Devlin et al. 2019) as BertModel: encoder with pooler, no MLM head.
+/// BERT (Devlin et al. 2019) as BertModel: encoder with pooler, no MLM head;
+/// separate `query`, `key`, `value` and `hidden_act` "gelu"
+/// (`nn.functional.gelu`), as ViT's.
 const fn bert(layers: u64, hidden: u64, heads: u64) -> Architecture {
     Architecture {
         kind: Kind::Encoder,
+        mlp: Mlp::Gelu,
+        fused_proj: FusedProj::None,
         vocab: 30_522,
         positions: 512,
         token_types: 2,
@@ -117,6 +126,8 @@ const fn vit(layers: u64, hidden: u64, heads: u64) -> Architecture {
         positions: 0,
         dropout: false,
         tied: false,
+        mlp: Mlp::Gelu,
+        fused_proj: FusedProj::None,
         ..gpt2(layers, hidden, heads)
     }
 }
@@ -519,9 +530,11 @@ pub const MODELS: &[ModelPreset] = &[
         "phi-3-mini",
         "Phi-3 mini (4k)",
         "3.8B",
-        // `sliding_window: 2047` on every layer.
+        // `sliding_window: 2047` on every layer; transformers
+        // models/phi3/modeling_phi3.py: one `qkv_proj`, one `gate_up_proj`.
         Architecture {
             window: 2047,
+            fused_proj: FusedProj::All,
             ..llama(32, 3072, 32, 32, 8192, 32_064)
         },
         "huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json",
@@ -638,9 +651,11 @@ pub const MODELS: &[ModelPreset] = &[
         "2.78B",
         // Phi-1/2 (transformers models/phi/modeling_phi.py): attention and a
         // GELU MLP in parallel on one LayerNorm, biases everywhere (the
-        // untied head too), partial rotary (no parameters), resid_pdrop 0.1.
+        // untied head too), partial rotary (no parameters), resid_pdrop 0.1;
+        // separate q_proj, k_proj, v_proj and `hidden_act` "gelu_new".
         Architecture {
             block: Block::Parallel,
+            fused_proj: FusedProj::None,
             tied: false,
             vocab: 51_200,
             positions: 0,
@@ -653,8 +668,11 @@ pub const MODELS: &[ModelPreset] = &[
         "Phi-4",
         "14.7B",
         // `phi3` model type: fused qkv_proj and gate_up_proj, counted as the
-        // separate maps they concatenate.
-        llama(40, 5120, 40, 10, 17_920, 100_352),
+        // separate maps they concatenate (and one autocast cast each).
+        Architecture {
+            fused_proj: FusedProj::All,
+            ..llama(40, 5120, 40, 10, 17_920, 100_352)
+        },
         "huggingface.co/microsoft/phi-4/blob/main/config.json",
     ),
     entry(

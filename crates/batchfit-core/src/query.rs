@@ -265,6 +265,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::QkRopeHeadDim,
     Param::QkNopeHeadDim,
     Param::VHeadDim,
+    Param::FusedProj,
     Param::Batch,
     Param::Seq,
     Param::Recipe,
@@ -302,6 +303,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::ActOffload,
     Param::Logits,
     Param::ZeroGrad,
+    Param::NormKernel,
     Param::LoraRank,
     Param::LoraTargets,
     Param::LoraDropout,
@@ -871,6 +873,9 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::QkRopeHeadDim => arch.qk_rope_head_dim = tf::QK_ROPE_HEAD_DIM.parse(value)?,
         Param::QkNopeHeadDim => arch.qk_nope_head_dim = tf::QK_NOPE_HEAD_DIM.parse(value)?,
         Param::VHeadDim => arch.v_head_dim = tf::V_HEAD_DIM.parse(value)?,
+        Param::FusedProj => {
+            arch.fused_proj = option(name, tf::FusedProj::parse(value), tf::FusedProj::NAMES)?
+        }
         Param::Positions => arch.positions = tf::POSITIONS.parse(value)?,
         Param::TokenTypes => arch.token_types = tf::TOKEN_TYPES.parse(value)?,
         Param::Labels => arch.labels = tf::LABELS.parse(value)?,
@@ -926,6 +931,9 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Logits => t.logits = option(name, tf::Logits::parse(value), tf::Logits::NAMES)?,
         Param::ZeroGrad => {
             t.zero_grad = option(name, tf::ZeroGrad::parse(value), tf::ZeroGrad::NAMES)?
+        }
+        Param::NormKernel => {
+            t.norm_kernel = option(name, tf::NormKernel::parse(value), tf::NormKernel::NAMES)?
         }
         Param::LoraRank => t.lora_rank = tf::LORA_RANK.parse(value)?,
         Param::LoraTargets => {
@@ -986,6 +994,8 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::Loss => tf::Loss::NAMES,
         Param::Logits => tf::Logits::NAMES,
         Param::ZeroGrad => tf::ZeroGrad::NAMES,
+        Param::NormKernel => tf::NormKernel::NAMES,
+        Param::FusedProj => tf::FusedProj::NAMES,
         Param::LoraTargets => tf::LoraTargets::NAMES,
         Param::BaseQuant => tf::BaseQuant::NAMES,
         Param::KvDtype => tf::KvDtype::NAMES,
@@ -1102,11 +1112,11 @@ pub fn to_query(config: &Config) -> String {
 /// The architecture's parameters, in the documented order of [`arch_values`]:
 /// the transformer form's list after `model` and `framework`, up to `batch`
 /// (evaluated at compile time: no bound is checked at run time).
-const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(40).0;
+const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(41).0;
 
 /// The architecture's parameters, in the documented order, each written as
 /// [`parse`] reads it back: what a config.json import (`hf::import`) sets.
-pub fn arch_values(arch: &Architecture) -> [(Param, String); 40] {
+pub fn arch_values(arch: &Architecture) -> [(Param, String); 41] {
     [
         (Param::Kind, arch.kind.name().to_owned()),
         (Param::Layers, arch.layers.to_string()),
@@ -1148,6 +1158,7 @@ pub fn arch_values(arch: &Architecture) -> [(Param, String); 40] {
         (Param::QkRopeHeadDim, arch.qk_rope_head_dim.to_string()),
         (Param::QkNopeHeadDim, arch.qk_nope_head_dim.to_string()),
         (Param::VHeadDim, arch.v_head_dim.to_string()),
+        (Param::FusedProj, arch.fused_proj.name().to_owned()),
     ]
 }
 
@@ -1225,6 +1236,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::ActOffload, bit(t.act_offload)),
         (Param::Logits, t.logits.name().to_owned()),
         (Param::ZeroGrad, t.zero_grad.name().to_owned()),
+        (Param::NormKernel, t.norm_kernel.name().to_owned()),
         (Param::LoraRank, t.lora_rank.to_string()),
         (Param::LoraTargets, t.lora_targets.name().to_owned()),
         (Param::LoraDropout, bit(t.lora_dropout)),

@@ -29,8 +29,18 @@ choice! {
 choice! {
     /// The feed-forward block.
     pub enum Mlp {
-        /// Two matrices around a GELU (GPT-2, BERT, ViT).
+        /// Two matrices around a GELU computed by one kernel (BERT, ViT:
+        /// transformers activations.py `GELUActivation` is
+        /// `nn.functional.gelu`; `gelu_pytorch_tanh` likewise), which saves
+        /// its input only.
         Gelu = "gelu",
+        /// Two matrices around the tanh GELU written as element-wise
+        /// operations: transformers activations.py `NewGELUActivation`
+        /// (`activation_function`/`hidden_act` "gelu_new": GPT-2, Phi-1/2),
+        /// `0.5 * input * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) *
+        /// (input + 0.044715 * torch.pow(input, 3.0))))`: each operation
+        /// keeps what its backward needs ([`ffn_saved`]).
+        GeluNew = "gelu_new",
         /// Three matrices, gated (SwiGLU in Llama/Qwen/Mistral/Phi-3, GeGLU in Gemma).
         Swiglu = "swiglu",
     }
@@ -112,6 +122,17 @@ choice! {
         /// no separate master copy; each layer's parameters are all-gathered as
         /// BF16 copies only while it computes (`prefetch`, docs/frameworks.md).
         Fsdp = "fsdp",
+        /// A 16-bit model with FP32 main gradients and FP32 main parameters
+        /// in the optimizer, Megatron-LM's `--bf16` (and `--fp16`):
+        /// megatron/core/transformer/module.py `Float16Module` converts the
+        /// model to BF16, so it computes in 16 bits throughout, the residual
+        /// stream too (no autocast, no per-op casts), and its BF16 parameters
+        /// are the weights at every moment; gradients accumulate in FP32
+        /// (megatron/training/arguments.py: `accumulate_allreduce_grads_in_fp32`
+        /// with bf16), the optimizer keeps an FP32 copy (optimizer.py
+        /// `param.detach().clone().float()`, distrib_optimizer.py
+        /// `shard_model_param.clone().float()`): 2 + 4 + 4 B + state.
+        MainFp32 = "main_fp32",
     }
     default Amp
 }
@@ -371,6 +392,14 @@ choice! {
         /// cross-entropy run in 8 chunks of tokens; only each chunk's FP32
         /// log-softmax is kept for the backward pass.
         Chunked = "chunked",
+        /// Megatron-Core's `vocab_parallel_cross_entropy`
+        /// (megatron/core/tensor_parallel/cross_entropy.py
+        /// `_VocabParallelCrossEntropy`): its own autograd function, which
+        /// turns an FP32 copy of the logits into the softmax in place, saves
+        /// it, and writes the gradient into the same storage in its backward:
+        /// one FP32 logit-sized tensor, and the gradient's cast back to the
+        /// logits' dtype.
+        VocabParallel = "vocab_parallel",
     }
     default Full
 }
@@ -389,6 +418,49 @@ choice! {
 }
 
 choice! {
+    /// How the norms run in training (`norm_kernel`): what they keep for the
+    /// backward pass.
+    pub enum NormKernel {
+        /// As the model code writes them: `nn.LayerNorm` (one kernel, its input
+        /// saved; in FP32 under autocast), RMSNorm as element-wise operations
+        /// that keep an FP32 copy of the input and the normalized tensor
+        /// (transformers `LlamaRMSNorm` and its copies, torchtune `RMSNorm`).
+        Eager = "eager",
+        /// One fused kernel per norm that saves its input as it receives it
+        /// and a per-token statistic: Transformer Engine's `LayerNormLinear`
+        /// (transformer_engine/pytorch/module/layernorm_linear.py saves
+        /// `inputmat`, `ln_out`, `mu`, `rsigma`) and RMSNorm
+        /// (transformer_engine/pytorch/ops/basic/rmsnorm.py:
+        /// `ctx.save_for_backward(x, rstdevs)`), Apex's fused norms
+        /// (Megatron-Core megatron/core/fusions/fused_layer_norm.py).
+        Fused = "fused",
+    }
+    default Eager
+}
+
+choice! {
+    /// Which of a block's projections that read one norm's output are one
+    /// matrix (`fused_proj`): model code, read from `model_type` on import.
+    /// Under autocast each matrix product casts that FP32 output to 16 bits
+    /// for itself and saves its cast ([`autocast_casts`]).
+    pub enum FusedProj {
+        /// Q, K and V separate, and gate and up separate: transformers' Llama,
+        /// Mistral, Qwen2/3, Gemma, OLMo 2, Phi-1/2 (`q_proj`, `k_proj`,
+        /// `v_proj`; `gate_proj`, `up_proj`), BERT and ViT (`query`, `key`,
+        /// `value`).
+        None = "none",
+        /// Q, K and V as one matrix, the MLP's first maps separate: GPT-2
+        /// (`c_attn`), Qwen-1 (`c_attn`; `w1`, `w2`).
+        Qkv = "qkv",
+        /// Q, K and V as one matrix and gate and up as one: Phi-3
+        /// (transformers models/phi3/modeling_phi3.py `qkv_proj`,
+        /// `gate_up_proj`), Megatron-Core (`linear_qkv`, `linear_fc1`).
+        All = "all",
+    }
+    default None
+}
+
+choice! {
     /// A training or inference stack: a set of defaults for the settings below,
     /// each of which the user can still change (docs/frameworks.md cites the
     /// source of every default).
@@ -401,8 +473,10 @@ choice! {
         /// Hugging Face Trainer with `bf16=True`: autocast, `adamw_torch_fused`
         /// (the default with torch ≥ 2.8).
         HfTrainer = "hf_trainer",
-        /// Megatron-LM with `--bf16`: BF16 parameters, FP32 main gradients and
-        /// main parameters, fused Adam.
+        /// Megatron-LM with `--bf16`: a BF16 model (`recipe=main_fp32`), FP32
+        /// main gradients in a buffer that lives for the whole run
+        /// (`zero_grad=zeros`) and main parameters, fused Adam, its
+        /// vocab-parallel cross-entropy and Transformer Engine's fused norms.
         Megatron = "megatron",
         /// DeepSpeed ZeRO with bf16/fp16: 16-bit parameters and gradients, FP32
         /// partitions for the optimizer, FusedAdam, a 5e8-element gradient bucket.
@@ -455,9 +529,20 @@ impl Framework {
             // transformers/training_args.py: default_optim = "adamw_torch_fused"
             // for torch ≥ 2.8.
             Framework::HfTrainer => (Recipe::Amp, Step::Fused, Loss::Full, 0),
-            // megatron/training/arguments.py (bf16 → FP32 main grads),
-            // megatron/core/optimizer/__init__.py (TE/apex FusedAdam).
-            Framework::Megatron => (Recipe::Amp, Step::Fused, Loss::Full, 0),
+            // megatron/core/transformer/module.py `Float16Module` (the model
+            // in BF16), megatron/training/arguments.py (bf16 → FP32 main
+            // grads), megatron/core/optimizer/__init__.py (TE/apex FusedAdam),
+            // megatron/core/tensor_parallel/cross_entropy.py (the loss),
+            // megatron/core/distributed/param_and_grad_buffer.py
+            // (`_ParamAndGradBuffer`: `grad_data = torch.zeros(...)` once,
+            // `reset` zero-fills it: the gradients are alive at every
+            // moment), megatron/core/extensions/transformer_engine.py
+            // (`TENorm`, `TELayerNormColumnParallelLinear`: fused norms).
+            Framework::Megatron => {
+                input.zero_grad = ZeroGrad::Zeros;
+                input.norm_kernel = NormKernel::Fused;
+                (Recipe::MainFp32, Step::Fused, Loss::VocabParallel, 0)
+            }
             // deepspeed/runtime/zero/config.py (reduce_bucket_size = 5e8),
             // deepspeed/runtime/zero/stage_1_and_2.py (16-bit grads, FP32 partitions).
             Framework::Deepspeed => (Recipe::Amp16, Step::Fused, Loss::Full, 500),
@@ -734,6 +819,8 @@ pub struct Architecture {
     pub qk_rope_head_dim: u64,
     pub qk_nope_head_dim: u64,
     pub v_head_dim: u64,
+    /// Which projections reading one norm's output are one matrix.
+    pub fused_proj: FusedProj,
 }
 
 impl Default for Architecture {
@@ -780,6 +867,7 @@ impl Default for Architecture {
             qk_rope_head_dim: QK_ROPE_HEAD_DIM.default,
             qk_nope_head_dim: QK_NOPE_HEAD_DIM.default,
             v_head_dim: V_HEAD_DIM.default,
+            fused_proj: FusedProj::None,
         }
     }
 }
@@ -1015,7 +1103,7 @@ impl Counted {
     fn mlp(&mut self, arch: &Architecture, width: u128) {
         let h = u128::from(arch.hidden);
         let into = match arch.mlp {
-            Mlp::Gelu => 1,
+            Mlp::Gelu | Mlp::GeluNew => 1,
             Mlp::Swiglu => 2,
         };
         for _ in 0..into {
@@ -1361,6 +1449,8 @@ pub struct TransformerInput {
     pub logits: Logits,
     /// How the loop clears the gradients between steps.
     pub zero_grad: ZeroGrad,
+    /// How the norms run: what they keep for the backward pass.
+    pub norm_kernel: NormKernel,
     /// LoRA rank; 0 trains every weight.
     pub lora_rank: u64,
     pub lora_targets: LoraTargets,
@@ -1427,6 +1517,7 @@ impl Default for TransformerInput {
             act_offload: false,
             logits: Logits::default(),
             zero_grad: ZeroGrad::default(),
+            norm_kernel: NormKernel::default(),
             lora_rank: LORA_RANK.default,
             lora_targets: LoraTargets::default(),
             lora_dropout: false,
@@ -1459,7 +1550,12 @@ impl TransformerInput {
     pub fn activation_bytes(&self) -> u128 {
         match self.recipe {
             Recipe::Fp32 => 4,
-            Recipe::Amp | Recipe::Amp16 | Recipe::Mixed | Recipe::Bf16 | Recipe::Fsdp => 2,
+            Recipe::Amp
+            | Recipe::Amp16
+            | Recipe::Mixed
+            | Recipe::MainFp32
+            | Recipe::Bf16
+            | Recipe::Fsdp => 2,
         }
     }
 
@@ -1887,7 +1983,7 @@ fn trained_states(
         _ if lora => 4,
         // FSDP2: gradients are reduce-scattered in reduce_dtype (FP32) into
         // the FP32 sharded parameters' .grad.
-        Recipe::Fp32 | Recipe::Amp | Recipe::Mixed | Recipe::Fsdp => 4,
+        Recipe::Fp32 | Recipe::Amp | Recipe::Mixed | Recipe::MainFp32 | Recipe::Fsdp => 4,
         Recipe::Amp16 | Recipe::Bf16 => 2,
     };
     let step = input.effective_step();
@@ -1901,14 +1997,20 @@ fn trained_states(
     // 2018, "Mixed Precision Training", §3.1).
     let master = match input.recipe {
         _ if lora => 0,
-        Recipe::Amp | Recipe::Amp16 => 4 * per_rank,
+        // Megatron's main parameters likewise (`recipe=main_fp32`).
+        Recipe::Amp | Recipe::Amp16 | Recipe::MainFp32 => 4 * per_rank,
         // FSDP2's FP32 parameters are what the optimizer updates: no extra copy.
         Recipe::Fp32 | Recipe::Mixed | Recipe::Bf16 | Recipe::Fsdp => 0,
     };
     let state_bytes: u128 = match input.recipe {
         _ if lora => 4,
         Recipe::Bf16 => 2,
-        Recipe::Fp32 | Recipe::Amp | Recipe::Amp16 | Recipe::Mixed | Recipe::Fsdp => 4,
+        Recipe::Fp32
+        | Recipe::Amp
+        | Recipe::Amp16
+        | Recipe::Mixed
+        | Recipe::MainFp32
+        | Recipe::Fsdp => 4,
     };
     let state = match input.optimizer {
         // Loshchilov & Hutter 2019: first and second moment per parameter.
@@ -2577,6 +2679,14 @@ impl LayerActivations {
 /// torchtune LinearCrossEntropyLoss's default `num_output_chunks`.
 const CHUNKS: u128 = 8;
 
+/// Bytes per logit of the gradient that Megatron-Core's vocab-parallel
+/// cross-entropy hands back to the head when the head computes in `e`-byte
+/// elements: autograd casts the FP32 gradient to the logits' dtype, a new
+/// tensor unless they are FP32 already.
+const fn vocab_cast(e: u128) -> u128 {
+    if e < 4 { e } else { 0 }
+}
+
 /// Bytes per unit a norm saves for the backward pass, besides its output (the
 /// next op's input, counted there), when it reads a tensor of `reads` bytes
 /// per element: the residual stream for the norms before a block, a
@@ -2587,6 +2697,11 @@ fn norm_saved(input: &TransformerInput, reads: u128) -> u128 {
         // and inverse deviation per token; autocast runs it in FP32
         // (`KERNEL_CUDA(layer_norm, fp32)`), on an FP32 copy of a 16-bit input.
         Norm::LayerNorm if input.autocast() => 4,
+        // A fused kernel (`norm_kernel=fused`: Transformer Engine's
+        // LayerNormLinear and RMSNorm, Apex's fused norms) saves its input as
+        // it receives it and a per-token statistic (not counted, as for
+        // nn.LayerNorm): `ctx.save_for_backward(x, rstdevs)`.
+        _ if input.norm_kernel == NormKernel::Fused => reads,
         Norm::LayerNorm => reads,
         // RMSNorm as Hugging Face writes it (transformers
         // models/llama/modeling_llama.py `LlamaRMSNorm.forward`, copied by
@@ -2618,14 +2733,71 @@ fn norm_saved_bytes(input: &TransformerInput) -> u128 {
 /// Transformer Engine's FP8 (`fp8=te`, layernorm_mlp.py) the first map's
 /// output stays 16-bit for the fused activation's backward and the second
 /// map's input is saved in FP8.
+///
+/// `gelu_new` (transformers activations.py `NewGELUActivation`, GPT-2's
+/// `activation_function`) is `0.5 * x * (1.0 + torch.tanh(c * (x + 0.044715 *
+/// torch.pow(x, 3.0))))`, one autograd node per operation: `pow` saves its
+/// input, `tanh` its output, the last product both factors (`0.5 * x` and
+/// `1.0 + tanh(…)`); the products and sums with a constant save nothing; and
+/// the second map saves the product's output, its input. Under autocast `pow`
+/// is on the FP32 list (pytorch/pytorch aten/src/ATen/autocast_mode.h
+/// `AT_FORALL_FP32`: `_(pow, Tensor_Scalar)`): it saves an FP32 copy of x, everything after
+/// it up to the last product is FP32 by type promotion, and the second map
+/// casts the FP32 product to 16 bits and saves the cast. Per unit: 3p + 2e
+/// bytes with p = 4 under autocast, e otherwise (16 under autocast, 20 in FP32,
+/// 10 in BF16), where a fused GELU keeps its input and output, 2e.
 fn ffn_saved(input: &TransformerInput, e: u128, width: u128) -> u128 {
     let te = input.fp8 == Fp8::Te && input.mode == Mode::Train;
+    let promoted = if input.autocast() { 4 } else { e };
     match input.arch.mlp {
-        Mlp::Gelu if te => e * width + width,
+        Mlp::Gelu | Mlp::GeluNew if te => e * width + width,
         Mlp::Swiglu if te => 2 * e * width + width,
         Mlp::Gelu => 2 * e * width,
+        Mlp::GeluNew => (3 * promoted + 2 * e) * width,
         Mlp::Swiglu => 4 * e * width,
     }
+}
+
+/// The 16-bit casts of a norm's output beyond the one per sublayer that
+/// [`layer_activations`] counts, in bytes per token and layer. Under autocast
+/// the norms' outputs are FP32 (the residual stream is), and every matrix
+/// product casts its FP32 input to 16 bits for itself and saves the cast for
+/// its backward: pytorch/pytorch aten/src/ATen/autocast_mode.cpp
+/// `cached_cast` caches only leaves that require grad (the weights), so an
+/// activation read by three projections is cast three times. Separate Q, K
+/// and V projections ([`FusedProj::None`]) save three casts of the attention
+/// norm's output, separate gate and up projections two of the MLP norm's;
+/// one matrix saves one. MLA reads its norm's output twice (the query and the
+/// KV down-projections). In a parallel block (Phi) the one norm feeds both.
+/// A MoE layer's router, shared and routed experts read it through other
+/// tensors (the experts through an index of it): not counted here. Nothing
+/// outside autocast: a 16-bit norm output is one tensor whoever reads it.
+/// Under Transformer Engine's FP8 (`fp8=te`) each linear module quantizes its
+/// FP32 input for itself likewise, and saves the 1-byte copy.
+fn autocast_casts(input: &TransformerInput, ffn: Ffn) -> u128 {
+    let arch = &input.arch;
+    if !input.autocast() {
+        return 0;
+    }
+    let bytes = if input.fp8 == Fp8::Te {
+        1
+    } else {
+        input.activation_bytes()
+    };
+    let attention = match arch.fused_proj {
+        _ if arch.mla() => 2,
+        FusedProj::None => 3,
+        FusedProj::Qkv | FusedProj::All => 1,
+    };
+    let mlp = match (ffn, arch.mlp, arch.fused_proj) {
+        (Ffn::Dense, Mlp::Swiglu, FusedProj::None | FusedProj::Qkv) => 2,
+        _ => 1,
+    };
+    let counted = match arch.block {
+        Block::Parallel => 1,
+        Block::Pre | Block::Post | Block::Sandwich => 2,
+    };
+    (attention + mlp - counted) * bytes * u128::from(arch.hidden)
 }
 
 /// Which FFN a layer has.
@@ -2737,7 +2909,9 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
         0
     };
     // And the dropout masks after the attention block and the MLP (sbh each).
-    let replicated = s * (norms * h + inputs * h + 2 * mask * h + latents) + moe_replicated;
+    let replicated = s
+        * (norms * h + inputs * h + 2 * mask * h + latents + autocast_casts(input, ffn))
+        + moe_replicated;
     let projection_copy = if te { widths.output } else { 0 };
     let flash_statistics = match input.kernel() {
         // FlashAttention (Dao et al. 2022, §3.1; FlashAttention-2 §3.1.2) saves
@@ -3107,12 +3281,28 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
                     Loss::Chunked => {
                         l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS)
                     }
+                    // megatron/core/tensor_parallel/cross_entropy.py: the
+                    // forward casts the head's logits to FP32
+                    // (`calculate_logits_max`: `.float()`, whatever `logits`
+                    // says), subtracts the maximum, exponentiates and
+                    // normalises in place (`-=`, `torch.exp(…, out=…)`,
+                    // `div_`) and saves that softmax; the backward writes the
+                    // gradient into it (`grad_input = softmax`, `-=`, `mul_`)
+                    // and autograd casts it back to the dtype of the logits
+                    // the head produced (e bytes; none when they are FP32).
+                    // The forward's loss holds the same two: the 16-bit
+                    // logits and their FP32 copy.
+                    Loss::VocabParallel => (4 + vocab_cast(e)) * s * v,
                 };
             let inputs = sp_split(s * (norm + e) * h);
             // A micro-batch whose backward pass has not begun keeps what its
             // forward pass saved: the log-softmax output (l·sv) and the
             // soft-capping's tanh.
-            let saved = inputs + ceil_div(softcap + l * s * v, t);
+            let kept = match input.loss {
+                Loss::VocabParallel => 4,
+                Loss::Full | Loss::Chunked => l,
+            };
+            let saved = inputs + ceil_div(softcap + kept * s * v, t);
             (0, inputs + ceil_div(logits, t), saved)
         }
         // BERT's embedding norm input (post-norm model).
@@ -3193,6 +3383,10 @@ fn prefill_activations(input: &TransformerInput) -> u128 {
         let width = u128::from(width);
         match arch.mlp {
             Mlp::Gelu => 2 * s * e * width,
+            // `gelu_new` under no_grad: x, `0.5 * x`, and `torch.pow(x, 3.0)`
+            // with its product by 0.044715 (both alive until the product
+            // returns): four tensors of the width at once.
+            Mlp::GeluNew => 4 * s * e * width,
             Mlp::Swiglu => 3 * s * e * width,
         }
     };
@@ -3319,6 +3513,17 @@ mod tests {
         presets::model(id)
             .map(|m| m.arch)
             .unwrap_or_else(|| panic!("preset {id}"))
+    }
+
+    /// What `input` saves outside its layers (the same input without layers).
+    fn outside(input: &TransformerInput) -> u128 {
+        activations_per_sample(&TransformerInput {
+            arch: Architecture {
+                layers: 0,
+                ..input.arch
+            },
+            ..*input
+        })
     }
 
     /// Published parameter counts, within 0.5 %.
@@ -3952,7 +4157,9 @@ mod tests {
     #[test]
     fn autocast_keeps_the_residual_stream_in_fp32() {
         // Llama 2 7B's shape with LayerNorm, 4,096 tokens: two norm inputs at
-        // 4 bytes and two projection inputs at 2, 4,096 × (2 × 4 + 2 × 2) ×
+        // 4 bytes and two projection inputs at 2, and the casts of the
+        // separate Q, K, V and gate, up projections beyond those two (3 + 2 −
+        // 2 = 3 more, `autocast_casts`): 4,096 × (2 × 4 + 2 × 2 + 3 × 2) ×
         // 4,096 bytes.
         let amp = TransformerInput {
             arch: Architecture {
@@ -3964,7 +4171,7 @@ mod tests {
             ..TransformerInput::default()
         };
         assert_eq!(amp.residual_bytes(), 4);
-        assert_eq!(layer_activations(&amp, Ffn::Dense).replicated, 201_326_592);
+        assert_eq!(layer_activations(&amp, Ffn::Dense).replicated, 301_989_888);
         // Pure BF16 computes the stream in 16 bits: Korthikanti's 4 × 2 bytes.
         let bf16 = TransformerInput {
             recipe: Recipe::Bf16,
@@ -4079,7 +4286,7 @@ mod tests {
     #[test]
     fn a_recomputed_layer_comes_after_the_loss() {
         // Llama 2 7B, 4,096 tokens, `amp`: 32 FP32 layer inputs (4 × 4,096 ×
-        // 4,096 = 67,108,864 each); one layer's set 830,996,480; the output
+        // 4,096 = 67,108,864 each); one layer's set 931,659,776; the output
         // layer's terms (final norm and head inputs 167,772,160, the loss's
         // 12 × 4,096 × 32,000 = 1,572,864,000) 1,740,636,160. The larger of the
         // last two counts.
@@ -4091,7 +4298,7 @@ mod tests {
         };
         assert_eq!(
             layer_activations(&full, Ffn::Dense).per_rank(&full, true),
-            830_996_480
+            931_659_776
         );
         assert_eq!(
             activations_per_sample(&full),
@@ -4108,7 +4315,7 @@ mod tests {
         };
         assert_eq!(
             activations_per_sample(&small_vocabulary),
-            32 * 67_108_864 + 830_996_480
+            32 * 67_108_864 + 931_659_776
         );
         // BERT's embedding norm sits below the layers: its input (FP32 under
         // autocast, 4 × 512 × 1,024) is alive while each layer is recomputed.
@@ -4124,6 +4331,212 @@ mod tests {
             activations_per_sample(&bert),
             24 * 4 * 512 * 1024 + dropout_mask + 4 * 512 * 1024 + set
         );
+    }
+
+    /// Transformer Engine's and Apex's fused norms (`norm_kernel=fused`) keep
+    /// their input as they receive it, where the element-wise RMSNorm keeps an
+    /// FP32 copy and the normalized tensor.
+    #[test]
+    fn fused_norms_keep_their_input() {
+        // Llama 2 7B, 4,096 tokens, pure BF16: per norm its BF16 input (2)
+        // and the projection's input (2): 4,096 × 2 × (2 + 2) × 4,096 =
+        // 134,217,728 bytes per layer, LayerNorm's count, against 268,435,456
+        // element-wise.
+        let eager = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recipe: Recipe::Bf16,
+            ..TransformerInput::default()
+        };
+        let fused = TransformerInput {
+            norm_kernel: NormKernel::Fused,
+            ..eager
+        };
+        assert_eq!(
+            layer_activations(&eager, Ffn::Dense).replicated,
+            268_435_456
+        );
+        assert_eq!(
+            layer_activations(&fused, Ffn::Dense).replicated,
+            134_217_728
+        );
+        // Gemma's RMSNorm (the weight applied in FP32) and LayerNorm alike.
+        for norm in [Norm::RmsNormFp32, Norm::LayerNorm] {
+            let other = TransformerInput {
+                arch: Architecture { norm, ..fused.arch },
+                ..fused
+            };
+            assert_eq!(
+                layer_activations(&other, Ffn::Dense).replicated,
+                134_217_728
+            );
+        }
+        // The final norm too: 4 bytes × s·h fewer outside the layers.
+        assert_eq!(outside(&eager) - outside(&fused), 4 * 4096 * 4096);
+        // Inference saves nothing either way.
+        let generate = |input: TransformerInput| {
+            activations_per_sample(&TransformerInput {
+                mode: Mode::Inference,
+                ..input
+            })
+        };
+        assert_eq!(generate(eager), generate(fused));
+    }
+
+    /// `gelu_new` (transformers activations.py `NewGELUActivation`, GPT-2's
+    /// `activation_function`) keeps 3p + 2e bytes per FFN unit and token, p =
+    /// 4 under autocast (`pow` on its FP32 list), where a fused GELU keeps 2e:
+    /// 16 against 4 under autocast, 20 against 8 in FP32, 10 against 4 in BF16.
+    #[test]
+    fn gelu_new_keeps_each_operations_tensor() {
+        let new = TransformerInput {
+            arch: arch("gpt2"),
+            seq: 1024,
+            ..TransformerInput::default()
+        };
+        assert_eq!(new.arch.mlp, Mlp::GeluNew);
+        let fused = TransformerInput {
+            arch: Architecture {
+                mlp: Mlp::Gelu,
+                ..new.arch
+            },
+            ..new
+        };
+        for (recipe, kept, one_kernel) in [
+            (Recipe::Amp, 16, 4),
+            (Recipe::Fp32, 20, 8),
+            (Recipe::Bf16, 10, 4),
+        ] {
+            let with = |input: &TransformerInput| {
+                layer_activations(&TransformerInput { recipe, ..*input }, Ffn::Dense).split
+            };
+            assert_eq!(
+                with(&new) - with(&fused),
+                1024 * (kept - one_kernel) * 3072,
+                "{recipe:?}"
+            );
+        }
+        // G001 (validation/gpu-measurements.csv: GPT-2 small under autocast,
+        // 8 × 1,024 tokens): 12 × 3,072 bytes more per token and layer over
+        // 12 layers, 3,623,878,656 bytes.
+        let g001 = |input: &TransformerInput| {
+            8 * activations_per_sample(&TransformerInput {
+                recipe: Recipe::Amp,
+                ..*input
+            })
+        };
+        assert_eq!(g001(&new) - g001(&fused), 3_623_878_656);
+        // Inference: x, 0.5·x and the cube with its product by a constant at
+        // once, 4e per unit against 2e.
+        let prefill = |input: &TransformerInput| {
+            prefill_activations(&TransformerInput {
+                mode: Mode::Inference,
+                recipe: Recipe::Bf16,
+                ..*input
+            })
+        };
+        assert_eq!(prefill(&new) - prefill(&fused), 1024 * 2 * 2 * 3072);
+    }
+
+    /// Under autocast every matrix product casts the norm's FP32 output for
+    /// itself and saves the cast: separate projections save one each.
+    #[test]
+    fn autocast_casts_once_per_projection() {
+        // Llama 2 7B, 4,096 tokens, `amp`: Q, K, V and gate, up separate, 5
+        // casts where one per sublayer (2) is counted with the inputs: 3 × 2 ×
+        // 4,096 × 4,096 = 100,663,296 bytes more per layer; with one QKV
+        // matrix the gate and up casts (1 more, 33,554,432); all fused, none.
+        let separate = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recipe: Recipe::Amp,
+            ..TransformerInput::default()
+        };
+        let with = |fused_proj| TransformerInput {
+            arch: Architecture {
+                fused_proj,
+                ..separate.arch
+            },
+            ..separate
+        };
+        assert_eq!(autocast_casts(&separate, Ffn::Dense) * 4096, 100_663_296);
+        assert_eq!(
+            autocast_casts(&with(FusedProj::Qkv), Ffn::Dense) * 4096,
+            33_554_432
+        );
+        assert_eq!(autocast_casts(&with(FusedProj::All), Ffn::Dense), 0);
+        assert_eq!(
+            layer_activations(&separate, Ffn::Dense).replicated
+                - layer_activations(&with(FusedProj::All), Ffn::Dense).replicated,
+            100_663_296
+        );
+        // Phi-3's qkv_proj and gate_up_proj: the preset saves one cast each.
+        assert_eq!(arch("phi-3-mini").fused_proj, FusedProj::All);
+        // Outside autocast a 16-bit norm output is one tensor for all readers.
+        for recipe in [Recipe::Bf16, Recipe::Fp32, Recipe::MainFp32] {
+            let input = TransformerInput { recipe, ..separate };
+            assert_eq!(autocast_casts(&input, Ffn::Dense), 0, "{recipe:?}");
+        }
+        // ViT-B/16 (G039): separate Q, K, V and one MLP input: 2 more casts,
+        // 2 × 2 × 768 bytes per token and layer. Phi-2's parallel block: one
+        // norm read by Q, K, V and fc1, 4 casts where 1 is counted.
+        let vit = TransformerInput {
+            arch: arch("vit-b-16"),
+            ..separate
+        };
+        assert_eq!(autocast_casts(&vit, Ffn::Dense), 2 * 2 * 768);
+        let phi = TransformerInput {
+            arch: arch("phi-2"),
+            ..separate
+        };
+        assert_eq!(autocast_casts(&phi, Ffn::Dense), 3 * 2 * 2560);
+        // GPT-2's one c_attn and ungated MLP: nothing more.
+        let gpt2 = TransformerInput {
+            arch: arch("gpt2"),
+            ..separate
+        };
+        assert_eq!(autocast_casts(&gpt2, Ffn::Dense), 0);
+    }
+
+    /// Megatron-Core's vocab-parallel cross-entropy keeps one FP32 softmax,
+    /// which its backward turns into the gradient in place, and the
+    /// gradient's cast back to the logits' dtype.
+    #[test]
+    fn vocab_parallel_cross_entropy_keeps_one_fp32_softmax() {
+        // Llama 2 7B, 4,096 tokens, vocabulary 32,000 (s·v = 131,072,000),
+        // BF16 model: (4 + 2) × s·v = 786,432,000 bytes where the full loss
+        // keeps 12 × s·v = 1,572,864,000; split over tensor-parallel ranks.
+        let megatron = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recipe: Recipe::MainFp32,
+            loss: Loss::VocabParallel,
+            ..TransformerInput::default()
+        };
+        let full = TransformerInput {
+            loss: Loss::Full,
+            ..megatron
+        };
+        assert_eq!(outside(&full) - outside(&megatron), 786_432_000);
+        // The final norm's input (its FP32 copy and the BF16 normalized
+        // tensor, element-wise) and the head's input.
+        let inputs = 4096 * (4 + 2 + 2) * 4096;
+        assert_eq!(outside(&megatron), inputs + 786_432_000);
+        let tp4 = TransformerInput { tp: 4, ..megatron };
+        assert_eq!(outside(&tp4), inputs + 196_608_000);
+        // `logits` does not change it: the function casts to FP32 itself.
+        let bf16_logits = TransformerInput {
+            logits: Logits::Bf16,
+            ..megatron
+        };
+        assert_eq!(outside(&bf16_logits), outside(&megatron));
+        // An FP32 model: the softmax is the logits' own storage and needs no
+        // cast back, 4 × s·v.
+        let fp32 = TransformerInput {
+            recipe: Recipe::Fp32,
+            ..megatron
+        };
+        assert_eq!(outside(&fp32), 4096 * (4 + 4 + 4) * 4096 + 4 * 131_072_000);
     }
 
     /// RMSNorm as Hugging Face and torchtune write it saves an FP32 copy of
@@ -4154,8 +4567,8 @@ mod tests {
         );
         // FP32 (and autocast's FP32 stream): the input itself and the FP32
         // normalized tensor, 4 + 4, then the projection's input (4, or a BF16
-        // cast under autocast): 4,096 × 2 × (8 + 4) × 4,096 and
-        // 4,096 × 2 × (8 + 2) × 4,096.
+        // cast under autocast, with three more for the separate projections):
+        // 4,096 × 2 × (8 + 4) × 4,096 and 4,096 × (2 × (8 + 2) + 3 × 2) × 4,096.
         let fp32 = TransformerInput {
             recipe: Recipe::Fp32,
             ..bf16
@@ -4165,19 +4578,9 @@ mod tests {
             recipe: Recipe::Amp,
             ..bf16
         };
-        assert_eq!(layer_activations(&amp, Ffn::Dense).replicated, 335_544_320);
+        assert_eq!(layer_activations(&amp, Ffn::Dense).replicated, 436_207_616);
         // The final norm of a decoder likewise: (4 + 2) + 2 bytes per hidden
         // unit and token in BF16 besides the loss, against 2 + 2.
-        let outside = |input: &TransformerInput| {
-            let none = TransformerInput {
-                arch: Architecture {
-                    layers: 0,
-                    ..input.arch
-                },
-                ..*input
-            };
-            activations_per_sample(&none)
-        };
         assert_eq!(outside(&bf16) - outside(&layer_norm), 4 * 4096 * 4096);
     }
 
@@ -4257,6 +4660,7 @@ mod tests {
             (Recipe::Amp16, Optimizer::AdamW, 16),
             (Recipe::Mixed, Optimizer::AdamW, 14),
             (Recipe::Bf16, Optimizer::AdamW, 8),
+            (Recipe::MainFp32, Optimizer::AdamW, 18),
             (Recipe::Fp32, Optimizer::SgdMomentum, 12),
             (Recipe::Fp32, Optimizer::Sgd, 8),
             (Recipe::Amp, Optimizer::None, 10),
@@ -4679,13 +5083,14 @@ mod tests {
             layer_activations(&input, Ffn::Dense).replicated
         };
         // Autocast: a norm before a block saves 4 + 4 (FP32 stream), after
-        // one 4 + 2; each block's first projections read a 16-bit cast (2).
+        // one 4 + 2; each of the separate Q, K, V, gate and up projections
+        // reads its own 16-bit cast (2), five per layer.
         for (block, bytes) in [
-            (Block::Pre, 2 * 8 + 2 * 2),
-            (Block::Post, 2 * 6 + 2 * 2),
-            (Block::Sandwich, 2 * 8 + 2 * 6 + 2 * 2),
+            (Block::Pre, 2 * 8 + 5 * 2),
+            (Block::Post, 2 * 6 + 5 * 2),
+            (Block::Sandwich, 2 * 8 + 2 * 6 + 5 * 2),
             // One norm, its output read by attention and the MLP alike.
-            (Block::Parallel, 8 + 2),
+            (Block::Parallel, 8 + 5 * 2),
         ] {
             assert_eq!(replicated(block, Recipe::Amp), sh * bytes, "{block:?}");
         }

@@ -197,6 +197,7 @@ fn transformer_form(state: State) -> Vec<El> {
                         Softcap,
                         AttnSoftcap,
                         AttnSinks,
+                        FusedProj,
                     ],
                     None,
                 )
@@ -237,7 +238,9 @@ fn transformer_form(state: State) -> Vec<El> {
         group(&[Recipe], None),
         group(&[Fp8], Some(rx(move || !inference()))),
         group(
-            &[Optimizer, Recompute, Step, Loss, Logits, ZeroGrad, LoraRank],
+            &[
+                Optimizer, Recompute, Step, Loss, Logits, ZeroGrad, NormKernel, LoraRank,
+            ],
             Some(rx(move || !inference())),
         ),
         // LoRA's settings and a quantized base (QLoRA), with a rank.

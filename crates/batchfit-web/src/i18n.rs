@@ -54,16 +54,6 @@ static TERMS: &[(&str, &str, &str)] = &[
         "Gradientes que viven todo el paso (zero_grad(set_to_none=False), el búfer de Megatron)",
     ),
     (
-        "gelu_new",
-        "GPT-2's gelu_new, an element-wise GELU",
-        "gelu_new de GPT-2, una GELU elemento a elemento",
-    ),
-    (
-        "projection_casts",
-        "One autocast cast per projection",
-        "Una conversión de autocast por proyección",
-    ),
-    (
         "recompute_casts",
         "Autocast's copies under full recomputation",
         "Las copias de autocast con recomputación completa",
@@ -87,11 +77,6 @@ static TERMS: &[(&str, &str, &str)] = &[
         "repeated_kv",
         "K and V repeated to every head (GQA, eager attention)",
         "K y V repetidos en cada cabeza (GQA, atención eager)",
-    ),
-    (
-        "fused_rmsnorm",
-        "Fused RMSNorm kernels",
-        "Kernels de RMSNorm fusionados",
     ),
     (
         "zero3_buffers",
@@ -321,6 +306,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
             "Attention sinks",
             "",
             "One learned logit per head and layer (gpt-oss).",
+        ),
+    ),
+    (
+        Param::FusedProj,
+        f(
+            "Fused projections",
+            "",
+            "Under AMP each separate projection saves its own 16-bit cast.",
         ),
     ),
     (
@@ -852,6 +845,10 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::NormKernel,
+        f("Norm kernels", "", "A fused norm keeps only its input."),
+    ),
+    (
         Param::Gpu,
         f("Device", "", "Capacity as the driver reports it."),
     ),
@@ -1039,6 +1036,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Sumideros de atención",
             "",
             "Un logit aprendido por cabeza y capa (gpt-oss).",
+        ),
+    ),
+    (
+        Param::FusedProj,
+        f(
+            "Proyecciones fusionadas",
+            "",
+            "Con AMP cada proyección separada guarda su propia copia de 16 bits.",
         ),
     ),
     (
@@ -1598,6 +1603,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::NormKernel,
+        f(
+            "Kernels de las normas",
+            "",
+            "Una norma fusionada guarda solo su entrada.",
+        ),
+    ),
+    (
         Param::Gpu,
         f(
             "Dispositivo",
@@ -1692,6 +1705,12 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "Transformer de visión",
     ),
     (Param::Mlp, "gelu", "GELU (2)", "GELU (2)"),
+    (
+        Param::Mlp,
+        "gelu_new",
+        "Element-wise GELU (2, GPT-2)",
+        "GELU elemento a elemento (2, GPT-2)",
+    ),
     (Param::Mlp, "swiglu", "SwiGLU (3)", "SwiGLU (3)"),
     (Param::Norm, "layernorm", "LayerNorm", "LayerNorm"),
     (Param::Norm, "rmsnorm", "RMSNorm", "RMSNorm"),
@@ -1750,6 +1769,25 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "fsdp",
         "Sharded FP32, BF16 compute (FSDP2)",
         "FP32 fragmentado, cálculo en BF16 (FSDP2)",
+    ),
+    (
+        Param::Recipe,
+        "main_fp32",
+        "BF16 model, FP32 main grads and params (Megatron)",
+        "Modelo BF16, gradientes y parámetros principales FP32 (Megatron)",
+    ),
+    (
+        Param::FusedProj,
+        "none",
+        "Separate Q, K, V and gate, up",
+        "Q, K, V y gate, up separadas",
+    ),
+    (Param::FusedProj, "qkv", "One QKV matrix", "Una matriz QKV"),
+    (
+        Param::FusedProj,
+        "all",
+        "QKV and gate-up fused",
+        "QKV y gate-up fusionadas",
     ),
     (Param::PpSchedule, "1f1b", "1F1B", "1F1B"),
     (
@@ -2001,6 +2039,24 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "Completa (logits FP32)",
     ),
     (Param::Loss, "chunked", "Chunked", "Por trozos"),
+    (
+        Param::Loss,
+        "vocab_parallel",
+        "Vocab-parallel (Megatron)",
+        "Paralela en vocabulario (Megatron)",
+    ),
+    (
+        Param::NormKernel,
+        "eager",
+        "As the model code writes them",
+        "Como las escribe el modelo",
+    ),
+    (
+        Param::NormKernel,
+        "fused",
+        "Fused (Transformer Engine, Apex)",
+        "Fusionadas (Transformer Engine, Apex)",
+    ),
 ];
 
 /// A size's exact bytes, for its tooltip: "85,899,345,920 bytes".

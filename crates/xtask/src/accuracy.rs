@@ -276,18 +276,33 @@ fn to_query(row: &Row<'_>) -> Result<String, String> {
         }
         // An encoder has no LM head to tie.
         f.extend(gpt_style(false));
+        if model.contains("megatron") {
+            f.push(("fused_proj", "all".into()));
+        }
         f
     } else if model.contains("gpt-2") || model.contains("gpt2") {
+        // Hugging Face's GPT-2: one `c_attn` for Q, K and V, and
+        // `activation_function` "gelu_new" (element-wise operations).
         let mut f = vec![learned_positions(1024)];
         f.extend(gpt_style(true));
+        f.retain(|(name, _)| *name != "mlp");
+        f.extend([("mlp", "gelu_new".into()), ("fused_proj", "qkv".into())]);
         f
     } else if model.contains("megatron gpt") || model.contains("bigcode") {
         // Megatron's and GPTBigCode's learned positions: one per position of the
         // trained sequence length (the row does not give max positions).
+        // Megatron-Core's `linear_qkv` and `linear_fc1` are one matrix each;
+        // GPTBigCode's `c_attn` computes Q, K and V.
         let mut f = vec![learned_positions(seq)];
         f.extend(gpt_style(
             !row.lower("vocab").contains("untied") && !model.contains("untied"),
         ));
+        let fused = if model.contains("megatron") {
+            "all"
+        } else {
+            "qkv"
+        };
+        f.push(("fused_proj", fused.into()));
         f
     } else if model.contains("qwen") {
         vec![
@@ -349,6 +364,11 @@ fn to_query(row: &Row<'_>) -> Result<String, String> {
         set("seq", seq.to_string());
         let recipe = if precision.contains("pure bf16") {
             "bf16"
+        } else if precision.contains("(megatron)") {
+            // Megatron-LM's --bf16: a BF16 model with FP32 main gradients and
+            // main parameters (megatron/core/transformer/module.py
+            // `Float16Module`), not autocast.
+            "main_fp32"
         } else if precision.contains("mixed") || precision.contains("amp") {
             "amp"
         } else if precision.starts_with("fp32") {
@@ -393,10 +413,14 @@ fn to_query(row: &Row<'_>) -> Result<String, String> {
         }
     }
     let attention = row.lower("attention");
-    let flash = ["flash", "sdpa", "fused", "no s^2"]
-        .iter()
-        .any(|k| attention.contains(k));
-    if !flash && (attention.contains("eager") || attention.contains("unfused")) {
+    // "unfused" (Megatron's unfused backend, materialised scores) contains
+    // "fused": it is read first.
+    let unfused = attention.contains("unfused");
+    let flash = !unfused
+        && ["flash", "sdpa", "fused", "no s^2"]
+            .iter()
+            .any(|k| attention.contains(k));
+    if !flash && (attention.contains("eager") || unfused) {
         set("attn", "eager".into());
     }
     let batch = first_number(row.get("micro_batch")).unwrap_or(1);
@@ -1523,13 +1547,14 @@ fn preregistered_metric(row: &Row<'_>, p: &Preregistered) -> String {
 /// definition (docs/model.md), not from any row.
 const NOTES: &[&str] = &[
     "**Allocator slack is a judgement.** batchfit's peak reserved adds 10 % of the step's transient bytes for the caching allocator's rounding and split blocks (docs/model.md, range 0–25 %); the true slack depends on the order and sizes of a run's allocations, which no configuration states.",
-    "**The loss's tensors.** batchfit counts PyTorch's cross-entropy at the start of the backward pass: the FP32 log-softmax, its incoming gradient and the logits' gradient (docs/model.md §3.3). Older transformers versions also shifted a contiguous copy of the logits (`logits[..., :-1, :].contiguous()`), one more FP32 logit-sized tensor; Megatron's in-place cross-entropy keeps one instead of three. Rows with large vocabularies and short models show this most.",
-    "**Autocast's casts.** Under `torch.autocast` (Hugging Face AMP) batchfit counts the FP32 residual stream the norms read (docs/model.md §3.3), but one BF16 cast of each norm's output: models with separate Q, K, V (and gate, up) projections save one cast per projection, 6 bytes × sbh per layer more for a Llama-style layer. Megatron runs its whole model in BF16, so its rows are counted 4 bytes × sbh per layer high.",
+    "**The loss's tensors.** batchfit counts PyTorch's cross-entropy at the start of the backward pass: the FP32 log-softmax, its incoming gradient and the logits' gradient (docs/model.md §3.3), and Megatron-Core's vocab-parallel cross-entropy as its one FP32 softmax and the gradient's cast back (`loss=vocab_parallel`, which `framework=megatron` sets). Older transformers versions also shifted a contiguous copy of the logits (`logits[..., :-1, :].contiguous()`), one more FP32 logit-sized tensor. Rows with large vocabularies and short models show this most.",
+    "**Autocast's casts.** Under `torch.autocast` (Hugging Face AMP) batchfit counts the FP32 residual stream the norms read and one BF16 cast per matrix product that reads a norm's output, as the model code lays its projections out (`fused_proj`, from the preset or `model_type`; docs/model.md §3.3). Not counted: the casts of a MoE layer's router and experts, and under full recomputation autocast's weight copies are counted at the loss although only the head's is alive there (G030, G021).",
     "**Softmax in FP32.** batchfit counts the FP32 softmax of eager attention under autocast (docs/model.md §3.3); unfused attention that asks for an FP32 softmax in a 16-bit model (Megatron's unfused backend, Hugging Face's eager Llama in pure BF16) keeps 4-byte scores and a 16-bit copy where batchfit counts 2 bytes.",
     "**Heads batchfit does not have.** Megatron's BERT has an MLM head and a binary head; batchfit's encoder has a pooler and a classifier only.",
     "**Inference peaks.** `generate` can hold the prompt's full logits in some transformers versions; batchfit counts the last position's logits only.",
     "**Fused and chunked alternatives.** torchtune's recipes compute the loss in chunks (`CEWithChunkedOutputLoss`) and may configure a fused AdamW; the rows do not say which, and batchfit maps `torch.optim.AdamW` to its default foreach implementation and counts full FP32 logits.",
-    "**Gradients that outlive the step.** batchfit follows PyTorch's lifetime: the backward pass creates the gradients as it frees the activations, and `zero_grad(set_to_none=True)` (the default since PyTorch 2.0) drops them after the step; rows with gradient accumulation get a `global_batch`, which keeps them alive through the later micro-batches. Megatron-LM's gradient buffer lives for the whole run (docs/frameworks.md, \"Not encoded yet\"), and so did gradients under `zero_grad(set_to_none=False)`, the default before PyTorch 2.0, which the Hugging Face BERT rows (C002, C005, V012, V014, published in 2022, versions not stated) may have run: batchfit is low by the gradients there.",
+    "**Gradients that outlive the step.** batchfit follows PyTorch's lifetime: the backward pass creates the gradients as it frees the activations, and `zero_grad(set_to_none=True)` (the default since PyTorch 2.0) drops them after the step; rows with gradient accumulation get a `global_batch`, which keeps them alive through the later micro-batches, and `framework=megatron` keeps Megatron-LM's gradient buffer alive for the whole run (`zero_grad=zeros`). Gradients under `zero_grad(set_to_none=False)`, the default before PyTorch 2.0, which the Hugging Face BERT rows (C002, C005, V012, V014, published in 2022, versions not stated) may have run, are not in their queries: batchfit is low by the gradients there.",
+    "**Megatron-LM beyond its profile.** `framework=megatron` counts a BF16 model (`recipe=main_fp32`: 16-bit residual stream, no per-op casts, BF16 parameters kept through the step), FP32 main gradients in a buffer alive at every moment, fused norms and the vocab-parallel loss (docs/frameworks.md). Not counted: the BF16 gradient each weight gets before it is added into the FP32 buffer under `--no-gradient-accumulation-fusion` (one weight's at a time), the distributed optimizer's bucket padding, and the rows' unfused attention's FP32 softmax where its fused kernel does not run.",
     "**Learned positions for Megatron and GPTBigCode rows** are taken as the trained sequence length (the rows do not give the maximum), a difference of at most positions × hidden parameters.",
 ];
 
@@ -1812,8 +1837,7 @@ pub fn gpu_evaluate(csv: &str, environment_json: &str) -> Result<Evaluated, Stri
 /// source and its size measured in the runs of 2026-11-29 (the phase columns of
 /// `validation/gpu-measurements.csv`).
 const GPU_NOTES: &[&str] = &[
-    "**GPT-2's GELU.** Hugging Face's GPT-2 uses `gelu_new` (transformers `activations.py`, `NewGELUActivation`: the tanh approximation written as separate element-wise operations, a cube, products, a sum and a tanh), operations that each save a tensor: 16 bytes per FFN unit and token under autocast (`pow` is on autocast's FP32 list), 20 in FP32, 10 in BF16, where the fused GELU batchfit counts keeps 4, 8 and 4. `mlp=gelu` cannot tell the two apart. Measured: G001 saves 66,200 bytes per token and layer against batchfit's 29,232; the 12 × 3,072 bytes of difference over 12 layers and 8,192 tokens are 3.62 GB, the −28 % of the GPT-2 runs.",
-    "**One autocast cast per projection.** Autocast casts a norm's FP32 output to BF16 for every matrix product that reads it (its cast cache keeps only weights), so separate Q, K and V projections save three copies and separate gate and up projections two; batchfit counts one. Measured: 6 bytes × hidden per token and layer for Llama and Qwen (G003: 1.61 GB, 3.4 % of the peak, the −3 % of the `amp` runs), 4 for ViT's separate Q, K, V (G039: 0.23 GB, 6 %).",
+    "**Two causes these runs showed are modelled now** (issue 15), from the models' code, not from the rows: GPT-2's `gelu_new` (transformers `activations.py`, `NewGELUActivation`: element-wise operations that each save a tensor, 16 bytes per FFN unit and token under autocast where a fused GELU keeps 4; G001 saved 66,200 bytes per token and layer, the 12 × 3,072 bytes of difference over 12 layers and 8,192 tokens 3.62 GB), `mlp=gelu_new`, and one autocast cast per projection that reads a norm's output (6 bytes × hidden per token and layer for Llama and Qwen, 4 for ViT's separate Q, K, V), `fused_proj`. The GPT-2 and `amp` rows above are counted with both.",
     "**Autocast's copies under full recomputation.** Checkpointed layers save no weight copy and autocast clears its cache when the forward pass exits the autocast region, so at the loss only the LM head's 16-bit copy is alive; batchfit counts all of them there (2 bytes per parameter). Measured: G030 +6.4 %, G021 +2.9 %.",
     "**The backward pass's working tensors.** The incoming gradient and the gradients of the layer being differentiated exist next to the saved activations; batchfit, like Korthikanti et al., does not count them. They stay under the loss's tensors for decoders; measured for ViT-B/16 at batch 32 (G039): 0.14 GB above what the forward pass left, 3.7 % of the peak.",
     "**Allocator slack.** The caching allocator reserved 1.2 % to 27.8 % more than the peak allocated (median 5.3 %), the most with full recomputation (G030, G021), where recomputed layers allocate and free differently sized tensors; batchfit adds a fixed 10 % of the step's transient bytes (docs/model.md §4), a judgement not fitted to these rows.",

@@ -18,10 +18,10 @@ pub const MIN_SOURCES: u32 = 3;
 /// Per reading: every profile pooled, then each profile with a row.
 #[rustfmt::skip]
 pub const CELLS: &[Cell] = &[
-    Cell { reading: Reading::Allocated, profile: None, rows: 174, sources: 17, range: Some(Bounds { low: -1022, high: 2815 }) },
-    Cell { reading: Reading::Allocated, profile: Some(Framework::Custom), rows: 93, sources: 5, range: Some(Bounds { low: 8, high: 3304 }) },
+    Cell { reading: Reading::Allocated, profile: None, rows: 182, sources: 19, range: Some(Bounds { low: -964, high: 2549 }) },
+    Cell { reading: Reading::Allocated, profile: Some(Framework::Custom), rows: 93, sources: 5, range: Some(Bounds { low: -122, high: 3304 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::HfTrainer), rows: 7, sources: 3, range: None },
-    Cell { reading: Reading::Allocated, profile: Some(Framework::Megatron), rows: 5, sources: 2, range: None },
+    Cell { reading: Reading::Allocated, profile: Some(Framework::Megatron), rows: 13, sources: 4, range: Some(Bounds { low: -221, high: 1492 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Deepspeed), rows: 7, sources: 3, range: None },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Torchtune), rows: 2, sources: 1, range: None },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Lightning16Mixed), rows: 1, sources: 1, range: None },
@@ -29,7 +29,7 @@ pub const CELLS: &[Cell] = &[
     Cell { reading: Reading::Allocated, profile: Some(Framework::HfGenerate), rows: 49, sources: 5, range: Some(Bounds { low: -460, high: 3322 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Fsdp1), rows: 2, sources: 1, range: None },
     Cell { reading: Reading::Reserved, profile: None, rows: 103, sources: 6, range: Some(Bounds { low: -5086, high: 6147 }) },
-    Cell { reading: Reading::Reserved, profile: Some(Framework::Custom), rows: 68, sources: 3, range: Some(Bounds { low: 7, high: 3965 }) },
+    Cell { reading: Reading::Reserved, profile: Some(Framework::Custom), rows: 68, sources: 3, range: Some(Bounds { low: -374, high: 3965 }) },
     Cell { reading: Reading::Reserved, profile: Some(Framework::HfTrainer), rows: 26, sources: 1, range: None },
     Cell { reading: Reading::Reserved, profile: Some(Framework::Fsdp2), rows: 9, sources: 2, range: None },
     Cell { reading: Reading::NvidiaSmi, profile: None, rows: 9, sources: 1, range: None },

@@ -357,6 +357,7 @@ fn published_configs_import_to_their_presets() {
                 a.global_every,
                 a.softcap,
                 a.attn_softcap,
+                a.fused_proj,
             )
         };
         assert_eq!(terms(&imported), terms(&expected), "{preset}");
@@ -763,6 +764,41 @@ fn problems_are_named() {
     assert_eq!(
         import(&without("hidden_size")).unwrap_err().to_string(),
         "the config has no `hidden_size`"
+    );
+}
+
+/// The model code's GELU and fused projections, from `activation_function` /
+/// `hidden_act` and `model_type` (transformers activations.py, ACT2FN).
+#[test]
+fn activation_and_fused_projections_follow_the_config() {
+    use crate::transformer::FusedProj;
+    let gpt2 = import(GPT2).expect("valid");
+    assert_eq!((gpt2.mlp, gpt2.fused_proj), (Mlp::GeluNew, FusedProj::Qkv));
+    // `gelu` (nn.functional.gelu) and `gelu_pytorch_tanh` are one kernel.
+    for name in ["gelu", "gelu_pytorch_tanh"] {
+        let other = GPT2.replace("\"gelu_new\"", &format!("\"{name}\""));
+        assert_eq!(import(&other).expect("valid").mlp, Mlp::Gelu, "{name}");
+    }
+    // GPT2Config's default when the key is absent.
+    let absent = GPT2.replace("\"activation_function\": \"gelu_new\", ", "");
+    assert_eq!(import(&absent).expect("valid").mlp, Mlp::GeluNew);
+    let wrong = GPT2.replace("\"gelu_new\"", "1");
+    assert!(matches!(
+        import(&wrong),
+        Err(ImportError::WrongType {
+            key: "activation_function",
+            ..
+        })
+    ));
+    assert_eq!(import(PHI_2).expect("valid").mlp, Mlp::GeluNew);
+    assert_eq!(import(BERT_LARGE).expect("valid").mlp, Mlp::Gelu);
+    assert_eq!(
+        import(PHI_3_MINI).expect("valid").fused_proj,
+        FusedProj::All
+    );
+    assert_eq!(
+        import(LLAMA_3_1_8B).expect("valid").fused_proj,
+        FusedProj::None
     );
 }
 

@@ -79,9 +79,10 @@ fn worked_examples() {
             activations: 8 * GB,
         },
         // Llama 2 7B, AMP + AdamW (18 B/param), batch 1 × 4096 tokens, flash attention:
-        // per layer 4096 × ((2·8 + 2·2)·4096 + 2·(4·4096 + 4·11008) + 4·32) bytes
+        // per layer 4096 × ((2·8 + 5·2)·4096 + 2·(4·4096 + 4·11008) + 4·32) bytes
         // (each RMSNorm saves its FP32 input and FP32 normalized tensor, the
-        // projections 16-bit casts); final norm and head inputs
+        // separate Q, K, V, gate and up projections one 16-bit cast each);
+        // final norm and head inputs
         // 4096 × (8 + 2) × 4096; the loss's three FP32 logit-sized tensors
         // 3 × 4 × 4096 × 32000.
         Case {
@@ -89,7 +90,7 @@ fn worked_examples() {
             weights: 2 * 6_738_415_616,
             gradients: 4 * 6_738_415_616,
             optimizer_states: 12 * 6_738_415_616,
-            activations: 32 * 4096 * (20 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
+            activations: 32 * 4096 * (26 * 4096 + 2 * (4 * 4096 + 4 * 11_008) + 4 * 32)
                 + 4096 * (8 + 2) * 4096
                 + 12 * 4096 * 32_000,
         },
@@ -155,28 +156,28 @@ fn gradients_appear_in_the_backward_pass() {
     // Llama 2 7B, `amp`, fused AdamW, 1 × 4,096 tokens (P = 6,738,415,616):
     // FP32 parameters and two FP32 moments (12P = 80,860,987,392) are held; at
     // the start of the backward pass autocast's BF16 copies (2P =
-    // 13,476,831,232) and the activations (A = 28,332,523,520) are alive,
-    // after it the FP32 gradients (4P = 26,953,662,464). 41.8 GB > 27.0 GB: the
+    // 13,476,831,232) and the activations (A = 31,553,748,992) are alive,
+    // after it the FP32 gradients (4P = 26,953,662,464). 45.0 GB > 27.0 GB: the
     // loss.
     const P: u128 = 6_738_415_616;
-    const A: u128 = 28_332_523_520;
+    const A: u128 = 31_553_748_992;
     let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
     let e = estimate_of(base);
     assert_eq!(e.activations, A);
     assert_eq!(e.total, 12 * P + 2 * P + A);
-    assert_eq!(e.total, 122_670_342_144);
+    assert_eq!(e.total, 125_891_567_616);
     assert_eq!(e.peak_phase, Phase::Loss);
     // Gradient accumulation over two micro-batches: the second one's forward
     // and backward run on top of the first one's gradients.
     let e = estimate_of(&format!("{base}&global_batch=2"));
     assert_eq!(e.accumulation_steps, Some(2));
     assert_eq!(e.total, 12 * P + 4 * P + 2 * P + A);
-    assert_eq!(e.total, 149_624_004_608);
+    assert_eq!(e.total, 152_845_230_080);
     // zero_grad(set_to_none=False) (PyTorch before 2.0): the zero-filled
     // gradients stay allocated through the next forward pass, so they are
     // alive at the loss too: the same peak as accumulation (docs/model.md §3.6).
     let zeros = estimate_of(&format!("{base}&zero_grad=zeros"));
-    assert_eq!(zeros.total, 149_624_004_608);
+    assert_eq!(zeros.total, 152_845_230_080);
     assert_eq!(zeros.at_peak.gradients, 4 * P);
     assert_eq!(zeros.peak_phase, Phase::Loss);
     // Inference has no gradients to keep.
@@ -473,12 +474,12 @@ fn the_documented_decomposition_of_the_peak() {
     let p = e.at_peak;
     assert_eq!(
         (p.weights, p.gradients, p.optimizer_states, p.activations),
-        (16_060_522_496, 0, 96_363_134_976, 139_770_986_496)
+        (16_060_522_496, 0, 96_363_134_976, 152_655_888_384)
     );
-    assert_eq!(e.peak_allocated, 252_194_643_968);
-    assert_eq!(e.allocator_cache(), 15_583_150_900);
-    assert_eq!(e.peak_reserved, 267_777_794_868);
-    assert_eq!(e.required, 268_777_794_868);
+    assert_eq!(e.peak_allocated, 265_079_545_856);
+    assert_eq!(e.allocator_cache(), 16_871_641_088);
+    assert_eq!(e.peak_reserved, 281_951_186_944);
+    assert_eq!(e.required, 282_951_186_944);
     assert_eq!(e.gradients, 32_121_044_992);
 }
 
@@ -942,13 +943,13 @@ fn documented_numbers() {
             13_476_831_232,
             26_953_662_464,
             80_860_987_392,
-            28_332_523_520,
-            122_670_342_144
+            31_553_748_992,
+            125_891_567_616
         )
     );
     assert_eq!(
         crate::units::format_bytes(e.total, crate::units::Units::Decimal),
-        "122.67 GB"
+        "125.89 GB"
     );
     let e = estimate_of("form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full");
     assert_eq!(e.activations, 3_888_119_808);
@@ -961,7 +962,7 @@ fn documented_numbers() {
     let e = estimate_of("form=transformer&model=gpt2&batch=2&seq=16&recipe=fp32&foreach=1");
     assert_eq!(
         (e.total, e.optimizer_step, e.activations),
-        (2_488_796_160, 497_759_232, 39_002_496)
+        (2_488_796_160, 497_759_232, 53_158_272)
     );
     assert_eq!(crate::presets::MODELS.len(), 53);
     // 14 GB weights + 1 GB overhead, 20 % margin: 18 GB.
@@ -1024,6 +1025,60 @@ fn framework_profiles_worked_examples() {
     let e = estimate_of(&format!("{base}&framework=torchtune"));
     assert_eq!(e.total, e.model_states() + e.activations + e.optimizer_step);
     assert_eq!(e.peak_phase, Phase::Loss);
+}
+
+/// `framework=megatron` (docs/frameworks.md): Llama 2 7B, 1 × 4,096 tokens,
+/// one GPU. Megatron's `Float16Module` computes in BF16 throughout: per layer
+/// each fused norm keeps its BF16 input and each first projection its BF16
+/// input, 4,096 × (2 × 2 + 2 × 2) × 4,096 = 134,217,728 bytes replicated, and
+/// the split terms 4,096 × (2·4,096 + 2·2·4,096 + 2·4,096 + 4·2·11,008 +
+/// 4·32) = 495,452,160; the final norm and head inputs 4,096 × (2 + 2) ×
+/// 4,096; the vocab-parallel loss (4 + 2) × 4,096 × 32,000. The BF16 weights
+/// (2P), the FP32 gradient buffer (4P) and the FP32 main parameters with two
+/// moments (12P) are all alive at the loss.
+#[test]
+fn megatron_profile_worked_example() {
+    const P: u128 = 6_738_415_616;
+    const A: u128 = 32 * (134_217_728 + 495_452_160) + 67_108_864 + 786_432_000;
+    let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096&framework=megatron";
+    let e = estimate_of(base);
+    assert_eq!(A, 21_002_977_280);
+    assert_eq!(e.activations, A);
+    assert_eq!(
+        (e.weights, e.gradients, e.optimizer_states, e.optimizer_step),
+        (2 * P, 4 * P, 12 * P, 0)
+    );
+    assert_eq!(e.total, 18 * P + A);
+    assert_eq!(e.total, 142_294_458_368);
+    assert_eq!(e.at_peak.gradients, 4 * P);
+    assert_eq!(e.at_peak.weights, 2 * P);
+    assert_eq!(e.peak_phase, Phase::Loss);
+    // The distributed optimizer over 8 data-parallel ranks (`zero=1`): the
+    // main parameters and moments are sharded, the gradient buffer is not
+    // (megatron/core/distributed/param_and_grad_buffer.py: every rank's
+    // `grad_data` holds every gradient; the reduce-scatter writes its shard
+    // in place).
+    let sharded = estimate_of(&format!("{base}&gpus=8&zero=1"));
+    assert_eq!(sharded.total, 2 * P + 4 * P + 12 * P / 8 + A);
+    // The profile is its knobs: the same estimate spelled out.
+    assert_eq!(
+        e,
+        estimate_of(
+            "form=transformer&model=llama-2-7b&batch=1&seq=4096&recipe=main_fp32&step=fused\
+             &loss=vocab_parallel&zero_grad=zeros&norm_kernel=fused"
+        )
+    );
+    // A link names the profile alone.
+    assert_eq!(
+        crate::query::to_query(&config(base)),
+        "form=transformer&model=llama-2-7b&framework=megatron&batch=1&seq=4096"
+    );
+    // Under autocast (`recipe=amp`, the profile before issue 15) the same run
+    // was 2P + 12P + 31,553,748,992 at the loss, its gradients not yet alive.
+    let amp = estimate_of(&format!(
+        "{base}&recipe=amp&loss=full&zero_grad=none&norm_kernel=eager"
+    ));
+    assert_eq!(amp.total, 14 * P + 31_553_748_992);
 }
 
 #[test]
@@ -1194,21 +1249,21 @@ fn fsdp1_worked_examples() {
 #[test]
 fn activation_offloading_keeps_the_layer_in_flight() {
     // Llama 2 7B, 1 × 4,096 tokens, `amp`, flash, no dropout. One layer:
-    // replicated s × (2(4 + r) + 2e)h = 4,096 × (16 + 4) × 4,096 = 335,544,320
-    // (each RMSNorm's FP32 input and FP32 normalized tensor, the projections'
-    // 16-bit inputs); split s × (2eq + 2e·kv + 4ef + 4a) = 4,096 × (16,384 +
-    // 16,384 + 88,064 + 128) = 495,452,160; together 830,996,480 (× 32 layers
-    // = 26,591,887,360). Outside the layers: final norm and head inputs
+    // replicated s × (2(4 + r) + 5e)h = 4,096 × (16 + 10) × 4,096 = 436,207,616
+    // (each RMSNorm's FP32 input and FP32 normalized tensor, the 16-bit casts
+    // of the separate Q, K, V, gate and up projections); split s × (2eq +
+    // 2e·kv + 4ef + 4a) = 4,096 × (16,384 + 16,384 + 88,064 + 128) =
+    // 495,452,160; together 931,659,776 (× 32 layers = 29,813,112,832). Outside the layers: final norm and head inputs
     // s·(4 + r + e)·h = 167,772,160, the loss's three FP32 logit-sized
     // tensors 12 × 4,096 × 32,000 = 1,572,864,000.
-    const LAYER: u128 = 830_996_480;
+    const LAYER: u128 = 931_659_776;
     const OUTSIDE: u128 = 167_772_160 + 1_572_864_000;
     let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
     assert_eq!(estimate_of(base).activations, 32 * LAYER + OUTSIDE);
     // Offloaded: the GPU keeps one layer's saved set and the output layer's.
     let e = estimate_of(&format!("{base}&act_offload=1"));
     assert_eq!(e.activations, LAYER + OUTSIDE);
-    assert_eq!(e.activations, 2_571_632_640);
+    assert_eq!(e.activations, 2_672_295_936);
     // With full recomputation: the FP32 layer input being brought back
     // (s·r·h = 67,108,864), and the larger of the output layer's terms and the
     // layer recomputed after them.
@@ -1347,10 +1402,12 @@ fn parameter_offload_keeps_the_layers_in_flight() {
 
 /// FP8 training (`fp8`): Transformer Engine's delayed scaling on Llama-3.1-8B
 /// under autocast (docs/model.md §3.3). Per block and token it saves
-/// 2 × 4,096 bytes less for the FP8 inputs of the QKV and first MLP maps,
-/// 4,096 more for the output projection's FP8 copy, and 3 × 14,336 less in
-/// the MLP (the first map's 2 × 14,336 outputs in BF16 and the FP8 input of
-/// the second map, instead of four BF16 tensors): 47,104 bytes less. It also
+/// 5 × 4,096 bytes less for the FP8 inputs of the separate Q, K, V, gate and
+/// up maps (each quantizes its own FP32 input, where autocast saves five
+/// BF16 casts), 4,096 more for the output projection's FP8 copy, and 3 ×
+/// 14,336 less in the MLP (the first maps' 2 × 14,336 outputs in BF16 and the
+/// FP8 input of the second map, instead of four BF16 tensors): 59,392 bytes
+/// less. It also
 /// keeps every linear weight in FP8 with its transpose from the forward pass
 /// to the backward pass, and 20,500 bytes of scaling state per GEMM: more
 /// memory than BF16 at one sample, less at eight. torchao saves what BF16
@@ -1361,7 +1418,7 @@ fn fp8_training_keeps_weight_copies_and_saves_fp8_inputs() {
     let at = |extra: &str, batch: u64| estimate_of(&format!("{q}&batch={batch}{extra}"));
     let (none, te) = (at("", 1), at("&fp8=te", 1));
     let linear: u128 = 6_979_321_856;
-    assert_eq!(none.activations - te.activations, 47_104 * 2048 * 32);
+    assert_eq!(none.activations - te.activations, 59_392 * 2048 * 32);
     assert_eq!(te.buffers - none.buffers, 2 * linear + 32 * 4 * 20_500);
     assert_eq!(te.at_peak.buffers, te.buffers);
     assert_eq!(te.at_peak.sum(), te.peak_allocated);

@@ -188,7 +188,7 @@ fn a_preset_is_the_base_and_changes_are_written_against_it() {
 
 #[test]
 fn every_knob_is_a_parameter() {
-    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&qk_norm=1&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&qk_norm_full=1&block=sandwich&window=4096&global_every=2&softcap=1&attn_softcap=1&attn_sinks=0&experts=0&kv_lora_rank=0&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
+    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&qk_norm=1&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&qk_norm_full=1&block=sandwich&window=4096&global_every=2&softcap=1&attn_softcap=1&attn_sinks=0&experts=0&kv_lora_rank=0&fused_proj=none&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
     let parsed = parse(query);
     assert_eq!(parsed.problems, []);
     let c = parsed.config;
@@ -479,7 +479,7 @@ prop_compose! {
         global_every in whole(tf::GLOBAL_EVERY), softcaps in any::<[bool; 2]>(),
         moe in (prop_oneof![Just(0u64), whole(tf::EXPERTS)], whole(tf::EXPERTS_ACTIVE), whole(tf::EXPERT_FFN), whole(tf::SHARED_EXPERTS), whole(tf::SHARED_FFN), whole(tf::FIRST_DENSE_LAYERS), whole(tf::MOE_EVERY)),
         mla in (prop_oneof![Just(0u64), whole(tf::KV_LORA_RANK)], whole(tf::Q_LORA_RANK), whole(tf::QK_ROPE_HEAD_DIM), whole(tf::QK_NOPE_HEAD_DIM), whole(tf::V_HEAD_DIM)),
-        attn_sinks in any::<bool>(),
+        attn_sinks in any::<bool>(), fused_proj in pick(tf::FusedProj::ALL),
     ) -> Architecture {
         let [tied, bias, qkv_bias, dropout] = switches;
         let [softcap, attn_softcap] = softcaps;
@@ -490,7 +490,7 @@ prop_compose! {
         let global_every = if window == 0 { 0 } else { global_every };
         let (experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every) = moe;
         let (kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim) = mla;
-        normalised(Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, qk_norm, qk_norm_full, attn_sinks, positions, token_types, labels, dropout, image, patch, channels, block, window, global_every, softcap, attn_softcap, experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim })
+        normalised(Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, qk_norm, qk_norm_full, attn_sinks, positions, token_types, labels, dropout, image, patch, channels, block, window, global_every, softcap, attn_softcap, experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim, fused_proj })
     }
 }
 
@@ -502,7 +502,7 @@ prop_compose! {
         gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 4]>(),
         framework in pick(tf::Framework::ALL), step in pick(tf::Step::ALL), loss in pick(tf::Loss::ALL),
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
-        zero_grad in pick(tf::ZeroGrad::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
+        zero_grad in pick(tf::ZeroGrad::ALL), norm_kernel in pick(tf::NormKernel::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
         lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
         base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL), fp8 in pick(tf::Fp8::ALL), train_embeddings in any::<bool>(),
         expert_parallel in (prop_oneof![1u64..=64, whole(tf::EP)], prop_oneof![Just(0u64), 1u64..=8, whole(tf::ETP)]),
@@ -547,7 +547,7 @@ prop_compose! {
             2..=5 => StageChoice::Peak,
             i => StageChoice::Index(i - 6),
         };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
