@@ -1362,6 +1362,9 @@ pub struct TransformerInput {
     /// With LoRA, the token embedding and the output head train too (PEFT
     /// `modules_to_save=["embed_tokens", "lm_head"]`): [`embedding_copies`].
     pub train_embeddings: bool,
+    /// The layers and the loss run under `torch.compile` (Inductor): the
+    /// partitioner chooses what the backward pass keeps ([`compiled`]).
+    pub compile: bool,
 }
 
 impl Default for TransformerInput {
@@ -1415,6 +1418,7 @@ impl Default for TransformerInput {
             lora_variant: LoraVariant::default(),
             fp8: Fp8::default(),
             train_embeddings: false,
+            compile: false,
         }
     }
 }
@@ -1528,6 +1532,27 @@ impl TransformerInput {
             Mode::Inference => self.quant != Quant::None,
             Mode::Train => self.lora() && self.base_quant != BaseQuant::None,
         }
+    }
+
+    /// Training under `torch.compile` (`compile=1`): Inductor's partitioner
+    /// (torch/_functorch/partitioners.py `min_cut_rematerialization_partition`,
+    /// which torch/_inductor/compile_fx.py passes as the `partition_fn` of
+    /// the training graph) chooses the tensors kept for the backward pass, at
+    /// torch/_functorch/config.py's defaults (`activation_memory_budget`
+    /// 1.0, every `ban_recompute_*` rule on, `aggressive_recomputation`
+    /// off). It saves the smallest set (a minimum cut of the joint graph)
+    /// from which the backward pass can recompute what it needs, where only
+    /// the ops of `get_default_op_list().recomputable_ops` (element-wise
+    /// ops, casts, views, sums and means) may be recomputed: the outputs of
+    /// matrix products and attention (`compute_intensive_ops`), random ops,
+    /// a reduction's output that is 4 times smaller than its input
+    /// (`ban_recompute_reductions`), and every tensor that a backward op
+    /// outside a fused region reads (`is_materialized_backwards`:
+    /// a matrix product's input, attention's inputs and output) are never
+    /// recomputed; the rest is. docs/model.md §3.3 derives the saved set of
+    /// each layer type from these rules.
+    pub fn compiled(&self) -> bool {
+        self.compile && self.mode == Mode::Train
     }
 
     /// DeepSpeed's ZeRO-3 engine trains (`framework=deepspeed`, `zero=3`):
@@ -2355,6 +2380,18 @@ const CHUNKS: u128 = 8;
 /// per element: the residual stream for the norms before a block, a
 /// projection's output for the norms after one and for QK-norms.
 fn norm_saved(input: &TransformerInput, reads: u128) -> u128 {
+    // Under torch.compile every norm keeps the tensor it reads, `reads`
+    // bytes (the residual stream is a primal of a per-block graph or the
+    // output of an element-wise addition, a post- or QK-norm's input the
+    // output of a matrix product: neither is recomputed) with its per-token
+    // statistic, a mean's output 4 times smaller than its input
+    // (`ban_recompute_reductions`, not counted, as LayerNorm's are not):
+    // the FP32 upcast and the normalized tensor are element-wise ops of
+    // them, which the partitioner recomputes in the backward pass. The
+    // norm's output, which a matrix product reads, is counted there.
+    if input.compiled() {
+        return reads;
+    }
     match input.arch.norm {
         // nn.LayerNorm (aten native_layer_norm) saves its input and a mean
         // and inverse deviation per token; autocast runs it in FP32
@@ -2397,6 +2434,14 @@ fn ffn_saved(input: &TransformerInput, e: u128, width: u128) -> u128 {
         Mlp::Gelu if te => e * width + width,
         Mlp::Swiglu if te => 2 * e * width + width,
         Mlp::Gelu => 2 * e * width,
+        // Under torch.compile the activation's output `silu(gate)` is an
+        // element-wise op of the gate projection's output, which is saved
+        // (a matrix product's output is never recomputed), and only
+        // element-wise ops read it in the backward pass: it is recomputed.
+        // The product, which the down projection's weight gradient reads, and
+        // the up projection's output stay. (GELU's output is itself the
+        // second map's input: nothing to drop.)
+        Mlp::Swiglu if input.compiled() => 3 * e * width,
         Mlp::Swiglu => 4 * e * width,
     }
 }
@@ -2538,12 +2583,16 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
     // or in FP32 under autocast (pytorch/pytorch aten/src/ATen/autocast_mode.cpp
     // `KERNEL_CUDA2(softmax, int, fp32_set_opt_dtype)`: autocast runs softmax
     // in FP32 and returns FP32).
-    let softmax = if input.autocast() { 4 } else { e };
+    // Under torch.compile the FP32 softmax is recomputed from the scores the
+    // first product wrote in the compute dtype (saved: a matrix product's
+    // output), e bytes in place of 4.
+    let upcast = input.autocast();
+    let softmax = if upcast && !input.compiled() { 4 } else { e };
     // The product with V needs its left operand in the compute dtype: the
     // dropout's output, or without dropout a 16-bit copy of an FP32 softmax
     // (autocast casts it; Hugging Face's eager Llama writes
     // `.to(query.dtype)`), or the softmax output itself.
-    let product_input = if arch.dropout || softmax != e { e } else { 0 };
+    let product_input = if arch.dropout || upcast { e } else { 0 };
     // Gemma 2's eager attention soft-caps the scores before the softmax
     // (transformers models/gemma2/modeling_gemma2.py `eager_attention_forward`:
     // divide, `torch.tanh`, multiply): tanh saves its output; the division
@@ -2870,24 +2919,39 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
             // the loss's upcast: its tanh saves its output (e·sv), alive
             // until the backward pass reaches it.
             let softcap = if arch.softcap { e * s * v } else { 0 };
-            let logits = softcap
-                + match input.loss {
-                    Loss::Full => backward_start * s * v,
-                    // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
-                    // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
-                    // FP32 log-softmax for the backward pass (l·sv over all chunks);
-                    // a chunk's backward then holds the same two gradients as
-                    // above (2l), or, once the log-softmax's backward is done, the
-                    // logits' gradient and its cast to the 16-bit compute dtype (l + e).
-                    Loss::Chunked => {
-                        l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS)
-                    }
-                };
+            // A compiled loss (the cross-entropy inside the compiled graph:
+            // Hugging Face's model with its loss, torchtune's
+            // `training.compile_loss`) is decomposed into element-wise ops
+            // and reductions over the logits it is given, which are a
+            // matrix product's output or a primal of the loss's graph: the
+            // partitioner saves them (and a log-sum-exp per token) and
+            // recomputes the log-softmax in the backward pass, where one
+            // fused kernel writes the logits' gradient. Two logit-sized
+            // tensors where eager autograd holds three. torchtune's chunked
+            // loss compiles `compute_cross_entropy`, whose `.float()` is
+            // inside the graph: each chunk keeps its 16-bit logits (e bytes)
+            // and its backward writes their 16-bit gradient.
+            let (logits, kept) = match (input.loss, input.compiled()) {
+                (Loss::Full, false) => (backward_start * s * v, l * s * v),
+                // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
+                // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
+                // FP32 log-softmax for the backward pass (l·sv over all chunks);
+                // a chunk's backward then holds the same two gradients as
+                // above (2l), or, once the log-softmax's backward is done, the
+                // logits' gradient and its cast to the 16-bit compute dtype (l + e).
+                (Loss::Chunked, false) => (
+                    l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS),
+                    l * s * v,
+                ),
+                (Loss::Full, true) => (2 * l * s * v, l * s * v),
+                (Loss::Chunked, true) => (e * s * v + ceil_div(e * s * v, CHUNKS), e * s * v),
+            };
+            let logits = softcap + logits;
             let inputs = sp_split(s * (norm + e) * h);
             // A micro-batch whose backward pass has not begun keeps what its
-            // forward pass saved: the log-softmax output (l·sv) and the
-            // soft-capping's tanh.
-            let saved = inputs + ceil_div(softcap + l * s * v, t);
+            // forward pass saved: the log-softmax output (l·sv; compiled,
+            // the logits the loss read) and the soft-capping's tanh.
+            let saved = inputs + ceil_div(softcap + kept, t);
             (0, inputs + ceil_div(logits, t), saved)
         }
         // BERT's embedding norm input (post-norm model).
@@ -3948,6 +4012,81 @@ mod tests {
         };
         // 2 × 28 layers × 4 kv heads × 128 × 32,768 tokens × 2 bytes.
         assert_eq!(kv_cache_per_sample(&input), 2 * 28 * 4 * 128 * 32_768 * 2);
+    }
+
+    /// torch.compile's saved set (docs/model.md §3.3, "Under torch.compile")
+    /// on a Llama-3.1-8B layer at 2,048 tokens, batch 1, pure BF16, flash
+    /// attention. Eager, per token: two RMSNorms' FP32 upcasts and
+    /// normalized tensors (2 × (4 + 2) × 4,096 = 49,152), the inputs of the
+    /// QKV and gate/up maps (2 × 2 × 4,096), Q, K, V and attention's output
+    /// (2 × (4,096 + 1,024 + 1,024 + 4,096)) and its log-sum-exp (4 × 32),
+    /// the gated MLP's gate, activation, up and product (4 × 2 × 14,336):
+    /// 200,832 bytes. Compiled: each norm keeps only its input (2 × 2 ×
+    /// 4,096) and the activation output is recomputed: 139,392 bytes, 61,440
+    /// fewer. The loss over 128,256 FP32 logits: 3 logit-sized tensors
+    /// eager, 2 compiled; torchtune's compiled chunked loss keeps the 16-bit
+    /// logits and one chunk's 16-bit gradient.
+    #[test]
+    fn compiled_layer_keeps_what_the_partitioner_cannot_recompute() {
+        let eager = TransformerInput {
+            arch: arch("llama-3.1-8b"),
+            recipe: Recipe::Bf16,
+            seq: 2048,
+            batch: 1,
+            ..TransformerInput::default()
+        };
+        let compiled = TransformerInput {
+            compile: true,
+            ..eager
+        };
+        assert_eq!(training_saved(&eager).dense, 2048 * 200_832);
+        assert_eq!(training_saved(&eager).dense, 411_303_936);
+        assert_eq!(training_saved(&compiled).dense, 2048 * 139_392);
+        assert_eq!(training_saved(&compiled).dense, 285_474_816);
+        // Final norm input and head input (2 × 2 × 4,096 compiled, (6 + 2)
+        // × 4,096 eager) beside the logits.
+        let logits = 2048 * 128_256 * 4;
+        assert_eq!(training_saved(&eager).above, 2048 * 8 * 4096 + 3 * logits);
+        assert_eq!(
+            training_saved(&compiled).above,
+            2048 * 4 * 4096 + 2 * logits
+        );
+        let chunked = TransformerInput {
+            loss: Loss::Chunked,
+            ..compiled
+        };
+        let half = 2048 * 128_256 * 2;
+        assert_eq!(
+            training_saved(&chunked).above,
+            2048 * 4 * 4096 + half + half / 8
+        );
+        // Inference keeps no saved tensors: compile changes nothing there.
+        let generate = TransformerInput {
+            mode: Mode::Inference,
+            ..compiled
+        };
+        assert!(!generate.compiled());
+        // Under autocast, eager attention's FP32 softmax (4 bytes a score)
+        // is recomputed from the 16-bit scores (2): 2 + 2 where eager keeps
+        // 4 + 2, with a LayerNorm that keeps its FP32 input either way.
+        let autocast = TransformerInput {
+            arch: Architecture {
+                norm: Norm::LayerNorm,
+                ..arch("llama-3.1-8b")
+            },
+            recipe: Recipe::Amp,
+            attention: Attention::Eager,
+            seq: 16,
+            batch: 1,
+            ..TransformerInput::default()
+        };
+        let scores = |input: &TransformerInput| layer_activations(input, Ffn::Dense).scores;
+        assert_eq!(scores(&autocast), 32 * 16 * 16 * (4 + 2));
+        let compiled_autocast = TransformerInput {
+            compile: true,
+            ..autocast
+        };
+        assert_eq!(scores(&compiled_autocast), 32 * 16 * 16 * (2 + 2));
     }
 
     /// torchtitan's per-op selective recomputation (`recompute=op`) on a

@@ -237,7 +237,9 @@ fn transformer_form(state: State) -> Vec<El> {
         group(&[Recipe], None),
         group(&[Fp8], Some(rx(move || !inference()))),
         group(
-            &[Optimizer, Recompute, Step, Loss, Logits, ZeroGrad, LoraRank],
+            &[
+                Optimizer, Recompute, Compile, Step, Loss, Logits, ZeroGrad, LoraRank,
+            ],
             Some(rx(move || !inference())),
         ),
         // LoRA's settings and a quantized base (QLoRA), with a rank.

@@ -760,6 +760,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::Compile,
+        f(
+            "torch.compile",
+            "",
+            "Inductor recomputes cheap element-wise tensors in the backward pass.",
+        ),
+    ),
+    (
         Param::Logits,
         f(
             "Logits precision",
@@ -1483,6 +1491,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Descarga de activaciones",
             "",
             "Las activaciones guardadas esperan en la memoria de la CPU hasta el paso hacia atrás.",
+        ),
+    ),
+    (
+        Param::Compile,
+        f(
+            "torch.compile",
+            "",
+            "Inductor recalcula en el paso hacia atrás los tensores elementales baratos.",
         ),
     ),
     (

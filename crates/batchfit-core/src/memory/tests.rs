@@ -1788,3 +1788,47 @@ fn fine_tuning_worked_examples() {
         );
     }
 }
+
+proptest! {
+    /// torch.compile's partitioner saves a minimum cut of the joint graph,
+    /// never more than eager autograd keeps: over every training
+    /// configuration the compiled activations and peak are at most the eager
+    /// ones (docs/model.md §3.3). Not where the loss reads logits narrower
+    /// than the model computes (`logits=bf16` under `recipe=fp32`): the
+    /// compiled chunked loss keeps the head's output as it is.
+    #[test]
+    fn compiling_never_keeps_more(config in any_config()) {
+        let config = Config { form: Form::Transformer, ..config };
+        let t = config.transformer;
+        prop_assume!(t.mode == Mode::Train);
+        prop_assume!(!(t.logits == transformer::Logits::Bf16 && t.activation_bytes() == 4));
+        let (mut eager, mut compiled) = (config, config);
+        eager.transformer.compile = false;
+        compiled.transformer.compile = true;
+        let (eager, compiled) = (estimate(&eager), estimate(&compiled));
+        prop_assert!(compiled.activations <= eager.activations);
+        prop_assert!(compiled.peak_allocated <= eager.peak_allocated);
+    }
+}
+
+/// docs/model.md §3.3's worked example of torch.compile: Llama-3.1-8B, pure
+/// BF16, 2,048 tokens, batch 1. Eager: 32 layers × 411,303,936 bytes, the
+/// final norm's and head's inputs (67,108,864) and three FP32 logit-sized
+/// tensors (3,152,019,456). Compiled: 32 × 285,474,816, 33,554,432 and two
+/// (2,101,346,304).
+#[test]
+fn compiled_activations_worked_example() {
+    let query = "form=transformer&model=llama-3.1-8b&recipe=bf16&seq=2048&batch=1";
+    let eager = estimate_of(query);
+    assert_eq!(
+        eager.activations,
+        32 * 411_303_936 + 67_108_864 + 3_152_019_456
+    );
+    assert_eq!(eager.activations, 16_380_854_272);
+    let compiled = estimate_of(&format!("{query}&compile=1"));
+    assert_eq!(
+        compiled.activations,
+        32 * 285_474_816 + 33_554_432 + 2_101_346_304
+    );
+    assert_eq!(compiled.activations, 11_270_094_848);
+}
