@@ -425,6 +425,11 @@ choice! {
         /// parameters and gradients, torch.optim's foreach AdamW, the root's
         /// parameters unsharded from its forward to its backward.
         Fsdp1 = "fsdp1",
+        /// Unsloth (`FastLanguageModel`) under the Hugging Face Trainer:
+        /// QLoRA (NF4, double quantization) with r = 16 on every linear map,
+        /// its offloaded gradient checkpointing, and its own RMSNorm and
+        /// LoRA kernels, which save fewer tensors.
+        Unsloth = "unsloth",
     }
     default Custom
 }
@@ -511,6 +516,31 @@ impl Framework {
                 input.zero = 3;
                 input.prefetch = PREFETCH.default;
                 (Recipe::Fsdp, Step::Foreach, Loss::Full, 0)
+            }
+            // unslothai/unsloth unsloth/models/loader.py
+            // `FastLanguageModel.from_pretrained`: `load_in_4bit = True`,
+            // `use_gradient_checkpointing = "unsloth"`; unsloth/models/llama.py
+            // (`bnb_4bit_quant_type = "nf4"`, `bnb_4bit_use_double_quant =
+            // True`; the model in BF16 where the GPU supports it), and
+            // `FastLlamaModel.get_peft_model`: `r = 16`, q/k/v/o and
+            // gate/up/down, `lora_dropout = 0.0`, PEFT's `get_peft_model`
+            // (FP32 adapters). "unsloth" checkpointing (unslothai/unsloth-zoo
+            // unsloth_zoo/gradient_checkpointing.py
+            // `UnslothCheckpointFunction`) keeps each layer's input in pinned
+            // CPU buffers and brings it back into a GPU buffer to recompute
+            // the layer: `recompute=full` with `act_offload`. The Trainer's
+            // side is `hf_trainer`'s optimizer; its loss (unsloth_zoo
+            // fused_losses/cross_entropy_loss.py `UnslothFusedLoss`) is stated
+            // as `chunked` (docs/frameworks.md says what that overcounts).
+            Framework::Unsloth => {
+                input.lora_rank = 16;
+                input.lora_targets = LoraTargets::All;
+                input.lora_dropout = false;
+                input.base_quant = BaseQuant::Nf4;
+                input.double_quant = true;
+                input.recompute = Recompute::Full;
+                input.act_offload = true;
+                (Recipe::Bf16, Step::Fused, Loss::Chunked, 0)
             }
         };
         input.recipe = recipe;
@@ -1555,6 +1585,21 @@ impl TransformerInput {
         self.compile && self.mode == Mode::Train
     }
 
+    /// Unsloth's kernels, counted where its fast paths patch a LoRA model
+    /// (unsloth/models/llama.py `FastLlamaModel.patch_peft_model`: adapters
+    /// without dropout): its RMSNorm, and for a target set that adapts all
+    /// of a block's q/k/v (`LoRA_QKV`) or gate/up/down (`LoRA_MLP`) their
+    /// fused LoRA kernels (unsloth/kernels/fast_lora.py).
+    pub fn unsloth_kernels(&self) -> bool {
+        self.framework == Framework::Unsloth && self.lora() && !self.lora_dropout
+    }
+
+    /// Unsloth's `LoRA_MLP` computes the gated MLP (its targets include
+    /// gate, up and down).
+    fn unsloth_mlp(&self) -> bool {
+        self.unsloth_kernels() && matches!(self.lora_targets, LoraTargets::All | LoraTargets::Mlp)
+    }
+
     /// DeepSpeed's ZeRO-3 engine trains (`framework=deepspeed`, `zero=3`):
     /// deepspeed/runtime/zero/stage3.py `DeepSpeedZeroOptimizer_Stage3`
     /// runs whatever the number of ranks, with its own buffers
@@ -2389,7 +2434,11 @@ fn norm_saved(input: &TransformerInput, reads: u128) -> u128 {
     // the FP32 upcast and the normalized tensor are element-wise ops of
     // them, which the partitioner recomputes in the backward pass. The
     // norm's output, which a matrix product reads, is counted there.
-    if input.compiled() {
+    // Unsloth's RMSNorm and LayerNorm kernels (unsloth/kernels/
+    // rms_layernorm.py `Fast_RMS_Layernorm.forward`: `ctx.save_for_backward(X,
+    // W, r)`; layernorm.py likewise) keep the input and a per-token
+    // statistic, as the compiled norm.
+    if input.compiled() || input.unsloth_kernels() {
         return reads;
     }
     match input.arch.norm {
@@ -2441,6 +2490,11 @@ fn ffn_saved(input: &TransformerInput, e: u128, width: u128) -> u128 {
         // The product, which the down projection's weight gradient reads, and
         // the up projection's output stay. (GELU's output is itself the
         // second map's input: nothing to drop.)
+        // Unsloth's `LoRA_MLP` (unsloth/kernels/fast_lora.py:
+        // `ctx.save_for_backward(…, X, e, g)`) keeps the gate's and the up
+        // projection's outputs; its backward kernel recomputes the
+        // activation and the product from them.
+        Mlp::Swiglu if input.unsloth_mlp() => 2 * e * width,
         Mlp::Swiglu if input.compiled() => 3 * e * width,
         Mlp::Swiglu => 4 * e * width,
     }
@@ -2686,7 +2740,13 @@ fn op_saved(input: &TransformerInput) -> u128 {
 /// autograd skips it for a frozen weight is not encoded.
 fn lora_saved(input: &TransformerInput) -> u128 {
     let adapters = Adapters::of(input);
-    if adapters.maps == 0 {
+    // Unsloth's LoRA kernels (unsloth/kernels/fast_lora.py `LoRA_QKV`,
+    // `LoRA_MLP`, `LoRA_W`) save the maps' input X and the adapters only,
+    // in X's dtype (`matmul_lora` casts A and B to it): x·A is recomputed in
+    // the backward pass. They run for every adapted map unless the targets
+    // are q and v alone, which `patch_peft_model` leaves to PEFT.
+    let unsloth = input.unsloth_kernels() && input.lora_targets != LoraTargets::Qv;
+    if adapters.maps == 0 || unsloth {
         return 0;
     }
     let s = u128::from(input.tokens());

@@ -1897,6 +1897,12 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "PyTorch FSDP1 (FullyShardedDataParallel)",
         "PyTorch FSDP1 (FullyShardedDataParallel)",
     ),
+    (
+        Param::Framework,
+        "unsloth",
+        "Unsloth QLoRA",
+        "Unsloth QLoRA",
+    ),
     (Param::Logits, "fp32", "FP32", "FP32"),
     (Param::Logits, "bf16", "BF16", "BF16"),
     (

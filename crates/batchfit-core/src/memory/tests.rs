@@ -1082,6 +1082,42 @@ fn adapter_profiles_worked_examples() {
         link(&format!("{base}&framework=torchtune_lora&recompute=none"))
             .ends_with("&recompute=none")
     );
+
+    // unsloth: QLoRA, NF4 with double quantization, r = 16 on every linear
+    // map (41,943,040 FP32 adapter parameters), BF16 elsewhere, offloaded
+    // full recomputation, the Trainer's fused AdamW. Model states are those
+    // of the same knobs spelled out: 3,600,416,768 bytes of NF4 maps,
+    // 2 × 1,050,939,392 of BF16 embedding, head and norms, 4 × 41,943,040 of
+    // adapters.
+    const U: u128 = 41_943_040;
+    let unsloth = estimate_of(&profile("unsloth"));
+    let knobs = "&framework=hf_trainer&recipe=bf16&lora_rank=16&lora_targets=all&base_quant=nf4\
+                 &double_quant=1&recompute=full&act_offload=1&loss=chunked";
+    let spelled = estimate_of(&format!("{base}{knobs}"));
+    assert_eq!(unsloth.weights, 3_600_416_768 + 2 * 1_050_939_392 + 4 * U);
+    assert_eq!(unsloth.weights, 5_870_067_712);
+    assert_eq!(
+        (unsloth.gradients, unsloth.optimizer_states),
+        (4 * U, 8 * U)
+    );
+    assert_eq!(unsloth.model_states(), spelled.model_states());
+    assert_eq!(unsloth.buffers, spelled.buffers);
+    // Its kernels: the layer being recomputed keeps per token each RMSNorm's
+    // input (2 × 2 × 4,096, Fast_RMS_Layernorm), the projections' inputs (2 ×
+    // 2 × 4,096), Q, K, V, the output and the log-sum-exp (20,608), LoRA_MLP's
+    // gate and up outputs (2 × 2 × 14,336) and no adapter intermediates:
+    // 110,720 bytes; PEFT's layers keep more.
+    let recomputed =
+        |query: &str| transformer::training_saved(&config(query).transformer).recomputed_dense;
+    assert_eq!(recomputed(&profile("unsloth")), 2048 * 110_720);
+    assert!(recomputed(&format!("{base}{knobs}")) > recomputed(&profile("unsloth")));
+    // With dropout on the adapters its fast paths are off: PEFT's count.
+    assert_eq!(
+        recomputed(&format!("{}&lora_dropout=1", profile("unsloth"))),
+        recomputed(&format!("{base}{knobs}&lora_dropout=1"))
+    );
+    // The final norm's input is its kernel's too: 4 bytes × 4,096 × 2,048 fewer.
+    assert_eq!(spelled.activations - unsloth.activations, 4 * 4096 * 2048);
 }
 
 #[test]
