@@ -857,6 +857,11 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     "gradients zero-filled between steps (zero_grad(set_to_none=False)): alive at the loss\n",
                 );
             }
+            if t.compiled() {
+                text.push_str(
+                    "torch.compile: Inductor's partitioner recomputes element-wise tensors in the backward pass\n",
+                );
+            }
             if t.act_offload && t.mode == Mode::Train {
                 text.push_str(
                     "saved activations offloaded to CPU memory (one layer's on the GPU)\n",
