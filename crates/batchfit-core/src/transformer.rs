@@ -358,6 +358,11 @@ choice! {
         /// cross-entropy run in 8 chunks of tokens; only each chunk's FP32
         /// log-softmax is kept for the backward pass.
         Chunked = "chunked",
+        /// Unsloth's fused cross-entropy (unsloth-zoo `UnslothFusedLoss`):
+        /// the head and the loss run chunk by chunk in the forward pass,
+        /// each chunk's gradient computed at once; only the hidden states'
+        /// gradient is kept for the backward pass.
+        Fused = "fused",
     }
     default Full
 }
@@ -529,9 +534,8 @@ impl Framework {
             // `UnslothCheckpointFunction`) keeps each layer's input in pinned
             // CPU buffers and brings it back into a GPU buffer to recompute
             // the layer: `recompute=full` with `act_offload`. The Trainer's
-            // side is `hf_trainer`'s optimizer; its loss (unsloth_zoo
-            // fused_losses/cross_entropy_loss.py `UnslothFusedLoss`) is stated
-            // as `chunked` (docs/frameworks.md says what that overcounts).
+            // side is `hf_trainer`'s optimizer; unsloth/models/llama.py
+            // computes the loss with unsloth-zoo's `unsloth_fused_ce_loss`.
             Framework::Unsloth => {
                 input.lora_rank = 16;
                 input.lora_targets = LoraTargets::All;
@@ -540,7 +544,7 @@ impl Framework {
                 input.double_quant = true;
                 input.recompute = Recompute::Full;
                 input.act_offload = true;
-                (Recipe::Bf16, Step::Fused, Loss::Chunked, 0)
+                (Recipe::Bf16, Step::Fused, Loss::Fused, 0)
             }
         };
         input.recipe = recipe;
@@ -2420,6 +2424,27 @@ impl LayerActivations {
 /// torchtune LinearCrossEntropyLoss's default `num_output_chunks`.
 const CHUNKS: u128 = 8;
 
+/// The FP32 logits of one chunk of Unsloth's fused loss are at most this
+/// many bytes: unslothai/unsloth-zoo unsloth_zoo/fused_losses/
+/// cross_entropy_loss.py `_get_chunk_multiplier` targets min(half the free
+/// GPU memory, 4 GiB) per chunk; batchfit takes the 4 GiB cap (free memory
+/// of at least 8 GiB when the loss runs, which it does not know).
+const FUSED_CHUNK_TARGET: u128 = 4 << 30;
+
+/// Tokens in one chunk of Unsloth's fused loss over `tokens` tokens
+/// (`get_chunk_size`): one chunk when their FP32 logits fit the target, else
+/// the exact count rounded up to a multiple of 4; `torch.chunk` makes
+/// chunks of ⌈tokens / n⌉.
+fn fused_chunk_tokens(tokens: u128, vocab: u128) -> u128 {
+    let fp32 = 4 * tokens * vocab;
+    let chunks = if fp32 <= FUSED_CHUNK_TARGET {
+        1
+    } else {
+        4 * ceil_div(fp32, 4 * FUSED_CHUNK_TARGET)
+    };
+    ceil_div(tokens, chunks)
+}
+
 /// Bytes per unit a norm saves for the backward pass, besides its output (the
 /// next op's input, counted there), when it reads a tensor of `reads` bytes
 /// per element: the residual stream for the norms before a block, a
@@ -3005,9 +3030,24 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
                 ),
                 (Loss::Full, true) => (2 * l * s * v, l * s * v),
                 (Loss::Chunked, true) => (e * s * v + ceil_div(e * s * v, CHUNKS), e * s * v),
+                // unsloth-zoo `UnslothFusedLoss.forward`: `grad_inputs =
+                // torch.empty_like(hidden_states)` (e·sh) holds every
+                // chunk's input gradient from the forward pass to the head's
+                // backward; no logit-sized tensor survives a chunk. A chunk
+                // runs compiled (`torch.compile(accumulate_chunk)`, the
+                // cross-entropy's `.float()` inside): its logits (a product's
+                // output, e bytes) and their gradient (e), as a compiled
+                // loss keeps them. Unsloth sizes the chunks on the
+                // micro-batch's tokens; activations here are per sample
+                // (linear in the batch), so the chunk is sized on one
+                // sample's: exact at batch 1, an upper bound above it.
+                (Loss::Fused, _) => (e * s * h + 2 * e * fused_chunk_tokens(s, v) * v, e * s * h),
             };
             let logits = softcap + logits;
-            let inputs = sp_split(s * (norm + e) * h);
+            // The fused loss reads the final norm's output in its own
+            // forward pass and needs it no more: no head input is kept.
+            let head_input = if input.loss == Loss::Fused { 0 } else { e };
+            let inputs = sp_split(s * (norm + head_input) * h);
             // A micro-batch whose backward pass has not begun keeps what its
             // forward pass saved: the log-softmax output (l·sv; compiled,
             // the logits the loss read) and the soft-capping's tanh.

@@ -1995,6 +1995,12 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "Completa (logits FP32)",
     ),
     (Param::Loss, "chunked", "Chunked", "Por trozos"),
+    (
+        Param::Loss,
+        "fused",
+        "Fused (Unsloth)",
+        "Fusionada (Unsloth)",
+    ),
 ];
 
 /// A size's exact bytes, for its tooltip: "85,899,345,920 bytes".

@@ -1092,7 +1092,7 @@ fn adapter_profiles_worked_examples() {
     const U: u128 = 41_943_040;
     let unsloth = estimate_of(&profile("unsloth"));
     let knobs = "&framework=hf_trainer&recipe=bf16&lora_rank=16&lora_targets=all&base_quant=nf4\
-                 &double_quant=1&recompute=full&act_offload=1&loss=chunked";
+                 &double_quant=1&recompute=full&act_offload=1&loss=fused";
     let spelled = estimate_of(&format!("{base}{knobs}"));
     assert_eq!(unsloth.weights, 3_600_416_768 + 2 * 1_050_939_392 + 4 * U);
     assert_eq!(unsloth.weights, 5_870_067_712);
@@ -1118,6 +1118,21 @@ fn adapter_profiles_worked_examples() {
     );
     // The final norm's input is its kernel's too: 4 bytes × 4,096 × 2,048 fewer.
     assert_eq!(spelled.activations - unsloth.activations, 4 * 4096 * 2048);
+    // Activations: one offloaded layer's input brought back (2 × 4,096 per
+    // token), the final norm's input (2 × 4,096), the fused loss's hidden
+    // states gradient (2 × 4,096) and its one chunk (2,048 tokens' FP32
+    // logits fit 4 GiB): BF16 logits and their gradient, 2 × 2 × 128,256
+    // per token. No head input, no log-softmax.
+    assert_eq!(unsloth.activations, 2048 * (3 * 2 * 4096 + 2 * 2 * 128_256));
+    assert_eq!(unsloth.activations, 1_101_004_800);
+    // At 65,536 tokens the FP32 logits (33.6 GB) need 8 chunks of 8,192
+    // tokens (4 × ⌈33.6 GB / 16 GiB⌉): beside the final norm's input and the
+    // hidden states' gradient, a chunk of 2 × 2 × 8,192 × 128,256 bytes.
+    let long = "form=transformer&model=llama-3.1-8b&framework=unsloth&batch=1&seq=65536";
+    assert_eq!(
+        transformer::training_saved(&config(long).transformer).above,
+        65_536 * 2 * 2 * 4096 + 2 * 2 * 8192 * 128_256
+    );
 }
 
 #[test]
