@@ -576,7 +576,7 @@ fn phase_label(phase: Phase) -> &'static str {
         Phase::Forward => "end of the forward pass",
         Phase::Backward => "the backward pass",
         Phase::OptimizerStep => "the optimizer step",
-        Phase::Loss => "the loss: its log-softmax and the logits' gradients",
+        Phase::Loss => "the loss: its logit-sized tensors and their gradients",
         Phase::Generation => "generation: the prefill",
     }
 }
