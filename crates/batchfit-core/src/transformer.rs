@@ -1397,7 +1397,8 @@ pub struct TransformerInput {
     /// `modules_to_save=["embed_tokens", "lm_head"]`): [`embedding_copies`].
     pub train_embeddings: bool,
     /// The layers and the loss run under `torch.compile` (Inductor): the
-    /// partitioner chooses what the backward pass keeps ([`compiled`]).
+    /// partitioner chooses what the backward pass keeps
+    /// ([`TransformerInput::compiled`]).
     pub compile: bool,
 }
 
@@ -2461,8 +2462,9 @@ fn norm_saved(input: &TransformerInput, reads: u128) -> u128 {
     // norm's output, which a matrix product reads, is counted there.
     // Unsloth's RMSNorm and LayerNorm kernels (unsloth/kernels/
     // rms_layernorm.py `Fast_RMS_Layernorm.forward`: `ctx.save_for_backward(X,
-    // W, r)`; layernorm.py likewise) keep the input and a per-token
-    // statistic, as the compiled norm.
+    // W, r)`; layernorm.py: `ctx.save_for_backward(X, W, b, r, mu)`) keep the
+    // input and per-token statistics, as the compiled norm; Qwen3's q_norm
+    // and k_norm run through the same kernel (unsloth/models/qwen3.py).
     if input.compiled() || input.unsloth_kernels() {
         return reads;
     }
