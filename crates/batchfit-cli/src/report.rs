@@ -576,7 +576,7 @@ fn phase_label(phase: Phase) -> &'static str {
         Phase::Forward => "end of the forward pass",
         Phase::Backward => "the backward pass",
         Phase::OptimizerStep => "the optimizer step",
-        Phase::Loss => "the loss: its log-softmax and the logits' gradients",
+        Phase::Loss => "the loss: its logit-sized tensors and their gradients",
         Phase::Generation => "generation: the prefill",
     }
 }
@@ -860,6 +860,11 @@ fn describe(config: &Config, e: &Estimate) -> String {
             }
             if t.norm_kernel == transformer::NormKernel::Fused && t.mode == Mode::Train {
                 text.push_str("fused norm kernels: each norm keeps its input only\n");
+            }
+            if t.compiled() {
+                text.push_str(
+                    "torch.compile: Inductor's partitioner recomputes element-wise tensors in the backward pass\n",
+                );
             }
             if t.act_offload && t.mode == Mode::Train {
                 text.push_str(

@@ -114,6 +114,7 @@ choice! {
         LoraVariant = "lora_variant",
         Fp8 = "fp8",
         TrainEmbeddings = "train_embeddings",
+        Compile = "compile",
         Gpu = "gpu",
         GpuGb = "gpu_gb",
         OverheadGb = "overhead_gb",
@@ -175,7 +176,7 @@ impl Param {
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
             | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap
-            | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings => Input::Switch,
+            | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings | Compile => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | NormKernel
             | FusedProj | LoraTargets | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units

@@ -314,6 +314,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::LoraVariant,
     Param::Fp8,
     Param::TrainEmbeddings,
+    Param::Compile,
 ];
 /// The experts' shape, meaningful only with `experts` ≥ 1.
 pub const MOE_SHAPE: &[Param] = &[
@@ -453,6 +454,12 @@ pub fn parse(text: &str) -> Parsed {
         if t.mode == tf::Mode::Inference && t.fp8 != tf::Fp8::None {
             only_with(Param::Fp8, Param::Mode, "train");
             t.fp8 = tf::Fp8::None;
+        }
+        // The saved tensors Inductor's partitioner chooses exist in training
+        // only; a compiled generate() keeps the same weights and cache.
+        if t.mode == tf::Mode::Inference && t.compile {
+            only_with(Param::Compile, Param::Mode, "train");
+            t.compile = false;
         }
         if t.mode == tf::Mode::Inference && t.param_offload {
             only_with(Param::ParamOffload, Param::Mode, "train");
@@ -948,6 +955,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::ParamOffload => t.param_offload = switch(name, value)?,
         Param::Fp8 => t.fp8 = option(name, tf::Fp8::parse(value), tf::Fp8::NAMES)?,
         Param::TrainEmbeddings => t.train_embeddings = switch(name, value)?,
+        Param::Compile => t.compile = switch(name, value)?,
         Param::LoraVariant => {
             t.lora_variant = option(name, tf::LoraVariant::parse(value), tf::LoraVariant::NAMES)?
         }
@@ -1247,6 +1255,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::LoraVariant, t.lora_variant.name().to_owned()),
         (Param::Fp8, t.fp8.name().to_owned()),
         (Param::TrainEmbeddings, bit(t.train_embeddings)),
+        (Param::Compile, bit(t.compile)),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),

@@ -82,8 +82,6 @@ const OPTIMIZERS: &[(&str, Optimizer, Step)] = &[
 const NOT_MODELLED: &[&str] = &[
     // A batch found at run time by halving on out-of-memory.
     "auto_find_batch_size",
-    // torch.compile: fused kernels keep fewer intermediates.
-    "torch_compile",
     // Liger kernels: fused linear cross-entropy, fused norms and MLPs.
     "use_liger_kernel",
     // DDP's gradient buckets (docs/model.md: not modelled).
@@ -206,6 +204,17 @@ pub fn read(text_of_file: &str, context: &Context) -> Result<TrainingArgs, FileE
             Recompute::None
         };
         out.set(Param::Recompute, recompute.name());
+    }
+
+    // `torch_compile`: the Trainer compiles the whole model after wrapping
+    // it (transformers trainer.py `_wrap_model`: `model = torch.compile(model,
+    // backend=self.args.torch_compile_backend, mode=self.args.torch_compile_mode)`),
+    // its loss inside when labels are passed, the logits' `.float()`
+    // included: the compiled loss keeps the head's 16-bit logits
+    // (docs/model.md §3.3, `logits=bf16`).
+    if on(&doc, "torch_compile")? {
+        out.set(Param::Compile, 1);
+        out.set(Param::Logits, "bf16");
     }
 
     if values.fp16 && values.bf16 {

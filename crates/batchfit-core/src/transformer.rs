@@ -400,6 +400,11 @@ choice! {
         /// one FP32 logit-sized tensor, and the gradient's cast back to the
         /// logits' dtype.
         VocabParallel = "vocab_parallel",
+        /// Unsloth's fused cross-entropy (unsloth-zoo `UnslothFusedLoss`):
+        /// the head and the loss run chunk by chunk in the forward pass,
+        /// each chunk's gradient computed at once; only the hidden states'
+        /// gradient is kept for the backward pass.
+        Fused = "fused",
     }
     default Full
 }
@@ -512,6 +517,11 @@ choice! {
         /// parameters and gradients, torch.optim's foreach AdamW, the root's
         /// parameters unsharded from its forward to its backward.
         Fsdp1 = "fsdp1",
+        /// Unsloth (`FastLanguageModel`) under the Hugging Face Trainer:
+        /// QLoRA (NF4, double quantization) with r = 16 on every linear map,
+        /// its offloaded gradient checkpointing, and its own RMSNorm and
+        /// LoRA kernels, which save fewer tensors.
+        Unsloth = "unsloth",
     }
     default Custom
 }
@@ -609,6 +619,30 @@ impl Framework {
                 input.zero = 3;
                 input.prefetch = PREFETCH.default;
                 (Recipe::Fsdp, Step::Foreach, Loss::Full, 0)
+            }
+            // unslothai/unsloth unsloth/models/loader.py
+            // `FastLanguageModel.from_pretrained`: `load_in_4bit = True`,
+            // `use_gradient_checkpointing = "unsloth"`; unsloth/models/llama.py
+            // (`bnb_4bit_quant_type = "nf4"`, `bnb_4bit_use_double_quant =
+            // True`; the model in BF16 where the GPU supports it), and
+            // `FastLlamaModel.get_peft_model`: `r = 16`, q/k/v/o and
+            // gate/up/down, `lora_dropout = 0.0`, PEFT's `get_peft_model`
+            // (FP32 adapters). "unsloth" checkpointing (unslothai/unsloth-zoo
+            // unsloth_zoo/gradient_checkpointing.py
+            // `UnslothCheckpointFunction`) keeps each layer's input in pinned
+            // CPU buffers and brings it back into a GPU buffer to recompute
+            // the layer: `recompute=full` with `act_offload`. The Trainer's
+            // side is `hf_trainer`'s optimizer; unsloth/models/llama.py
+            // computes the loss with unsloth-zoo's `unsloth_fused_ce_loss`.
+            Framework::Unsloth => {
+                input.lora_rank = 16;
+                input.lora_targets = LoraTargets::All;
+                input.lora_dropout = false;
+                input.base_quant = BaseQuant::Nf4;
+                input.double_quant = true;
+                input.recompute = Recompute::Full;
+                input.act_offload = true;
+                (Recipe::Bf16, Step::Fused, Loss::Fused, 0)
             }
         };
         input.recipe = recipe;
@@ -1473,6 +1507,10 @@ pub struct TransformerInput {
     /// With LoRA, the token embedding and the output head train too (PEFT
     /// `modules_to_save=["embed_tokens", "lm_head"]`): [`embedding_copies`].
     pub train_embeddings: bool,
+    /// The layers and the loss run under `torch.compile` (Inductor): the
+    /// partitioner chooses what the backward pass keeps
+    /// ([`TransformerInput::compiled`]).
+    pub compile: bool,
 }
 
 impl Default for TransformerInput {
@@ -1528,6 +1566,7 @@ impl Default for TransformerInput {
             lora_variant: LoraVariant::default(),
             fp8: Fp8::default(),
             train_embeddings: false,
+            compile: false,
         }
     }
 }
@@ -1682,6 +1721,42 @@ impl TransformerInput {
             Mode::Inference => self.quant != Quant::None,
             Mode::Train => self.lora() && self.base_quant != BaseQuant::None,
         }
+    }
+
+    /// Training under `torch.compile` (`compile=1`): Inductor's partitioner
+    /// (torch/_functorch/partitioners.py `min_cut_rematerialization_partition`,
+    /// which torch/_inductor/compile_fx.py passes as the `partition_fn` of
+    /// the training graph) chooses the tensors kept for the backward pass, at
+    /// torch/_functorch/config.py's defaults (`activation_memory_budget`
+    /// 1.0, every `ban_recompute_*` rule on, `aggressive_recomputation`
+    /// off). It saves the smallest set (a minimum cut of the joint graph)
+    /// from which the backward pass can recompute what it needs, where only
+    /// the ops of `get_default_op_list().recomputable_ops` (element-wise
+    /// ops, casts, views, sums and means) may be recomputed: the outputs of
+    /// matrix products and attention (`compute_intensive_ops`), random ops,
+    /// a reduction's output that is 4 times smaller than its input
+    /// (`ban_recompute_reductions`), and every tensor that a backward op
+    /// outside a fused region reads (`is_materialized_backwards`:
+    /// a matrix product's input, attention's inputs and output) are never
+    /// recomputed; the rest is. docs/model.md §3.3 derives the saved set of
+    /// each layer type from these rules.
+    pub fn compiled(&self) -> bool {
+        self.compile && self.mode == Mode::Train
+    }
+
+    /// Unsloth's kernels, counted where its fast paths patch a LoRA model
+    /// (unsloth/models/llama.py `FastLlamaModel.patch_peft_model`: adapters
+    /// without dropout): its RMSNorm, and for a target set that adapts all
+    /// of a block's q/k/v (`LoRA_QKV`) or gate/up/down (`LoRA_MLP`) their
+    /// fused LoRA kernels (unsloth/kernels/fast_lora.py).
+    pub fn unsloth_kernels(&self) -> bool {
+        self.framework == Framework::Unsloth && self.lora() && !self.lora_dropout
+    }
+
+    /// Unsloth's `LoRA_MLP` computes the gated MLP (its targets include
+    /// gate, up and down).
+    fn unsloth_mlp(&self) -> bool {
+        self.unsloth_kernels() && matches!(self.lora_targets, LoraTargets::All | LoraTargets::Mlp)
     }
 
     /// DeepSpeed's ZeRO-3 engine trains (`framework=deepspeed`, `zero=3`):
@@ -2687,11 +2762,49 @@ const fn vocab_cast(e: u128) -> u128 {
     if e < 4 { e } else { 0 }
 }
 
+/// The FP32 logits of one chunk of Unsloth's fused loss are at most this
+/// many bytes: unslothai/unsloth-zoo unsloth_zoo/fused_losses/
+/// cross_entropy_loss.py `_get_chunk_multiplier` targets min(half the free
+/// GPU memory, 4 GiB) per chunk; batchfit takes the 4 GiB cap (free memory
+/// of at least 8 GiB when the loss runs, which it does not know).
+const FUSED_CHUNK_TARGET: u128 = 4 << 30;
+
+/// Tokens in one chunk of Unsloth's fused loss over `tokens` tokens
+/// (`get_chunk_size`): one chunk when their FP32 logits fit the target, else
+/// the exact count rounded up to a multiple of 4; `torch.chunk` makes
+/// chunks of ⌈tokens / n⌉.
+fn fused_chunk_tokens(tokens: u128, vocab: u128) -> u128 {
+    let fp32 = 4 * tokens * vocab;
+    let chunks = if fp32 <= FUSED_CHUNK_TARGET {
+        1
+    } else {
+        4 * ceil_div(fp32, 4 * FUSED_CHUNK_TARGET)
+    };
+    ceil_div(tokens, chunks)
+}
+
 /// Bytes per unit a norm saves for the backward pass, besides its output (the
 /// next op's input, counted there), when it reads a tensor of `reads` bytes
 /// per element: the residual stream for the norms before a block, a
 /// projection's output for the norms after one and for QK-norms.
 fn norm_saved(input: &TransformerInput, reads: u128) -> u128 {
+    // Under torch.compile every norm keeps the tensor it reads, `reads`
+    // bytes (the residual stream is a primal of a per-block graph or the
+    // output of an element-wise addition, a post- or QK-norm's input the
+    // output of a matrix product: neither is recomputed) with its per-token
+    // statistic, a mean's output 4 times smaller than its input
+    // (`ban_recompute_reductions`, not counted, as LayerNorm's are not):
+    // the FP32 upcast and the normalized tensor are element-wise ops of
+    // them, which the partitioner recomputes in the backward pass. The
+    // norm's output, which a matrix product reads, is counted there.
+    // Unsloth's RMSNorm and LayerNorm kernels (unsloth/kernels/
+    // rms_layernorm.py `Fast_RMS_Layernorm.forward`: `ctx.save_for_backward(X,
+    // W, r)`; layernorm.py: `ctx.save_for_backward(X, W, b, r, mu)`) keep the
+    // input and per-token statistics, as the compiled norm; Qwen3's q_norm
+    // and k_norm run through the same kernel (unsloth/models/qwen3.py).
+    if input.compiled() || input.unsloth_kernels() {
+        return reads;
+    }
     match input.arch.norm {
         // nn.LayerNorm (aten native_layer_norm) saves its input and a mean
         // and inverse deviation per token; autocast runs it in FP32
@@ -2753,7 +2866,25 @@ fn ffn_saved(input: &TransformerInput, e: u128, width: u128) -> u128 {
         Mlp::Gelu | Mlp::GeluNew if te => e * width + width,
         Mlp::Swiglu if te => 2 * e * width + width,
         Mlp::Gelu => 2 * e * width,
+        // Under torch.compile `gelu_new`'s element-wise chain is recomputed
+        // from the first map's output (a matrix product's output, saved);
+        // the second map's input, which its weight gradient reads, stays:
+        // the two tensors of a one-kernel GELU.
+        Mlp::GeluNew if input.compiled() => 2 * e * width,
         Mlp::GeluNew => (3 * promoted + 2 * e) * width,
+        // Under torch.compile the activation's output `silu(gate)` is an
+        // element-wise op of the gate projection's output, which is saved
+        // (a matrix product's output is never recomputed), and only
+        // element-wise ops read it in the backward pass: it is recomputed.
+        // The product, which the down projection's weight gradient reads, and
+        // the up projection's output stay. (GELU's output is itself the
+        // second map's input: nothing to drop.)
+        // Unsloth's `LoRA_MLP` (unsloth/kernels/fast_lora.py:
+        // `ctx.save_for_backward(…, X, e, g)`) keeps the gate's and the up
+        // projection's outputs; its backward kernel recomputes the
+        // activation and the product from them.
+        Mlp::Swiglu if input.unsloth_mlp() => 2 * e * width,
+        Mlp::Swiglu if input.compiled() => 3 * e * width,
         Mlp::Swiglu => 4 * e * width,
     }
 }
@@ -2773,10 +2904,15 @@ fn ffn_saved(input: &TransformerInput, e: u128, width: u128) -> u128 {
 /// tensors (the experts through an index of it): not counted here. Nothing
 /// outside autocast: a 16-bit norm output is one tensor whoever reads it.
 /// Under Transformer Engine's FP8 (`fp8=te`) each linear module quantizes its
-/// FP32 input for itself likewise, and saves the 1-byte copy.
+/// FP32 input for itself likewise, and saves the 1-byte copy. Under
+/// torch.compile the copies are one: AOTAutograd's graph goes through common
+/// subexpression elimination before it is partitioned (torch/_functorch/
+/// config.py `cse = True`; partitioners.py runs compile_utils.py
+/// `fx_graph_cse`), and the casts of one tensor to one dtype are the same
+/// node.
 fn autocast_casts(input: &TransformerInput, ffn: Ffn) -> u128 {
     let arch = &input.arch;
-    if !input.autocast() {
+    if !input.autocast() || input.compiled() {
         return 0;
     }
     let bytes = if input.fp8 == Fp8::Te {
@@ -2940,12 +3076,16 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
     // or in FP32 under autocast (pytorch/pytorch aten/src/ATen/autocast_mode.cpp
     // `KERNEL_CUDA2(softmax, int, fp32_set_opt_dtype)`: autocast runs softmax
     // in FP32 and returns FP32).
-    let softmax = if input.autocast() { 4 } else { e };
+    // Under torch.compile the FP32 softmax is recomputed from the scores the
+    // first product wrote in the compute dtype (saved: a matrix product's
+    // output), e bytes in place of 4.
+    let upcast = input.autocast();
+    let softmax = if upcast && !input.compiled() { 4 } else { e };
     // The product with V needs its left operand in the compute dtype: the
     // dropout's output, or without dropout a 16-bit copy of an FP32 softmax
     // (autocast casts it; Hugging Face's eager Llama writes
     // `.to(query.dtype)`), or the softmax output itself.
-    let product_input = if arch.dropout || softmax != e { e } else { 0 };
+    let product_input = if arch.dropout || upcast { e } else { 0 };
     // Gemma 2's eager attention soft-caps the scores before the softmax
     // (transformers models/gemma2/modeling_gemma2.py `eager_attention_forward`:
     // divide, `torch.tanh`, multiply): tanh saves its output; the division
@@ -3039,6 +3179,14 @@ fn op_saved(input: &TransformerInput) -> u128 {
 /// map's own saved input is counted with the layer as before: whether
 /// autograd skips it for a frozen weight is not encoded.
 fn lora_saved(input: &TransformerInput, ffn: Ffn) -> u128 {
+    // Unsloth's LoRA kernels (unsloth/kernels/fast_lora.py `LoRA_QKV`,
+    // `LoRA_MLP`, `LoRA_W`) save the maps' input X and the adapters only,
+    // in X's dtype (`matmul_lora` casts A and B to it): x·A is recomputed in
+    // the backward pass. They run for every adapted map unless the targets
+    // are q and v alone, which `patch_peft_model` leaves to PEFT.
+    if input.unsloth_kernels() && input.lora_targets != LoraTargets::Qv {
+        return 0;
+    }
     let blocks = AdapterBlocks::of(input);
     let autocast = input.autocast();
     // Under autocast the adapters' products compute in 16 bits.
@@ -3269,40 +3417,67 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
             // the loss's upcast: its tanh saves its output (e·sv), alive
             // until the backward pass reaches it.
             let softcap = if arch.softcap { e * s * v } else { 0 };
-            let logits = softcap
-                + match input.loss {
-                    Loss::Full => backward_start * s * v,
-                    // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
-                    // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
-                    // FP32 log-softmax for the backward pass (l·sv over all chunks);
-                    // a chunk's backward then holds the same two gradients as
-                    // above (2l), or, once the log-softmax's backward is done, the
-                    // logits' gradient and its cast to the 16-bit compute dtype (l + e).
-                    Loss::Chunked => {
-                        l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS)
-                    }
-                    // megatron/core/tensor_parallel/cross_entropy.py: the
-                    // forward casts the head's logits to FP32
-                    // (`calculate_logits_max`: `.float()`, whatever `logits`
-                    // says), subtracts the maximum, exponentiates and
-                    // normalises in place (`-=`, `torch.exp(…, out=…)`,
-                    // `div_`) and saves that softmax; the backward writes the
-                    // gradient into it (`grad_input = softmax`, `-=`, `mul_`)
-                    // and autograd casts it back to the dtype of the logits
-                    // the head produced (e bytes; none when they are FP32).
-                    // The forward's loss holds the same two: the 16-bit
-                    // logits and their FP32 copy.
-                    Loss::VocabParallel => (4 + vocab_cast(e)) * s * v,
-                };
-            let inputs = sp_split(s * (norm + e) * h);
-            // A micro-batch whose backward pass has not begun keeps what its
-            // forward pass saved: the log-softmax output (l·sv) and the
-            // soft-capping's tanh.
-            let kept = match input.loss {
-                Loss::VocabParallel => 4,
-                Loss::Full | Loss::Chunked => l,
+            // A compiled loss (the cross-entropy inside the compiled graph:
+            // Hugging Face's model with its loss, torchtune's
+            // `training.compile_loss`) is decomposed into element-wise ops
+            // and reductions over the logits it is given, which are a
+            // matrix product's output or a primal of the loss's graph: the
+            // partitioner saves them (and a log-sum-exp per token) and
+            // recomputes the log-softmax in the backward pass, where one
+            // fused kernel writes the logits' gradient. Two logit-sized
+            // tensors where eager autograd holds three. torchtune's chunked
+            // loss compiles `compute_cross_entropy`, whose `.float()` is
+            // inside the graph: each chunk keeps its 16-bit logits (e bytes)
+            // and its backward writes their 16-bit gradient.
+            let (logits, kept) = match (input.loss, input.compiled()) {
+                (Loss::Full, false) => (backward_start * s * v, l * s * v),
+                // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
+                // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
+                // FP32 log-softmax for the backward pass (l·sv over all chunks);
+                // a chunk's backward then holds the same two gradients as
+                // above (2l), or, once the log-softmax's backward is done, the
+                // logits' gradient and its cast to the 16-bit compute dtype (l + e).
+                (Loss::Chunked, false) => (
+                    l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS),
+                    l * s * v,
+                ),
+                (Loss::Full, true) => (2 * l * s * v, l * s * v),
+                (Loss::Chunked, true) => (e * s * v + ceil_div(e * s * v, CHUNKS), e * s * v),
+                // unsloth-zoo `UnslothFusedLoss.forward`: `grad_inputs =
+                // torch.empty_like(hidden_states)` (e·sh) holds every
+                // chunk's input gradient from the forward pass to the head's
+                // backward; no logit-sized tensor survives a chunk. A chunk
+                // runs compiled (`torch.compile(accumulate_chunk)`, the
+                // cross-entropy's `.float()` inside): its logits (a product's
+                // output, e bytes) and their gradient (e), as a compiled
+                // loss keeps them. Unsloth sizes the chunks on the
+                // micro-batch's tokens; activations here are per sample
+                // (linear in the batch), so the chunk is sized on one
+                // sample's: exact at batch 1, an upper bound above it.
+                (Loss::Fused, _) => (e * s * h + 2 * e * fused_chunk_tokens(s, v) * v, e * s * h),
+                // megatron/core/tensor_parallel/cross_entropy.py: the
+                // forward casts the head's logits to FP32
+                // (`calculate_logits_max`: `.float()`, whatever `logits`
+                // says), subtracts the maximum, exponentiates and
+                // normalises in place (`-=`, `torch.exp(…, out=…)`,
+                // `div_`) and saves that softmax; the backward writes the
+                // gradient into it (`grad_input = softmax`, `-=`, `mul_`)
+                // and autograd casts it back to the dtype of the logits
+                // the head produced (e bytes; none when they are FP32).
+                // The forward's loss holds the same two: the 16-bit
+                // logits and their FP32 copy. Its own autograd function:
+                // the same compiled or not.
+                (Loss::VocabParallel, _) => ((4 + vocab_cast(e)) * s * v, 4 * s * v),
             };
-            let saved = inputs + ceil_div(softcap + kept * s * v, t);
+            let logits = softcap + logits;
+            // The fused loss reads the final norm's output in its own
+            // forward pass and needs it no more: no head input is kept.
+            let head_input = if input.loss == Loss::Fused { 0 } else { e };
+            let inputs = sp_split(s * (norm + head_input) * h);
+            // A micro-batch whose backward pass has not begun keeps what its
+            // forward pass saved: the log-softmax output (l·sv; compiled,
+            // the logits the loss read) and the soft-capping's tanh.
+            let saved = inputs + ceil_div(softcap + kept, t);
             (0, inputs + ceil_div(logits, t), saved)
         }
         // BERT's embedding norm input (post-norm model).
@@ -4465,6 +4640,12 @@ mod tests {
             33_554_432
         );
         assert_eq!(autocast_casts(&with(FusedProj::All), Ffn::Dense), 0);
+        // Compiled, the graph's CSE keeps one cast whatever the layout.
+        let compiled = TransformerInput {
+            compile: true,
+            ..with(FusedProj::None)
+        };
+        assert_eq!(autocast_casts(&compiled, Ffn::Dense), 0);
         assert_eq!(
             layer_activations(&separate, Ffn::Dense).replicated
                 - layer_activations(&with(FusedProj::All), Ffn::Dense).replicated,
@@ -4730,6 +4911,81 @@ mod tests {
         };
         // 2 × 28 layers × 4 kv heads × 128 × 32,768 tokens × 2 bytes.
         assert_eq!(kv_cache_per_sample(&input), 2 * 28 * 4 * 128 * 32_768 * 2);
+    }
+
+    /// torch.compile's saved set (docs/model.md §3.3, "Under torch.compile")
+    /// on a Llama-3.1-8B layer at 2,048 tokens, batch 1, pure BF16, flash
+    /// attention. Eager, per token: two RMSNorms' FP32 upcasts and
+    /// normalized tensors (2 × (4 + 2) × 4,096 = 49,152), the inputs of the
+    /// QKV and gate/up maps (2 × 2 × 4,096), Q, K, V and attention's output
+    /// (2 × (4,096 + 1,024 + 1,024 + 4,096)) and its log-sum-exp (4 × 32),
+    /// the gated MLP's gate, activation, up and product (4 × 2 × 14,336):
+    /// 200,832 bytes. Compiled: each norm keeps only its input (2 × 2 ×
+    /// 4,096) and the activation output is recomputed: 139,392 bytes, 61,440
+    /// fewer. The loss over 128,256 FP32 logits: 3 logit-sized tensors
+    /// eager, 2 compiled; torchtune's compiled chunked loss keeps the 16-bit
+    /// logits and one chunk's 16-bit gradient.
+    #[test]
+    fn compiled_layer_keeps_what_the_partitioner_cannot_recompute() {
+        let eager = TransformerInput {
+            arch: arch("llama-3.1-8b"),
+            recipe: Recipe::Bf16,
+            seq: 2048,
+            batch: 1,
+            ..TransformerInput::default()
+        };
+        let compiled = TransformerInput {
+            compile: true,
+            ..eager
+        };
+        assert_eq!(training_saved(&eager).dense, 2048 * 200_832);
+        assert_eq!(training_saved(&eager).dense, 411_303_936);
+        assert_eq!(training_saved(&compiled).dense, 2048 * 139_392);
+        assert_eq!(training_saved(&compiled).dense, 285_474_816);
+        // Final norm input and head input (2 × 2 × 4,096 compiled, (6 + 2)
+        // × 4,096 eager) beside the logits.
+        let logits = 2048 * 128_256 * 4;
+        assert_eq!(training_saved(&eager).above, 2048 * 8 * 4096 + 3 * logits);
+        assert_eq!(
+            training_saved(&compiled).above,
+            2048 * 4 * 4096 + 2 * logits
+        );
+        let chunked = TransformerInput {
+            loss: Loss::Chunked,
+            ..compiled
+        };
+        let half = 2048 * 128_256 * 2;
+        assert_eq!(
+            training_saved(&chunked).above,
+            2048 * 4 * 4096 + half + half / 8
+        );
+        // Inference keeps no saved tensors: compile changes nothing there.
+        let generate = TransformerInput {
+            mode: Mode::Inference,
+            ..compiled
+        };
+        assert!(!generate.compiled());
+        // Under autocast, eager attention's FP32 softmax (4 bytes a score)
+        // is recomputed from the 16-bit scores (2): 2 + 2 where eager keeps
+        // 4 + 2, with a LayerNorm that keeps its FP32 input either way.
+        let autocast = TransformerInput {
+            arch: Architecture {
+                norm: Norm::LayerNorm,
+                ..arch("llama-3.1-8b")
+            },
+            recipe: Recipe::Amp,
+            attention: Attention::Eager,
+            seq: 16,
+            batch: 1,
+            ..TransformerInput::default()
+        };
+        let scores = |input: &TransformerInput| layer_activations(input, Ffn::Dense).scores;
+        assert_eq!(scores(&autocast), 32 * 16 * 16 * (4 + 2));
+        let compiled_autocast = TransformerInput {
+            compile: true,
+            ..autocast
+        };
+        assert_eq!(scores(&compiled_autocast), 32 * 16 * 16 * (2 + 2));
     }
 
     /// torchtitan's per-op selective recomputation (`recompute=op`) on a

@@ -239,7 +239,7 @@ fn transformer_form(state: State) -> Vec<El> {
         group(&[Fp8], Some(rx(move || !inference()))),
         group(
             &[
-                Optimizer, Recompute, Step, Loss, Logits, ZeroGrad, NormKernel, LoraRank,
+                Optimizer, Recompute, Compile, Step, Loss, Logits, ZeroGrad, NormKernel, LoraRank,
             ],
             Some(rx(move || !inference())),
         ),

@@ -761,6 +761,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::Compile,
+        f(
+            "torch.compile",
+            "",
+            "Inductor recomputes cheap element-wise tensors in the backward pass.",
+        ),
+    ),
+    (
         Param::Logits,
         f(
             "Logits precision",
@@ -1507,6 +1515,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::Compile,
+        f(
+            "torch.compile",
+            "",
+            "Inductor recalcula en el paso hacia atrás los tensores elementales baratos.",
+        ),
+    ),
+    (
         Param::Logits,
         f(
             "Precisión de los logits",
@@ -1935,6 +1951,12 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "PyTorch FSDP1 (FullyShardedDataParallel)",
         "PyTorch FSDP1 (FullyShardedDataParallel)",
     ),
+    (
+        Param::Framework,
+        "unsloth",
+        "Unsloth QLoRA",
+        "Unsloth QLoRA",
+    ),
     (Param::Logits, "fp32", "FP32", "FP32"),
     (Param::Logits, "bf16", "BF16", "BF16"),
     (
@@ -2044,6 +2066,12 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
         "vocab_parallel",
         "Vocab-parallel (Megatron)",
         "Paralela en vocabulario (Megatron)",
+    ),
+    (
+        Param::Loss,
+        "fused",
+        "Fused (Unsloth)",
+        "Fusionada (Unsloth)",
     ),
     (
         Param::NormKernel,

@@ -1137,6 +1137,57 @@ fn adapter_profiles_worked_examples() {
         link(&format!("{base}&framework=torchtune_lora&recompute=none"))
             .ends_with("&recompute=none")
     );
+
+    // unsloth: QLoRA, NF4 with double quantization, r = 16 on every linear
+    // map (41,943,040 FP32 adapter parameters), BF16 elsewhere, offloaded
+    // full recomputation, the Trainer's fused AdamW. Model states are those
+    // of the same knobs spelled out: 3,600,416,768 bytes of NF4 maps,
+    // 2 × 1,050,939,392 of BF16 embedding, head and norms, 4 × 41,943,040 of
+    // adapters.
+    const U: u128 = 41_943_040;
+    let unsloth = estimate_of(&profile("unsloth"));
+    let knobs = "&framework=hf_trainer&recipe=bf16&lora_rank=16&lora_targets=all&base_quant=nf4\
+                 &double_quant=1&recompute=full&act_offload=1&loss=fused";
+    let spelled = estimate_of(&format!("{base}{knobs}"));
+    assert_eq!(unsloth.weights, 3_600_416_768 + 2 * 1_050_939_392 + 4 * U);
+    assert_eq!(unsloth.weights, 5_870_067_712);
+    assert_eq!(
+        (unsloth.gradients, unsloth.optimizer_states),
+        (4 * U, 8 * U)
+    );
+    assert_eq!(unsloth.model_states(), spelled.model_states());
+    assert_eq!(unsloth.buffers, spelled.buffers);
+    // Its kernels: the layer being recomputed keeps per token each RMSNorm's
+    // input (2 × 2 × 4,096, Fast_RMS_Layernorm), the projections' inputs (2 ×
+    // 2 × 4,096), Q, K, V, the output and the log-sum-exp (20,608), LoRA_MLP's
+    // gate and up outputs (2 × 2 × 14,336) and no adapter intermediates:
+    // 110,720 bytes; PEFT's layers keep more.
+    let recomputed =
+        |query: &str| transformer::training_saved(&config(query).transformer).recomputed_dense;
+    assert_eq!(recomputed(&profile("unsloth")), 2048 * 110_720);
+    assert!(recomputed(&format!("{base}{knobs}")) > recomputed(&profile("unsloth")));
+    // With dropout on the adapters its fast paths are off: PEFT's count.
+    assert_eq!(
+        recomputed(&format!("{}&lora_dropout=1", profile("unsloth"))),
+        recomputed(&format!("{base}{knobs}&lora_dropout=1"))
+    );
+    // The final norm's input is its kernel's too: 4 bytes × 4,096 × 2,048 fewer.
+    assert_eq!(spelled.activations - unsloth.activations, 4 * 4096 * 2048);
+    // Activations: one offloaded layer's input brought back (2 × 4,096 per
+    // token), the final norm's input (2 × 4,096), the fused loss's hidden
+    // states gradient (2 × 4,096) and its one chunk (2,048 tokens' FP32
+    // logits fit 4 GiB): BF16 logits and their gradient, 2 × 2 × 128,256
+    // per token. No head input, no log-softmax.
+    assert_eq!(unsloth.activations, 2048 * (3 * 2 * 4096 + 2 * 2 * 128_256));
+    assert_eq!(unsloth.activations, 1_101_004_800);
+    // At 65,536 tokens the FP32 logits (33.6 GB) need 8 chunks of 8,192
+    // tokens (4 × ⌈33.6 GB / 16 GiB⌉): beside the final norm's input and the
+    // hidden states' gradient, a chunk of 2 × 2 × 8,192 × 128,256 bytes.
+    let long = "form=transformer&model=llama-3.1-8b&framework=unsloth&batch=1&seq=65536";
+    assert_eq!(
+        transformer::training_saved(&config(long).transformer).above,
+        65_536 * 2 * 2 * 4096 + 2 * 2 * 8192 * 128_256
+    );
 }
 
 #[test]
@@ -1844,4 +1895,48 @@ fn fine_tuning_worked_examples() {
             case.with
         );
     }
+}
+
+proptest! {
+    /// torch.compile's partitioner saves a minimum cut of the joint graph,
+    /// never more than eager autograd keeps: over every training
+    /// configuration the compiled activations and peak are at most the eager
+    /// ones (docs/model.md §3.3). Not where the loss reads logits narrower
+    /// than the model computes (`logits=bf16` under `recipe=fp32`): the
+    /// compiled chunked loss keeps the head's output as it is.
+    #[test]
+    fn compiling_never_keeps_more(config in any_config()) {
+        let config = Config { form: Form::Transformer, ..config };
+        let t = config.transformer;
+        prop_assume!(t.mode == Mode::Train);
+        prop_assume!(!(t.logits == transformer::Logits::Bf16 && t.activation_bytes() == 4));
+        let (mut eager, mut compiled) = (config, config);
+        eager.transformer.compile = false;
+        compiled.transformer.compile = true;
+        let (eager, compiled) = (estimate(&eager), estimate(&compiled));
+        prop_assert!(compiled.activations <= eager.activations);
+        prop_assert!(compiled.peak_allocated <= eager.peak_allocated);
+    }
+}
+
+/// docs/model.md §3.3's worked example of torch.compile: Llama-3.1-8B, pure
+/// BF16, 2,048 tokens, batch 1. Eager: 32 layers × 411,303,936 bytes, the
+/// final norm's and head's inputs (67,108,864) and three FP32 logit-sized
+/// tensors (3,152,019,456). Compiled: 32 × 285,474,816, 33,554,432 and two
+/// (2,101,346,304).
+#[test]
+fn compiled_activations_worked_example() {
+    let query = "form=transformer&model=llama-3.1-8b&recipe=bf16&seq=2048&batch=1";
+    let eager = estimate_of(query);
+    assert_eq!(
+        eager.activations,
+        32 * 411_303_936 + 67_108_864 + 3_152_019_456
+    );
+    assert_eq!(eager.activations, 16_380_854_272);
+    let compiled = estimate_of(&format!("{query}&compile=1"));
+    assert_eq!(
+        compiled.activations,
+        32 * 285_474_816 + 33_554_432 + 2_101_346_304
+    );
+    assert_eq!(compiled.activations, 11_270_094_848);
 }

@@ -499,7 +499,7 @@ prop_compose! {
         arch in any_arch(), batch in whole(activations::BATCH), seq in whole(activations::SEQ),
         recipe in pick(Recipe::ALL), optimizer in pick(Optimizer::ALL), recompute in pick(Recompute::ALL),
         attention in pick(Attention::ALL), mode in pick(Mode::ALL), generated in whole(tf::GEN), quant in pick(Quant::ALL),
-        gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 4]>(),
+        gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 5]>(),
         framework in pick(tf::Framework::ALL), step in pick(tf::Step::ALL), loss in pick(tf::Loss::ALL),
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
         zero_grad in pick(tf::ZeroGrad::ALL), norm_kernel in pick(tf::NormKernel::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
@@ -511,7 +511,7 @@ prop_compose! {
         context in (prop_oneof![Just(1u64), 2u64..=8, whole(CP)], pick(CpKind::ALL)),
         ds in (whole(tf::DS_PREFETCH), whole(tf::DS_LIVE), whole(tf::DS_PERSIST)),
     ) -> TransformerInput {
-        let [sp, foreach, offload, act_offload] = switches;
+        let [sp, foreach, offload, act_offload, compile] = switches;
         // `etp` divides gpus × tp, `ep` the gpus × tp / etp ranks left and
         // `experts`, and only a MoE model has experts to split.
         let (ep, etp) = expert_parallel;
@@ -547,7 +547,7 @@ prop_compose! {
             2..=5 => StageChoice::Peak,
             i => StageChoice::Index(i - 6),
         };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
@@ -557,6 +557,7 @@ prop_compose! {
         } else {
             input.param_offload = false;
             input.fp8 = tf::Fp8::None;
+            input.compile = false;
         }
         // A dense model has no routed experts to adapt.
         if !input.arch.moe() && matches!(input.lora_targets, tf::LoraTargets::Experts | tf::LoraTargets::AllExperts) {
@@ -803,6 +804,23 @@ fn settings_that_need_another_are_reported() {
     let parsed = parse("form=transformer&lora_rank=8&train_embeddings=1");
     assert!(parsed.problems.is_empty());
     assert!(parsed.config.transformer.train_embeddings);
+    // torch.compile's saved set is training's: in inference it is reported.
+    let parsed = parse("form=transformer&mode=inference&compile=1");
+    assert_eq!(
+        named(&parsed),
+        [(
+            "compile",
+            &Problem::OnlyWith {
+                param: Param::Mode,
+                value: "train"
+            }
+        )]
+    );
+    assert!(!parsed.config.transformer.compile);
+    let parsed = parse("form=transformer&compile=1");
+    assert!(parsed.problems.is_empty());
+    assert!(parsed.config.transformer.compile);
+    assert!(to_query(&parsed.config).contains("compile=1"));
     // A pattern of global layers needs a window: reported, and the pattern
     // falls back to the preset's (none without one).
     let parsed = parse("form=transformer&global_every=6");
