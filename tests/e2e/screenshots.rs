@@ -39,7 +39,9 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                     if name == "compare" {
                         browser
                             .js("const d = document.querySelector('details.devices'); d.open = true; \
-                                 return new Promise(r => setTimeout(() => r(d.querySelectorAll('tr').length), 50))")
+                                 const rows = () => d.querySelectorAll('tbody tr').length; \
+                                 return new Promise(r => { const t0 = performance.now(); \
+                                   const poll = () => rows() > 0 || performance.now() - t0 > 5000 ? r(rows()) : setTimeout(poll, 20); poll(); })")
                             .await;
                     }
                     // Saved first, so that a failing layout can be looked at.

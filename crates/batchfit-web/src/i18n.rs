@@ -2076,8 +2076,8 @@ static OPTIONS: &[(Param, &str, &str, &str)] = &[
     (
         Param::NormKernel,
         "eager",
-        "As the model code writes them",
-        "Como las escribe el modelo",
+        "As in the model code",
+        "Como en el modelo",
     ),
     (
         Param::NormKernel,
