@@ -2396,6 +2396,11 @@ impl AdapterBlocks {
 impl Adapters {
     /// The adapters of `input`, all zero without LoRA.
     pub fn of(input: &TransformerInput) -> Self {
+        // Without LoRA every count is zero: the page asks for them on every
+        // estimate, and their 128-bit divisions are not free.
+        if !input.lora() {
+            return Self::default();
+        }
         let (shared, routed) = Self::pools(input);
         // A MoE layer's own adapters beside its routed experts'.
         let blocks = AdapterBlocks::of(input);
@@ -2426,6 +2431,9 @@ impl Adapters {
     /// router), split over `tp`; and those on the routed experts, whole
     /// (`model_states` divides them over ep × etp with their experts).
     pub fn pools(input: &TransformerInput) -> (Self, Self) {
+        if !input.lora() {
+            return (Self::default(), Self::default());
+        }
         let blocks = AdapterBlocks::of(input);
         let arch = &input.arch;
         let layers = u128::from(arch.layers);
@@ -3184,7 +3192,7 @@ fn lora_saved(input: &TransformerInput, ffn: Ffn) -> u128 {
     // in X's dtype (`matmul_lora` casts A and B to it): x·A is recomputed in
     // the backward pass. They run for every adapted map unless the targets
     // are q and v alone, which `patch_peft_model` leaves to PEFT.
-    if input.unsloth_kernels() && input.lora_targets != LoraTargets::Qv {
+    if !input.lora() || (input.unsloth_kernels() && input.lora_targets != LoraTargets::Qv) {
         return 0;
     }
     let blocks = AdapterBlocks::of(input);
