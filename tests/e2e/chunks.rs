@@ -147,3 +147,98 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
     assert_eq!(errors, serde_json::json!([]), "console errors");
     browser.close().await;
 }
+
+/// A copy of the built site without some of its chunks, as a deployment
+/// that lost them or a connection that drops them would leave it.
+fn site_without(prefixes: &[&str]) -> std::path::PathBuf {
+    let from = dist_dir();
+    let to = std::env::temp_dir().join(format!("batchfit-missing-chunks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&to);
+    std::fs::create_dir_all(&to).expect("a temporary folder");
+    for entry in std::fs::read_dir(&from).expect("dist/") {
+        let path = entry.expect("an entry").path();
+        let name = path
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
+        if path.is_file() && !prefixes.iter().any(|p| name.starts_with(p)) {
+            std::fs::copy(&path, to.join(&name)).expect("copy");
+        }
+    }
+    to
+}
+
+/// A chunk that cannot be fetched is said so in the page's language where it
+/// was needed; nothing panics and the page keeps answering. A Spanish page
+/// whose texts are missing opens in English.
+#[tokio::test]
+async fn a_missing_chunk_is_reported_and_the_page_keeps_answering() {
+    let site = site_without(&["split_measure", "split_compare", "split_es"]);
+    let server = StaticServer::start(site.clone(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    let q = "form=transformer&model=llama-3.2-1b&batch=1&seq=512&gpu=h100-80gb";
+    browser.open(&server.url(&format!("/?{q}"))).await;
+    browser.testid("required").await;
+
+    browser
+        .js("document.querySelector('[data-testid=measure]').open = true")
+        .await;
+    browser
+        .wait_until("the missing chunk's message", || async {
+            browser
+                .js("const s = document.querySelector('[data-testid=measure] [data-testid=chunk-status]'); \
+                     return s !== null && s.getAttribute('role') === 'alert'")
+                .await
+                == serde_json::json!(true)
+        })
+        .await;
+    let said = browser
+        .js("return document.querySelector('[data-testid=measure] [data-testid=chunk-status]').textContent")
+        .await;
+    assert!(
+        said.as_str()
+            .is_some_and(|t| t.contains("could not be loaded")),
+        "{said}"
+    );
+
+    // Comparing: the message and a way back.
+    browser
+        .js("document.querySelector('[data-testid=compare-start]').click()")
+        .await;
+    browser
+        .wait_until("the comparison's message", || async {
+            browser
+                .js("return document.querySelector('[data-testid=compare] [data-testid=chunk-status]') !== null")
+                .await
+                == serde_json::json!(true)
+        })
+        .await;
+    browser
+        .js("document.querySelector('[data-testid=compare-stop]').click()")
+        .await;
+    browser.testid("compare-start").await;
+
+    // Still answering, and never the crash banner.
+    browser.type_into("batch", "4").await;
+    let expected = memory::estimate(&query::parse(&q.replace("batch=1", "batch=4")).config);
+    browser
+        .wait_until("the edited estimate", || async {
+            browser.bytes("required").await == expected.required
+        })
+        .await;
+    let crashed = browser
+        .js("return document.querySelector('[data-testid=crash]') !== null")
+        .await;
+    assert_eq!(crashed, serde_json::json!(false), "the crash banner showed");
+
+    // Spanish without its texts: the app mounts, in English.
+    browser.open(&server.url(&format!("/?{q}&lang=es"))).await;
+    browser.testid("required").await;
+    let label = browser
+        .js("return document.querySelector('[data-testid=measure] summary').textContent")
+        .await;
+    assert_eq!(label.as_str(), Some("Compare with a measurement"));
+    browser.close().await;
+    let _ = std::fs::remove_dir_all(site);
+}

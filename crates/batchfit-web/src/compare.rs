@@ -30,7 +30,13 @@ pub fn compare(state: State) -> El {
                         .attr("type", "button")
                         .class("secondary")
                         .attr("data-testid", "compare-start")
-                        .on(Ev::Click, Box::new(move |_| state.compare_with(None)))
+                        .on(
+                            Ev::Click,
+                            Box::new(move |_| {
+                                chunk.retry();
+                                state.compare_with(None);
+                            }),
+                        )
                         .bind_text(i18n::tr(lang, |w| w.compare_start)),
                 ]
             }),
@@ -39,6 +45,25 @@ pub fn compare(state: State) -> El {
             rx(move || state.other.with(Option::is_some) && chunk.ready()),
             Box::new(move || dom::now(comparing(state))),
         )
+        // Its chunk could not be fetched: say so, and keep a way back.
+        .show(
+            rx(move || state.other.with(Option::is_some) && chunk.failed()),
+            Box::new(move || {
+                vec![
+                    el("p")
+                        .class("field-error")
+                        .attr("role", "alert")
+                        .attr("data-testid", "chunk-status")
+                        .bind_text(i18n::tr(lang, |w| w.chunk_failed)),
+                    el("button")
+                        .attr("type", "button")
+                        .class("secondary")
+                        .attr("data-testid", "compare-stop")
+                        .on(Ev::Click, Box::new(move |_| state.stop_comparing()))
+                        .bind_text(i18n::tr(lang, |w| w.compare_stop)),
+                ]
+            }),
+        )
 }
 
 /// The two setups side by side, the buttons that change which one the form
@@ -46,12 +71,12 @@ pub fn compare(state: State) -> El {
 #[cfg_attr(batchfit_split, allow(unsafe_code))]
 #[cfg_attr(
     batchfit_split,
-    wasm_split_helpers::wasm_split(compare, preload(#[allow(unsafe_code)] preload_compare))
+    wasm_split_helpers::wasm_split(compare, fallible, preload(#[allow(unsafe_code)] preload_compare))
 )]
-fn comparing(state: State) -> Vec<El> {
+fn comparing(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
     let lang = state.lang;
     let w = move || i18n::words(lang.get());
-    vec![
+    Ok(vec![
         el("section")
             .class("comparing")
             .attr("aria-labelledby", "compare-title")
@@ -96,7 +121,7 @@ fn comparing(state: State) -> Vec<El> {
                 }),
             ))
             .child(presets(state)),
-    ]
+    ])
 }
 
 /// One row of the comparison: a label and a number for each setup.

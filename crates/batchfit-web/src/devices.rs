@@ -19,7 +19,7 @@ pub fn devices(state: State) -> El {
     let lang = state.lang;
     dom::details_loaded_when_open(
         i18n::tr(lang, |w| w.devices_title),
-        i18n::loading(lang),
+        i18n::chunk_status(lang),
         dom::chunk!(preload_devices),
         Box::new(move || dom::now(body(state))),
     )
@@ -32,11 +32,11 @@ pub fn devices(state: State) -> El {
 #[cfg_attr(batchfit_split, allow(unsafe_code))]
 #[cfg_attr(
     batchfit_split,
-    wasm_split_helpers::wasm_split(devices, preload(#[allow(unsafe_code)] preload_devices))
+    wasm_split_helpers::wasm_split(devices, fallible, preload(#[allow(unsafe_code)] preload_devices))
 )]
-fn body(state: State) -> Vec<El> {
+fn body(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
     let lang = state.lang;
-    vec![
+    Ok(vec![
         el("div")
             .child(
                 el("p")
@@ -65,7 +65,7 @@ fn body(state: State) -> Vec<El> {
                     vec![table(state, rows, *chosen, *lang, *units)]
                 }),
             )),
-    ]
+    ])
 }
 
 fn table(

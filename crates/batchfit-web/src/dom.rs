@@ -140,20 +140,33 @@ impl Section {
 /// the module (a chunk) that `wasm-split` cut out of the release build
 /// (`cargo xtask dist`, docs/performance-log.md) and that is fetched the
 /// first time it is needed. The functions in it carry
-/// `#[cfg_attr(batchfit_split, wasm_split(name, preload(preload_name)))]`
-/// and are called through [`now`]; [`chunk!`] names the preload. A build
-/// without the split (tests, `cargo xtask serve`) has the code in the module:
-/// its chunks are always ready.
+/// `#[cfg_attr(batchfit_split, wasm_split(name, fallible, preload(preload_name)))]`,
+/// return `Result<_, ChunkMissing>` and are called through [`now`];
+/// [`chunk!`] names the preload. A build without the split (tests, `cargo
+/// xtask serve`) has the code in the module: its chunks are always ready.
 #[derive(Clone, Copy, Debug)]
 pub struct Chunk {
-    /// 0: not asked for, 1: on its way, 2: here.
+    /// 0: not asked for, 1: on its way, 2: here, 3: could not be fetched.
     state: RwSignal<u8>,
-    preload: fn() -> Pin<Box<dyn Future<Output = ()>>>,
+    /// Resolves to whether the chunk arrived.
+    preload: fn() -> Pin<Box<dyn Future<Output = bool>>>,
+}
+
+/// A chunk that could not be fetched (the network, or a deployment that
+/// replaced it): what needed it says so instead of panicking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkMissing;
+
+#[cfg(batchfit_split)]
+impl From<wasm_split_helpers::SplitLoaderError> for ChunkMissing {
+    fn from(_: wasm_split_helpers::SplitLoaderError) -> Self {
+        Self
+    }
 }
 
 impl Chunk {
     #[cfg(batchfit_split)]
-    pub fn new(preload: fn() -> Pin<Box<dyn Future<Output = ()>>>) -> Self {
+    pub fn new(preload: fn() -> Pin<Box<dyn Future<Output = bool>>>) -> Self {
         Self {
             state: RwSignal::new(0),
             preload,
@@ -165,7 +178,7 @@ impl Chunk {
     pub fn here() -> Self {
         Self {
             state: RwSignal::new(2),
-            preload: || Box::pin(async {}),
+            preload: || Box::pin(async { true }),
         }
     }
 
@@ -177,11 +190,23 @@ impl Chunk {
             let preload = self.preload;
             let chunk = self.state;
             leptos::task::spawn_local(async move {
-                preload().await;
-                chunk.set(2);
+                let arrived = preload().await;
+                chunk.set(if arrived { 2 } else { 3 });
             });
         }
         state == 2
+    }
+
+    /// Whether fetching the chunk failed (tracked).
+    pub fn failed(self) -> bool {
+        self.state.get() == 3
+    }
+
+    /// After a failure, lets the next [`Chunk::ready`] ask again.
+    pub fn retry(self) {
+        if self.state.get_untracked() == 3 {
+            self.state.set(0);
+        }
     }
 }
 
@@ -190,7 +215,7 @@ macro_rules! chunk {
     ($preload:ident) => {{
         #[cfg(batchfit_split)]
         {
-            $crate::dom::Chunk::new(|| Box::pin($preload()))
+            $crate::dom::Chunk::new(|| Box::pin(async { $preload().await.is_ok() }))
         }
         #[cfg(not(batchfit_split))]
         {
@@ -203,28 +228,29 @@ pub(crate) use chunk;
 /// The value of a call into a chunk that [`Chunk::ready`] said is here: in
 /// the split build the call is a future, which is then ready at its first
 /// poll (its chunk is loaded: the loader's cell is set); `T::default()` if it
-/// were not.
+/// were not, or if the chunk were missing.
 #[cfg(batchfit_split)]
-pub fn now<T: Default>(call: impl Future<Output = T>) -> T {
+pub fn now<T: Default>(call: impl Future<Output = Result<T, ChunkMissing>>) -> T {
     let mut call = core::pin::pin!(call);
     let mut context = core::task::Context::from_waker(core::task::Waker::noop());
     match call.as_mut().poll(&mut context) {
-        core::task::Poll::Ready(value) => value,
+        core::task::Poll::Ready(value) => value.unwrap_or_default(),
         core::task::Poll::Pending => T::default(),
     }
 }
 
-/// Without the split, a call into a chunk is a plain call.
+/// Without the split, a call into a chunk is a plain call, and never misses.
 #[cfg(not(batchfit_split))]
-pub fn now<T>(value: T) -> T {
-    value
+pub fn now<T: Default>(value: Result<T, ChunkMissing>) -> T {
+    value.unwrap_or_default()
 }
 
 /// [`details_built_when_open`] for content whose code is in a [`Chunk`]: a
-/// "loading" line while the chunk is on its way.
+/// status line while the chunk is on its way (`status(false)`), or if it
+/// could not be fetched (`status(true)`); reopening the section asks again.
 pub fn details_loaded_when_open(
     summary: Rx<String>,
-    loading: Rc<dyn Fn() -> String>,
+    status: Rc<dyn Fn(bool) -> String>,
     chunk: Chunk,
     build: Box<dyn Fn() -> Vec<El>>,
 ) -> El {
@@ -232,20 +258,22 @@ pub fn details_loaded_when_open(
     details_built_when_open(
         summary,
         Box::new(move || {
-            let loading = loading.clone();
+            chunk.retry();
+            let status = status.clone();
             let build = build.clone();
             vec![el("div").rebuild(
-                rx(move || chunk.ready()),
-                Box::new(move |&ready| {
+                rx(move || (chunk.ready(), chunk.failed())),
+                Box::new(move |&(ready, failed)| {
                     if ready {
                         build()
                     } else {
-                        let loading = loading.clone();
+                        let status = status.clone();
                         vec![
                             el("p")
-                                .class("legend")
-                                .attr("role", "status")
-                                .bind_text(rx(move || loading())),
+                                .class(if failed { "field-error" } else { "legend" })
+                                .attr("role", if failed { "alert" } else { "status" })
+                                .attr("data-testid", "chunk-status")
+                                .bind_text(rx(move || status(failed))),
                         ]
                     }
                 }),

@@ -175,10 +175,14 @@ fn peak_line(lang: Lang, e: &Estimate, units: Units) -> String {
 #[cfg_attr(batchfit_split, allow(unsafe_code))]
 #[cfg_attr(
     batchfit_split,
-    wasm_split_helpers::wasm_split(formula, preload(#[allow(unsafe_code)] preload_formula))
+    wasm_split_helpers::wasm_split(formula, fallible, preload(#[allow(unsafe_code)] preload_formula))
 )]
-fn formula_now(lang: Lang, config: Config, estimate: Estimate) -> Vec<String> {
-    formula(lang, &config, &estimate)
+fn formula_now(
+    lang: Lang,
+    config: Config,
+    estimate: Estimate,
+) -> Result<Vec<String>, dom::ChunkMissing> {
+    Ok(formula(lang, &config, &estimate))
 }
 
 /// Question and answer pairs.
@@ -287,6 +291,9 @@ pub fn how_it_works(state: State) -> El {
             .target()
             .and_then(|t| js_sys::Reflect::get(&t, &"open".into()).ok())
             .and_then(|v| v.as_bool());
+        if now == Some(true) {
+            chunk.retry();
+        }
         open.set(now.unwrap_or(false));
     };
     el("section")

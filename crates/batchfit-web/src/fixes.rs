@@ -64,10 +64,10 @@ pub fn fixes(state: State) -> El {
 #[cfg_attr(batchfit_split, allow(unsafe_code))]
 #[cfg_attr(
     batchfit_split,
-    wasm_split_helpers::wasm_split(fixes, preload(#[allow(unsafe_code)] preload_fixes))
+    wasm_split_helpers::wasm_split(fixes, fallible, preload(#[allow(unsafe_code)] preload_fixes))
 )]
-fn search(config: Config) -> Vec<Fix> {
-    memory::fixes(&config)
+fn search(config: Config) -> Result<Vec<Fix>, dom::ChunkMissing> {
+    Ok(memory::fixes(&config))
 }
 
 fn item(state: State, fix: &Fix, lang: Lang, units: Units) -> El {

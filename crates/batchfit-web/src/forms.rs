@@ -445,7 +445,7 @@ fn config_import(state: State) -> El {
     let lang = state.lang;
     dom::details_loaded_when_open(
         i18n::tr(lang, |w| w.paste_config),
-        i18n::loading(lang),
+        i18n::chunk_status(lang),
         dom::chunk!(preload_import),
         Box::new(move || dom::now(paste_box(state))),
     )
@@ -456,9 +456,9 @@ fn config_import(state: State) -> El {
 #[cfg_attr(batchfit_split, allow(unsafe_code))]
 #[cfg_attr(
     batchfit_split,
-    wasm_split_helpers::wasm_split(import, preload(#[allow(unsafe_code)] preload_import))
+    wasm_split_helpers::wasm_split(import, fallible, preload(#[allow(unsafe_code)] preload_import))
 )]
-fn paste_box(state: State) -> Vec<El> {
+fn paste_box(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
     let lang = state.lang;
     let outcome: RwSignal<Option<Pasted>> = RwSignal::new(None);
     let import = move |text: String| {
@@ -515,7 +515,7 @@ fn paste_box(state: State) -> Vec<El> {
         state.import_rejected.set(read.is_err());
         outcome.set(Some(read.unwrap_or_else(|rejected| rejected)));
     };
-    vec![
+    Ok(vec![
         el("div")
             .class("field")
             .child(
@@ -582,7 +582,7 @@ fn paste_box(state: State) -> Vec<El> {
                     }
                 }),
             ),
-    ]
+    ])
 }
 
 /// The device, the overhead and the safety margin: shared by every form.

@@ -2314,6 +2314,8 @@ pub struct Words {
     pub measure_title: &'static str,
     /// While a section's code is being fetched (dom::Chunk).
     pub loading: &'static str,
+    /// When it could not be.
+    pub chunk_failed: &'static str,
     pub measure_hint: &'static str,
     pub measure_unlabelled: &'static str,
     pub measure_unlabelled_none: &'static str,
@@ -2399,10 +2401,13 @@ pub fn tr(lang: RwSignal<Lang>, pick: fn(&Words) -> &'static str) -> crate::dom:
     Box::new(move || pick(words(lang.get())).to_owned())
 }
 
-/// "Loading…" in the page's language, while a section's code is fetched
-/// (`dom::details_loaded_when_open`).
-pub fn loading(lang: RwSignal<Lang>) -> std::rc::Rc<dyn Fn() -> String> {
-    std::rc::Rc::new(move || words(lang.get()).loading.to_owned())
+/// "Loading…" in the page's language while a section's code is fetched, or
+/// what to do if it could not be (`dom::details_loaded_when_open`).
+pub fn chunk_status(lang: RwSignal<Lang>) -> std::rc::Rc<dyn Fn(bool) -> String> {
+    std::rc::Rc::new(move |failed| {
+        let w = words(lang.get());
+        if failed { w.chunk_failed } else { w.loading }.to_owned()
+    })
 }
 
 pub fn words(lang: Lang) -> &'static Words {
@@ -2421,21 +2426,22 @@ struct Spanish {
     fields: &'static [(Param, FieldText)],
 }
 
-#[cfg_attr(batchfit_split, allow(unsafe_code))]
-#[cfg_attr(
-    batchfit_split,
-    wasm_split_helpers::wasm_split(es, preload(#[allow(unsafe_code)] preload_es))
-)]
-fn spanish_tables() -> Spanish {
-    Spanish {
+#[cfg(batchfit_split)]
+#[allow(unsafe_code)]
+#[wasm_split_helpers::wasm_split(es, fallible, preload(#[allow(unsafe_code)] preload_es))]
+fn spanish_tables() -> Result<Spanish, crate::dom::ChunkMissing> {
+    Ok(Spanish {
         words: &ES,
         fields: FIELDS_ES,
-    }
+    })
 }
 
 #[cfg(not(batchfit_split))]
 fn spanish() -> Spanish {
-    spanish_tables()
+    Spanish {
+        words: &ES,
+        fields: FIELDS_ES,
+    }
 }
 
 /// Set once the chunk is here; until then (never seen: the page switches to
@@ -2464,8 +2470,11 @@ pub fn ready(lang: Lang) -> bool {
 /// Makes `lang`'s tables available (fetches the Spanish chunk once).
 pub async fn load(lang: Lang) {
     #[cfg(batchfit_split)]
-    if lang == Lang::Es && SPANISH.get().is_none() {
-        let tables = spanish_tables().await;
+    // Not fetched (the network): the page stays in English.
+    if lang == Lang::Es
+        && SPANISH.get().is_none()
+        && let Ok(tables) = spanish_tables().await
+    {
         let _ = SPANISH.set(tables);
     }
     let _ = lang;
@@ -2609,6 +2618,7 @@ static EN: Words = Words {
     cost_micro_steps: "micro-steps per optimizer step",
     measure_title: "Compare with a measurement",
     loading: "Loading…",
+    chunk_failed: "This section could not be loaded. Check the connection, then close and reopen it.",
     measure_hint: "Paste what your run printed: torch.cuda.max_memory_allocated() or max_memory_reserved() (bytes, or with GB, GiB, MiB), a torch.cuda.memory_summary() table, or nvidia-smi's memory line.",
     measure_unlabelled: "A number without a label is",
     measure_unlabelled_none: "(say which)",
@@ -2816,6 +2826,7 @@ static ES: Words = Words {
     cost_micro_steps: "micropasos por paso del optimizador",
     measure_title: "Comparar con una medición",
     loading: "Cargando…",
+    chunk_failed: "No se pudo cargar esta sección. Compruebe la conexión y luego ciérrela y vuelva a abrirla.",
     measure_hint: "Pegue lo que imprimió su ejecución: torch.cuda.max_memory_allocated() o max_memory_reserved() (bytes, o con GB, GiB, MiB), una tabla de torch.cuda.memory_summary() o la línea de memoria de nvidia-smi.",
     measure_unlabelled: "Un número sin etiqueta es",
     measure_unlabelled_none: "(indique cuál)",

@@ -21,7 +21,7 @@ pub fn measurement(state: State) -> El {
     let lang = state.lang;
     dom::details_loaded_when_open(
         i18n::tr(lang, |w| w.measure_title),
-        i18n::loading(lang),
+        i18n::chunk_status(lang),
         dom::chunk!(preload_measure),
         Box::new(move || dom::now(panel(state))),
     )
@@ -33,9 +33,9 @@ pub fn measurement(state: State) -> El {
 #[cfg_attr(batchfit_split, allow(unsafe_code))]
 #[cfg_attr(
     batchfit_split,
-    wasm_split_helpers::wasm_split(measure, preload(#[allow(unsafe_code)] preload_measure))
+    wasm_split_helpers::wasm_split(measure, fallible, preload(#[allow(unsafe_code)] preload_measure))
 )]
-fn panel(state: State) -> Vec<El> {
+fn panel(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
     let lang = state.lang;
     let pasted = RwSignal::new(String::new());
     // What an unlabelled number is: "" (say nothing) or a reading's name.
@@ -73,7 +73,7 @@ fn panel(state: State) -> Vec<El> {
         Ev::Change,
         Box::new(move |event| unlabelled.set(crate::fields::event_value(&event))),
     );
-    vec![
+    Ok(vec![
         el("p")
             .class("legend")
             .bind_text(i18n::tr(lang, |w| w.measure_hint)),
@@ -118,7 +118,7 @@ fn panel(state: State) -> Vec<El> {
                     }
                 }),
             ),
-    ]
+    ])
 }
 
 /// One reading: measured beside predicted, the difference, what could explain it.
