@@ -50,20 +50,21 @@ pub fn compare(state: State) -> El {
             rx(move || state.other.with(Option::is_some) && chunk.failed()),
             Box::new(move || {
                 vec![
-                    el("p")
-                        .class("field-error")
-                        .attr("role", "alert")
-                        .attr("data-testid", "chunk-status")
-                        .bind_text(i18n::tr(lang, |w| w.chunk_failed)),
-                    el("button")
-                        .attr("type", "button")
-                        .class("secondary")
-                        .attr("data-testid", "compare-stop")
-                        .on(Ev::Click, Box::new(move |_| state.stop_comparing()))
-                        .bind_text(i18n::tr(lang, |w| w.compare_stop)),
+                    dom::chunk_status(true, i18n::tr(lang, |w| w.chunk_failed)),
+                    stop_button(state),
                 ]
             }),
         )
+}
+
+/// "Stop comparing": back to one setup.
+fn stop_button(state: State) -> El {
+    el("button")
+        .attr("type", "button")
+        .class("secondary")
+        .attr("data-testid", "compare-stop")
+        .on(Ev::Click, Box::new(move |_| state.stop_comparing()))
+        .bind_text(i18n::tr(state.lang, |w| w.compare_stop))
 }
 
 /// The two setups side by side, the buttons that change which one the form
@@ -104,14 +105,7 @@ fn comparing(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
                                 format!("{} {other}", w().compare_edit)
                             })),
                     )
-                    .child(
-                        el("button")
-                            .attr("type", "button")
-                            .class("secondary")
-                            .attr("data-testid", "compare-stop")
-                            .on(Ev::Click, Box::new(move |_| state.stop_comparing()))
-                            .bind_text(i18n::tr(lang, |w| w.compare_stop)),
-                    ),
+                    .child(stop_button(state)),
             )
             .child(el("div").class("table-scroll").rebuild(
                 rx(move || (state.pair(), lang.get())),

@@ -245,6 +245,16 @@ pub fn now<T: Default>(value: Result<T, ChunkMissing>) -> T {
     value.unwrap_or_default()
 }
 
+/// The line that stands for a [`Chunk`]'s content until it is here: a status
+/// while it is on its way, an alert if it could not be fetched.
+pub fn chunk_status(failed: bool, text: Rx<String>) -> El {
+    el("p")
+        .class(if failed { "field-error" } else { "legend" })
+        .attr("role", if failed { "alert" } else { "status" })
+        .attr("data-testid", "chunk-status")
+        .bind_text(text)
+}
+
 /// [`details_built_when_open`] for content whose code is in a [`Chunk`]: a
 /// status line while the chunk is on its way (`status(false)`), or if it
 /// could not be fetched (`status(true)`); reopening the section asks again.
@@ -268,13 +278,7 @@ pub fn details_loaded_when_open(
                         build()
                     } else {
                         let status = status.clone();
-                        vec![
-                            el("p")
-                                .class(if failed { "field-error" } else { "legend" })
-                                .attr("role", if failed { "alert" } else { "status" })
-                                .attr("data-testid", "chunk-status")
-                                .bind_text(rx(move || status(failed))),
-                        ]
+                        vec![chunk_status(failed, rx(move || status(failed)))]
                     }
                 }),
             )]

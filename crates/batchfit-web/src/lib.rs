@@ -45,21 +45,21 @@ pub const FIRST_ESTIMATE_MARK: &str = "batchfit:first-estimate";
 /// its texts fetched if they are a chunk (`i18n::load`); `main` builds the
 /// app once this is done.
 pub async fn load_opening_language() {
-    let lang = query::parse(&location::current_query())
-        .config
-        .lang
-        .unwrap_or_else(browser_lang);
-    i18n::load(lang).await;
+    i18n::load(opening_lang()).await;
 }
 
 /// Whether the opening language's texts are in the module already, so that
 /// the app can be built at once, in this task.
 pub fn opening_language_ready() -> bool {
-    let lang = query::parse(&location::current_query())
+    i18n::ready(opening_lang())
+}
+
+/// The address's language, else the browser's (what [`app`] opens in).
+fn opening_lang() -> Lang {
+    query::parse(&location::current_query())
         .config
         .lang
-        .unwrap_or_else(browser_lang);
-    i18n::ready(lang)
+        .unwrap_or_else(browser_lang)
 }
 
 /// The page language: the link's `lang`, else the browser's, else English.

@@ -925,8 +925,20 @@ fn budget_table(budgets: &[Budget]) -> String {
 }
 
 fn bundle_table(site: &Site) -> String {
+    let mut out = files_table(&site.files, "total");
+    if !site.on_demand.is_empty() {
+        out.push_str(
+            "\nFetched the first time a panel needs them (the module's chunks, `split.rs`):\n\n",
+        );
+        out.push_str(&files_table(&site.on_demand, "all chunks"));
+    }
+    out
+}
+
+/// A table of `files` with their raw and gzipped sizes, and a `total` row.
+fn files_table(files: &[FileSize], total: &str) -> String {
     let mut out = String::from("| file | raw bytes | gzip -9 bytes |\n|---|---:|---:|\n");
-    for f in &site.files {
+    for f in files {
         out.push_str(&format!(
             "| `{}` | {} | {} |\n",
             f.path,
@@ -934,31 +946,14 @@ fn bundle_table(site: &Site) -> String {
             group(f.gzip)
         ));
     }
+    let (raw, gzip) = files
+        .iter()
+        .fold((0, 0), |(r, g), f| (r + f.raw, g + f.gzip));
     out.push_str(&format!(
-        "| **total** | **{}** | **{}** |\n",
-        group(site.raw()),
-        group(site.gzip())
+        "| **{total}** | **{}** | **{}** |\n",
+        group(raw),
+        group(gzip)
     ));
-    if !site.on_demand.is_empty() {
-        out.push_str("\nFetched the first time a panel needs them (the module's chunks, `split.rs`):\n\n| file | raw bytes | gzip -9 bytes |\n|---|---:|---:|\n");
-        for f in &site.on_demand {
-            out.push_str(&format!(
-                "| `{}` | {} | {} |\n",
-                f.path,
-                group(f.raw),
-                group(f.gzip)
-            ));
-        }
-        let (raw, gzip) = site
-            .on_demand
-            .iter()
-            .fold((0, 0), |(r, g), f| (r + f.raw, g + f.gzip));
-        out.push_str(&format!(
-            "| **all chunks** | **{}** | **{}** |\n",
-            group(raw),
-            group(gzip)
-        ));
-    }
     out
 }
 
