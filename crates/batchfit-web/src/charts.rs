@@ -16,7 +16,7 @@ use batchfit_core::units::{self, Units, format_bytes, size};
 
 use crate::canvas::{self, Canvas};
 use crate::dom::{self, El, Rx, el, rx};
-use leptos::prelude::*;
+use crate::prelude::*;
 use plotters::coord::Shift;
 use plotters::element::{DashedPathElement, Drawable, PointCollection};
 use plotters::prelude::*;
@@ -954,7 +954,7 @@ fn paint<T>(element: &HtmlCanvasElement, (width, height): (f64, f64), chart: &T,
     let drawn =
         draw(&area, chart, &text_width).and_then(|()| area.present().map_err(|e| e.to_string()));
     if let Err(error) = drawn {
-        leptos::logging::warn!("chart not drawn: {error}");
+        leptos_dom::warn!("chart not drawn: {error}");
     }
 }
 #[cfg(all(test, not(target_arch = "wasm32")))]

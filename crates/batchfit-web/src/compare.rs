@@ -4,10 +4,10 @@
 //! with what differs marked, and the address holds both
 //! (`query::to_query_pair`, docs/url-parameters.md).
 
+use crate::prelude::*;
 use batchfit_core::memory::{self, Estimate};
 use batchfit_core::query::{self, Config, Param};
 use batchfit_core::units::Units;
-use leptos::prelude::*;
 
 use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang, Words};

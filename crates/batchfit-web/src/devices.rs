@@ -4,11 +4,11 @@
 //! the table is computed only while it is open, so an edit with it closed
 //! costs nothing here.
 
+use crate::prelude::*;
 use batchfit_core::memory::{self, DeviceFit};
 use batchfit_core::presets::Device;
 use batchfit_core::query::Param;
 use batchfit_core::units::Units;
-use leptos::prelude::*;
 
 use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang};

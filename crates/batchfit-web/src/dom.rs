@@ -32,8 +32,7 @@ use std::cell::RefCell;
 use std::pin::Pin;
 use std::rc::Rc;
 
-use leptos::prelude::*;
-use leptos::reactive::effect::RenderEffect;
+use crate::prelude::*;
 use send_wrapper::SendWrapper;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
@@ -189,7 +188,7 @@ impl Chunk {
             self.state.update_untracked(|s| *s = 1);
             let preload = self.preload;
             let chunk = self.state;
-            leptos::task::spawn_local(async move {
+            any_spawner::Executor::spawn_local(async move {
                 let arrived = preload().await;
                 chunk.set(if arrived { 2 } else { 3 });
             });
@@ -328,6 +327,22 @@ impl Ev {
             Self::PointerMove => "pointermove",
         }
     }
+}
+
+/// Runs `build` under a new reactive owner, with the browser's executor
+/// installed for effects and tasks, as `leptos::mount::mount_to` does for a
+/// view: the bindings `build` makes live as long as the returned owner
+/// (forgotten, for the page's life).
+///
+/// ```ignore
+/// std::mem::forget(dom::mount(move || batchfit_web::app(&body)));
+/// ```
+pub fn mount(build: impl FnOnce()) -> Owner {
+    // An error only says that the executor is already installed.
+    let _ = any_spawner::Executor::init_wasm_bindgen();
+    let owner = Owner::new();
+    owner.with(build);
+    owner
 }
 
 /// An element under construction; [`El::node`] is the DOM element itself.
@@ -553,7 +568,7 @@ mod tests {
             .append_child(&host)
             .expect("append");
         let parent = host.clone();
-        let handle = mount_to(host.clone().unchecked_into(), move || build(&parent));
+        let handle = mount(move || build(&parent));
         (host, handle)
     }
 

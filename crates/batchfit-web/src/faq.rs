@@ -1,11 +1,11 @@
 //! "How it works" (the formula in use, with the current numbers) and the FAQ,
 //! written for this tool in both languages, as collapsible sections.
 
+use crate::prelude::*;
 use batchfit_core::fields::format_hundredths;
 use batchfit_core::memory::Estimate;
 use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
-use leptos::prelude::*;
 
 use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang};

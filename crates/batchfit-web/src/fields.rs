@@ -2,9 +2,9 @@
 //! what the user typed: an invalid value is marked (`aria-invalid`) and explained
 //! under the field (`role="alert"`), and the results keep the last valid estimate.
 
+use crate::prelude::*;
 use batchfit_core::param::Input;
 use batchfit_core::query::{self, Param};
-use leptos::prelude::*;
 
 use crate::dom::{El, Ev, Rx, el, rx};
 use crate::i18n::{self, Lang};

@@ -4,10 +4,10 @@
 //! CLI's), least costly first, each a link that applies it, each with what
 //! it costs besides memory (`memory::Cost`, docs/model.md §5).
 
+use crate::prelude::*;
 use batchfit_core::memory::{self, Change, Cost, Fix, Lever, PCIE_BYTES_PER_SECOND};
 use batchfit_core::query::{self, Config, Form};
 use batchfit_core::units::Units;
-use leptos::prelude::*;
 
 use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang};

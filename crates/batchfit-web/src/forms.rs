@@ -2,12 +2,12 @@
 //! parameter name; values shared between forms (batch, sequence, hidden size,
 //! layers, precision) are one text each, so switching forms keeps them.
 
+use crate::prelude::*;
 use batchfit_core::hf::{self, ImportError};
 use batchfit_core::import::{self, FileKind};
 use batchfit_core::query::{self, Form, Param};
 use batchfit_core::transformer as tf;
 use batchfit_core::{Precision, parameters, presets};
-use leptos::prelude::*;
 
 use crate::dom::{self, El, Ev, Rx, el, rx};
 use crate::fields::{self, event_value, number_field, select_field};

@@ -9,10 +9,10 @@
 //! as the RAE and ISO 80000 recommend ("1 000 000"), and leaves four-digit
 //! numbers whole ("2048").
 
+use crate::prelude::{Get, RwSignal};
 use batchfit_core::fields::{Bound, format_count, format_hundredths};
 pub use batchfit_core::query::Lang;
 use batchfit_core::query::Param;
-use leptos::prelude::{Get, RwSignal};
 
 /// The label, unit and one-line hint of a form field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

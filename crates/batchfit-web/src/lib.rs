@@ -7,12 +7,28 @@
 //! every view ([`state::State`]). Effects only touch the outside world: the
 //! address bar, the document's language, the embedding host's iframe height.
 
+use crate::prelude::*;
 use batchfit_core::fields::ParamError;
 use batchfit_core::query::{self, Lang, Param};
 use batchfit_core::units::Units;
-use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
+
+/// What `leptos::prelude` gives a CSR app that builds its own DOM: Leptos
+/// 0.8's reactive graph (signals, memos, effects, owners) and its DOM
+/// helpers, taken from the crates the `leptos` umbrella re-exports. The
+/// umbrella itself is left out: its `server_fn` dependency is always built
+/// with the `browser` feature, which exports wasm-streams' classes into the
+/// module whether or not anything uses them (docs/performance-log.md).
+pub mod prelude {
+    pub use leptos_dom::helpers::{set_timeout, window};
+    pub use reactive_graph::computed::Memo;
+    pub use reactive_graph::effect::{Effect, RenderEffect};
+    pub use reactive_graph::graph::untrack;
+    pub use reactive_graph::owner::Owner;
+    pub use reactive_graph::prelude::*;
+    pub use reactive_graph::signal::{ReadSignal, RwSignal, signal};
+}
 
 mod canvas;
 mod charts;
@@ -35,6 +51,7 @@ mod state;
 mod step;
 mod sweep;
 
+pub use dom::mount;
 use dom::{El, Ev, el, rx};
 use state::State;
 
@@ -331,7 +348,7 @@ fn top_bar(state: State) -> El {
         if i18n::ready(to) {
             switch();
         } else {
-            leptos::task::spawn_local(async move {
+            any_spawner::Executor::spawn_local(async move {
                 i18n::load(to).await;
                 switch();
             });

@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use leptos::prelude::set_timeout;
+use crate::prelude::set_timeout;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 

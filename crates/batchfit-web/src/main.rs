@@ -22,11 +22,12 @@ fn main() {
 fn start() {
     let document = web_sys::window().and_then(|w| w.document());
     let edits = batchfit_web::take_stand_in();
-    leptos::mount::mount_to_body(move || {
+    // The page's bindings live as long as the page: its owner is never dropped.
+    std::mem::forget(batchfit_web::mount(move || {
         if let Some(body) = document.as_ref().and_then(|d| d.body()) {
             batchfit_web::app(&body);
         }
-    });
+    }));
     batchfit_web::replay_edits(edits);
     if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
         let _ = performance.mark(batchfit_web::FIRST_ESTIMATE_MARK);

@@ -6,9 +6,9 @@
 //! (`batchfit_core::measured`, the same as `batchfit measured`). A closed
 //! `<details>` until opened; nothing here runs on an edit while it is closed.
 
+use crate::prelude::*;
 use batchfit_core::measured::{self, Comparison, Fit, Reading};
 use batchfit_core::units::Units;
-use leptos::prelude::*;
 
 use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang};

@@ -4,12 +4,12 @@
 
 use std::rc::Rc;
 
+use crate::prelude::*;
 use batchfit_core::confidence::{self, Basis, Fit, Reading, Verdict};
 use batchfit_core::memory::{self, Change, Estimate, Phase, WhatIf};
 use batchfit_core::presets::{Device, DevicePreset};
 use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
-use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::charts::{self, BreakdownChart, Component};

@@ -3,7 +3,7 @@
 //! did; where the clipboard is unavailable (an insecure context, a denied
 //! permission) the text is shown selected for the user to copy by hand.
 
-use leptos::prelude::*;
+use crate::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::dom::{El, Ev, el, rx};
@@ -88,7 +88,7 @@ pub fn share(state: State) -> El {
     let outcome: RwSignal<Option<Outcome>> = RwSignal::new(None);
     let snippet: RwSignal<Option<String>> = RwSignal::new(None);
     let copy = move |what: &'static str, text: String| {
-        leptos::task::spawn_local(async move {
+        any_spawner::Executor::spawn_local(async move {
             let result = copy_to_clipboard(&text).await;
             outcome.set(Some(match result {
                 Ok(()) => Outcome::Copied(what),
@@ -226,7 +226,7 @@ fn selected_text(testid: &str, text: String) -> El {
     let element: web_sys::HtmlTextAreaElement = area.as_();
     element.set_value(&text);
     // Focus and select once it is in the document, so Ctrl+C / ⌘C copies it at once.
-    leptos::task::spawn_local(async move {
+    any_spawner::Executor::spawn_local(async move {
         let _ = element.focus();
         element.select();
     });

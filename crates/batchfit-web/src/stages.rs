@@ -3,8 +3,8 @@
 //! and loss are on it, its peak allocated and what it requires. The stage the
 //! answer above is for (`pp_stage`, or the one that needs the most) is marked.
 
+use crate::prelude::*;
 use batchfit_core::memory::{self, Stage};
-use leptos::prelude::*;
 
 use crate::dom::{El, el, rx};
 use crate::i18n;

@@ -10,7 +10,7 @@ use batchfit_core::presets::Device;
 use batchfit_core::query::{self, Config, Form, Lang, Param};
 use std::time::Duration;
 
-use leptos::prelude::*;
+use crate::prelude::*;
 
 /// The device select's value for "type a capacity".
 pub const CUSTOM_DEVICE: &str = "custom";

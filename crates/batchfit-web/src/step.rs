@@ -3,8 +3,8 @@
 //! the chart) to read any moment's bytes, and the phases in words for screen
 //! readers.
 
+use crate::prelude::*;
 use batchfit_core::memory::{self, AtPeak, Moment, TimelinePoint};
-use leptos::prelude::*;
 
 use crate::charts::{self, Component, TimelineChart};
 use crate::dom::{El, Ev, el, rx};

@@ -2,9 +2,9 @@
 //! from 1 to past the largest batch that fits, with the chosen batch highlighted
 //! and the rows over the device's capacity marked.
 
+use crate::prelude::*;
 use batchfit_core::memory::SweepRow;
 use batchfit_core::units::{self, Units};
-use leptos::prelude::*;
 
 use crate::charts::{self, SweepChart};
 use crate::dom::{self, El, Ev, el, rx};

@@ -23,9 +23,7 @@ fn mount() -> (Element, impl Drop + use<>) {
         .append_child(&host)
         .expect("append");
     let parent = host.clone();
-    let handle = leptos::mount::mount_to(host.clone().unchecked_into::<HtmlElement>(), move || {
-        batchfit_web::app(&parent)
-    });
+    let handle = batchfit_web::mount(move || batchfit_web::app(&parent));
     (host, DropHandle(Some(handle)))
 }
 
