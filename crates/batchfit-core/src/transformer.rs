@@ -3381,6 +3381,8 @@ pub struct Saved {
     /// Above the layers at the end of the forward pass, the loss computed
     /// (PyTorch's cross-entropy: the 16-bit logits, their FP32 copy and the
     /// log-softmax; the other losses as at the start of the backward pass).
+    /// Computed under autocast with full recomputation, where that end is a
+    /// moment of its own; `above` elsewhere.
     pub above_forward: u128,
 }
 
@@ -3584,9 +3586,13 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
             let saved = inputs + ceil_div(softcap + kept, t);
             let above = inputs + ceil_div(logits, t);
             // The loss's forward: the head's 16-bit logits, their FP32 copy
-            // and the log-softmax (e + 2l bytes, at most 3l).
+            // and the log-softmax (e + 2l bytes, at most 3l). Only where the
+            // end of the forward pass is a moment ([`loss_weight_copies`]):
+            // the other paths do no division more.
             let forward = match (input.loss, input.compiled()) {
-                (Loss::Full, false) => inputs + ceil_div(softcap + (e + 2 * l) * s * v, t),
+                (Loss::Full, false) if input.autocast() && input.recompute == Recompute::Full => {
+                    inputs + ceil_div(softcap + (e + 2 * l) * s * v, t)
+                }
                 _ => above,
             };
             (0, above, saved, forward)
