@@ -27,7 +27,10 @@ choice! {
     /// The moment of a step that sets the peak (docs/model.md, "Timeline").
     pub enum Phase {
         /// End of the forward pass: every activation kept for the backward pass,
-        /// no gradient yet (the activations form, or training without an optimizer).
+        /// no gradient yet (the activations form, or training without an
+        /// optimizer); under autocast with full recomputation, every cached
+        /// 16-bit weight copy beside the loss's forward, before the autocast
+        /// region exits.
         Forward = "forward",
         /// The backward pass: at its start (an encoder's or ViT's activations,
         /// or gradients kept from an earlier micro-batch), or at its end, every
@@ -225,6 +228,17 @@ struct Parts {
     /// The part of `weights` that exists only from the forward pass to the
     /// end of the backward pass: autocast's 16-bit copies (`recipe=amp`).
     compute_copies: u128,
+    /// The part of `compute_copies` alive at the activations' moment (the
+    /// loss, the start of the backward pass): all of them, or under full
+    /// recomputation the head's and one recomputed layer's
+    /// ([`transformer::loss_weight_copies`]).
+    loss_copies: u128,
+    /// Where fewer copies are alive at the loss than at the end of the
+    /// forward pass: the activations per sample at that end, and the part
+    /// the layers keep (for the timeline); 0 where the end of the forward
+    /// pass is no moment of its own.
+    forward_per_sample: u128,
+    forward_layers_per_sample: u128,
     activations_per_sample: u128,
     kv_per_sample: u128,
     /// Batch-independent tensors alive with the activations only (DoRA's B·A
@@ -405,6 +419,9 @@ static EMPTY_PARTS: Parts = Parts {
     step_in_backward: false,
     gradients_with_activations: false,
     compute_copies: 0,
+    loss_copies: 0,
+    forward_per_sample: 0,
+    forward_layers_per_sample: 0,
     activations_per_sample: 0,
     kv_per_sample: 0,
     working: 0,
@@ -468,6 +485,30 @@ impl Parts {
                 };
                 let step_in_backward = input.mode == Mode::Train
                     && input.effective_step() == transformer::Step::InBackward;
+                // torch/amp/autocast_mode.py: autocast casts each FP32
+                // weight to 16 bits at its first use and caches the cast
+                // until the autocast region exits; the matrix products
+                // save the casts for the backward pass, which frees them
+                // layer by layer. The FP32 parameters are what persists.
+                // Quantized weights (a QLoRA base) are dequantized per
+                // matrix product, not cast and cached.
+                let compute_copies = if input.autocast() && !input.quantized() {
+                    states.weights
+                } else {
+                    0
+                };
+                // Under full recomputation the checkpointed layers save no
+                // copy: the cache's end (the forward's) is a moment of its own.
+                let (loss_copies, (forward_per_sample, forward_layers_per_sample)) =
+                    match transformer::loss_weight_copies(input) {
+                        Some(copies) if copies < compute_copies && input.compiled() => {
+                            (copies, (0, 0))
+                        }
+                        Some(copies) if copies < compute_copies => {
+                            (copies, transformer::forward_activations_per_sample(input))
+                        }
+                        _ => (compute_copies, (0, 0)),
+                    };
                 Self {
                     parameters: count.total,
                     active_parameters: count.active,
@@ -507,18 +548,10 @@ impl Parts {
                         || (input.mode == Mode::Train && input.zero_grad == ZeroGrad::Zeros)
                         || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1)
                         || (rank.is_some() && microbatches(config) > 1),
-                    // torch/amp/autocast_mode.py: autocast casts each FP32
-                    // weight to 16 bits at its first use and caches the cast
-                    // until the autocast region exits; the matrix products
-                    // save the casts for the backward pass, which frees them
-                    // layer by layer. The FP32 parameters are what persists.
-                    // Quantized weights (a QLoRA base) are dequantized per
-                    // matrix product, not cast and cached.
-                    compute_copies: if input.autocast() && !input.quantized() {
-                        states.weights
-                    } else {
-                        0
-                    },
+                    compute_copies,
+                    loss_copies,
+                    forward_per_sample,
+                    forward_layers_per_sample,
                     activations_per_sample,
                     layer_activations_per_sample,
                     layers: input.arch.layers,
@@ -554,9 +587,17 @@ impl Parts {
             Form::Transformer => {
                 let mut input = config.transformer;
                 input.seq = seq;
+                let (forward_per_sample, forward_layers_per_sample) = if self.forward_per_sample > 0
+                {
+                    transformer::forward_activations_per_sample(&input)
+                } else {
+                    (0, 0)
+                };
                 Self {
                     activations_per_sample: transformer::activations_per_sample(&input),
                     kv_per_sample: transformer::kv_cache_per_sample(&input),
+                    forward_per_sample,
+                    forward_layers_per_sample,
                     ..*self
                 }
             }
@@ -580,16 +621,26 @@ impl Parts {
     }
 
     /// Beyond [`Self::held`] at the start of the backward pass: the batch's
-    /// activations (and KV cache), autocast's weight copies and DoRA's
-    /// working set, with the step's buffers when the step runs inside the
-    /// backward pass.
+    /// activations (and KV cache), autocast's weight copies alive then and
+    /// DoRA's working set, with the step's buffers when the step runs inside
+    /// the backward pass.
     fn activation_moment(&self, batch: u64) -> u128 {
-        let alive = self.per_batch(batch) + self.compute_copies + self.working;
+        let alive = self.per_batch(batch) + self.loss_copies + self.working;
         if self.step_in_backward {
             alive + self.optimizer_step
         } else {
             alive
         }
+    }
+
+    /// Beyond [`Self::held`] at the end of the forward pass, where it is a
+    /// moment of its own (0 elsewhere): the activations then, every one of
+    /// autocast's cached copies and DoRA's working set.
+    fn forward_moment(&self, batch: u64) -> u128 {
+        if self.forward_per_sample == 0 {
+            return 0;
+        }
+        self.forward_per_sample * u128::from(batch) + self.compute_copies + self.working
     }
 
     /// Beyond [`Self::held`] once the backward pass has freed the activations:
@@ -607,25 +658,37 @@ impl Parts {
         }
     }
 
-    /// The peak: what is held plus the larger moment. Non-decreasing in the batch.
+    /// The peak: what is held plus the largest moment. Non-decreasing in the batch.
     fn total(&self, batch: u64) -> u128 {
         self.held() + self.transient(batch)
     }
 
-    /// Whether the activations' moment sets the peak at `batch` (a tie counts
-    /// as the activations', as in [`Self::phase`]).
-    fn activations_win(&self, batch: u64) -> bool {
-        self.activation_moment(batch) >= self.gradient_moment()
+    /// The moment that sets the peak at `batch`: on a tie the activations'
+    /// moment, then the end of the forward pass, as in [`Self::phase`].
+    fn winner(&self, batch: u64) -> Instant {
+        let (forward, loss, gradients) = (
+            self.forward_moment(batch),
+            self.activation_moment(batch),
+            self.gradient_moment(),
+        );
+        if loss >= forward && loss >= gradients {
+            Instant::Loss
+        } else if forward >= gradients {
+            Instant::ForwardEnd
+        } else {
+            Instant::Gradients
+        }
     }
 
     /// [`Self::total`] by component: [`Self::held`] plus the winning moment.
     fn at_peak(&self, batch: u64) -> AtPeak {
-        self.moment(batch, self.activations_win(batch))
+        self.moment(batch, self.winner(batch))
     }
 
-    /// What is alive at the activations' moment (`alive`) or the gradients'
-    /// moment, by component: [`Self::held`] plus that moment.
-    fn moment(&self, batch: u64, alive: bool) -> AtPeak {
+    /// What is alive at `instant`, by component: [`Self::held`] plus that
+    /// moment.
+    fn moment(&self, batch: u64, instant: Instant) -> AtPeak {
+        let alive = instant != Instant::Gradients;
         let gradients = if alive && !self.gradients_with_activations {
             0
         } else {
@@ -633,25 +696,23 @@ impl Parts {
         };
         // The step's temporaries live in the backward pass's moment when the
         // step runs there, else in the gradients' moment.
-        let optimizer_step = if alive == self.step_in_backward {
-            self.optimizer_step
+        let optimizer_step = match instant {
+            Instant::Loss if self.step_in_backward => self.optimizer_step,
+            Instant::Gradients if !self.step_in_backward => self.optimizer_step,
+            Instant::ForwardEnd | Instant::Loss | Instant::Gradients => 0,
+        };
+        let (per_sample, copies) = match instant {
+            Instant::ForwardEnd => (self.forward_per_sample, self.compute_copies),
+            Instant::Loss => (self.activations_per_sample, self.loss_copies),
+            Instant::Gradients => (0, 0),
+        };
+        let kv_cache = if alive {
+            self.kv_per_sample * u128::from(batch)
         } else {
             0
         };
-        let (activations, kv_cache) = if alive {
-            (
-                self.activations_per_sample * u128::from(batch),
-                self.kv_per_sample * u128::from(batch),
-            )
-        } else {
-            (0, 0)
-        };
         AtPeak {
-            weights: if alive {
-                self.weights
-            } else {
-                self.weights - self.compute_copies
-            },
+            weights: self.weights - self.compute_copies + copies,
             gradients,
             optimizer_states: self.optimizer_states,
             optimizer_step,
@@ -661,15 +722,17 @@ impl Parts {
                 self.buffers
             },
             kv_cache,
-            activations,
+            activations: per_sample * u128::from(batch),
             activations_alive: alive,
         }
     }
 
-    /// What is allocated and freed within the step at its peak: the larger of
-    /// the two moments.
+    /// What is allocated and freed within the step at its peak: the largest
+    /// of the moments.
     fn transient(&self, batch: u64) -> u128 {
-        self.activation_moment(batch).max(self.gradient_moment())
+        self.activation_moment(batch)
+            .max(self.forward_moment(batch))
+            .max(self.gradient_moment())
     }
 
     /// `torch.cuda.max_memory_reserved()`: the peak plus the allocator's slack
@@ -681,9 +744,11 @@ impl Parts {
     /// The moment that sets the peak of `config` at `batch`.
     fn phase(&self, config: &Config, batch: u64) -> Phase {
         let t = &config.transformer;
+        let winner = self.winner(batch);
         match config.form {
             Form::Transformer if t.mode == Mode::Inference => Phase::Generation,
-            _ if !self.activations_win(batch) => {
+            _ if winner == Instant::ForwardEnd => Phase::Forward,
+            _ if winner == Instant::Gradients => {
                 if self.step_in_backward || self.optimizer_step == 0 {
                     Phase::Backward
                 } else {
@@ -701,6 +766,19 @@ impl Parts {
             Form::Transformer => Phase::Backward,
         }
     }
+}
+
+/// The moments of a step that [`Parts`] computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Instant {
+    /// The end of the forward pass, where it is a moment of its own
+    /// ([`Parts::forward_moment`]).
+    ForwardEnd,
+    /// The activations' moment: the loss, the start of the backward pass
+    /// (generation in inference).
+    Loss,
+    /// The end of the backward pass and the optimizer step.
+    Gradients,
 }
 
 /// `nvidia_smi × (1 + margin)`, rounded up to a byte, where `nvidia_smi` is the

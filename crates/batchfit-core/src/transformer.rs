@@ -2498,6 +2498,98 @@ pub fn fp8_weight_copies(count: &ParameterCount, input: &TransformerInput) -> u1
     }
 }
 
+/// Autocast's 16-bit weight copies alive at the loss under full
+/// recomputation, per GPU: `None` where every copy the forward pass cast is
+/// alive there, as without recomputation (the default count), so that the
+/// other paths do no more work.
+///
+/// pytorch/pytorch aten/src/ATen/autocast_mode.cpp `cached_cast`: the cast
+/// of an FP32 leaf that requires grad is cached (`can_try_cache` asks for
+/// `requires_grad()`, `is_leaf()`, no view, and not for grad mode, so the
+/// no-grad forward of a reentrant checkpoint caches too), and `clear_cache`
+/// empties the cache when the outermost autocast context exits
+/// (torch/amp/autocast_mode.py `autocast.__exit__`:
+/// `_decrement_autocast_nesting() == 0` → `clear_autocast_cache()`). Until
+/// then the cache holds every weight's cast: all copies are alive at the end
+/// of the forward pass (the loss's forward inside the region). A
+/// checkpointed layer saves none of its casts for the backward pass
+/// (torch/utils/checkpoint.py: `CheckpointFunction.forward` runs it under
+/// `torch.no_grad()`; `_checkpoint_without_reentrant_generator`'s pack hook
+/// keeps a holder, not the tensor), so once the region has exited only the
+/// casts saved by the modules outside the layers are alive at the loss: the
+/// LM head's (with tied weights the embedding matrix, which the head casts;
+/// the embedding lookup is on no autocast list and reads the FP32 table),
+/// BERT's pooler and classifier, ViT's patch convolution and classifier.
+/// Norms cast nothing (layer_norm is on the FP32 list; RMSNorm's product
+/// with its weight is on no list). Recomputing a layer enters autocast again
+/// (`CheckpointFunction.backward` and `recompute_fn`: `device_autocast_ctx`)
+/// and casts that layer's weights anew; its products save them until its
+/// backward frees them: one layer's copies at a time. They are never alive
+/// with the head's (whose backward has run before the last layer's
+/// recomputation); batchfit counts both at the loss, at most the smaller of
+/// the two too many. A MoE layer's copies are its attention's, its router's,
+/// its shared experts' and every local expert's (experts / ep).
+///
+/// Applies to `recipe=amp` with `recompute=full` without a pipeline, and
+/// not to LoRA (a frozen weight does not require grad: never cached), FP8
+/// modules, ZeRO-3 or parameter offload (the gathered copies are their own
+/// term). Under torch.compile the same copies are alive at the loss (a cast
+/// of a weight is recomputable and not saved from a checkpointed layer);
+/// the compiled graph's casts are ops of their own, freed after their last
+/// use rather than held by the cache, so there the end of the forward pass
+/// is no moment of its own (assumed from how the graph runs, not read from
+/// Inductor's source).
+pub fn loss_weight_copies(input: &TransformerInput) -> Option<u128> {
+    if !input.autocast()
+        || input.recompute != Recompute::Full
+        || input.lora()
+        || input.fp8 != Fp8::None
+        || input.zero_stage() >= 3
+        || input.param_offload
+        || input.pp > 1
+    {
+        return None;
+    }
+    let arch = &input.arch;
+    let h = u128::from(arch.hidden);
+    let labels = u128::from(arch.labels);
+    let classifier = if labels > 0 { labels * h + labels } else { 0 };
+    let outside = match arch.kind {
+        Kind::Decoder => {
+            let v = u128::from(arch.vocab);
+            let bias = !arch.tied && arch.bias && arch.block == Block::Parallel;
+            v * h + if bias { v } else { 0 }
+        }
+        Kind::Encoder => h * h + h + classifier,
+        Kind::Vision => {
+            let patch = u128::from(arch.patch);
+            h * u128::from(arch.channels) * patch * patch + h + classifier
+        }
+    };
+    let cast = |ffn: Counted| {
+        let mut layer = attention_block(arch);
+        layer.add(ffn);
+        layer.total - layer.norms
+    };
+    let dense = if arch.dense_layers() > 0 {
+        let mut mlp = Counted::default();
+        mlp.mlp(arch, u128::from(arch.ffn));
+        cast(mlp)
+    } else {
+        0
+    };
+    let moe = if arch.moe_layers() > 0 {
+        let mut expert = Counted::default();
+        expert.mlp(arch, u128::from(arch.expert_width()));
+        let mut ffn = moe_common(arch);
+        ffn.add(expert.times(ceil_div(u128::from(arch.experts), u128::from(input.ep))));
+        cast(ffn)
+    } else {
+        0
+    };
+    Some(input.activation_bytes() * ceil_div(outside + dense.max(moe), u128::from(input.tp)))
+}
+
 /// Transformer Engine's delayed-scaling state (`fp8=te`), held through the
 /// run: per GEMM, 3 forward and 2 backward FP8 tensors
 /// (module/base.py: `num_gemms * 3 if fwd else num_gemms * 2`), each with an
@@ -3286,6 +3378,12 @@ pub struct Saved {
     /// forward pass leaves of them until its own backward pass.
     pub above: u128,
     pub above_saved: u128,
+    /// Above the layers at the end of the forward pass, the loss computed
+    /// (PyTorch's cross-entropy: the 16-bit logits, their FP32 copy and the
+    /// log-softmax; the other losses as at the start of the backward pass).
+    /// Computed under autocast with full recomputation, where that end is a
+    /// moment of its own; `above` elsewhere.
+    pub above_forward: u128,
 }
 
 impl Saved {
@@ -3397,7 +3495,7 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
     // Korthikanti §4.3's terms outside the layers, by where they sit: below the
     // layers (alive until the backward pass ends) or above them (freed before
     // the backward pass reaches the layers).
-    let (below, above, above_saved) = match arch.kind {
+    let (below, above, above_saved, above_forward) = match arch.kind {
         // Final norm input (the residual stream) and LM head input (2sbh each
         // at 16-bit), and the
         // loss's logit-sized tensors at the start of the backward pass, split
@@ -3486,14 +3584,25 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
             // forward pass saved: the log-softmax output (l·sv; compiled,
             // the logits the loss read) and the soft-capping's tanh.
             let saved = inputs + ceil_div(softcap + kept, t);
-            (0, inputs + ceil_div(logits, t), saved)
+            let above = inputs + ceil_div(logits, t);
+            // The loss's forward: the head's 16-bit logits, their FP32 copy
+            // and the log-softmax (e + 2l bytes, at most 3l). Only where the
+            // end of the forward pass is a moment ([`loss_weight_copies`]):
+            // the other paths do no division more.
+            let forward = match (input.loss, input.compiled()) {
+                (Loss::Full, false) if input.autocast() && input.recompute == Recompute::Full => {
+                    inputs + ceil_div(softcap + (e + 2 * l) * s * v, t)
+                }
+                _ => above,
+            };
+            (0, above, saved, forward)
         }
         // BERT's embedding norm input (post-norm model).
-        Kind::Encoder => (sp_split(s * norm * h), 0, 0),
+        Kind::Encoder => (sp_split(s * norm * h), 0, 0, 0),
         // ViT's final norm input; the head reads one token.
         Kind::Vision => {
             let input = sp_split(s * norm * h);
-            (0, input, input)
+            (0, input, input, input)
         }
     };
     Saved {
@@ -3507,12 +3616,13 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         below: embedding_dropout + below,
         above,
         above_saved,
+        above_forward,
     }
 }
 
-fn training_activations(input: &TransformerInput) -> u128 {
+/// What the layers keep of one sample through the forward pass, on the GPU.
+fn kept_in_layers(input: &TransformerInput, saved: &Saved) -> u128 {
     let arch = &input.arch;
-    let saved = training_saved(input);
     let (dense_layers, moe_layers) = (arch.dense_layers(), arch.moe_layers());
     let in_layers = saved.layers(dense_layers, moe_layers);
     // torchtune/training/_activation_offloading.py `OffloadActivations`: every
@@ -3523,12 +3633,34 @@ fn training_activations(input: &TransformerInput) -> u128 {
     // GPU holds at most one layer's saved set, or, under full recomputation,
     // the layer input being brought back (and the layer recomputed from it,
     // above). Never more than without offloading.
-    let in_layers = if input.act_offload {
+    if input.act_offload {
         let one = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
         in_layers.min(one(dense_layers, saved.dense).max(one(moe_layers, saved.moe)))
     } else {
         in_layers
-    };
+    }
+}
+
+/// Activation bytes one sample holds at the end of the forward pass in
+/// training, inside the autocast region with the loss computed, and the
+/// part of it the layers keep: what [`loss_weight_copies`] needs beside
+/// [`activations_per_sample`], whose moment (the start of the backward
+/// pass) has fewer weight copies. No layer is being recomputed yet, and the
+/// loss holds its forward's tensors ([`Saved::above_forward`]).
+pub fn forward_activations_per_sample(input: &TransformerInput) -> (u128, u128) {
+    let saved = training_saved(input);
+    let in_layers = kept_in_layers(input, &saved);
+    (
+        in_layers + saved.below + saved.above_forward.max(saved.context_forward),
+        in_layers,
+    )
+}
+
+fn training_activations(input: &TransformerInput) -> u128 {
+    let arch = &input.arch;
+    let saved = training_saved(input);
+    let (dense_layers, moe_layers) = (arch.dense_layers(), arch.moe_layers());
+    let in_layers = kept_in_layers(input, &saved);
     // Autograd runs the loss's, the head's and the final norm's backward before
     // it reaches the last layer, freeing their tensors: a recomputed layer is
     // never alive with them. The forward pass's context-parallel blocks are

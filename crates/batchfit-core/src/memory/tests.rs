@@ -732,15 +732,21 @@ proptest! {
 
     /// The peak against its parts, as the page's breakdown shows them: never
     /// more than everything at once, never less than the start of the backward
-    /// pass (everything but the gradients, with the batch's transients). The
-    /// fuzz target estimate_path checks the same; it found this bound missing.
+    /// pass (everything but the gradients, and under autocast with full
+    /// recomputation but the checkpointed layers' weight copies, with the
+    /// batch's transients). The fuzz target estimate_path checks the same; it
+    /// found this bound missing.
     #[test]
     fn the_peak_lies_between_its_moments(config in any_config(), batch in 1u64..100_000) {
         let e = estimate(&config.with_batch(batch));
         let fixed = e.model_states() + e.buffers;
         let per_batch = e.activations + e.kv_cache;
+        let freed_copies = match transformer::loss_weight_copies(&config.transformer) {
+            Some(copies) if config.form == Form::Transformer => e.weights - copies.min(e.weights),
+            _ => 0,
+        };
         prop_assert!(e.total <= fixed + per_batch + e.optimizer_step, "{:?}", e);
-        prop_assert!(e.total >= fixed - e.gradients + per_batch, "{:?}", e);
+        prop_assert!(e.total >= fixed - e.gradients - freed_copies + per_batch, "{:?}", e);
         prop_assert!(e.total >= fixed - e.weights, "{:?}", e);
     }
 
@@ -1522,6 +1528,101 @@ fn the_timeline_walks_the_step() {
     );
     assert_eq!(points[0].bytes.kv_cache * 2, estimate(&g).kv_cache);
     assert_eq!(points[4].bytes, estimate(&g).at_peak);
+}
+
+/// Autocast's weight copies under full recomputation (docs/model.md §3.3,
+/// "Autocast's weight copies under full recomputation"): the cache holds
+/// every copy to the end of the forward pass; at the loss only the head's
+/// and one recomputed layer's are alive. Per query: the phase, the weights
+/// alive at the peak, the activations then and the peak allocated.
+#[test]
+fn autocast_copies_under_full_recomputation() {
+    // Llama 2 7B: the head 32,000 × 4,096 and one layer's matrices
+    // 4 × 4,096² + 3 × 4,096 × 11,008 = 202,375,168, 2 bytes each:
+    // 666,894,336 at the loss, of 13,476,831,232 in all.
+    let llama = "form=transformer&model=llama-2-7b&recipe=amp&recompute=full&batch=1&seq=4096";
+    assert_eq!(
+        transformer::loss_weight_copies(&config(llama).transformer),
+        Some(2 * (32_000 * 4_096 + 202_375_168))
+    );
+    let cases: [(&str, Phase, u128, u128, u128); 5] = [
+        // G030: Llama 3.2 1B (tied), 4 × 2,048: 2 × (128,256 × 2,048 +
+        // 60,817,408) at the loss, which sets the peak.
+        (
+            "form=transformer&model=llama-3.2-1b&dropout=0&recipe=amp&optimizer=adamw&batch=4\
+             &seq=2048&step=foreach&recompute=full&attn=flash&loss=full&logits=fp32",
+            Phase::Loss,
+            646_971_392,
+            13_849_591_808,
+            29_326_336_000,
+        ),
+        // G021: Qwen2.5-0.5B (tied), 4 × 2,048.
+        (
+            "form=transformer&model=qwen2.5-0.5b&dropout=0&recipe=amp&optimizer=adamw&batch=4\
+             &seq=2048&step=foreach&recompute=full&attn=flash&loss=full&logits=fp32",
+            Phase::Loss,
+            302_090_496,
+            15_713_959_936,
+            21_944_443_648,
+        ),
+        // Llama 2 7B, 1 × 4,096, ZeRO-2 over 8 GPUs (the FP32 gradients are
+        // an eighth): the end of the forward pass sets the peak, every copy
+        // (13,476,831,232) beside 32 FP32 layer inputs (2,147,483,648), the
+        // final norm's and head's inputs (167,772,160) and the loss's
+        // forward, (2 + 4 + 4) × 4,096 × 32,000 = 1,310,720,000; held: the
+        // optimizer's shard 10,107,623,424.
+        (
+            "form=transformer&model=llama-2-7b&recipe=amp&recompute=full&batch=1&seq=4096\
+             &gpus=8&zero=2",
+            Phase::Forward,
+            13_476_831_232,
+            3_625_975_808,
+            10_107_623_424 + 13_476_831_232 + 3_625_975_808,
+        ),
+        // The same without recomputation: every copy is saved, the loss.
+        (
+            "form=transformer&model=llama-2-7b&recipe=amp&recompute=none&batch=1&seq=4096\
+             &gpus=8&zero=2",
+            Phase::Loss,
+            13_476_831_232,
+            31_553_748_992,
+            10_107_623_424 + 13_476_831_232 + 31_553_748_992,
+        ),
+        // Pure BF16 has no copies: unchanged, the BF16 weights, the moments'
+        // shard (3,369,207,808), 32 BF16 layer inputs (1,073,741,824) and the
+        // output layer's terms (1,707,081,728).
+        (
+            "form=transformer&model=llama-2-7b&recipe=bf16&recompute=full&batch=1&seq=4096\
+             &gpus=8&zero=2",
+            Phase::Loss,
+            13_476_831_232,
+            1_073_741_824 + 1_707_081_728,
+            13_476_831_232 + 3_369_207_808 + 1_073_741_824 + 1_707_081_728,
+        ),
+    ];
+    for (query, phase, weights, activations, peak) in cases {
+        let c = config(query);
+        let e = estimate(&c);
+        assert_eq!(
+            (
+                e.peak_phase,
+                e.at_peak.weights,
+                e.at_peak.activations,
+                e.peak_allocated
+            ),
+            (phase, weights, activations, peak),
+            "{query}"
+        );
+        // The timeline's largest point is the peak, and where the end of
+        // the forward pass wins it is the last forward point.
+        let points = timeline(&c);
+        let top = points.iter().map(|p| p.bytes.sum()).max();
+        assert_eq!(top, Some(e.peak_allocated), "{query}");
+        if phase == Phase::Forward {
+            let last = points.iter().rfind(|p| p.moment == Moment::Forward);
+            assert_eq!(last.map(|p| p.bytes), Some(e.at_peak), "{query}");
+        }
+    }
 }
 
 /// docs/url-parameters.md's mixture-of-experts example: Mixtral-8x7B in pure

@@ -10,9 +10,12 @@
 //! 1/L of the layers' saved tensors, creates 1/L of the gradients in the
 //! backward pass and 1/L of autocast's weight copies in the forward pass. The
 //! tensors outside the layers (the loss's, the embedding's and the output
-//! layer's) are drawn at the loss.
+//! layer's) are drawn at the loss. Where the end of the forward pass is a
+//! moment of its own (autocast's cache under full recomputation), the last
+//! layer's forward point is that moment, the loss's forward tensors and
+//! every cached copy in it.
 
-use super::{AtPeak, Parts};
+use super::{AtPeak, Instant, Parts};
 use crate::choice::choice;
 use crate::query::{Config, Form};
 use crate::transformer::Mode;
@@ -69,8 +72,8 @@ fn between(from: u128, to: u128, numerator: u64, denominator: u64) -> u128 {
 pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
     let parts = Parts::of(config);
     let batch = config.batch();
-    let act = parts.moment(batch, true);
-    let grad = parts.moment(batch, false);
+    let act = parts.moment(batch, Instant::Loss);
+    let grad = parts.moment(batch, Instant::Gradients);
     let point = |moment, layer, bytes| TimelinePoint {
         moment,
         layer,
@@ -81,21 +84,35 @@ pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
     }
     let layers = parts.layers.max(1);
     let in_layers = parts.layer_activations_per_sample * u128::from(batch);
+    // The forward pass grows towards its own end where that is a moment
+    // (every cached copy; the layers' inputs only), else towards the loss's.
+    let forward_end = parts.forward_per_sample > 0;
+    let (end, forward_in_layers) = if forward_end {
+        (
+            parts.moment(batch, Instant::ForwardEnd),
+            parts.forward_layers_per_sample * u128::from(batch),
+        )
+    } else {
+        (act, in_layers)
+    };
     let forward = (1..=layers).map(|i| {
         point(
             Moment::Forward,
             i,
             AtPeak {
-                weights: between(grad.weights, act.weights, i, layers),
-                buffers: between(grad.buffers, act.buffers, i, layers),
-                activations: share(in_layers, i, layers),
+                weights: between(grad.weights, end.weights, i, layers),
+                buffers: between(grad.buffers, end.buffers, i, layers),
+                activations: share(forward_in_layers, i, layers),
                 optimizer_step: 0,
                 kv_cache: 0,
-                ..act
+                ..end
             },
         )
     });
     let mut points: Vec<TimelinePoint> = forward.collect();
+    if forward_end && let Some(last) = points.last_mut() {
+        last.bytes = end;
+    }
     // The napkin forms stop at the end of the forward pass, their whole
     // estimate.
     if config.form != Form::Transformer {
