@@ -453,11 +453,12 @@ fn terms_of_the_difference_s_sign_and_size_explain_it() {
     assert_eq!(c.error_tenths, Some(-50));
     assert_eq!(fit_of(&c, Term::BackwardWorkspace), Some(Fit::Part));
     assert_eq!(fit_of(&c, Term::LiveGradients), Some(Fit::Within));
-    // The estimate 5 % high: autocast's copies under recomputation (up to
-    // 6.4 %), nothing the run would hold beyond the estimate.
+    // The estimate 5 % high: terms the estimate counts and a run may not
+    // hold (autocast's copies under recomputation, of no stated size),
+    // nothing the run would hold beyond the estimate.
     let c = compare(&e, &m(Allocated, true, 97_142_857_143, 1));
     assert_eq!(c.error_tenths, Some(50));
-    assert_eq!(fit_of(&c, Term::RecomputeCasts), Some(Fit::Within));
+    assert_eq!(fit_of(&c, Term::RecomputeCasts), Some(Fit::Unsized));
     assert_eq!(fit_of(&c, Term::PagedOptimizer), Some(Fit::Unsized));
     assert_eq!(fit_of(&c, Term::BackwardWorkspace), None);
     assert_eq!(fit_of(&c, Term::LiveGradients), None);
@@ -466,8 +467,7 @@ fn terms_of_the_difference_s_sign_and_size_explain_it() {
         .iter()
         .find(|x| x.info.term == Term::RecomputeCasts)
         .and_then(|x| x.range);
-    // 6.4 % of the 97.14 GB measured.
-    assert_eq!(casts, Some((0, 6_217_142_857)));
+    assert_eq!(casts, None, "no size, no range");
 }
 
 #[test]
@@ -509,7 +509,7 @@ fn the_allocator_and_the_context_explain_either_way_within_their_ranges() {
     );
     // Every term shows in nvidia-smi's reading, which contains the others.
     assert_eq!(fit_of(&c, Term::AllocatorSlack), Some(Fit::Within));
-    assert_eq!(fit_of(&c, Term::RecomputeCasts), Some(Fit::Within));
+    assert_eq!(fit_of(&c, Term::RecomputeCasts), Some(Fit::Unsized));
 }
 
 #[test]
