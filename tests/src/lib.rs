@@ -38,13 +38,14 @@ pub struct StaticServer {
 /// A test-only script the server can add to `index.html` (a same-origin file, so
 /// the page's Content-Security-Policy allows it). It runs before the app and
 /// records, in `window.__probe`: CSP violations, console errors and uncaught
-/// errors, and the WASM module's memory (for heap-growth checks).
+/// errors, and the WASM module's memory (for heap-growth checks; found by
+/// type, as the module's export names are minified, xtask's `names.rs`).
 pub const PROBE: &str = "window.__probe = { csp: [], errors: [], memory: null };\n\
 addEventListener('securitypolicyviolation', e => window.__probe.csp.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sample + ' ' + e.sourceFile + ':' + e.lineNumber));\n\
 const consoleError = console.error.bind(console);\n\
 console.error = (...args) => { window.__probe.errors.push(args.map(String).join(' ')); consoleError(...args); };\n\
 addEventListener('error', e => window.__probe.errors.push('uncaught: ' + e.message));\n\
-addEventListener('TrunkApplicationStarted', e => { window.__probe.memory = e.detail.wasm.memory; });\n";
+addEventListener('TrunkApplicationStarted', e => { window.__probe.memory = Object.values(e.detail.wasm).find(v => v instanceof WebAssembly.Memory); });\n";
 
 /// The probe's file name, under each mount.
 pub const PROBE_FILE: &str = "__probe.js";

@@ -27,6 +27,7 @@ mod confidence;
 mod fuzz;
 mod harden;
 mod minify;
+mod names;
 mod prerender;
 mod shell;
 mod split;

@@ -10,7 +10,8 @@
 //! the relocations), wasm-bindgen on the part that stays, and wasm-opt on
 //! every part, and writes them over Trunk's module and glue. The chunks and
 //! their loader get content-hashed names like Trunk's assets, so that a new
-//! deployment never pairs a cached chunk with another module.
+//! deployment never pairs a cached chunk with another module. The module's
+//! import and export names are then made short (`names.rs`).
 //! docs/performance-log.md has what it saves.
 
 use std::path::{Path, PathBuf};
@@ -71,11 +72,12 @@ pub fn split_dist(env: &Env, root: &Path, dist: &Path) -> Result<(), String> {
         .arg(parts.join(format!("{stem}.wasm"))),
     )?;
     let wasm = format!("{stem}_bg.wasm");
+    let renamed = crate::names::minify(env, &bound.join(&wasm))?;
     optimize(env, &bound.join(&wasm), &dist.join(&wasm))?;
 
     // The chunks, renamed after their content; the loader, renamed after its
     // own once it names them.
-    let mut loader = read(&parts.join(LOADER))?;
+    let mut loader = renamed.in_loader(&read(&parts.join(LOADER))?)?;
     for chunk in chunk_files(&parts)? {
         let optimized = work.join(&chunk);
         optimize(env, &parts.join(&chunk), &optimized)?;
@@ -96,7 +98,7 @@ pub fn split_dist(env: &Env, root: &Path, dist: &Path) -> Result<(), String> {
     write(&dist.join(&loader_name), loader.as_bytes())?;
     // Only the glue's `import … from` moves to the new name: the key of the
     // imports object is the module's own import name and stays.
-    let glue_text = read(&bound.join(&glue))?;
+    let glue_text = renamed.in_glue(&read(&bound.join(&glue))?, &format!("./{stem}_bg.js"))?;
     let import = format!("from \"./{LOADER}\"");
     if !glue_text.contains(&import) {
         return Err(format!(
