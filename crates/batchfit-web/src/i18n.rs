@@ -2344,6 +2344,11 @@ pub fn chunk_status(lang: RwSignal<Lang>) -> std::rc::Rc<dyn Fn(bool) -> String>
     })
 }
 
+/// The Spanish questions and answers of "How it works".
+pub fn spanish_faq() -> &'static [(&'static str, &'static str)] {
+    spanish().faq
+}
+
 pub fn words(lang: Lang) -> &'static Words {
     match lang {
         Lang::En => &EN,
@@ -2359,6 +2364,7 @@ struct Spanish {
     words: &'static Words,
     fields: &'static [(Param, FieldText)],
     options: &'static [(Param, &'static str, &'static str)],
+    faq: &'static [(&'static str, &'static str)],
 }
 
 #[cfg(batchfit_split)]
@@ -2369,6 +2375,7 @@ fn spanish_tables() -> Result<Spanish, crate::dom::ChunkMissing> {
         words: &ES,
         fields: FIELDS_ES,
         options: OPTIONS_ES,
+        faq: crate::faq::FAQ_ES,
     })
 }
 
@@ -2378,6 +2385,7 @@ fn spanish() -> Spanish {
         words: &ES,
         fields: FIELDS_ES,
         options: OPTIONS_ES,
+        faq: crate::faq::FAQ_ES,
     }
 }
 
@@ -2392,6 +2400,7 @@ fn spanish() -> Spanish {
         words: &EN,
         fields: FIELDS_EN,
         options: OPTIONS,
+        faq: crate::faq::FAQ_EN,
     })
 }
 
