@@ -5,6 +5,13 @@
 //! moment the first estimate is in the DOM (building the page runs every
 //! binding once, synchronously).
 
+/// Talc instead of the standard library's dlmalloc: the same `GlobalAlloc`
+/// in fewer bytes of WebAssembly (docs/performance-log.md). The page runs on
+/// one thread, which this allocator requires.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 fn main() {
     batchfit_web::crash::install_panic_hook();
     // A Spanish page first fetches its texts (a chunk of the split build); the
