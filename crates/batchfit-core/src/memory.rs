@@ -301,7 +301,12 @@ fn stage_view(input: &TransformerInput, rank: &Rank) -> (TransformerInput, Param
 /// interleaved run it right after its forward pass), GPipe's every
 /// micro-batch's saved log-softmax. Beside a layer's backward pass: one
 /// activation-sized gradient received and one sent
-/// (`send_backward_recv_forward`, `send_forward_recv_backward`).
+/// (`send_backward_recv_forward`, `send_forward_recv_backward`). The
+/// gradient received is where the rank's backward pass starts
+/// (schedules.py `backward_step`: `torch.autograd.backward` of the output
+/// with the received gradient), and the additions of the residual stream
+/// hand it on as the stream's gradient: the working tensors' residual
+/// gradient ([`transformer::Saved::residual_gradient`]) is counted once.
 fn rank_activations(config: &Config, rank: &Rank) -> (u128, u128) {
     let input = &config.transformer;
     if input.mode != Mode::Train {
@@ -350,7 +355,10 @@ fn rank_activations(config: &Config, rank: &Rank) -> (u128, u128) {
     } else {
         0
     };
-    let transient = saved.layer_transient(whole.dense, whole.moe) + 2 * boundary;
+    let transient = saved
+        .layer_transient(whole.dense, whole.moe)
+        .saturating_sub(saved.residual_gradient.min(boundary))
+        + 2 * boundary;
     (
         layers + head.max(transient).max(saved.context_forward),
         layers,

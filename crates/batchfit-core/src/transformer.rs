@@ -3205,6 +3205,106 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
     }
 }
 
+/// The residual stream's gradient while the layers run their backward
+/// passes, per sample and GPU (split only with sequence parallelism): one
+/// tensor of the stream's dtype. An addition's backward hands its incoming
+/// gradient on unchanged to both summands (tools/autograd/derivatives.yaml,
+/// `add.Tensor`: `self: handle_r_to_c(self.scalar_type(), grad)`), and the
+/// engine puts the residual's share into the input buffer of the node that
+/// produced the layer's input (torch/csrc/autograd/engine.cpp
+/// `Engine::evaluate_function`: `not_ready.emplace(…)` until every consumer
+/// has sent its gradient), where it waits while the branch's backward runs;
+/// the branch's gradient is then added into it in place, the buffer holding
+/// its last reference (torch/csrc/autograd/input_buffer.cpp `accumulate`:
+/// `old_var.add_(var)`). So one hidden-sized gradient is alive beside every
+/// layer's backward pass; under autocast it is FP32, as the stream is.
+fn residual_gradient(input: &TransformerInput) -> u128 {
+    let bytes = u128::from(input.tokens()) * input.residual_bytes() * u128::from(input.arch.hidden);
+    if input.sp {
+        ceil_div(bytes, u128::from(input.tp))
+    } else {
+        bytes
+    }
+}
+
+/// Bytes per unit of an FFN's width that its activation's backward holds at
+/// once: the node's incoming gradient and the gradients it returns, all
+/// alive while the node runs (engine.cpp `call_function`: the inputs are
+/// released when it returns, after its outputs exist). GELU
+/// (derivatives.yaml `gelu`: `gelu_backward(grad, self, approximate)`): the
+/// gradient of its output and of its input, 2e. The gated product
+/// `act(gate) * up` (`mul.Tensor`: `self: mul_tensor_backward(grad, other,
+/// …)`, `other: mul_tensor_backward(grad, self, …)`): the incoming gradient
+/// and both factors' gradients, 3e; SiLU's backward after it holds as many
+/// (the up projection's gradient waiting in its buffer, SiLU's incoming
+/// gradient and its result). `gelu_new`'s last product runs in FP32 under
+/// autocast (its factors are promoted, [`ffn_saved`]): its incoming gradient
+/// and its two factors' gradients, 3p. Compiled, `gelu_new` is one fused
+/// element-wise kernel in each direction: 2e.
+fn ffn_backward_bytes(input: &TransformerInput, e: u128) -> u128 {
+    let promoted = if input.autocast() { 4 } else { e };
+    match input.arch.mlp {
+        Mlp::Gelu => 2 * e,
+        Mlp::GeluNew if input.compiled() => 2 * e,
+        Mlp::GeluNew => 3 * promoted,
+        Mlp::Swiglu => 3 * e,
+    }
+}
+
+/// The backward pass's working tensors of one dense (or MoE) layer, per
+/// sample and GPU: what the autograd engine holds beside the saved tensors
+/// while it runs the layer's backward pass, at the largest moment inside it.
+/// The residual stream's gradient ([`residual_gradient`]), plus the largest
+/// set of the layer's own gradients alive at once, which are produced and
+/// consumed inside the layer:
+///
+/// - the FFN's activation: [`ffn_backward_bytes`] × its width (a MoE
+///   layer's routed copies all at once, as a grouped GEMM's backward runs
+///   them, or its shared experts, the larger);
+/// - the attention core: eager attention's softmax backward
+///   (derivatives.yaml `_softmax`: `_softmax_backward_data(grad, result, …)`)
+///   holds the gradient of the probabilities and of the scores, two
+///   seq × seq tensors per head in the softmax's dtype (FP32 under
+///   autocast); a fused kernel's backward
+///   (`_scaled_dot_product_flash_attention_backward`) holds the gradient of
+///   its output and writes those of Q, K and V.
+///
+/// Korthikanti et al. count neither. The 16-bit gradient of a weight under
+/// autocast (a matrix product's output, cast to FP32 by the weight copy's
+/// `ToCopyBackward0` before `AccumulateGrad` steals the cast into `.grad`,
+/// torch/csrc/autograd/functions/accumulate_grad.h Case 1.1) is alive in
+/// that product's backward only, not beside these sets, and does not grow
+/// with the batch: not counted (docs/model.md §6).
+fn backward_working(input: &TransformerInput, ffn: Ffn) -> u128 {
+    let arch = &input.arch;
+    let s = u128::from(input.tokens());
+    let e = input.activation_bytes();
+    let t = u128::from(input.tp);
+    let a = u128::from(arch.heads);
+    let widths = arch.attention_widths();
+    let unit = ffn_backward_bytes(input, e);
+    let mlp = match ffn {
+        Ffn::Dense => ceil_div(s * unit * u128::from(arch.ffn), t),
+        Ffn::Moe => ceil_div(
+            input.routed_copies() * unit * u128::from(arch.expert_width()),
+            u128::from(input.expert_tp()),
+        )
+        .max(ceil_div(s * unit * u128::from(arch.shared_width()), t)),
+    };
+    let attention = match input.kernel() {
+        Attention::Eager => {
+            let softmax = if input.autocast() && !input.compiled() {
+                4
+            } else {
+                e
+            };
+            ceil_div(2 * softmax * a * s * s, t)
+        }
+        Attention::Flash => ceil_div(s * e * (widths.output + widths.q + widths.k + widths.v), t),
+    };
+    residual_gradient(input) + mlp.max(attention)
+}
+
 /// What one block keeps per sample and GPU under torchtitan's per-operator
 /// selective recomputation (`recompute=op`;
 /// torchtitan/distributed/activation_checkpoint.py `SelectiveAC`): the
@@ -3365,6 +3465,11 @@ pub struct Saved {
     /// full set (0 without full or per-op recomputation).
     pub recomputed_dense: u128,
     pub recomputed_moe: u128,
+    /// The backward pass's working tensors of a dense (MoE) layer
+    /// ([`backward_working`]), and the residual stream's gradient among them.
+    pub working_dense: u128,
+    pub working_moe: u128,
+    pub residual_gradient: u128,
     /// Expert parallelism's all-to-all buffers of the MoE layer in flight.
     pub dispatch: u128,
     /// Context parallelism's buffers while a layer's attention runs its
@@ -3388,14 +3493,15 @@ pub struct Saved {
 
 impl Saved {
     /// The largest transient set of a layer's backward pass on a stage with
-    /// these layers: a recomputed layer with its all-to-all and its
-    /// context-parallel buffers.
+    /// these layers: a recomputed layer with the backward pass's working
+    /// tensors, its all-to-all and its context-parallel buffers.
     pub fn layer_transient(&self, dense_layers: u64, moe_layers: u64) -> u128 {
         let recomputed = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
         let dispatch = recomputed(moe_layers, self.dispatch);
-        recomputed(dense_layers, self.recomputed_dense)
-            .max(recomputed(moe_layers, self.recomputed_moe))
-            + dispatch
+        recomputed(dense_layers, self.recomputed_dense + self.working_dense).max(recomputed(
+            moe_layers,
+            self.recomputed_moe + self.working_moe,
+        )) + dispatch
             + recomputed(dense_layers + moe_layers, self.context_backward)
     }
 
@@ -3610,6 +3716,17 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         moe: per_layer(&moe),
         recomputed_dense: recomputed(&dense),
         recomputed_moe: recomputed(&moe),
+        working_dense: if arch.dense_layers() > 0 {
+            backward_working(input, Ffn::Dense)
+        } else {
+            0
+        },
+        working_moe: if arch.moe_layers() > 0 {
+            backward_working(input, Ffn::Moe)
+        } else {
+            0
+        },
+        residual_gradient: residual_gradient(input),
         dispatch,
         context_backward,
         context_forward,
@@ -3662,9 +3779,10 @@ fn training_activations(input: &TransformerInput) -> u128 {
     let (dense_layers, moe_layers) = (arch.dense_layers(), arch.moe_layers());
     let in_layers = kept_in_layers(input, &saved);
     // Autograd runs the loss's, the head's and the final norm's backward before
-    // it reaches the last layer, freeing their tensors: a recomputed layer is
-    // never alive with them. The forward pass's context-parallel blocks are
-    // alive with every layer's saved tensors (the last layer's counted whole).
+    // it reaches the last layer, freeing their tensors: a recomputed layer and
+    // the backward pass's working tensors are never alive with them. The
+    // forward pass's context-parallel blocks are alive with every layer's
+    // saved tensors (the last layer's counted whole).
     in_layers
         + saved.below
         + saved
@@ -4620,7 +4738,10 @@ mod tests {
             32 * 67_108_864 + 1_740_636_160
         );
         // A vocabulary of 10: the output layer's terms (167,772,160 +
-        // 12 × 4,096 × 10) are smaller than the recomputed layer's set.
+        // 12 × 4,096 × 10) are smaller than the recomputed layer's set and
+        // the backward pass's working tensors beside it: the FP32 residual
+        // stream's gradient (67,108,864) and the gated product's three
+        // gradients (3 × 2 × 11,008 × 4,096 = 270,532,608).
         let small_vocabulary = TransformerInput {
             arch: Architecture {
                 vocab: 10,
@@ -4630,7 +4751,7 @@ mod tests {
         };
         assert_eq!(
             activations_per_sample(&small_vocabulary),
-            32 * 67_108_864 + 931_659_776
+            32 * 67_108_864 + 931_659_776 + 67_108_864 + 270_532_608
         );
         // BERT's embedding norm sits below the layers: its input (FP32 under
         // autocast, 4 × 512 × 1,024) is alive while each layer is recomputed.
@@ -4640,12 +4761,110 @@ mod tests {
             recompute: Recompute::Full,
             ..TransformerInput::default()
         };
+        // The working tensors beside it: the FP32 residual gradient and
+        // GELU's two gradients (2 × 2 × 4,096 × 512).
         let set = layer_activations(&bert, Ffn::Dense).per_rank(&bert, true);
+        let working = 4 * 512 * 1024 + 2 * 2 * 4096 * 512;
         let dropout_mask = 512 * 1024;
         assert_eq!(
             activations_per_sample(&bert),
-            24 * 4 * 512 * 1024 + dropout_mask + 4 * 512 * 1024 + set
+            24 * 4 * 512 * 1024 + dropout_mask + 4 * 512 * 1024 + set + working
         );
+    }
+
+    /// The backward pass's working tensors (docs/model.md §3.3, "The
+    /// backward pass's working tensors"): the residual stream's gradient and
+    /// the largest set of a layer's own gradients alive at once, per sample.
+    #[test]
+    fn the_backward_pass_holds_its_working_tensors() {
+        let llama = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recipe: Recipe::Bf16,
+            attention: Attention::Flash,
+            ..TransformerInput::default()
+        };
+        let amp = TransformerInput {
+            recipe: Recipe::Amp,
+            ..llama
+        };
+        let vit = TransformerInput {
+            arch: arch("vit-b-16"),
+            recipe: Recipe::Amp,
+            attention: Attention::Flash,
+            ..TransformerInput::default()
+        };
+        // (case, input, residual gradient, the layer's largest set, both)
+        for (case, input, residual, layer, working) in [
+            // 4,096 × 2 × 4,096; the gated product's three gradients
+            // 3 × 2 × 11,008 × 4,096 (the attention's four, 4 × 2 × 4,096 ×
+            // 4,096 = 134,217,728, are fewer).
+            ("llama bf16", llama, 33_554_432, 270_532_608, 304_087_040),
+            // Autocast: the FP32 stream's gradient, 4,096 × 4 × 4,096.
+            ("llama amp", amp, 67_108_864, 270_532_608, 337_641_472),
+            // Eager attention under autocast: the FP32 softmax's incoming
+            // and returned gradients, 2 × 4 × 32 × 4,096².
+            (
+                "llama amp eager",
+                TransformerInput {
+                    attention: Attention::Eager,
+                    ..amp
+                },
+                67_108_864,
+                4_294_967_296,
+                4_362_076_160,
+            ),
+            // Tensor parallelism with sequence parallelism halves both.
+            (
+                "llama bf16 tp=2 sp",
+                TransformerInput {
+                    tp: 2,
+                    sp: true,
+                    ..llama
+                },
+                16_777_216,
+                135_266_304,
+                152_043_520,
+            ),
+            // ViT-B/16, 197 tokens: 197 × 4 × 768; GELU's two gradients
+            // 2 × 2 × 3,072 × 197.
+            ("vit amp", vit, 605_184, 2_420_736, 3_025_920),
+            // GPT-2's `gelu_new` under autocast: its last product's three
+            // FP32 gradients, 3 × 4 × 3,072 × 1,024.
+            (
+                "gpt2 amp",
+                TransformerInput {
+                    arch: arch("gpt2"),
+                    seq: 1024,
+                    recipe: Recipe::Amp,
+                    attention: Attention::Flash,
+                    ..TransformerInput::default()
+                },
+                3_145_728,
+                37_748_736,
+                40_894_464,
+            ),
+        ] {
+            assert_eq!(residual_gradient(&input), residual, "{case}");
+            assert_eq!(backward_working(&input, Ffn::Dense), working, "{case}");
+            assert_eq!(working - residual, layer, "{case}");
+        }
+        // A decoder's loss holds more (3 × 4 × 4,096 × 32,000 =
+        // 1,572,864,000 bytes of logits and their gradients): the working
+        // tensors are not at the peak.
+        let saved = training_saved(&llama);
+        assert_eq!(
+            activations_per_sample(&llama),
+            32 * saved.dense + saved.above
+        );
+        // ViT's final norm input (605,184 bytes) is all above its layers: at
+        // the start of the layers' backward pass the working tensors are
+        // alive with every saved tensor, 2,420,736 bytes per sample more
+        // than the norm's input; 77,463,552 at batch 32 (G039).
+        let saved = training_saved(&vit);
+        assert_eq!(saved.above, 605_184);
+        assert_eq!(activations_per_sample(&vit), 12 * saved.dense + 3_025_920);
+        assert_eq!(32 * (3_025_920 - saved.above), 77_463_552);
     }
 
     /// Transformer Engine's and Apex's fused norms (`norm_kernel=fused`) keep

@@ -19,7 +19,7 @@ pub const MIN_SOURCES: u32 = 3;
 #[rustfmt::skip]
 pub const CELLS: &[Cell] = &[
     Cell { reading: Reading::Allocated, profile: None, rows: 185, sources: 20, range: Some(Bounds { low: -871, high: 2358 }) },
-    Cell { reading: Reading::Allocated, profile: Some(Framework::Custom), rows: 93, sources: 5, range: Some(Bounds { low: -122, high: 3304 }) },
+    Cell { reading: Reading::Allocated, profile: Some(Framework::Custom), rows: 93, sources: 5, range: Some(Bounds { low: -171, high: 3304 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::HfTrainer), rows: 7, sources: 3, range: None },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Megatron), rows: 13, sources: 4, range: Some(Bounds { low: -221, high: 1492 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Deepspeed), rows: 7, sources: 3, range: None },
@@ -29,7 +29,7 @@ pub const CELLS: &[Cell] = &[
     Cell { reading: Reading::Allocated, profile: Some(Framework::HfGenerate), rows: 49, sources: 5, range: Some(Bounds { low: -460, high: 3322 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Fsdp1), rows: 2, sources: 1, range: None },
     Cell { reading: Reading::Reserved, profile: None, rows: 103, sources: 6, range: Some(Bounds { low: -5086, high: 6147 }) },
-    Cell { reading: Reading::Reserved, profile: Some(Framework::Custom), rows: 68, sources: 3, range: Some(Bounds { low: -374, high: 3965 }) },
+    Cell { reading: Reading::Reserved, profile: Some(Framework::Custom), rows: 68, sources: 3, range: Some(Bounds { low: -375, high: 3965 }) },
     Cell { reading: Reading::Reserved, profile: Some(Framework::HfTrainer), rows: 26, sources: 1, range: None },
     Cell { reading: Reading::Reserved, profile: Some(Framework::Fsdp2), rows: 9, sources: 2, range: None },
     Cell { reading: Reading::NvidiaSmi, profile: None, rows: 9, sources: 1, range: None },

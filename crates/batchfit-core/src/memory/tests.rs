@@ -1697,7 +1697,9 @@ fn llama_query(extra: &str) -> Config {
 /// p micro-batches keeps on its first stage p micro-batches of L/p layers, the
 /// un-pipelined model's layer activations for one micro-batch, plus the
 /// first stage's own terms: its embedding's (none for Llama, which has no
-/// dropout) and the activation-sized gradient received and sent.
+/// dropout), the activation-sized gradient received and sent, and beside
+/// them the backward pass's working tensors less the residual stream's
+/// gradient, which is the one received.
 #[test]
 fn a_1f1b_first_stage_holds_one_micro_batch_of_every_layer() {
     let whole = llama_query("");
@@ -1707,12 +1709,19 @@ fn a_1f1b_first_stage_holds_one_micro_batch_of_every_layer() {
     // (65,536 + 135,296) = 411,303,936 bytes; × 32 layers.
     assert_eq!(layers, 32 * 411_303_936);
     let boundary = 2048 * 4096 * 2;
+    // The gated product's backward: its incoming gradient and both factors'
+    // gradients, 3 × 2 × 14,336 × 2,048 bytes.
+    let working = 3 * 2 * 14_336 * 2048;
     for (p, m) in [(2u64, 2u64), (4, 4), (4, 8), (8, 32), (32, 64)] {
         let piped = llama_query(&format!("&pp={p}&microbatches={m}"));
         let stages = stages(&piped);
         assert_eq!(stages.len() as u64, p);
         let first = stages[0].estimate;
-        assert_eq!(first.activations_per_sample, layers + 2 * boundary, "p={p}");
+        assert_eq!(
+            first.activations_per_sample,
+            layers + working + 2 * boundary,
+            "p={p}"
+        );
         // The last stage holds one micro-batch of its layers, its head's
         // and its loss's tensors.
         assert!(stages[p as usize - 1].head && !stages[p as usize - 1].embedding);
@@ -1729,13 +1738,13 @@ fn a_1f1b_first_stage_holds_one_micro_batch_of_every_layer() {
     let short = llama_query("&pp=4&microbatches=2");
     assert_eq!(
         stages(&short)[0].estimate.activations_per_sample,
-        layers / 2 + 2 * boundary
+        layers / 2 + working + 2 * boundary
     );
     // GPipe keeps every micro-batch on every stage.
     let gpipe = llama_query("&pp=4&pp_schedule=gpipe&microbatches=8");
     assert_eq!(
         stages(&gpipe)[1].estimate.activations_per_sample,
-        8 * (layers / 4 + boundary) + 2 * boundary
+        8 * (layers / 4 + boundary) + working + 2 * boundary
     );
 }
 
