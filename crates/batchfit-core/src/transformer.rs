@@ -3367,6 +3367,7 @@ pub struct Saved {
 /// holds then (0 for a layer that is not recomputed).
 #[derive(Clone, Copy)]
 struct Unit {
+    layers: u64,
     kept: u128,
     recomputed: u128,
 }
@@ -3443,16 +3444,32 @@ impl Saved {
             let to = (from + size).min(layers);
             if method.checkpoints(from, n) {
                 Unit {
+                    layers: to - from,
                     kept: self.dense,
                     recomputed: full(from, to),
                 }
             } else {
                 Unit {
+                    layers: to - from,
                     kept: full(from, to),
                     recomputed: 0,
                 }
             }
         })
+    }
+
+    /// What the first k layers of a chunk keep, for k = 0 … its layers,
+    /// under a partial plan (a checkpoint's input counted from its first
+    /// layer); `None` when the layers keep equal shares.
+    pub fn kept_through(&self, dense_layers: u64, moe_layers: u64) -> Option<Vec<u128>> {
+        let plan = self.partial?;
+        let mut through = vec![0];
+        let mut kept = 0;
+        for unit in self.units(plan, dense_layers, moe_layers) {
+            kept += unit.kept;
+            through.extend((0..unit.layers).map(|_| kept));
+        }
+        Some(through)
     }
 
     /// The recomputation's transient beyond the layers' saved tensors, for a

@@ -1524,6 +1524,30 @@ fn the_timeline_walks_the_step() {
     assert_eq!(points[4].bytes, estimate(&g).at_peak);
 }
 
+/// Under partial checkpointing the layers keep unequal shares, layer by
+/// layer: Llama 2 7B, `amp`, 4,096 tokens, the first 8 layers checkpointed
+/// (67,108,864 bytes each), the other 24 keeping their full set
+/// (931,659,776; docs/model.md §3.3).
+#[test]
+fn the_timeline_follows_a_partial_plan() {
+    let (input, set) = (67_108_864_u128, 931_659_776_u128);
+    let c = config(
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full&recompute_method=block&recompute_layers=8",
+    );
+    let points = timeline(&c);
+    let activations = |i: usize| points[i].bytes.activations;
+    assert_eq!(activations(0), input);
+    assert_eq!(activations(7), 8 * input);
+    assert_eq!(activations(8), 8 * input + set);
+    assert_eq!(activations(31), 8 * input + 24 * set);
+    assert_eq!(points[32].bytes, estimate(&c).at_peak);
+    // After layer 9's backward pass: the 8 checkpoints' inputs.
+    assert_eq!((points[56].layer, activations(56)), (9, 8 * input));
+    // Each layer its own checkpoint: equal shares, as before.
+    let each = config("form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full");
+    assert_eq!(timeline(&each)[7].bytes.activations, 8 * input);
+}
+
 /// docs/url-parameters.md's mixture-of-experts example: Mixtral-8x7B in pure
 /// BF16 on 8 GPUs with ep = 8 and ZeRO-1, one sample of 4,096 tokens.
 #[test]
