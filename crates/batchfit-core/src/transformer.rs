@@ -3391,7 +3391,8 @@ impl Saved {
     pub fn layers(&self, dense_layers: u64, moe_layers: u64) -> u128 {
         match self.partial {
             None => u128::from(dense_layers) * self.dense + u128::from(moe_layers) * self.moe,
-            Some(plan) => Self::units(self, plan, dense_layers, moe_layers)
+            Some(plan) => self
+                .units(plan, dense_layers, moe_layers)
                 .map(|unit| unit.kept)
                 .sum(),
         }
