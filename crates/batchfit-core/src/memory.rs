@@ -1211,7 +1211,7 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
         Form::Activations => changed.activations.checkpointing = true,
         Form::Parameters => {}
         Form::Transformer if config.transformer.mode == Mode::Train => {
-            changed.transformer.recompute = Recompute::Full
+            changed.transformer.recompute_each_layer()
         }
         Form::Transformer => {}
     }

@@ -71,6 +71,8 @@ choice! {
         FusedProj = "fused_proj",
         Recipe = "recipe",
         Recompute = "recompute",
+        RecomputeMethod = "recompute_method",
+        RecomputeLayers = "recompute_layers",
         Attn = "attn",
         Mode = "mode",
         Gen = "gen",
@@ -170,7 +172,9 @@ impl Param {
             | Prefetch | DsPrefetch | DsLive | DsPersist | GlobalBatch | LoraRank | Window
             | GlobalEvery | Experts | ExpertsActive | ExpertFfn | SharedExperts | SharedFfn
             | FirstDenseLayers | MoeEvery | Ep | Etp | KvLoraRank | QLoraRank | QkRopeHeadDim
-            | QkNopeHeadDim | VHeadDim | Pp | Vpp | Microbatches | Cp => Input::Whole,
+            | QkNopeHeadDim | VHeadDim | Pp | Vpp | Microbatches | Cp | RecomputeLayers => {
+                Input::Whole
+            }
             PpLayout | PpStage => Input::List,
             K | ActMb | GpuGb | OverheadGb | Margin | CapacityFactor => Input::Decimal,
             Params => Input::Count,
@@ -180,7 +184,7 @@ impl Param {
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | NormKernel
             | FusedProj | LoraTargets | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units
-            | Lang | Block | PpSchedule | CpKind => Input::Choice,
+            | Lang | Block | PpSchedule | CpKind | RecomputeMethod => Input::Choice,
         }
     }
 }

@@ -271,6 +271,8 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Recipe,
     Param::Optimizer,
     Param::Recompute,
+    Param::RecomputeMethod,
+    Param::RecomputeLayers,
     Param::Attn,
     Param::Mode,
     Param::Gen,
@@ -460,6 +462,20 @@ pub fn parse(text: &str) -> Parsed {
         if t.mode == tf::Mode::Inference && t.compile {
             only_with(Param::Compile, Param::Mode, "train");
             t.compile = false;
+        }
+        // Which layers are checkpointed means something under full
+        // recomputation only (Megatron-LM arguments.py: no recompute method
+        // with `selective`; torchtitan's layer frequency is its own mode).
+        if t.recompute != tf::Recompute::Full {
+            let default = TransformerInput::default();
+            if t.recompute_method != default.recompute_method {
+                only_with(Param::RecomputeMethod, Param::Recompute, "full");
+            }
+            if t.recompute_layers != default.recompute_layers {
+                only_with(Param::RecomputeLayers, Param::Recompute, "full");
+            }
+            (t.recompute_method, t.recompute_layers) =
+                (default.recompute_method, default.recompute_layers);
         }
         if t.mode == tf::Mode::Inference && t.param_offload {
             only_with(Param::ParamOffload, Param::Mode, "train");
@@ -899,6 +915,14 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Recompute => {
             t.recompute = option(name, tf::Recompute::parse(value), tf::Recompute::NAMES)?
         }
+        Param::RecomputeMethod => {
+            t.recompute_method = option(
+                name,
+                tf::RecomputeMethod::parse(value),
+                tf::RecomputeMethod::NAMES,
+            )?
+        }
+        Param::RecomputeLayers => t.recompute_layers = tf::RECOMPUTE_LAYERS.parse(value)?,
         Param::Attn => {
             t.attention = option(name, tf::Attention::parse(value), tf::Attention::NAMES)?
         }
@@ -995,6 +1019,7 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::Block => tf::Block::NAMES,
         Param::Recipe => tf::Recipe::NAMES,
         Param::Recompute => tf::Recompute::NAMES,
+        Param::RecomputeMethod => tf::RecomputeMethod::NAMES,
         Param::Attn => tf::Attention::NAMES,
         Param::Mode => tf::Mode::NAMES,
         Param::Quant => tf::Quant::NAMES,
@@ -1209,6 +1234,8 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
     out.extend([
         (Param::Recipe, t.recipe.name().to_owned()),
         (Param::Recompute, t.recompute.name().to_owned()),
+        (Param::RecomputeMethod, t.recompute_method.name().to_owned()),
+        (Param::RecomputeLayers, t.recompute_layers.to_string()),
         (Param::Attn, t.attention.name().to_owned()),
         (Param::Mode, t.mode.name().to_owned()),
         (Param::Gen, t.generated.to_string()),

@@ -193,6 +193,50 @@ choice! {
 }
 
 choice! {
+    /// Which layers full recomputation checkpoints (`recompute_method`), with
+    /// [`TransformerInput::recompute_layers`] as its number. Counted in each
+    /// pipeline rank's model chunk, from its first layer.
+    pub enum RecomputeMethod {
+        /// Every layer, in groups of `recompute_layers` consecutive layers:
+        /// each group keeps its input and is recomputed as a whole
+        /// (Megatron-Core megatron/core/recompute.py `checkpointed_forward`,
+        /// `recompute_method == 'uniform'`). Groups of 1 are each layer's
+        /// own checkpoint.
+        Uniform = "uniform",
+        /// The first `recompute_layers` layers, each its own checkpoint; the
+        /// rest keep their full set (`recompute_method == 'block'`).
+        Block = "block",
+        /// Every `recompute_layers`-th layer (the n-th, 2n-th, …), each its
+        /// own checkpoint; the rest keep their full set (torchtitan's
+        /// `selective_ac_option = "n"`, `_apply_layer_sac`).
+        Every = "every",
+    }
+    default Uniform
+}
+
+impl RecomputeMethod {
+    /// Whether layer `index` (from 0) of a chunk is checkpointed on its own,
+    /// under `block` and `every`; `uniform` checkpoints every layer.
+    const fn checkpoints(self, index: u64, n: u64) -> bool {
+        match self {
+            Self::Uniform => true,
+            Self::Block => index < n,
+            Self::Every => (index + 1).is_multiple_of(n),
+        }
+    }
+
+    /// How many of a chunk's `layers` are recomputed in the backward pass.
+    pub fn recomputed_layers(self, layers: u64, n: u64) -> u64 {
+        let n = n.max(1);
+        match self {
+            Self::Uniform => layers,
+            Self::Block => layers.min(n),
+            Self::Every => layers / n,
+        }
+    }
+}
+
+choice! {
     /// The attention kernel.
     pub enum Attention {
         /// Materialises the seq × seq score matrix (PyTorch "eager").
@@ -692,6 +736,8 @@ pub const GEN: WholeField = whole(Param::Gen, 0, 10_000_000, 256);
 /// Data-parallel degree: model replicas (or ZeRO shards).
 pub const GPUS: WholeField = whole(Param::Gpus, 1, 100_000, 1);
 pub const ZERO: WholeField = whole(Param::Zero, 0, 3, 0);
+/// `recompute_layers`: as many as `layers` allows.
+pub const RECOMPUTE_LAYERS: WholeField = whole(Param::RecomputeLayers, 1, 10_000, 1);
 /// Tensor-parallel degree.
 pub const TP: WholeField = whole(Param::Tp, 1, 1_024, 1);
 /// LoRA rank r (0 = full fine-tuning): adapters A (r × d_in) and B (d_out × r)
@@ -1420,6 +1466,12 @@ pub struct TransformerInput {
     pub recipe: Recipe,
     pub optimizer: Optimizer,
     pub recompute: Recompute,
+    /// Which layers `recompute=full` checkpoints, and
+    /// [`RECOMPUTE_LAYERS`]: the layers per group (`uniform`), the layers
+    /// checkpointed (`block`), or the stride (`every`). The default, groups
+    /// of one, checkpoints each layer.
+    pub recompute_method: RecomputeMethod,
+    pub recompute_layers: u64,
     pub attention: Attention,
     pub mode: Mode,
     pub generated: u64,
@@ -1522,6 +1574,8 @@ impl Default for TransformerInput {
             recipe: Recipe::default(),
             optimizer: Optimizer::default(),
             recompute: Recompute::default(),
+            recompute_method: RecomputeMethod::default(),
+            recompute_layers: RECOMPUTE_LAYERS.default,
             attention: Attention::default(),
             mode: Mode::default(),
             generated: GEN.default,
@@ -1707,6 +1761,22 @@ impl TransformerInput {
         } else {
             self.step
         }
+    }
+
+    /// Full recomputation that checkpoints some layers only, or groups of
+    /// layers (`recompute_method` and `recompute_layers` not at their
+    /// defaults, which checkpoint each layer on its own).
+    pub fn partial_recompute(&self) -> Option<(RecomputeMethod, u64)> {
+        let each = (RecomputeMethod::Uniform, RECOMPUTE_LAYERS.default);
+        let plan = (self.recompute_method, self.recompute_layers.max(1));
+        (self.recompute == Recompute::Full && plan != each).then_some(plan)
+    }
+
+    /// Full recomputation of each layer on its own.
+    pub fn recompute_each_layer(&mut self) {
+        self.recompute = Recompute::Full;
+        self.recompute_method = RecomputeMethod::default();
+        self.recompute_layers = RECOMPUTE_LAYERS.default;
     }
 
     /// LoRA training: a frozen base and trainable adapters.
@@ -3489,6 +3559,20 @@ pub struct Saved {
     /// Computed under autocast with full recomputation, where that end is a
     /// moment of its own; `above` elsewhere.
     pub above_forward: u128,
+    /// Full recomputation of some layers or of groups of layers
+    /// ([`TransformerInput::partial_recompute`]); `None` when each layer is
+    /// its own checkpoint or none is.
+    pub partial: Option<(RecomputeMethod, u64)>,
+}
+
+/// One checkpoint of a partially recomputed chunk, or one layer outside
+/// any: what it keeps until its backward pass, and what its recomputation
+/// holds then (0 for a layer that is not recomputed).
+#[derive(Clone, Copy)]
+struct Unit {
+    layers: u64,
+    kept: u128,
+    recomputed: u128,
 }
 
 impl Saved {
@@ -3498,16 +3582,146 @@ impl Saved {
     pub fn layer_transient(&self, dense_layers: u64, moe_layers: u64) -> u128 {
         let recomputed = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
         let dispatch = recomputed(moe_layers, self.dispatch);
-        recomputed(dense_layers, self.recomputed_dense + self.working_dense).max(recomputed(
-            moe_layers,
-            self.recomputed_moe + self.working_moe,
-        )) + dispatch
-            + recomputed(dense_layers + moe_layers, self.context_backward)
+        // The backward pass's working tensors beside the largest layer's
+        // set: a recomputed layer's, or a partial plan's largest extra.
+        let working = recomputed(dense_layers, self.working_dense)
+            .max(recomputed(moe_layers, self.working_moe));
+        let recomputing = match self.partial {
+            None => recomputed(dense_layers, self.recomputed_dense + self.working_dense).max(
+                recomputed(moe_layers, self.recomputed_moe + self.working_moe),
+            ),
+            Some(plan) => self.partial_transient(plan, dense_layers, moe_layers) + working,
+        };
+        recomputing + dispatch + recomputed(dense_layers + moe_layers, self.context_backward)
     }
 
     /// The layers' saved tensors of one micro-batch.
     pub fn layers(&self, dense_layers: u64, moe_layers: u64) -> u128 {
-        u128::from(dense_layers) * self.dense + u128::from(moe_layers) * self.moe
+        match self.partial {
+            None => u128::from(dense_layers) * self.dense + u128::from(moe_layers) * self.moe,
+            Some(plan) => self
+                .units(plan, dense_layers, moe_layers)
+                .map(|unit| unit.kept)
+                .sum(),
+        }
+    }
+
+    /// The most one of these layers keeps between its forward and its
+    /// backward pass: under partial recomputation a layer outside the
+    /// checkpoints keeps its full set.
+    fn largest_kept(&self, dense_layers: u64, moe_layers: u64) -> u128 {
+        let one = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
+        let (dense, moe) = match self.partial {
+            Some((method, n)) if method != RecomputeMethod::Uniform => {
+                let layers = dense_layers + moe_layers;
+                if method.recomputed_layers(layers, n) < layers {
+                    (self.recomputed_dense, self.recomputed_moe)
+                } else {
+                    (self.dense, self.moe)
+                }
+            }
+            _ => (self.dense, self.moe),
+        };
+        one(dense_layers, dense).max(one(moe_layers, moe))
+    }
+
+    /// A chunk's checkpoints and unrecomputed layers from its first layer
+    /// (dense layers before MoE ones, as `memory` counts a stage's). Under
+    /// full recomputation a layer's input is the same for both kinds
+    /// (`dense` = `moe`); a layer's full set is `recomputed_*`.
+    fn units(
+        &self,
+        (method, n): (RecomputeMethod, u64),
+        dense_layers: u64,
+        moe_layers: u64,
+    ) -> impl DoubleEndedIterator<Item = Unit> + '_ {
+        let layers = dense_layers + moe_layers;
+        let n = n.max(1);
+        let full = move |from: u64, to: u64| {
+            let dense = to.min(dense_layers).saturating_sub(from);
+            u128::from(dense) * self.recomputed_dense
+                + u128::from(to - from - dense) * self.recomputed_moe
+        };
+        // A uniform group of n layers is one unit; otherwise each layer is.
+        let size = if method == RecomputeMethod::Uniform {
+            n
+        } else {
+            1
+        };
+        (0..layers.div_ceil(size)).map(move |unit| {
+            let from = unit * size;
+            let to = (from + size).min(layers);
+            if method.checkpoints(from, n) {
+                Unit {
+                    layers: to - from,
+                    kept: self.dense,
+                    recomputed: full(from, to),
+                }
+            } else {
+                Unit {
+                    layers: to - from,
+                    kept: full(from, to),
+                    recomputed: 0,
+                }
+            }
+        })
+    }
+
+    /// What the first k layers of a chunk keep, for k = 0 … its layers,
+    /// under a partial plan (a checkpoint's input counted from its first
+    /// layer); `None` when the layers keep equal shares.
+    pub fn kept_through(&self, dense_layers: u64, moe_layers: u64) -> Option<Vec<u128>> {
+        let plan = self.partial?;
+        let mut through = vec![0];
+        let mut kept = 0;
+        for unit in self.units(plan, dense_layers, moe_layers) {
+            kept += unit.kept;
+            through.extend((0..unit.layers).map(|_| kept));
+        }
+        Some(through)
+    }
+
+    /// The recomputation's transient beyond the layers' saved tensors, for a
+    /// partial plan: the backward pass reaches a checkpoint after the units
+    /// above it have freed what they kept, and holds its input and the
+    /// full sets of its layers; the largest excess over every unit.
+    fn partial_transient(
+        &self,
+        plan: (RecomputeMethod, u64),
+        dense_layers: u64,
+        moe_layers: u64,
+    ) -> u128 {
+        let mut freed: u128 = 0;
+        let mut largest: u128 = 0;
+        for unit in self.units(plan, dense_layers, moe_layers).rev() {
+            largest = largest.max(unit.recomputed.saturating_sub(freed));
+            freed += unit.kept;
+        }
+        largest
+    }
+
+    /// The layers' bytes on the GPU during the backward pass of a partial
+    /// plan under activation offloading: one unit at a time, brought back
+    /// (its input, or a layer's full set), recomputed when it is a
+    /// checkpoint, with the working tensors and the buffers of
+    /// [`Self::layer_transient`].
+    fn offloaded_partial(
+        &self,
+        plan: (RecomputeMethod, u64),
+        dense_layers: u64,
+        moe_layers: u64,
+    ) -> u128 {
+        let one_unit = self
+            .units(plan, dense_layers, moe_layers)
+            .map(|unit| unit.kept + unit.recomputed)
+            .max()
+            .unwrap_or(0);
+        let recomputed = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
+        one_unit
+            + recomputed(dense_layers, self.working_dense)
+                .max(recomputed(moe_layers, self.working_moe))
+            + recomputed(moe_layers, self.dispatch)
+            + recomputed(dense_layers + moe_layers, self.context_backward)
     }
 }
 
@@ -3734,6 +3948,7 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         above,
         above_saved,
         above_forward,
+        partial: input.partial_recompute(),
     }
 }
 
@@ -3751,8 +3966,7 @@ fn kept_in_layers(input: &TransformerInput, saved: &Saved) -> u128 {
     // the layer input being brought back (and the layer recomputed from it,
     // above). Never more than without offloading.
     if input.act_offload {
-        let one = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
-        in_layers.min(one(dense_layers, saved.dense).max(one(moe_layers, saved.moe)))
+        in_layers.min(saved.largest_kept(dense_layers, moe_layers))
     } else {
         in_layers
     }
@@ -3783,12 +3997,15 @@ fn training_activations(input: &TransformerInput) -> u128 {
     // the backward pass's working tensors are never alive with them. The
     // forward pass's context-parallel blocks are alive with every layer's
     // saved tensors (the last layer's counted whole).
-    in_layers
-        + saved.below
-        + saved
-            .above
-            .max(saved.layer_transient(dense_layers, moe_layers))
-            .max(saved.context_forward)
+    // Offloaded, a partial plan's units come back one at a time: what the
+    // GPU holds beyond the forward pass's stash is the largest of them.
+    let transient = match saved.partial {
+        Some(plan) if input.act_offload => saved
+            .offloaded_partial(plan, dense_layers, moe_layers)
+            .saturating_sub(in_layers),
+        _ => saved.layer_transient(dense_layers, moe_layers),
+    };
+    in_layers + saved.below + saved.above.max(transient).max(saved.context_forward)
 }
 
 /// Inference holds no activations between layers: the peak is the largest
@@ -4865,6 +5082,119 @@ mod tests {
         assert_eq!(saved.above, 605_184);
         assert_eq!(activations_per_sample(&vit), 12 * saved.dense + 3_025_920);
         assert_eq!(32 * (3_025_920 - saved.above), 77_463_552);
+    }
+
+    /// Partial checkpointing (`recompute_method`, `recompute_layers`):
+    /// Megatron-Core's uniform groups and first-N block, torchtitan's every
+    /// n-th layer. Llama 2 7B, 4,096 tokens, `amp`: a layer's input
+    /// 67,108,864 bytes (FP32), its full set 931,659,776, the output
+    /// layer's terms 1,740,636,160 (`a_recomputed_layer_comes_after_the_loss`).
+    #[test]
+    fn partial_checkpointing_keeps_the_layers_it_does_not_checkpoint() {
+        let (input, set, above) = (67_108_864_u128, 931_659_776_u128, 1_740_636_160_u128);
+        // The backward pass's working tensors beside a recomputed set
+        // (`the_backward_pass_holds_its_working_tensors`, autocast).
+        let working = 337_641_472_u128;
+        let full = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recompute: Recompute::Full,
+            ..TransformerInput::default()
+        };
+        let plan = |method, layers| TransformerInput {
+            recompute_method: method,
+            recompute_layers: layers,
+            ..full
+        };
+        assert_eq!(activations_per_sample(&full), 3_888_119_808);
+        // Uniform groups of 4: 8 group inputs; the backward pass recomputes
+        // a whole group at once, 4 full sets and the working tensors, more
+        // than the loss's tensors.
+        let uniform = plan(RecomputeMethod::Uniform, 4);
+        assert_eq!(
+            activations_per_sample(&uniform),
+            8 * input + 4 * set + working
+        );
+        assert_eq!(activations_per_sample(&uniform), 4_601_151_488);
+        // Groups of one are today's `full`, exactly.
+        assert_eq!(
+            activations_per_sample(&plan(RecomputeMethod::Uniform, 1)),
+            activations_per_sample(&full)
+        );
+        // Block 8: the first 8 layers keep their input, the other 24 their
+        // full set; when the backward pass reaches layer 8 the 24 are freed,
+        // so its recomputation never adds to the peak: the loss's moment.
+        let block = plan(RecomputeMethod::Block, 8);
+        assert_eq!(activations_per_sample(&block), 8 * input + 24 * set + above);
+        assert_eq!(activations_per_sample(&block), 24_637_341_696);
+        // Every 2nd (layers 2, 4, …, 32): 16 inputs and 16 full sets; layer
+        // 32 is recomputed first, smaller than the loss's tensors.
+        let every = plan(RecomputeMethod::Every, 2);
+        assert_eq!(
+            activations_per_sample(&every),
+            16 * input + 16 * set + above
+        );
+        assert_eq!(activations_per_sample(&every), 17_720_934_400);
+        // A vocabulary of 10 makes the layers' backward pass set the peak:
+        // the recomputation where a checkpoint is the last layer (every
+        // 2nd), the last layer's own working tensors where it keeps its
+        // full set (every 3rd: layers 31 and 32 are not checkpointed, 30
+        // is).
+        let small = |method, layers| TransformerInput {
+            arch: Architecture {
+                vocab: 10,
+                ..full.arch
+            },
+            ..plan(method, layers)
+        };
+        let small_above = 167_772_160 + 12 * 4096 * 10;
+        assert_eq!(
+            activations_per_sample(&small(RecomputeMethod::Every, 2)),
+            16 * input + 16 * set + set + working
+        );
+        // Every 3rd: the last layer's own backward pass, beside every kept
+        // set, outweighs the loss's tensors of so small a vocabulary.
+        assert!(working > small_above);
+        assert_eq!(
+            activations_per_sample(&small(RecomputeMethod::Every, 3)),
+            10 * input + 22 * set + working
+        );
+        // More layers than the model has: block checkpoints every layer,
+        // every n-th none (torchtitan's counter never reaches n).
+        assert_eq!(
+            activations_per_sample(&small(RecomputeMethod::Block, 40)),
+            32 * input + set + working
+        );
+        let none = TransformerInput {
+            recompute: Recompute::None,
+            ..small(RecomputeMethod::Uniform, 1)
+        };
+        assert_eq!(
+            activations_per_sample(&small(RecomputeMethod::Every, 40)),
+            activations_per_sample(&none)
+        );
+        // Offloaded (`act_offload`), the units come back one at a time: the
+        // GPU holds the forward stash's largest set, and in the backward
+        // pass a checkpoint's input with its recomputed set and the working
+        // tensors, never every kept set at once.
+        let offloaded = |input: TransformerInput| TransformerInput {
+            act_offload: true,
+            ..input
+        };
+        assert_eq!(
+            activations_per_sample(&offloaded(block)),
+            set + above.max(input + working)
+        );
+        assert_eq!(
+            activations_per_sample(&offloaded(small(RecomputeMethod::Every, 2))),
+            input + set + working
+        );
+        // Only under full recomputation: `selective` ignores the plan.
+        let selective = TransformerInput {
+            recompute: Recompute::Selective,
+            ..block
+        };
+        assert_eq!(selective.partial_recompute(), None);
     }
 
     /// Transformer Engine's and Apex's fused norms (`norm_kernel=fused`) keep

@@ -243,6 +243,16 @@ fn transformer_form(state: State) -> Vec<El> {
             ],
             Some(rx(move || !inference())),
         ),
+        // Which layers full recomputation checkpoints, with it.
+        group(
+            &[RecomputeMethod, RecomputeLayers],
+            Some(rx(move || {
+                !inference()
+                    && state
+                        .config
+                        .with(|c| c.transformer.recompute == tf::Recompute::Full)
+            })),
+        ),
         // LoRA's settings and a quantized base (QLoRA), with a rank.
         group(
             &[

@@ -609,6 +609,22 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::RecomputeMethod,
+        f(
+            "Checkpointed layers",
+            "",
+            "Under full recomputation: groups of N layers (Megatron's uniform), the first N of each stage (Megatron's block) or every N-th (torchtitan).",
+        ),
+    ),
+    (
+        Param::RecomputeLayers,
+        f(
+            "Layers per checkpoint plan",
+            "layers",
+            "The method's N: layers per group, layers checkpointed, or the stride.",
+        ),
+    ),
+    (
         Param::Attn,
         f(
             "Attention kernel",
@@ -1363,6 +1379,22 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::RecomputeMethod,
+        f(
+            "Capas con checkpoint",
+            "",
+            "Con recálculo completo: grupos de N capas (uniform de Megatron), las N primeras de cada etapa (block de Megatron) o una de cada N (torchtitan).",
+        ),
+    ),
+    (
+        Param::RecomputeLayers,
+        f(
+            "Capas del plan de checkpoints",
+            "capas",
+            "La N del método: capas por grupo, capas con checkpoint o el paso.",
+        ),
+    ),
+    (
         Param::Attn,
         f(
             "Kernel de atención",
@@ -1746,6 +1778,17 @@ static OPTIONS: &[(Param, &str, &str)] = &[
     (Param::Recompute, "selective", "Selective (attention core)"),
     (Param::Recompute, "full", "Full (each layer's input only)"),
     (Param::Recompute, "op", "Per operator (torchtitan)"),
+    (
+        Param::RecomputeMethod,
+        "uniform",
+        "Groups of N (Megatron uniform)",
+    ),
+    (
+        Param::RecomputeMethod,
+        "block",
+        "The first N of each stage (Megatron block)",
+    ),
+    (Param::RecomputeMethod, "every", "Every N-th (torchtitan)"),
     (Param::Attn, "eager", "Eager (stores the scores)"),
     (Param::Attn, "flash", "FlashAttention / SDPA"),
     (Param::Mode, "train", "Training"),
@@ -1914,6 +1957,21 @@ static OPTIONS_ES: &[(Param, &str, &str)] = &[
         "Completo (solo la entrada de cada capa)",
     ),
     (Param::Recompute, "op", "Por operador (torchtitan)"),
+    (
+        Param::RecomputeMethod,
+        "uniform",
+        "Grupos de N (uniform de Megatron)",
+    ),
+    (
+        Param::RecomputeMethod,
+        "block",
+        "Las N primeras de cada etapa (block de Megatron)",
+    ),
+    (
+        Param::RecomputeMethod,
+        "every",
+        "Una de cada N (torchtitan)",
+    ),
     (Param::Attn, "eager", "Clásica (guarda las puntuaciones)"),
     (Param::Attn, "flash", "FlashAttention / SDPA"),
     (Param::Mode, "train", "Entrenamiento"),

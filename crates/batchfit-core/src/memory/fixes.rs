@@ -130,7 +130,7 @@ impl Lever {
             Self::Offload => t.offload = true,
             Self::ActOffload => t.act_offload = true,
             Self::SelectiveRecompute => t.recompute = Recompute::Selective,
-            Self::FullRecompute => t.recompute = Recompute::Full,
+            Self::FullRecompute => t.recompute_each_layer(),
             Self::Checkpointing => config.activations.checkpointing = true,
             Self::Batch { batch } => {
                 let inference = config.form == Form::Transformer && t.mode == Mode::Inference;
@@ -240,7 +240,7 @@ fn strongest_levers(config: &Config) -> Vec<Lever> {
             if train && !t.act_offload {
                 levers.push(Lever::ActOffload);
             }
-            if train && t.recompute != Recompute::Full {
+            if train && (t.recompute != Recompute::Full || t.partial_recompute().is_some()) {
                 levers.push(Lever::FullRecompute);
             }
             if batch > 1 {
@@ -652,7 +652,28 @@ fn step_flops(t: &TransformerInput, count: &transformer::ParameterCount) -> (u12
         Recompute::Selective => attention,
         Recompute::Full => matmuls.saturating_add(attention),
     };
-    (step, recompute)
+    (step, recompute_share(t, recompute))
+}
+
+/// The part of `flops` (every layer's recomputation) that a partial plan
+/// recomputes: its checkpointed layers' share of the layers, counted in each
+/// pipeline rank's model chunks as `transformer::training_saved` counts
+/// them, the layers taken as equal.
+fn recompute_share(t: &TransformerInput, flops: u128) -> u128 {
+    let Some((method, n)) = t.partial_recompute() else {
+        return flops;
+    };
+    let chunks: Vec<u64> = if t.pp > 1 {
+        crate::pipeline::ranks(&t.arch, t.pp, t.vpp, &t.pp_layout)
+            .iter()
+            .flat_map(|rank| rank.chunks.iter().map(crate::pipeline::Chunk::layers))
+            .collect()
+    } else {
+        vec![t.arch.layers]
+    };
+    let layers: u64 = chunks.iter().sum();
+    let recomputed: u64 = chunks.iter().map(|&c| method.recomputed_layers(c, n)).sum();
+    flops.saturating_mul(u128::from(recomputed)) / u128::from(layers.max(1))
 }
 
 /// Bytes the offloads move between host and GPU per micro-step, per GPU

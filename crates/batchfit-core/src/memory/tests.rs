@@ -1625,6 +1625,34 @@ fn autocast_copies_under_full_recomputation() {
     }
 }
 
+/// Under partial checkpointing the layers keep unequal shares, layer by
+/// layer: Llama 2 7B, `amp`, 4,096 tokens, the first 8 layers checkpointed
+/// (67,108,864 bytes each), the other 24 keeping their full set
+/// (931,659,776; docs/model.md §3.3).
+#[test]
+fn the_timeline_follows_a_partial_plan() {
+    let (input, set) = (67_108_864_u128, 931_659_776_u128);
+    let c = config(
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full&recompute_method=block&recompute_layers=8",
+    );
+    let points = timeline(&c);
+    let activations = |i: usize| points[i].bytes.activations;
+    assert_eq!(activations(0), input);
+    assert_eq!(activations(7), 8 * input);
+    assert_eq!(activations(8), 8 * input + set);
+    assert_eq!(activations(30), 8 * input + 23 * set);
+    // The forward pass's end, the loss computed, with every autocast copy
+    // cached: this plan's peak.
+    assert_eq!(points[31].bytes, estimate(&c).at_peak);
+    assert_eq!(estimate(&c).peak_phase, Phase::Forward);
+    assert!(activations(31) > 8 * input + 24 * set);
+    // After layer 9's backward pass: the 8 checkpoints' inputs.
+    assert_eq!((points[56].layer, activations(56)), (9, 8 * input));
+    // Each layer its own checkpoint: equal shares, as before.
+    let each = config("form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full");
+    assert_eq!(timeline(&each)[7].bytes.activations, 8 * input);
+}
+
 /// docs/url-parameters.md's mixture-of-experts example: Mixtral-8x7B in pure
 /// BF16 on 8 GPUs with ep = 8 and ZeRO-1, one sample of 4,096 tokens.
 #[test]

@@ -7,7 +7,9 @@
 //!
 //! Between the two moments the estimate computes (the activations' and the
 //! gradients'), the layers are taken as equal: each holds
-//! 1/L of the layers' saved tensors, creates 1/L of the gradients in the
+//! 1/L of the layers' saved tensors (under partial checkpointing without a
+//! pipeline, what it keeps: a checkpoint's input or its full set), creates
+//! 1/L of the gradients in the
 //! backward pass and 1/L of autocast's weight copies in the forward pass. The
 //! tensors outside the layers (the loss's, the embedding's and the output
 //! layer's) are drawn at the loss. Where the end of the forward pass is a
@@ -18,7 +20,7 @@
 use super::{AtPeak, Instant, Parts};
 use crate::choice::choice;
 use crate::query::{Config, Form};
-use crate::transformer::Mode;
+use crate::transformer::{self, Mode};
 
 choice! {
     /// Where in the step a point of the timeline sits.
@@ -58,6 +60,16 @@ fn share(part: u128, numerator: u64, denominator: u64) -> u128 {
     part * u128::from(numerator) / u128::from(denominator.max(1))
 }
 
+/// `part × numerator / denominator` for byte-sized weights, rounded down
+/// and `part` itself from `numerator ≥ denominator` on.
+fn weighted(part: u128, numerator: u128, denominator: u128) -> u128 {
+    if numerator >= denominator {
+        return part;
+    }
+    part.checked_mul(numerator)
+        .map_or(part / denominator * numerator, |p| p / denominator)
+}
+
 /// `from` moved towards `to` by `numerator / denominator`, for a term that
 /// only grows or only shrinks between the two moments.
 fn between(from: u128, to: u128, numerator: u64, denominator: u64) -> u128 {
@@ -95,6 +107,17 @@ pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
     } else {
         (act, in_layers)
     };
+    // The layers' share of what they keep after layer i: equal shares, but
+    // under partial checkpointing on one stage, where the checkpoints keep
+    // their input and the other layers their full set (docs/model.md §3.3).
+    let kept = partial_kept(config, layers);
+    let through = |total: u128, i: u64| match &kept {
+        Some(kept) => {
+            let at = |k: u64| usize::try_from(k).ok().and_then(|k| kept.get(k)).copied();
+            weighted(total, at(i).unwrap_or(0), at(layers).unwrap_or(0))
+        }
+        None => share(total, i, layers),
+    };
     let forward = (1..=layers).map(|i| {
         point(
             Moment::Forward,
@@ -102,7 +125,7 @@ pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
             AtPeak {
                 weights: between(grad.weights, end.weights, i, layers),
                 buffers: between(grad.buffers, end.buffers, i, layers),
-                activations: share(forward_in_layers, i, layers),
+                activations: through(forward_in_layers, i),
                 optimizer_step: 0,
                 kv_cache: 0,
                 ..end
@@ -131,7 +154,7 @@ pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
                 weights: between(act.weights, grad.weights, done, layers),
                 gradients: between(act.gradients, grad.gradients, done, layers),
                 buffers: between(act.buffers, grad.buffers, done, layers),
-                activations: share(in_layers, i - 1, layers),
+                activations: through(in_layers, i - 1),
                 kv_cache: 0,
                 activations_alive: false,
                 ..act
@@ -142,6 +165,19 @@ pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
         points.push(point(Moment::OptimizerStep, 0, grad));
     }
     points
+}
+
+/// What the first k layers keep, k = 0 … `layers`, under partial
+/// checkpointing of a model on one stage; `None` elsewhere.
+fn partial_kept(config: &Config, layers: u64) -> Option<Vec<u128>> {
+    let t = &config.transformer;
+    if config.form != Form::Transformer || t.mode != Mode::Train || t.pp > 1 {
+        return None;
+    }
+    t.partial_recompute()?;
+    let kept =
+        transformer::training_saved(t).kept_through(t.arch.dense_layers(), t.arch.moe_layers())?;
+    (kept.len() as u64 == layers + 1).then_some(kept)
 }
 
 /// Inference: the prefill with the prompt's share of the cache, then the

@@ -510,6 +510,7 @@ prop_compose! {
         pipe in (prop_oneof![Just(1u64), 2u64..=8, whole(PP)], pick(Schedule::ALL), 1u64..=4, prop_oneof![Just(0u64), 1u64..=64, whole(MICROBATCHES)], any::<bool>(), 0u64..=9),
         context in (prop_oneof![Just(1u64), 2u64..=8, whole(CP)], pick(CpKind::ALL)),
         ds in (whole(tf::DS_PREFETCH), whole(tf::DS_LIVE), whole(tf::DS_PERSIST)),
+        plan in (pick(tf::RecomputeMethod::ALL), prop_oneof![Just(1u64), 1u64..=8, whole(tf::RECOMPUTE_LAYERS)]),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload, compile] = switches;
         // `etp` divides gpus × tp, `ep` the gpus × tp / etp ranks left and
@@ -525,6 +526,9 @@ prop_compose! {
         let (pp, pp_schedule, vpp, microbatches, uneven, stage) = pipe;
         let (cp, cp_kind) = context;
         let (ds_prefetch, ds_live, ds_persist) = ds;
+        // What `parse` can produce: which layers are checkpointed only under
+        // full recomputation.
+        let (recompute_method, recompute_layers) = if recompute == Recompute::Full { plan } else { (tf::RecomputeMethod::default(), tf::RECOMPUTE_LAYERS.default) };
         // An uneven layout: one layer moved from the last virtual stage to the first.
         let stages = pp * vpp;
         let pp_layout = if uneven && stages > 1 && stages <= arch.layers && stages <= pipeline::MAX_LAYOUT as u64 {
@@ -547,7 +551,7 @@ prop_compose! {
             2..=5 => StageChoice::Peak,
             i => StageChoice::Index(i - 6),
         };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
@@ -1092,4 +1096,80 @@ proptest! {
         prop_assert_eq!(&back.problems, &vec![], "{}", query);
         prop_assert_eq!(back.config, b, "{}", query);
     }
+}
+
+/// Which layers full recomputation checkpoints: each value validated, the
+/// plan written back, and meaningful under `recompute=full` only.
+#[test]
+fn partial_recomputation_is_validated_and_written_back() {
+    let parsed =
+        parse("form=transformer&recompute=full&recompute_method=sometimes&recompute_layers=0");
+    assert_eq!(
+        named(&parsed),
+        [
+            (
+                "recompute_method",
+                &Problem::NotAnOption {
+                    allowed: tf::RecomputeMethod::NAMES
+                }
+            ),
+            (
+                "recompute_layers",
+                &Problem::OutOfRange {
+                    range: tf::RECOMPUTE_LAYERS.range()
+                }
+            ),
+        ]
+    );
+    assert_eq!(parsed.config.transformer.partial_recompute(), None);
+    let parsed = parse("form=transformer&recompute=full&recompute_layers=2.5");
+    assert_eq!(
+        named(&parsed),
+        [(
+            "recompute_layers",
+            &Problem::NotWhole {
+                range: tf::RECOMPUTE_LAYERS.range()
+            }
+        )]
+    );
+    // Without full recomputation: reported, and back at the defaults.
+    let parsed = parse(
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=selective&recompute_method=block&recompute_layers=8",
+    );
+    let needs_full = Problem::OnlyWith {
+        param: Param::Recompute,
+        value: "full",
+    };
+    assert_eq!(
+        named(&parsed),
+        [
+            ("recompute_method", &needs_full),
+            ("recompute_layers", &needs_full)
+        ]
+    );
+    assert_eq!(
+        to_query(&parsed.config),
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=selective"
+    );
+    // A plan round-trips; the default (groups of one) is not written.
+    for query in [
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full&recompute_method=block&recompute_layers=8",
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full&recompute_method=every&recompute_layers=2",
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full&recompute_layers=4",
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full",
+    ] {
+        let parsed = parse(query);
+        assert!(parsed.problems.is_empty(), "{query}");
+        assert_eq!(to_query(&parsed.config), query);
+    }
+    let parsed =
+        parse("form=transformer&recompute=full&recompute_method=uniform&recompute_layers=1");
+    assert_eq!(parsed.config.transformer.partial_recompute(), None);
+    assert_eq!(
+        parse("form=transformer&recompute=full&recompute_method=every&recompute_layers=2")
+            .config
+            .transformer
+            .partial_recompute(),
+        Some((tf::RecomputeMethod::Every, 2))
+    );
 }

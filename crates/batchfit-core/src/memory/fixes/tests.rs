@@ -2,6 +2,7 @@ use super::*;
 use crate::memory::{Change, FRAGMENTATION_PERCENT, what_ifs};
 use crate::presets;
 use crate::query::{parse, tests::any_config, to_query};
+use crate::transformer::RecomputeMethod;
 use proptest::prelude::*;
 
 fn config(query: &str) -> Config {
@@ -113,6 +114,46 @@ fn llama_in_amp_on_one_h100_has_fixes_where_no_single_change_fits_but_qlora() {
         offload.cost.after.pcie_micros(),
         (539_410_063_360_u128 * 1_000_000).div_ceil(PCIE_BYTES_PER_SECOND)
     );
+}
+
+/// A partially checkpointed model recomputes its checkpointed layers only;
+/// the fix that checkpoints every layer is offered beside it.
+#[test]
+fn partial_recomputation_costs_its_checkpointed_layers() {
+    let c = config(LLAMA_AMP_H100);
+    let tokens = 16 * 2048;
+    let every_layer = tokens * (LLAMA_MATMULS_PER_TOKEN + LLAMA_ATTENTION_PER_TOKEN);
+    for (method, layers, recomputed) in [
+        (RecomputeMethod::Uniform, 4, every_layer),
+        (RecomputeMethod::Block, 8, every_layer * 8 / 32),
+        (RecomputeMethod::Every, 2, every_layer / 2),
+        (RecomputeMethod::Every, 64, 0),
+    ] {
+        let mut partial = c;
+        partial.transformer.recompute = Recompute::Full;
+        (
+            partial.transformer.recompute_method,
+            partial.transformer.recompute_layers,
+        ) = (method, layers);
+        let cost = cost(&c, &partial);
+        assert_eq!(
+            cost.after.recompute_flops, recomputed,
+            "{method:?} {layers}"
+        );
+        // Checkpointing every layer is still a change to try, and applied
+        // it checkpoints each layer.
+        assert!(
+            strongest_levers(&partial).contains(&Lever::FullRecompute),
+            "{method:?} {layers}"
+        );
+        let each = applied(&partial, &[Lever::FullRecompute]);
+        assert_eq!(each.transformer.partial_recompute(), None);
+        assert_eq!(each.transformer.recompute, Recompute::Full);
+    }
+    // Each layer checkpointed already: the lever is not offered.
+    let mut each = c;
+    each.transformer.recompute = Recompute::Full;
+    assert!(!strongest_levers(&each).contains(&Lever::FullRecompute));
 }
 
 #[test]
