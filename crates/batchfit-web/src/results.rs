@@ -341,6 +341,9 @@ fn not_at_peak(w: &Words, e: &Estimate, component: Component) -> Option<&'static
         Component::OptimizerStep if alive => w.not_at_peak_step_after,
         Component::OptimizerStep => w.not_at_peak_step_inside,
         Component::Weights => w.not_at_peak_casts,
+        // Alive at the peak, but larger at a moment that is not it (the
+        // forward's end sets the peak; a recomputed layer comes after).
+        _ if at > 0 => w.partly_at_peak,
         _ => w.not_at_peak_freed,
     })
 }
@@ -1238,6 +1241,37 @@ mod tests {
                 assert!(!phase_words(w, phase).is_empty());
             }
         }
+    }
+
+    /// A term alive at the peak but larger at another moment is "partly in
+    /// the peak", never "not in the peak": the forward's end sets the peak
+    /// under autocast with full recomputation (a recomputed layer comes
+    /// after it); at the optimizer step the activations are gone.
+    #[test]
+    fn a_term_partly_at_the_peak_is_said_to_be() {
+        let w = i18n::words(Lang::En);
+        let at_forward_end = batchfit_core::memory::estimate(
+            &batchfit_core::query::parse(
+                "form=transformer&model=llama-3.1-8b&recompute=full&recompute_method=block&recompute_layers=8",
+            )
+            .config,
+        );
+        assert_eq!(at_forward_end.peak_phase, Phase::Forward);
+        let (at, own) = term_bytes(&at_forward_end, Component::Activations);
+        assert!(0 < at && at < own, "{at} {own}");
+        assert_eq!(
+            not_at_peak(w, &at_forward_end, Component::Activations),
+            Some(w.partly_at_peak)
+        );
+        let at_step = batchfit_core::memory::estimate(
+            &batchfit_core::query::parse("form=transformer&model=llama-3.2-1b&batch=1&seq=128")
+                .config,
+        );
+        assert_eq!(term_bytes(&at_step, Component::Activations).0, 0);
+        assert_eq!(
+            not_at_peak(w, &at_step, Component::Activations),
+            Some(w.not_at_peak_freed)
+        );
     }
 
     #[test]
