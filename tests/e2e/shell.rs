@@ -79,7 +79,12 @@ async fn the_served_page_holds_every_forms_inputs() {
                 .iter()
                 .find(|s| s.starts_with(&opening))
                 .unwrap_or_else(|| panic!("no shell for {} in {lang}", form.name()));
-            for param in params.iter().chain(query::COMMON_PARAMETERS.iter().take(4)) {
+            // The device's capacity field shows only for a custom device.
+            let common = query::COMMON_PARAMETERS
+                .iter()
+                .take(4)
+                .filter(|&&p| p != Param::GpuGb);
+            for param in params.iter().chain(common) {
                 assert!(
                     shell.contains(&format!("name=\"{}\"", param.name())),
                     "the {} shell in {lang} has no field {}",
@@ -97,6 +102,11 @@ async fn the_served_page_holds_every_forms_inputs() {
             assert!(
                 !shell.contains("data-testid"),
                 "tests never find the shell's elements"
+            );
+            assert!(
+                !shell.contains("hidden=\"\""),
+                "the {} shell in {lang} carries a group its setup hides",
+                form.name()
             );
         }
     }

@@ -45,6 +45,9 @@
       if (select.options.length < 6) return;
       Array.from(select.options).forEach(function (o) { if (!o.selected) o.remove(); });
     });
+    // Groups the setup hides (another mode's, LoRA's without a rank): the
+    // shell never shows them (boot.js keeps what the app rendered visible).
+    main.querySelectorAll("[hidden]").forEach(function (e) { e.remove(); });
     shell.querySelectorAll("details:not([open])").forEach(function (details) {
       Array.from(details.children).forEach(function (c) { if (c.tagName !== "SUMMARY") c.remove(); });
     });
