@@ -746,7 +746,8 @@ impl Parts {
     /// `torch.cuda.max_memory_reserved()`: the peak plus the allocator's slack
     /// on the transient bytes. Non-decreasing in the batch.
     fn reserved(&self, batch: u64) -> u128 {
-        self.total(batch) + (self.transient(batch) * FRAGMENTATION_PERCENT).div_ceil(100)
+        let transient = self.transient(batch);
+        self.held() + transient + div_ceil(transient * FRAGMENTATION_PERCENT, 100)
     }
 
     /// The moment that sets the peak of `config` at `batch`.
@@ -799,9 +800,21 @@ fn required(reserved: u128, config: &Config) -> u128 {
 /// the device for a process that nvidia-smi would show at `nvidia_smi` bytes
 /// (saturating, for the validation range's ends: [`crate::confidence`]).
 pub(crate) fn with_margin(nvidia_smi: u128, config: &Config) -> u128 {
-    nvidia_smi
-        .saturating_mul(10_000 + u128::from(config.margin))
-        .div_ceil(10_000)
+    div_ceil(
+        nvidia_smi.saturating_mul(10_000 + u128::from(config.margin)),
+        10_000,
+    )
+}
+
+/// `n / d` rounded up (`d > 0`), in 64-bit arithmetic when both fit, as
+/// byte counts do by far: a 128-bit division is a library call
+/// (`__udivti3`) on every target, and the search for the largest batch
+/// divides at every step (docs/performance-log.md).
+pub(crate) fn div_ceil(n: u128, d: u128) -> u128 {
+    match (u64::try_from(n), u64::try_from(d)) {
+        (Ok(n), Ok(d)) => u128::from(n.div_ceil(d)),
+        _ => n.div_ceil(d),
+    }
 }
 
 /// The estimate for `config`. Pure and total: never fails, panics or overflows

@@ -1872,7 +1872,7 @@ impl ModelStates {
 }
 
 fn ceil_div(n: u128, d: u128) -> u128 {
-    n.div_ceil(d.max(1))
+    crate::memory::div_ceil(n, d.max(1))
 }
 
 /// Model states per GPU for a model of `count` parameters.
