@@ -683,6 +683,15 @@ fn with_seq(config: &Config, seq: u64) -> Config {
 
 proptest! {
 
+    /// The 64-bit fast path of `div_ceil` is the 128-bit division, over
+    /// both halves of the domain.
+    #[test]
+    fn div_ceil_is_the_128_bit_division(n in any::<u128>(), d in 1u128.., small in any::<u64>(), d_small in 1u64..) {
+        prop_assert_eq!(super::div_ceil(n, d), n.div_ceil(d));
+        let (n, d) = (u128::from(small), u128::from(d_small));
+        prop_assert_eq!(super::div_ceil(n, d), n.div_ceil(d));
+    }
+
     /// The devices table is the estimate on each device: sorted by capacity,
     /// one required memory on every row, and a device fits exactly when the
     /// estimate on it does (so every larger device fits too).
