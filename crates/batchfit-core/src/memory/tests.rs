@@ -687,9 +687,9 @@ proptest! {
     /// both halves of the domain.
     #[test]
     fn div_ceil_is_the_128_bit_division(n in any::<u128>(), d in 1u128.., small in any::<u64>(), d_small in 1u64..) {
-        prop_assert_eq!(super::div_ceil(n, d), n.div_ceil(d));
+        prop_assert_eq!(div_ceil(n, d), n.div_ceil(d));
         let (n, d) = (u128::from(small), u128::from(d_small));
-        prop_assert_eq!(super::div_ceil(n, d), n.div_ceil(d));
+        prop_assert_eq!(div_ceil(n, d), n.div_ceil(d));
     }
 
     /// The devices table is the estimate on each device: sorted by capacity,
