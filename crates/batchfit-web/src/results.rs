@@ -1250,7 +1250,7 @@ mod tests {
     #[test]
     fn a_term_partly_at_the_peak_is_said_to_be() {
         let w = i18n::words(Lang::En);
-        let at_forward_end = batchfit_core::memory::estimate(
+        let at_forward_end = memory::estimate(
             &batchfit_core::query::parse(
                 "form=transformer&model=llama-3.1-8b&recompute=full&recompute_method=block&recompute_layers=8",
             )
@@ -1263,7 +1263,7 @@ mod tests {
             not_at_peak(w, &at_forward_end, Component::Activations),
             Some(w.partly_at_peak)
         );
-        let at_step = batchfit_core::memory::estimate(
+        let at_step = memory::estimate(
             &batchfit_core::query::parse("form=transformer&model=llama-3.2-1b&batch=1&seq=128")
                 .config,
         );
