@@ -53,6 +53,8 @@ pub enum Problem {
     OutOfRange { range: Range },
     /// Not one of the names the field accepts.
     NotAnOption { allowed: &'static [&'static str] },
+    /// A list that names one item twice (`recompute_modules=mlp,mlp`).
+    Repeated { item: &'static str },
     /// A URL parameter this version does not know.
     Unknown,
     /// The same URL parameter given more than once (the first one is used).
@@ -142,6 +144,7 @@ impl fmt::Display for ParamError {
             Problem::NotAnOption { allowed } => {
                 write!(f, "`{name}` must be one of: {}", allowed.join(", "))
             }
+            Problem::Repeated { item } => write!(f, "`{name}` lists `{item}` more than once"),
             Problem::Unknown => write!(f, "`{name}` is not a parameter batchfit knows"),
             Problem::Duplicate => write!(f, "`{name}` is given more than once"),
             Problem::Conflict { with } => write!(

@@ -1273,6 +1273,7 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
             // use_gradient_checkpointing=True)`: the QLoRA recipe turns on
             // gradient checkpointing by default.
             qlora.transformer.recompute = Recompute::Full;
+            qlora.transformer.recompute_modules = transformer::RecomputeModules::default();
             push(Change::Qlora, qlora);
         }
     }

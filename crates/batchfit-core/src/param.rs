@@ -73,6 +73,7 @@ choice! {
         Recompute = "recompute",
         RecomputeMethod = "recompute_method",
         RecomputeLayers = "recompute_layers",
+        RecomputeModules = "recompute_modules",
         Attn = "attn",
         Mode = "mode",
         Gen = "gen",
@@ -143,8 +144,8 @@ pub enum Input {
     Choice,
     /// Yes or no ("1", "0").
     Switch,
-    /// Whole numbers separated by commas ("8,8,8,8"), or a name
-    /// (`pp_stage=last`).
+    /// Whole numbers separated by commas ("8,8,8,8"), a name
+    /// (`pp_stage=last`), or names separated by commas ("core_attn,mlp").
     List,
 }
 
@@ -175,7 +176,7 @@ impl Param {
             | QkNopeHeadDim | VHeadDim | Pp | Vpp | Microbatches | Cp | RecomputeLayers => {
                 Input::Whole
             }
-            PpLayout | PpStage => Input::List,
+            PpLayout | PpStage | RecomputeModules => Input::List,
             K | ActMb | GpuGb | OverheadGb | Margin | CapacityFactor => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload

@@ -273,6 +273,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Recompute,
     Param::RecomputeMethod,
     Param::RecomputeLayers,
+    Param::RecomputeModules,
     Param::Attn,
     Param::Mode,
     Param::Gen,
@@ -476,6 +477,22 @@ pub fn parse(text: &str) -> Parsed {
             }
             (t.recompute_method, t.recompute_layers) =
                 (default.recompute_method, default.recompute_layers);
+        }
+        // Megatron-Core's `--recompute-modules` are read under `selective`
+        // only (transformer_config.py `__post_init__`), and a module this
+        // configuration lacks recomputes nothing there: each is reported and
+        // dropped, the others kept (the default where none is left).
+        if t.recompute != tf::Recompute::Selective {
+            if t.recompute_modules != tf::RecomputeModules::default() {
+                only_with(Param::RecomputeModules, Param::Recompute, "selective");
+            }
+            t.recompute_modules = tf::RecomputeModules::default();
+        } else if t.recompute_modules != tf::RecomputeModules::default() {
+            let lacking = t.recompute_modules_lacking();
+            for (module, needs, value) in lacking.into_iter().flatten() {
+                only_with(Param::RecomputeModules, needs, value);
+                t.recompute_modules = t.recompute_modules.dropping(module);
+            }
         }
         if t.mode == tf::Mode::Inference && t.param_offload {
             only_with(Param::ParamOffload, Param::Mode, "train");
@@ -923,6 +940,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
             )?
         }
         Param::RecomputeLayers => t.recompute_layers = tf::RECOMPUTE_LAYERS.parse(value)?,
+        Param::RecomputeModules => t.recompute_modules = tf::RecomputeModules::parse(value)?,
         Param::Attn => {
             t.attention = option(name, tf::Attention::parse(value), tf::Attention::NAMES)?
         }
@@ -1236,6 +1254,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Recompute, t.recompute.name().to_owned()),
         (Param::RecomputeMethod, t.recompute_method.name().to_owned()),
         (Param::RecomputeLayers, t.recompute_layers.to_string()),
+        (Param::RecomputeModules, t.recompute_modules.text()),
         (Param::Attn, t.attention.name().to_owned()),
         (Param::Mode, t.mode.name().to_owned()),
         (Param::Gen, t.generated.to_string()),

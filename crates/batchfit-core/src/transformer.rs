@@ -8,7 +8,7 @@
 //! derives every formula; each term below names its source.
 
 use crate::choice::choice;
-use crate::fields::{HundredthsField, WholeField};
+use crate::fields::{HundredthsField, ParamError, Problem, WholeField};
 use crate::param::Param;
 use crate::pipeline::{self, CpKind, Layout, Schedule, StageChoice};
 
@@ -233,6 +233,116 @@ impl RecomputeMethod {
             Self::Block => layers.min(n),
             Self::Every => layers / n,
         }
+    }
+}
+
+/// Megatron-Core's `--recompute-modules` under `recompute=selective`: the
+/// modules of each layer that are checkpointed (megatron/core/transformer/
+/// transformer_config.py `recompute_modules`, default `["core_attn"]`). A
+/// set, written in [`Self::NAMES`]' order. What each keeps instead of its
+/// internals is in [`selective_kept`]; the default is Korthikanti's
+/// selective recomputation as batchfit always counted it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RecomputeModules(u8);
+
+impl RecomputeModules {
+    /// `core_attn`: the attention core (`tensor_parallel.checkpoint`).
+    pub const CORE_ATTN: Self = Self(1);
+    /// `mlp`: a dense layer's whole MLP (`tensor_parallel.checkpoint`).
+    pub const MLP: Self = Self(1 << 1);
+    /// `layernorm`: the input and pre-MLP norms (`CheckpointWithoutOutput`).
+    pub const LAYERNORM: Self = Self(1 << 2);
+    /// `moe_act`: the routed experts' activation (`CheckpointWithoutOutput`).
+    pub const MOE_ACT: Self = Self(1 << 3);
+    /// `moe`: the whole MoE layer (`tensor_parallel.checkpoint`).
+    pub const MOE: Self = Self(1 << 4);
+    /// `shared_experts`: the shared experts (`tensor_parallel.checkpoint`).
+    pub const SHARED_EXPERTS: Self = Self(1 << 5);
+    /// The names batchfit reads, in the order it writes them.
+    pub const NAMES: &'static [&'static str] = &[
+        "core_attn",
+        "mlp",
+        "layernorm",
+        "moe_act",
+        "moe",
+        "shared_experts",
+    ];
+    /// No module.
+    const NONE: Self = Self(0);
+
+    /// Whether every module of `other` is in the set.
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The set less `other`'s modules.
+    #[must_use]
+    pub const fn without(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    /// The set with `other`'s modules.
+    #[must_use]
+    pub const fn with(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// The module of bit `i` of [`Self::NAMES`].
+    const fn bit(i: usize) -> Self {
+        Self(1 << i)
+    }
+
+    /// Reads `core_attn,mlp` (spaces allowed). A name batchfit does not
+    /// read, one given twice, or none at all (Megatron-Core's empty list
+    /// checkpoints nothing: `recompute=none` says that) is a problem.
+    pub fn parse(text: &str) -> Result<Self, ParamError> {
+        let mut set = Self::NONE;
+        for name in text.split(',') {
+            let Some(i) = Self::NAMES.iter().position(|n| *n == name.trim()) else {
+                return Err(ParamError::new(
+                    Param::RecomputeModules,
+                    Problem::NotAnOption {
+                        allowed: Self::NAMES,
+                    },
+                ));
+            };
+            if set.contains(Self::bit(i)) {
+                return Err(ParamError::new(
+                    Param::RecomputeModules,
+                    Problem::Repeated {
+                        item: Self::NAMES[i],
+                    },
+                ));
+            }
+            set = set.with(Self::bit(i));
+        }
+        Ok(set)
+    }
+
+    /// The set less `other`'s modules, or the default where none is left.
+    #[must_use]
+    pub fn dropping(self, other: Self) -> Self {
+        match self.without(other) {
+            Self::NONE => Self::default(),
+            left => left,
+        }
+    }
+
+    /// Written as [`Self::parse`] reads it, in [`Self::NAMES`]' order.
+    pub fn text(self) -> String {
+        Self::NAMES
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| self.contains(Self::bit(i)))
+            .map(|(_, name)| *name)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl Default for RecomputeModules {
+    fn default() -> Self {
+        Self::CORE_ATTN
     }
 }
 
@@ -1472,6 +1582,10 @@ pub struct TransformerInput {
     /// of one, checkpoints each layer.
     pub recompute_method: RecomputeMethod,
     pub recompute_layers: u64,
+    /// The modules `recompute=selective` checkpoints (Megatron-Core's
+    /// `--recompute-modules`); the default, `core_attn`, is Korthikanti's
+    /// selective recomputation.
+    pub recompute_modules: RecomputeModules,
     pub attention: Attention,
     pub mode: Mode,
     pub generated: u64,
@@ -1576,6 +1690,7 @@ impl Default for TransformerInput {
             recompute: Recompute::default(),
             recompute_method: RecomputeMethod::default(),
             recompute_layers: RECOMPUTE_LAYERS.default,
+            recompute_modules: RecomputeModules::default(),
             attention: Attention::default(),
             mode: Mode::default(),
             generated: GEN.default,
@@ -1772,11 +1887,50 @@ impl TransformerInput {
         (self.recompute == Recompute::Full && plan != each).then_some(plan)
     }
 
+    /// The modules of [`Self::recompute_modules`] that recompute nothing in
+    /// this configuration, with the setting each needs: Megatron-Core's
+    /// `layernorm` wraps a pre-norm module that is not an `IdentityOp`
+    /// (transformer_layer.py `__init__`; [`wrapped_norms`]), `mlp` a dense
+    /// layer's MLP only (`if not self.is_moe_layer`), `moe_act`, `moe` and
+    /// `shared_experts` a MoE layer's parts.
+    pub fn recompute_modules_lacking(
+        &self,
+    ) -> [Option<(RecomputeModules, Param, &'static str)>; 5] {
+        let arch = &self.arch;
+        let norms = arch.block == Block::Pre
+            && (self.norm_kernel == NormKernel::Eager || arch.moe_layers() > 0);
+        let norm_needs = if arch.block == Block::Pre {
+            (Param::NormKernel, "eager")
+        } else {
+            (Param::Block, "pre")
+        };
+        let experts = (Param::Experts, "1 or more");
+        [
+            (RecomputeModules::LAYERNORM, !norms, norm_needs),
+            (
+                RecomputeModules::MLP,
+                arch.dense_layers() == 0,
+                (Param::FirstDenseLayers, "1 or more"),
+            ),
+            (RecomputeModules::MOE_ACT, !arch.moe(), experts),
+            (RecomputeModules::MOE, !arch.moe(), experts),
+            (
+                RecomputeModules::SHARED_EXPERTS,
+                arch.moe_layers() == 0 || arch.shared_width() == 0,
+                (Param::SharedExperts, "1 or more"),
+            ),
+        ]
+        .map(|(module, lacks, (needs, value))| {
+            (lacks && self.recompute_modules.contains(module)).then_some((module, needs, value))
+        })
+    }
+
     /// Full recomputation of each layer on its own.
     pub fn recompute_each_layer(&mut self) {
         self.recompute = Recompute::Full;
         self.recompute_method = RecomputeMethod::default();
         self.recompute_layers = RECOMPUTE_LAYERS.default;
+        self.recompute_modules = RecomputeModules::default();
     }
 
     /// LoRA training: a frozen base and trainable adapters.
@@ -3375,6 +3529,139 @@ fn backward_working(input: &TransformerInput, ffn: Ffn) -> u128 {
     residual_gradient(input) + mlp.max(attention)
 }
 
+/// Which of a layer's pre-norms are modules of their own that Megatron-Core's
+/// `layernorm` recomputation can wrap (transformer_layer.py `__init__`:
+/// `recompute_input_layernorm` / `recompute_pre_mlp_layernorm` only where
+/// the norm is not an `IdentityOp`). Its Transformer Engine spec
+/// (models/gpt/gpt_layer_specs.py
+/// `get_gpt_layer_with_transformer_engine_submodules`), which
+/// `norm_kernel=fused` describes, folds the input norm into
+/// `linear_qkv` (`column_parallel_layer_norm_linear`) and a dense MLP's norm
+/// into `linear_fc1`, and keeps `pre_mlp_layernorm` for a MoE layer only;
+/// the local spec (`get_gpt_layer_local_submodules`) has both as modules.
+fn wrapped_norms(input: &TransformerInput, ffn: Ffn) -> u128 {
+    match (input.norm_kernel, ffn) {
+        (NormKernel::Fused, Ffn::Dense) => 0,
+        (NormKernel::Fused, Ffn::Moe) => 1,
+        (NormKernel::Eager, _) => 2,
+    }
+}
+
+/// One layer's saved tensors under `recompute=selective` with Megatron-Core's
+/// `--recompute-modules` other than the default, per sample and GPU, and the
+/// largest set one recomputed module holds during the layer's backward
+/// pass. A module under `tensor_parallel.checkpoint` (`CheckpointFunction`,
+/// megatron/core/tensor_parallel/random.py: `ctx.save_for_backward(*args)`,
+/// the forward under `torch.no_grad()`) keeps its input and none of its
+/// internals; one under `CheckpointWithoutOutput` (random.py:
+/// `discard_output_and_register_recompute` frees the output's storage
+/// after the next module has saved it, and recomputes it in a hook of that
+/// module's gradient) keeps its input and not even its output:
+///
+/// - `core_attn` (transformer/attention.py `_checkpointed_attention_forward`):
+///   the seq × seq scores, as [`LayerActivations::per_rank`] without them;
+///   without it the scores stay;
+/// - `mlp` (transformer_layer.py `_forward_mlp`, `tensor_parallel.checkpoint`
+///   of `self.mlp`, dense layers only): the MLP's intermediates
+///   ([`ffn_saved`]); its input, the norm's output, stays counted;
+/// - `layernorm` (transformer_layer.py `_run_input_layernorm` and the
+///   pre-MLP norm, `CheckpointWithoutOutput`): each wrapped norm
+///   ([`wrapped_norms`]) keeps only its input, the residual stream, and the
+///   projections' input it writes is freed;
+/// - `moe_act` (transformer/moe/experts.py `TEGroupedMLP.forward`,
+///   `activation_recompute`: `CheckpointWithoutOutput` of `bias_act_func`,
+///   its output discarded after `linear_fc2`): the routed experts keep
+///   their first map's output (gate and up for a gated MLP) and not the
+///   activation's output, the second map's input;
+/// - `moe` (transformer/moe/moe_layer.py `MoELayer.forward`,
+///   `moe_layer_recompute`: the MoE layer under `tensor_parallel.checkpoint`): the router's, the
+///   routed and the shared experts' tensors ([`moe_saved`]);
+/// - `shared_experts` (transformer/moe/moe_layer.py `shared_experts_recompute`:
+///   `tensor_parallel.checkpoint` of the shared experts): their intermediates.
+///
+/// The recomputed modules run one at a time in the backward pass; the
+/// largest one's recomputed set is alive with the layer's working tensors.
+/// The attention core's recomputed scores are not counted, as batchfit's
+/// `selective` never counted them.
+fn selective_kept(input: &TransformerInput, ffn: Ffn, layer: &LayerActivations) -> (u128, u128) {
+    let modules = input.recompute_modules;
+    let scores = !modules.contains(RecomputeModules::CORE_ATTN);
+    if modules == RecomputeModules::default() {
+        return (layer.per_rank(input, scores), 0);
+    }
+    let arch = &input.arch;
+    let s = u128::from(input.tokens());
+    let e = input.activation_bytes();
+    let h = u128::from(arch.hidden);
+    let none = LayerActivations::default();
+    let mut kept = *layer;
+    // The largest recomputed module's set, per rank.
+    let mut recomputed = 0;
+    // A module's tensors, no longer kept, of which `rerun` are recomputed
+    // at once in the backward pass.
+    let mut free =
+        |kept: &mut LayerActivations, freed: LayerActivations, rerun: LayerActivations| {
+            kept.replicated = kept.replicated.saturating_sub(freed.replicated);
+            kept.split = kept.split.saturating_sub(freed.split);
+            kept.experts = kept.experts.saturating_sub(freed.experts);
+            recomputed = recomputed.max(rerun.per_rank(input, false));
+        };
+    let norms = wrapped_norms(input, ffn);
+    if modules.contains(RecomputeModules::LAYERNORM) && arch.block == Block::Pre && norms > 0 {
+        let te = input.fp8 == Fp8::Te && input.mode == Mode::Train;
+        let linear_input = if te { 1 } else { e };
+        let norm = norm_saved_bytes(input).saturating_sub(input.residual_bytes());
+        // One norm's set; the norms are recomputed one at a time, each
+        // before its block's backward pass.
+        let one = LayerActivations {
+            replicated: s * h * (norm + linear_input),
+            ..none
+        };
+        let all = LayerActivations {
+            replicated: norms * one.replicated,
+            ..none
+        };
+        free(&mut kept, all, one);
+    }
+    match ffn {
+        Ffn::Dense if modules.contains(RecomputeModules::MLP) => {
+            let split = s * ffn_saved(input, e, u128::from(arch.ffn));
+            let mlp = LayerActivations { split, ..none };
+            free(&mut kept, mlp, mlp);
+        }
+        Ffn::Dense => {}
+        Ffn::Moe if modules.contains(RecomputeModules::MOE) => {
+            let (replicated, split, experts) = moe_saved(input);
+            let moe = LayerActivations {
+                replicated,
+                split,
+                experts,
+                scores: 0,
+            };
+            free(&mut kept, moe, moe);
+        }
+        Ffn::Moe => {
+            if modules.contains(RecomputeModules::SHARED_EXPERTS) {
+                let split = s * ffn_saved(input, e, u128::from(arch.shared_width()));
+                let shared = LayerActivations { split, ..none };
+                free(&mut kept, shared, shared);
+            }
+            if modules.contains(RecomputeModules::MOE_ACT) {
+                let width = u128::from(arch.expert_width());
+                let first_map = match arch.mlp {
+                    Mlp::Swiglu => 2,
+                    Mlp::Gelu | Mlp::GeluNew => 1,
+                };
+                let experts = input.routed_copies()
+                    * ffn_saved(input, e, width).saturating_sub(first_map * e * width);
+                let act = LayerActivations { experts, ..none };
+                free(&mut kept, act, act);
+            }
+        }
+    }
+    (kept.per_rank(input, scores), recomputed)
+}
+
 /// What one block keeps per sample and GPU under torchtitan's per-operator
 /// selective recomputation (`recompute=op`;
 /// torchtitan/distributed/activation_checkpoint.py `SelectiveAC`): the
@@ -3771,10 +4058,11 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
     let sp_split = |bytes: u128| if input.sp { ceil_div(bytes, t) } else { bytes };
 
     // Per layer, by recomputation.
-    let per_layer = |layer: &LayerActivations| match input.recompute {
+    let per_layer = |layer: &LayerActivations, ffn: Ffn| match input.recompute {
         Recompute::None => layer.per_rank(input, true),
-        // Korthikanti §4.2: recompute the attention core (the s² terms) only.
-        Recompute::Selective => layer.per_rank(input, false),
+        // Korthikanti §4.2: recompute the attention core (the s² terms)
+        // only, or Megatron-Core's `--recompute-modules`.
+        Recompute::Selective => selective_kept(input, ffn, layer).0,
         // Korthikanti §4.1 end: full recomputation keeps each layer's input (2sbh
         // per layer at 16-bit; the residual stream, FP32 under autocast).
         Recompute::Full => sp_split(s * r * h),
@@ -3783,9 +4071,10 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
     // The layer being recomputed holds its full set in the backward pass
     // (torch/utils/checkpoint.py: the saved-tensor hooks rerun the layer's
     // forward when the backward pass first unpacks one of its tensors).
-    let recomputed = |layer: &LayerActivations| match input.recompute {
+    let recomputed = |layer: &LayerActivations, ffn: Ffn| match input.recompute {
         Recompute::Full | Recompute::Op => layer.per_rank(input, true),
-        Recompute::None | Recompute::Selective => 0,
+        Recompute::Selective => selective_kept(input, ffn, layer).1,
+        Recompute::None => 0,
     };
     // Expert parallelism's all-to-all (Megatron-Core
     // megatron/core/transformer/moe/token_dispatcher.py
@@ -3926,10 +4215,10 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         }
     };
     Saved {
-        dense: per_layer(&dense),
-        moe: per_layer(&moe),
-        recomputed_dense: recomputed(&dense),
-        recomputed_moe: recomputed(&moe),
+        dense: per_layer(&dense, Ffn::Dense),
+        moe: per_layer(&moe, Ffn::Moe),
+        recomputed_dense: recomputed(&dense, Ffn::Dense),
+        recomputed_moe: recomputed(&moe, Ffn::Moe),
         working_dense: if arch.dense_layers() > 0 {
             backward_working(input, Ffn::Dense)
         } else {
@@ -5082,6 +5371,111 @@ mod tests {
         assert_eq!(saved.above, 605_184);
         assert_eq!(activations_per_sample(&vit), 12 * saved.dense + 3_025_920);
         assert_eq!(32 * (3_025_920 - saved.above), 77_463_552);
+    }
+
+    /// Megatron-Core's `--recompute-modules` (docs/model.md §3.3, "Megatron-Core's
+    /// recompute modules"): per layer and sample, what each module set keeps,
+    /// and the activations, whose peak is the loss's (the recomputed module
+    /// and the working tensors are smaller) and so falls by 32 × the layer's
+    /// saving.
+    #[test]
+    fn recompute_modules_keep_their_inputs() {
+        let modules = |text: &str| RecomputeModules::parse(text).unwrap_or_else(|e| panic!("{e}"));
+        let llama = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recipe: Recipe::Bf16,
+            recompute: Recompute::Selective,
+            ..TransformerInput::default()
+        };
+        let mixtral = TransformerInput {
+            arch: arch("mixtral-8x7b"),
+            ..llama
+        };
+        let sh = 4096 * 4096;
+        // The default layer: norms (4 + 2) × 2, the projections' inputs 2 × 2,
+        // per hidden unit; Q, K, V and the output 2 × 4 × 4,096, the gated
+        // MLP 4 × 2 × 11,008 and the log-sum-exp 4 × 32 per token.
+        let layer: u128 = 16 * sh + 4096 * (32_768 + 88_064 + 128);
+        assert_eq!(layer, 763_887_616);
+        // (modules, set, the layer's saving, the recomputed module's set)
+        for (case, input, saving, recomputed) in [
+            ("core_attn", llama, 0, 0),
+            // The MLP's four intermediates.
+            ("core_attn,mlp", llama, 4096 * 88_064, 4096 * 88_064),
+            // Each norm keeps its input (2) of its 4 + 2, and its output
+            // (2, the projections' input) is freed: 2 × 6 × sbh.
+            // One norm is recomputed at a time: 6 × sbh.
+            ("core_attn,layernorm", llama, 12 * sh, 6 * sh),
+            // Without `core_attn` flash keeps what it kept: nothing to drop.
+            ("mlp", llama, 4096 * 88_064, 4096 * 88_064),
+        ] {
+            let selective = TransformerInput {
+                recompute_modules: modules(case),
+                ..input
+            };
+            let saved = training_saved(&selective);
+            assert_eq!(saved.dense, layer - saving, "{case}");
+            assert_eq!(saved.recomputed_dense, recomputed, "{case}");
+            assert_eq!(
+                activations_per_sample(&selective),
+                activations_per_sample(&llama) - 32 * saving,
+                "{case}"
+            );
+        }
+        // Mixtral 8x7B: `moe_act` frees the activation's output and the
+        // product of every routed copy (2 × 4,096 of them), 2 × 2 × 14,336
+        // bytes each, and keeps the gate's and the up projection's outputs.
+        let moe_act = TransformerInput {
+            recompute_modules: modules("core_attn,moe_act"),
+            ..mixtral
+        };
+        let saving = 8192 * 4 * 14_336;
+        assert_eq!(saving, 469_762_048);
+        let (default, freed) = (training_saved(&mixtral), training_saved(&moe_act));
+        assert_eq!(default.moe - freed.moe, saving);
+        assert_eq!(freed.recomputed_moe, saving);
+        assert_eq!(
+            activations_per_sample(&mixtral) - activations_per_sample(&moe_act),
+            32 * saving
+        );
+        // The whole MoE layer: its router, copies and experts.
+        let moe = TransformerInput {
+            recompute_modules: modules("core_attn,moe"),
+            ..mixtral
+        };
+        let (router, copies, experts) = moe_saved(&mixtral);
+        assert_eq!(
+            default.moe - training_saved(&moe).moe,
+            router + copies + experts
+        );
+    }
+
+    #[test]
+    fn recompute_modules_read_as_a_set() {
+        let all = "core_attn,mlp,layernorm,moe_act,moe,shared_experts";
+        let set = RecomputeModules::parse(all).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(set.text(), all);
+        assert_eq!(
+            RecomputeModules::parse(" mlp , core_attn").map(RecomputeModules::text),
+            Ok("core_attn,mlp".to_owned())
+        );
+        assert!(RecomputeModules::parse("").is_err());
+        assert_eq!(
+            RecomputeModules::MLP.dropping(RecomputeModules::MLP),
+            RecomputeModules::default()
+        );
+        assert_eq!(
+            RecomputeModules::parse("core_attn,mla_up_proj").map_err(|e| e.problem),
+            Err(Problem::NotAnOption {
+                allowed: RecomputeModules::NAMES
+            })
+        );
+        assert_eq!(
+            RecomputeModules::parse("mlp,core_attn,mlp").map_err(|e| e.problem),
+            Err(Problem::Repeated { item: "mlp" })
+        );
+        assert_eq!(RecomputeModules::default().text(), "core_attn");
     }
 
     /// Partial checkpointing (`recompute_method`, `recompute_layers`):

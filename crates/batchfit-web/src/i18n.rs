@@ -625,6 +625,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::RecomputeModules,
+        f(
+            "Recomputed modules",
+            "",
+            "Megatron's --recompute-modules: core_attn, mlp, layernorm, moe_act, moe, shared_experts.",
+        ),
+    ),
+    (
         Param::Attn,
         f(
             "Attention kernel",
@@ -1392,6 +1400,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Capas del plan de checkpoints",
             "capas",
             "La N del método: capas por grupo, capas con checkpoint o el paso.",
+        ),
+    ),
+    (
+        Param::RecomputeModules,
+        f(
+            "Módulos recalculados",
+            "",
+            "El --recompute-modules de Megatron: core_attn, mlp, layernorm, moe_act, moe, shared_experts.",
         ),
     ),
     (

@@ -54,6 +54,8 @@ pub fn problem(lang: Lang, label: &str, problem: &Problem) -> String {
         (Lang::Es, Problem::NotAnOption { allowed }) => {
             format!("{label} debe ser uno de: {}.", allowed.join(", "))
         }
+        (Lang::En, Problem::Repeated { item }) => format!("{label} has “{item}” more than once."),
+        (Lang::Es, Problem::Repeated { item }) => format!("{label} tiene “{item}” más de una vez."),
         (Lang::En, Problem::Unknown) => format!("{label} is not a known parameter."),
         (Lang::Es, Problem::Unknown) => format!("{label} no es un parámetro conocido."),
         (Lang::En, Problem::Duplicate) => format!("{label} was given more than once."),
@@ -639,6 +641,7 @@ mod tests {
             Problem::NotAnOption {
                 allowed: &["fp32", "bf16"],
             },
+            Problem::Repeated { item: "mlp" },
             Problem::Unknown,
             Problem::Duplicate,
             Problem::Conflict { with: Param::Gpu },

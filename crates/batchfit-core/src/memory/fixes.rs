@@ -21,8 +21,8 @@ use crate::Precision;
 use crate::parameters;
 use crate::query::{Config, Form};
 use crate::transformer::{
-    self, Adapters, BaseQuant, GPUS, Kind, KvDtype, Mode, Optimizer, Recipe, Recompute, Step,
-    TransformerInput,
+    self, Adapters, BaseQuant, GPUS, Kind, KvDtype, Mode, Optimizer, Recipe, Recompute,
+    RecomputeModules, Step, TransformerInput,
 };
 
 /// At most this many fixes are returned, the least costly first.
@@ -649,10 +649,48 @@ fn step_flops(t: &TransformerInput, count: &transformer::ParameterCount) -> (u12
         .saturating_add(attention.saturating_mul(3));
     let recompute = match t.recompute {
         Recompute::None | Recompute::Op => 0,
-        Recompute::Selective => attention,
+        Recompute::Selective if t.recompute_modules == RecomputeModules::default() => attention,
+        Recompute::Selective => selective_flops(t, tokens, routed, attention),
         Recompute::Full => matmuls.saturating_add(attention),
     };
     (step, recompute_share(t, recompute))
+}
+
+/// The forward FLOPs Megatron-Core's `--recompute-modules` run again
+/// (`transformer::selective_kept` says what each keeps): the attention core
+/// with `core_attn`; a dense layer's MLP maps with `mlp`; a MoE layer's
+/// router, its tokens' routed experts (`routed`, every layer's) and its
+/// shared experts with `moe`, or the shared experts alone with
+/// `shared_experts`. `layernorm` and `moe_act` recompute element-wise
+/// operations only: no matrix product. 2 FLOPs per weight and token, over
+/// `tp`.
+fn selective_flops(t: &TransformerInput, tokens: u128, routed: u128, attention: u128) -> u128 {
+    let arch = &t.arch;
+    let modules = t.recompute_modules;
+    let tp = u128::from(t.tp.max(1));
+    let h = u128::from(arch.hidden);
+    let maps = match arch.mlp {
+        transformer::Mlp::Swiglu => 3,
+        transformer::Mlp::Gelu | transformer::Mlp::GeluNew => 2,
+    };
+    let per_token = |weights: u128| tokens.saturating_mul(2 * weights) / tp;
+    let mut flops = 0u128;
+    if modules.contains(RecomputeModules::CORE_ATTN) {
+        flops = flops.saturating_add(attention);
+    }
+    if modules.contains(RecomputeModules::MLP) {
+        let dense = u128::from(arch.dense_layers()) * maps * h * u128::from(arch.ffn);
+        flops = flops.saturating_add(per_token(dense));
+    }
+    let moe_layers = u128::from(arch.moe_layers());
+    let shared = moe_layers * maps * h * u128::from(arch.shared_width());
+    if modules.contains(RecomputeModules::MOE) {
+        let router = moe_layers * h * u128::from(arch.experts);
+        flops = flops.saturating_add(per_token(router + shared + routed));
+    } else if modules.contains(RecomputeModules::SHARED_EXPERTS) {
+        flops = flops.saturating_add(per_token(shared));
+    }
+    flops
 }
 
 /// The part of `flops` (every layer's recomputation) that a partial plan

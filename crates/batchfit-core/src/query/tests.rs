@@ -511,6 +511,7 @@ prop_compose! {
         context in (prop_oneof![Just(1u64), 2u64..=8, whole(CP)], pick(CpKind::ALL)),
         ds in (whole(tf::DS_PREFETCH), whole(tf::DS_LIVE), whole(tf::DS_PERSIST)),
         plan in (pick(tf::RecomputeMethod::ALL), prop_oneof![Just(1u64), 1u64..=8, whole(tf::RECOMPUTE_LAYERS)]),
+        modules in proptest::sample::subsequence(tf::RecomputeModules::NAMES.to_vec(), 1..=tf::RecomputeModules::NAMES.len()),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload, compile] = switches;
         // `etp` divides gpus × tp, `ep` the gpus × tp / etp ranks left and
@@ -551,7 +552,13 @@ prop_compose! {
             2..=5 => StageChoice::Peak,
             i => StageChoice::Index(i - 6),
         };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile };
+        // What `parse` can produce: the modules under selective recomputation
+        // only, those this configuration lacks dropped (below).
+        let recompute_modules = match tf::RecomputeModules::parse(&modules.join(",")) {
+            Ok(set) if recompute == Recompute::Selective => set,
+            _ => tf::RecomputeModules::default(),
+        };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
@@ -573,6 +580,9 @@ prop_compose! {
         }
         if !input.lora() || input.arch.kind == Kind::Vision || input.param_offload {
             input.train_embeddings = false;
+        }
+        for (module, ..) in input.recompute_modules_lacking().into_iter().flatten() {
+            input.recompute_modules = input.recompute_modules.dropping(module);
         }
         // What `parse` makes of the pipeline and context settings.
         parallel_problems(&mut input, &[], &mut []);
@@ -1171,5 +1181,100 @@ fn partial_recomputation_is_validated_and_written_back() {
             .transformer
             .partial_recompute(),
         Some((tf::RecomputeMethod::Every, 2))
+    );
+}
+
+/// Megatron-Core's `--recompute-modules`: every name validated, duplicates
+/// rejected, meaningful under `recompute=selective` only, a module the model
+/// lacks reported and dropped, and the set written back when not the default.
+#[test]
+fn recompute_modules_are_validated_and_written_back() {
+    let llama = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
+    let parsed = parse(&format!(
+        "{llama}&recompute=selective&recompute_modules=core_attn,mla_up_proj"
+    ));
+    assert_eq!(
+        named(&parsed),
+        [(
+            "recompute_modules",
+            &Problem::NotAnOption {
+                allowed: tf::RecomputeModules::NAMES
+            }
+        )]
+    );
+    assert_eq!(
+        parsed.config.transformer.recompute_modules,
+        tf::RecomputeModules::default()
+    );
+    let parsed = parse(&format!(
+        "{llama}&recompute=selective&recompute_modules=mlp,mlp"
+    ));
+    assert_eq!(
+        named(&parsed),
+        [("recompute_modules", &Problem::Repeated { item: "mlp" })]
+    );
+    // Without selective recomputation: reported, and back at the default.
+    let parsed = parse(&format!("{llama}&recompute=full&recompute_modules=mlp"));
+    assert_eq!(
+        named(&parsed),
+        [(
+            "recompute_modules",
+            &Problem::OnlyWith {
+                param: Param::Recompute,
+                value: "selective"
+            }
+        )]
+    );
+    assert_eq!(to_query(&parsed.config), format!("{llama}&recompute=full"));
+    // A dense model has no experts' activation: reported, the rest kept.
+    let parsed = parse(&format!(
+        "{llama}&recompute=selective&recompute_modules=core_attn,mlp,moe_act"
+    ));
+    assert_eq!(
+        named(&parsed),
+        [(
+            "recompute_modules",
+            &Problem::OnlyWith {
+                param: Param::Experts,
+                value: "1 or more"
+            }
+        )]
+    );
+    assert_eq!(
+        to_query(&parsed.config),
+        format!("{llama}&recompute=selective&recompute_modules=core_attn%2Cmlp")
+    );
+    // Megatron's TE spec folds a dense layer's norms into its linear maps.
+    let parsed = parse(&format!(
+        "{llama}&recompute=selective&norm_kernel=fused&recompute_modules=layernorm"
+    ));
+    assert_eq!(
+        named(&parsed),
+        [(
+            "recompute_modules",
+            &Problem::OnlyWith {
+                param: Param::NormKernel,
+                value: "eager"
+            }
+        )]
+    );
+    // Sets round-trip; the default, `core_attn`, is not written.
+    for query in [
+        format!("{llama}&recompute=selective"),
+        format!("{llama}&recompute=selective&recompute_modules=core_attn%2Cmlp"),
+        format!("{llama}&recompute=selective&recompute_modules=core_attn%2Clayernorm"),
+        "form=transformer&model=mixtral-8x7b&batch=1&seq=4096&recompute=selective&recompute_modules=core_attn%2Cmoe_act".to_owned(),
+    ] {
+        let parsed = parse(&query);
+        assert_eq!(named(&parsed), [], "{query}");
+        assert_eq!(to_query(&parsed.config), query);
+    }
+    let parsed = parse(&format!(
+        "{llama}&recompute=selective&recompute_modules=core_attn"
+    ));
+    assert_eq!(named(&parsed), []);
+    assert_eq!(
+        to_query(&parsed.config),
+        format!("{llama}&recompute=selective")
     );
 }

@@ -186,6 +186,27 @@ fn recomputation_costs_forward_flops_computed_from_the_architecture() {
     let mut long = selective;
     long.transformer.seq = 8192;
     assert!(super::cost(&c, &long).recompute_share_bp() > 4 * 223 / 2);
+    // Megatron-Core's `--recompute-modules`: `mlp` runs the dense MLP's
+    // maps again, 2 × 32 × 3 × 4,096 × 14,336 = 11,274,289,152 FLOPs per
+    // token, 25.59 % with the attention core; `layernorm` adds no matrix
+    // product; without `core_attn` the attention core is not rerun.
+    let with_modules = |modules: &str| {
+        let mut set = selective;
+        set.transformer.recompute_modules =
+            RecomputeModules::parse(modules).unwrap_or_else(|e| panic!("{e}"));
+        super::cost(&c, &set)
+    };
+    let mlp = 2 * 32 * 3 * 4096 * 14_336;
+    assert_eq!(
+        with_modules("core_attn,mlp").after.recompute_flops,
+        tokens * (LLAMA_ATTENTION_PER_TOKEN + mlp)
+    );
+    assert_eq!(with_modules("core_attn,mlp").recompute_share_bp(), 2559);
+    assert_eq!(
+        with_modules("core_attn,layernorm").after.recompute_flops,
+        tokens * LLAMA_ATTENTION_PER_TOKEN
+    );
+    assert_eq!(with_modules("mlp").after.recompute_flops, tokens * mlp);
     // LoRA: the frozen base has no weight gradients, a smaller step.
     let lora = what_ifs(&c)
         .into_iter()
