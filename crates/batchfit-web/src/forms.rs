@@ -253,6 +253,16 @@ fn transformer_form(state: State) -> Vec<El> {
                         .with(|c| c.transformer.recompute == tf::Recompute::Full)
             })),
         ),
+        // Megatron-Core's recomputed modules, with selective recomputation.
+        group(
+            &[RecomputeModules],
+            Some(rx(move || {
+                !inference()
+                    && state
+                        .config
+                        .with(|c| c.transformer.recompute == tf::Recompute::Selective)
+            })),
+        ),
         // LoRA's settings and a quantized base (QLoRA), with a rank.
         group(
             &[
