@@ -3583,12 +3583,12 @@ fn wrapped_norms(input: &TransformerInput, ffn: Ffn) -> u128 {
 /// largest one's recomputed set is alive with the layer's working tensors.
 /// The attention core's recomputed scores are not counted, as batchfit's
 /// `selective` never counted them.
+/// Kept out of line: the default set never reaches it ([`training_saved`]
+/// returns early), and the estimate's common path stays as small as it was.
+#[inline(never)]
 fn selective_kept(input: &TransformerInput, ffn: Ffn, layer: &LayerActivations) -> (u128, u128) {
     let modules = input.recompute_modules;
     let scores = !modules.contains(RecomputeModules::CORE_ATTN);
-    if modules == RecomputeModules::default() {
-        return (layer.per_rank(input, scores), 0);
-    }
     let arch = &input.arch;
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
@@ -4062,6 +4062,9 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         Recompute::None => layer.per_rank(input, true),
         // Korthikanti §4.2: recompute the attention core (the s² terms)
         // only, or Megatron-Core's `--recompute-modules`.
+        Recompute::Selective if input.recompute_modules == RecomputeModules::default() => {
+            layer.per_rank(input, false)
+        }
         Recompute::Selective => selective_kept(input, ffn, layer).0,
         // Korthikanti §4.1 end: full recomputation keeps each layer's input (2sbh
         // per layer at 16-bit; the residual stream, FP32 under autocast).
@@ -4073,8 +4076,10 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
     // forward when the backward pass first unpacks one of its tensors).
     let recomputed = |layer: &LayerActivations, ffn: Ffn| match input.recompute {
         Recompute::Full | Recompute::Op => layer.per_rank(input, true),
-        Recompute::Selective => selective_kept(input, ffn, layer).1,
-        Recompute::None => 0,
+        Recompute::Selective if input.recompute_modules != RecomputeModules::default() => {
+            selective_kept(input, ffn, layer).1
+        }
+        Recompute::None | Recompute::Selective => 0,
     };
     // Expert parallelism's all-to-all (Megatron-Core
     // megatron/core/transformer/moe/token_dispatcher.py

@@ -663,7 +663,8 @@ fn step_flops(t: &TransformerInput, count: &transformer::ParameterCount) -> (u12
 /// shared experts with `moe`, or the shared experts alone with
 /// `shared_experts`. `layernorm` and `moe_act` recompute element-wise
 /// operations only: no matrix product. 2 FLOPs per weight and token, over
-/// `tp`.
+/// `tp`. Out of line: the default set never reaches it.
+#[inline(never)]
 fn selective_flops(t: &TransformerInput, tokens: u128, routed: u128, attention: u128) -> u128 {
     let arch = &t.arch;
     let modules = t.recompute_modules;
