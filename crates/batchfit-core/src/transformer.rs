@@ -1750,7 +1750,12 @@ impl TransformerInput {
             Kind::Vision => self.arch.patch_tokens(),
             Kind::Decoder | Kind::Encoder => self.seq,
         };
-        tokens.div_ceil(self.cp.max(1))
+        // Called for every term: no division without context parallelism.
+        if self.cp <= 1 {
+            tokens
+        } else {
+            tokens.div_ceil(self.cp)
+        }
     }
 
     /// Bytes per activation element: FP32 recipes compute in FP32, every other
