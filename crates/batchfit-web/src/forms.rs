@@ -167,6 +167,10 @@ fn transformer_form(state: State) -> Vec<El> {
     // LoRA's own fields show while the configuration trains with a rank, as
     // the core reads it ("00" is no rank).
     let lora = move || state.config.with(|c| c.transformer.lora_rank > 0);
+    // Training with this recomputation: the fields that refine it show.
+    let recomputing = move |recompute: tf::Recompute| {
+        !inference() && state.config.with(|c| c.transformer.recompute == recompute)
+    };
     let group = |params: &[Param], when: Option<Rx<bool>>| fields::group(state, params, when);
     vec![
         model_picker(state),
@@ -246,22 +250,12 @@ fn transformer_form(state: State) -> Vec<El> {
         // Which layers full recomputation checkpoints, with it.
         group(
             &[RecomputeMethod, RecomputeLayers],
-            Some(rx(move || {
-                !inference()
-                    && state
-                        .config
-                        .with(|c| c.transformer.recompute == tf::Recompute::Full)
-            })),
+            Some(rx(move || recomputing(tf::Recompute::Full))),
         ),
         // Megatron-Core's recomputed modules, with selective recomputation.
         group(
             &[RecomputeModules],
-            Some(rx(move || {
-                !inference()
-                    && state
-                        .config
-                        .with(|c| c.transformer.recompute == tf::Recompute::Selective)
-            })),
+            Some(rx(move || recomputing(tf::Recompute::Selective))),
         ),
         // LoRA's settings and a quantized base (QLoRA), with a rank.
         group(
