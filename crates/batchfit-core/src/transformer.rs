@@ -3873,18 +3873,31 @@ impl Saved {
     /// tensors, its all-to-all and its context-parallel buffers.
     pub fn layer_transient(&self, dense_layers: u64, moe_layers: u64) -> u128 {
         let recomputed = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
-        let dispatch = recomputed(moe_layers, self.dispatch);
         // The backward pass's working tensors beside the largest layer's
         // set: a recomputed layer's, or a partial plan's largest extra.
-        let working = recomputed(dense_layers, self.working_dense)
-            .max(recomputed(moe_layers, self.working_moe));
         let recomputing = match self.partial {
             None => recomputed(dense_layers, self.recomputed_dense + self.working_dense).max(
                 recomputed(moe_layers, self.recomputed_moe + self.working_moe),
             ),
-            Some(plan) => self.partial_transient(plan, dense_layers, moe_layers) + working,
+            Some(plan) => {
+                self.partial_transient(plan, dense_layers, moe_layers)
+                    + self.working(dense_layers, moe_layers)
+            }
         };
-        recomputing + dispatch + recomputed(dense_layers + moe_layers, self.context_backward)
+        recomputing + self.beside_a_layer(dense_layers, moe_layers)
+    }
+
+    /// The backward pass's largest working set on a stage with these layers.
+    fn working(&self, dense_layers: u64, moe_layers: u64) -> u128 {
+        let one = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
+        one(dense_layers, self.working_dense).max(one(moe_layers, self.working_moe))
+    }
+
+    /// Alive beside a layer's backward pass: its all-to-all and its
+    /// context-parallel buffers.
+    fn beside_a_layer(&self, dense_layers: u64, moe_layers: u64) -> u128 {
+        let one = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
+        one(moe_layers, self.dispatch) + one(dense_layers + moe_layers, self.context_backward)
     }
 
     /// The layers' saved tensors of one micro-batch.
@@ -4008,12 +4021,9 @@ impl Saved {
             .map(|unit| unit.kept + unit.recomputed)
             .max()
             .unwrap_or(0);
-        let recomputed = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
         one_unit
-            + recomputed(dense_layers, self.working_dense)
-                .max(recomputed(moe_layers, self.working_moe))
-            + recomputed(moe_layers, self.dispatch)
-            + recomputed(dense_layers + moe_layers, self.context_backward)
+            + self.working(dense_layers, moe_layers)
+            + self.beside_a_layer(dense_layers, moe_layers)
     }
 }
 
