@@ -1,6 +1,8 @@
 //! The end-to-end harness: the built `dist/` served from an in-process static
 //! server on 127.0.0.1 (a random free port), and headless Chromium driven through
-//! chromedriver. Tests read the page through `data-testid` hooks only.
+//! chromedriver (or, for loads in fresh browser contexts, over the DevTools
+//! Protocol itself: `devtools.rs`). Tests read the page through `data-testid`
+//! hooks only.
 //!
 //! Environment: `BATCHFIT_DIST` (default `<repo>/dist`), `CHROMEDRIVER` and
 //! `CHROMIUM` (default: found on `PATH`). `cargo xtask test` sets all three.
@@ -14,6 +16,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
+
+mod devtools;
+pub use devtools::{DevTools, Tab};
 
 /// The built site, or a panic that says how to build it.
 pub fn dist_dir() -> PathBuf {
