@@ -95,7 +95,7 @@ fn browser_lang() -> Lang {
 /// they changed, by name, with the property and its new value, and the field
 /// that had the focus.
 #[derive(Debug, Default)]
-pub struct StandInEdits {
+struct StandInEdits {
     edits: Vec<(String, &'static str, wasm_bindgen::JsValue)>,
     focused: Option<String>,
 }
@@ -108,7 +108,7 @@ pub struct StandInEdits {
 /// the stand-in or the app, never neither, and the app's construction never
 /// lays out both. `boot.js` makes the address's values the fields' defaults,
 /// so only the visitor's own edits differ from them.
-pub fn take_stand_in() -> StandInEdits {
+fn take_stand_in() -> StandInEdits {
     let document = dom::document();
     let Some(stand_in) = document.query_selector(".shell, #boot").ok().flatten() else {
         return StandInEdits::default();
@@ -158,7 +158,7 @@ pub fn take_stand_in() -> StandInEdits {
 /// Replays the stand-in's edits into the app's fields of the same names, as
 /// the events an edit fires (the app's own handlers read them), and gives
 /// the focus to the field that had it.
-pub fn replay_edits(taken: StandInEdits) {
+fn replay_edits(taken: StandInEdits) {
     let document = dom::document();
     let field = |name: &str| {
         document
@@ -204,9 +204,74 @@ pub(crate) fn dark_theme() -> ReadSignal<bool> {
 }
 
 /// Builds the whole page into `parent` and keeps it current. Call it inside a
-/// reactive owner (`leptos::mount::mount_to` makes one): the page's bindings
-/// live as long as that owner.
+/// reactive owner ([`mount`] makes one): the page's bindings live as long as
+/// that owner.
 pub fn app(parent: &web_sys::Element) {
+    finish(parent, open());
+}
+
+/// Mounts the app in place of index.html's stand-in and marks the moment the
+/// first estimate is in the DOM.
+///
+/// With the pre-rendered shell shown, the answer comes first: this task builds
+/// the state and the results and puts them where the shell's results section
+/// stood (its form stays, and stays usable), so that the browser can paint the
+/// first estimate before the form is built; a task of its own then builds the
+/// rest, takes over what was typed into the shell and replaces it (the first
+/// estimate is for the address's values until then). Without a shell (`trunk
+/// serve`'s loading line) one task does all, as [`app`].
+pub fn start() {
+    let document = dom::document();
+    let Some(body) = document.body() else {
+        return;
+    };
+    let slot = document
+        .query_selector(".shell:not([hidden]) section.results")
+        .ok()
+        .flatten();
+    let Some(slot) = slot else {
+        let edits = take_stand_in();
+        // The page's bindings live as long as the page: its owner is never dropped.
+        std::mem::forget(mount(|| app(&body)));
+        replay_edits(edits);
+        mark_first_estimate();
+        return;
+    };
+    let mut opening = None;
+    let owner = mount(|| {
+        let answer = open();
+        let _ = slot.replace_with_with_node_1(answer.results.node());
+        opening = Some(answer);
+    });
+    mark_first_estimate();
+    set_timeout(
+        move || {
+            let edits = take_stand_in();
+            if let Some(opening) = opening {
+                owner.with(|| finish(&body, opening));
+            }
+            replay_edits(edits);
+            std::mem::forget(owner);
+        },
+        std::time::Duration::ZERO,
+    );
+}
+
+fn mark_first_estimate() {
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = performance.mark(FIRST_ESTIMATE_MARK);
+    }
+}
+
+/// What [`start`] builds before the form: what the address said, the page's
+/// state, and the results section with the first estimate.
+struct Opening {
+    opened: query::Pair,
+    state: State,
+    results: El,
+}
+
+fn open() -> Opening {
     let opened = query::parse_pair(&location::current_query());
     let lang = opened.a.config.lang.unwrap_or_else(browser_lang);
     // An address with a setup B opens on B, the setup that was being changed.
@@ -217,29 +282,6 @@ pub fn app(parent: &web_sys::Element) {
         state.editing_b.set(true);
     }
     let embed = opened.a.config.embed;
-
-    // The outside world: rewrite the address bar as the user types, without a
-    // history entry per keystroke; keep <html lang> right for screen readers,
-    // and the <title> in the page's language.
-    dom::bind(
-        rx(move || state.query(false)),
-        Box::new(|query| location::replace_query(query.clone())),
-    );
-    location::write_when_leaving();
-    dom::bind(
-        rx(move || state.lang.get()),
-        Box::new(|&lang| {
-            let document = dom::document();
-            if let Some(root) = document.document_element() {
-                let _ = root.set_attribute("lang", lang.name());
-            }
-            document.set_title(i18n::words(lang).title);
-        }),
-    );
-    if embed {
-        report_height_to_host();
-    }
-
     let tr = |pick| i18n::tr(state.lang, pick);
     let results = el("section")
         .class("results")
@@ -267,6 +309,43 @@ pub fn app(parent: &web_sys::Element) {
     } else {
         results
     };
+    Opening {
+        opened,
+        state,
+        results,
+    }
+}
+
+/// The rest of the page around [`Opening`]'s results, into `parent`.
+fn finish(parent: &web_sys::Element, opening: Opening) {
+    let Opening {
+        opened,
+        state,
+        results,
+    } = opening;
+    let embed = opened.a.config.embed;
+    // The outside world: rewrite the address bar as the user types, without a
+    // history entry per keystroke; keep <html lang> right for screen readers,
+    // and the <title> in the page's language.
+    dom::bind(
+        rx(move || state.query(false)),
+        Box::new(|query| location::replace_query(query.clone())),
+    );
+    location::write_when_leaving();
+    dom::bind(
+        rx(move || state.lang.get()),
+        Box::new(|&lang| {
+            let document = dom::document();
+            if let Some(root) = document.document_element() {
+                let _ = root.set_attribute("lang", lang.name());
+            }
+            document.set_title(i18n::words(lang).title);
+        }),
+    );
+    if embed {
+        report_height_to_host();
+    }
+
     let page = el("div")
         .class(if embed { "page embed" } else { "page" })
         .child(results::mini_summary(state))
