@@ -214,9 +214,10 @@ pub fn app(parent: &web_sys::Element) {
 /// first estimate is in the DOM.
 ///
 /// With the pre-rendered shell shown, the answer comes first: this task builds
-/// the state and the results and puts them where the shell's results section
-/// stood (its form stays, and stays usable), so that the browser can paint the
-/// first estimate before the form is built; a task of its own then builds the
+/// the state, the results and the one-line summary (what a phone shows above
+/// the form) and puts them where the shell's empty ones stood (its form stays,
+/// and stays usable), so that the browser can paint the first estimate before
+/// the form is built; a task of its own then builds the
 /// rest, takes over what was typed into the shell and replaces it (the first
 /// estimate is for the address's values until then). Without a shell (`trunk
 /// serve`'s loading line) one task does all, as [`app`].
@@ -237,10 +238,17 @@ pub fn start() {
         mark_first_estimate();
         return;
     };
+    let summary_slot = document
+        .query_selector(".shell:not([hidden]) .mini-summary")
+        .ok()
+        .flatten();
     let mut opening = None;
     let owner = mount(|| {
         let answer = open();
         let _ = slot.replace_with_with_node_1(answer.results.node());
+        if let Some(summary_slot) = summary_slot {
+            let _ = summary_slot.replace_with_with_node_1(answer.summary.node());
+        }
         opening = Some(answer);
     });
     mark_first_estimate();
@@ -264,11 +272,13 @@ fn mark_first_estimate() {
 }
 
 /// What [`start`] builds before the form: what the address said, the page's
-/// state, and the results section with the first estimate.
+/// state, the results section with the first estimate and its one-line
+/// summary.
 struct Opening {
     opened: query::Pair,
     state: State,
     results: El,
+    summary: El,
 }
 
 fn open() -> Opening {
@@ -313,6 +323,7 @@ fn open() -> Opening {
         opened,
         state,
         results,
+        summary: results::mini_summary(state),
     }
 }
 
@@ -322,6 +333,7 @@ fn finish(parent: &web_sys::Element, opening: Opening) {
         opened,
         state,
         results,
+        summary,
     } = opening;
     let embed = opened.a.config.embed;
     // The outside world: rewrite the address bar as the user types, without a
@@ -348,7 +360,7 @@ fn finish(parent: &web_sys::Element, opening: Opening) {
 
     let page = el("div")
         .class(if embed { "page embed" } else { "page" })
-        .child(results::mini_summary(state))
+        .child(summary)
         .child(forms::form_tabs(state))
         .child(
             el("main")
