@@ -530,6 +530,14 @@ choice! {
         /// allocated through the next forward pass, so from the second step on
         /// they are alive at the loss too.
         Zeros = "zeros",
+        /// `set_to_none=True` called after the forward pass and the loss,
+        /// just before `loss.backward()` (Lightning's automatic
+        /// optimization; `out = model(x); loss = …; opt.zero_grad();
+        /// loss.backward(); opt.step()`): from the second step on the
+        /// previous step's gradients are alive through the forward pass and
+        /// the loss's forward, and freed before the backward pass creates
+        /// them again.
+        AfterForward = "after_forward",
     }
     default None
 }
@@ -741,14 +749,29 @@ impl Framework {
                 input.recompute = Recompute::Full;
                 (Recipe::Bf16, Step::Fused, Loss::Chunked, 0)
             }
+            // The Trainer's automatic optimization clears the gradients
+            // between `training_step` and the backward pass:
+            // src/lightning/pytorch/loops/optimization/automatic.py
+            // `Closure.closure` calls `_step_fn()`, `_zero_grad_fn()`
+            // (`optimizer_zero_grad` → `optimizer.zero_grad()`, set_to_none
+            // by default; src/lightning/pytorch/core/module.py), then
+            // `_backward_fn(loss)`; with accumulation only on the first
+            // micro-batch (`_make_zero_grad_fn`).
             // src/lightning/pytorch/plugins/precision/precision.py: no conversion.
-            Framework::Lightning32 => (Recipe::Fp32, Step::Foreach, Loss::Full, 0),
+            Framework::Lightning32 => {
+                input.zero_grad = ZeroGrad::AfterForward;
+                (Recipe::Fp32, Step::Foreach, Loss::Full, 0)
+            }
             // src/lightning/pytorch/plugins/precision/amp.py: torch.autocast.
             Framework::Lightning16Mixed | Framework::LightningBf16Mixed => {
+                input.zero_grad = ZeroGrad::AfterForward;
                 (Recipe::Amp, Step::Foreach, Loss::Full, 0)
             }
             // src/lightning/pytorch/plugins/precision/half.py: module.to(bfloat16).
-            Framework::LightningBf16True => (Recipe::Bf16, Step::Foreach, Loss::Full, 0),
+            Framework::LightningBf16True => {
+                input.zero_grad = ZeroGrad::AfterForward;
+                (Recipe::Bf16, Step::Foreach, Loss::Full, 0)
+            }
             // transformers/generation/utils.py: inference in the model's dtype.
             Framework::HfGenerate => {
                 input.mode = Mode::Inference;
@@ -1881,6 +1904,19 @@ impl TransformerInput {
         } else {
             self.step
         }
+    }
+
+    /// Training whose loop calls `zero_grad(set_to_none=True)` between the
+    /// forward and the backward pass (`zero_grad=after_forward`), with the
+    /// step outside the backward pass: torchtune's `optimizer_in_bwd`
+    /// steps and drops each gradient inside the backward pass
+    /// (torchtune/training/memory.py `register_optim_in_bwd_hooks`:
+    /// `optim_dict[param].step()` then `.zero_grad()`), so none is left for
+    /// the next forward pass wherever the loop calls it.
+    pub fn zero_grad_after_forward(&self) -> bool {
+        self.mode == Mode::Train
+            && self.zero_grad == ZeroGrad::AfterForward
+            && self.effective_step() != Step::InBackward
     }
 
     /// Full recomputation that checkpoints some layers only, or groups of
@@ -4216,10 +4252,14 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
             let above = inputs + ceil_div(logits, t);
             // The loss's forward: the head's 16-bit logits, their FP32 copy
             // and the log-softmax (e + 2l bytes, at most 3l). Only where the
-            // end of the forward pass is a moment ([`loss_weight_copies`]):
-            // the other paths do no division more.
+            // end of the forward pass is a moment ([`loss_weight_copies`],
+            // or the gradients alive through it,
+            // [`TransformerInput::zero_grad_after_forward`]): the other
+            // paths do no division more.
+            let forward_moment = (input.autocast() && input.recompute == Recompute::Full)
+                || input.zero_grad_after_forward();
             let forward = match (input.loss, input.compiled()) {
-                (Loss::Full, false) if input.autocast() && input.recompute == Recompute::Full => {
+                (Loss::Full, false) if forward_moment => {
                     inputs + ceil_div(softcap + (e + 2 * l) * s * v, t)
                 }
                 _ => above,
