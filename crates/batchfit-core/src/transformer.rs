@@ -709,10 +709,15 @@ impl Framework {
             // (`_ParamAndGradBuffer`: `grad_data = torch.zeros(...)` once,
             // `reset` zero-fills it: the gradients are alive at every
             // moment), megatron/core/extensions/transformer_engine.py
-            // (`TENorm`, `TELayerNormColumnParallelLinear`: fused norms).
+            // (`TENorm`, `TELayerNormColumnParallelLinear`: fused norms),
+            // megatron/core/tensor_parallel/random.py `CheckpointFunction`
+            // (its full recomputation's checkpoint, the reentrant kind: the
+            // backward's `torch.autograd.backward(outputs, args)` on the
+            // rerun's outputs).
             Framework::Megatron => {
                 input.zero_grad = ZeroGrad::Zeros;
                 input.norm_kernel = NormKernel::Fused;
+                input.reentrant = true;
                 (Recipe::MainFp32, Step::Fused, Loss::VocabParallel, 0)
             }
             // deepspeed/runtime/zero/config.py (reduce_bucket_size = 5e8),
@@ -808,9 +813,13 @@ impl Framework {
             // unsloth_zoo/gradient_checkpointing.py
             // `UnslothCheckpointFunction`) keeps each layer's input in pinned
             // CPU buffers and brings it back into a GPU buffer to recompute
-            // the layer: `recompute=full` with `act_offload`. The Trainer's
-            // side is `hf_trainer`'s optimizer; unsloth/models/llama.py
-            // computes the loss with unsloth-zoo's `unsloth_fused_ce_loss`.
+            // the layer: `recompute=full` with `act_offload`. Its backward
+            // reruns the layer and calls `torch.autograd.backward(
+            // outputs_with_grad, args_with_grad)`, the reentrant kind
+            // (`unsloth_checkpoint` forces `use_reentrant=True`):
+            // `reentrant`. The Trainer's side is `hf_trainer`'s optimizer;
+            // unsloth/models/llama.py computes the loss with unsloth-zoo's
+            // `unsloth_fused_ce_loss`.
             Framework::Unsloth => {
                 input.lora_rank = 16;
                 input.lora_targets = LoraTargets::All;
@@ -819,6 +828,7 @@ impl Framework {
                 input.double_quant = true;
                 input.recompute = Recompute::Full;
                 input.act_offload = true;
+                input.reentrant = true;
                 (Recipe::Bf16, Step::Fused, Loss::Fused, 0)
             }
         };
@@ -1700,6 +1710,11 @@ pub struct TransformerInput {
     /// partitioner chooses what the backward pass keeps
     /// ([`TransformerInput::compiled`]).
     pub compile: bool,
+    /// Under full recomputation, the checkpoint is the reentrant kind
+    /// (`torch.utils.checkpoint.checkpoint(use_reentrant=True)`,
+    /// Megatron-LM's `CheckpointFunction`): its backward keeps the rerun's
+    /// output ([`Saved::reentrant_output`]).
+    pub reentrant: bool,
 }
 
 impl Default for TransformerInput {
@@ -1759,6 +1774,7 @@ impl Default for TransformerInput {
             fp8: Fp8::default(),
             train_embeddings: false,
             compile: false,
+            reentrant: false,
         }
     }
 }
@@ -3891,6 +3907,10 @@ pub struct Saved {
     /// ([`TransformerInput::partial_recompute`]); `None` when each layer is
     /// its own checkpoint or none is.
     pub partial: Option<(RecomputeMethod, u64)>,
+    /// What a reentrant checkpoint's backward holds beside its recomputed
+    /// set: the rerun's output, one residual-stream tensor (0 for the
+    /// non-reentrant kind, or without full recomputation).
+    pub reentrant_output: u128,
 }
 
 /// One checkpoint of a partially recomputed chunk, or one layer outside
@@ -3912,9 +3932,14 @@ impl Saved {
         // The backward pass's working tensors beside the largest layer's
         // set: a recomputed layer's, or a partial plan's largest extra.
         let recomputing = match self.partial {
-            None => recomputed(dense_layers, self.recomputed_dense + self.working_dense).max(
-                recomputed(moe_layers, self.recomputed_moe + self.working_moe),
-            ),
+            None => recomputed(
+                dense_layers,
+                self.recomputed_dense + self.reentrant_output + self.working_dense,
+            )
+            .max(recomputed(
+                moe_layers,
+                self.recomputed_moe + self.reentrant_output + self.working_moe,
+            )),
             Some(plan) => {
                 self.partial_transient(plan, dense_layers, moe_layers)
                     + self.working(dense_layers, moe_layers)
@@ -3996,7 +4021,7 @@ impl Saved {
                 Unit {
                     layers: to - from,
                     kept: self.dense,
-                    recomputed: full(from, to),
+                    recomputed: full(from, to) + self.reentrant_output,
                 }
             } else {
                 Unit {
@@ -4298,6 +4323,31 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         above_saved,
         above_forward,
         partial: input.partial_recompute(),
+        // The rerun's output a reentrant checkpoint keeps through its backward
+        // pass, per sample and GPU: one residual-stream tensor, the shape and
+        // number format of the layer input it keeps (sp_split(s · r · h)).
+        //
+        // pytorch/pytorch torch/utils/checkpoint.py: `CheckpointFunction.backward`
+        // reruns the function under `torch.enable_grad()` (`outputs =
+        // ctx.run_function(*detached_inputs)`), collects the outputs that require
+        // grad (`outputs_with_grad`) and calls
+        // `torch.autograd.backward(outputs_with_grad, args_with_grad)`: the outputs
+        // are referenced until that call returns, while the layer's whole backward
+        // runs. The non-reentrant checkpoint's `recompute_fn` calls
+        // `fn(*args, **kwargs)` and drops what it returns: with `early_stop=True`
+        // (the default) the rerun stops at the last saved tensor
+        // (`_StopRecomputationError`) before the output is made; with
+        // `early_stop=False` (torchtitan's full AC) the output is freed as the
+        // rerun returns, before the layer's own gradients are made. Megatron-LM's
+        // megatron/core/tensor_parallel/random.py `CheckpointFunction` and
+        // Unsloth's unsloth_zoo/gradient_checkpointing.py `UnslothCheckpointFunction`
+        // are the reentrant kind. A checkpointed group of layers (`uniform`) keeps
+        // one output, its last layer's.
+        reentrant_output: if input.recompute == Recompute::Full && input.reentrant {
+            sp_split(s * r * h)
+        } else {
+            0
+        },
     }
 }
 

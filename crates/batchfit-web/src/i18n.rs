@@ -633,6 +633,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::Reentrant,
+        f(
+            "Reentrant checkpoint",
+            "",
+            "use_reentrant=True (Megatron, Unsloth): the rerun's output is kept during the layer's backward.",
+        ),
+    ),
+    (
         Param::Attn,
         f(
             "Attention kernel",
@@ -1408,6 +1416,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Módulos recalculados",
             "",
             "El --recompute-modules de Megatron: core_attn, mlp, layernorm, moe_act, moe, shared_experts.",
+        ),
+    ),
+    (
+        Param::Reentrant,
+        f(
+            "Checkpoint reentrante",
+            "",
+            "use_reentrant=True (Megatron, Unsloth): la salida recalculada vive durante el paso hacia atrás de la capa.",
         ),
     ),
     (

@@ -147,6 +147,57 @@ fn optimizer_step_buffers_and_activations_are_never_alive_together() {
     assert_eq!(e.total, e.weights + e.optimizer_states + e.activations);
 }
 
+/// torch/utils/checkpoint.py: the reentrant checkpoint's backward
+/// (`CheckpointFunction.backward`) keeps the rerun's outputs until its
+/// `torch.autograd.backward(outputs_with_grad, args_with_grad)` returns;
+/// the non-reentrant one drops them (docs/frameworks.md).
+#[test]
+fn a_reentrant_checkpoint_keeps_the_rerun_s_output() {
+    // Llama 2 7B under autocast, 4,096 tokens, every layer checkpointed,
+    // with torchtune's chunked loss so that the layer being recomputed, not
+    // the loss, sets the activations' moment: 32 layer inputs (32 × 4,096
+    // × 4,096 × 4 = 2,147,483,648, FP32 residual stream), the recomputed
+    // layer's set (931,659,776) and the backward pass's working tensors
+    // (the FP32 residual gradient 67,108,864 and the SwiGLU's 6 bytes ×
+    // 4,096 × 11,008 = 270,532,608): 3,416,784,896.
+    let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full&loss=chunked";
+    let plain = estimate_of(base);
+    assert_eq!(
+        plain.activations,
+        32 * 67_108_864 + 931_659_776 + 67_108_864 + 270_532_608
+    );
+    assert_eq!(plain.activations, 3_416_784_896);
+    // Reentrant: one more FP32 residual-stream tensor, 4,096 × 4,096 × 4 =
+    // 67,108,864 (7.2 % of the recomputed set), only while that layer's
+    // backward runs.
+    let reentrant = estimate_of(&format!("{base}&reentrant=1"));
+    assert_eq!(reentrant.activations - plain.activations, 67_108_864);
+    assert_eq!(reentrant.activations, 3_483_893_760);
+    // A group of four layers under one checkpoint keeps one output, its
+    // last layer's.
+    let group = format!("{base}&recompute_layers=4");
+    assert_eq!(
+        estimate_of(&format!("{group}&reentrant=1")).activations - estimate_of(&group).activations,
+        67_108_864
+    );
+    // In pure BF16 the residual stream is 2 bytes: 33,554,432.
+    let bf16 = format!("{base}&recipe=bf16");
+    assert_eq!(
+        estimate_of(&format!("{bf16}&reentrant=1")).activations - estimate_of(&bf16).activations,
+        33_554_432
+    );
+    // Megatron-LM's CheckpointFunction is reentrant: its profile says so.
+    let megatron = format!("{base}&framework=megatron");
+    assert_eq!(
+        estimate_of(&megatron),
+        estimate_of(&format!("{megatron}&reentrant=1"))
+    );
+    assert_ne!(
+        estimate_of(&megatron),
+        estimate_of(&format!("{megatron}&reentrant=0"))
+    );
+}
+
 /// `zero_grad(set_to_none=True)` between the loss and `loss.backward()`
 /// (`zero_grad=after_forward`, Lightning's automatic optimization): from the
 /// second step on the previous step's gradients are alive through the whole
