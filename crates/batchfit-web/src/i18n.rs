@@ -1883,7 +1883,11 @@ static OPTIONS: &[(Param, &str, &str)] = &[
     (Param::BaseQuant, "int8", "INT8 (LLM.int8)"),
     (Param::ZeroGrad, "none", "Freed (PyTorch ≥ 2.0)"),
     (Param::ZeroGrad, "zeros", "Kept, zero-filled"),
-    (Param::ZeroGrad, "after_forward", "Freed after the forward"),
+    (
+        Param::ZeroGrad,
+        "after_forward",
+        "Freed after the forward (Lightning)",
+    ),
     (Param::Step, "fused", "Fused"),
     (Param::Step, "foreach", "foreach"),
     (Param::Step, "forloop", "Per-parameter loop"),
@@ -2062,7 +2066,7 @@ static OPTIONS_ES: &[(Param, &str, &str)] = &[
     (
         Param::ZeroGrad,
         "after_forward",
-        "Liberados tras el forward",
+        "Liberados tras el forward (Lightning)",
     ),
     (Param::Step, "fused", "Fusionado"),
     (Param::Step, "foreach", "foreach"),
