@@ -1926,9 +1926,10 @@ impl TransformerInput {
     /// forward and the backward pass (`zero_grad=after_forward`), with the
     /// step outside the backward pass: torchtune's `optimizer_in_bwd`
     /// steps and drops each gradient inside the backward pass
-    /// (torchtune/training/memory.py `register_optim_in_bwd_hooks`:
-    /// `optim_dict[param].step()` then `.zero_grad()`), so none is left for
-    /// the next forward pass wherever the loop calls it.
+    /// (torchtune/modules/optim.py `OptimizerInBackward._step_and_clear`,
+    /// torchtune/training/memory.py `register_optim_in_bwd_hooks`: the
+    /// parameter's `step()` then `zero_grad()`), so none is left for the
+    /// next forward pass wherever the loop calls it.
     pub fn zero_grad_after_forward(&self) -> bool {
         self.mode == Mode::Train
             && self.zero_grad == ZeroGrad::AfterForward
