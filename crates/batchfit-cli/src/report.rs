@@ -858,6 +858,16 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     "gradients zero-filled between steps (zero_grad(set_to_none=False), Megatron's gradient buffer): alive at the loss\n",
                 );
             }
+            if t.reentrant && t.recompute == transformer::Recompute::Full && t.mode == Mode::Train {
+                text.push_str(
+                    "reentrant checkpoint (use_reentrant=True): the rerun's output kept through each layer's backward\n",
+                );
+            }
+            if t.zero_grad_after_forward() {
+                text.push_str(
+                    "zero_grad() after the forward pass (Lightning's loop): the previous step's gradients alive through it\n",
+                );
+            }
             if t.norm_kernel == transformer::NormKernel::Fused && t.mode == Mode::Train {
                 text.push_str("fused norm kernels: each norm keeps its input only\n");
             }

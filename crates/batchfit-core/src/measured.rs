@@ -554,7 +554,9 @@ choice! {
         /// NCCL's communicator buffers: "hundreds of MB" (docs/model.md §4).
         NcclBuffers = "nccl_buffers",
         /// Gradients that live through the run (Megatron-LM's buffer,
-        /// `zero_grad(set_to_none=False)`; docs/model.md §6).
+        /// `zero_grad(set_to_none=False)`) or through the forward pass
+        /// (`zero_grad` after it) where the query does not say so
+        /// (docs/model.md §3.6, §6).
         LiveGradients = "live_gradients",
         /// Autocast's weight copies under full recomputation: the head's and
         /// one layer's both counted at the loss (docs/model.md §3.3).

@@ -225,6 +225,10 @@ struct Parts {
     /// The gradients are alive with the activations: kept from an earlier
     /// micro-batch, or added to them by a napkin rule.
     gradients_with_activations: bool,
+    /// The previous step's gradients are alive through the forward pass
+    /// and freed before the backward pass (`zero_grad=after_forward`): they
+    /// count at the end of the forward pass, not at the loss.
+    gradients_through_forward: bool,
     /// The part of `weights` that exists only from the forward pass to the
     /// end of the backward pass: autocast's 16-bit copies (`recipe=amp`).
     compute_copies: u128,
@@ -233,10 +237,14 @@ struct Parts {
     /// recomputation the head's and one recomputed layer's
     /// ([`transformer::loss_weight_copies`]).
     loss_copies: u128,
+    /// The part of `compute_copies` alive at the end of the forward pass:
+    /// all of them while autocast's cache holds them, else `loss_copies`.
+    forward_copies: u128,
     /// Where fewer copies are alive at the loss than at the end of the
-    /// forward pass: the activations per sample at that end, and the part
-    /// the layers keep (for the timeline); 0 where the end of the forward
-    /// pass is no moment of its own.
+    /// forward pass, or the gradients are alive through the forward pass
+    /// only: the activations per sample at that end, and the part the
+    /// layers keep (for the timeline); 0 where the end of the forward pass
+    /// is no moment of its own.
     forward_per_sample: u128,
     forward_layers_per_sample: u128,
     activations_per_sample: u128,
@@ -426,8 +434,10 @@ static EMPTY_PARTS: Parts = Parts {
     buffers: 0,
     step_in_backward: false,
     gradients_with_activations: false,
+    gradients_through_forward: false,
     compute_copies: 0,
     loss_copies: 0,
+    forward_copies: 0,
     forward_per_sample: 0,
     forward_layers_per_sample: 0,
     activations_per_sample: 0,
@@ -505,17 +515,77 @@ impl Parts {
                 } else {
                     0
                 };
+                // torch/csrc/autograd/functions/accumulate_grad.h: the
+                // backward pass creates each `.grad` when it first
+                // reaches the parameter, and torch/optim/optimizer.py
+                // `zero_grad(set_to_none=True)` (the default since
+                // PyTorch 2.0) drops them after the step: at the start
+                // of the backward pass no gradient exists, unless an
+                // earlier micro-batch of the same step left its own
+                // (gradient accumulation adds into them). The step in
+                // the backward pass holds one gradient at a time, next to
+                // the activations. Accumulation is judged at a
+                // micro-batch of one: the answer must not fall as the
+                // batch grows (the largest batch that fits is a binary
+                // search), so a global batch that a larger micro-batch
+                // reaches in one step still counts its gradients early.
+                // `zero_grad(set_to_none=False)` zero-fills the gradients
+                // instead of dropping them: from the second step on they
+                // are alive from the forward pass on (ZeroGrad::Zeros).
+                // A pipeline's later micro-batches run their forward
+                // passes after the first backward passes (1F1B), or
+                // beside the gradients of the first ones (GPipe: from the
+                // second backward pass on, with one micro-batch fewer;
+                // counted with all of them, an upper bound).
+                // DeepSpeed's ZeRO-3 allocates its gradient partition
+                // once, at initialization (deepspeed/runtime/zero/stage3.py
+                // `grad_partitions_flat_buffer`), and keeps it.
+                // `set_to_none=True` is `p.grad = None`: it drops the only
+                // reference, and the caching allocator counts the block free
+                // at once. A loop that calls it after the forward pass and
+                // the loss, before `loss.backward()` (Lightning's
+                // lightning/pytorch/loops/optimization/automatic.py
+                // `Closure.closure`: `_step_fn()`, then `_zero_grad_fn()`,
+                // then `_backward_fn(loss)`), runs every forward pass from
+                // the second step on beside the gradients the previous
+                // step's backward pass left: `max_memory_allocated` sees
+                // them at the end of the forward pass, and not at the loss.
+                // Where they are alive with the activations anyway
+                // (accumulation, a kept buffer) it changes nothing. A
+                // pipeline rank counts them with its activations: an upper
+                // bound (its own forward pass's end is not computed).
+                let after_forward = input.zero_grad_after_forward();
+                let gradients_with_activations = step_in_backward
+                    || input.deepspeed_stage3()
+                    || (input.mode == Mode::Train && input.zero_grad == ZeroGrad::Zeros)
+                    || (after_forward && rank.is_some())
+                    || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1)
+                    || (rank.is_some() && microbatches(config) > 1);
+                let through_forward = after_forward && !gradients_with_activations;
                 // Under full recomputation the checkpointed layers save no
                 // copy: the cache's end (the forward's) is a moment of its own.
-                let (loss_copies, (forward_per_sample, forward_layers_per_sample)) =
+                let (loss_copies, forward_copies, (forward_per_sample, forward_layers_per_sample)) =
                     match transformer::loss_weight_copies(input) {
-                        Some(copies) if copies < compute_copies && input.compiled() => {
-                            (copies, (0, 0))
-                        }
-                        Some(copies) if copies < compute_copies => {
-                            (copies, transformer::forward_activations_per_sample(input))
-                        }
-                        _ => (compute_copies, (0, 0)),
+                        Some(copies) if copies < compute_copies && !input.compiled() => (
+                            copies,
+                            compute_copies,
+                            transformer::forward_activations_per_sample(input),
+                        ),
+                        Some(copies) if copies < compute_copies => (
+                            copies,
+                            copies,
+                            if through_forward {
+                                transformer::forward_activations_per_sample(input)
+                            } else {
+                                (0, 0)
+                            },
+                        ),
+                        _ if through_forward => (
+                            compute_copies,
+                            compute_copies,
+                            transformer::forward_activations_per_sample(input),
+                        ),
+                        _ => (compute_copies, compute_copies, (0, 0)),
                     };
                 Self {
                     parameters: count.total,
@@ -526,38 +596,11 @@ impl Parts {
                     optimizer_step: states.optimizer_step,
                     buffers: states.buffers,
                     step_in_backward,
-                    // torch/csrc/autograd/functions/accumulate_grad.h: the
-                    // backward pass creates each `.grad` when it first
-                    // reaches the parameter, and torch/optim/optimizer.py
-                    // `zero_grad(set_to_none=True)` (the default since
-                    // PyTorch 2.0) drops them after the step: at the start
-                    // of the backward pass no gradient exists, unless an
-                    // earlier micro-batch of the same step left its own
-                    // (gradient accumulation adds into them). The step in
-                    // the backward pass holds one gradient at a time, next to
-                    // the activations. Accumulation is judged at a
-                    // micro-batch of one: the answer must not fall as the
-                    // batch grows (the largest batch that fits is a binary
-                    // search), so a global batch that a larger micro-batch
-                    // reaches in one step still counts its gradients early.
-                    // `zero_grad(set_to_none=False)` zero-fills the gradients
-                    // instead of dropping them: from the second step on they
-                    // are alive from the forward pass on (ZeroGrad::Zeros).
-                    // A pipeline's later micro-batches run their forward
-                    // passes after the first backward passes (1F1B), or
-                    // beside the gradients of the first ones (GPipe: from the
-                    // second backward pass on, with one micro-batch fewer;
-                    // counted with all of them, an upper bound).
-                    // DeepSpeed's ZeRO-3 allocates its gradient partition
-                    // once, at initialization (deepspeed/runtime/zero/stage3.py
-                    // `grad_partitions_flat_buffer`), and keeps it.
-                    gradients_with_activations: step_in_backward
-                        || input.deepspeed_stage3()
-                        || (input.mode == Mode::Train && input.zero_grad == ZeroGrad::Zeros)
-                        || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1)
-                        || (rank.is_some() && microbatches(config) > 1),
+                    gradients_with_activations,
+                    gradients_through_forward: through_forward,
                     compute_copies,
                     loss_copies,
+                    forward_copies,
                     forward_per_sample,
                     forward_layers_per_sample,
                     activations_per_sample,
@@ -642,13 +685,27 @@ impl Parts {
     }
 
     /// Beyond [`Self::held`] at the end of the forward pass, where it is a
-    /// moment of its own (0 elsewhere): the activations then, every one of
-    /// autocast's cached copies and DoRA's working set.
+    /// moment of its own (0 elsewhere): the activations then, autocast's
+    /// copies alive then, DoRA's working set, and the previous step's
+    /// gradients under `zero_grad=after_forward`.
     fn forward_moment(&self, batch: u64) -> u128 {
         if self.forward_per_sample == 0 {
             return 0;
         }
-        self.forward_per_sample * u128::from(batch) + self.compute_copies + self.working
+        self.forward_per_sample * u128::from(batch)
+            + self.forward_copies
+            + self.working
+            + self.forward_gradients()
+    }
+
+    /// The gradients alive at the end of the forward pass beyond
+    /// [`Self::held`].
+    fn forward_gradients(&self) -> u128 {
+        if self.gradients_through_forward {
+            self.gradients
+        } else {
+            0
+        }
     }
 
     /// Beyond [`Self::held`] once the backward pass has freed the activations:
@@ -697,10 +754,11 @@ impl Parts {
     /// moment.
     fn moment(&self, batch: u64, instant: Instant) -> AtPeak {
         let alive = instant != Instant::Gradients;
-        let gradients = if alive && !self.gradients_with_activations {
-            0
-        } else {
-            self.gradients
+        let gradients = match instant {
+            _ if self.gradients_with_activations => self.gradients,
+            Instant::ForwardEnd => self.forward_gradients(),
+            Instant::Loss => 0,
+            Instant::Gradients => self.gradients,
         };
         // The step's temporaries live in the backward pass's moment when the
         // step runs there, else in the gradients' moment.
@@ -710,7 +768,7 @@ impl Parts {
             Instant::ForwardEnd | Instant::Loss | Instant::Gradients => 0,
         };
         let (per_sample, copies) = match instant {
-            Instant::ForwardEnd => (self.forward_per_sample, self.compute_copies),
+            Instant::ForwardEnd => (self.forward_per_sample, self.forward_copies),
             Instant::Loss => (self.activations_per_sample, self.loss_copies),
             Instant::Gradients => (0, 0),
         };

@@ -74,6 +74,7 @@ choice! {
         RecomputeMethod = "recompute_method",
         RecomputeLayers = "recompute_layers",
         RecomputeModules = "recompute_modules",
+        Reentrant = "reentrant",
         Attn = "attn",
         Mode = "mode",
         Gen = "gen",
@@ -181,7 +182,9 @@ impl Param {
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
             | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap
-            | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings | Compile => Input::Switch,
+            | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings | Compile | Reentrant => {
+                Input::Switch
+            }
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | NormKernel
             | FusedProj | LoraTargets | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units

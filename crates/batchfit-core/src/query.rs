@@ -274,6 +274,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::RecomputeMethod,
     Param::RecomputeLayers,
     Param::RecomputeModules,
+    Param::Reentrant,
     Param::Attn,
     Param::Mode,
     Param::Gen,
@@ -477,6 +478,12 @@ pub fn parse(text: &str) -> Parsed {
             }
             (t.recompute_method, t.recompute_layers) =
                 (default.recompute_method, default.recompute_layers);
+            // Which checkpoint, too: back to the profile's.
+            let profile = t.framework.defaults().reentrant;
+            if t.reentrant != profile {
+                only_with(Param::Reentrant, Param::Recompute, "full");
+                t.reentrant = profile;
+            }
         }
         // Megatron-Core's `--recompute-modules` are read under `selective`
         // only (transformer_config.py `__post_init__`), and a module this
@@ -998,6 +1005,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Fp8 => t.fp8 = option(name, tf::Fp8::parse(value), tf::Fp8::NAMES)?,
         Param::TrainEmbeddings => t.train_embeddings = switch(name, value)?,
         Param::Compile => t.compile = switch(name, value)?,
+        Param::Reentrant => t.reentrant = switch(name, value)?,
         Param::LoraVariant => {
             t.lora_variant = option(name, tf::LoraVariant::parse(value), tf::LoraVariant::NAMES)?
         }
@@ -1302,6 +1310,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Fp8, t.fp8.name().to_owned()),
         (Param::TrainEmbeddings, bit(t.train_embeddings)),
         (Param::Compile, bit(t.compile)),
+        (Param::Reentrant, bit(t.reentrant)),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),

@@ -205,6 +205,15 @@ pub fn read(text_of_file: &str, context: &Context) -> Result<TrainingArgs, FileE
         };
         out.set(Param::Recompute, recompute.name());
     }
+    // `gradient_checkpointing_kwargs` goes to `torch.utils.checkpoint`
+    // (transformers modeling_utils.py `gradient_checkpointing_enable`:
+    // `functools.partial(checkpoint, **gradient_checkpointing_kwargs)`);
+    // without `use_reentrant` the profile's (the current default, False).
+    if recompute
+        && flag(&doc, "gradient_checkpointing_kwargs.use_reentrant")? == Some(Value::Is(true))
+    {
+        out.set(Param::Reentrant, 1);
+    }
 
     // `torch_compile`: the Trainer compiles the whole model after wrapping
     // it (transformers trainer.py `_wrap_model`: `model = torch.compile(model,

@@ -530,6 +530,14 @@ choice! {
         /// allocated through the next forward pass, so from the second step on
         /// they are alive at the loss too.
         Zeros = "zeros",
+        /// `set_to_none=True` called after the forward pass and the loss,
+        /// just before `loss.backward()` (Lightning's automatic
+        /// optimization; `out = model(x); loss = …; opt.zero_grad();
+        /// loss.backward(); opt.step()`): from the second step on the
+        /// previous step's gradients are alive through the forward pass and
+        /// the loss's forward, and freed before the backward pass creates
+        /// them again.
+        AfterForward = "after_forward",
     }
     default None
 }
@@ -701,10 +709,15 @@ impl Framework {
             // (`_ParamAndGradBuffer`: `grad_data = torch.zeros(...)` once,
             // `reset` zero-fills it: the gradients are alive at every
             // moment), megatron/core/extensions/transformer_engine.py
-            // (`TENorm`, `TELayerNormColumnParallelLinear`: fused norms).
+            // (`TENorm`, `TELayerNormColumnParallelLinear`: fused norms),
+            // megatron/core/tensor_parallel/random.py `CheckpointFunction`
+            // (its full recomputation's checkpoint, the reentrant kind: the
+            // backward's `torch.autograd.backward(outputs, args)` on the
+            // rerun's outputs).
             Framework::Megatron => {
                 input.zero_grad = ZeroGrad::Zeros;
                 input.norm_kernel = NormKernel::Fused;
+                input.reentrant = true;
                 (Recipe::MainFp32, Step::Fused, Loss::VocabParallel, 0)
             }
             // deepspeed/runtime/zero/config.py (reduce_bucket_size = 5e8),
@@ -741,14 +754,29 @@ impl Framework {
                 input.recompute = Recompute::Full;
                 (Recipe::Bf16, Step::Fused, Loss::Chunked, 0)
             }
+            // The Trainer's automatic optimization clears the gradients
+            // between `training_step` and the backward pass:
+            // src/lightning/pytorch/loops/optimization/automatic.py
+            // `Closure.closure` calls `_step_fn()`, `_zero_grad_fn()`
+            // (`optimizer_zero_grad` → `optimizer.zero_grad()`, set_to_none
+            // by default; src/lightning/pytorch/core/module.py), then
+            // `_backward_fn(loss)`; with accumulation only on the first
+            // micro-batch (`_make_zero_grad_fn`).
             // src/lightning/pytorch/plugins/precision/precision.py: no conversion.
-            Framework::Lightning32 => (Recipe::Fp32, Step::Foreach, Loss::Full, 0),
+            Framework::Lightning32 => {
+                input.zero_grad = ZeroGrad::AfterForward;
+                (Recipe::Fp32, Step::Foreach, Loss::Full, 0)
+            }
             // src/lightning/pytorch/plugins/precision/amp.py: torch.autocast.
             Framework::Lightning16Mixed | Framework::LightningBf16Mixed => {
+                input.zero_grad = ZeroGrad::AfterForward;
                 (Recipe::Amp, Step::Foreach, Loss::Full, 0)
             }
             // src/lightning/pytorch/plugins/precision/half.py: module.to(bfloat16).
-            Framework::LightningBf16True => (Recipe::Bf16, Step::Foreach, Loss::Full, 0),
+            Framework::LightningBf16True => {
+                input.zero_grad = ZeroGrad::AfterForward;
+                (Recipe::Bf16, Step::Foreach, Loss::Full, 0)
+            }
             // transformers/generation/utils.py: inference in the model's dtype.
             Framework::HfGenerate => {
                 input.mode = Mode::Inference;
@@ -785,9 +813,13 @@ impl Framework {
             // unsloth_zoo/gradient_checkpointing.py
             // `UnslothCheckpointFunction`) keeps each layer's input in pinned
             // CPU buffers and brings it back into a GPU buffer to recompute
-            // the layer: `recompute=full` with `act_offload`. The Trainer's
-            // side is `hf_trainer`'s optimizer; unsloth/models/llama.py
-            // computes the loss with unsloth-zoo's `unsloth_fused_ce_loss`.
+            // the layer: `recompute=full` with `act_offload`. Its backward
+            // reruns the layer and calls `torch.autograd.backward(
+            // outputs_with_grad, args_with_grad)`, the reentrant kind
+            // (`unsloth_checkpoint` forces `use_reentrant=True`):
+            // `reentrant`. The Trainer's side is `hf_trainer`'s optimizer;
+            // unsloth/models/llama.py computes the loss with unsloth-zoo's
+            // `unsloth_fused_ce_loss`.
             Framework::Unsloth => {
                 input.lora_rank = 16;
                 input.lora_targets = LoraTargets::All;
@@ -796,6 +828,7 @@ impl Framework {
                 input.double_quant = true;
                 input.recompute = Recompute::Full;
                 input.act_offload = true;
+                input.reentrant = true;
                 (Recipe::Bf16, Step::Fused, Loss::Fused, 0)
             }
         };
@@ -1677,6 +1710,11 @@ pub struct TransformerInput {
     /// partitioner chooses what the backward pass keeps
     /// ([`TransformerInput::compiled`]).
     pub compile: bool,
+    /// Under full recomputation, the checkpoint is the reentrant kind
+    /// (`torch.utils.checkpoint.checkpoint(use_reentrant=True)`,
+    /// Megatron-LM's `CheckpointFunction`): its backward keeps the rerun's
+    /// output ([`Saved::reentrant_output`]).
+    pub reentrant: bool,
 }
 
 impl Default for TransformerInput {
@@ -1736,6 +1774,7 @@ impl Default for TransformerInput {
             fp8: Fp8::default(),
             train_embeddings: false,
             compile: false,
+            reentrant: false,
         }
     }
 }
@@ -1881,6 +1920,20 @@ impl TransformerInput {
         } else {
             self.step
         }
+    }
+
+    /// Training whose loop calls `zero_grad(set_to_none=True)` between the
+    /// forward and the backward pass (`zero_grad=after_forward`), with the
+    /// step outside the backward pass: torchtune's `optimizer_in_bwd`
+    /// steps and drops each gradient inside the backward pass
+    /// (torchtune/modules/optim.py `OptimizerInBackward._step_and_clear`,
+    /// torchtune/training/memory.py `register_optim_in_bwd_hooks`: the
+    /// parameter's `step()` then `zero_grad()`), so none is left for the
+    /// next forward pass wherever the loop calls it.
+    pub fn zero_grad_after_forward(&self) -> bool {
+        self.mode == Mode::Train
+            && self.zero_grad == ZeroGrad::AfterForward
+            && self.effective_step() != Step::InBackward
     }
 
     /// Full recomputation that checkpoints some layers only, or groups of
@@ -3855,6 +3908,10 @@ pub struct Saved {
     /// ([`TransformerInput::partial_recompute`]); `None` when each layer is
     /// its own checkpoint or none is.
     pub partial: Option<(RecomputeMethod, u64)>,
+    /// What a reentrant checkpoint's backward holds beside its recomputed
+    /// set: the rerun's output, one residual-stream tensor (0 for the
+    /// non-reentrant kind, or without full recomputation).
+    pub reentrant_output: u128,
 }
 
 /// One checkpoint of a partially recomputed chunk, or one layer outside
@@ -3876,9 +3933,14 @@ impl Saved {
         // The backward pass's working tensors beside the largest layer's
         // set: a recomputed layer's, or a partial plan's largest extra.
         let recomputing = match self.partial {
-            None => recomputed(dense_layers, self.recomputed_dense + self.working_dense).max(
-                recomputed(moe_layers, self.recomputed_moe + self.working_moe),
-            ),
+            None => recomputed(
+                dense_layers,
+                self.recomputed_dense + self.reentrant_output + self.working_dense,
+            )
+            .max(recomputed(
+                moe_layers,
+                self.recomputed_moe + self.reentrant_output + self.working_moe,
+            )),
             Some(plan) => {
                 self.partial_transient(plan, dense_layers, moe_layers)
                     + self.working(dense_layers, moe_layers)
@@ -3960,7 +4022,7 @@ impl Saved {
                 Unit {
                     layers: to - from,
                     kept: self.dense,
-                    recomputed: full(from, to),
+                    recomputed: full(from, to) + self.reentrant_output,
                 }
             } else {
                 Unit {
@@ -4216,10 +4278,14 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
             let above = inputs + ceil_div(logits, t);
             // The loss's forward: the head's 16-bit logits, their FP32 copy
             // and the log-softmax (e + 2l bytes, at most 3l). Only where the
-            // end of the forward pass is a moment ([`loss_weight_copies`]):
-            // the other paths do no division more.
+            // end of the forward pass is a moment ([`loss_weight_copies`],
+            // or the gradients alive through it,
+            // [`TransformerInput::zero_grad_after_forward`]): the other
+            // paths do no division more.
+            let forward_moment = (input.autocast() && input.recompute == Recompute::Full)
+                || input.zero_grad_after_forward();
             let forward = match (input.loss, input.compiled()) {
-                (Loss::Full, false) if input.autocast() && input.recompute == Recompute::Full => {
+                (Loss::Full, false) if forward_moment => {
                     inputs + ceil_div(softcap + (e + 2 * l) * s * v, t)
                 }
                 _ => above,
@@ -4258,6 +4324,31 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         above_saved,
         above_forward,
         partial: input.partial_recompute(),
+        // The rerun's output a reentrant checkpoint keeps through its backward
+        // pass, per sample and GPU: one residual-stream tensor, the shape and
+        // number format of the layer input it keeps (sp_split(s · r · h)).
+        //
+        // pytorch/pytorch torch/utils/checkpoint.py: `CheckpointFunction.backward`
+        // reruns the function under `torch.enable_grad()` (`outputs =
+        // ctx.run_function(*detached_inputs)`), collects the outputs that require
+        // grad (`outputs_with_grad`) and calls
+        // `torch.autograd.backward(outputs_with_grad, args_with_grad)`: the outputs
+        // are referenced until that call returns, while the layer's whole backward
+        // runs. The non-reentrant checkpoint's `recompute_fn` calls
+        // `fn(*args, **kwargs)` and drops what it returns: with `early_stop=True`
+        // (the default) the rerun stops at the last saved tensor
+        // (`_StopRecomputationError`) before the output is made; with
+        // `early_stop=False` (torchtitan's full AC) the output is freed as the
+        // rerun returns, before the layer's own gradients are made. Megatron-LM's
+        // megatron/core/tensor_parallel/random.py `CheckpointFunction` and
+        // Unsloth's unsloth_zoo/gradient_checkpointing.py `UnslothCheckpointFunction`
+        // are the reentrant kind. A checkpointed group of layers (`uniform`) keeps
+        // one output, its last layer's.
+        reentrant_output: if input.recompute == Recompute::Full && input.reentrant {
+            sp_split(s * r * h)
+        } else {
+            0
+        },
     }
 }
 

@@ -247,9 +247,9 @@ fn transformer_form(state: State) -> Vec<El> {
             ],
             Some(rx(move || !inference())),
         ),
-        // Which layers full recomputation checkpoints, with it.
+        // Which layers full recomputation checkpoints, and how, with it.
         group(
-            &[RecomputeMethod, RecomputeLayers],
+            &[RecomputeMethod, RecomputeLayers, Reentrant],
             Some(rx(move || recomputing(tf::Recompute::Full))),
         ),
         // Megatron-Core's recomputed modules, with selective recomputation.

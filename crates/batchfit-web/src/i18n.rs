@@ -633,6 +633,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::Reentrant,
+        f(
+            "Reentrant checkpoint",
+            "",
+            "use_reentrant=True (Megatron, Unsloth): the rerun's output is kept during the layer's backward.",
+        ),
+    ),
+    (
         Param::Attn,
         f(
             "Attention kernel",
@@ -1411,6 +1419,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::Reentrant,
+        f(
+            "Checkpoint reentrante",
+            "",
+            "use_reentrant=True (Megatron, Unsloth): la salida recalculada vive durante el paso hacia atrás de la capa.",
+        ),
+    ),
+    (
         Param::Attn,
         f(
             "Kernel de atención",
@@ -1867,6 +1883,11 @@ static OPTIONS: &[(Param, &str, &str)] = &[
     (Param::BaseQuant, "int8", "INT8 (LLM.int8)"),
     (Param::ZeroGrad, "none", "Freed (PyTorch ≥ 2.0)"),
     (Param::ZeroGrad, "zeros", "Kept, zero-filled"),
+    (
+        Param::ZeroGrad,
+        "after_forward",
+        "Freed after the forward (Lightning)",
+    ),
     (Param::Step, "fused", "Fused"),
     (Param::Step, "foreach", "foreach"),
     (Param::Step, "forloop", "Per-parameter loop"),
@@ -2042,6 +2063,11 @@ static OPTIONS_ES: &[(Param, &str, &str)] = &[
     (Param::BaseQuant, "int8", "INT8 (LLM.int8)"),
     (Param::ZeroGrad, "none", "Liberados (PyTorch ≥ 2.0)"),
     (Param::ZeroGrad, "zeros", "Se mantienen, a cero"),
+    (
+        Param::ZeroGrad,
+        "after_forward",
+        "Liberados tras el forward (Lightning)",
+    ),
     (Param::Step, "fused", "Fusionado"),
     (Param::Step, "foreach", "foreach"),
     (Param::Step, "forloop", "Bucle por parámetro"),

@@ -479,6 +479,42 @@ fn optimizers_map_by_what_the_trainer_builds() {
     );
 }
 
+/// `gradient_checkpointing_kwargs={"use_reentrant": True}`: the reentrant
+/// checkpoint, under checkpointing only.
+#[test]
+fn a_reentrant_checkpoint_is_read_from_the_kwargs() {
+    let query = |args: &str| {
+        training_args::read(args, &LLAMA)
+            .expect("reads")
+            .imported
+            .query()
+    };
+    assert_eq!(
+        query(
+            r#"{"gradient_checkpointing": true, "gradient_checkpointing_kwargs": {"use_reentrant": true}}"#
+        ),
+        "framework=hf_trainer&recompute=full&reentrant=1&recipe=fp32"
+    );
+    assert_eq!(
+        query(
+            r#"{"gradient_checkpointing": true, "gradient_checkpointing_kwargs": {"use_reentrant": false}}"#
+        ),
+        "framework=hf_trainer&recompute=full&recipe=fp32"
+    );
+    assert_eq!(
+        query(
+            r#"{"gradient_checkpointing": false, "gradient_checkpointing_kwargs": {"use_reentrant": true}}"#
+        ),
+        "framework=hf_trainer&recompute=none&recipe=fp32"
+    );
+    let read = training_args::read(
+        r#"{"gradient_checkpointing": true, "gradient_checkpointing_kwargs": {"use_reentrant": true}}"#,
+        &LLAMA,
+    )
+    .expect("reads");
+    round_trips(&read.imported, &LLAMA);
+}
+
 #[test]
 fn what_changes_memory_unmodelled_is_noted() {
     let args = r#"{"torch_compile": true, "use_liger_kernel": true, "ddp_bucket_cap_mb": 25,

@@ -147,6 +147,127 @@ fn optimizer_step_buffers_and_activations_are_never_alive_together() {
     assert_eq!(e.total, e.weights + e.optimizer_states + e.activations);
 }
 
+/// torch/utils/checkpoint.py: the reentrant checkpoint's backward
+/// (`CheckpointFunction.backward`) keeps the rerun's outputs until its
+/// `torch.autograd.backward(outputs_with_grad, args_with_grad)` returns;
+/// the non-reentrant one drops them (docs/frameworks.md).
+#[test]
+fn a_reentrant_checkpoint_keeps_the_rerun_s_output() {
+    // Llama 2 7B under autocast, 4,096 tokens, every layer checkpointed,
+    // with torchtune's chunked loss so that the layer being recomputed, not
+    // the loss, sets the activations' moment: 32 layer inputs (32 × 4,096
+    // × 4,096 × 4 = 2,147,483,648, FP32 residual stream), the recomputed
+    // layer's set (931,659,776) and the backward pass's working tensors
+    // (the FP32 residual gradient 67,108,864 and the SwiGLU's 6 bytes ×
+    // 4,096 × 11,008 = 270,532,608): 3,416,784,896.
+    let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full&loss=chunked";
+    let plain = estimate_of(base);
+    assert_eq!(
+        plain.activations,
+        32 * 67_108_864 + 931_659_776 + 67_108_864 + 270_532_608
+    );
+    assert_eq!(plain.activations, 3_416_784_896);
+    // Reentrant: one more FP32 residual-stream tensor, 4,096 × 4,096 × 4 =
+    // 67,108,864 (7.2 % of the recomputed set), only while that layer's
+    // backward runs.
+    let reentrant = estimate_of(&format!("{base}&reentrant=1"));
+    assert_eq!(reentrant.activations - plain.activations, 67_108_864);
+    assert_eq!(reentrant.activations, 3_483_893_760);
+    // A group of four layers under one checkpoint keeps one output, its
+    // last layer's.
+    let group = format!("{base}&recompute_layers=4");
+    assert_eq!(
+        estimate_of(&format!("{group}&reentrant=1")).activations - estimate_of(&group).activations,
+        67_108_864
+    );
+    // In pure BF16 the residual stream is 2 bytes: 33,554,432.
+    let bf16 = format!("{base}&recipe=bf16");
+    assert_eq!(
+        estimate_of(&format!("{bf16}&reentrant=1")).activations - estimate_of(&bf16).activations,
+        33_554_432
+    );
+    // Megatron-LM's CheckpointFunction is reentrant: its profile says so.
+    let megatron = format!("{base}&framework=megatron");
+    assert_eq!(
+        estimate_of(&megatron),
+        estimate_of(&format!("{megatron}&reentrant=1"))
+    );
+    assert_ne!(
+        estimate_of(&megatron),
+        estimate_of(&format!("{megatron}&reentrant=0"))
+    );
+}
+
+/// `zero_grad(set_to_none=True)` between the loss and `loss.backward()`
+/// (`zero_grad=after_forward`, Lightning's automatic optimization): from the
+/// second step on the previous step's gradients are alive through the whole
+/// forward pass and the loss's forward, and freed before the backward pass
+/// makes them again (docs/model.md §3.6).
+#[test]
+fn zero_grad_after_the_forward_pass_worked_example() {
+    // Llama 2 7B, `amp`, fused AdamW, 1 × 4,096 tokens, as below: 12P held,
+    // 2P of BF16 copies, FP32 gradients 4P (P = 6,738,415,616). At the end
+    // of the forward pass the loss's forward holds the BF16 logits, their
+    // FP32 copy and the log-softmax (2 + 4 + 4 = 10 bytes per logit), not
+    // the 12 of the backward pass's start: the activations then are A − 2 ×
+    // 4,096 × 32,000 = 31,553,748,992 − 262,144,000 = 31,291,604,992.
+    // 18P + 31,291,604,992 = 121,291,481,088 + 31,291,604,992 =
+    // 152,583,086,080, above the loss's 125,891,567,616 (the gradients gone
+    // by then) and the end of the backward pass's 12P + 4P.
+    const P: u128 = 6_738_415_616;
+    let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096";
+    let e = estimate_of(&format!("{base}&zero_grad=after_forward"));
+    assert_eq!(e.peak_phase, Phase::Forward);
+    assert_eq!(e.at_peak.gradients, 4 * P);
+    assert_eq!(e.at_peak.activations, 31_291_604_992);
+    assert_eq!(e.total, 18 * P + 31_291_604_992);
+    assert_eq!(e.total, 152_583_086_080);
+    // Between `none` (125,891,567,616) and `zeros` (152,845,230,080, the
+    // gradients alive at the loss too).
+    assert_eq!(estimate_of(base).total, 125_891_567_616);
+    assert_eq!(
+        estimate_of(&format!("{base}&zero_grad=zeros")).total,
+        152_845_230_080
+    );
+    // The timeline: the gradients in every forward point, none at the loss,
+    // then made again layer by layer.
+    let points = timeline(&parse(&format!("{base}&zero_grad=after_forward")).config);
+    let forward = points.iter().filter(|p| p.moment == Moment::Forward);
+    assert_eq!(forward.clone().count(), 32);
+    for point in forward {
+        assert_eq!(point.bytes.gradients, 4 * P, "{point:?}");
+    }
+    let loss = points.iter().find(|p| p.moment == Moment::Loss);
+    assert_eq!(loss.map(|p| p.bytes.gradients), Some(0));
+    let last = points.iter().rfind(|p| p.moment == Moment::Backward);
+    assert_eq!(last.map(|p| p.bytes.gradients), Some(4 * P));
+    // With accumulation the earlier micro-batches' gradients are alive
+    // through the later ones' forward and backward passes anyway: where the
+    // loop clears them changes nothing.
+    assert_eq!(
+        estimate_of(&format!("{base}&global_batch=2&zero_grad=after_forward")),
+        estimate_of(&format!("{base}&global_batch=2"))
+    );
+    // A step inside the backward pass drops each gradient as it is made
+    // (torchtune's `optimizer_in_bwd`): none left for the next forward pass.
+    assert_eq!(
+        estimate_of(&format!("{base}&step=in_backward&zero_grad=after_forward")),
+        estimate_of(&format!("{base}&step=in_backward"))
+    );
+    // Lightning's profiles set it (their Trainer's closure); a query can
+    // still say otherwise.
+    let lightning =
+        "form=transformer&model=llama-2-7b&batch=1&seq=4096&framework=lightning_bf16_mixed";
+    assert_eq!(
+        estimate_of(lightning),
+        estimate_of(&format!("{lightning}&zero_grad=after_forward"))
+    );
+    assert_ne!(
+        estimate_of(lightning),
+        estimate_of(&format!("{lightning}&zero_grad=none"))
+    );
+}
+
 /// Autograd creates each gradient during the backward pass and
 /// `zero_grad(set_to_none=True)` frees it after the step: the gradients and
 /// the activations peak at different moments, unless gradient accumulation
@@ -182,6 +303,8 @@ fn gradients_appear_in_the_backward_pass() {
     assert_eq!(zeros.peak_phase, Phase::Loss);
     // Inference has no gradients to keep.
     let inference = estimate_of(&format!("{base}&mode=inference&zero_grad=zeros"));
+    assert_eq!(inference, estimate_of(&format!("{base}&mode=inference")));
+    let inference = estimate_of(&format!("{base}&mode=inference&zero_grad=after_forward"));
     assert_eq!(inference, estimate_of(&format!("{base}&mode=inference")));
     assert_eq!(e.peak_phase, Phase::Loss);
     // 128 tokens in pure BF16 (P = 8,030,261,248 for Llama 3.1 8B): 2P
@@ -860,6 +983,26 @@ proptest! {
         if max > 0 && prompt < SEQ.max {
             prop_assert_eq!(estimate(&with_seq(&config, prompt + 1)).fits, Some(false));
         }
+    }
+
+    /// Where the loop clears the gradients orders the peaks: dropping them
+    /// after the step (`none`) never holds more than dropping them after
+    /// the forward pass (`after_forward`), which never holds more than
+    /// zero-filling them (`zeros`, alive at every moment).
+    #[test]
+    fn zero_grad_after_the_forward_pass_lies_between_none_and_zeros(config in any_config()) {
+        let with = |zero_grad| {
+            let mut c = config;
+            c.transformer.zero_grad = zero_grad;
+            estimate(&c).peak_allocated
+        };
+        let (none, after, zeros) = (
+            with(ZeroGrad::None),
+            with(ZeroGrad::AfterForward),
+            with(ZeroGrad::Zeros),
+        );
+        prop_assert!(none <= after, "{} > {}", none, after);
+        prop_assert!(after <= zeros, "{} > {}", after, zeros);
     }
 
     /// The step's picture and the estimate are one story (issue 16): the

@@ -499,7 +499,7 @@ prop_compose! {
         arch in any_arch(), batch in whole(activations::BATCH), seq in whole(activations::SEQ),
         recipe in pick(Recipe::ALL), optimizer in pick(Optimizer::ALL), recompute in pick(Recompute::ALL),
         attention in pick(Attention::ALL), mode in pick(Mode::ALL), generated in whole(tf::GEN), quant in pick(Quant::ALL),
-        gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 5]>(),
+        gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 6]>(),
         framework in pick(tf::Framework::ALL), step in pick(tf::Step::ALL), loss in pick(tf::Loss::ALL),
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
         zero_grad in pick(tf::ZeroGrad::ALL), norm_kernel in pick(tf::NormKernel::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
@@ -513,7 +513,7 @@ prop_compose! {
         plan in (pick(tf::RecomputeMethod::ALL), prop_oneof![Just(1u64), 1u64..=8, whole(tf::RECOMPUTE_LAYERS)]),
         modules in proptest::sample::subsequence(tf::RecomputeModules::NAMES.to_vec(), 1..=tf::RecomputeModules::NAMES.len()),
     ) -> TransformerInput {
-        let [sp, foreach, offload, act_offload, compile] = switches;
+        let [sp, foreach, offload, act_offload, compile, reentrant] = switches;
         // `etp` divides gpus × tp, `ep` the gpus × tp / etp ranks left and
         // `experts`, and only a MoE model has experts to split.
         let (ep, etp) = expert_parallel;
@@ -527,9 +527,10 @@ prop_compose! {
         let (pp, pp_schedule, vpp, microbatches, uneven, stage) = pipe;
         let (cp, cp_kind) = context;
         let (ds_prefetch, ds_live, ds_persist) = ds;
-        // What `parse` can produce: which layers are checkpointed only under
-        // full recomputation.
+        // What `parse` can produce: which layers are checkpointed, and which
+        // checkpoint, only under full recomputation (else the profile's).
         let (recompute_method, recompute_layers) = if recompute == Recompute::Full { plan } else { (tf::RecomputeMethod::default(), tf::RECOMPUTE_LAYERS.default) };
+        let reentrant = if recompute == Recompute::Full { reentrant } else { framework.defaults().reentrant };
         // An uneven layout: one layer moved from the last virtual stage to the first.
         let stages = pp * vpp;
         let pp_layout = if uneven && stages > 1 && stages <= arch.layers && stages <= pipeline::MAX_LAYOUT as u64 {
@@ -558,7 +559,7 @@ prop_compose! {
             Ok(set) if recompute == Recompute::Selective => set,
             _ => tf::RecomputeModules::default(),
         };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
@@ -1175,6 +1176,27 @@ fn partial_recomputation_is_validated_and_written_back() {
     let parsed =
         parse("form=transformer&recompute=full&recompute_method=uniform&recompute_layers=1");
     assert_eq!(parsed.config.transformer.partial_recompute(), None);
+    // Which checkpoint: a switch under full recomputation, written when it
+    // is not the profile's; elsewhere reported and back at the profile's.
+    let query = "form=transformer&model=llama-2-7b&batch=1&seq=4096&recompute=full&reentrant=1";
+    let parsed = parse(query);
+    assert!(parsed.problems.is_empty());
+    assert!(parsed.config.transformer.reentrant);
+    assert_eq!(to_query(&parsed.config), query);
+    let parsed = parse("form=transformer&model=llama-2-7b&batch=1&seq=4096&reentrant=1");
+    assert_eq!(named(&parsed), [("reentrant", &needs_full)]);
+    assert!(!parsed.config.transformer.reentrant);
+    let megatron = "form=transformer&model=llama-2-7b&framework=megatron&batch=1&seq=4096";
+    let parsed = parse(&format!("{megatron}&reentrant=0"));
+    assert_eq!(named(&parsed), [("reentrant", &needs_full)]);
+    assert!(parsed.config.transformer.reentrant);
+    assert_eq!(to_query(&parsed.config), megatron);
+    let parsed = parse(&format!("{megatron}&recompute=full&reentrant=0"));
+    assert!(parsed.problems.is_empty());
+    assert_eq!(
+        to_query(&parsed.config),
+        format!("{megatron}&recompute=full&reentrant=0")
+    );
     assert_eq!(
         parse("form=transformer&recompute=full&recompute_method=every&recompute_layers=2")
             .config
