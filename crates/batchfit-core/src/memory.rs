@@ -239,6 +239,13 @@ struct Parts {
     /// pass is no moment of its own.
     forward_per_sample: u128,
     forward_layers_per_sample: u128,
+    /// The gradients the backward pass has created when the last layer runs
+    /// its largest working set ([`transformer::gradients_beside_layers`]),
+    /// and the activations per sample then
+    /// ([`transformer::layers_backward_per_sample`]); both 0 where that is
+    /// no moment of its own (no such gradient, or the gradients are held).
+    backward_gradients: u128,
+    backward_per_sample: u128,
     activations_per_sample: u128,
     kv_per_sample: u128,
     /// Batch-independent tensors alive with the activations only (DoRA's B·A
@@ -430,6 +437,8 @@ static EMPTY_PARTS: Parts = Parts {
     loss_copies: 0,
     forward_per_sample: 0,
     forward_layers_per_sample: 0,
+    backward_gradients: 0,
+    backward_per_sample: 0,
     activations_per_sample: 0,
     kv_per_sample: 0,
     working: 0,
@@ -517,6 +526,22 @@ impl Parts {
                         }
                         _ => (compute_copies, (0, 0)),
                     };
+                let gradients_with_activations = step_in_backward
+                    || input.deepspeed_stage3()
+                    || (input.mode == Mode::Train && input.zero_grad == ZeroGrad::Zeros)
+                    || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1)
+                    || (rank.is_some() && microbatches(config) > 1);
+                // Held gradients are counted with the activations already.
+                let backward_gradients = if gradients_with_activations {
+                    0
+                } else {
+                    transformer::gradients_beside_layers(input)
+                };
+                let backward_per_sample = if backward_gradients > 0 {
+                    transformer::layers_backward_per_sample(input)
+                } else {
+                    0
+                };
                 Self {
                     parameters: count.total,
                     active_parameters: count.active,
@@ -551,15 +576,13 @@ impl Parts {
                     // DeepSpeed's ZeRO-3 allocates its gradient partition
                     // once, at initialization (deepspeed/runtime/zero/stage3.py
                     // `grad_partitions_flat_buffer`), and keeps it.
-                    gradients_with_activations: step_in_backward
-                        || input.deepspeed_stage3()
-                        || (input.mode == Mode::Train && input.zero_grad == ZeroGrad::Zeros)
-                        || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1)
-                        || (rank.is_some() && microbatches(config) > 1),
+                    gradients_with_activations,
                     compute_copies,
                     loss_copies,
                     forward_per_sample,
                     forward_layers_per_sample,
+                    backward_gradients,
+                    backward_per_sample,
                     activations_per_sample,
                     layer_activations_per_sample,
                     layers: input.arch.layers,
@@ -601,9 +624,15 @@ impl Parts {
                 } else {
                     (0, 0)
                 };
+                let backward_per_sample = if self.backward_gradients > 0 {
+                    transformer::layers_backward_per_sample(&input)
+                } else {
+                    0
+                };
                 Self {
                     activations_per_sample: transformer::activations_per_sample(&input),
                     kv_per_sample: transformer::kv_cache_per_sample(&input),
+                    backward_per_sample,
                     forward_per_sample,
                     forward_layers_per_sample,
                     ..*self
@@ -651,6 +680,20 @@ impl Parts {
         self.forward_per_sample * u128::from(batch) + self.compute_copies + self.working
     }
 
+    /// Beyond [`Self::held`] while the last layer runs its largest working
+    /// set, where that is a moment of its own (0 elsewhere): the activations
+    /// then, the gradients created by then, autocast's weight copies alive
+    /// at the loss and DoRA's working set.
+    fn layers_backward_moment(&self, batch: u64) -> u128 {
+        if self.backward_gradients == 0 {
+            return 0;
+        }
+        self.backward_per_sample * u128::from(batch)
+            + self.backward_gradients
+            + self.loss_copies
+            + self.working
+    }
+
     /// Beyond [`Self::held`] once the backward pass has freed the activations:
     /// the gradients it created and the optimizer step's buffers.
     fn gradient_moment(&self) -> u128 {
@@ -672,15 +715,19 @@ impl Parts {
     }
 
     /// The moment that sets the peak at `batch`: on a tie the activations'
-    /// moment, then the end of the forward pass, as in [`Self::phase`].
+    /// moment, then the last layer's backward pass, then the end of the
+    /// forward pass, as in [`Self::phase`].
     fn winner(&self, batch: u64) -> Instant {
-        let (forward, loss, gradients) = (
+        let (forward, loss, layers, gradients) = (
             self.forward_moment(batch),
             self.activation_moment(batch),
+            self.layers_backward_moment(batch),
             self.gradient_moment(),
         );
-        if loss >= forward && loss >= gradients {
+        if loss >= forward && loss >= layers && loss >= gradients {
             Instant::Loss
+        } else if layers >= forward && layers >= gradients {
+            Instant::LayersBackward
         } else if forward >= gradients {
             Instant::ForwardEnd
         } else {
@@ -697,7 +744,9 @@ impl Parts {
     /// moment.
     fn moment(&self, batch: u64, instant: Instant) -> AtPeak {
         let alive = instant != Instant::Gradients;
-        let gradients = if alive && !self.gradients_with_activations {
+        let gradients = if instant == Instant::LayersBackward {
+            self.backward_gradients
+        } else if alive && !self.gradients_with_activations {
             0
         } else {
             self.gradients
@@ -707,11 +756,12 @@ impl Parts {
         let optimizer_step = match instant {
             Instant::Loss if self.step_in_backward => self.optimizer_step,
             Instant::Gradients if !self.step_in_backward => self.optimizer_step,
-            Instant::ForwardEnd | Instant::Loss | Instant::Gradients => 0,
+            Instant::ForwardEnd | Instant::Loss | Instant::LayersBackward | Instant::Gradients => 0,
         };
         let (per_sample, copies) = match instant {
             Instant::ForwardEnd => (self.forward_per_sample, self.compute_copies),
             Instant::Loss => (self.activations_per_sample, self.loss_copies),
+            Instant::LayersBackward => (self.backward_per_sample, self.loss_copies),
             Instant::Gradients => (0, 0),
         };
         let kv_cache = if alive {
@@ -740,6 +790,7 @@ impl Parts {
     fn transient(&self, batch: u64) -> u128 {
         self.activation_moment(batch)
             .max(self.forward_moment(batch))
+            .max(self.layers_backward_moment(batch))
             .max(self.gradient_moment())
     }
 
@@ -757,6 +808,7 @@ impl Parts {
         match config.form {
             Form::Transformer if t.mode == Mode::Inference => Phase::Generation,
             _ if winner == Instant::ForwardEnd => Phase::Forward,
+            _ if winner == Instant::LayersBackward => Phase::Backward,
             _ if winner == Instant::Gradients => {
                 if self.step_in_backward || self.optimizer_step == 0 {
                     Phase::Backward
@@ -786,6 +838,10 @@ enum Instant {
     /// The activations' moment: the loss, the start of the backward pass
     /// (generation in inference).
     Loss,
+    /// The last layer's backward pass at its largest working set, with the
+    /// gradients created by then, where that is a moment of its own
+    /// ([`Parts::layers_backward_moment`]).
+    LayersBackward,
     /// The end of the backward pass and the optimizer step.
     Gradients,
 }

@@ -2164,6 +2164,19 @@ pub fn embedding_copies(count: &ParameterCount, input: &TransformerInput) -> u12
     }
 }
 
+/// Bytes of one trained parameter's gradient: FP32 for the adapters, which
+/// PEFT keeps in FP32, and for the recipes that keep FP32 parameters or
+/// accumulate into FP32 (FSDP2 reduce-scatters in its FP32 `reduce_dtype`
+/// into the FP32 sharded parameters' `.grad`); the parameters' 16 bits for
+/// pure 16-bit training.
+fn gradient_bytes(input: &TransformerInput) -> u128 {
+    match input.recipe {
+        _ if input.lora() => 4,
+        Recipe::Fp32 | Recipe::Amp | Recipe::Mixed | Recipe::MainFp32 | Recipe::Fsdp => 4,
+        Recipe::Amp16 | Recipe::Bf16 => 2,
+    }
+}
+
 /// Model states per GPU for `count` parameters sharded over `input.gpus`
 /// ranks, with the framework's gradient bucket in `buffers` (FSDP2's
 /// all-gathered copies are [`gathered_parameters`]), and the trainable copies
@@ -2283,13 +2296,7 @@ fn trained_states(
         )
     };
     let weights = base + 4 * adapters.parameters;
-    let gradient_bytes = match input.recipe {
-        _ if lora => 4,
-        // FSDP2: gradients are reduce-scattered in reduce_dtype (FP32) into
-        // the FP32 sharded parameters' .grad.
-        Recipe::Fp32 | Recipe::Amp | Recipe::Mixed | Recipe::MainFp32 | Recipe::Fsdp => 4,
-        Recipe::Amp16 | Recipe::Bf16 => 2,
-    };
+    let gradient_bytes = gradient_bytes(input);
     let step = input.effective_step();
     let gradients = match step {
         // torchtune/modules/optim.py: a post-accumulate-grad hook steps each
@@ -3505,6 +3512,128 @@ fn ffn_backward_bytes(input: &TransformerInput, e: u128) -> u128 {
 /// that product's backward only, not beside these sets, and does not grow
 /// with the batch: not counted (docs/model.md §6).
 fn backward_working(input: &TransformerInput, ffn: Ffn) -> u128 {
+    let (mlp, attention) = working_sets(input, ffn);
+    residual_gradient(input) + mlp.max(attention)
+}
+
+/// The gradients the backward pass has created when it reaches the largest
+/// working set of the last layer, per GPU: the first moment of the backward
+/// pass at which the layers' saved tensors, a layer's working set and
+/// gradients are alive together. pytorch/pytorch
+/// torch/csrc/autograd/functions/accumulate_grad.cpp: `AccumulateGrad` takes
+/// the largest sequence number, so the engine runs it as soon as a weight's
+/// gradient is ready (engine.h `ReadyQueue`'s `CompareNodeTaskTime` pops
+/// the ready node with the highest `sequence_nr` first), and accumulate_grad.h `accumulateGrad` (Case 1.1) steals that
+/// gradient into `.grad`, where it stays until `zero_grad` (a tied weight's
+/// gradient from the head waits in the input buffer of its
+/// `AccumulateGrad` until the embedding's arrives: the same bytes). So beside
+/// the last layer's backward pass the gradients of everything above the
+/// layers exist (the final norm and the head; BERT's pooler and classifier,
+/// a ViT's final norm and classifier), and of the layer's own parameters
+/// those whose backward ran before its largest set
+/// ([`working_sets`], the larger per sample):
+///
+/// - before the FFN activation's backward: the FFN's output matrix (a MoE
+///   layer's: its local experts' and its shared experts' down projections,
+///   an upper bound by the branch that runs second) and the norms after
+///   the FFN (a post-norm block's and BERT's output norm, Gemma's
+///   `post_feedforward_layernorm`);
+/// - before the attention core's backward: the whole FFN (a MoE layer's
+///   router, shared experts and local experts, experts / ep, over etp), the
+///   attention's output projection and every norm of the layer but its
+///   input norm (BERT's two post-norms).
+///
+/// Each in the gradients' bytes ([`gradient_bytes`]), divided by the
+/// tensor-parallel ranks as the weights are. The backward's order inside a
+/// layer is the engine's: a node's sequence number is its forward
+/// position, and the ready node with the highest runs first, so a layer's
+/// backward walks its forward in reverse.
+///
+/// 0 where this moment is counted otherwise or not at all: outside
+/// training, with LoRA (the frozen head has no gradient; the adapters'
+/// are not counted), when the gradients are alive with the activations
+/// anyway (a step in the backward pass, accumulation, `zero_grad=zeros`,
+/// DeepSpeed's ZeRO-3, a pipeline: `memory`), and where the gradients
+/// leave autograd's `.grad` layer by layer (ZeRO-2's buckets, FSDP2's
+/// reduce-scatter, parameter offload; not modelled, docs/model.md §6).
+pub fn gradients_beside_layers(input: &TransformerInput) -> u128 {
+    let arch = &input.arch;
+    if input.mode != Mode::Train
+        || input.lora()
+        || arch.layers == 0
+        || input.effective_step() == Step::InBackward
+        || input.zero_stage() >= 2
+        || input.recipe == Recipe::Fsdp
+        || input.param_offload
+        || input.pp > 1
+    {
+        return 0;
+    }
+    let h = u128::from(arch.hidden);
+    let t = u128::from(input.tp);
+    let norm = arch.norm_parameters(h);
+    let mut none = *arch;
+    none.layers = 0;
+    let above = stage_parameter_count(
+        &none,
+        Ends {
+            embedding: false,
+            head: true,
+        },
+    );
+    let above = above.norms + ceil_div(above.total - above.norms, t);
+    // The norms whose backward runs before the FFN activation's and before
+    // the attention core's.
+    let (norms_ffn, norms_attention) = match (arch.kind, arch.block) {
+        // transformers models/bert/modeling_bert.py `BertSelfOutput` and
+        // `BertOutput`: a LayerNorm after each residual addition.
+        (Kind::Encoder, _) => (1, 2),
+        (_, Block::Pre) => (0, 1),
+        (_, Block::Post) => (1, 2),
+        (_, Block::Sandwich) => (1, 3),
+        (_, Block::Parallel) => (0, 0),
+    };
+    let bias = |rows: u128| if arch.bias { rows } else { 0 };
+    let down = |width: u64| u128::from(width) * h + bias(h);
+    let every = arch.moe_every.max(1);
+    let last_is_moe =
+        arch.moe() && arch.layers.is_multiple_of(every) && arch.layers > arch.first_dense_layers;
+    let ffn = if last_is_moe { Ffn::Moe } else { Ffn::Dense };
+    let (ffn_down, ffn_all) = match ffn {
+        Ffn::Dense => {
+            let mut mlp = Counted::default();
+            mlp.mlp(arch, u128::from(arch.ffn));
+            (ceil_div(down(arch.ffn), t), ceil_div(mlp.total, t))
+        }
+        Ffn::Moe => {
+            let mut expert = Counted::default();
+            expert.mlp(arch, u128::from(arch.expert_width()));
+            let local = u128::from(arch.experts).div_ceil(u128::from(input.ep.max(1)));
+            let etp = u128::from(input.expert_tp());
+            let shared = if arch.shared_width() > 0 {
+                ceil_div(down(arch.shared_width()), t)
+            } else {
+                0
+            };
+            (
+                ceil_div(local * down(arch.expert_width()), etp) + shared,
+                ceil_div(local * expert.total, etp) + ceil_div(moe_common(arch).total, t),
+            )
+        }
+    };
+    let output = ceil_div(arch.attention_widths().output * h + bias(h), t);
+    let (mlp, attention) = working_sets(input, ffn);
+    let layer = if mlp >= attention {
+        ffn_down + norms_ffn * norm
+    } else {
+        ffn_all + output + norms_attention * norm
+    };
+    gradient_bytes(input) * (above + layer)
+}
+
+/// The two candidates of [`backward_working`]'s largest set, per sample and
+/// GPU: the FFN activation's and the attention core's.
+fn working_sets(input: &TransformerInput, ffn: Ffn) -> (u128, u128) {
     let arch = &input.arch;
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
@@ -3531,7 +3660,7 @@ fn backward_working(input: &TransformerInput, ffn: Ffn) -> u128 {
         }
         Attention::Flash => ceil_div(s * e * (widths.output + widths.q + widths.k + widths.v), t),
     };
-    residual_gradient(input) + mlp.max(attention)
+    (mlp, attention)
 }
 
 /// Which of a layer's pre-norms are modules of their own that Megatron-Core's
@@ -4297,6 +4426,29 @@ pub fn forward_activations_per_sample(input: &TransformerInput) -> (u128, u128) 
 }
 
 fn training_activations(input: &TransformerInput) -> u128 {
+    let (kept, loss, layer) = backward_start(input);
+    kept + loss.max(layer)
+}
+
+/// Activation bytes one sample holds in training while the last layer runs
+/// its backward pass (the loss's and the head's tensors freed): what the
+/// layers and the embedding's side keep, with the layer in flight's
+/// transient set. The moment at which [`gradients_beside_layers`] are
+/// alive with them; 0 in inference.
+pub fn layers_backward_per_sample(input: &TransformerInput) -> u128 {
+    if input.mode != Mode::Train {
+        return 0;
+    }
+    let (kept, _, layer) = backward_start(input);
+    kept + layer
+}
+
+/// Training's activations per sample at the start of the backward pass, in
+/// three parts: what stays through it (the layers' saved tensors, the
+/// embedding's side), the loss's side (the head's and the loss's tensors,
+/// or the forward pass's context-parallel blocks), and the layer in
+/// flight's transient set (a recomputed layer, the working tensors).
+fn backward_start(input: &TransformerInput) -> (u128, u128, u128) {
     let arch = &input.arch;
     let saved = training_saved(input);
     let (dense_layers, moe_layers) = (arch.dense_layers(), arch.moe_layers());
@@ -4314,7 +4466,11 @@ fn training_activations(input: &TransformerInput) -> u128 {
             .saturating_sub(in_layers),
         _ => saved.layer_transient(dense_layers, moe_layers),
     };
-    in_layers + saved.below + saved.above.max(transient).max(saved.context_forward)
+    (
+        in_layers + saved.below,
+        saved.above.max(saved.context_forward),
+        transient,
+    )
 }
 
 /// Inference holds no activations between layers: the peak is the largest
@@ -5391,6 +5547,129 @@ mod tests {
         assert_eq!(saved.above, 605_184);
         assert_eq!(activations_per_sample(&vit), 12 * saved.dense + 3_025_920);
         assert_eq!(32 * (3_025_920 - saved.above), 77_463_552);
+    }
+
+    /// The gradients created beside the last layer's largest working set
+    /// (docs/model.md §3.3, "The gradients beside the layer in flight"):
+    /// everything above the layers, and the layer's own parameters whose
+    /// backward ran before that set.
+    #[test]
+    fn the_gradients_beside_the_last_layer_are_counted() {
+        let vit = TransformerInput {
+            arch: Architecture {
+                labels: 1000,
+                ..arch("vit-b-16")
+            },
+            batch: 32,
+            recipe: Recipe::Amp,
+            attention: Attention::Flash,
+            ..TransformerInput::default()
+        };
+        let bert = TransformerInput {
+            arch: Architecture {
+                labels: 2,
+                ..arch("bert-large")
+            },
+            batch: 4,
+            seq: 512,
+            recipe: Recipe::Fp32,
+            attention: Attention::Flash,
+            ..TransformerInput::default()
+        };
+        for (case, input, gradients) in [
+            // ViT-B/16: the final LayerNorm 2 × 768 and the classifier
+            // 1,000 × 768 + 1,000 (770,536); GELU's set (2,420,736 per
+            // sample) outweighs the attention's (197 × 2 × 4 × 768 =
+            // 1,210,368): fc2, 3,072 × 768 + 768 = 2,360,064, and no norm
+            // after the FFN in a pre-norm block. 4 × 3,130,600.
+            ("vit amp", vit, 12_522_400),
+            // FP32 gradients alike; pure BF16 ones of 2 bytes.
+            (
+                "vit fp32",
+                TransformerInput {
+                    recipe: Recipe::Fp32,
+                    ..vit
+                },
+                12_522_400,
+            ),
+            (
+                "vit bf16",
+                TransformerInput {
+                    recipe: Recipe::Bf16,
+                    ..vit
+                },
+                6_261_200,
+            ),
+            // BERT-large, flash: the pooler 1,024² + 1,024 and the
+            // classifier 2 × 1,024 + 2 (1,051,650); GELU's set first: the
+            // output dense 4,096 × 1,024 + 1,024 and the output LayerNorm
+            // 2,048 after it (4,197,376). 4 × 5,249,026.
+            ("bert flash", bert, 20_996_104),
+            // Eager: the FP32 softmax's two a·s² gradients (2 × 4 × 16 ×
+            // 512² = 33,554,432 per sample) outweigh GELU's (2 × 4 × 4,096
+            // × 512 = 16,777,216): the whole FFN (4,198,400 + 4,195,328),
+            // the attention's output dense 1,024² + 1,024 and both
+            // post-norms 2 × 2,048 (9,447,424). 4 × 10,499,074.
+            (
+                "bert eager",
+                TransformerInput {
+                    attention: Attention::Eager,
+                    ..bert
+                },
+                41_996_296,
+            ),
+            // Mixtral 8x7B, 4,096 tokens, `bf16`, flash: the routed copies'
+            // set (8,192 × 3 × 2 × 14,336 per sample) outweighs the
+            // attention's; before it, every local expert's down projection,
+            // 8 × 14,336 × 4,096 = 469,762,048, beside the final RMSNorm
+            // 4,096 and the head 32,000 × 4,096. 2 × 600,838,144.
+            (
+                "mixtral bf16",
+                TransformerInput {
+                    arch: arch("mixtral-8x7b"),
+                    seq: 4096,
+                    recipe: Recipe::Bf16,
+                    attention: Attention::Flash,
+                    ..TransformerInput::default()
+                },
+                1_201_676_288,
+            ),
+            // Where the gradients leave autograd's `.grad` or none is made.
+            (
+                "vit lora",
+                TransformerInput {
+                    lora_rank: 16,
+                    ..vit
+                },
+                0,
+            ),
+            (
+                "vit zero-2",
+                TransformerInput {
+                    gpus: 2,
+                    zero: 2,
+                    ..vit
+                },
+                0,
+            ),
+            (
+                "vit inference",
+                TransformerInput {
+                    mode: Mode::Inference,
+                    ..vit
+                },
+                0,
+            ),
+        ] {
+            assert_eq!(gradients_beside_layers(&input), gradients, "{case}");
+        }
+        // The moment's activations: every saved tensor with the layer's
+        // working set, as at the start of the backward pass when the loss's
+        // tensors are fewer (a ViT's final norm input).
+        assert_eq!(
+            layers_backward_per_sample(&vit),
+            activations_per_sample(&vit)
+        );
     }
 
     /// Megatron-Core's `--recompute-modules` (docs/model.md §3.3, "Megatron-Core's

@@ -337,7 +337,9 @@ fn not_at_peak(w: &Words, e: &Estimate, component: Component) -> Option<&'static
     }
     let alive = e.at_peak.activations_alive;
     Some(match component {
-        Component::Gradients => w.not_at_peak_gradients,
+        // The gradients created by the last layer's backward pass are alive
+        // at its peak (memory::Phase::Backward); the rest come after.
+        Component::Gradients if at == 0 => w.not_at_peak_gradients,
         Component::OptimizerStep if alive => w.not_at_peak_step_after,
         Component::OptimizerStep => w.not_at_peak_step_inside,
         Component::Weights => w.not_at_peak_casts,
@@ -1271,6 +1273,20 @@ mod tests {
         assert_eq!(
             not_at_peak(w, &at_step, Component::Activations),
             Some(w.not_at_peak_freed)
+        );
+        // A ViT's peak is its last layer's backward pass: the gradients
+        // created by then are alive, the others come after.
+        let vit = memory::estimate(
+            &batchfit_core::query::parse(
+                "form=transformer&model=vit-b-16&labels=1000&recipe=amp&batch=32",
+            )
+            .config,
+        );
+        let (at, own) = term_bytes(&vit, Component::Gradients);
+        assert!(0 < at && at < own, "{at} {own}");
+        assert_eq!(
+            not_at_peak(w, &vit, Component::Gradients),
+            Some(w.partly_at_peak)
         );
     }
 

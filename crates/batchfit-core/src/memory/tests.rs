@@ -1500,6 +1500,40 @@ fn fp8_training_keeps_weight_copies_and_saves_fp8_inputs() {
     assert_eq!(parsed.problems.len(), 1);
 }
 
+/// ViT-B/16 under autocast at batch 32 (G039's query): the last layer's
+/// backward pass holds every saved tensor, its working set and the
+/// gradients created by then (the final norm's, the classifier's and fc2's,
+/// 12,522,400 bytes: transformer.rs
+/// `the_gradients_beside_the_last_layer_are_counted`), more than the start
+/// of the backward pass without them; the timeline's loss point is that
+/// moment. A decoder's loss holds more: no change there.
+#[test]
+fn the_gradients_beside_the_last_layer_set_a_vit_s_peak() {
+    let c = config(
+        "form=transformer&model=vit-b-16&dropout=0&labels=1000&recipe=amp&optimizer=adamw&batch=32&step=foreach&recompute=none&attn=flash&loss=full&logits=fp32",
+    );
+    let e = estimate(&c);
+    assert_eq!(e.peak_phase, Phase::Backward);
+    assert_eq!(e.at_peak.gradients, 12_522_400);
+    assert!(e.at_peak.activations_alive);
+    assert_eq!(e.at_peak.activations, e.activations);
+    // 3,636,314,288 bytes at the start of the backward pass without them.
+    assert_eq!(e.peak_allocated, 3_636_314_288 + 12_522_400);
+    let points = timeline(&c);
+    assert_eq!(points[12].moment, Moment::Loss);
+    assert_eq!(points[12].bytes, e.at_peak);
+    // Accumulation keeps every gradient with the activations already.
+    let accumulating = estimate(&config(&format!(
+        "{}&global_batch=64",
+        "form=transformer&model=vit-b-16&dropout=0&labels=1000&recipe=amp&optimizer=adamw&batch=32&step=foreach&recompute=none&attn=flash&loss=full&logits=fp32"
+    )));
+    assert_eq!(accumulating.at_peak.gradients, accumulating.gradients);
+    assert_eq!(
+        accumulating.peak_allocated,
+        e.peak_allocated - 12_522_400 + e.gradients
+    );
+}
+
 /// The step of Llama-3.1-8B, batch 1 × 2,048 (issue 16): 32 forward points,
 /// the loss, 32 backward points and the optimizer step; the activations grow
 /// by one layer's share per forward point and the loss is the peak.
