@@ -3236,8 +3236,16 @@ fn ffn_saved(input: &TransformerInput, e: u128, width: u128) -> u128 {
 /// norm's output, separate gate and up projections two of the MLP norm's;
 /// one matrix saves one. MLA reads its norm's output twice (the query and the
 /// KV down-projections). In a parallel block (Phi) the one norm feeds both.
-/// A MoE layer's router, shared and routed experts read it through other
-/// tensors (the experts through an index of it): not counted here. Nothing
+/// A MoE layer's router casts the MLP norm's output (the one counted) and
+/// its shared experts cast it again, once per first projection
+/// ([`ffn_input_casts`]; transformers models/qwen2_moe/modeling_qwen2_moe.py
+/// `Qwen2MoeSparseMoeBlock.forward`: `self.shared_expert(hidden_states)`,
+/// DeepSeek-V3's `self.shared_experts(residuals)`: the norm's output
+/// itself); the routed experts read an index of it, which one product per
+/// copy casts (transformers' experts as 3D tensors, `MixtralExperts.forward`:
+/// one `linear` of the copy with `gate_up_proj[expert_idx]`), the copy
+/// [`moe_saved`] counts (the older `MixtralBlockSparseTop2MLP` with its
+/// separate `w1` and `w3` cast it twice: not counted). Nothing
 /// outside autocast: a 16-bit norm output is one tensor whoever reads it.
 /// Under Transformer Engine's FP8 (`fp8=te`) each linear module quantizes its
 /// FP32 input for itself likewise, and saves the 1-byte copy. Under
@@ -3261,15 +3269,26 @@ fn autocast_casts(input: &TransformerInput, ffn: Ffn) -> u128 {
         FusedProj::None => 3,
         FusedProj::Qkv | FusedProj::All => 1,
     };
-    let mlp = match (ffn, arch.mlp, arch.fused_proj) {
-        (Ffn::Dense, Mlp::Swiglu, FusedProj::None | FusedProj::Qkv) => 2,
-        _ => 1,
+    let mlp = match ffn {
+        Ffn::Dense => ffn_input_casts(arch),
+        Ffn::Moe if arch.shared_width() > 0 => 1 + ffn_input_casts(arch),
+        Ffn::Moe => 1,
     };
     let counted = match arch.block {
         Block::Parallel => 1,
         Block::Pre | Block::Post | Block::Sandwich => 2,
     };
     (attention + mlp - counted) * bytes * u128::from(arch.hidden)
+}
+
+/// The casts of an FFN's FP32 input its first projections make under
+/// autocast, one each: two for separate gate and up projections, one for a
+/// fused pair or a GELU MLP's one map.
+fn ffn_input_casts(arch: &Architecture) -> u128 {
+    match (arch.mlp, arch.fused_proj) {
+        (Mlp::Swiglu, FusedProj::None | FusedProj::Qkv) => 2,
+        _ => 1,
+    }
 }
 
 /// Which FFN a layer has.
@@ -6059,6 +6078,22 @@ mod tests {
             ..separate
         };
         assert_eq!(autocast_casts(&gpt2, Ffn::Dense), 0);
+        // A MoE layer's router casts the MLP norm's output (the one
+        // counted): Mixtral's separate Q, K, V add 2. DeepSeek-V3's MLA reads
+        // its norm twice (1 more), and its shared expert casts the MLP norm's
+        // output again for gate and up (2 more): 3 × 2 × 7,168 per token,
+        // where its dense layers' gate and up make 2 × 2 × 7,168.
+        let mixtral = TransformerInput {
+            arch: arch("mixtral-8x7b"),
+            ..separate
+        };
+        assert_eq!(autocast_casts(&mixtral, Ffn::Moe), 2 * 2 * 4096);
+        let deepseek = TransformerInput {
+            arch: arch("deepseek-v3"),
+            ..separate
+        };
+        assert_eq!(autocast_casts(&deepseek, Ffn::Moe), 3 * 2 * 7168);
+        assert_eq!(autocast_casts(&deepseek, Ffn::Dense), 2 * 2 * 7168);
     }
 
     /// Megatron-Core's vocab-parallel cross-entropy keeps one FP32 softmax,
