@@ -161,6 +161,10 @@ impl Estimate {
 /// - when the gradients' moment sets it, the backward pass has freed the
 ///   activations, the KV cache and autocast's 16-bit weight copies.
 ///
+/// A part can also be larger than the term's own size: at the end of the
+/// backward pass a tied embedding's backward holds a second gradient of the
+/// shared matrix beside every gradient ([`transformer::embedding_backward`]).
+///
 /// Then `peak_allocated + allocator cache + overhead + margin = required`:
 /// the page's bar, the CLI's `at_peak` and every sweep row are this sum.
 ///
@@ -239,13 +243,17 @@ struct Parts {
     /// pass is no moment of its own.
     forward_per_sample: u128,
     forward_layers_per_sample: u128,
-    /// The gradients the backward pass has created when the last layer runs
-    /// its largest working set ([`transformer::gradients_beside_layers`]),
-    /// and the activations per sample then
-    /// ([`transformer::layers_backward_per_sample`]); both 0 where that is
+    /// The last layer's backward pass at its FFN's and its attention's
+    /// working set ([`transformer::layers_backward`]): the activations per
+    /// sample then and the gradients created by then; all 0 where that is
     /// no moment of its own (no such gradient, or the gradients are held).
-    backward_gradients: u128,
-    backward_per_sample: u128,
+    layers_backward: [(u128, u128); 2],
+    /// What the embedding's backward, the end of the backward pass, holds
+    /// beside every gradient ([`transformer::embedding_backward`]): a tied
+    /// embedding's second gradient, and its incoming gradient per sample; 0
+    /// where that is no moment of its own.
+    end_gradients: u128,
+    end_per_sample: u128,
     activations_per_sample: u128,
     kv_per_sample: u128,
     /// Batch-independent tensors alive with the activations only (DoRA's B·A
@@ -437,8 +445,9 @@ static EMPTY_PARTS: Parts = Parts {
     loss_copies: 0,
     forward_per_sample: 0,
     forward_layers_per_sample: 0,
-    backward_gradients: 0,
-    backward_per_sample: 0,
+    layers_backward: [(0, 0); 2],
+    end_gradients: 0,
+    end_per_sample: 0,
     activations_per_sample: 0,
     kv_per_sample: 0,
     working: 0,
@@ -532,15 +541,15 @@ impl Parts {
                     || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1)
                     || (rank.is_some() && microbatches(config) > 1);
                 // Held gradients are counted with the activations already.
-                let backward_gradients = if gradients_with_activations {
-                    0
+                let layers_backward = if gradients_with_activations {
+                    [(0, 0); 2]
                 } else {
-                    transformer::gradients_beside_layers(input)
+                    transformer::layers_backward(input)
                 };
-                let backward_per_sample = if backward_gradients > 0 {
-                    transformer::layers_backward_per_sample(input)
+                let (end_gradients, end_per_sample) = if gradients_with_activations {
+                    (0, 0)
                 } else {
-                    0
+                    transformer::embedding_backward(input)
                 };
                 Self {
                     parameters: count.total,
@@ -581,8 +590,9 @@ impl Parts {
                     loss_copies,
                     forward_per_sample,
                     forward_layers_per_sample,
-                    backward_gradients,
-                    backward_per_sample,
+                    layers_backward,
+                    end_gradients,
+                    end_per_sample,
                     activations_per_sample,
                     layer_activations_per_sample,
                     layers: input.arch.layers,
@@ -624,15 +634,21 @@ impl Parts {
                 } else {
                     (0, 0)
                 };
-                let backward_per_sample = if self.backward_gradients > 0 {
-                    transformer::layers_backward_per_sample(&input)
+                let layers_backward = if self.layers_backward == [(0, 0); 2] {
+                    self.layers_backward
+                } else {
+                    transformer::layers_backward(&input)
+                };
+                let end_per_sample = if self.end_per_sample > 0 {
+                    transformer::embedding_backward(&input).1
                 } else {
                     0
                 };
                 Self {
                     activations_per_sample: transformer::activations_per_sample(&input),
                     kv_per_sample: transformer::kv_cache_per_sample(&input),
-                    backward_per_sample,
+                    layers_backward,
+                    end_per_sample,
                     forward_per_sample,
                     forward_layers_per_sample,
                     ..*self
@@ -685,13 +701,37 @@ impl Parts {
     /// then, the gradients created by then, autocast's weight copies alive
     /// at the loss and DoRA's working set.
     fn layers_backward_moment(&self, batch: u64) -> u128 {
-        if self.backward_gradients == 0 {
+        match self.layers_candidate(batch) {
+            Some((per_sample, gradients)) => {
+                per_sample * u128::from(batch) + gradients + self.loss_copies + self.working
+            }
+            None => 0,
+        }
+    }
+
+    /// The larger of the last layer's two working-set moments at `batch`:
+    /// its (activations per sample, gradients), or `None` where neither is
+    /// a moment of its own.
+    fn layers_candidate(&self, batch: u64) -> Option<(u128, u128)> {
+        let [ffn, attention] = self.layers_backward;
+        let bytes =
+            |(per_sample, gradients): (u128, u128)| per_sample * u128::from(batch) + gradients;
+        let larger = if bytes(attention) > bytes(ffn) {
+            attention
+        } else {
+            ffn
+        };
+        (larger.1 > 0).then_some(larger)
+    }
+
+    /// Beyond [`Self::held`] at the embedding's backward, the end of the
+    /// backward pass, where that is a moment of its own (0 elsewhere): every
+    /// gradient, a tied embedding's second one and the incoming gradient.
+    fn end_moment(&self, batch: u64) -> u128 {
+        if self.end_per_sample == 0 {
             return 0;
         }
-        self.backward_per_sample * u128::from(batch)
-            + self.backward_gradients
-            + self.loss_copies
-            + self.working
+        self.gradients + self.end_gradients + self.end_per_sample * u128::from(batch)
     }
 
     /// Beyond [`Self::held`] once the backward pass has freed the activations:
@@ -716,13 +756,13 @@ impl Parts {
 
     /// The moment that sets the peak at `batch`: on a tie the activations'
     /// moment, then the last layer's backward pass, then the end of the
-    /// forward pass, as in [`Self::phase`].
+    /// forward pass, then the optimizer step's, as in [`Self::phase`].
     fn winner(&self, batch: u64) -> Instant {
         let (forward, loss, layers, gradients) = (
             self.forward_moment(batch),
             self.activation_moment(batch),
             self.layers_backward_moment(batch),
-            self.gradient_moment(),
+            self.gradient_moment().max(self.end_moment(batch)),
         );
         if loss >= forward && loss >= layers && loss >= gradients {
             Instant::Loss
@@ -730,8 +770,10 @@ impl Parts {
             Instant::LayersBackward
         } else if forward >= gradients {
             Instant::ForwardEnd
-        } else {
+        } else if self.gradient_moment() >= gradients {
             Instant::Gradients
+        } else {
+            Instant::BackwardEnd
         }
     }
 
@@ -743,9 +785,12 @@ impl Parts {
     /// What is alive at `instant`, by component: [`Self::held`] plus that
     /// moment.
     fn moment(&self, batch: u64, instant: Instant) -> AtPeak {
-        let alive = instant != Instant::Gradients;
+        let alive = !matches!(instant, Instant::Gradients | Instant::BackwardEnd);
+        let candidate = self.layers_candidate(batch).unwrap_or_default();
         let gradients = if instant == Instant::LayersBackward {
-            self.backward_gradients
+            candidate.1
+        } else if instant == Instant::BackwardEnd {
+            self.gradients + self.end_gradients
         } else if alive && !self.gradients_with_activations {
             0
         } else {
@@ -756,12 +801,17 @@ impl Parts {
         let optimizer_step = match instant {
             Instant::Loss if self.step_in_backward => self.optimizer_step,
             Instant::Gradients if !self.step_in_backward => self.optimizer_step,
-            Instant::ForwardEnd | Instant::Loss | Instant::LayersBackward | Instant::Gradients => 0,
+            Instant::ForwardEnd
+            | Instant::Loss
+            | Instant::LayersBackward
+            | Instant::BackwardEnd
+            | Instant::Gradients => 0,
         };
         let (per_sample, copies) = match instant {
             Instant::ForwardEnd => (self.forward_per_sample, self.compute_copies),
             Instant::Loss => (self.activations_per_sample, self.loss_copies),
-            Instant::LayersBackward => (self.backward_per_sample, self.loss_copies),
+            Instant::LayersBackward => (candidate.0, self.loss_copies),
+            Instant::BackwardEnd => (self.end_per_sample, 0),
             Instant::Gradients => (0, 0),
         };
         let kv_cache = if alive {
@@ -791,6 +841,7 @@ impl Parts {
         self.activation_moment(batch)
             .max(self.forward_moment(batch))
             .max(self.layers_backward_moment(batch))
+            .max(self.end_moment(batch))
             .max(self.gradient_moment())
     }
 
@@ -808,7 +859,9 @@ impl Parts {
         match config.form {
             Form::Transformer if t.mode == Mode::Inference => Phase::Generation,
             _ if winner == Instant::ForwardEnd => Phase::Forward,
-            _ if winner == Instant::LayersBackward => Phase::Backward,
+            _ if matches!(winner, Instant::LayersBackward | Instant::BackwardEnd) => {
+                Phase::Backward
+            }
             _ if winner == Instant::Gradients => {
                 if self.step_in_backward || self.optimizer_step == 0 {
                     Phase::Backward
@@ -842,6 +895,10 @@ enum Instant {
     /// gradients created by then, where that is a moment of its own
     /// ([`Parts::layers_backward_moment`]).
     LayersBackward,
+    /// The embedding's backward at the end of the backward pass: every
+    /// gradient and its working tensors, where that is a moment of its own
+    /// ([`Parts::end_moment`]).
+    BackwardEnd,
     /// The end of the backward pass and the optimizer step.
     Gradients,
 }

@@ -3535,10 +3535,11 @@ fn backward_working(input: &TransformerInput, ffn: Ffn) -> u128 {
     residual_gradient(input) + mlp.max(attention)
 }
 
-/// The gradients the backward pass has created when it reaches the largest
-/// working set of the last layer, per GPU: the first moment of the backward
-/// pass at which the layers' saved tensors, a layer's working set and
-/// gradients are alive together. pytorch/pytorch
+/// The gradients the backward pass has created when the last layer reaches
+/// each of its two working sets ([`working_sets`]: the FFN activation's, the
+/// attention core's), per GPU: the first moments of the backward pass at
+/// which the layers' saved tensors, a layer's working set and gradients are
+/// alive together. pytorch/pytorch
 /// torch/csrc/autograd/functions/accumulate_grad.cpp: `AccumulateGrad` takes
 /// the largest sequence number, so the engine runs it as soon as a weight's
 /// gradient is ready (engine.h `ReadyQueue`'s `CompareNodeTaskTime` pops
@@ -3549,8 +3550,7 @@ fn backward_working(input: &TransformerInput, ffn: Ffn) -> u128 {
 /// the last layer's backward pass the gradients of everything above the
 /// layers exist (the final norm and the head; BERT's pooler and classifier,
 /// a ViT's final norm and classifier), and of the layer's own parameters
-/// those whose backward ran before its largest set
-/// ([`working_sets`], the larger per sample):
+/// those whose backward ran before the set:
 ///
 /// - before the FFN activation's backward: the FFN's output matrix (a MoE
 ///   layer's: its local experts' and its shared experts' down projections,
@@ -3568,25 +3568,18 @@ fn backward_working(input: &TransformerInput, ffn: Ffn) -> u128 {
 /// position, and the ready node with the highest runs first, so a layer's
 /// backward walks its forward in reverse.
 ///
-/// 0 where this moment is counted otherwise or not at all: outside
+/// `[FFN's, attention's]`; 0 where this moment is counted otherwise or not
+/// at all: outside
 /// training, with LoRA (the frozen head has no gradient; the adapters'
 /// are not counted), when the gradients are alive with the activations
 /// anyway (a step in the backward pass, accumulation, `zero_grad=zeros`,
 /// DeepSpeed's ZeRO-3, a pipeline: `memory`), and where the gradients
 /// leave autograd's `.grad` layer by layer (ZeRO-2's buckets, FSDP2's
 /// reduce-scatter, parameter offload; not modelled, docs/model.md §6).
-pub fn gradients_beside_layers(input: &TransformerInput) -> u128 {
+fn gradients_beside_layers(input: &TransformerInput) -> [u128; 2] {
     let arch = &input.arch;
-    if input.mode != Mode::Train
-        || input.lora()
-        || arch.layers == 0
-        || input.effective_step() == Step::InBackward
-        || input.zero_stage() >= 2
-        || input.recipe == Recipe::Fsdp
-        || input.param_offload
-        || input.pp > 1
-    {
-        return 0;
+    if !gradients_stay_in_grad(input) || arch.layers == 0 {
+        return [0, 0];
     }
     let h = u128::from(arch.hidden);
     let t = u128::from(input.tp);
@@ -3641,13 +3634,90 @@ pub fn gradients_beside_layers(input: &TransformerInput) -> u128 {
         }
     };
     let output = ceil_div(arch.attention_widths().output * h + bias(h), t);
-    let (mlp, attention) = working_sets(input, ffn);
-    let layer = if mlp >= attention {
-        ffn_down + norms_ffn * norm
-    } else {
-        ffn_all + output + norms_attention * norm
+    let g = gradient_bytes(input);
+    [
+        g * (above + ffn_down + norms_ffn * norm),
+        g * (above + ffn_all + output + norms_attention * norm),
+    ]
+}
+
+/// The last layer's backward pass at each of its two working sets (the FFN
+/// activation's, the attention core's): (activation bytes per sample, the
+/// gradients created by then, [`gradients_beside_layers`]), per GPU. The
+/// activations are every saved tensor, the embedding's side and the layer
+/// in flight's transient set with that working set (the loss's and the
+/// head's tensors are freed by then). `memory` counts the larger at its
+/// batch, beside the loss's moment. Both 0 where no gradient is counted.
+pub fn layers_backward(input: &TransformerInput) -> [(u128, u128); 2] {
+    let gradients = gradients_beside_layers(input);
+    if gradients == [0, 0] {
+        return [(0, 0); 2];
+    }
+    let saved = training_saved(input);
+    let residual = residual_gradient(input);
+    let with = |set: fn((u128, u128)) -> u128| {
+        let working = |ffn: Ffn, layers: u64| {
+            if layers > 0 {
+                residual + set(working_sets(input, ffn))
+            } else {
+                0
+            }
+        };
+        let saved = Saved {
+            working_dense: working(Ffn::Dense, input.arch.dense_layers()),
+            working_moe: working(Ffn::Moe, input.arch.moe_layers()),
+            ..saved
+        };
+        let (kept, _, layer) = backward_start(input, &saved);
+        kept + layer
     };
-    gradient_bytes(input) * (above + layer)
+    [
+        (with(|(mlp, _)| mlp), gradients[0]),
+        (with(|(_, attention)| attention), gradients[1]),
+    ]
+}
+
+/// Training whose gradients stay in autograd's `.grad` as the backward pass
+/// creates them, to be stepped after it: no LoRA, no step in the backward
+/// pass, no ZeRO-2 or FSDP2 reduction of each gradient as it is made, no
+/// parameter offload, no pipeline ([`gradients_beside_layers`]).
+fn gradients_stay_in_grad(input: &TransformerInput) -> bool {
+    input.mode == Mode::Train
+        && !input.lora()
+        && input.effective_step() != Step::InBackward
+        && input.zero_stage() < 2
+        && input.recipe != Recipe::Fsdp
+        && !input.param_offload
+        && input.pp <= 1
+}
+
+/// What the embedding's backward, the last node of the backward pass, holds
+/// beside every gradient, per GPU: (bytes, bytes per sample). Its incoming
+/// gradient, the residual stream's ([`residual_gradient`]), and with a tied
+/// head the embedding's own dense gradient: aten
+/// `embedding_dense_backward` writes a vocab × hidden gradient (in the
+/// incoming gradient's dtype, the gradients' bytes), which the engine adds
+/// into the input buffer that has held the head's gradient for the same
+/// weight since the head's backward (torch/csrc/autograd/input_buffer.cpp
+/// `accumulate`: `old_var.add_(var)`), both alive until the addition
+/// returns and `AccumulateGrad` steals the sum. An untied embedding's
+/// gradient is stolen into `.grad` itself (counted with the gradients); a
+/// ViT's patch convolution does not compute its input's gradient. (0, 0)
+/// where the gradients do not stay in `.grad` ([`gradients_stay_in_grad`]);
+/// `memory` counts it only where the gradients are not held with the
+/// activations.
+pub fn embedding_backward(input: &TransformerInput) -> (u128, u128) {
+    if !gradients_stay_in_grad(input) {
+        return (0, 0);
+    }
+    let arch = &input.arch;
+    let tied = if arch.tied && arch.kind == Kind::Decoder {
+        let matrix = u128::from(arch.vocab) * u128::from(arch.hidden);
+        gradient_bytes(input) * ceil_div(matrix, u128::from(input.tp))
+    } else {
+        0
+    };
+    (tied, residual_gradient(input))
 }
 
 /// The two candidates of [`backward_working`]'s largest set, per sample and
@@ -4445,21 +4515,8 @@ pub fn forward_activations_per_sample(input: &TransformerInput) -> (u128, u128) 
 }
 
 fn training_activations(input: &TransformerInput) -> u128 {
-    let (kept, loss, layer) = backward_start(input);
+    let (kept, loss, layer) = backward_start(input, &training_saved(input));
     kept + loss.max(layer)
-}
-
-/// Activation bytes one sample holds in training while the last layer runs
-/// its backward pass (the loss's and the head's tensors freed): what the
-/// layers and the embedding's side keep, with the layer in flight's
-/// transient set. The moment at which [`gradients_beside_layers`] are
-/// alive with them; 0 in inference.
-pub fn layers_backward_per_sample(input: &TransformerInput) -> u128 {
-    if input.mode != Mode::Train {
-        return 0;
-    }
-    let (kept, _, layer) = backward_start(input);
-    kept + layer
 }
 
 /// Training's activations per sample at the start of the backward pass, in
@@ -4467,11 +4524,10 @@ pub fn layers_backward_per_sample(input: &TransformerInput) -> u128 {
 /// embedding's side), the loss's side (the head's and the loss's tensors,
 /// or the forward pass's context-parallel blocks), and the layer in
 /// flight's transient set (a recomputed layer, the working tensors).
-fn backward_start(input: &TransformerInput) -> (u128, u128, u128) {
+fn backward_start(input: &TransformerInput, saved: &Saved) -> (u128, u128, u128) {
     let arch = &input.arch;
-    let saved = training_saved(input);
     let (dense_layers, moe_layers) = (arch.dense_layers(), arch.moe_layers());
-    let in_layers = kept_in_layers(input, &saved);
+    let in_layers = kept_in_layers(input, saved);
     // Autograd runs the loss's, the head's and the final norm's backward before
     // it reaches the last layer, freeing their tensors: a recomputed layer and
     // the backward pass's working tensors are never alive with them. The
@@ -5568,7 +5624,7 @@ mod tests {
         assert_eq!(32 * (3_025_920 - saved.above), 77_463_552);
     }
 
-    /// The gradients created beside the last layer's largest working set
+    /// The gradients created beside the last layer's two working sets
     /// (docs/model.md §3.3, "The gradients beside the layer in flight"):
     /// everything above the layers, and the layer's own parameters whose
     /// backward ran before that set.
@@ -5597,11 +5653,12 @@ mod tests {
         };
         for (case, input, gradients) in [
             // ViT-B/16: the final LayerNorm 2 × 768 and the classifier
-            // 1,000 × 768 + 1,000 (770,536); GELU's set (2,420,736 per
-            // sample) outweighs the attention's (197 × 2 × 4 × 768 =
-            // 1,210,368): fc2, 3,072 × 768 + 768 = 2,360,064, and no norm
-            // after the FFN in a pre-norm block. 4 × 3,130,600.
-            ("vit amp", vit, 12_522_400),
+            // 1,000 × 768 + 1,000 (770,536). Before GELU's set fc2, 3,072 ×
+            // 768 + 768 = 2,360,064, and no norm after the FFN in a pre-norm
+            // block: 4 × 3,130,600. Before the attention core's, the FFN
+            // (2,362,368 + 2,360,064), the output projection 768² + 768 and
+            // the pre-FFN norm 1,536 (5,314,560): 4 × 6,085,096.
+            ("vit amp", vit, [12_522_400, 24_340_384]),
             // FP32 gradients alike; pure BF16 ones of 2 bytes.
             (
                 "vit fp32",
@@ -5609,7 +5666,7 @@ mod tests {
                     recipe: Recipe::Fp32,
                     ..vit
                 },
-                12_522_400,
+                [12_522_400, 24_340_384],
             ),
             (
                 "vit bf16",
@@ -5617,31 +5674,23 @@ mod tests {
                     recipe: Recipe::Bf16,
                     ..vit
                 },
-                6_261_200,
+                [6_261_200, 12_170_192],
             ),
-            // BERT-large, flash: the pooler 1,024² + 1,024 and the
-            // classifier 2 × 1,024 + 2 (1,051,650); GELU's set first: the
-            // output dense 4,096 × 1,024 + 1,024 and the output LayerNorm
-            // 2,048 after it (4,197,376). 4 × 5,249,026.
-            ("bert flash", bert, 20_996_104),
-            // Eager: the FP32 softmax's two a·s² gradients (2 × 4 × 16 ×
-            // 512² = 33,554,432 per sample) outweigh GELU's (2 × 4 × 4,096
-            // × 512 = 16,777,216): the whole FFN (4,198,400 + 4,195,328),
-            // the attention's output dense 1,024² + 1,024 and both
-            // post-norms 2 × 2,048 (9,447,424). 4 × 10,499,074.
-            (
-                "bert eager",
-                TransformerInput {
-                    attention: Attention::Eager,
-                    ..bert
-                },
-                41_996_296,
-            ),
-            // Mixtral 8x7B, 4,096 tokens, `bf16`, flash: the routed copies'
-            // set (8,192 × 3 × 2 × 14,336 per sample) outweighs the
-            // attention's; before it, every local expert's down projection,
-            // 8 × 14,336 × 4,096 = 469,762,048, beside the final RMSNorm
-            // 4,096 and the head 32,000 × 4,096. 2 × 600,838,144.
+            // BERT-large: the pooler 1,024² + 1,024 and the classifier 2 ×
+            // 1,024 + 2 (1,051,650). Before GELU's set the output dense
+            // 4,096 × 1,024 + 1,024 and the output LayerNorm 2,048 after it
+            // (4,197,376): 4 × 5,249,026. Before the attention core's the
+            // FFN (4,198,400 + 4,195,328), the attention's output dense
+            // 1,024² + 1,024 and both post-norms 2 × 2,048 (9,447,424): 4 ×
+            // 10,499,074.
+            ("bert", bert, [20_996_104, 41_996_296]),
+            // Mixtral 8x7B, 4,096 tokens, `bf16`: before the routed copies'
+            // set every local expert's down projection, 8 × 14,336 × 4,096
+            // = 469,762,048, beside the final RMSNorm 4,096 and the head
+            // 32,000 × 4,096 (131,076,096): 2 × 600,838,144. Before the
+            // attention core's every expert's three matrices (8 × 3 ×
+            // 58,720,256), the router 4,096 × 8, o_proj 4,096² and the
+            // pre-FFN norm 4,096 (1,426,100,224): 2 × 1,557,176,320.
             (
                 "mixtral bf16",
                 TransformerInput {
@@ -5651,7 +5700,7 @@ mod tests {
                     attention: Attention::Flash,
                     ..TransformerInput::default()
                 },
-                1_201_676_288,
+                [1_201_676_288, 3_114_352_640],
             ),
             // Where the gradients leave autograd's `.grad` or none is made.
             (
@@ -5660,7 +5709,7 @@ mod tests {
                     lora_rank: 16,
                     ..vit
                 },
-                0,
+                [0, 0],
             ),
             (
                 "vit zero-2",
@@ -5669,7 +5718,7 @@ mod tests {
                     zero: 2,
                     ..vit
                 },
-                0,
+                [0, 0],
             ),
             (
                 "vit inference",
@@ -5677,18 +5726,65 @@ mod tests {
                     mode: Mode::Inference,
                     ..vit
                 },
-                0,
+                [0, 0],
             ),
         ] {
             assert_eq!(gradients_beside_layers(&input), gradients, "{case}");
         }
-        // The moment's activations: every saved tensor with the layer's
-        // working set, as at the start of the backward pass when the loss's
-        // tensors are fewer (a ViT's final norm input).
-        assert_eq!(
-            layers_backward_per_sample(&vit),
-            activations_per_sample(&vit)
-        );
+        // Each moment's activations: every saved tensor with the layer's
+        // working set. A ViT's GELU set is the larger per sample (2,420,736
+        // against the flash attention's 197 × 2 × 4 × 768 = 1,210,368), its
+        // moment the start of the backward pass as the estimate counts it
+        // (the loss's tensors are fewer: the final norm's input).
+        let [ffn, attention] = layers_backward(&vit);
+        assert_eq!(ffn, (activations_per_sample(&vit), 12_522_400));
+        assert_eq!(ffn.0 - attention.0, 2_420_736 - 1_210_368);
+        // BERT-large's eager FP32 softmax: two a·s² gradients (2 × 4 × 16 ×
+        // 512² = 33,554,432 per sample) against GELU's 2 × 4 × 4,096 × 512.
+        let eager = TransformerInput {
+            attention: Attention::Eager,
+            ..bert
+        };
+        let [ffn, attention] = layers_backward(&eager);
+        assert_eq!(attention.0 - ffn.0, 33_554_432 - 16_777_216);
+        assert_eq!(attention.0, activations_per_sample(&eager));
+    }
+
+    /// The embedding's backward at the end of the backward pass (docs/model.md
+    /// §3.3, "The end of the backward pass"): its incoming gradient, and a
+    /// tied embedding's second vocab × hidden gradient.
+    #[test]
+    fn the_embedding_s_backward_holds_its_gradients() {
+        let gpt2 = TransformerInput {
+            arch: arch("gpt2"),
+            seq: 1024,
+            recipe: Recipe::Amp,
+            ..TransformerInput::default()
+        };
+        // GPT-2 ties its head: 4 × 50,257 × 768 beside the head's in the
+        // input buffer; the FP32 stream's gradient 1,024 × 4 × 768.
+        assert_eq!(embedding_backward(&gpt2), (154_389_504, 3_145_728));
+        // Pure BF16: 2 × 50,257 × 768 and 1,024 × 2 × 768.
+        let bf16 = TransformerInput {
+            recipe: Recipe::Bf16,
+            ..gpt2
+        };
+        assert_eq!(embedding_backward(&bf16), (77_194_752, 1_572_864));
+        // Llama 2 7B's embedding is untied: its gradient is stolen into
+        // `.grad`; the incoming gradient 4,096 × 4 × 4,096.
+        let llama = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recipe: Recipe::Amp,
+            ..TransformerInput::default()
+        };
+        assert_eq!(embedding_backward(&llama), (0, 67_108_864));
+        // With LoRA the embedding is frozen: no backward of its own.
+        let lora = TransformerInput {
+            lora_rank: 16,
+            ..gpt2
+        };
+        assert_eq!(embedding_backward(&lora), (0, 0));
     }
 
     /// Megatron-Core's `--recompute-modules` (docs/model.md §3.3, "Megatron-Core's

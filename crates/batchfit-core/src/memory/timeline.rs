@@ -14,7 +14,9 @@
 //! tensors outside the layers (the loss's, the embedding's and the output
 //! layer's) are drawn at the loss, whose point is the start of the backward
 //! pass: the loss's tensors, or where it holds more, the last layer's
-//! backward pass beside the gradients created by then. Where the end of the forward pass is a
+//! backward pass beside the gradients created by then. The first layer's
+//! backward point is the end of the backward pass, the embedding's
+//! backward beside every gradient, where that is a moment of its own. Where the end of the forward pass is a
 //! moment of its own (autocast's cache under full recomputation), the last
 //! layer's forward point is that moment, the loss's forward tensors and
 //! every cached copy in it.
@@ -174,6 +176,14 @@ pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
             },
         )
     }));
+    // The last layer's backward point ends with the embedding's backward,
+    // where that holds more than every gradient alone.
+    let end = parts.moment(batch, Instant::BackwardEnd);
+    if parts.end_per_sample > 0
+        && let Some(last) = points.last_mut()
+    {
+        last.bytes = end;
+    }
     if !parts.step_in_backward {
         points.push(point(Moment::OptimizerStep, 0, grad));
     }
