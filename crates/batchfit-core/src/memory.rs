@@ -33,8 +33,10 @@ choice! {
         /// region exits.
         Forward = "forward",
         /// The backward pass: at its start (an encoder's or ViT's activations,
+        /// the last layer's working set beside the gradients created by then,
         /// or gradients kept from an earlier micro-batch), or at its end, every
-        /// gradient allocated and the activations freed (a fused step adds nothing).
+        /// gradient allocated and the activations freed but the embedding's
+        /// incoming gradient (a fused step adds nothing).
         Backward = "backward",
         /// Inside `optimizer.step()`: the step's temporaries, after the backward
         /// pass has freed the activations.
@@ -68,9 +70,12 @@ pub const FRAGMENTATION_PERCENT: u128 = 10;
 /// pass the activations (and KV cache) are alive; the transformer form's
 /// gradients are not yet, because autograd creates them during the backward
 /// pass and `zero_grad(set_to_none=True)` frees them after each step, unless
-/// gradient accumulation keeps them from the previous micro-batch. After the
-/// backward pass the activations are freed and the gradients and the
-/// optimizer step's buffers are alive. A step inside the backward pass counts
+/// gradient accumulation keeps them from the previous micro-batch (the
+/// last layer's backward pass holds the activations with the gradients
+/// created by then: the head's and its own first). After the backward pass
+/// the activations are freed and the gradients and the optimizer step's
+/// buffers are alive (its last node, the embedding's backward, holds its
+/// incoming gradient and a tied embedding's second gradient beside them). A step inside the backward pass counts
 /// with the activations; the activations and parameters forms, napkin rules,
 /// add gradients and activations. `peak_phase` says which moment wins. `peak_reserved` adds the
 /// caching allocator's slack on the transient bytes ([`FRAGMENTATION_PERCENT`]),
