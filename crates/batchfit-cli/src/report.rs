@@ -683,8 +683,11 @@ fn split(config: &Config, ranks: u64) -> String {
 }
 
 /// Why a term's own size is more than what of it is alive at the peak.
-fn not_at_peak(term: &str, alive: bool) -> &'static str {
+fn not_at_peak(term: &str, alive: bool, partly: bool) -> &'static str {
     match (term, alive) {
+        ("gradients", true) if partly => {
+            "created during the backward pass: those of the layers it has not reached come after the peak"
+        }
         ("gradients", true) => "created during the backward pass, after the activations are freed",
         ("optimizer_step", true) => "exists only inside optimizer.step(), after the backward pass",
         ("optimizer_step", false) => "runs inside the backward pass, with the activations",
@@ -980,9 +983,12 @@ pub fn text(config: &Config) -> String {
         .collect();
     if !missing.is_empty() {
         out.push_str("\nNot (all) alive at the peak, with each term's own size:\n");
-        for &&(term, label, _, own) in &missing {
+        for &&(term, label, at, own) in &missing {
             line(&mut out, label, own, units);
-            out.push_str(&format!("    {}\n", not_at_peak(term, p.activations_alive)));
+            out.push_str(&format!(
+                "    {}\n",
+                not_at_peak(term, p.activations_alive, at > 0)
+            ));
         }
     }
     out.push('\n');

@@ -33,8 +33,10 @@ choice! {
         /// region exits.
         Forward = "forward",
         /// The backward pass: at its start (an encoder's or ViT's activations,
+        /// the last layer's working set beside the gradients created by then,
         /// or gradients kept from an earlier micro-batch), or at its end, every
-        /// gradient allocated and the activations freed (a fused step adds nothing).
+        /// gradient allocated and the activations freed but the embedding's
+        /// incoming gradient (a fused step adds nothing).
         Backward = "backward",
         /// Inside `optimizer.step()`: the step's temporaries, after the backward
         /// pass has freed the activations.
@@ -68,9 +70,12 @@ pub const FRAGMENTATION_PERCENT: u128 = 10;
 /// pass the activations (and KV cache) are alive; the transformer form's
 /// gradients are not yet, because autograd creates them during the backward
 /// pass and `zero_grad(set_to_none=True)` frees them after each step, unless
-/// gradient accumulation keeps them from the previous micro-batch. After the
-/// backward pass the activations are freed and the gradients and the
-/// optimizer step's buffers are alive. A step inside the backward pass counts
+/// gradient accumulation keeps them from the previous micro-batch (the
+/// last layer's backward pass holds the activations with the gradients
+/// created by then: the head's and its own first). After the backward pass
+/// the activations are freed and the gradients and the optimizer step's
+/// buffers are alive (its last node, the embedding's backward, holds its
+/// incoming gradient and a tied embedding's second gradient beside them). A step inside the backward pass counts
 /// with the activations; the activations and parameters forms, napkin rules,
 /// add gradients and activations. `peak_phase` says which moment wins. `peak_reserved` adds the
 /// caching allocator's slack on the transient bytes ([`FRAGMENTATION_PERCENT`]),
@@ -161,6 +166,10 @@ impl Estimate {
 /// - when the gradients' moment sets it, the backward pass has freed the
 ///   activations, the KV cache and autocast's 16-bit weight copies.
 ///
+/// A part can also be larger than the term's own size: at the end of the
+/// backward pass a tied embedding's backward holds a second gradient of the
+/// shared matrix beside every gradient ([`transformer::embedding_backward`]).
+///
 /// Then `peak_allocated + allocator cache + overhead + margin = required`:
 /// the page's bar, the CLI's `at_peak` and every sweep row are this sum.
 ///
@@ -247,6 +256,17 @@ struct Parts {
     /// is no moment of its own.
     forward_per_sample: u128,
     forward_layers_per_sample: u128,
+    /// The last layer's backward pass at its FFN's and its attention's
+    /// working set ([`transformer::layers_backward`]): the activations per
+    /// sample then and the gradients created by then; all 0 where that is
+    /// no moment of its own (no such gradient, or the gradients are held).
+    layers_backward: [(u128, u128); 2],
+    /// What the embedding's backward, the end of the backward pass, holds
+    /// beside every gradient ([`transformer::embedding_backward`]): a tied
+    /// embedding's second gradient, and its incoming gradient per sample; 0
+    /// where that is no moment of its own.
+    end_gradients: u128,
+    end_per_sample: u128,
     activations_per_sample: u128,
     kv_per_sample: u128,
     /// Batch-independent tensors alive with the activations only (DoRA's B·A
@@ -440,6 +460,9 @@ static EMPTY_PARTS: Parts = Parts {
     forward_copies: 0,
     forward_per_sample: 0,
     forward_layers_per_sample: 0,
+    layers_backward: [(0, 0); 2],
+    end_gradients: 0,
+    end_per_sample: 0,
     activations_per_sample: 0,
     kv_per_sample: 0,
     working: 0,
@@ -587,6 +610,17 @@ impl Parts {
                         ),
                         _ => (compute_copies, compute_copies, (0, 0)),
                     };
+                // Held gradients are counted with the activations already.
+                let layers_backward = if gradients_with_activations {
+                    [(0, 0); 2]
+                } else {
+                    transformer::layers_backward(input)
+                };
+                let (end_gradients, end_per_sample) = if gradients_with_activations {
+                    (0, 0)
+                } else {
+                    transformer::embedding_backward(input)
+                };
                 Self {
                     parameters: count.total,
                     active_parameters: count.active,
@@ -603,6 +637,9 @@ impl Parts {
                     forward_copies,
                     forward_per_sample,
                     forward_layers_per_sample,
+                    layers_backward,
+                    end_gradients,
+                    end_per_sample,
                     activations_per_sample,
                     layer_activations_per_sample,
                     layers: input.arch.layers,
@@ -644,9 +681,21 @@ impl Parts {
                 } else {
                     (0, 0)
                 };
+                let layers_backward = if self.layers_backward == [(0, 0); 2] {
+                    self.layers_backward
+                } else {
+                    transformer::layers_backward(&input)
+                };
+                let end_per_sample = if self.end_per_sample > 0 {
+                    transformer::embedding_backward(&input).1
+                } else {
+                    0
+                };
                 Self {
                     activations_per_sample: transformer::activations_per_sample(&input),
                     kv_per_sample: transformer::kv_cache_per_sample(&input),
+                    layers_backward,
+                    end_per_sample,
                     forward_per_sample,
                     forward_layers_per_sample,
                     ..*self
@@ -708,6 +757,44 @@ impl Parts {
         }
     }
 
+    /// Beyond [`Self::held`] while the last layer runs its largest working
+    /// set, where that is a moment of its own (0 elsewhere): the activations
+    /// then, the gradients created by then, autocast's weight copies alive
+    /// at the loss and DoRA's working set.
+    fn layers_backward_moment(&self, batch: u64) -> u128 {
+        match self.layers_candidate(batch) {
+            Some((per_sample, gradients)) => {
+                per_sample * u128::from(batch) + gradients + self.loss_copies + self.working
+            }
+            None => 0,
+        }
+    }
+
+    /// The larger of the last layer's two working-set moments at `batch`:
+    /// its (activations per sample, gradients), or `None` where neither is
+    /// a moment of its own.
+    fn layers_candidate(&self, batch: u64) -> Option<(u128, u128)> {
+        let [ffn, attention] = self.layers_backward;
+        let bytes =
+            |(per_sample, gradients): (u128, u128)| per_sample * u128::from(batch) + gradients;
+        let larger = if bytes(attention) > bytes(ffn) {
+            attention
+        } else {
+            ffn
+        };
+        (larger.1 > 0).then_some(larger)
+    }
+
+    /// Beyond [`Self::held`] at the embedding's backward, the end of the
+    /// backward pass, where that is a moment of its own (0 elsewhere): every
+    /// gradient, a tied embedding's second one and the incoming gradient.
+    fn end_moment(&self, batch: u64) -> u128 {
+        if self.end_per_sample == 0 {
+            return 0;
+        }
+        self.gradients + self.end_gradients + self.end_per_sample * u128::from(batch)
+    }
+
     /// Beyond [`Self::held`] once the backward pass has freed the activations:
     /// the gradients it created and the optimizer step's buffers.
     fn gradient_moment(&self) -> u128 {
@@ -729,19 +816,25 @@ impl Parts {
     }
 
     /// The moment that sets the peak at `batch`: on a tie the activations'
-    /// moment, then the end of the forward pass, as in [`Self::phase`].
+    /// moment, then the last layer's backward pass, then the end of the
+    /// forward pass, then the optimizer step's, as in [`Self::phase`].
     fn winner(&self, batch: u64) -> Instant {
-        let (forward, loss, gradients) = (
+        let (forward, loss, layers, gradients) = (
             self.forward_moment(batch),
             self.activation_moment(batch),
-            self.gradient_moment(),
+            self.layers_backward_moment(batch),
+            self.gradient_moment().max(self.end_moment(batch)),
         );
-        if loss >= forward && loss >= gradients {
+        if loss >= forward && loss >= layers && loss >= gradients {
             Instant::Loss
+        } else if layers >= forward && layers >= gradients {
+            Instant::LayersBackward
         } else if forward >= gradients {
             Instant::ForwardEnd
-        } else {
+        } else if self.gradient_moment() >= gradients {
             Instant::Gradients
+        } else {
+            Instant::BackwardEnd
         }
     }
 
@@ -753,11 +846,14 @@ impl Parts {
     /// What is alive at `instant`, by component: [`Self::held`] plus that
     /// moment.
     fn moment(&self, batch: u64, instant: Instant) -> AtPeak {
-        let alive = instant != Instant::Gradients;
+        let alive = !matches!(instant, Instant::Gradients | Instant::BackwardEnd);
+        let candidate = self.layers_candidate(batch).unwrap_or_default();
         let gradients = match instant {
             _ if self.gradients_with_activations => self.gradients,
             Instant::ForwardEnd => self.forward_gradients(),
             Instant::Loss => 0,
+            Instant::LayersBackward => candidate.1,
+            Instant::BackwardEnd => self.gradients + self.end_gradients,
             Instant::Gradients => self.gradients,
         };
         // The step's temporaries live in the backward pass's moment when the
@@ -765,11 +861,17 @@ impl Parts {
         let optimizer_step = match instant {
             Instant::Loss if self.step_in_backward => self.optimizer_step,
             Instant::Gradients if !self.step_in_backward => self.optimizer_step,
-            Instant::ForwardEnd | Instant::Loss | Instant::Gradients => 0,
+            Instant::ForwardEnd
+            | Instant::Loss
+            | Instant::LayersBackward
+            | Instant::BackwardEnd
+            | Instant::Gradients => 0,
         };
         let (per_sample, copies) = match instant {
             Instant::ForwardEnd => (self.forward_per_sample, self.forward_copies),
             Instant::Loss => (self.activations_per_sample, self.loss_copies),
+            Instant::LayersBackward => (candidate.0, self.loss_copies),
+            Instant::BackwardEnd => (self.end_per_sample, 0),
             Instant::Gradients => (0, 0),
         };
         let kv_cache = if alive {
@@ -798,6 +900,8 @@ impl Parts {
     fn transient(&self, batch: u64) -> u128 {
         self.activation_moment(batch)
             .max(self.forward_moment(batch))
+            .max(self.layers_backward_moment(batch))
+            .max(self.end_moment(batch))
             .max(self.gradient_moment())
     }
 
@@ -815,6 +919,9 @@ impl Parts {
         match config.form {
             Form::Transformer if t.mode == Mode::Inference => Phase::Generation,
             _ if winner == Instant::ForwardEnd => Phase::Forward,
+            _ if matches!(winner, Instant::LayersBackward | Instant::BackwardEnd) => {
+                Phase::Backward
+            }
             _ if winner == Instant::Gradients => {
                 if self.step_in_backward || self.optimizer_step == 0 {
                     Phase::Backward
@@ -844,6 +951,14 @@ enum Instant {
     /// The activations' moment: the loss, the start of the backward pass
     /// (generation in inference).
     Loss,
+    /// The last layer's backward pass at its largest working set, with the
+    /// gradients created by then, where that is a moment of its own
+    /// ([`Parts::layers_backward_moment`]).
+    LayersBackward,
+    /// The embedding's backward at the end of the backward pass: every
+    /// gradient and its working tensors, where that is a moment of its own
+    /// ([`Parts::end_moment`]).
+    BackwardEnd,
     /// The end of the backward pass and the optimizer step.
     Gradients,
 }

@@ -2217,6 +2217,19 @@ pub fn embedding_copies(count: &ParameterCount, input: &TransformerInput) -> u12
     }
 }
 
+/// Bytes of one trained parameter's gradient: FP32 for the adapters, which
+/// PEFT keeps in FP32, and for the recipes that keep FP32 parameters or
+/// accumulate into FP32 (FSDP2 reduce-scatters in its FP32 `reduce_dtype`
+/// into the FP32 sharded parameters' `.grad`); the parameters' 16 bits for
+/// pure 16-bit training.
+fn gradient_bytes(input: &TransformerInput) -> u128 {
+    match input.recipe {
+        _ if input.lora() => 4,
+        Recipe::Fp32 | Recipe::Amp | Recipe::Mixed | Recipe::MainFp32 | Recipe::Fsdp => 4,
+        Recipe::Amp16 | Recipe::Bf16 => 2,
+    }
+}
+
 /// Model states per GPU for `count` parameters sharded over `input.gpus`
 /// ranks, with the framework's gradient bucket in `buffers` (FSDP2's
 /// all-gathered copies are [`gathered_parameters`]), and the trainable copies
@@ -2336,13 +2349,7 @@ fn trained_states(
         )
     };
     let weights = base + 4 * adapters.parameters;
-    let gradient_bytes = match input.recipe {
-        _ if lora => 4,
-        // FSDP2: gradients are reduce-scattered in reduce_dtype (FP32) into
-        // the FP32 sharded parameters' .grad.
-        Recipe::Fp32 | Recipe::Amp | Recipe::Mixed | Recipe::MainFp32 | Recipe::Fsdp => 4,
-        Recipe::Amp16 | Recipe::Bf16 => 2,
-    };
+    let gradient_bytes = gradient_bytes(input);
     let step = input.effective_step();
     let gradients = match step {
         // torchtune/modules/optim.py: a post-accumulate-grad hook steps each
@@ -3282,8 +3289,16 @@ fn ffn_saved(input: &TransformerInput, e: u128, width: u128) -> u128 {
 /// norm's output, separate gate and up projections two of the MLP norm's;
 /// one matrix saves one. MLA reads its norm's output twice (the query and the
 /// KV down-projections). In a parallel block (Phi) the one norm feeds both.
-/// A MoE layer's router, shared and routed experts read it through other
-/// tensors (the experts through an index of it): not counted here. Nothing
+/// A MoE layer's router casts the MLP norm's output (the one counted) and
+/// its shared experts cast it again, once per first projection
+/// ([`ffn_input_casts`]; transformers models/qwen2_moe/modeling_qwen2_moe.py
+/// `Qwen2MoeSparseMoeBlock.forward`: `self.shared_expert(hidden_states)`,
+/// DeepSeek-V3's `self.shared_experts(residuals)`: the norm's output
+/// itself); the routed experts read an index of it, which one product per
+/// copy casts (transformers' experts as 3D tensors, `MixtralExperts.forward`:
+/// one `linear` of the copy with `gate_up_proj[expert_idx]`), the copy
+/// [`moe_saved`] counts (the older `MixtralBlockSparseTop2MLP` with its
+/// separate `w1` and `w3` cast it twice: not counted). Nothing
 /// outside autocast: a 16-bit norm output is one tensor whoever reads it.
 /// Under Transformer Engine's FP8 (`fp8=te`) each linear module quantizes its
 /// FP32 input for itself likewise, and saves the 1-byte copy. Under
@@ -3307,15 +3322,26 @@ fn autocast_casts(input: &TransformerInput, ffn: Ffn) -> u128 {
         FusedProj::None => 3,
         FusedProj::Qkv | FusedProj::All => 1,
     };
-    let mlp = match (ffn, arch.mlp, arch.fused_proj) {
-        (Ffn::Dense, Mlp::Swiglu, FusedProj::None | FusedProj::Qkv) => 2,
-        _ => 1,
+    let mlp = match ffn {
+        Ffn::Dense => ffn_input_casts(arch),
+        Ffn::Moe if arch.shared_width() > 0 => 1 + ffn_input_casts(arch),
+        Ffn::Moe => 1,
     };
     let counted = match arch.block {
         Block::Parallel => 1,
         Block::Pre | Block::Post | Block::Sandwich => 2,
     };
     (attention + mlp - counted) * bytes * u128::from(arch.hidden)
+}
+
+/// The casts of an FFN's FP32 input its first projections make under
+/// autocast, one each: two for separate gate and up projections, one for a
+/// fused pair or a GELU MLP's one map.
+fn ffn_input_casts(arch: &Architecture) -> u128 {
+    match (arch.mlp, arch.fused_proj) {
+        (Mlp::Swiglu, FusedProj::None | FusedProj::Qkv) => 2,
+        _ => 1,
+    }
 }
 
 /// Which FFN a layer has.
@@ -3558,6 +3584,198 @@ fn ffn_backward_bytes(input: &TransformerInput, e: u128) -> u128 {
 /// that product's backward only, not beside these sets, and does not grow
 /// with the batch: not counted (docs/model.md §6).
 fn backward_working(input: &TransformerInput, ffn: Ffn) -> u128 {
+    let (mlp, attention) = working_sets(input, ffn);
+    residual_gradient(input) + mlp.max(attention)
+}
+
+/// The gradients the backward pass has created when the last layer reaches
+/// each of its two working sets ([`working_sets`]: the FFN activation's, the
+/// attention core's), per GPU: the first moments of the backward pass at
+/// which the layers' saved tensors, a layer's working set and gradients are
+/// alive together. pytorch/pytorch
+/// torch/csrc/autograd/functions/accumulate_grad.cpp: `AccumulateGrad` takes
+/// the largest sequence number, so the engine runs it as soon as a weight's
+/// gradient is ready (engine.h `ReadyQueue`'s `CompareNodeTaskTime` pops
+/// the ready node with the highest `sequence_nr` first), and accumulate_grad.h `accumulateGrad` (Case 1.1) steals that
+/// gradient into `.grad`, where it stays until `zero_grad` (a tied weight's
+/// gradient from the head waits in the input buffer of its
+/// `AccumulateGrad` until the embedding's arrives: the same bytes). So beside
+/// the last layer's backward pass the gradients of everything above the
+/// layers exist (the final norm and the head; BERT's pooler and classifier,
+/// a ViT's final norm and classifier), and of the layer's own parameters
+/// those whose backward ran before the set:
+///
+/// - before the FFN activation's backward: the FFN's output matrix (a MoE
+///   layer's: its local experts' and its shared experts' down projections,
+///   an upper bound by the branch that runs second) and the norms after
+///   the FFN (a post-norm block's and BERT's output norm, Gemma's
+///   `post_feedforward_layernorm`);
+/// - before the attention core's backward: the whole FFN (a MoE layer's
+///   router, shared experts and local experts, experts / ep, over etp), the
+///   attention's output projection and every norm of the layer but its
+///   input norm (BERT's two post-norms).
+///
+/// Each in the gradients' bytes ([`gradient_bytes`]), divided by the
+/// tensor-parallel ranks as the weights are. The backward's order inside a
+/// layer is the engine's: a node's sequence number is its forward
+/// position, and the ready node with the highest runs first, so a layer's
+/// backward walks its forward in reverse.
+///
+/// `[FFN's, attention's]`; 0 where this moment is counted otherwise or not
+/// at all: outside
+/// training, with LoRA (the frozen head has no gradient; the adapters'
+/// are not counted), when the gradients are alive with the activations
+/// anyway (a step in the backward pass, accumulation, `zero_grad=zeros`,
+/// DeepSpeed's ZeRO-3, a pipeline: `memory`), and where the gradients
+/// leave autograd's `.grad` layer by layer (ZeRO-2's buckets, FSDP2's
+/// reduce-scatter, parameter offload; not modelled, docs/model.md §6).
+fn gradients_beside_layers(input: &TransformerInput) -> [u128; 2] {
+    let arch = &input.arch;
+    if !gradients_stay_in_grad(input) || arch.layers == 0 {
+        return [0, 0];
+    }
+    let h = u128::from(arch.hidden);
+    let t = u128::from(input.tp);
+    let norm = arch.norm_parameters(h);
+    let mut none = *arch;
+    none.layers = 0;
+    let above = stage_parameter_count(
+        &none,
+        Ends {
+            embedding: false,
+            head: true,
+        },
+    );
+    let above = above.norms + ceil_div(above.total - above.norms, t);
+    // The norms whose backward runs before the FFN activation's and before
+    // the attention core's.
+    let (norms_ffn, norms_attention) = match (arch.kind, arch.block) {
+        // transformers models/bert/modeling_bert.py `BertSelfOutput` and
+        // `BertOutput`: a LayerNorm after each residual addition.
+        (Kind::Encoder, _) => (1, 2),
+        (_, Block::Pre) => (0, 1),
+        (_, Block::Post) => (1, 2),
+        (_, Block::Sandwich) => (1, 3),
+        (_, Block::Parallel) => (0, 0),
+    };
+    let bias = |rows: u128| if arch.bias { rows } else { 0 };
+    let down = |width: u64| u128::from(width) * h + bias(h);
+    let every = arch.moe_every.max(1);
+    let last_is_moe =
+        arch.moe() && arch.layers.is_multiple_of(every) && arch.layers > arch.first_dense_layers;
+    let ffn = if last_is_moe { Ffn::Moe } else { Ffn::Dense };
+    let (ffn_down, ffn_all) = match ffn {
+        Ffn::Dense => {
+            let mut mlp = Counted::default();
+            mlp.mlp(arch, u128::from(arch.ffn));
+            (ceil_div(down(arch.ffn), t), ceil_div(mlp.total, t))
+        }
+        Ffn::Moe => {
+            let mut expert = Counted::default();
+            expert.mlp(arch, u128::from(arch.expert_width()));
+            let local = u128::from(arch.experts).div_ceil(u128::from(input.ep.max(1)));
+            let etp = u128::from(input.expert_tp());
+            let shared = if arch.shared_width() > 0 {
+                ceil_div(down(arch.shared_width()), t)
+            } else {
+                0
+            };
+            (
+                ceil_div(local * down(arch.expert_width()), etp) + shared,
+                ceil_div(local * expert.total, etp) + ceil_div(moe_common(arch).total, t),
+            )
+        }
+    };
+    let output = ceil_div(arch.attention_widths().output * h + bias(h), t);
+    let g = gradient_bytes(input);
+    [
+        g * (above + ffn_down + norms_ffn * norm),
+        g * (above + ffn_all + output + norms_attention * norm),
+    ]
+}
+
+/// The last layer's backward pass at each of its two working sets (the FFN
+/// activation's, the attention core's): (activation bytes per sample, the
+/// gradients created by then, [`gradients_beside_layers`]), per GPU. The
+/// activations are every saved tensor, the embedding's side and the layer
+/// in flight's transient set with that working set (the loss's and the
+/// head's tensors are freed by then). `memory` counts the larger at its
+/// batch, beside the loss's moment. Both 0 where no gradient is counted.
+pub fn layers_backward(input: &TransformerInput) -> [(u128, u128); 2] {
+    let gradients = gradients_beside_layers(input);
+    if gradients == [0, 0] {
+        return [(0, 0); 2];
+    }
+    let saved = training_saved(input);
+    let residual = residual_gradient(input);
+    let with = |set: fn((u128, u128)) -> u128| {
+        let working = |ffn: Ffn, layers: u64| {
+            if layers > 0 {
+                residual + set(working_sets(input, ffn))
+            } else {
+                0
+            }
+        };
+        let saved = Saved {
+            working_dense: working(Ffn::Dense, input.arch.dense_layers()),
+            working_moe: working(Ffn::Moe, input.arch.moe_layers()),
+            ..saved
+        };
+        let (kept, _, layer) = backward_start(input, &saved);
+        kept + layer
+    };
+    [
+        (with(|(mlp, _)| mlp), gradients[0]),
+        (with(|(_, attention)| attention), gradients[1]),
+    ]
+}
+
+/// Training whose gradients stay in autograd's `.grad` as the backward pass
+/// creates them, to be stepped after it: no LoRA, no step in the backward
+/// pass, no ZeRO-2 or FSDP2 reduction of each gradient as it is made, no
+/// parameter offload, no pipeline ([`gradients_beside_layers`]).
+fn gradients_stay_in_grad(input: &TransformerInput) -> bool {
+    input.mode == Mode::Train
+        && !input.lora()
+        && input.effective_step() != Step::InBackward
+        && input.zero_stage() < 2
+        && input.recipe != Recipe::Fsdp
+        && !input.param_offload
+        && input.pp <= 1
+}
+
+/// What the embedding's backward, the last node of the backward pass, holds
+/// beside every gradient, per GPU: (bytes, bytes per sample). Its incoming
+/// gradient, the residual stream's ([`residual_gradient`]), and with a tied
+/// head the embedding's own dense gradient: aten
+/// `embedding_dense_backward` writes a vocab × hidden gradient (in the
+/// incoming gradient's dtype, the gradients' bytes), which the engine adds
+/// into the input buffer that has held the head's gradient for the same
+/// weight since the head's backward (torch/csrc/autograd/input_buffer.cpp
+/// `accumulate`: `old_var.add_(var)`), both alive until the addition
+/// returns and `AccumulateGrad` steals the sum. An untied embedding's
+/// gradient is stolen into `.grad` itself (counted with the gradients); a
+/// ViT's patch convolution does not compute its input's gradient. (0, 0)
+/// where the gradients do not stay in `.grad` ([`gradients_stay_in_grad`]);
+/// `memory` counts it only where the gradients are not held with the
+/// activations.
+pub fn embedding_backward(input: &TransformerInput) -> (u128, u128) {
+    if !gradients_stay_in_grad(input) {
+        return (0, 0);
+    }
+    let arch = &input.arch;
+    let tied = if arch.tied && arch.kind == Kind::Decoder {
+        let matrix = u128::from(arch.vocab) * u128::from(arch.hidden);
+        gradient_bytes(input) * ceil_div(matrix, u128::from(input.tp))
+    } else {
+        0
+    };
+    (tied, residual_gradient(input))
+}
+
+/// The two candidates of [`backward_working`]'s largest set, per sample and
+/// GPU: the FFN activation's and the attention core's.
+fn working_sets(input: &TransformerInput, ffn: Ffn) -> (u128, u128) {
     let arch = &input.arch;
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
@@ -3584,7 +3802,7 @@ fn backward_working(input: &TransformerInput, ffn: Ffn) -> u128 {
         }
         Attention::Flash => ceil_div(s * e * (widths.output + widths.q + widths.k + widths.v), t),
     };
-    residual_gradient(input) + mlp.max(attention)
+    (mlp, attention)
 }
 
 /// Which of a layer's pre-norms are modules of their own that Megatron-Core's
@@ -4388,10 +4606,19 @@ pub fn forward_activations_per_sample(input: &TransformerInput) -> (u128, u128) 
 }
 
 fn training_activations(input: &TransformerInput) -> u128 {
+    let (kept, loss, layer) = backward_start(input, &training_saved(input));
+    kept + loss.max(layer)
+}
+
+/// Training's activations per sample at the start of the backward pass, in
+/// three parts: what stays through it (the layers' saved tensors, the
+/// embedding's side), the loss's side (the head's and the loss's tensors,
+/// or the forward pass's context-parallel blocks), and the layer in
+/// flight's transient set (a recomputed layer, the working tensors).
+fn backward_start(input: &TransformerInput, saved: &Saved) -> (u128, u128, u128) {
     let arch = &input.arch;
-    let saved = training_saved(input);
     let (dense_layers, moe_layers) = (arch.dense_layers(), arch.moe_layers());
-    let in_layers = kept_in_layers(input, &saved);
+    let in_layers = kept_in_layers(input, saved);
     // Autograd runs the loss's, the head's and the final norm's backward before
     // it reaches the last layer, freeing their tensors: a recomputed layer and
     // the backward pass's working tensors are never alive with them. The
@@ -4405,7 +4632,11 @@ fn training_activations(input: &TransformerInput) -> u128 {
             .saturating_sub(in_layers),
         _ => saved.layer_transient(dense_layers, moe_layers),
     };
-    in_layers + saved.below + saved.above.max(transient).max(saved.context_forward)
+    (
+        in_layers + saved.below,
+        saved.above.max(saved.context_forward),
+        transient,
+    )
 }
 
 /// Inference holds no activations between layers: the peak is the largest
@@ -5484,6 +5715,169 @@ mod tests {
         assert_eq!(32 * (3_025_920 - saved.above), 77_463_552);
     }
 
+    /// The gradients created beside the last layer's two working sets
+    /// (docs/model.md §3.3, "The gradients beside the layer in flight"):
+    /// everything above the layers, and the layer's own parameters whose
+    /// backward ran before that set.
+    #[test]
+    fn the_gradients_beside_the_last_layer_are_counted() {
+        let vit = TransformerInput {
+            arch: Architecture {
+                labels: 1000,
+                ..arch("vit-b-16")
+            },
+            batch: 32,
+            recipe: Recipe::Amp,
+            attention: Attention::Flash,
+            ..TransformerInput::default()
+        };
+        let bert = TransformerInput {
+            arch: Architecture {
+                labels: 2,
+                ..arch("bert-large")
+            },
+            batch: 4,
+            seq: 512,
+            recipe: Recipe::Fp32,
+            attention: Attention::Flash,
+            ..TransformerInput::default()
+        };
+        for (case, input, gradients) in [
+            // ViT-B/16: the final LayerNorm 2 × 768 and the classifier
+            // 1,000 × 768 + 1,000 (770,536). Before GELU's set fc2, 3,072 ×
+            // 768 + 768 = 2,360,064, and no norm after the FFN in a pre-norm
+            // block: 4 × 3,130,600. Before the attention core's, the FFN
+            // (2,362,368 + 2,360,064), the output projection 768² + 768 and
+            // the pre-FFN norm 1,536 (5,314,560): 4 × 6,085,096.
+            ("vit amp", vit, [12_522_400, 24_340_384]),
+            // FP32 gradients alike; pure BF16 ones of 2 bytes.
+            (
+                "vit fp32",
+                TransformerInput {
+                    recipe: Recipe::Fp32,
+                    ..vit
+                },
+                [12_522_400, 24_340_384],
+            ),
+            (
+                "vit bf16",
+                TransformerInput {
+                    recipe: Recipe::Bf16,
+                    ..vit
+                },
+                [6_261_200, 12_170_192],
+            ),
+            // BERT-large: the pooler 1,024² + 1,024 and the classifier 2 ×
+            // 1,024 + 2 (1,051,650). Before GELU's set the output dense
+            // 4,096 × 1,024 + 1,024 and the output LayerNorm 2,048 after it
+            // (4,197,376): 4 × 5,249,026. Before the attention core's the
+            // FFN (4,198,400 + 4,195,328), the attention's output dense
+            // 1,024² + 1,024 and both post-norms 2 × 2,048 (9,447,424): 4 ×
+            // 10,499,074.
+            ("bert", bert, [20_996_104, 41_996_296]),
+            // Mixtral 8x7B, 4,096 tokens, `bf16`: before the routed copies'
+            // set every local expert's down projection, 8 × 14,336 × 4,096
+            // = 469,762,048, beside the final RMSNorm 4,096 and the head
+            // 32,000 × 4,096 (131,076,096): 2 × 600,838,144. Before the
+            // attention core's every expert's three matrices (8 × 3 ×
+            // 58,720,256), the router 4,096 × 8, o_proj 4,096² and the
+            // pre-FFN norm 4,096 (1,426,100,224): 2 × 1,557,176,320.
+            (
+                "mixtral bf16",
+                TransformerInput {
+                    arch: arch("mixtral-8x7b"),
+                    seq: 4096,
+                    recipe: Recipe::Bf16,
+                    attention: Attention::Flash,
+                    ..TransformerInput::default()
+                },
+                [1_201_676_288, 3_114_352_640],
+            ),
+            // Where the gradients leave autograd's `.grad` or none is made.
+            (
+                "vit lora",
+                TransformerInput {
+                    lora_rank: 16,
+                    ..vit
+                },
+                [0, 0],
+            ),
+            (
+                "vit zero-2",
+                TransformerInput {
+                    gpus: 2,
+                    zero: 2,
+                    ..vit
+                },
+                [0, 0],
+            ),
+            (
+                "vit inference",
+                TransformerInput {
+                    mode: Mode::Inference,
+                    ..vit
+                },
+                [0, 0],
+            ),
+        ] {
+            assert_eq!(gradients_beside_layers(&input), gradients, "{case}");
+        }
+        // Each moment's activations: every saved tensor with the layer's
+        // working set. A ViT's GELU set is the larger per sample (2,420,736
+        // against the flash attention's 197 × 2 × 4 × 768 = 1,210,368), its
+        // moment the start of the backward pass as the estimate counts it
+        // (the loss's tensors are fewer: the final norm's input).
+        let [ffn, attention] = layers_backward(&vit);
+        assert_eq!(ffn, (activations_per_sample(&vit), 12_522_400));
+        assert_eq!(ffn.0 - attention.0, 2_420_736 - 1_210_368);
+        // BERT-large's eager FP32 softmax: two a·s² gradients (2 × 4 × 16 ×
+        // 512² = 33,554,432 per sample) against GELU's 2 × 4 × 4,096 × 512.
+        let eager = TransformerInput {
+            attention: Attention::Eager,
+            ..bert
+        };
+        let [ffn, attention] = layers_backward(&eager);
+        assert_eq!(attention.0 - ffn.0, 33_554_432 - 16_777_216);
+        assert_eq!(attention.0, activations_per_sample(&eager));
+    }
+
+    /// The embedding's backward at the end of the backward pass (docs/model.md
+    /// §3.3, "The end of the backward pass"): its incoming gradient, and a
+    /// tied embedding's second vocab × hidden gradient.
+    #[test]
+    fn the_embedding_s_backward_holds_its_gradients() {
+        let gpt2 = TransformerInput {
+            arch: arch("gpt2"),
+            seq: 1024,
+            recipe: Recipe::Amp,
+            ..TransformerInput::default()
+        };
+        // GPT-2 ties its head: 4 × 50,257 × 768 beside the head's in the
+        // input buffer; the FP32 stream's gradient 1,024 × 4 × 768.
+        assert_eq!(embedding_backward(&gpt2), (154_389_504, 3_145_728));
+        // Pure BF16: 2 × 50,257 × 768 and 1,024 × 2 × 768.
+        let bf16 = TransformerInput {
+            recipe: Recipe::Bf16,
+            ..gpt2
+        };
+        assert_eq!(embedding_backward(&bf16), (77_194_752, 1_572_864));
+        // Llama 2 7B's embedding is untied: its gradient is stolen into
+        // `.grad`; the incoming gradient 4,096 × 4 × 4,096.
+        let llama = TransformerInput {
+            arch: arch("llama-2-7b"),
+            seq: 4096,
+            recipe: Recipe::Amp,
+            ..TransformerInput::default()
+        };
+        assert_eq!(embedding_backward(&llama), (0, 67_108_864));
+        // With LoRA the embedding is frozen: no backward of its own.
+        let lora = TransformerInput {
+            lora_rank: 16,
+            ..gpt2
+        };
+        assert_eq!(embedding_backward(&lora), (0, 0));
+    }
+
     /// Megatron-Core's `--recompute-modules` (docs/model.md §3.3, "Megatron-Core's
     /// recompute modules"): per layer and sample, what each module set keeps,
     /// and the activations, whose peak is the loss's (the recomputed module
@@ -5871,6 +6265,22 @@ mod tests {
             ..separate
         };
         assert_eq!(autocast_casts(&gpt2, Ffn::Dense), 0);
+        // A MoE layer's router casts the MLP norm's output (the one
+        // counted): Mixtral's separate Q, K, V add 2. DeepSeek-V3's MLA reads
+        // its norm twice (1 more), and its shared expert casts the MLP norm's
+        // output again for gate and up (2 more): 3 × 2 × 7,168 per token,
+        // where its dense layers' gate and up make 2 × 2 × 7,168.
+        let mixtral = TransformerInput {
+            arch: arch("mixtral-8x7b"),
+            ..separate
+        };
+        assert_eq!(autocast_casts(&mixtral, Ffn::Moe), 2 * 2 * 4096);
+        let deepseek = TransformerInput {
+            arch: arch("deepseek-v3"),
+            ..separate
+        };
+        assert_eq!(autocast_casts(&deepseek, Ffn::Moe), 3 * 2 * 7168);
+        assert_eq!(autocast_casts(&deepseek, Ffn::Dense), 2 * 2 * 7168);
     }
 
     /// Megatron-Core's vocab-parallel cross-entropy keeps one FP32 softmax,

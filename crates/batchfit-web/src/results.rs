@@ -332,12 +332,16 @@ fn term_bytes(e: &Estimate, component: Component) -> (u128, u128) {
 /// Why a term is (partly) not alive at the peak, when it is not.
 fn not_at_peak(w: &Words, e: &Estimate, component: Component) -> Option<&'static str> {
     let (at, own) = term_bytes(e, component);
-    if at == own {
+    // More than its own size: a tied embedding's second gradient at the end
+    // of the backward pass. All of it is in the peak.
+    if at >= own {
         return None;
     }
     let alive = e.at_peak.activations_alive;
     Some(match component {
-        Component::Gradients => w.not_at_peak_gradients,
+        // The gradients created by the last layer's backward pass are alive
+        // at its peak (memory::Phase::Backward); the rest come after.
+        Component::Gradients if at == 0 => w.not_at_peak_gradients,
         Component::OptimizerStep if alive => w.not_at_peak_step_after,
         Component::OptimizerStep => w.not_at_peak_step_inside,
         Component::Weights => w.not_at_peak_casts,
@@ -1264,13 +1268,30 @@ mod tests {
             Some(w.partly_at_peak)
         );
         let at_step = memory::estimate(
-            &batchfit_core::query::parse("form=transformer&model=llama-3.2-1b&batch=1&seq=128")
-                .config,
+            &batchfit_core::query::parse(
+                "form=transformer&model=llama-3.2-1b&batch=1&seq=128&step=foreach",
+            )
+            .config,
         );
+        assert_eq!(at_step.peak_phase, Phase::OptimizerStep);
         assert_eq!(term_bytes(&at_step, Component::Activations).0, 0);
         assert_eq!(
             not_at_peak(w, &at_step, Component::Activations),
             Some(w.not_at_peak_freed)
+        );
+        // A ViT's peak is its last layer's backward pass: the gradients
+        // created by then are alive, the others come after.
+        let vit = memory::estimate(
+            &batchfit_core::query::parse(
+                "form=transformer&model=vit-b-16&labels=1000&recipe=amp&batch=32",
+            )
+            .config,
+        );
+        let (at, own) = term_bytes(&vit, Component::Gradients);
+        assert!(0 < at && at < own, "{at} {own}");
+        assert_eq!(
+            not_at_peak(w, &vit, Component::Gradients),
+            Some(w.partly_at_peak)
         );
     }
 

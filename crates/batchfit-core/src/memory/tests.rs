@@ -122,9 +122,10 @@ fn worked_examples() {
         );
         // The napkin rules add everything; the transformer form holds the
         // optimizer state, then either the activations with autocast's 16-bit
-        // copies or, after the backward pass, the gradients.
+        // copies or, at the end of the backward pass, the gradients beside
+        // the embedding's incoming FP32 gradient, 4,096 × 4 × 4,096.
         let total = if case.query.starts_with("form=transformer") {
-            e.optimizer_states + (e.weights + e.activations).max(e.gradients)
+            e.optimizer_states + (e.weights + e.activations).max(e.gradients + 4096 * 4 * 4096)
         } else {
             e.weights + e.gradients + e.optimizer_states + e.activations
         };
@@ -310,12 +311,13 @@ fn gradients_appear_in_the_backward_pass() {
     // 128 tokens in pure BF16 (P = 8,030,261,248 for Llama 3.1 8B): 2P
     // weights and 4P of moments held; the activations (well under 2P) lose to
     // the BF16 gradients (2P) at the end of the backward pass, where a fused
-    // step adds nothing: 8P.
+    // step adds nothing: 8P, and the embedding's incoming gradient beside
+    // them, 128 × 2 × 4,096.
     const Q: u128 = 8_030_261_248;
     let e =
         estimate_of("form=transformer&model=llama-3.1-8b&batch=1&seq=128&recipe=bf16&step=fused");
     assert!(e.activations < 2 * Q);
-    assert_eq!(e.total, 8 * Q);
+    assert_eq!(e.total, 8 * Q + 128 * 2 * 4096);
     assert_eq!(e.peak_phase, Phase::Backward);
     // A foreach step adds its square roots (2P) to the gradients: 10P.
     let e =
@@ -482,13 +484,14 @@ fn what_is_alive_at_the_peak_is_named() {
         assert_eq!(row.model_states + row.activations, row.total);
     }
     // The end of the backward pass sets the peak of a small batch: the
-    // activations are freed by then.
+    // activations are freed by then but for the embedding's incoming FP32
+    // gradient, 128 × 4 × 4,096.
     let e = estimate_of("form=transformer&model=llama-3.1-8b&batch=1&seq=128");
     assert_eq!(e.peak_phase, Phase::Backward);
     assert!(!e.at_peak.activations_alive);
     assert_eq!(
         (e.at_peak.activations, e.at_peak.gradients),
-        (0, e.gradients)
+        (2_097_152, e.gradients)
     );
     // The parameters form's napkin rule adds everything: nothing is left out.
     let e =
@@ -1643,6 +1646,71 @@ fn fp8_training_keeps_weight_copies_and_saves_fp8_inputs() {
     assert_eq!(parsed.problems.len(), 1);
 }
 
+/// ViT-B/16 under autocast at batch 32 (G039's query): the last layer's
+/// backward pass holds every saved tensor, its working set and the
+/// gradients created by then (the final norm's, the classifier's and fc2's,
+/// 12,522,400 bytes: transformer.rs
+/// `the_gradients_beside_the_last_layer_are_counted`), more than the start
+/// of the backward pass without them; the timeline's loss point is that
+/// moment. A decoder's loss holds more: no change there.
+#[test]
+fn the_gradients_beside_the_last_layer_set_a_vit_s_peak() {
+    let c = config(
+        "form=transformer&model=vit-b-16&dropout=0&labels=1000&recipe=amp&optimizer=adamw&batch=32&step=foreach&recompute=none&attn=flash&loss=full&logits=fp32",
+    );
+    let e = estimate(&c);
+    assert_eq!(e.peak_phase, Phase::Backward);
+    assert_eq!(e.at_peak.gradients, 12_522_400);
+    assert!(e.at_peak.activations_alive);
+    assert_eq!(e.at_peak.activations, e.activations);
+    // 3,636,314,288 bytes at the start of the backward pass without them.
+    assert_eq!(e.peak_allocated, 3_636_314_288 + 12_522_400);
+    let points = timeline(&c);
+    assert_eq!(points[12].moment, Moment::Loss);
+    assert_eq!(points[12].bytes, e.at_peak);
+    // Accumulation keeps every gradient with the activations already.
+    let accumulating = estimate(&config(&format!(
+        "{}&global_batch=64",
+        "form=transformer&model=vit-b-16&dropout=0&labels=1000&recipe=amp&optimizer=adamw&batch=32&step=foreach&recompute=none&attn=flash&loss=full&logits=fp32"
+    )));
+    assert_eq!(accumulating.at_peak.gradients, accumulating.gradients);
+    assert_eq!(
+        accumulating.peak_allocated,
+        e.peak_allocated - 12_522_400 + e.gradients
+    );
+}
+
+/// GPT-2 under autocast with a fused AdamW step, batch 1 × 128: the end of
+/// the backward pass sets the peak, where the embedding's backward adds its
+/// dense gradient into the buffer holding the tied head's (4 × 50,257 × 768
+/// = 154,389,504) beside every FP32 gradient (4P) and its incoming gradient
+/// (128 × 4 × 768 = 393,216); the FP32 parameters and moments (12P) held.
+#[test]
+fn a_tied_embedding_s_backward_sets_the_end_of_the_backward_pass() {
+    const P: u128 = 124_439_808;
+    let c =
+        config("form=transformer&model=gpt2&recipe=amp&optimizer=adamw&step=fused&batch=1&seq=128");
+    let e = estimate(&c);
+    assert_eq!(e.parameters, P);
+    assert_eq!(e.peak_phase, Phase::Backward);
+    assert!(!e.at_peak.activations_alive);
+    assert_eq!(e.at_peak.gradients, 4 * P + 154_389_504);
+    assert_eq!(e.at_peak.activations, 393_216);
+    assert_eq!(e.peak_allocated, 16 * P + 154_389_504 + 393_216);
+    assert_eq!(e.peak_allocated, 2_145_819_648);
+    // The first layer's backward point is that moment.
+    let points = timeline(&c);
+    assert_eq!(points[24].moment, Moment::Backward);
+    assert_eq!(points[24].layer, 1);
+    assert_eq!(points[24].bytes, e.at_peak);
+    // A foreach step's square roots (4P) outweigh it.
+    let foreach = estimate(&config(
+        "form=transformer&model=gpt2&recipe=amp&optimizer=adamw&step=foreach&batch=1&seq=128",
+    ));
+    assert_eq!(foreach.peak_phase, Phase::OptimizerStep);
+    assert_eq!(foreach.peak_allocated, 20 * P);
+}
+
 /// The step of Llama-3.1-8B, batch 1 × 2,048 (issue 16): 32 forward points,
 /// the loss, 32 backward points and the optimizer step; the activations grow
 /// by one layer's share per forward point and the loss is the peak.
@@ -1659,8 +1727,10 @@ fn the_timeline_walks_the_step() {
     let per_layer = points[1].bytes.activations - points[0].bytes.activations;
     assert_eq!(points[0].bytes.activations, per_layer);
     assert!(points[31].bytes.activations <= points[32].bytes.activations);
-    // The backward pass frees the activations as it creates the gradients.
-    assert_eq!(points[64].bytes.activations, 0);
+    // The backward pass frees the activations as it creates the gradients:
+    // at its end, the embedding's backward, its incoming gradient is left
+    // (2,048 × 2 × 4,096).
+    assert_eq!(points[64].bytes.activations, 16_777_216);
     assert_eq!(points[64].bytes.gradients, e.gradients);
     // Inference: the prefill, then the cache filling in quarters.
     let g = config(

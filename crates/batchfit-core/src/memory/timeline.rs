@@ -12,7 +12,11 @@
 //! 1/L of the gradients in the
 //! backward pass and 1/L of autocast's weight copies in the forward pass. The
 //! tensors outside the layers (the loss's, the embedding's and the output
-//! layer's) are drawn at the loss. Where the end of the forward pass is a
+//! layer's) are drawn at the loss, whose point is the start of the backward
+//! pass: the loss's tensors, or where it holds more, the last layer's
+//! backward pass beside the gradients created by then. The first layer's
+//! backward point is the end of the backward pass, the embedding's
+//! backward beside every gradient, where that is a moment of its own. Where the end of the forward pass is a
 //! moment of its own (autocast's cache under full recomputation), the last
 //! layer's forward point is that moment, the loss's forward tensors and
 //! every cached copy in it.
@@ -84,7 +88,18 @@ fn between(from: u128, to: u128, numerator: u64, denominator: u64) -> u128 {
 pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
     let parts = Parts::of(config);
     let batch = config.batch();
-    let act = parts.moment(batch, Instant::Loss);
+    // The loss's point is the start of the backward pass: the loss's
+    // tensors, or where it holds more, the last layer's backward pass with
+    // the gradients created by then.
+    let (loss, layers) = (
+        parts.moment(batch, Instant::Loss),
+        parts.moment(batch, Instant::LayersBackward),
+    );
+    let act = if layers.sum() > loss.sum() {
+        layers
+    } else {
+        loss
+    };
     let grad = parts.moment(batch, Instant::Gradients);
     let point = |moment, layer, bytes| TimelinePoint {
         moment,
@@ -161,6 +176,14 @@ pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
             },
         )
     }));
+    // The last layer's backward point ends with the embedding's backward,
+    // where that holds more than every gradient alone.
+    let end = parts.moment(batch, Instant::BackwardEnd);
+    if parts.end_per_sample > 0
+        && let Some(last) = points.last_mut()
+    {
+        last.bytes = end;
+    }
     if !parts.step_in_backward {
         points.push(point(Moment::OptimizerStep, 0, grad));
     }
