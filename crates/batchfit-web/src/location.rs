@@ -1,11 +1,15 @@
 //! The address bar: read the query once at start, rewrite it as the state changes.
 //!
 //! Rewrites are coalesced: a burst of keystrokes becomes one `history.replaceState`
-//! at most every [`WRITE_EVERY`], with the latest query. Each call costs the
-//! browser several milliseconds (it updates the session history entry; the CPU
-//! profile in docs/performance-log.md found it the largest single cost of an
-//! edit when done per keystroke), and Chromium throttles pages that call it hundreds of
-//! times in a few seconds. Links the page hands out (copy link, embed, "open the
+//! at most every [`WRITE_EVERY`], with the latest query, made when the main
+//! thread is next idle (`requestIdleCallback`, at most [`IDLE_WITHIN`] later;
+//! at once where the browser has no idle callbacks). Each call costs the
+//! browser several milliseconds (it updates the session history entry: 4 to
+//! 16 ms each in headless Chromium here, docs/performance-log.md; the CPU
+//! profile found it the largest single cost of an edit when done per
+//! keystroke), so one made beside an edit's work delays that edit's frame,
+//! and Chromium throttles pages that call it hundreds of times in a few
+//! seconds. Links the page hands out (copy link, embed, "open the
 //! full calculator") are built from the state, never read back from the address
 //! bar, so they are current even while a rewrite is pending.
 
@@ -16,8 +20,10 @@ use crate::prelude::set_timeout;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 
-/// The longest the address bar lags behind the state.
+/// How long the state must have changed before the address bar is rewritten.
 const WRITE_EVERY: Duration = Duration::from_millis(250);
+/// The longest a rewrite then waits for the main thread to be idle, in ms.
+const IDLE_WITHIN: u32 = 1000;
 
 thread_local! {
     /// The query waiting to be written; `Some` while a write is scheduled.
@@ -51,7 +57,27 @@ pub fn url_for(query: &str) -> String {
 pub fn replace_query(query: String) {
     let first = PENDING.with(|pending| pending.replace(Some(query)).is_none());
     if first {
-        set_timeout(write_pending, WRITE_EVERY);
+        set_timeout(write_when_idle, WRITE_EVERY);
+    }
+}
+
+/// Writes the scheduled query in the main thread's next idle period.
+fn write_when_idle() {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    if !js_sys::Reflect::has(&window, &"requestIdleCallback".into()).unwrap_or(false) {
+        write_pending();
+        return;
+    }
+    let options = web_sys::IdleRequestOptions::new();
+    options.set_timeout(IDLE_WITHIN);
+    let write = Closure::once_into_js(write_pending);
+    if window
+        .request_idle_callback_with_options(write.unchecked_ref(), &options)
+        .is_err()
+    {
+        write_pending();
     }
 }
 
