@@ -301,8 +301,10 @@ pub fn microbatches(config: &Config) -> u64 {
 }
 
 /// The transformer input as one pipeline rank sees it: its layers (dense and
-/// MoE, in that order: only their numbers matter in training), with the
-/// parameters of its layers and ends.
+/// MoE, in that order: their parameters, and the terms of the stage taken
+/// as a model of its own layers), with the parameters of its layers and
+/// ends. The layers' saved tensors and their recomputation
+/// ([`rank_activations`]) place each layer where the model does.
 fn stage_view(input: &TransformerInput, rank: &Rank) -> (TransformerInput, ParameterCount) {
     let whole = rank.whole();
     let mut view = *input;
@@ -350,7 +352,7 @@ fn rank_activations(config: &Config, rank: &Rank) -> (u128, u128) {
         boundary
     };
     let weight = |chunk: &pipeline::Chunk| {
-        saved.layers(chunk.dense, chunk.moe)
+        saved.layers(chunk.span())
             + if chunk.embedding {
                 saved.below
             } else {
@@ -383,8 +385,15 @@ fn rank_activations(config: &Config, rank: &Rank) -> (u128, u128) {
     } else {
         0
     };
-    let transient = saved
-        .layer_transient(whole.dense, whole.moe)
+    // Each chunk is a block of its own that checkpoints its layers from its
+    // first (Megatron-Core transformer_block.py `_checkpointed_forward`):
+    // the largest transient of any chunk's layers.
+    let transient = rank
+        .chunks
+        .iter()
+        .map(|chunk| saved.layer_transient(chunk.span()))
+        .max()
+        .unwrap_or(0)
         .saturating_sub(saved.residual_gradient.min(boundary))
         + 2 * boundary;
     (

@@ -15,7 +15,7 @@
 use crate::choice::choice;
 use crate::fields::{Bound, ParamError, Problem, Range, WholeField};
 use crate::param::Param;
-use crate::transformer::{Architecture, whole};
+use crate::transformer::{Architecture, Span, whole};
 
 choice! {
     /// The order a pipeline runs its micro-batches' forward and backward passes.
@@ -187,6 +187,9 @@ pub const STAGE_INDEX: WholeField = whole(Param::PpStage, 0, PP.max - 1, 0);
 /// One model chunk on a pipeline rank: a run of consecutive layers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Chunk {
+    /// The model's index (from 0) of the chunk's first layer: where its
+    /// MoE layers fall, and where a partial checkpointing plan counts from.
+    pub first: u64,
     /// Layers with a dense FFN and with a MoE block.
     pub dense: u64,
     pub moe: u64,
@@ -200,6 +203,14 @@ impl Chunk {
     pub fn layers(&self) -> u64 {
         self.dense + self.moe
     }
+
+    /// The model's layers the chunk holds.
+    pub fn span(&self) -> Span {
+        Span {
+            first: self.first,
+            end: self.first + self.layers(),
+        }
+    }
 }
 
 /// One pipeline rank: its chunks (one without interleaving), in order.
@@ -210,22 +221,21 @@ pub struct Rank {
 }
 
 impl Rank {
-    /// Every chunk of the rank together (what its model states hold).
+    /// Every chunk of the rank together (what its model states hold), from
+    /// its first chunk's first layer.
     pub fn whole(&self) -> Chunk {
-        self.chunks.iter().fold(Chunk::default(), |all, c| Chunk {
+        let start = Chunk {
+            first: self.chunks.first().map_or(0, |c| c.first),
+            ..Chunk::default()
+        };
+        self.chunks.iter().fold(start, |all, c| Chunk {
+            first: all.first,
             dense: all.dense + c.dense,
             moe: all.moe + c.moe,
             embedding: all.embedding || c.embedding,
             head: all.head || c.head,
         })
     }
-}
-
-/// MoE layers among the first `layers` layers of `arch`.
-fn moe_before(arch: &Architecture, layers: u64) -> u64 {
-    let mut prefix = *arch;
-    prefix.layers = layers;
-    prefix.moe_layers()
 }
 
 /// Layers of each virtual stage: the layout, or `layers / stages` each.
@@ -250,8 +260,9 @@ pub fn ranks(arch: &Architecture, pp: u64, vpp: u64, layout: &Layout) -> Vec<Ran
     let count = ranks.len().max(1);
     for (k, &layers) in per_stage.iter().enumerate() {
         let end = start + layers;
-        let moe = moe_before(arch, end) - moe_before(arch, start);
+        let moe = arch.placement().between(start, end);
         let chunk = Chunk {
+            first: start,
             dense: layers - moe,
             moe,
             embedding: k == 0,
@@ -353,6 +364,7 @@ mod tests {
         let ranks = ranks(&arch, 2, 1, &Layout::default());
         assert_eq!((ranks[0].chunks[0].dense, ranks[0].chunks[0].moe), (3, 1));
         assert_eq!((ranks[1].chunks[0].dense, ranks[1].chunks[0].moe), (0, 4));
+        assert_eq!(ranks[1].chunks[0].span(), Span { first: 4, end: 8 });
     }
 
     /// Narayanan et al. 2021 / Korthikanti et al. 2022 §4.2.3: with p·v

@@ -1143,7 +1143,7 @@ impl Architecture {
     }
 
     /// A mixture-of-experts model: some layers route tokens to experts.
-    pub fn moe(&self) -> bool {
+    pub const fn moe(&self) -> bool {
         self.experts > 0
     }
 
@@ -1154,11 +1154,16 @@ impl Architecture {
     /// layers, step)`) and DeepSeek-V3 (`layer_idx >= first_k_dense_replace`).
     /// The multiples of n in (first, layers] number ⌊layers/n⌋ − ⌊first/n⌋.
     pub fn moe_layers(&self) -> u64 {
-        if !self.moe() {
-            return 0;
+        self.placement().between(0, self.layers)
+    }
+
+    /// Which of the layers are MoE layers ([`Self::moe_layers`]' rule).
+    pub const fn placement(&self) -> MoePlacement {
+        MoePlacement {
+            moe: self.moe(),
+            first_dense: self.first_dense_layers,
+            every: self.moe_every,
         }
-        let every = self.moe_every.max(1);
-        self.layers / every - self.first_dense_layers.min(self.layers) / every
     }
 
     /// Layers with a dense FFN of size `ffn`.
@@ -4084,6 +4089,52 @@ pub fn offloaded_activations_per_sample(input: &TransformerInput) -> u128 {
     training_activations(&kept) - training_activations(input)
 }
 
+/// Where a model's MoE layers are ([`Architecture::moe_layers`]' rule):
+/// layer i (from 0) is one when i ≥ `first_dense` and (i + 1) is a
+/// multiple of `every`; none in a dense model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoePlacement {
+    moe: bool,
+    first_dense: u64,
+    every: u64,
+}
+
+impl MoePlacement {
+    /// MoE layers among the layers `from..to`. Among the first x there are
+    /// as many as multiples of `every` in (min(first_dense, x), x]:
+    /// ⌊x/every⌋ − ⌊min(first_dense, x)/every⌋.
+    pub fn between(self, from: u64, to: u64) -> u64 {
+        if !self.moe {
+            return 0;
+        }
+        let every = self.every.max(1);
+        let before = |x: u64| x / every - self.first_dense.min(x) / every;
+        before(to).saturating_sub(before(from.min(to)))
+    }
+}
+
+/// A run of consecutive layers of the model, `first..end` by index from 0:
+/// a pipeline rank's model chunk, or every layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub first: u64,
+    pub end: u64,
+}
+
+impl Span {
+    /// Every layer of `arch`.
+    pub const fn all(arch: &Architecture) -> Self {
+        Self {
+            first: 0,
+            end: arch.layers,
+        }
+    }
+
+    pub const fn layers(self) -> u64 {
+        self.end.saturating_sub(self.first)
+    }
+}
+
 /// What training saves per sample and GPU, by where it sits: per layer, below
 /// the layers (the embedding's side) and above them (the final norm, head and
 /// loss), and the buffers of the layer in flight. [`training_activations`]
@@ -4126,6 +4177,9 @@ pub struct Saved {
     /// ([`TransformerInput::partial_recompute`]); `None` when each layer is
     /// its own checkpoint or none is.
     pub partial: Option<(RecomputeMethod, u64)>,
+    /// Which of the model's layers are MoE layers: a partial plan's units
+    /// hold the full sets of the layers they are made of.
+    pub placement: MoePlacement,
     /// What a reentrant checkpoint's backward holds beside its recomputed
     /// set: the rerun's output, one residual-stream tensor (0 for the
     /// non-reentrant kind, or without full recomputation).
@@ -4143,10 +4197,17 @@ struct Unit {
 }
 
 impl Saved {
-    /// The largest transient set of a layer's backward pass on a stage with
+    /// Dense and MoE layers among `span`.
+    fn kinds(&self, span: Span) -> (u64, u64) {
+        let moe = self.placement.between(span.first, span.end);
+        (span.layers() - moe, moe)
+    }
+
+    /// The largest transient set of a layer's backward pass in a chunk of
     /// these layers: a recomputed layer with the backward pass's working
     /// tensors, its all-to-all and its context-parallel buffers.
-    pub fn layer_transient(&self, dense_layers: u64, moe_layers: u64) -> u128 {
+    pub fn layer_transient(&self, span: Span) -> u128 {
+        let (dense_layers, moe_layers) = self.kinds(span);
         let recomputed = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
         // The backward pass's working tensors beside the largest layer's
         // set: a recomputed layer's, or a partial plan's largest extra.
@@ -4159,73 +4220,74 @@ impl Saved {
                 moe_layers,
                 self.recomputed_moe + self.reentrant_output + self.working_moe,
             )),
-            Some(plan) => {
-                self.partial_transient(plan, dense_layers, moe_layers)
-                    + self.working(dense_layers, moe_layers)
-            }
+            Some(plan) => self.partial_transient(plan, span) + self.working(span),
         };
-        recomputing + self.beside_a_layer(dense_layers, moe_layers)
+        recomputing + self.beside_a_layer(span)
     }
 
-    /// The backward pass's largest working set on a stage with these layers.
-    fn working(&self, dense_layers: u64, moe_layers: u64) -> u128 {
+    /// The backward pass's largest working set in a chunk of these layers.
+    fn working(&self, span: Span) -> u128 {
+        let (dense_layers, moe_layers) = self.kinds(span);
         let one = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
         one(dense_layers, self.working_dense).max(one(moe_layers, self.working_moe))
     }
 
     /// Alive beside a layer's backward pass: its all-to-all and its
     /// context-parallel buffers.
-    fn beside_a_layer(&self, dense_layers: u64, moe_layers: u64) -> u128 {
+    fn beside_a_layer(&self, span: Span) -> u128 {
+        let (dense_layers, moe_layers) = self.kinds(span);
         let one = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
         one(moe_layers, self.dispatch) + one(dense_layers + moe_layers, self.context_backward)
     }
 
     /// The layers' saved tensors of one micro-batch.
-    pub fn layers(&self, dense_layers: u64, moe_layers: u64) -> u128 {
+    pub fn layers(&self, span: Span) -> u128 {
         match self.partial {
-            None => u128::from(dense_layers) * self.dense + u128::from(moe_layers) * self.moe,
-            Some(plan) => self
-                .units(plan, dense_layers, moe_layers)
-                .map(|unit| unit.kept)
-                .sum(),
+            None => {
+                let (dense_layers, moe_layers) = self.kinds(span);
+                u128::from(dense_layers) * self.dense + u128::from(moe_layers) * self.moe
+            }
+            Some(plan) => self.units(plan, span).map(|unit| unit.kept).sum(),
         }
     }
 
     /// The most one of these layers keeps between its forward and its
-    /// backward pass: under partial recomputation a layer outside the
-    /// checkpoints keeps its full set.
-    fn largest_kept(&self, dense_layers: u64, moe_layers: u64) -> u128 {
-        let one = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
-        let (dense, moe) = match self.partial {
-            Some((method, n)) if method != RecomputeMethod::Uniform => {
-                let layers = dense_layers + moe_layers;
-                if method.recomputed_layers(layers, n) < layers {
-                    (self.recomputed_dense, self.recomputed_moe)
-                } else {
-                    (self.dense, self.moe)
-                }
+    /// backward pass: under partial recomputation the largest unit's (a
+    /// checkpoint's input, or the full set of a layer outside the
+    /// checkpoints).
+    fn largest_kept(&self, span: Span) -> u128 {
+        match self.partial {
+            Some(plan) => self
+                .units(plan, span)
+                .map(|unit| unit.kept)
+                .max()
+                .unwrap_or(0),
+            None => {
+                let (dense_layers, moe_layers) = self.kinds(span);
+                let one = |layers: u64, bytes: u128| if layers > 0 { bytes } else { 0 };
+                one(dense_layers, self.dense).max(one(moe_layers, self.moe))
             }
-            _ => (self.dense, self.moe),
-        };
-        one(dense_layers, dense).max(one(moe_layers, moe))
+        }
     }
 
-    /// A chunk's checkpoints and unrecomputed layers from its first layer
-    /// (dense layers before MoE ones, as `memory` counts a stage's). Under
+    /// A chunk's checkpoints and unrecomputed layers from its first layer,
+    /// each layer dense or MoE where the model places it
+    /// ([`MoePlacement`]): Megatron-Core's `_checkpointed_forward`
+    /// (megatron/core/transformer/transformer_block.py) counts `l` from 0
+    /// over the chunk's own `self.layers` and, under `uniform`, checkpoints
+    /// `self.layers[l : l + recompute_num_layers]` as they are built. Under
     /// full recomputation a layer's input is the same for both kinds
     /// (`dense` = `moe`); a layer's full set is `recomputed_*`.
     fn units(
         &self,
         (method, n): (RecomputeMethod, u64),
-        dense_layers: u64,
-        moe_layers: u64,
+        span: Span,
     ) -> impl DoubleEndedIterator<Item = Unit> + '_ {
-        let layers = dense_layers + moe_layers;
         let n = n.max(1);
         let full = move |from: u64, to: u64| {
-            let dense = to.min(dense_layers).saturating_sub(from);
-            u128::from(dense) * self.recomputed_dense
-                + u128::from(to - from - dense) * self.recomputed_moe
+            let moe = self.placement.between(span.first + from, span.first + to);
+            u128::from(to - from - moe) * self.recomputed_dense
+                + u128::from(moe) * self.recomputed_moe
         };
         // A uniform group of n layers is one unit; otherwise each layer is.
         let size = if method == RecomputeMethod::Uniform {
@@ -4233,6 +4295,7 @@ impl Saved {
         } else {
             1
         };
+        let layers = span.layers();
         (0..layers.div_ceil(size)).map(move |unit| {
             let from = unit * size;
             let to = (from + size).min(layers);
@@ -4255,11 +4318,11 @@ impl Saved {
     /// What the first k layers of a chunk keep, for k = 0 … its layers,
     /// under a partial plan (a checkpoint's input counted from its first
     /// layer); `None` when the layers keep equal shares.
-    pub fn kept_through(&self, dense_layers: u64, moe_layers: u64) -> Option<Vec<u128>> {
+    pub fn kept_through(&self, span: Span) -> Option<Vec<u128>> {
         let plan = self.partial?;
         let mut through = vec![0];
         let mut kept = 0;
-        for unit in self.units(plan, dense_layers, moe_layers) {
+        for unit in self.units(plan, span) {
             kept += unit.kept;
             through.extend((0..unit.layers).map(|_| kept));
         }
@@ -4270,15 +4333,10 @@ impl Saved {
     /// partial plan: the backward pass reaches a checkpoint after the units
     /// above it have freed what they kept, and holds its input and the
     /// full sets of its layers; the largest excess over every unit.
-    fn partial_transient(
-        &self,
-        plan: (RecomputeMethod, u64),
-        dense_layers: u64,
-        moe_layers: u64,
-    ) -> u128 {
+    fn partial_transient(&self, plan: (RecomputeMethod, u64), span: Span) -> u128 {
         let mut freed: u128 = 0;
         let mut largest: u128 = 0;
-        for unit in self.units(plan, dense_layers, moe_layers).rev() {
+        for unit in self.units(plan, span).rev() {
             largest = largest.max(unit.recomputed.saturating_sub(freed));
             freed += unit.kept;
         }
@@ -4290,20 +4348,13 @@ impl Saved {
     /// (its input, or a layer's full set), recomputed when it is a
     /// checkpoint, with the working tensors and the buffers of
     /// [`Self::layer_transient`].
-    fn offloaded_partial(
-        &self,
-        plan: (RecomputeMethod, u64),
-        dense_layers: u64,
-        moe_layers: u64,
-    ) -> u128 {
+    fn offloaded_partial(&self, plan: (RecomputeMethod, u64), span: Span) -> u128 {
         let one_unit = self
-            .units(plan, dense_layers, moe_layers)
+            .units(plan, span)
             .map(|unit| unit.kept + unit.recomputed)
             .max()
             .unwrap_or(0);
-        one_unit
-            + self.working(dense_layers, moe_layers)
-            + self.beside_a_layer(dense_layers, moe_layers)
+        one_unit + self.working(span) + self.beside_a_layer(span)
     }
 }
 
@@ -4542,6 +4593,7 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         above_saved,
         above_forward,
         partial: input.partial_recompute(),
+        placement: arch.placement(),
         // The rerun's output a reentrant checkpoint keeps through its backward
         // pass, per sample and GPU: one residual-stream tensor, the shape and
         // number format of the layer input it keeps (sp_split(s · r · h)).
@@ -4572,9 +4624,8 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
 
 /// What the layers keep of one sample through the forward pass, on the GPU.
 fn kept_in_layers(input: &TransformerInput, saved: &Saved) -> u128 {
-    let arch = &input.arch;
-    let (dense_layers, moe_layers) = (arch.dense_layers(), arch.moe_layers());
-    let in_layers = saved.layers(dense_layers, moe_layers);
+    let span = Span::all(&input.arch);
+    let in_layers = saved.layers(span);
     // torchtune/training/_activation_offloading.py `OffloadActivations`: every
     // saved tensor of ≥ 1,024 bytes is copied to CPU as it is saved; the
     // forward stash keeps the last max_fwd_stash_size = 5 of them (fewer than
@@ -4584,7 +4635,7 @@ fn kept_in_layers(input: &TransformerInput, saved: &Saved) -> u128 {
     // the layer input being brought back (and the layer recomputed from it,
     // above). Never more than without offloading.
     if input.act_offload {
-        in_layers.min(saved.largest_kept(dense_layers, moe_layers))
+        in_layers.min(saved.largest_kept(span))
     } else {
         in_layers
     }
@@ -4616,8 +4667,7 @@ fn training_activations(input: &TransformerInput) -> u128 {
 /// or the forward pass's context-parallel blocks), and the layer in
 /// flight's transient set (a recomputed layer, the working tensors).
 fn backward_start(input: &TransformerInput, saved: &Saved) -> (u128, u128, u128) {
-    let arch = &input.arch;
-    let (dense_layers, moe_layers) = (arch.dense_layers(), arch.moe_layers());
+    let span = Span::all(&input.arch);
     let in_layers = kept_in_layers(input, saved);
     // Autograd runs the loss's, the head's and the final norm's backward before
     // it reaches the last layer, freeing their tensors: a recomputed layer and
@@ -4628,9 +4678,9 @@ fn backward_start(input: &TransformerInput, saved: &Saved) -> (u128, u128, u128)
     // GPU holds beyond the forward pass's stash is the largest of them.
     let transient = match saved.partial {
         Some(plan) if input.act_offload => saved
-            .offloaded_partial(plan, dense_layers, moe_layers)
+            .offloaded_partial(plan, span)
             .saturating_sub(in_layers),
-        _ => saved.layer_transient(dense_layers, moe_layers),
+        _ => saved.layer_transient(span),
     };
     (
         in_layers + saved.below,
@@ -6094,6 +6144,61 @@ mod tests {
             ..block
         };
         assert_eq!(selective.partial_recompute(), None);
+    }
+
+    /// A partial plan's groups hold their own layers' full sets, dense and
+    /// MoE where the model places them (`moe_every`), counted from the
+    /// chunk's first layer (Megatron-Core transformer_block.py
+    /// `_checkpointed_forward`, `uniform`). A layer input of 4 bytes, full
+    /// sets of 20 (dense) and 57 (MoE), working tensors of 6; groups of 2.
+    #[test]
+    fn a_partial_plan_finds_each_moe_layer_in_its_own_group() {
+        let arch = Architecture {
+            layers: 6,
+            experts: 1,
+            moe_every: 3,
+            ..Architecture::default()
+        };
+        let saved = Saved {
+            dense: 4,
+            moe: 4,
+            recomputed_dense: 20,
+            recomputed_moe: 57,
+            working_dense: 6,
+            working_moe: 6,
+            partial: Some((RecomputeMethod::Uniform, 2)),
+            placement: arch.placement(),
+            ..Saved::default()
+        };
+        // Layers 2 and 5 are MoE: groups (0, 1) = 40, (2, 3) = 77, (4, 5) =
+        // 77. From the top: 77 − 0, 77 − 4 (the group above freed its
+        // input), 40 − 8: the largest excess 77, with the working tensors 83.
+        let six = Span { first: 0, end: 6 };
+        assert_eq!(saved.layers(six), 3 * 4);
+        assert_eq!(saved.layer_transient(six), 77 + 6);
+        // Dense layers first, the two MoE layers would have shared the last
+        // group: 2 × 57 + 6 = 120.
+        assert_eq!(saved.kinds(six), (4, 2));
+        // A seventh layer (dense) is a group of its own: 20 − 0, 77 − 4,
+        // 77 − 8, 40 − 12; 73 + 6 = 79 beside 4 inputs: 95, as with six
+        // (12 + 83). Never less with one more layer.
+        let seven = Span { first: 0, end: 7 };
+        assert_eq!(saved.layers(seven) + saved.layer_transient(seven), 16 + 79);
+        assert_eq!(saved.layers(six) + saved.layer_transient(six), 95);
+        // A pipeline chunk of layers 4..7 counts its groups from layer 4:
+        // (4, 5) = 20 + 57 and (6) = 20; 77 − 4 + 6 = 79.
+        let chunk = Span { first: 4, end: 7 };
+        assert_eq!(saved.layers(chunk), 2 * 4);
+        assert_eq!(saved.layer_transient(chunk), 73 + 6);
+        // Block 1 keeps layer 0's input and the full sets of the rest: the
+        // largest, offloaded, is the MoE layers' 57.
+        let block = Saved {
+            partial: Some((RecomputeMethod::Block, 1)),
+            ..saved
+        };
+        assert_eq!(block.layers(six), 4 + 3 * 20 + 2 * 57);
+        assert_eq!(block.largest_kept(six), 57);
+        assert_eq!(block.largest_kept(Span { first: 0, end: 2 }), 20);
     }
 
     /// Transformer Engine's and Apex's fused norms (`norm_kernel=fused`) keep

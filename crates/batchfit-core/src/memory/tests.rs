@@ -2300,3 +2300,25 @@ fn compiled_activations_worked_example() {
     );
     assert_eq!(compiled.activations, 11_270_094_848);
 }
+
+/// The property test's two shrunk cases (proptest-regressions): one MoE
+/// layer in every 1,883 (2,076) under uniform groups of 2. One more
+/// layer and a wider FFN never lower the activations: the MoE layers
+/// stay in their own groups (layers 1,882 and 3,765; 2,075 and 4,151),
+/// where counting the dense layers first put both in the last group.
+#[test]
+fn one_more_layer_never_regroups_the_moe_layers() {
+    let common = "form=transformer&kind=decoder&hidden=1&heads=1&kv_heads=1&mlp=gelu&norm=layernorm&vocab=1&experts=1&experts_active=1&recipe=fp32&optimizer=adamw&recompute=full&recompute_method=uniform&recompute_layers=2&attn=eager&gpus=1&batch=1&seq=1";
+    for (model, layers) in [
+        ("moe_every=1883&tp=7", 5646),
+        (
+            "moe_every=2076&shared_experts=1&tp=501&step=fused&global_batch=26150",
+            6226,
+        ),
+    ] {
+        let small = estimate_of(&format!("{common}&{model}&layers={layers}&ffn=1"));
+        let big = estimate_of(&format!("{common}&{model}&layers={}&ffn=2", layers + 1));
+        assert!(big.activations >= small.activations, "{model}");
+        assert!(big.total >= small.total, "{model}");
+    }
+}

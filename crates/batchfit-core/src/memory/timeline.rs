@@ -198,8 +198,7 @@ fn partial_kept(config: &Config, layers: u64) -> Option<Vec<u128>> {
         return None;
     }
     t.partial_recompute()?;
-    let kept =
-        transformer::training_saved(t).kept_through(t.arch.dense_layers(), t.arch.moe_layers())?;
+    let kept = transformer::training_saved(t).kept_through(transformer::Span::all(&t.arch))?;
     (kept.len() as u64 == layers + 1).then_some(kept)
 }
 
