@@ -528,10 +528,7 @@ impl Parts {
                 let states = transformer::model_states(&stage_count, input);
                 let (activations_per_sample, layer_activations_per_sample) = match rank {
                     Some(rank) => rank_activations(config, rank),
-                    None => (
-                        transformer::activations_per_sample(input),
-                        transformer::layer_activations_per_sample(input),
-                    ),
+                    None => transformer::activations_and_layers_per_sample(input),
                 };
                 let step_in_backward = input.mode == Mode::Train
                     && input.effective_step() == transformer::Step::InBackward;
@@ -784,6 +781,11 @@ impl Parts {
     /// a moment of its own.
     fn layers_candidate(&self, batch: u64) -> Option<(u128, u128)> {
         let [ffn, attention] = self.layers_backward;
+        // Most estimates have neither (held gradients, inference, the
+        // napkin forms): no products to compare, on every step of a search.
+        if ffn.1 == 0 && attention.1 == 0 {
+            return None;
+        }
         let bytes =
             |(per_sample, gradients): (u128, u128)| per_sample * u128::from(batch) + gradients;
         let larger = if bytes(attention) > bytes(ffn) {

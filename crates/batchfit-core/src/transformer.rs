@@ -4056,12 +4056,19 @@ fn lora_saved(input: &TransformerInput, ffn: Ffn) -> u128 {
 /// layer's terms, and the larger of the loss's tensors and a recomputed
 /// layer's set). 0 in inference, which keeps nothing between layers.
 pub fn layer_activations_per_sample(input: &TransformerInput) -> u128 {
+    activations_and_layers_per_sample(input).1
+}
+
+/// [`activations_per_sample`] and [`layer_activations_per_sample`] together,
+/// the first computed once (the estimate needs both).
+pub fn activations_and_layers_per_sample(input: &TransformerInput) -> (u128, u128) {
+    let all = activations_per_sample(input);
     if input.mode != Mode::Train {
-        return 0;
+        return (all, 0);
     }
     let mut none = *input;
     none.arch.layers = 0;
-    activations_per_sample(input).saturating_sub(activations_per_sample(&none))
+    (all, all.saturating_sub(activations_per_sample(&none)))
 }
 
 /// Activation bytes one sample keeps alive per GPU at the peak of training (the
