@@ -866,6 +866,11 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     "reentrant checkpoint (use_reentrant=True): the rerun's output kept through each layer's backward\n",
                 );
             }
+            if !t.grad_accum_fusion {
+                text.push_str(
+                    "no gradient-accumulation fusion (--no-gradient-accumulation-fusion): each weight's BF16 gradient alive until the FP32 buffer takes it\n",
+                );
+            }
             if t.zero_grad_after_forward() {
                 text.push_str(
                     "zero_grad() after the forward pass (Lightning's loop): the previous step's gradients alive through it\n",

@@ -20,7 +20,7 @@ use crate::presets::{DEVICES_BY_CAPACITY, Device, DevicePreset};
 use crate::query::{Config, Form};
 use crate::transformer::{
     self, BaseQuant, Ends, GPUS, Kind, KvDtype, Mode, ParameterCount, Recipe, Recompute,
-    TransformerInput, ZeroGrad,
+    TransformerInput, UnfusedGradients, ZeroGrad,
 };
 
 choice! {
@@ -92,6 +92,9 @@ pub struct Estimate {
     /// experts (the routed experts it is not sent to), equal otherwise.
     pub active_parameters: u128,
     pub weights: u128,
+    /// The gradients, and under `grad_accum_fusion=0` the largest of the
+    /// 16-bit weight gradients that exist beside them one at a time
+    /// ([`transformer::unfused_gradients`]).
     pub gradients: u128,
     /// Optimizer state, including FP32 master weights when the recipe keeps them.
     pub optimizer_states: u128,
@@ -261,6 +264,14 @@ struct Parts {
     /// sample then and the gradients created by then; all 0 where that is
     /// no moment of its own (no such gradient, or the gradients are held).
     layers_backward: [(u128, u128); 2],
+    /// The output layer's backward pass under `grad_accum_fusion=0`: the
+    /// activations per sample then and its weight's 16-bit gradient; (0, 0)
+    /// elsewhere. With `layers_backward`, the candidates of
+    /// [`Self::layers_candidate`].
+    head_backward: (u128, u128),
+    /// The 16-bit weight gradients of `grad_accum_fusion=0`
+    /// ([`transformer::unfused_gradients`]), for [`Self::at_seq`].
+    unfused: Option<UnfusedGradients>,
     /// What the embedding's backward, the end of the backward pass, holds
     /// beside every gradient ([`transformer::embedding_backward`]): a tied
     /// embedding's second gradient, and its incoming gradient per sample; 0
@@ -337,10 +348,19 @@ fn stage_view(input: &TransformerInput, rank: &Rank) -> (TransformerInput, Param
 /// with the received gradient), and the additions of the residual stream
 /// hand it on as the stream's gradient: the working tensors' residual
 /// gradient ([`transformer::Saved::residual_gradient`]) is counted once.
-fn rank_activations(config: &Config, rank: &Rank) -> (u128, u128) {
+///
+/// With `unfused` also [`transformer::unfused_moments`]' two moments on this
+/// rank: a layer's backward pass (its layers' tensors with the largest
+/// transient), and on the head's rank the head's backward with the
+/// micro-batches' saved loss tensors that wait beside it.
+fn rank_activations(
+    config: &Config,
+    rank: &Rank,
+    unfused: bool,
+) -> (u128, u128, Option<(u128, u128)>) {
     let input = &config.transformer;
     if input.mode != Mode::Train {
-        return (0, 0);
+        return (0, 0, None);
     }
     let saved = transformer::training_saved(input);
     let t = u128::from(input.tp);
@@ -380,11 +400,8 @@ fn rank_activations(config: &Config, rank: &Rank) -> (u128, u128) {
         ),
     };
     let whole = rank.whole();
-    let head = if whole.head {
-        saved.above + u128::from(head_in_flight - 1) * saved.above_saved
-    } else {
-        0
-    };
+    let waiting = u128::from(head_in_flight - 1) * saved.above_saved;
+    let head = if whole.head { saved.above + waiting } else { 0 };
     // Each chunk is a block of its own that checkpoints its layers from its
     // first (Megatron-Core transformer_block.py `_checkpointed_forward`):
     // the largest transient of any chunk's layers.
@@ -396,10 +413,43 @@ fn rank_activations(config: &Config, rank: &Rank) -> (u128, u128) {
         .unwrap_or(0)
         .saturating_sub(saved.residual_gradient.min(boundary))
         + 2 * boundary;
+    let moments = unfused.then(|| {
+        let head = if whole.head {
+            waiting + transformer::head_backward(input, &saved)
+        } else {
+            0
+        };
+        (layers + transient, layers + head)
+    });
     (
         layers + head.max(transient).max(saved.context_forward),
         layers,
+        moments,
     )
+}
+
+/// The backward pass's moments with `grad_accum_fusion=0`'s 16-bit weight
+/// gradients ([`transformer::unfused_gradients`]): `layers_backward` (the
+/// last layer's two working sets, each with the gradients created by then)
+/// with the gradient beside a layer's backward added to each, or where
+/// those are no moment of their own (held gradients) one moment of a
+/// layer's backward pass beside it; and the output layer's backward with
+/// its gradient. `moments` are the activations per sample of the two
+/// ([`transformer::unfused_moments`]). Unchanged without `unfused`.
+fn with_unfused(
+    layers_backward: [(u128, u128); 2],
+    unfused: Option<UnfusedGradients>,
+    moments: Option<(u128, u128)>,
+) -> ([(u128, u128); 2], (u128, u128)) {
+    let (Some(gradients), Some((layer, head))) = (unfused, moments) else {
+        return (layers_backward, (0, 0));
+    };
+    let layers_backward = if layers_backward == [(0, 0); 2] {
+        [(layer, gradients.layers), (0, 0)]
+    } else {
+        layers_backward.map(|(per_sample, created)| (per_sample, created + gradients.layers))
+    };
+    (layers_backward, (head, gradients.head))
 }
 
 /// Every pipeline rank's parts (one, the whole model, without a pipeline),
@@ -470,6 +520,8 @@ static EMPTY_PARTS: Parts = Parts {
     forward_per_sample: 0,
     forward_layers_per_sample: 0,
     layers_backward: [(0, 0); 2],
+    head_backward: (0, 0),
+    unfused: None,
     end_gradients: 0,
     end_per_sample: 0,
     activations_per_sample: 0,
@@ -526,10 +578,24 @@ impl Parts {
                 };
                 let input = &stage;
                 let states = transformer::model_states(&stage_count, input);
-                let (activations_per_sample, layer_activations_per_sample) = match rank {
-                    Some(rank) => rank_activations(config, rank),
-                    None => transformer::activations_and_layers_per_sample(input),
-                };
+                let ends = rank.map_or(Ends::WHOLE, |rank| {
+                    let whole = rank.whole();
+                    Ends {
+                        embedding: whole.embedding,
+                        head: whole.head,
+                    }
+                });
+                let unfused = transformer::unfused_gradients(input, ends);
+                let (activations_per_sample, layer_activations_per_sample, unfused_moments) =
+                    match rank {
+                        Some(rank) => rank_activations(config, rank, unfused.is_some()),
+                        None => {
+                            let (all, layers) =
+                                transformer::activations_and_layers_per_sample(input);
+                            let moments = unfused.map(|_| transformer::unfused_moments(input));
+                            (all, layers, moments)
+                        }
+                    };
                 let step_in_backward = input.mode == Mode::Train
                     && input.effective_step() == transformer::Step::InBackward;
                 // torch/amp/autocast_mode.py: autocast casts each FP32
@@ -622,6 +688,8 @@ impl Parts {
                 } else {
                     transformer::layers_backward(input)
                 };
+                let (layers_backward, head_backward) =
+                    with_unfused(layers_backward, unfused, unfused_moments);
                 let (end_gradients, end_per_sample) = if gradients_with_activations {
                     (0, 0)
                 } else {
@@ -644,6 +712,8 @@ impl Parts {
                     forward_per_sample,
                     forward_layers_per_sample,
                     layers_backward,
+                    head_backward,
+                    unfused,
                     end_gradients,
                     end_per_sample,
                     activations_per_sample,
@@ -687,10 +757,20 @@ impl Parts {
                 } else {
                     (0, 0)
                 };
-                let layers_backward = if self.layers_backward == [(0, 0); 2] {
-                    self.layers_backward
-                } else {
-                    transformer::layers_backward(&input)
+                let (layers_backward, head_backward) = match self.unfused {
+                    None if self.layers_backward == [(0, 0); 2] => {
+                        (self.layers_backward, self.head_backward)
+                    }
+                    None => (transformer::layers_backward(&input), self.head_backward),
+                    Some(_) => with_unfused(
+                        if self.gradients_with_activations {
+                            [(0, 0); 2]
+                        } else {
+                            transformer::layers_backward(&input)
+                        },
+                        self.unfused,
+                        Some(transformer::unfused_moments(&input)),
+                    ),
                 };
                 let end_per_sample = if self.end_per_sample > 0 {
                     transformer::embedding_backward(&input).1
@@ -701,6 +781,7 @@ impl Parts {
                     activations_per_sample: transformer::activations_per_sample(&input),
                     kv_per_sample: transformer::kv_cache_per_sample(&input),
                     layers_backward,
+                    head_backward,
                     end_per_sample,
                     forward_per_sample,
                     forward_layers_per_sample,
@@ -781,18 +862,17 @@ impl Parts {
     /// a moment of its own.
     fn layers_candidate(&self, batch: u64) -> Option<(u128, u128)> {
         let [ffn, attention] = self.layers_backward;
-        // Most estimates have neither (held gradients, inference, the
-        // napkin forms): no products to compare, on every step of a search.
-        if ffn.1 == 0 && attention.1 == 0 {
+        let head = self.head_backward;
+        // Most estimates have none (held gradients, inference, the napkin
+        // forms): no products to compare, on every step of a search.
+        if ffn.1 == 0 && attention.1 == 0 && head.1 == 0 {
             return None;
         }
         let bytes =
             |(per_sample, gradients): (u128, u128)| per_sample * u128::from(batch) + gradients;
-        let larger = if bytes(attention) > bytes(ffn) {
-            attention
-        } else {
-            ffn
-        };
+        let larger = [attention, head].into_iter().fold(ffn, |larger, c| {
+            if bytes(c) > bytes(larger) { c } else { larger }
+        });
         (larger.1 > 0).then_some(larger)
     }
 
@@ -860,6 +940,9 @@ impl Parts {
         let alive = !matches!(instant, Instant::Gradients | Instant::BackwardEnd);
         let candidate = self.layers_candidate(batch).unwrap_or_default();
         let gradients = match instant {
+            Instant::LayersBackward if self.gradients_with_activations => {
+                self.gradients + candidate.1
+            }
             _ if self.gradients_with_activations => self.gradients,
             Instant::ForwardEnd => self.forward_gradients(),
             Instant::Loss => 0,
@@ -1020,7 +1103,10 @@ fn estimate_of(config: &Config, model: &Model) -> Estimate {
         parameters: parts.parameters,
         active_parameters: parts.active_parameters,
         weights: parts.weights,
-        gradients: parts.gradients,
+        gradients: parts.gradients
+            + parts
+                .unfused
+                .map_or(0, |unfused| unfused.head.max(unfused.layers)),
         optimizer_states: parts.optimizer_states,
         optimizer_step: parts.optimizer_step,
         buffers: parts.buffers + parts.working,

@@ -75,6 +75,7 @@ choice! {
         RecomputeLayers = "recompute_layers",
         RecomputeModules = "recompute_modules",
         Reentrant = "reentrant",
+        GradAccumFusion = "grad_accum_fusion",
         Attn = "attn",
         Mode = "mode",
         Gen = "gen",
@@ -182,9 +183,8 @@ impl Param {
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
             | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap
-            | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings | Compile | Reentrant => {
-                Input::Switch
-            }
+            | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings | Compile | Reentrant
+            | GradAccumFusion => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | NormKernel
             | FusedProj | LoraTargets | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units

@@ -275,6 +275,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::RecomputeLayers,
     Param::RecomputeModules,
     Param::Reentrant,
+    Param::GradAccumFusion,
     Param::Attn,
     Param::Mode,
     Param::Gen,
@@ -483,6 +484,19 @@ pub fn parse(text: &str) -> Parsed {
             if t.reentrant != profile {
                 only_with(Param::Reentrant, Param::Recompute, "full");
                 t.reentrant = profile;
+            }
+        }
+        // Megatron-LM's gradient-accumulation fusion writes the weight
+        // gradients into its FP32 main-gradient buffer: it means something
+        // where the gradients go there (`recipe=main_fp32`), in training.
+        // Elsewhere `0` is reported and the fused default kept.
+        if !t.grad_accum_fusion {
+            if t.recipe != tf::Recipe::MainFp32 {
+                only_with(Param::GradAccumFusion, Param::Recipe, "main_fp32");
+                t.grad_accum_fusion = true;
+            } else if t.mode == tf::Mode::Inference {
+                only_with(Param::GradAccumFusion, Param::Mode, "train");
+                t.grad_accum_fusion = true;
             }
         }
         // Megatron-Core's `--recompute-modules` are read under `selective`
@@ -1006,6 +1020,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::TrainEmbeddings => t.train_embeddings = switch(name, value)?,
         Param::Compile => t.compile = switch(name, value)?,
         Param::Reentrant => t.reentrant = switch(name, value)?,
+        Param::GradAccumFusion => t.grad_accum_fusion = switch(name, value)?,
         Param::LoraVariant => {
             t.lora_variant = option(name, tf::LoraVariant::parse(value), tf::LoraVariant::NAMES)?
         }
@@ -1311,6 +1326,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::TrainEmbeddings, bit(t.train_embeddings)),
         (Param::Compile, bit(t.compile)),
         (Param::Reentrant, bit(t.reentrant)),
+        (Param::GradAccumFusion, bit(t.grad_accum_fusion)),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),

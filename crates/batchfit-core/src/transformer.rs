@@ -1720,6 +1720,13 @@ pub struct TransformerInput {
     /// Megatron-LM's `CheckpointFunction`): its backward keeps the rerun's
     /// output ([`Saved::reentrant_output`]).
     pub reentrant: bool,
+    /// Megatron-LM's gradient-accumulation fusion (its default,
+    /// `--gradient-accumulation-fusion`): each weight's gradient is
+    /// accumulated into the FP32 main-gradient buffer by its GEMM. `false`
+    /// is `--no-gradient-accumulation-fusion`: a 16-bit weight gradient
+    /// exists until the buffer takes it ([`unfused_gradients`]). Meaningful
+    /// with `recipe=main_fp32` in training.
+    pub grad_accum_fusion: bool,
 }
 
 impl Default for TransformerInput {
@@ -1780,6 +1787,7 @@ impl Default for TransformerInput {
             train_embeddings: false,
             compile: false,
             reentrant: false,
+            grad_accum_fusion: true,
         }
     }
 }
@@ -3735,6 +3743,164 @@ pub fn layers_backward(input: &TransformerInput) -> [(u128, u128); 2] {
     ]
 }
 
+/// Megatron-LM's 16-bit weight gradients without gradient-accumulation
+/// fusion (`grad_accum_fusion=0`, `--no-gradient-accumulation-fusion`), per
+/// GPU: what the backward pass holds beside its other tensors, in two
+/// moments ([`unfused_moments`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UnfusedGradients {
+    /// The output layer's, in the head's backward pass.
+    pub head: u128,
+    /// Beside every layer's backward pass: the layer's largest, and a tied
+    /// head's, waiting for the embedding's.
+    pub layers: u128,
+}
+
+/// The weight gradients `grad_accum_fusion=0` keeps in the model's 16 bits,
+/// on a rank holding `ends`; `None` where the fusion is on or means nothing
+/// (not `recipe=main_fp32`, inference, LoRA, whose frozen weights compute no
+/// weight gradient). NVIDIA/Megatron-LM at d98e8a64:
+///
+/// - megatron/core/tensor_parallel/layers.py
+///   `LinearWithGradAccumulationAndAsyncCommunication.backward` (the output
+///   layer's `ColumnParallelLinear`, and the layers' linear maps under the
+///   local spec): with `gradient_accumulation_fusion` off, `grad_weight =
+///   grad_output.t().matmul(total_input)` in the parameter's dtype,
+///   returned beside `grad_input`; with it on,
+///   `fused_weight_gradient_mlp_cuda.wgrad_gemm_accum_fp32` accumulates into
+///   `weight.main_grad`. Transformer Engine's modules, which the default
+///   spec builds (megatron/core/extensions/transformer_engine.py:
+///   `fuse_wgrad_accumulation=self.config.gradient_accumulation_fusion`),
+///   do the same (NVIDIA/TransformerEngine
+///   transformer_engine/pytorch/module/linear.py: the wgrad GEMM's `out` is
+///   `main_grad` with fusion, else a new tensor of `activation_dtype`).
+/// - megatron/core/distributed/distributed_data_parallel.py registers
+///   `_make_backward_post_hook` on each parameter's `AccumulateGrad`
+///   (`grad_acc.register_hook`): once `AccumulateGrad` has put the gradient
+///   in `.grad`, the hook adds it into the FP32 buffer
+///   (`param.main_grad.add_(param.grad.data)`) and drops it (`param.grad =
+///   None`). `AccumulateGrad` runs as soon as its input is ready (the largest
+///   sequence number, [`gradients_beside_layers`]), so one product's 16-bit
+///   gradient exists at a time, from its GEMM to the hook.
+/// - megatron/training/arguments.py: `--no-gradient-accumulation-fusion` is
+///   `action='store_false'`, `dest='gradient_accumulation_fusion'`: fused by
+///   default.
+///
+/// The output layer's gradient, vocabulary × hidden / t (a decoder's head
+/// on this rank), exists in the head's backward. A tied head's (the
+/// embedding and head on one rank) waits in the shared weight's
+/// `AccumulateGrad` input buffer until the embedding's backward, at the end
+/// of the pass, adds its own (torch/csrc/autograd/input_buffer.cpp
+/// `accumulate`): it is alive beside every layer's backward pass. A layer's
+/// largest gradient ([`largest_layer_gradient`]) is counted beside its
+/// transient set: an upper bound, as a product's gradient is freed by the
+/// hook before the FFN activation's or the attention core's backward runs,
+/// beside the product's own incoming and outgoing gradients, which this
+/// takes to be no larger than that set.
+pub fn unfused_gradients(input: &TransformerInput, ends: Ends) -> Option<UnfusedGradients> {
+    if input.grad_accum_fusion
+        || input.mode != Mode::Train
+        || input.recipe != Recipe::MainFp32
+        || input.lora()
+    {
+        return None;
+    }
+    let arch = &input.arch;
+    let e = input.activation_bytes();
+    let head = if ends.head && arch.kind == Kind::Decoder {
+        e * ceil_div(
+            u128::from(arch.vocab) * u128::from(arch.hidden),
+            u128::from(input.tp),
+        )
+    } else {
+        0
+    };
+    let tied = if arch.tied && ends.embedding { head } else { 0 };
+    Some(UnfusedGradients {
+        head,
+        layers: tied + e * largest_layer_gradient(input),
+    })
+}
+
+/// The largest weight gradient one of the layers' products returns at once,
+/// in elements per GPU: Megatron-Core's matrices as `fused_proj` lays them
+/// out (`linear_qkv` one matrix, `linear_fc1` gate and up as one with
+/// `fused_proj=all`), divided over the tensor-parallel ranks; a MoE layer's
+/// local experts' first or second maps all at once, as a grouped GEMM's
+/// backward returns them (divided over `etp`), or its shared experts'.
+fn largest_layer_gradient(input: &TransformerInput) -> u128 {
+    let arch = &input.arch;
+    let h = u128::from(arch.hidden);
+    let t = u128::from(input.tp);
+    let widths = arch.attention_widths();
+    let attention = match arch.fused_proj {
+        FusedProj::Qkv | FusedProj::All if !arch.mla() => {
+            (h * (widths.q + widths.k + widths.v)).max(widths.output * h)
+        }
+        FusedProj::None | FusedProj::Qkv | FusedProj::All => attention_block(arch).largest,
+    };
+    // The first map's output width (gate and up as one) is never below the
+    // second map's input: the larger of the two matrices.
+    let mlp = |width: u64| {
+        let f = u128::from(width);
+        match (arch.mlp, arch.fused_proj) {
+            (Mlp::Swiglu, FusedProj::All) => 2 * f * h,
+            _ => f * h,
+        }
+    };
+    let dense = if arch.dense_layers() > 0 {
+        mlp(arch.ffn)
+    } else {
+        0
+    };
+    let moe = if arch.moe_layers() > 0 {
+        let local = u128::from(arch.experts).div_ceil(u128::from(input.ep.max(1)));
+        ceil_div(
+            local * mlp(arch.expert_width()),
+            u128::from(input.expert_tp()),
+        )
+        .max(ceil_div(mlp(arch.shared_width()), t))
+    } else {
+        0
+    };
+    ceil_div(attention.max(dense), t).max(moe)
+}
+
+/// What the output layer's backward holds above the layers per sample and
+/// GPU, where it computes its weight's 16-bit gradient
+/// ([`unfused_gradients`]): the final norm's and head's saved inputs and its
+/// incoming gradient, the logits', handed over in the head's dtype (the
+/// engine casts the vocab-parallel loss's FP32 gradient to the logits'
+/// dtype, torch/csrc/autograd/engine.cpp `validate_outputs`, or the cast
+/// node of PyTorch's loss does), the loss's other tensors freed before it
+/// runs. Never more than the loss's moment ([`Saved::above`]). The gradient
+/// of the head's input (`grad_input = grad_output.matmul(weight)`, e·s·h,
+/// h/v of the logits') is not counted, as at the loss (docs/model.md §6).
+/// Under a chunked or fused loss, whose head runs inside the loss chunk by
+/// chunk, the loss's tensors at the start of the backward pass stand in
+/// for it (an upper bound).
+pub fn head_backward(input: &TransformerInput, saved: &Saved) -> u128 {
+    let arch = &input.arch;
+    match (arch.kind, input.loss) {
+        (Kind::Decoder, Loss::Full | Loss::VocabParallel) => {
+            let logits =
+                input.activation_bytes() * u128::from(input.tokens()) * u128::from(arch.vocab);
+            output_layer_inputs(input) + ceil_div(logits, u128::from(input.tp))
+        }
+        _ => saved.above,
+    }
+}
+
+/// The two moments [`unfused_gradients`] adds to, as activations per
+/// sample and GPU of the whole model: (a layer's backward pass, every
+/// saved tensor with the layer in flight's transient set; the output
+/// layer's backward, every saved tensor with [`head_backward`]'s).
+pub fn unfused_moments(input: &TransformerInput) -> (u128, u128) {
+    let saved = training_saved(input);
+    let (kept, _, transient) = backward_start(input, &saved);
+    (kept + transient, kept + head_backward(input, &saved))
+}
+
 /// Training whose gradients stay in autograd's `.grad` as the backward pass
 /// creates them, to be stepped after it: no LoRA, no step in the backward
 /// pass, no ZeRO-2 or FSDP2 reduction of each gradient as it is made, no
@@ -4395,6 +4561,23 @@ fn context_buffers(input: &TransformerInput) -> (u128, u128) {
     }
 }
 
+/// A decoder's final norm input and head input per sample and GPU, kept
+/// from the forward pass to their backward. The fused loss reads the final
+/// norm's output in its own forward pass and needs it no more: no head
+/// input is kept.
+fn output_layer_inputs(input: &TransformerInput) -> u128 {
+    let t = u128::from(input.tp);
+    let head_input = if input.loss == Loss::Fused {
+        0
+    } else {
+        input.activation_bytes()
+    };
+    let bytes = u128::from(input.tokens())
+        * (norm_saved_bytes(input) + head_input)
+        * u128::from(input.arch.hidden);
+    if input.sp { ceil_div(bytes, t) } else { bytes }
+}
+
 /// [`Saved`] for `input`.
 pub fn training_saved(input: &TransformerInput) -> Saved {
     let arch = &input.arch;
@@ -4543,10 +4726,7 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
                 (Loss::VocabParallel, _) => ((4 + vocab_cast(e)) * s * v, 4 * s * v),
             };
             let logits = softcap + logits;
-            // The fused loss reads the final norm's output in its own
-            // forward pass and needs it no more: no head input is kept.
-            let head_input = if input.loss == Loss::Fused { 0 } else { e };
-            let inputs = sp_split(s * (norm + head_input) * h);
+            let inputs = output_layer_inputs(input);
             // A micro-batch whose backward pass has not begun keeps what its
             // forward pass saved: the log-softmax output (l·sv; compiled,
             // the logits the loss read) and the soft-capping's tanh.
@@ -5933,6 +6113,103 @@ mod tests {
             ..gpt2
         };
         assert_eq!(embedding_backward(&lora), (0, 0));
+    }
+
+    /// `grad_accum_fusion=0` (docs/model.md §3.3, "Megatron-LM's 16-bit
+    /// weight gradients"): the output layer's BF16 gradient, and beside a
+    /// layer's backward a tied head's with the layer's largest.
+    #[test]
+    fn unfused_weight_gradients_are_the_head_s_and_a_layer_s() {
+        let llama = TransformerInput {
+            arch: arch("llama-3.1-8b"),
+            seq: 1024,
+            recipe: Recipe::MainFp32,
+            grad_accum_fusion: false,
+            ..TransformerInput::default()
+        };
+        let of = |input: &TransformerInput| unfused_gradients(input, Ends::WHOLE);
+        // The head 2 × 128,256 × 4,096; untied, so beside a layer only the
+        // layer's largest: the MLP's 14,336 × 4,096 (gate, up and down
+        // separate as transformers lays them out) × 2.
+        assert_eq!(
+            of(&llama),
+            Some(UnfusedGradients {
+                head: 1_050_673_152,
+                layers: 117_440_512,
+            })
+        );
+        // Megatron-Core's `linear_fc1`, gate and up as one matrix: 2 × 2 ×
+        // 14,336 × 4,096; over 4 tensor-parallel ranks a quarter of each.
+        let fused = TransformerInput {
+            arch: Architecture {
+                fused_proj: FusedProj::All,
+                ..llama.arch
+            },
+            ..llama
+        };
+        assert_eq!(of(&fused).map(|g| g.layers), Some(234_881_024));
+        assert_eq!(
+            of(&TransformerInput { tp: 4, ..fused }),
+            Some(UnfusedGradients {
+                head: 262_668_288,
+                layers: 58_720_256,
+            })
+        );
+        // The Megatron GPT toy ties its head: 2 × 50,304 × 512 waits for the
+        // embedding's beside every layer, with the first MLP map's 2 × 2,048
+        // × 512. A pipeline rank without the embedding holds a copy of the
+        // head, which waits for nothing.
+        let toy = TransformerInput {
+            arch: Architecture {
+                layers: 12,
+                hidden: 512,
+                heads: 8,
+                kv_heads: 8,
+                ffn: 2048,
+                vocab: 50_304,
+                mlp: Mlp::Gelu,
+                tied: true,
+                fused_proj: FusedProj::All,
+                ..Architecture::default()
+            },
+            ..llama
+        };
+        assert_eq!(
+            of(&toy),
+            Some(UnfusedGradients {
+                head: 51_511_296,
+                layers: 53_608_448,
+            })
+        );
+        let last = Ends {
+            embedding: false,
+            head: true,
+        };
+        assert_eq!(
+            unfused_gradients(&toy, last).map(|g| g.layers),
+            Some(2_097_152)
+        );
+        // Fused (the default), another recipe, inference or LoRA: none.
+        for input in [
+            TransformerInput {
+                grad_accum_fusion: true,
+                ..toy
+            },
+            TransformerInput {
+                recipe: Recipe::Amp,
+                ..toy
+            },
+            TransformerInput {
+                mode: Mode::Inference,
+                ..toy
+            },
+            TransformerInput {
+                lora_rank: 8,
+                ..toy
+            },
+        ] {
+            assert_eq!(of(&input), None);
+        }
     }
 
     /// Megatron-Core's `--recompute-modules` (docs/model.md §3.3, "Megatron-Core's

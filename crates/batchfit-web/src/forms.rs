@@ -247,6 +247,17 @@ fn transformer_form(state: State) -> Vec<El> {
             ],
             Some(rx(move || !inference())),
         ),
+        // Megatron-LM's gradient-accumulation fusion, with its FP32 main
+        // gradients.
+        group(
+            &[GradAccumFusion],
+            Some(rx(move || {
+                !inference()
+                    && state
+                        .config
+                        .with(|c| c.transformer.recipe == tf::Recipe::MainFp32)
+            })),
+        ),
         // Which layers full recomputation checkpoints, and how, with it.
         group(
             &[RecomputeMethod, RecomputeLayers, Reentrant],

@@ -641,6 +641,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::GradAccumFusion,
+        f(
+            "Gradient-accumulation fusion",
+            "",
+            "Megatron's default. Off (--no-gradient-accumulation-fusion): each weight's BF16 gradient exists until the FP32 buffer takes it.",
+        ),
+    ),
+    (
         Param::Attn,
         f(
             "Attention kernel",
@@ -1424,6 +1432,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
             "Checkpoint reentrante",
             "",
             "use_reentrant=True (Megatron, Unsloth): la salida recalculada vive durante el paso hacia atrás de la capa.",
+        ),
+    ),
+    (
+        Param::GradAccumFusion,
+        f(
+            "Fusión de la acumulación de gradientes",
+            "",
+            "Lo predeterminado en Megatron. Sin ella (--no-gradient-accumulation-fusion): el gradiente BF16 de cada peso existe hasta que el búfer FP32 lo recibe.",
         ),
     ),
     (

@@ -554,7 +554,13 @@ fn stack(row: &Row<'_>) -> Option<String> {
     let optimizer = row.lower("optimizer");
     let notes = row.lower("notes");
     if source.contains("megatron") {
-        return Some("framework=megatron".into());
+        // The functional tests' model_config.yaml turn Megatron-LM's
+        // gradient-accumulation fusion off, which the notes say.
+        let mut text = String::from("framework=megatron");
+        if notes.contains("--no-gradient-accumulation-fusion") {
+            text.push_str("&grad_accum_fusion=0");
+        }
+        return Some(text);
     }
     if source.contains("torchtune") {
         // The rows state torch AdamW outside the backward pass and name their
@@ -1554,7 +1560,7 @@ const NOTES: &[&str] = &[
     "**Inference peaks.** `generate` can hold the prompt's full logits in some transformers versions; batchfit counts the last position's logits only.",
     "**Fused and chunked alternatives.** torchtune's recipes compute the loss in chunks (`CEWithChunkedOutputLoss`) and may configure a fused AdamW; the rows do not say which, and batchfit maps `torch.optim.AdamW` to its default foreach implementation and counts full FP32 logits.",
     "**Gradients that outlive the step.** batchfit follows PyTorch's lifetime: the backward pass creates the gradients as it frees the activations, and `zero_grad(set_to_none=True)` (the default since PyTorch 2.0) drops them after the step; rows with gradient accumulation get a `global_batch`, which keeps them alive through the later micro-batches, `framework=megatron` keeps Megatron-LM's gradient buffer alive for the whole run (`zero_grad=zeros`), and the `lightning_*` profiles keep the previous step's gradients through the forward pass, where Lightning's Trainer clears them just before the backward pass (`zero_grad=after_forward`). Gradients under `zero_grad(set_to_none=False)`, the default before PyTorch 2.0, which the Hugging Face BERT rows (C002, C005, V012, V014, published in 2022, versions not stated) may have run, are not in their queries: batchfit is low by the gradients there.",
-    "**Megatron-LM beyond its profile.** `framework=megatron` counts a BF16 model (`recipe=main_fp32`: 16-bit residual stream, no per-op casts, BF16 parameters kept through the step), FP32 main gradients in a buffer alive at every moment, fused norms and the vocab-parallel loss (docs/frameworks.md). Not counted: the BF16 gradient each weight gets before it is added into the FP32 buffer under `--no-gradient-accumulation-fusion` (one weight's at a time), the distributed optimizer's bucket padding, and the rows' unfused attention's FP32 softmax where its fused kernel does not run.",
+    "**Megatron-LM beyond its profile.** `framework=megatron` counts a BF16 model (`recipe=main_fp32`: 16-bit residual stream, no per-op casts, BF16 parameters kept through the step), FP32 main gradients in a buffer alive at every moment, fused norms and the vocab-parallel loss (docs/frameworks.md). The BF16 gradient each weight gets before it is added into the FP32 buffer under `--no-gradient-accumulation-fusion`, which every functional-test row ran with, is `grad_accum_fusion=0` (the head's in its backward, a layer's and a tied head's beside each layer's); it moves no row whose loss's tensors set the peak. Not counted: the distributed optimizer's bucket padding, Transformer Engine's cached dummy weight gradients under the fusion (none of these rows), and the rows' unfused attention's FP32 softmax where its fused kernel does not run.",
     "**Learned positions for Megatron and GPTBigCode rows** are taken as the trained sequence length (the rows do not give the maximum), a difference of at most positions × hidden parameters.",
 ];
 

@@ -199,6 +199,145 @@ fn a_reentrant_checkpoint_keeps_the_rerun_s_output() {
     );
 }
 
+/// Megatron-LM with `--no-gradient-accumulation-fusion` (`grad_accum_fusion=0`;
+/// docs/model.md §3.3, "Megatron-LM's 16-bit weight gradients"): each
+/// weight's gradient exists in BF16 until the DDP hook adds it into the FP32
+/// buffer, beside the output layer's backward (the head's) and beside each
+/// layer's backward (a tied head's, waiting for the embedding's, and the
+/// layer's largest). The FP32 buffer is alive throughout (`zero_grad=zeros`),
+/// so these are moments of their own beside the loss's.
+#[test]
+fn unfused_weight_gradients_worked_examples() {
+    // Megatron GPT toy of the functional tests (C013's shape: 12 layers,
+    // hidden 512, FFN 2,048, vocabulary 50,304, tied).
+    const TOY: &str = "form=transformer&positions=1024&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=1&fused_proj=all&layers=12&hidden=512&heads=8&kv_heads=8&ffn=2048&vocab=50304&framework=megatron";
+    struct Case {
+        query: String,
+        fused: u128,
+        unfused: u128,
+        phase: Phase,
+        /// The 16-bit weight gradients at the peak, beside the FP32 buffer.
+        gradients: u128,
+    }
+    let (toy_p, toy_long_p, llama_p): (u128, u128, u128) = (64_109_568, 65_682_432, 8_030_261_248);
+    let cases = [
+        // 1 × 128 tokens: at the loss 18P + 26,853,376 (12 layers' saved
+        // tensors and the embedding dropout's mask) + 38,895,616 (the final
+        // norm's and head's inputs 262,144 and the vocab-parallel loss's 6 ×
+        // 128 × 50,304). In the head's backward: the same saved tensors, the
+        // inputs and the logits' BF16 gradient 2 × 128 × 50,304 =
+        // 12,877,824, beside the head's weight gradient 2 × 50,304 × 512 =
+        // 51,511,296: 25,755,648 more than the loss.
+        Case {
+            query: format!("{TOY}&batch=1&seq=128"),
+            fused: 18 * toy_p + 26_853_376 + 38_895_616,
+            unfused: 18 * toy_p + 26_853_376 + 262_144 + 12_877_824 + 51_511_296,
+            phase: Phase::Backward,
+            gradients: 51_511_296,
+        },
+        // 1 × 4,096 tokens (4,096 positions), eager attention, every layer
+        // recomputed: the recomputed layer's set with its working tensors and
+        // the reentrant rerun's output (1,287,651,328) sets the activations'
+        // moment above the loss's tensors (1,244,659,712), with 52,428,800
+        // kept. Beside it the tied head's gradient, waiting for the
+        // embedding's (51,511,296), and the layer's largest, the first MLP
+        // map's 2 × 2,048 × 512 = 2,097,152.
+        Case {
+            query: format!(
+                "{}&batch=1&seq=4096&attn=eager&recompute=full",
+                TOY.replace("positions=1024", "positions=4096")
+            ),
+            fused: 18 * toy_long_p + 52_428_800 + 1_287_651_328,
+            unfused: 18 * toy_long_p + 52_428_800 + 1_287_651_328 + 51_511_296 + 2_097_152,
+            phase: Phase::Backward,
+            gradients: 53_608_448,
+        },
+        // Llama-3.1-8B under the Megatron profile, 1 × 1,024 tokens: at the
+        // loss 18P + 5,507,121,152 + 804,782,080 (inputs 16,777,216 and 6 ×
+        // 1,024 × 128,256); in the head's backward the inputs and 2 × 1,024
+        // × 128,256 = 262,668,288 beside the head's gradient 2 × 128,256 ×
+        // 4,096 = 1,050,673,152.
+        Case {
+            query: "form=transformer&model=llama-3.1-8b&framework=megatron&batch=1&seq=1024".into(),
+            fused: 18 * llama_p + 5_507_121_152 + 804_782_080,
+            unfused: 18 * llama_p + 5_507_121_152 + 16_777_216 + 262_668_288 + 1_050_673_152,
+            phase: Phase::Backward,
+            gradients: 1_050_673_152,
+        },
+        // At 4,096 tokens the loss's tensors hold more than either moment:
+        // unchanged, 169,792,315,392.
+        Case {
+            query: "form=transformer&model=llama-3.1-8b&framework=megatron&batch=1&seq=4096".into(),
+            fused: 169_792_315_392,
+            unfused: 169_792_315_392,
+            phase: Phase::Loss,
+            gradients: 0,
+        },
+    ];
+    for case in &cases {
+        let fused = estimate_of(&case.query);
+        let unfused = estimate_of(&format!("{}&grad_accum_fusion=0", case.query));
+        assert_eq!(fused.peak_allocated, case.fused, "{}", case.query);
+        assert_eq!(unfused.peak_allocated, case.unfused, "{}", case.query);
+        assert_eq!(unfused.peak_phase, case.phase, "{}", case.query);
+        assert_eq!(
+            unfused.at_peak.gradients - fused.at_peak.gradients,
+            case.gradients,
+            "{}",
+            case.query
+        );
+        assert_eq!(unfused.at_peak.sum(), unfused.peak_allocated);
+    }
+    assert_eq!(cases[0].unfused, 1_245_476_864);
+    assert_eq!(cases[1].unfused, 2_575_972_352);
+    assert_eq!(cases[2].fused, 150_856_605_696);
+    assert_eq!(cases[2].unfused, 151_381_942_272);
+    // The timeline's largest point is the head's backward, beside the
+    // buffer and the head's 16-bit gradient.
+    let c = config(&format!("{}&grad_accum_fusion=0", cases[2].query));
+    let top = timeline(&c).into_iter().max_by_key(|p| p.bytes.sum());
+    assert_eq!(top.map(|p| p.bytes.sum()), Some(cases[2].unfused));
+    // With the fusion (Megatron-LM's default) no 16-bit gradient is
+    // counted: the link without the parameter is the fused one.
+    assert_eq!(
+        estimate_of(&format!("{}&grad_accum_fusion=1", cases[2].query)),
+        estimate_of(&cases[2].query)
+    );
+}
+
+/// Links written before `grad_accum_fusion` give the bytes they gave: the
+/// validation rows of Megatron-LM's functional tests under the profile, as
+/// `cargo xtask accuracy` computed them before the parameter existed.
+#[test]
+fn links_without_grad_accum_fusion_keep_their_bytes() {
+    let cases = [
+        // C013.
+        (
+            "form=transformer&positions=1024&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=1&fused_proj=all&layers=12&hidden=512&heads=8&kv_heads=8&ffn=2048&vocab=50304&seq=1024&recipe=main_fp32&optimizer=adamw&attn=eager&batch=4&gpus=8&zero=1&framework=megatron",
+            4_596_482_560,
+        ),
+        // V016.
+        (
+            "form=transformer&positions=1024&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=1&fused_proj=all&layers=12&hidden=512&heads=8&kv_heads=8&ffn=2048&vocab=50304&seq=1024&recipe=main_fp32&optimizer=adamw&recompute=full&attn=eager&batch=4&gpus=8&framework=megatron",
+            2_451_060_736,
+        ),
+        // V023.
+        (
+            "form=transformer&kind=encoder&positions=512&token_types=2&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=0&fused_proj=all&layers=24&hidden=1024&heads=16&kv_heads=16&ffn=4096&vocab=30522&seq=512&recipe=main_fp32&optimizer=adamw&attn=eager&batch=4&tp=4&gpus=2&global_batch=128&framework=megatron",
+            2_845_379_072,
+        ),
+        // V261.
+        (
+            "form=transformer&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=0&positions=8192&layers=32&hidden=4096&heads=32&kv_heads=8&ffn=16384&vocab=131200&seq=8192&batch=1&gpus=2&zero=1&global_batch=8&framework=megatron&pp=4&pp_schedule=interleaved&vpp=8&pp_stage=last",
+            62_089_756_672,
+        ),
+    ];
+    for (query, bytes) in cases {
+        assert_eq!(estimate_of(query).peak_allocated, bytes, "{query}");
+        assert!(!crate::query::to_query(&config(query)).contains("grad_accum_fusion"));
+    }
+}
+
 /// `zero_grad(set_to_none=True)` between the loss and `loss.backward()`
 /// (`zero_grad=after_forward`, Lightning's automatic optimization): from the
 /// second step on the previous step's gradients are alive through the whole
@@ -904,7 +1043,15 @@ proptest! {
         prop_assert!(p.buffers <= e.buffers);
         if p.activations_alive {
             prop_assert_eq!(p.buffers, e.buffers);
-            prop_assert_eq!((p.activations, p.kv_cache), (e.activations, e.kv_cache));
+            prop_assert_eq!(p.kv_cache, e.kv_cache);
+            // A moment inside the backward pass (the last layer's working
+            // set, the output layer's backward) holds at most the loss's
+            // activations; every other moment of theirs holds them all.
+            if e.peak_phase == Phase::Backward {
+                prop_assert!(p.activations <= e.activations);
+            } else {
+                prop_assert_eq!(p.activations, e.activations);
+            }
         } else {
             prop_assert_eq!((p.activations, p.kv_cache), (0, 0));
             prop_assert_eq!(p.gradients, e.gradients);
@@ -1006,6 +1153,43 @@ proptest! {
         );
         prop_assert!(none <= after, "{} > {}", none, after);
         prop_assert!(after <= zeros, "{} > {}", after, zeros);
+    }
+
+    /// Turning Megatron-LM's gradient-accumulation fusion off
+    /// (`grad_accum_fusion=0`) only adds 16-bit weight gradients: no reading
+    /// falls, and no larger batch fits.
+    #[test]
+    fn unfused_weight_gradients_never_lower_a_reading(config in any_config()) {
+        let mut fused = config;
+        fused.transformer.recipe = Recipe::MainFp32;
+        fused.transformer.grad_accum_fusion = true;
+        let mut unfused = fused;
+        unfused.transformer.grad_accum_fusion = false;
+        let (a, b) = (estimate(&fused), estimate(&unfused));
+        prop_assert!(b.peak_allocated >= a.peak_allocated);
+        prop_assert!(b.peak_reserved >= a.peak_reserved);
+        prop_assert!(b.nvidia_smi >= a.nvidia_smi);
+        prop_assert!(b.required >= a.required);
+        prop_assert!(b.max_batch <= a.max_batch);
+    }
+
+    /// The fused default (every link without `grad_accum_fusion`) adds no
+    /// moment: the backward pass's candidates are what they were.
+    #[test]
+    fn fused_gradient_accumulation_adds_no_moment(config in any_config()) {
+        let mut fused = config;
+        fused.transformer.grad_accum_fusion = true;
+        let parts = Parts::of(&fused);
+        prop_assert_eq!(parts.head_backward, (0, 0));
+        prop_assert!(parts.unfused.is_none());
+        if fused.form == Form::Transformer && fused.transformer.pp <= 1 {
+            let expected = if parts.gradients_with_activations {
+                [(0, 0); 2]
+            } else {
+                transformer::layers_backward(&fused.transformer)
+            };
+            prop_assert_eq!(parts.layers_backward, expected);
+        }
     }
 
     /// The step's picture and the estimate are one story (issue 16): the

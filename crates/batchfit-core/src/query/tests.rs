@@ -499,7 +499,7 @@ prop_compose! {
         arch in any_arch(), batch in whole(activations::BATCH), seq in whole(activations::SEQ),
         recipe in pick(Recipe::ALL), optimizer in pick(Optimizer::ALL), recompute in pick(Recompute::ALL),
         attention in pick(Attention::ALL), mode in pick(Mode::ALL), generated in whole(tf::GEN), quant in pick(Quant::ALL),
-        gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 6]>(),
+        gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 7]>(),
         framework in pick(tf::Framework::ALL), step in pick(tf::Step::ALL), loss in pick(tf::Loss::ALL),
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
         zero_grad in pick(tf::ZeroGrad::ALL), norm_kernel in pick(tf::NormKernel::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
@@ -513,7 +513,7 @@ prop_compose! {
         plan in (pick(tf::RecomputeMethod::ALL), prop_oneof![Just(1u64), 1u64..=8, whole(tf::RECOMPUTE_LAYERS)]),
         modules in proptest::sample::subsequence(tf::RecomputeModules::NAMES.to_vec(), 1..=tf::RecomputeModules::NAMES.len()),
     ) -> TransformerInput {
-        let [sp, foreach, offload, act_offload, compile, reentrant] = switches;
+        let [sp, foreach, offload, act_offload, compile, reentrant, fused] = switches;
         // `etp` divides gpus × tp, `ep` the gpus × tp / etp ranks left and
         // `experts`, and only a MoE model has experts to split.
         let (ep, etp) = expert_parallel;
@@ -531,6 +531,9 @@ prop_compose! {
         // checkpoint, only under full recomputation (else the profile's).
         let (recompute_method, recompute_layers) = if recompute == Recompute::Full { plan } else { (tf::RecomputeMethod::default(), tf::RECOMPUTE_LAYERS.default) };
         let reentrant = if recompute == Recompute::Full { reentrant } else { framework.defaults().reentrant };
+        // Gradient-accumulation fusion off only with Megatron's FP32 main
+        // gradients, in training.
+        let grad_accum_fusion = fused || recipe != Recipe::MainFp32 || mode == Mode::Inference;
         // An uneven layout: one layer moved from the last virtual stage to the first.
         let stages = pp * vpp;
         let pp_layout = if uneven && stages > 1 && stages <= arch.layers && stages <= pipeline::MAX_LAYOUT as u64 {
@@ -559,7 +562,7 @@ prop_compose! {
             Ok(set) if recompute == Recompute::Selective => set,
             _ => tf::RecomputeModules::default(),
         };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
@@ -1203,6 +1206,53 @@ fn partial_recomputation_is_validated_and_written_back() {
             .transformer
             .partial_recompute(),
         Some((tf::RecomputeMethod::Every, 2))
+    );
+}
+
+/// `grad_accum_fusion`: a switch with Megatron-LM's FP32 main gradients
+/// (`recipe=main_fp32`) in training, written only when off (the fused
+/// default is every profile's, so older links read and write as before);
+/// elsewhere `0` is reported and the fused default kept.
+#[test]
+fn gradient_accumulation_fusion_is_read_with_main_gradients_only() {
+    let megatron = "form=transformer&model=llama-2-7b&framework=megatron&batch=1&seq=4096";
+    let parsed = parse(megatron);
+    assert!(parsed.config.transformer.grad_accum_fusion);
+    assert_eq!(to_query(&parsed.config), megatron);
+    let query = format!("{megatron}&grad_accum_fusion=0");
+    let parsed = parse(&query);
+    assert!(parsed.problems.is_empty());
+    assert!(!parsed.config.transformer.grad_accum_fusion);
+    assert_eq!(to_query(&parsed.config), query);
+    let parsed = parse(&format!("{megatron}&grad_accum_fusion=1"));
+    assert!(parsed.problems.is_empty());
+    assert_eq!(to_query(&parsed.config), megatron);
+    // The recipe is what carries the FP32 main gradients, not the profile.
+    let custom = "form=transformer&model=llama-2-7b&batch=1&seq=4096&recipe=main_fp32";
+    let parsed = parse(&format!("{custom}&grad_accum_fusion=0"));
+    assert!(parsed.problems.is_empty());
+    assert_eq!(
+        to_query(&parsed.config),
+        format!("{custom}&grad_accum_fusion=0")
+    );
+    let needs = |param, value| Problem::OnlyWith { param, value };
+    let autocast = parse("form=transformer&model=llama-2-7b&batch=1&seq=4096&grad_accum_fusion=0");
+    assert_eq!(
+        named(&autocast),
+        [("grad_accum_fusion", &needs(Param::Recipe, "main_fp32"))]
+    );
+    assert!(autocast.config.transformer.grad_accum_fusion);
+    let inference = parse(&format!("{megatron}&mode=inference&grad_accum_fusion=0"));
+    assert_eq!(
+        named(&inference),
+        [("grad_accum_fusion", &needs(Param::Mode, "train"))]
+    );
+    assert!(inference.config.transformer.grad_accum_fusion);
+    assert_eq!(
+        named(&parse(&format!("{megatron}&grad_accum_fusion=2")))
+            .first()
+            .map(|(n, _)| *n),
+        Some("grad_accum_fusion")
     );
 }
 
