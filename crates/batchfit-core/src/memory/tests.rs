@@ -292,6 +292,9 @@ fn unfused_weight_gradients_worked_examples() {
         );
         assert_eq!(unfused.at_peak.sum(), unfused.peak_allocated);
     }
+    assert_eq!(cases[0].fused, 1_277_523_968);
+    assert_eq!(cases[1].fused, 2_580_166_656);
+    assert_eq!(cases[3].fused, 171_279_196_160);
     assert_eq!(cases[0].unfused, 1_245_476_864);
     assert_eq!(cases[1].unfused, 2_575_972_352);
     assert_eq!(cases[2].fused, 152_343_486_464);
