@@ -866,6 +866,11 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     "reentrant checkpoint (use_reentrant=True): the rerun's output kept through each layer's backward\n",
                 );
             }
+            if transformer::dummy_wgrads(t, transformer::Ends::WHOLE) > 0 {
+                text.push_str(
+                    "gradient-accumulation fusion with Transformer Engine: one cached BF16 dummy weight gradient per weight shape, alive for the run\n",
+                );
+            }
             if !t.grad_accum_fusion {
                 text.push_str(
                     "no gradient-accumulation fusion (--no-gradient-accumulation-fusion): each weight's BF16 gradient alive until the FP32 buffer takes it\n",

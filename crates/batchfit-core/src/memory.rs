@@ -94,7 +94,8 @@ pub struct Estimate {
     pub weights: u128,
     /// The gradients, and under `grad_accum_fusion=0` the largest of the
     /// 16-bit weight gradients that exist beside them one at a time
-    /// ([`transformer::unfused_gradients`]).
+    /// ([`transformer::unfused_gradients`]), or under the fusion Transformer
+    /// Engine's cached dummy weight gradients ([`transformer::dummy_wgrads`]).
     pub gradients: u128,
     /// Optimizer state, including FP32 master weights when the recipe keeps them.
     pub optimizer_states: u128,
@@ -272,6 +273,10 @@ struct Parts {
     /// The 16-bit weight gradients of `grad_accum_fusion=0`
     /// ([`transformer::unfused_gradients`]), for [`Self::at_seq`].
     unfused: Option<UnfusedGradients>,
+    /// Transformer Engine's cached dummy weight gradients under the fusion
+    /// ([`transformer::dummy_wgrads`]): held through every moment of a step
+    /// after the first, counted with the gradients.
+    dummy_wgrads: u128,
     /// What the embedding's backward, the end of the backward pass, holds
     /// beside every gradient ([`transformer::embedding_backward`]): a tied
     /// embedding's second gradient, and its incoming gradient per sample; 0
@@ -522,6 +527,7 @@ static EMPTY_PARTS: Parts = Parts {
     layers_backward: [(0, 0); 2],
     head_backward: (0, 0),
     unfused: None,
+    dummy_wgrads: 0,
     end_gradients: 0,
     end_per_sample: 0,
     activations_per_sample: 0,
@@ -714,6 +720,7 @@ impl Parts {
                     layers_backward,
                     head_backward,
                     unfused,
+                    dummy_wgrads: transformer::dummy_wgrads(input, ends),
                     end_gradients,
                     end_per_sample,
                     activations_per_sample,
@@ -792,14 +799,19 @@ impl Parts {
     }
 
     /// Held through the whole step: weights, optimizer states, framework
-    /// buffers, and the gradients when they outlive the backward pass.
+    /// buffers, the gradients when they outlive the backward pass, and
+    /// Transformer Engine's dummy weight gradients.
     fn held(&self) -> u128 {
         let gradients = if self.gradients_with_activations {
             self.gradients
         } else {
             0
         };
-        self.weights - self.compute_copies + self.optimizer_states + self.buffers + gradients
+        self.weights - self.compute_copies
+            + self.optimizer_states
+            + self.buffers
+            + gradients
+            + self.dummy_wgrads
     }
 
     /// What grows with the batch: activations, and the KV cache in inference.
@@ -939,17 +951,18 @@ impl Parts {
     fn moment(&self, batch: u64, instant: Instant) -> AtPeak {
         let alive = !matches!(instant, Instant::Gradients | Instant::BackwardEnd);
         let candidate = self.layers_candidate(batch).unwrap_or_default();
-        let gradients = match instant {
-            Instant::LayersBackward if self.gradients_with_activations => {
-                self.gradients + candidate.1
-            }
-            _ if self.gradients_with_activations => self.gradients,
-            Instant::ForwardEnd => self.forward_gradients(),
-            Instant::Loss => 0,
-            Instant::LayersBackward => candidate.1,
-            Instant::BackwardEnd => self.gradients + self.end_gradients,
-            Instant::Gradients => self.gradients,
-        };
+        let gradients = self.dummy_wgrads
+            + match instant {
+                Instant::LayersBackward if self.gradients_with_activations => {
+                    self.gradients + candidate.1
+                }
+                _ if self.gradients_with_activations => self.gradients,
+                Instant::ForwardEnd => self.forward_gradients(),
+                Instant::Loss => 0,
+                Instant::LayersBackward => candidate.1,
+                Instant::BackwardEnd => self.gradients + self.end_gradients,
+                Instant::Gradients => self.gradients,
+            };
         // The step's temporaries live in the backward pass's moment when the
         // step runs there, else in the gradients' moment.
         let optimizer_step = match instant {
@@ -1104,6 +1117,7 @@ fn estimate_of(config: &Config, model: &Model) -> Estimate {
         active_parameters: parts.active_parameters,
         weights: parts.weights,
         gradients: parts.gradients
+            + parts.dummy_wgrads
             + parts
                 .unfused
                 .map_or(0, |unfused| unfused.head.max(unfused.layers)),

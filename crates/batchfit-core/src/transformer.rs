@@ -3901,6 +3901,122 @@ pub fn unfused_moments(input: &TransformerInput) -> (u128, u128) {
     (kept + transient, kept + head_backward(input, &saved))
 }
 
+/// Transformer Engine's dummy weight gradients under Megatron-LM's
+/// gradient-accumulation fusion (`grad_accum_fusion=1`, its default), in
+/// bytes per GPU on a rank holding `ends`: one 16-bit tensor per distinct
+/// weight shape of the rank's linear maps, cached for the whole run and
+/// alive from the first backward pass on. 0 where the fusion is off or
+/// means nothing (the conditions of [`unfused_gradients`]). Megatron-LM's
+/// own stack has Transformer Engine installed (NVIDIA's containers, and
+/// the default spec builds its modules): `recipe=main_fp32` counts it.
+///
+/// - NVIDIA/Megatron-LM d98e8a64 megatron/core/tensor_parallel/layers.py
+///   `LinearWithGradAccumulationAndAsyncCommunication.backward` (the output
+///   layer's `ColumnParallelLinear`, tied or not: with a tied head it runs
+///   with the embedding's weight, which has a `main_grad` too): with the
+///   fusion, where the weight has `grad_added_to_main_grad` (which
+///   megatron/core/distributed/distributed_data_parallel.py sets on every
+///   parameter with a gradient), `grad_weight =
+///   get_dummy_wgrad(list(weight.main_grad.shape), input.dtype)` under
+///   `HAVE_TE`.
+/// - NVIDIA/TransformerEngine d0067d0d transformer_engine/pytorch/module/
+///   base.py `get_dummy_wgrad`: `_dummy_wgrads[(*shape, dtype)]`, a
+///   module-level cache created by `torch.empty` at the first request and
+///   never freed, returned as `.detach()`. linear.py (`TERowParallelLinear`,
+///   `linear_proj`, `linear_fc2`), layernorm_linear.py
+///   (`TELayerNormColumnParallelLinear`, `linear_qkv`, `linear_fc1`) and
+///   grouped_linear.py (`TEGroupedLinear`, the experts, one call per
+///   expert's weight, all of one shape) return it under
+///   `fuse_wgrad_accumulation` with `grad_added_to_main_grad`;
+///   layernorm_mlp.py returns a fresh `torch.empty`, and Megatron-Core's
+///   default specs do not build it.
+/// - PyTorch torch/csrc/autograd/functions/accumulate_grad.h
+///   `accumulateGrad`: a new gradient whose `use_count()` is within the
+///   expected references (the detached alias is its own tensor, its only
+///   holder the engine) is stolen as `.grad` without a copy; the DDP hook
+///   then sets `param.grad = None`. No other allocation.
+///
+/// The shapes, Megatron-Core's (`linear_qkv` one matrix, `linear_fc1` gate
+/// and up as one, whatever `fused_proj` says of the checkpoint's code),
+/// divided over the tensor-parallel ranks ([`dummy_wgrad_shapes`]): the
+/// layers' and the output layer's. The embedding is no linear map (its
+/// gradient is the embedding backward's own), and the MoE router's weight
+/// goes through megatron/core/transformer/moe/moe_utils.py
+/// `router_gating_linear`, whose backward returns a real gradient.
+pub fn dummy_wgrads(input: &TransformerInput, ends: Ends) -> u128 {
+    if !input.grad_accum_fusion
+        || input.mode != Mode::Train
+        || input.recipe != Recipe::MainFp32
+        || input.lora()
+    {
+        return 0;
+    }
+    let mut shapes = dummy_wgrad_shapes(input, ends);
+    shapes.sort_unstable();
+    shapes.dedup();
+    input.activation_bytes() * shapes.iter().map(|(rows, cols)| rows * cols).sum::<u128>()
+}
+
+/// The weight shapes (rows, columns) per GPU of the linear maps whose
+/// backward returns [`dummy_wgrads`]' cached tensor on a rank holding
+/// `ends`, with repeats. Megatron-Core's modules (megatron/core/models/gpt/
+/// gpt_layer_specs.py; megatron/core/transformer/multi_latent_attention.py
+/// `MLASelfAttention`: the down projections `parallel_mode='duplicated'`,
+/// whole on every rank).
+fn dummy_wgrad_shapes(input: &TransformerInput, ends: Ends) -> Vec<(u128, u128)> {
+    let arch = &input.arch;
+    let h = u128::from(arch.hidden);
+    let t = u128::from(input.tp.max(1));
+    let split = |rows: u128| ceil_div(rows, t);
+    let widths = arch.attention_widths();
+    let mut shapes = Vec::new();
+    if arch.layers > 0 {
+        if arch.mla() {
+            let (ql, kvl) = (u128::from(arch.q_lora_rank), u128::from(arch.kv_lora_rank));
+            let nope = u128::from(arch.heads) * u128::from(arch.qk_nope_head_dim);
+            if ql > 0 {
+                shapes.push((ql, h));
+                shapes.push((split(widths.q), ql));
+            } else {
+                shapes.push((split(widths.q), h));
+            }
+            shapes.push((kvl + u128::from(arch.qk_rope_head_dim), h));
+            shapes.push((split(nope + widths.v), kvl));
+        } else {
+            shapes.push((split(widths.q + widths.k + widths.v), h));
+        }
+        shapes.push((h, split(widths.output)));
+    }
+    // `linear_fc1` (gate and up as one where gated) and `linear_fc2`, over
+    // `ranks`.
+    let mlp = |shapes: &mut Vec<(u128, u128)>, width: u64, ranks: u128| {
+        let f = ceil_div(u128::from(width), ranks);
+        let into = match arch.mlp {
+            Mlp::Gelu | Mlp::GeluNew => 1,
+            Mlp::Swiglu => 2,
+        };
+        shapes.push((into * f, h));
+        shapes.push((h, f));
+    };
+    if arch.dense_layers() > 0 {
+        mlp(&mut shapes, arch.ffn, t);
+    }
+    if arch.moe_layers() > 0 {
+        mlp(
+            &mut shapes,
+            arch.expert_width(),
+            u128::from(input.expert_tp()),
+        );
+        if arch.shared_width() > 0 {
+            mlp(&mut shapes, arch.shared_width(), t);
+        }
+    }
+    if ends.head && arch.kind == Kind::Decoder {
+        shapes.push((split(u128::from(arch.vocab)), h));
+    }
+    shapes
+}
+
 /// Training whose gradients stay in autograd's `.grad` as the backward pass
 /// creates them, to be stepped after it: no LoRA, no step in the backward
 /// pass, no ZeRO-2 or FSDP2 reduction of each gradient as it is made, no

@@ -645,7 +645,7 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         f(
             "Gradient-accumulation fusion",
             "",
-            "Megatron's default. Off (--no-gradient-accumulation-fusion): each weight's BF16 gradient exists until the FP32 buffer takes it.",
+            "Megatron's default: Transformer Engine keeps one BF16 dummy gradient per weight shape for the run. Off (--no-gradient-accumulation-fusion): each weight's BF16 gradient exists until the FP32 buffer takes it.",
         ),
     ),
     (
@@ -1439,7 +1439,7 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         f(
             "Fusión de la acumulación de gradientes",
             "",
-            "Lo predeterminado en Megatron. Sin ella (--no-gradient-accumulation-fusion): el gradiente BF16 de cada peso existe hasta que el búfer FP32 lo recibe.",
+            "Lo predeterminado en Megatron: Transformer Engine guarda un gradiente BF16 ficticio por forma de peso durante toda la ejecución. Sin ella (--no-gradient-accumulation-fusion): el gradiente BF16 de cada peso existe hasta que el búfer FP32 lo recibe.",
         ),
     ),
     (

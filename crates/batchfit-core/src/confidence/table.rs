@@ -21,7 +21,7 @@ pub const CELLS: &[Cell] = &[
     Cell { reading: Reading::Allocated, profile: None, rows: 185, sources: 20, range: Some(Bounds { low: -871, high: 2015 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Custom), rows: 93, sources: 5, range: Some(Bounds { low: -215, high: 3304 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::HfTrainer), rows: 7, sources: 3, range: None },
-    Cell { reading: Reading::Allocated, profile: Some(Framework::Megatron), rows: 13, sources: 4, range: Some(Bounds { low: -221, high: 1492 }) },
+    Cell { reading: Reading::Allocated, profile: Some(Framework::Megatron), rows: 13, sources: 4, range: Some(Bounds { low: -221, high: 1391 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Deepspeed), rows: 7, sources: 3, range: None },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Torchtune), rows: 5, sources: 2, range: None },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Lightning16Mixed), rows: 1, sources: 1, range: None },

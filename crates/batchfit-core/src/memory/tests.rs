@@ -220,6 +220,9 @@ fn unfused_weight_gradients_worked_examples() {
         gradients: u128,
     }
     let (toy_p, toy_long_p, llama_p): (u128, u128, u128) = (64_109_568, 65_682_432, 8_030_261_248);
+    // With the fusion, Transformer Engine's dummy weight gradients
+    // (dummy_weight_gradients_worked_examples), which the unfused run lacks.
+    let (toy_dummy, llama_dummy): (u128, u128) = (57_802_752, 1_486_880_768);
     let cases = [
         // 1 × 128 tokens: at the loss 18P + 26,853,376 (12 layers' saved
         // tensors and the embedding dropout's mask) + 38,895,616 (the final
@@ -230,7 +233,7 @@ fn unfused_weight_gradients_worked_examples() {
         // 51,511,296: 25,755,648 more than the loss.
         Case {
             query: format!("{TOY}&batch=1&seq=128"),
-            fused: 18 * toy_p + 26_853_376 + 38_895_616,
+            fused: 18 * toy_p + 26_853_376 + 38_895_616 + toy_dummy,
             unfused: 18 * toy_p + 26_853_376 + 262_144 + 12_877_824 + 51_511_296,
             phase: Phase::Backward,
             gradients: 51_511_296,
@@ -247,7 +250,7 @@ fn unfused_weight_gradients_worked_examples() {
                 "{}&batch=1&seq=4096&attn=eager&recompute=full",
                 TOY.replace("positions=1024", "positions=4096")
             ),
-            fused: 18 * toy_long_p + 52_428_800 + 1_287_651_328,
+            fused: 18 * toy_long_p + 52_428_800 + 1_287_651_328 + toy_dummy,
             unfused: 18 * toy_long_p + 52_428_800 + 1_287_651_328 + 51_511_296 + 2_097_152,
             phase: Phase::Backward,
             gradients: 53_608_448,
@@ -259,16 +262,16 @@ fn unfused_weight_gradients_worked_examples() {
         // 4,096 = 1,050,673,152.
         Case {
             query: "form=transformer&model=llama-3.1-8b&framework=megatron&batch=1&seq=1024".into(),
-            fused: 18 * llama_p + 5_507_121_152 + 804_782_080,
+            fused: 18 * llama_p + 5_507_121_152 + 804_782_080 + llama_dummy,
             unfused: 18 * llama_p + 5_507_121_152 + 16_777_216 + 262_668_288 + 1_050_673_152,
             phase: Phase::Backward,
             gradients: 1_050_673_152,
         },
         // At 4,096 tokens the loss's tensors hold more than either moment:
-        // unchanged, 169,792,315,392.
+        // 169,792,315,392, and the fused run's dummies beside them.
         Case {
             query: "form=transformer&model=llama-3.1-8b&framework=megatron&batch=1&seq=4096".into(),
-            fused: 169_792_315_392,
+            fused: 169_792_315_392 + llama_dummy,
             unfused: 169_792_315_392,
             phase: Phase::Loss,
             gradients: 0,
@@ -277,59 +280,142 @@ fn unfused_weight_gradients_worked_examples() {
     for case in &cases {
         let fused = estimate_of(&case.query);
         let unfused = estimate_of(&format!("{}&grad_accum_fusion=0", case.query));
+        let dummy = Parts::of(&config(&case.query)).dummy_wgrads;
         assert_eq!(fused.peak_allocated, case.fused, "{}", case.query);
         assert_eq!(unfused.peak_allocated, case.unfused, "{}", case.query);
         assert_eq!(unfused.peak_phase, case.phase, "{}", case.query);
         assert_eq!(
-            unfused.at_peak.gradients - fused.at_peak.gradients,
+            unfused.at_peak.gradients + dummy - fused.at_peak.gradients,
             case.gradients,
             "{}",
             case.query
         );
         assert_eq!(unfused.at_peak.sum(), unfused.peak_allocated);
     }
+    assert_eq!(cases[0].fused, 1_277_523_968);
+    assert_eq!(cases[1].fused, 2_580_166_656);
+    assert_eq!(cases[3].fused, 171_279_196_160);
     assert_eq!(cases[0].unfused, 1_245_476_864);
     assert_eq!(cases[1].unfused, 2_575_972_352);
-    assert_eq!(cases[2].fused, 150_856_605_696);
+    assert_eq!(cases[2].fused, 152_343_486_464);
     assert_eq!(cases[2].unfused, 151_381_942_272);
     // The timeline's largest point is the head's backward, beside the
     // buffer and the head's 16-bit gradient.
     let c = config(&format!("{}&grad_accum_fusion=0", cases[2].query));
     let top = timeline(&c).into_iter().max_by_key(|p| p.bytes.sum());
     assert_eq!(top.map(|p| p.bytes.sum()), Some(cases[2].unfused));
-    // With the fusion (Megatron-LM's default) no 16-bit gradient is
-    // counted: the link without the parameter is the fused one.
+    // With the fusion (Megatron-LM's default) no 16-bit gradient of the
+    // product is counted, only the dummies: the link without the parameter
+    // is the fused one.
     assert_eq!(
         estimate_of(&format!("{}&grad_accum_fusion=1", cases[2].query)),
         estimate_of(&cases[2].query)
     );
 }
 
-/// Links written before `grad_accum_fusion` give the bytes they gave: the
-/// validation rows of Megatron-LM's functional tests under the profile, as
-/// `cargo xtask accuracy` computed them before the parameter existed.
+/// Transformer Engine's dummy weight gradients under Megatron-LM's
+/// gradient-accumulation fusion (docs/model.md §3.3, "Transformer Engine's
+/// dummy weight gradients"): 2 bytes × the distinct weight shapes per GPU,
+/// held at every moment of a step after the first, counted with the
+/// gradients.
 #[test]
-fn links_without_grad_accum_fusion_keep_their_bytes() {
+fn dummy_weight_gradients_worked_examples() {
+    const TOY: &str = "form=transformer&positions=1024&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=1&layers=12&hidden=512&heads=8&kv_heads=8&ffn=2048&vocab=50304&framework=megatron&batch=4&seq=1024";
+    const LLAMA: &str = "form=transformer&model=llama-3.1-8b&framework=megatron&batch=1&seq=1024";
+    const MIXTRAL: &str = "form=transformer&model=mixtral-8x7b&framework=megatron&batch=1&seq=1024";
+    let cases = [
+        // `linear_qkv`, `linear_proj`, `linear_fc1` (gate and up as one),
+        // `linear_fc2`, the output layer: 2 × 4,096 × (6,144 + 4,096 +
+        // 28,672 + 14,336 + 128,256).
+        (LLAMA.to_owned(), 1_486_880_768),
+        // Over 4 tensor-parallel ranks each a quarter: 2 × 4,096 × (1,536 +
+        // 1,024 + 7,168 + 3,584 + 32,064).
+        (format!("{LLAMA}&tp=4&sp=1"), 371_720_192),
+        // The Megatron GPT toy, its head tied (the output layer runs with
+        // the embedding's weight and returns a dummy of its shape): 2 × 512
+        // × (1,536 + 512 + 2,048 + 2,048 + 50,304).
+        (TOY.to_owned(), 57_802_752),
+        // Mixtral 8x7B: every expert's `linear_fc1` one shape, its
+        // `linear_fc2` another, one cache entry each for the 8 (the router's
+        // gradient is real): 2 × 4,096 × (6,144 + 4,096 + 28,672 + 14,336 +
+        // 32,000), over 8 expert-parallel ranks the same.
+        (MIXTRAL.to_owned(), 698_351_616),
+        (format!("{MIXTRAL}&gpus=8&ep=8"), 698_351_616),
+        // Attention over 2 tensor-parallel ranks, the experts whole
+        // (`etp=1`): 2 × 4,096 × (3,072 + 2,048 + 28,672 + 14,336 + 16,000).
+        (
+            format!("{MIXTRAL}&tp=2&sp=1&gpus=4&ep=4&etp=1"),
+            525_336_576,
+        ),
+    ];
+    for (query, bytes) in &cases {
+        let c = config(query);
+        assert_eq!(
+            transformer::dummy_wgrads(&c.transformer, Ends::WHOLE),
+            *bytes,
+            "{query}"
+        );
+        let parts = Parts::of(&c);
+        assert_eq!(parts.dummy_wgrads, *bytes, "{query}");
+        let without = Parts {
+            dummy_wgrads: 0,
+            ..parts
+        };
+        let e = estimate(&c);
+        assert_eq!(
+            e.peak_allocated,
+            without.total(c.batch()) + bytes,
+            "{query}"
+        );
+        assert_eq!(
+            e.at_peak.gradients,
+            without.at_peak(c.batch()).gradients + bytes,
+            "{query}"
+        );
+    }
+    // Off the fusion, outside `recipe=main_fp32`, in inference, under LoRA:
+    // none.
+    for extra in [
+        "grad_accum_fusion=0",
+        "recipe=amp",
+        "mode=inference",
+        "lora_rank=8",
+    ] {
+        let c = config(&format!("{LLAMA}&{extra}"));
+        assert_eq!(Parts::of(&c).dummy_wgrads, 0, "{extra}");
+    }
+}
+
+/// Links written before `grad_accum_fusion` read as the fused default: the
+/// validation rows of Megatron-LM's functional tests under the profile, as
+/// `cargo xtask accuracy` computed them before the parameter existed, with
+/// Transformer Engine's dummy weight gradients added (the toy's 57,802,752,
+/// V023's BERT over 4 tensor-parallel ranks, its two MLP maps of one shape
+/// and no decoder head, 2 × 1,024 × (768 + 256 + 1,024) = 4,194,304; V261's
+/// last stage 2 × 4,096 × (6,144 + 4,096 + 16,384 + 16,384 + 131,200) =
+/// 1,427,111,936).
+#[test]
+fn links_without_grad_accum_fusion_read_as_fused() {
     let cases = [
         // C013.
         (
             "form=transformer&positions=1024&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=1&fused_proj=all&layers=12&hidden=512&heads=8&kv_heads=8&ffn=2048&vocab=50304&seq=1024&recipe=main_fp32&optimizer=adamw&attn=eager&batch=4&gpus=8&zero=1&framework=megatron",
-            4_596_482_560,
+            4_596_482_560 + 57_802_752,
         ),
         // V016.
         (
             "form=transformer&positions=1024&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=1&fused_proj=all&layers=12&hidden=512&heads=8&kv_heads=8&ffn=2048&vocab=50304&seq=1024&recipe=main_fp32&optimizer=adamw&recompute=full&attn=eager&batch=4&gpus=8&framework=megatron",
-            2_451_060_736,
+            2_451_060_736 + 57_802_752,
         ),
         // V023.
         (
             "form=transformer&kind=encoder&positions=512&token_types=2&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=0&fused_proj=all&layers=24&hidden=1024&heads=16&kv_heads=16&ffn=4096&vocab=30522&seq=512&recipe=main_fp32&optimizer=adamw&attn=eager&batch=4&tp=4&gpus=2&global_batch=128&framework=megatron",
-            2_845_379_072,
+            2_845_379_072 + 4_194_304,
         ),
         // V261.
         (
             "form=transformer&mlp=gelu&norm=layernorm&bias=1&dropout=1&tied=0&positions=8192&layers=32&hidden=4096&heads=32&kv_heads=8&ffn=16384&vocab=131200&seq=8192&batch=1&gpus=2&zero=1&global_batch=8&framework=megatron&pp=4&pp_schedule=interleaved&vpp=8&pp_stage=last",
-            62_089_756_672,
+            62_089_756_672 + 1_427_111_936,
         ),
     ];
     for (query, bytes) in cases {
@@ -1156,8 +1242,9 @@ proptest! {
     }
 
     /// Turning Megatron-LM's gradient-accumulation fusion off
-    /// (`grad_accum_fusion=0`) only adds 16-bit weight gradients: no reading
-    /// falls, and no larger batch fits.
+    /// (`grad_accum_fusion=0`) adds 16-bit weight gradients and drops
+    /// Transformer Engine's dummies: no reading falls below the fused one
+    /// without the dummies.
     #[test]
     fn unfused_weight_gradients_never_lower_a_reading(config in any_config()) {
         let mut fused = config;
@@ -1165,12 +1252,35 @@ proptest! {
         fused.transformer.grad_accum_fusion = true;
         let mut unfused = fused;
         unfused.transformer.grad_accum_fusion = false;
+        // The fused run's dummy weight gradients (on any rank at most the
+        // whole model's) may hold more than the unfused one's transients.
+        let dummy = transformer::dummy_wgrads(&fused.transformer, Ends::WHOLE);
         let (a, b) = (estimate(&fused), estimate(&unfused));
-        prop_assert!(b.peak_allocated >= a.peak_allocated);
-        prop_assert!(b.peak_reserved >= a.peak_reserved);
-        prop_assert!(b.nvidia_smi >= a.nvidia_smi);
-        prop_assert!(b.required >= a.required);
-        prop_assert!(b.max_batch <= a.max_batch);
+        prop_assert!(b.peak_allocated + dummy >= a.peak_allocated);
+        prop_assert!(b.peak_reserved + dummy >= a.peak_reserved);
+        prop_assert!(b.nvidia_smi + dummy >= a.nvidia_smi);
+    }
+
+    /// Transformer Engine's dummy weight gradients only add, held through
+    /// the step: every reading is the one without them plus their bytes,
+    /// and they are 0 outside Megatron-LM's fused `recipe=main_fp32`
+    /// training (every other query keeps its bytes).
+    #[test]
+    fn dummy_weight_gradients_only_add_under_the_fusion(config in any_config(), batch in 1u64..100_000) {
+        let parts = Parts::of(&config);
+        let t = &config.transformer;
+        let applies = config.form == Form::Transformer
+            && t.mode == Mode::Train
+            && t.recipe == Recipe::MainFp32
+            && t.grad_accum_fusion
+            && !t.lora();
+        if !applies {
+            prop_assert_eq!(parts.dummy_wgrads, 0);
+        }
+        let without = Parts { dummy_wgrads: 0, ..parts };
+        prop_assert_eq!(parts.total(batch), without.total(batch) + parts.dummy_wgrads);
+        prop_assert_eq!(parts.reserved(batch), without.reserved(batch) + parts.dummy_wgrads);
+        prop_assert_eq!(parts.at_peak(batch).sum(), parts.total(batch));
     }
 
     /// The fused default (every link without `grad_accum_fusion`) adds no
@@ -1344,7 +1454,12 @@ fn framework_profiles_worked_examples() {
     assert_eq!(terms("lightning_bf16_mixed"), amp_foreach);
     // The same states with a fused step: no temporary.
     assert_eq!(terms("hf_trainer"), (2 * P, 4 * P, 12 * P, 0, 0));
-    assert_eq!(terms("megatron"), (2 * P, 4 * P, 12 * P, 0, 0));
+    // Megatron-LM: Transformer Engine's dummy weight gradients beside the
+    // FP32 buffer, 2 × 4,096 × (12,288 + 4,096 + 22,016 + 11,008 + 32,000).
+    assert_eq!(
+        terms("megatron"),
+        (2 * P, 4 * P + 666_894_336, 12 * P, 0, 0)
+    );
     // DeepSpeed: 16-bit gradients (2P) and a 5e8-element 16-bit bucket (1 GB).
     assert_eq!(terms("deepspeed"), (2 * P, 2 * P, 12 * P, 0, 1_000_000_000));
     // torchtune: pure BF16 (2P weights, two 2-byte moments 4P); the step in the
@@ -1379,11 +1494,14 @@ fn framework_profiles_worked_examples() {
 /// the split terms 4,096 × (2·4,096 + 2·2·4,096 + 2·4,096 + 4·2·11,008 +
 /// 4·32) = 495,452,160; the final norm and head inputs 4,096 × (2 + 2) ×
 /// 4,096; the vocab-parallel loss (4 + 2) × 4,096 × 32,000. The BF16 weights
-/// (2P), the FP32 gradient buffer (4P) and the FP32 main parameters with two
-/// moments (12P) are all alive at the loss.
+/// (2P), the FP32 gradient buffer (4P), Transformer Engine's dummy weight
+/// gradients (D = 2 × 4,096 × (12,288 + 4,096 + 22,016 + 11,008 + 32,000))
+/// and the FP32 main parameters with two moments (12P) are all alive at the
+/// loss.
 #[test]
 fn megatron_profile_worked_example() {
     const P: u128 = 6_738_415_616;
+    const D: u128 = 666_894_336;
     const A: u128 = 32 * (134_217_728 + 495_452_160) + 67_108_864 + 786_432_000;
     let base = "form=transformer&model=llama-2-7b&batch=1&seq=4096&framework=megatron";
     let e = estimate_of(base);
@@ -1391,11 +1509,11 @@ fn megatron_profile_worked_example() {
     assert_eq!(e.activations, A);
     assert_eq!(
         (e.weights, e.gradients, e.optimizer_states, e.optimizer_step),
-        (2 * P, 4 * P, 12 * P, 0)
+        (2 * P, 4 * P + D, 12 * P, 0)
     );
-    assert_eq!(e.total, 18 * P + A);
-    assert_eq!(e.total, 142_294_458_368);
-    assert_eq!(e.at_peak.gradients, 4 * P);
+    assert_eq!(e.total, 18 * P + D + A);
+    assert_eq!(e.total, 142_961_352_704);
+    assert_eq!(e.at_peak.gradients, 4 * P + D);
     assert_eq!(e.at_peak.weights, 2 * P);
     assert_eq!(e.peak_phase, Phase::Loss);
     // The distributed optimizer over 8 data-parallel ranks (`zero=1`): the
@@ -1404,7 +1522,7 @@ fn megatron_profile_worked_example() {
     // `grad_data` holds every gradient; the reduce-scatter writes its shard
     // in place).
     let sharded = estimate_of(&format!("{base}&gpus=8&zero=1"));
-    assert_eq!(sharded.total, 2 * P + 4 * P + 12 * P / 8 + A);
+    assert_eq!(sharded.total, 2 * P + 4 * P + D + 12 * P / 8 + A);
     // The profile is its knobs: the same estimate spelled out.
     assert_eq!(
         e,
