@@ -20,7 +20,10 @@
 //! pre-registered row that was not comparable at registration and that a later
 //! change to the model lets batchfit state carries the query written for it
 //! then (`query_after`, at `query_after_at`): it is compared with the current
-//! model only, counted apart from every figure at registration.
+//! model only, counted apart from every figure at registration. A row compared
+//! at registration keeps its query and prediction; a `query_after` may only
+//! append a setting the URL format gained later, which its source states
+//! (`restates`), and its current number is computed on it.
 //!
 //! A second table compares our own measurements, `validation/gpu-measurements.csv`
 //! (written by `validation/gpu/measure.py` on a GPU machine, its environment in
@@ -679,11 +682,13 @@ fn read_preregistered(csv: &str) -> Result<Vec<Preregistered>, String> {
         let query_after = row.get("query_after").to_owned();
         let query_after_at = row.get("query_after_at").to_owned();
         let reason_after = row.get("reason_after").to_owned();
-        if comparable && !(query_after.is_empty() && reason_after.is_empty()) {
+        if comparable && !reason_after.is_empty() {
             return Err(fail(
-                "a row compared at registration keeps its query: no query_after or reason_after"
-                    .into(),
+                "a row compared at registration stays comparable: no reason_after".into(),
             ));
+        }
+        if comparable && !query_after.is_empty() {
+            restates(&query, &query_after).map_err(fail)?;
         }
         if query_after.is_empty() != query_after_at.is_empty() {
             return Err(fail(
@@ -720,6 +725,38 @@ fn read_preregistered(csv: &str) -> Result<Vec<Preregistered>, String> {
         });
     }
     Ok(out)
+}
+
+/// Checks that `after` restates a row compared at registration: its
+/// registered `query` with parameters appended, none of them already in
+/// `query`. Such a row gains only settings the URL format did not have when
+/// it was registered (a later change added them), stated from its source;
+/// nothing it was registered with changes.
+fn restates(query: &str, after: &str) -> Result<(), String> {
+    let appended = after
+        .strip_prefix(query)
+        .and_then(|rest| rest.strip_prefix('&'))
+        .filter(|rest| !rest.is_empty())
+        .ok_or_else(|| {
+            format!(
+                "a row compared at registration keeps its query: query_after may only append \
+                 parameters to {query:?}"
+            )
+        })?;
+    let registered: Vec<&str> = query
+        .split('&')
+        .filter_map(|pair| pair.split('=').next())
+        .collect();
+    match appended
+        .split('&')
+        .filter_map(|pair| pair.split('=').next())
+        .find(|name| registered.contains(name))
+    {
+        Some(name) => Err(format!(
+            "query_after sets {name}, which the registered query already sets"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Absolute-error statistics of a group of rows.
@@ -816,6 +853,10 @@ struct Compared {
     /// For a pre-registered row that was not comparable at registration: the
     /// commit whose model first expressed it (its `query_after_at`).
     comparable_since: Option<String>,
+    /// For a row compared at registration whose source states a setting the
+    /// URL format gained later: the commit whose model first expresses it
+    /// (its `query_after_at`); "now" is computed on its `query_after`.
+    restated: Option<String>,
 }
 
 impl Compared {
@@ -911,6 +952,9 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
             // Compared with the query of registration, or with the one written
             // when a change to the model first could state the row.
             let (query, before, since) = match p.predicted {
+                Some(before) if !p.query_after.is_empty() => {
+                    (&p.query_after, Some((before, p.predicted_at.clone())), None)
+                }
                 Some(before) => (&p.query, Some((before, p.predicted_at.clone())), None),
                 None if !p.query_after.is_empty() => {
                     (&p.query_after, None, Some(p.query_after_at.clone()))
@@ -951,6 +995,8 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
                 before,
                 registered: Some(p.predicted_at.clone()),
                 comparable_since: since,
+                restated: (p.predicted.is_some() && !p.query_after.is_empty())
+                    .then(|| p.query_after_at.clone()),
                 id,
             });
             continue;
@@ -998,6 +1044,7 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
                     before: None,
                     registered: None,
                     comparable_since: None,
+                    restated: None,
                     id,
                 });
             }
@@ -1126,7 +1173,11 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
          pre-registered row that batchfit could not state at registration has no prediction; when a \
          later change to the model lets batchfit state it, its query is written from its source then, \
          before any prediction for it (`query_after` in `validation/preregistered.csv`), and it counts \
-         in the current model's figures only, never in those at registration.\n"
+         in the current model's figures only, never in those at registration. A row compared at \
+         registration keeps its query and its prediction; where its source states a setting the URL \
+         format gained after registration, its `query_after` appends that setting (and only that: \
+         `cargo xtask accuracy` refuses any other change), and its \"now\" is computed on it, marked \
+         \"query restated\" in the table of pre-registered predictions.\n"
     );
     let _ = writeln!(w, "## Headline\n");
     match &unseen_before {
@@ -1467,9 +1518,14 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
             ),
             (None, None) => continue,
         };
+        // A row restated with a setting the format gained later says so
+        // beside its current number.
+        let restated = c.restated.as_deref().map_or(String::new(), |at| {
+            format!(" (query restated at `{}`)", short_commit(at))
+        });
         let _ = writeln!(
             w,
-            "| {} | {} | {} | {} | {predicted} | {error} | {} | {:+.1} % |",
+            "| {} | {} | {} | {} | {predicted} | {error} | {}{restated} | {:+.1} % |",
             c.id,
             escape(&c.source),
             escape(&c.metric),
@@ -1560,7 +1616,7 @@ const NOTES: &[&str] = &[
     "**Inference peaks.** `generate` can hold the prompt's full logits in some transformers versions; batchfit counts the last position's logits only.",
     "**Fused and chunked alternatives.** torchtune's recipes compute the loss in chunks (`CEWithChunkedOutputLoss`) and may configure a fused AdamW; the rows do not say which, and batchfit maps `torch.optim.AdamW` to its default foreach implementation and counts full FP32 logits.",
     "**Gradients that outlive the step.** batchfit follows PyTorch's lifetime: the backward pass creates the gradients as it frees the activations, and `zero_grad(set_to_none=True)` (the default since PyTorch 2.0) drops them after the step; rows with gradient accumulation get a `global_batch`, which keeps them alive through the later micro-batches, `framework=megatron` keeps Megatron-LM's gradient buffer alive for the whole run (`zero_grad=zeros`), and the `lightning_*` profiles keep the previous step's gradients through the forward pass, where Lightning's Trainer clears them just before the backward pass (`zero_grad=after_forward`). Gradients under `zero_grad(set_to_none=False)`, the default before PyTorch 2.0, which the Hugging Face BERT rows (C002, C005, V012, V014, published in 2022, versions not stated) may have run, are not in their queries: batchfit is low by the gradients there.",
-    "**Megatron-LM beyond its profile.** `framework=megatron` counts a BF16 model (`recipe=main_fp32`: 16-bit residual stream, no per-op casts, BF16 parameters kept through the step), FP32 main gradients in a buffer alive at every moment, fused norms and the vocab-parallel loss (docs/frameworks.md). The BF16 gradient each weight gets before it is added into the FP32 buffer under `--no-gradient-accumulation-fusion`, which every functional-test row ran with, is `grad_accum_fusion=0` (the head's in its backward, a layer's and a tied head's beside each layer's); it moves no row whose loss's tensors set the peak. With the fusion (`grad_accum_fusion=1`, Megatron-LM's default) the profile counts Transformer Engine's cached dummy weight gradients, one 16-bit tensor per distinct weight shape held from the first backward pass on: V277 (Megatron-SWIFT, the fusion not turned off in its registered query) moves from −13.0 % to −12.2 %. The pre-registered functional-test rows V304–V310 ran with `--no-gradient-accumulation-fusion`, which their registered queries do not state: they now count dummies those runs never held and move towards their readings (V304 −4.0 % → −2.4 %, V305 −5.3 % → −3.2 %, V306 −2.2 % → −0.9 %, V307 −7.9 % → −7.0 %, V308 −3.8 % → −1.2 %, V309 −5.1 % → −2.5 %, V310 −2.2 % → −0.7 %) for a reason they do not have; with `grad_accum_fusion=0` they give the bytes they gave before. Not counted: the distributed optimizer's bucket padding, and the rows' unfused attention's FP32 softmax where its fused kernel does not run.",
+    "**Megatron-LM beyond its profile.** `framework=megatron` counts a BF16 model (`recipe=main_fp32`: 16-bit residual stream, no per-op casts, BF16 parameters kept through the step), FP32 main gradients in a buffer alive at every moment, fused norms and the vocab-parallel loss (docs/frameworks.md). The BF16 gradient each weight gets before it is added into the FP32 buffer under `--no-gradient-accumulation-fusion`, which every functional-test row ran with, is `grad_accum_fusion=0` (the head's in its backward, a layer's and a tied head's beside each layer's); it moves no row whose loss's tensors set the peak. With the fusion (`grad_accum_fusion=1`, Megatron-LM's default) the profile counts Transformer Engine's cached dummy weight gradients, one 16-bit tensor per distinct weight shape held from the first backward pass on: V277 (Megatron-SWIFT, the fusion not turned off in its registered query) moves from −13.0 % to −12.2 %. The pre-registered functional-test rows V304–V310 ran with `--no-gradient-accumulation-fusion`, a setting the URL format gained after their registration: their queries are restated with `grad_accum_fusion=0` appended (the protocol above), so they count no dummies, and give the bytes they gave before the fusion was modelled. Counted on their registered queries, which leave the fusion on, they would have moved towards their readings for a reason those runs do not have (V304 −4.0 % → −2.4 %, V305 −5.3 % → −3.2 %, V306 −2.2 % → −0.9 %, V307 −7.9 % → −7.0 %, V308 −3.8 % → −1.2 %, V309 −5.1 % → −2.5 %, V310 −2.2 % → −0.7 %). Not counted: the distributed optimizer's bucket padding, and the rows' unfused attention's FP32 softmax where its fused kernel does not run.",
     "**Learned positions for Megatron and GPTBigCode rows** are taken as the trained sequence length (the rows do not give the maximum), a difference of at most positions × hidden parameters.",
 ];
 
@@ -2251,10 +2307,32 @@ mod tests {
         assert_eq!(read_preregistered(&old).expect("valid")[0].query_after, "");
         let bad =
             |line: &str| read_preregistered(&format!("{PREREG_AFTER_HEADER}\n{line}\n")).is_err();
-        // A row compared at registration keeps its registered query.
+        // A row compared at registration keeps its registered query: a later
+        // query may only append a setting, never repeat, drop or change one.
         assert!(bad(
-            "P1,S,st,abc,form=transformer,allocated,1,123,yes,,,form=transformer,def,"
+            "P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer&batch=2,def,"
         ));
+        assert!(bad(
+            "P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer&batch=4,def,"
+        ));
+        assert!(bad(
+            "P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer,def,"
+        ));
+        assert!(bad(
+            "P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer&batch=2&batch=4,def,"
+        ));
+        assert!(bad(
+            "P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer&batch=20,def,"
+        ));
+        let restated = read_preregistered(&format!(
+            "{PREREG_AFTER_HEADER}\n\
+             P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer&batch=2&grad_accum_fusion=0,def,\n"
+        ))
+        .expect("an appended setting is a restatement");
+        assert_eq!(
+            (restated[0].query_after.as_str(), restated[0].predicted),
+            ("form=transformer&batch=2&grad_accum_fusion=0", Some(123.0))
+        );
         assert!(bad(
             "P1,S,st,abc,form=transformer,allocated,1,123,yes,,,,,still fine"
         ));
