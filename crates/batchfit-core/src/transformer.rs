@@ -3951,52 +3951,77 @@ pub fn dummy_wgrads(input: &TransformerInput, ends: Ends) -> u128 {
     {
         return 0;
     }
-    let mut shapes = dummy_wgrad_shapes(input, ends);
-    shapes.sort_unstable();
-    shapes.dedup();
-    input.activation_bytes() * shapes.iter().map(|(rows, cols)| rows * cols).sum::<u128>()
+    input.activation_bytes() * dummy_wgrad_shapes(input, ends).elements()
+}
+
+/// The distinct weight shapes (rows, columns) of one rank's linear maps, in
+/// place: a rank has at most twelve kinds (MLA's four projections and the
+/// output projection, two per MLP for dense, routed and shared experts, the
+/// head), and sorting a list of them cost the page 2.8 KB of gzipped WebAssembly.
+#[derive(Clone, Copy, Debug, Default)]
+struct DistinctShapes {
+    shapes: [(u128, u128); 12],
+    len: usize,
+}
+
+impl DistinctShapes {
+    /// Adds `shape` unless it is already there.
+    fn insert(&mut self, shape: (u128, u128)) {
+        if !self.shapes[..self.len].contains(&shape) && self.len < self.shapes.len() {
+            self.shapes[self.len] = shape;
+            self.len += 1;
+        }
+    }
+
+    /// Elements over the distinct shapes.
+    fn elements(&self) -> u128 {
+        self.shapes[..self.len]
+            .iter()
+            .map(|(rows, cols)| rows * cols)
+            .sum()
+    }
 }
 
 /// The weight shapes (rows, columns) per GPU of the linear maps whose
 /// backward returns [`dummy_wgrads`]' cached tensor on a rank holding
-/// `ends`, with repeats. Megatron-Core's modules (megatron/core/models/gpt/
+/// `ends`, each once. Megatron-Core's modules (megatron/core/models/gpt/
 /// gpt_layer_specs.py; megatron/core/transformer/multi_latent_attention.py
 /// `MLASelfAttention`: the down projections `parallel_mode='duplicated'`,
 /// whole on every rank).
-fn dummy_wgrad_shapes(input: &TransformerInput, ends: Ends) -> Vec<(u128, u128)> {
+fn dummy_wgrad_shapes(input: &TransformerInput, ends: Ends) -> DistinctShapes {
     let arch = &input.arch;
     let h = u128::from(arch.hidden);
     let t = u128::from(input.tp.max(1));
     let split = |rows: u128| ceil_div(rows, t);
     let widths = arch.attention_widths();
-    let mut shapes = Vec::new();
+    let mut shapes = DistinctShapes::default();
     if arch.layers > 0 {
         if arch.mla() {
             let (ql, kvl) = (u128::from(arch.q_lora_rank), u128::from(arch.kv_lora_rank));
             let nope = u128::from(arch.heads) * u128::from(arch.qk_nope_head_dim);
             if ql > 0 {
-                shapes.push((ql, h));
-                shapes.push((split(widths.q), ql));
+                shapes.insert((ql, h));
+                shapes.insert((split(widths.q), ql));
             } else {
-                shapes.push((split(widths.q), h));
+                shapes.insert((split(widths.q), h));
             }
-            shapes.push((kvl + u128::from(arch.qk_rope_head_dim), h));
-            shapes.push((split(nope + widths.v), kvl));
+            shapes.insert((kvl + u128::from(arch.qk_rope_head_dim), h));
+            shapes.insert((split(nope + widths.v), kvl));
         } else {
-            shapes.push((split(widths.q + widths.k + widths.v), h));
+            shapes.insert((split(widths.q + widths.k + widths.v), h));
         }
-        shapes.push((h, split(widths.output)));
+        shapes.insert((h, split(widths.output)));
     }
     // `linear_fc1` (gate and up as one where gated) and `linear_fc2`, over
     // `ranks`.
-    let mlp = |shapes: &mut Vec<(u128, u128)>, width: u64, ranks: u128| {
+    let mlp = |shapes: &mut DistinctShapes, width: u64, ranks: u128| {
         let f = ceil_div(u128::from(width), ranks);
         let into = match arch.mlp {
             Mlp::Gelu | Mlp::GeluNew => 1,
             Mlp::Swiglu => 2,
         };
-        shapes.push((into * f, h));
-        shapes.push((h, f));
+        shapes.insert((into * f, h));
+        shapes.insert((h, f));
     };
     if arch.dense_layers() > 0 {
         mlp(&mut shapes, arch.ffn, t);
@@ -4012,7 +4037,7 @@ fn dummy_wgrad_shapes(input: &TransformerInput, ends: Ends) -> Vec<(u128, u128)>
         }
     }
     if ends.head && arch.kind == Kind::Decoder {
-        shapes.push((split(u128::from(arch.vocab)), h));
+        shapes.insert((split(u128::from(arch.vocab)), h));
     }
     shapes
 }
