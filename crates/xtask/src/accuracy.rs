@@ -22,8 +22,9 @@
 //! then (`query_after`, at `query_after_at`): it is compared with the current
 //! model only, counted apart from every figure at registration. A row compared
 //! at registration keeps its query and prediction; a `query_after` may only
-//! append a setting the URL format gained later, which its source states
-//! (`restates`), and its current number is computed on it.
+//! restate it with a setting or value the URL format gained later, which its
+//! source states (`restates`; a changed value with its `reason_after`), and
+//! its current number is computed on it.
 //!
 //! A second table compares our own measurements, `validation/gpu-measurements.csv`
 //! (written by `validation/gpu/measure.py` on a GPU machine, its environment in
@@ -682,13 +683,20 @@ fn read_preregistered(csv: &str) -> Result<Vec<Preregistered>, String> {
         let query_after = row.get("query_after").to_owned();
         let query_after_at = row.get("query_after_at").to_owned();
         let reason_after = row.get("reason_after").to_owned();
-        if comparable && !reason_after.is_empty() {
-            return Err(fail(
-                "a row compared at registration stays comparable: no reason_after".into(),
-            ));
-        }
-        if comparable && !query_after.is_empty() {
-            restates(&query, &query_after).map_err(fail)?;
+        if comparable {
+            let changed = match query_after.as_str() {
+                "" => false,
+                after => restates(&query, after).map_err(fail)?,
+            };
+            if changed == reason_after.is_empty() {
+                return Err(fail(if changed {
+                    "a restated row whose registered values change says why (reason_after)"
+                } else {
+                    "a row compared at registration stays comparable: a reason_after only \
+                     explains a registered value its query_after changes"
+                }
+                .into()));
+            }
         }
         if query_after.is_empty() != query_after_at.is_empty() {
             return Err(fail(
@@ -697,7 +705,7 @@ fn read_preregistered(csv: &str) -> Result<Vec<Preregistered>, String> {
                     .into(),
             ));
         }
-        if !query_after.is_empty() && !reason_after.is_empty() {
+        if !comparable && !query_after.is_empty() && !reason_after.is_empty() {
             return Err(fail(
                 "a row with a query_after is comparable: it has no reason_after".into(),
             ));
@@ -727,36 +735,45 @@ fn read_preregistered(csv: &str) -> Result<Vec<Preregistered>, String> {
     Ok(out)
 }
 
-/// Checks that `after` restates a row compared at registration: its
-/// registered `query` with parameters appended, none of them already in
-/// `query`. Such a row gains only settings the URL format did not have when
-/// it was registered (a later change added them), stated from its source;
-/// nothing it was registered with changes.
-fn restates(query: &str, after: &str) -> Result<(), String> {
-    let appended = after
-        .strip_prefix(query)
-        .and_then(|rest| rest.strip_prefix('&'))
-        .filter(|rest| !rest.is_empty())
-        .ok_or_else(|| {
-            format!(
-                "a row compared at registration keeps its query: query_after may only append \
-                 parameters to {query:?}"
-            )
-        })?;
-    let registered: Vec<&str> = query
-        .split('&')
-        .filter_map(|pair| pair.split('=').next())
-        .collect();
-    match appended
-        .split('&')
-        .filter_map(|pair| pair.split('=').next())
-        .find(|name| registered.contains(name))
-    {
-        Some(name) => Err(format!(
-            "query_after sets {name}, which the registered query already sets"
-        )),
-        None => Ok(()),
+/// Checks that `after` restates a row compared at registration: every
+/// parameter of its registered `query`, in order, then any parameters
+/// appended, none set twice. Such a row gains only what the URL format could
+/// not say when it was registered (a later change added the setting or the
+/// value), stated from its source. Returns whether a registered value
+/// changed: such a row must say why (`reason_after`).
+fn restates(query: &str, after: &str) -> Result<bool, String> {
+    fn pairs(text: &str) -> Vec<(&str, &str)> {
+        text.split('&')
+            .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+            .collect()
     }
+    let (registered, restated) = (pairs(query), pairs(after));
+    if restated.len() < registered.len()
+        || registered
+            .iter()
+            .zip(&restated)
+            .any(|((name, _), (again, _))| name != again)
+    {
+        return Err(format!(
+            "a row compared at registration keeps its query: query_after sets each of {query:?}'s \
+             parameters in its order, then may append others"
+        ));
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for (name, _) in &restated {
+        if names.contains(name) {
+            return Err(format!("query_after sets {name} twice"));
+        }
+        names.push(name);
+    }
+    let changed = registered
+        .iter()
+        .zip(&restated)
+        .any(|((_, value), (_, again))| value != again);
+    if !changed && restated.len() == registered.len() {
+        return Err("query_after restates nothing: leave it empty".into());
+    }
+    Ok(changed)
 }
 
 /// Absolute-error statistics of a group of rows.
@@ -855,8 +872,9 @@ struct Compared {
     comparable_since: Option<String>,
     /// For a row compared at registration whose source states a setting the
     /// URL format gained later: the commit whose model first expresses it
-    /// (its `query_after_at`); "now" is computed on its `query_after`.
-    restated: Option<String>,
+    /// (its `query_after_at`), and why where a registered value changed (its
+    /// `reason_after`); "now" is computed on its `query_after`.
+    restated: Option<(String, String)>,
 }
 
 impl Compared {
@@ -996,7 +1014,7 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
                 registered: Some(p.predicted_at.clone()),
                 comparable_since: since,
                 restated: (p.predicted.is_some() && !p.query_after.is_empty())
-                    .then(|| p.query_after_at.clone()),
+                    .then(|| (p.query_after_at.clone(), p.reason_after.clone())),
                 id,
             });
             continue;
@@ -1174,10 +1192,11 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
          later change to the model lets batchfit state it, its query is written from its source then, \
          before any prediction for it (`query_after` in `validation/preregistered.csv`), and it counts \
          in the current model's figures only, never in those at registration. A row compared at \
-         registration keeps its query and its prediction; where its source states a setting the URL \
-         format gained after registration, its `query_after` appends that setting (and only that: \
-         `cargo xtask accuracy` refuses any other change), and its \"now\" is computed on it, marked \
-         \"query restated\" in the table of pre-registered predictions.\n"
+         registration keeps its query and its prediction; where its source states a setting or a value \
+         the URL format gained after registration, its `query_after` restates it: every registered \
+         parameter in its order, then any appended (`cargo xtask accuracy` refuses anything else), a \
+         changed registered value with the reason its source gives (`reason_after`); its \"now\" is \
+         computed on it, marked \"query restated\" in the table of pre-registered predictions.\n"
     );
     let _ = writeln!(w, "## Headline\n");
     match &unseen_before {
@@ -1520,7 +1539,7 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
         };
         // A row restated with a setting the format gained later says so
         // beside its current number.
-        let restated = c.restated.as_deref().map_or(String::new(), |at| {
+        let restated = c.restated.as_ref().map_or(String::new(), |(at, _)| {
             format!(" (query restated at `{}`)", short_commit(at))
         });
         let _ = writeln!(
@@ -1533,6 +1552,22 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
             format_bytes(c.estimated as u128, Units::Binary),
             c.error(),
         );
+    }
+    let reasons: Vec<&Compared> = compared
+        .iter()
+        .filter(|c| c.restated.as_ref().is_some_and(|(_, why)| !why.is_empty()))
+        .collect();
+    if !reasons.is_empty() {
+        let _ = writeln!(
+            w,
+            "\nRestated queries that change a registered value (the registered query and \
+             prediction stay in \"predicted at registration\"), with what their source says:\n"
+        );
+        for c in reasons {
+            if let Some((at, why)) = &c.restated {
+                let _ = writeln!(w, "- {} (at `{}`): {}", c.id, short_commit(at), escape(why));
+            }
+        }
     }
     if !skipped.is_empty() {
         let _ = writeln!(w, "\n## Not comparable\n");
@@ -2308,31 +2343,37 @@ mod tests {
         let bad =
             |line: &str| read_preregistered(&format!("{PREREG_AFTER_HEADER}\n{line}\n")).is_err();
         // A row compared at registration keeps its registered query: a later
-        // query may only append a setting, never repeat, drop or change one.
-        assert!(bad(
-            "P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer&batch=2,def,"
-        ));
-        assert!(bad(
-            "P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer&batch=4,def,"
-        ));
-        assert!(bad(
-            "P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer,def,"
-        ));
-        assert!(bad(
-            "P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer&batch=2&batch=4,def,"
-        ));
-        assert!(bad(
-            "P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer&batch=20,def,"
-        ));
-        let restated = read_preregistered(&format!(
-            "{PREREG_AFTER_HEADER}\n\
-             P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,form=transformer&batch=2&grad_accum_fusion=0,def,\n"
-        ))
-        .expect("an appended setting is a restatement");
+        // query sets each registered parameter in its order and may append
+        // others; a registered value it changes needs a reason_after.
+        let row = |after: &str, reason: &str| {
+            format!("P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,{after},def,{reason}")
+        };
+        for after in [
+            "form=transformer&batch=2",
+            "form=transformer",
+            "batch=2&form=transformer",
+            "form=transformer&batch=2&batch=4",
+            "form=transformer&batch=4",
+        ] {
+            assert!(bad(&row(after, "")), "{after}");
+        }
+        // An appended setting needs no reason, and gets none.
+        let appended = "form=transformer&batch=2&grad_accum_fusion=0";
+        assert!(bad(&row(appended, "the source sets it")));
+        let restated = read_preregistered(&format!("{PREREG_AFTER_HEADER}\n{}\n", row(appended, "")))
+            .expect("an appended setting is a restatement");
         assert_eq!(
             (restated[0].query_after.as_str(), restated[0].predicted),
-            ("form=transformer&batch=2&grad_accum_fusion=0", Some(123.0))
+            (appended, Some(123.0))
         );
+        // A changed value, with the reason the source gives.
+        let changed = "form=transformer&batch=4&recompute=op";
+        let restated = read_preregistered(&format!(
+            "{PREREG_AFTER_HEADER}\n{}\n",
+            row(changed, "the source's policy; a value since def")
+        ))
+        .expect("a changed value with its reason");
+        assert_eq!(restated[0].reason_after, "the source's policy; a value since def");
         assert!(bad(
             "P1,S,st,abc,form=transformer,allocated,1,123,yes,,,,,still fine"
         ));
