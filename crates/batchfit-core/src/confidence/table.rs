@@ -28,7 +28,7 @@ pub const CELLS: &[Cell] = &[
     Cell { reading: Reading::Allocated, profile: Some(Framework::LightningBf16True), rows: 8, sources: 2, range: None },
     Cell { reading: Reading::Allocated, profile: Some(Framework::HfGenerate), rows: 49, sources: 5, range: Some(Bounds { low: -460, high: 3322 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Fsdp1), rows: 2, sources: 1, range: None },
-    Cell { reading: Reading::Reserved, profile: None, rows: 103, sources: 6, range: Some(Bounds { low: -5086, high: 6147 }) },
+    Cell { reading: Reading::Reserved, profile: None, rows: 103, sources: 6, range: Some(Bounds { low: 74, high: 6147 }) },
     Cell { reading: Reading::Reserved, profile: Some(Framework::Custom), rows: 68, sources: 3, range: Some(Bounds { low: -375, high: 3965 }) },
     Cell { reading: Reading::Reserved, profile: Some(Framework::HfTrainer), rows: 26, sources: 1, range: None },
     Cell { reading: Reading::Reserved, profile: Some(Framework::Fsdp2), rows: 9, sources: 2, range: None },
