@@ -689,13 +689,15 @@ fn read_preregistered(csv: &str) -> Result<Vec<Preregistered>, String> {
                 after => restates(&query, after).map_err(fail)?,
             };
             if changed == reason_after.is_empty() {
-                return Err(fail(if changed {
-                    "a restated row whose registered values change says why (reason_after)"
-                } else {
-                    "a row compared at registration stays comparable: a reason_after only \
+                return Err(fail(
+                    if changed {
+                        "a restated row whose registered values change says why (reason_after)"
+                    } else {
+                        "a row compared at registration stays comparable: a reason_after only \
                      explains a registered value its query_after changes"
-                }
-                .into()));
+                    }
+                    .into(),
+                ));
             }
         }
         if query_after.is_empty() != query_after_at.is_empty() {
@@ -2346,7 +2348,9 @@ mod tests {
         // query sets each registered parameter in its order and may append
         // others; a registered value it changes needs a reason_after.
         let row = |after: &str, reason: &str| {
-            format!("P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,{after},def,{reason}")
+            format!(
+                "P1,S,st,abc,form=transformer&batch=2,allocated,1,123,yes,,,{after},def,{reason}"
+            )
         };
         for after in [
             "form=transformer&batch=2",
@@ -2360,8 +2364,9 @@ mod tests {
         // An appended setting needs no reason, and gets none.
         let appended = "form=transformer&batch=2&grad_accum_fusion=0";
         assert!(bad(&row(appended, "the source sets it")));
-        let restated = read_preregistered(&format!("{PREREG_AFTER_HEADER}\n{}\n", row(appended, "")))
-            .expect("an appended setting is a restatement");
+        let restated =
+            read_preregistered(&format!("{PREREG_AFTER_HEADER}\n{}\n", row(appended, "")))
+                .expect("an appended setting is a restatement");
         assert_eq!(
             (restated[0].query_after.as_str(), restated[0].predicted),
             (appended, Some(123.0))
@@ -2373,7 +2378,10 @@ mod tests {
             row(changed, "the source's policy; a value since def")
         ))
         .expect("a changed value with its reason");
-        assert_eq!(restated[0].reason_after, "the source's policy; a value since def");
+        assert_eq!(
+            restated[0].reason_after,
+            "the source's policy; a value since def"
+        );
         assert!(bad(
             "P1,S,st,abc,form=transformer,allocated,1,123,yes,,,,,still fine"
         ));
