@@ -881,6 +881,11 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     "zero_grad() after the forward pass (Lightning's loop): the previous step's gradients alive through it\n",
                 );
             }
+            if e.kept_outputs > 0 {
+                text.push_str(
+                    "the loop keeps the model's output (outputs = model(...) through backward): its logits alive at every moment\n",
+                );
+            }
             if t.norm_kernel == transformer::NormKernel::Fused && t.mode == Mode::Train {
                 text.push_str("fused norm kernels: each norm keeps its input only\n");
             }

@@ -105,8 +105,15 @@ pub struct Estimate {
     pub buffers: u128,
     /// Inference only: keys and values of every token, for the whole batch.
     pub kv_cache: u128,
+    /// The activations, with the model's output a loop keeps
+    /// ([`Self::kept_outputs`]).
     pub activations: u128,
     pub activations_per_sample: u128,
+    /// The model's output (a decoder's logits) a loop that keeps it holds
+    /// at every moment of the step (`outputs=kept`,
+    /// [`transformer::kept_outputs`]): part of `activations`, and at the
+    /// gradients' moment the whole of `at_peak.activations`.
+    pub kept_outputs: u128,
     /// The peak of allocated bytes; equal to `peak_allocated`.
     pub total: u128,
     pub overhead: u128,
@@ -284,6 +291,10 @@ struct Parts {
     end_gradients: u128,
     end_per_sample: u128,
     activations_per_sample: u128,
+    /// The model's output a loop keeps, per sample
+    /// ([`transformer::kept_outputs`]): alive at every moment of the step,
+    /// counted with the activations.
+    kept_outputs: u128,
     kv_per_sample: u128,
     /// Batch-independent tensors alive with the activations only (DoRA's B·A
     /// and weight norm, FP8 training's weight copies), counted with the
@@ -531,6 +542,7 @@ static EMPTY_PARTS: Parts = Parts {
     end_gradients: 0,
     end_per_sample: 0,
     activations_per_sample: 0,
+    kept_outputs: 0,
     kv_per_sample: 0,
     working: 0,
     layer_activations_per_sample: 0,
@@ -724,6 +736,7 @@ impl Parts {
                     end_gradients,
                     end_per_sample,
                     activations_per_sample,
+                    kept_outputs: transformer::kept_outputs(input, ends),
                     layer_activations_per_sample,
                     layers: input.arch.layers,
                     kv_per_sample: transformer::kv_cache_per_sample(input),
@@ -784,8 +797,14 @@ impl Parts {
                 } else {
                     0
                 };
+                let kept_outputs = if self.kept_outputs > 0 {
+                    transformer::kept_outputs(&input, Ends::WHOLE)
+                } else {
+                    0
+                };
                 Self {
                     activations_per_sample: transformer::activations_per_sample(&input),
+                    kept_outputs,
                     kv_per_sample: transformer::kv_cache_per_sample(&input),
                     layers_backward,
                     head_backward,
@@ -819,12 +838,18 @@ impl Parts {
         (self.activations_per_sample + self.kv_per_sample) * u128::from(batch)
     }
 
+    /// The model's output a loop keeps at `batch`, alive at every moment
+    /// (`outputs=kept`): each moment below adds it.
+    fn outputs(&self, batch: u64) -> u128 {
+        self.kept_outputs * u128::from(batch)
+    }
+
     /// Beyond [`Self::held`] at the start of the backward pass: the batch's
     /// activations (and KV cache), autocast's weight copies alive then and
     /// DoRA's working set, with the step's buffers when the step runs inside
     /// the backward pass.
     fn activation_moment(&self, batch: u64) -> u128 {
-        let alive = self.per_batch(batch) + self.loss_copies + self.working;
+        let alive = self.per_batch(batch) + self.outputs(batch) + self.loss_copies + self.working;
         if self.step_in_backward {
             alive + self.optimizer_step
         } else {
@@ -841,6 +866,7 @@ impl Parts {
             return 0;
         }
         self.forward_per_sample * u128::from(batch)
+            + self.outputs(batch)
             + self.forward_copies
             + self.working
             + self.forward_gradients()
@@ -863,7 +889,11 @@ impl Parts {
     fn layers_backward_moment(&self, batch: u64) -> u128 {
         match self.layers_candidate(batch) {
             Some((per_sample, gradients)) => {
-                per_sample * u128::from(batch) + gradients + self.loss_copies + self.working
+                per_sample * u128::from(batch)
+                    + self.outputs(batch)
+                    + gradients
+                    + self.loss_copies
+                    + self.working
             }
             None => 0,
         }
@@ -895,17 +925,22 @@ impl Parts {
         if self.end_per_sample == 0 {
             return 0;
         }
-        self.gradients + self.end_gradients + self.end_per_sample * u128::from(batch)
+        self.gradients
+            + self.end_gradients
+            + self.end_per_sample * u128::from(batch)
+            + self.outputs(batch)
     }
 
     /// Beyond [`Self::held`] once the backward pass has freed the activations:
-    /// the gradients it created and the optimizer step's buffers.
-    fn gradient_moment(&self) -> u128 {
+    /// the gradients it created and the optimizer step's buffers (and the
+    /// model's output a loop keeps).
+    fn gradient_moment(&self, batch: u64) -> u128 {
         let gradients = if self.gradients_with_activations {
             0
         } else {
             self.gradients
         };
+        let gradients = gradients + self.outputs(batch);
         if self.step_in_backward {
             gradients
         } else {
@@ -926,7 +961,7 @@ impl Parts {
             self.forward_moment(batch),
             self.activation_moment(batch),
             self.layers_backward_moment(batch),
-            self.gradient_moment().max(self.end_moment(batch)),
+            self.gradient_moment(batch).max(self.end_moment(batch)),
         );
         if loss >= forward && loss >= layers && loss >= gradients {
             Instant::Loss
@@ -934,7 +969,7 @@ impl Parts {
             Instant::LayersBackward
         } else if forward >= gradients {
             Instant::ForwardEnd
-        } else if self.gradient_moment() >= gradients {
+        } else if self.gradient_moment(batch) >= gradients {
             Instant::Gradients
         } else {
             Instant::BackwardEnd
@@ -997,7 +1032,7 @@ impl Parts {
                 self.buffers
             },
             kv_cache,
-            activations: per_sample * u128::from(batch),
+            activations: per_sample * u128::from(batch) + self.outputs(batch),
             activations_alive: alive,
         }
     }
@@ -1009,7 +1044,7 @@ impl Parts {
             .max(self.forward_moment(batch))
             .max(self.layers_backward_moment(batch))
             .max(self.end_moment(batch))
-            .max(self.gradient_moment())
+            .max(self.gradient_moment(batch))
     }
 
     /// `torch.cuda.max_memory_reserved()`: the peak plus the allocator's slack
@@ -1125,8 +1160,9 @@ fn estimate_of(config: &Config, model: &Model) -> Estimate {
         optimizer_step: parts.optimizer_step,
         buffers: parts.buffers + parts.working,
         kv_cache: parts.kv_per_sample * u128::from(batch),
-        activations: parts.activations_per_sample * u128::from(batch),
+        activations: parts.activations_per_sample * u128::from(batch) + parts.outputs(batch),
         activations_per_sample: parts.activations_per_sample,
+        kept_outputs: parts.outputs(batch),
         total,
         overhead: config.overhead_bytes(),
         required: required_bytes,

@@ -108,6 +108,7 @@ choice! {
         ActOffload = "act_offload",
         Logits = "logits",
         ZeroGrad = "zero_grad",
+        Outputs = "outputs",
         NormKernel = "norm_kernel",
         LoraRank = "lora_rank",
         LoraTargets = "lora_targets",
@@ -186,9 +187,9 @@ impl Param {
             | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings | Compile | Reentrant
             | GradAccumFusion => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
-            | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | NormKernel
-            | FusedProj | LoraTargets | BaseQuant | KvDtype | LoraVariant | Fp8 | Gpu | Units
-            | Lang | Block | PpSchedule | CpKind | RecomputeMethod => Input::Choice,
+            | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | Outputs
+            | NormKernel | FusedProj | LoraTargets | BaseQuant | KvDtype | LoraVariant | Fp8
+            | Gpu | Units | Lang | Block | PpSchedule | CpKind | RecomputeMethod => Input::Choice,
         }
     }
 }

@@ -308,6 +308,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::ActOffload,
     Param::Logits,
     Param::ZeroGrad,
+    Param::Outputs,
     Param::NormKernel,
     Param::LoraRank,
     Param::LoraTargets,
@@ -484,6 +485,27 @@ pub fn parse(text: &str) -> Parsed {
             if t.reentrant != profile {
                 only_with(Param::Reentrant, Param::Recompute, "full");
                 t.reentrant = profile;
+            }
+        }
+        // The model's output a loop keeps holds a decoder's full logits in
+        // training: not with a loss that never materialises them (torchtune's
+        // chunked, Unsloth's fused) nor Megatron-Core's, whose model returns
+        // the per-token loss. Elsewhere the value is reported and the
+        // profile's kept.
+        let profile = t.framework.defaults().outputs;
+        if t.outputs != profile {
+            let needs = if t.mode == tf::Mode::Inference {
+                Some((Param::Mode, "train"))
+            } else if t.arch.kind != tf::Kind::Decoder {
+                Some((Param::Kind, "decoder"))
+            } else if t.loss != tf::Loss::Full {
+                Some((Param::Loss, "full"))
+            } else {
+                None
+            };
+            if let Some((needs, value)) = needs {
+                only_with(Param::Outputs, needs, value);
+                t.outputs = profile;
             }
         }
         // Megatron-LM's gradient-accumulation fusion writes the weight
@@ -1002,6 +1024,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::ZeroGrad => {
             t.zero_grad = option(name, tf::ZeroGrad::parse(value), tf::ZeroGrad::NAMES)?
         }
+        Param::Outputs => t.outputs = option(name, tf::Outputs::parse(value), tf::Outputs::NAMES)?,
         Param::NormKernel => {
             t.norm_kernel = option(name, tf::NormKernel::parse(value), tf::NormKernel::NAMES)?
         }
@@ -1068,6 +1091,7 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::Loss => tf::Loss::NAMES,
         Param::Logits => tf::Logits::NAMES,
         Param::ZeroGrad => tf::ZeroGrad::NAMES,
+        Param::Outputs => tf::Outputs::NAMES,
         Param::NormKernel => tf::NormKernel::NAMES,
         Param::FusedProj => tf::FusedProj::NAMES,
         Param::LoraTargets => tf::LoraTargets::NAMES,
@@ -1313,6 +1337,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::ActOffload, bit(t.act_offload)),
         (Param::Logits, t.logits.name().to_owned()),
         (Param::ZeroGrad, t.zero_grad.name().to_owned()),
+        (Param::Outputs, t.outputs.name().to_owned()),
         (Param::NormKernel, t.norm_kernel.name().to_owned()),
         (Param::LoraRank, t.lora_rank.to_string()),
         (Param::LoraTargets, t.lora_targets.name().to_owned()),

@@ -543,6 +543,34 @@ choice! {
 }
 
 choice! {
+    /// What the training loop does with the model's output object
+    /// (`outputs`): a decoder's full logits, which it holds.
+    pub enum Outputs {
+        /// Dropped before the backward pass: `loss = model(**batch).loss`,
+        /// Hugging Face's Trainer (`compute_loss`'s `outputs` is a local,
+        /// gone when `training_step` calls the backward pass), torchtune
+        /// (`_loss_step`: `del logits`), Lightning (`training_step` returns
+        /// the loss).
+        Dropped = "dropped",
+        /// Kept: `outputs = model(**batch); loss = outputs.loss;
+        /// loss.backward(); optimizer.step()` (Hugging Face's "train in
+        /// native PyTorch" tutorial, Accelerate's and PEFT's examples,
+        /// PyTorch's AMP recipe): the name holds the step's logits through
+        /// the backward pass and the optimizer step, and the previous
+        /// step's through the next forward pass and loss, until
+        /// `outputs = model(…)` rebinds it; one logit-sized tensor at every
+        /// moment, in the head's compute dtype (transformers ≥ 4.46
+        /// upcasts inside the loss only).
+        Kept = "kept",
+        /// Kept, with the logits upcast to FP32 in the model's forward
+        /// (transformers ≤ 4.45: `logits = logits.float()` there, so
+        /// `outputs.logits` is FP32): 4 bytes per logit.
+        KeptFp32 = "kept_fp32",
+    }
+    default Dropped
+}
+
+choice! {
     /// How a decoder's loss is computed from the last hidden states.
     pub enum Loss {
         /// `F.cross_entropy` over the logits of every token: at the start of the
@@ -696,8 +724,15 @@ impl Framework {
         let (recipe, step, loss, bucket_m) = match self {
             Framework::Custom => return,
             // torch/amp/autocast_mode.py + torch/optim/optimizer.py
-            // (_default_to_fused_or_foreach: foreach on CUDA).
-            Framework::Pytorch => (Recipe::Amp, Step::Foreach, Loss::Full, 0),
+            // (_default_to_fused_or_foreach: foreach on CUDA);
+            // docs/source/notes/amp_examples.rst "Typical use": `output =
+            // model(input)`, `loss = loss_fn(output, target)`,
+            // `scaler.scale(loss).backward()`, `scaler.step(optimizer)`:
+            // `output` lives until the next iteration rebinds it.
+            Framework::Pytorch => {
+                input.outputs = Outputs::Kept;
+                (Recipe::Amp, Step::Foreach, Loss::Full, 0)
+            }
             // transformers/training_args.py: default_optim = "adamw_torch_fused"
             // for torch ≥ 2.8.
             Framework::HfTrainer => (Recipe::Amp, Step::Fused, Loss::Full, 0),
@@ -1687,6 +1722,9 @@ pub struct TransformerInput {
     pub logits: Logits,
     /// How the loop clears the gradients between steps.
     pub zero_grad: ZeroGrad,
+    /// Whether the loop keeps the model's output (its logits) alive through
+    /// the step ([`kept_outputs`]).
+    pub outputs: Outputs,
     /// How the norms run: what they keep for the backward pass.
     pub norm_kernel: NormKernel,
     /// LoRA rank; 0 trains every weight.
@@ -1774,6 +1812,7 @@ impl Default for TransformerInput {
             act_offload: false,
             logits: Logits::default(),
             zero_grad: ZeroGrad::default(),
+            outputs: Outputs::default(),
             norm_kernel: NormKernel::default(),
             lora_rank: LORA_RANK.default,
             lora_targets: LoraTargets::default(),
@@ -3952,6 +3991,48 @@ pub fn dummy_wgrads(input: &TransformerInput, ends: Ends) -> u128 {
         return 0;
     }
     input.activation_bytes() * dummy_wgrad_shapes(input, ends).elements()
+}
+
+/// The model's output a training loop keeps (`outputs=kept`,
+/// `kept_fp32`), per sample on this rank: one logit-sized tensor,
+/// bytes × tokens × vocabulary / tp (the head's output is split over the
+/// vocabulary-parallel ranks), alive at every moment of a step from the
+/// second on. 0 elsewhere: in inference, without a decoder's head on this
+/// rank, and with a loss other than `full` (torchtune's chunked and
+/// Unsloth's fused losses never materialise the full logits; Megatron-Core's
+/// model returns the per-token loss, not the logits).
+///
+/// - huggingface/transformers src/transformers/models/llama/
+///   modeling_llama.py `LlamaForCausalLM.forward`: `logits =
+///   self.lm_head(hidden_states[:, slice_indices, :])`, every position in
+///   training (`logits_to_keep=0`), in the head's compute dtype, returned as
+///   `CausalLMOutputWithPast(loss=loss, logits=logits, …)`;
+///   src/transformers/loss/loss_utils.py `ForCausalLMLoss` upcasts its own
+///   local (`logits = logits.float()`). Up to v4.45 the forward itself did
+///   `logits = self.lm_head(…).float()` ("Starting from v4.46, the `logits`
+///   model output will have the same type as the model"): `kept_fp32`.
+/// - The name `outputs` holds the ModelOutput, and with it the logits,
+///   through `loss.backward()` and the optimizer step; the next
+///   iteration's `outputs = model(**batch)` rebinds it only once that
+///   forward pass (and a loss computed inside it) has returned. Under
+///   gradient accumulation each micro-batch rebinds it: one micro-batch's.
+pub fn kept_outputs(input: &TransformerInput, ends: Ends) -> u128 {
+    let bytes = match input.outputs {
+        Outputs::Dropped => return 0,
+        Outputs::Kept => input.activation_bytes(),
+        Outputs::KeptFp32 => 4,
+    };
+    if input.mode != Mode::Train
+        || input.arch.kind != Kind::Decoder
+        || input.loss != Loss::Full
+        || !ends.head
+    {
+        return 0;
+    }
+    ceil_div(
+        bytes * u128::from(input.tokens()) * u128::from(input.arch.vocab),
+        u128::from(input.tp.max(1)),
+    )
 }
 
 /// The distinct weight shapes (rows, columns) of one rank's linear maps, in

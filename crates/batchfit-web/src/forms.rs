@@ -243,7 +243,8 @@ fn transformer_form(state: State) -> Vec<El> {
         group(&[Fp8], Some(rx(move || !inference()))),
         group(
             &[
-                Optimizer, Recompute, Compile, Step, Loss, Logits, ZeroGrad, NormKernel, LoraRank,
+                Optimizer, Recompute, Compile, Step, Loss, Logits, ZeroGrad, Outputs, NormKernel,
+                LoraRank,
             ],
             Some(rx(move || !inference())),
         ),

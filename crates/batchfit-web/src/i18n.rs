@@ -893,6 +893,14 @@ static FIELDS_EN: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::Outputs,
+        f(
+            "Model output in the loop",
+            "",
+            "outputs = model(…) kept through backward holds its logits.",
+        ),
+    ),
+    (
         Param::NormKernel,
         f("Norm kernels", "", "A fused norm keeps only its input."),
     ),
@@ -1699,6 +1707,14 @@ static FIELDS_ES: &[(Param, FieldText)] = &[
         ),
     ),
     (
+        Param::Outputs,
+        f(
+            "Salida del modelo en el bucle",
+            "",
+            "outputs = model(…) vivo durante el backward retiene sus logits.",
+        ),
+    ),
+    (
         Param::NormKernel,
         f(
             "Kernels de las normas",
@@ -1904,6 +1920,13 @@ static OPTIONS: &[(Param, &str, &str)] = &[
         "after_forward",
         "Freed after the forward (Lightning)",
     ),
+    (Param::Outputs, "dropped", "Dropped (Trainer)"),
+    (Param::Outputs, "kept", "Kept (outputs = model(…))"),
+    (
+        Param::Outputs,
+        "kept_fp32",
+        "Kept, FP32 (transformers ≤ 4.45)",
+    ),
     (Param::Step, "fused", "Fused"),
     (Param::Step, "foreach", "foreach"),
     (Param::Step, "forloop", "Per-parameter loop"),
@@ -2083,6 +2106,13 @@ static OPTIONS_ES: &[(Param, &str, &str)] = &[
         Param::ZeroGrad,
         "after_forward",
         "Liberados tras el forward (Lightning)",
+    ),
+    (Param::Outputs, "dropped", "Se descarta (Trainer)"),
+    (Param::Outputs, "kept", "Se mantiene (outputs = model(…))"),
+    (
+        Param::Outputs,
+        "kept_fp32",
+        "Se mantiene, FP32 (transformers ≤ 4.45)",
     ),
     (Param::Step, "fused", "Fusionado"),
     (Param::Step, "foreach", "foreach"),

@@ -386,6 +386,90 @@ fn dummy_weight_gradients_worked_examples() {
     }
 }
 
+/// A loop that keeps the model's output (`outputs=kept`, docs/model.md §3.3,
+/// "The model's output a loop keeps"): one logit-sized tensor in the head's
+/// compute dtype, split over the tensor-parallel ranks, at every moment of
+/// the step, counted with the activations.
+#[test]
+fn kept_outputs_worked_examples() {
+    const LLAMA: &str = "form=transformer&model=llama-3.1-8b&batch=1&seq=4096";
+    const GPT2: &str = "form=transformer&model=gpt2&batch=1&seq=1024";
+    let cases = [
+        // Autocast: the head's BF16 output, 2 × 4,096 × 128,256.
+        (format!("{LLAMA}&outputs=kept"), 1_050_673_152),
+        // Pure BF16 the same; FP32 4 bytes; transformers ≤ 4.45's FP32
+        // upcast in the forward 4 bytes whatever the recipe.
+        (format!("{LLAMA}&recipe=bf16&outputs=kept"), 1_050_673_152),
+        (format!("{LLAMA}&recipe=fp32&outputs=kept"), 2_101_346_304),
+        (format!("{LLAMA}&outputs=kept_fp32"), 2_101_346_304),
+        // Over 2 tensor-parallel ranks, each its half of the vocabulary:
+        // 2 × 4,096 × 64,128.
+        (format!("{LLAMA}&tp=2&sp=1&outputs=kept"), 525_336_576),
+        // Gradient accumulation: each micro-batch rebinds `outputs`, one
+        // micro-batch's are alive.
+        (
+            format!("{LLAMA}&global_batch=8&outputs=kept"),
+            1_050_673_152,
+        ),
+        // GPT-2 small, 1 × 1,024: 2 × 1,024 × 50,257.
+        (format!("{GPT2}&outputs=kept"), 102_926_336),
+        // Batch 4: four samples' logits, 4 × 102,926,336.
+        (
+            "form=transformer&model=gpt2&batch=4&seq=1024&outputs=kept".to_owned(),
+            411_705_344,
+        ),
+    ];
+    for (query, bytes) in &cases {
+        let kept = config(query);
+        let mut dropped = kept;
+        dropped.transformer.outputs = transformer::Outputs::Dropped;
+        let (k, d) = (estimate(&kept), estimate(&dropped));
+        assert_eq!(k.kept_outputs, *bytes, "{query}");
+        assert_eq!(k.peak_allocated, d.peak_allocated + bytes, "{query}");
+        assert_eq!(k.activations, d.activations + bytes, "{query}");
+        assert_eq!(k.peak_phase, d.peak_phase, "{query}");
+        assert_eq!(
+            k.at_peak.activations,
+            d.at_peak.activations + bytes,
+            "{query}"
+        );
+        // In every point of the step.
+        let (with, without) = (timeline(&kept), timeline(&dropped));
+        assert_eq!(with.len(), without.len());
+        for (a, b) in with.iter().zip(&without) {
+            assert_eq!(a.bytes.sum(), b.bytes.sum() + bytes, "{query} {a:?}");
+        }
+    }
+    // Where no full logits are the model's output: none.
+    for extra in ["loss=chunked", "loss=fused", "loss=vocab_parallel"] {
+        let mut c = config(&format!("{LLAMA}&{extra}"));
+        c.transformer.outputs = transformer::Outputs::Kept;
+        assert_eq!(estimate(&c).kept_outputs, 0, "{extra}");
+    }
+    // A pipeline: the head's rank only.
+    let pipe = config(&format!("{LLAMA}&pp=2&outputs=kept&pp_stage=first"));
+    assert_eq!(estimate(&pipe).kept_outputs, 0);
+    let pipe = config(&format!("{LLAMA}&pp=2&outputs=kept&pp_stage=last"));
+    assert_eq!(estimate(&pipe).kept_outputs, 1_050_673_152);
+}
+
+/// `framework=pytorch` (PyTorch's AMP recipe: `output = model(input)`
+/// through the backward pass and the step) keeps the output; every other
+/// profile drops it.
+#[test]
+fn only_the_pytorch_profile_keeps_the_output() {
+    for framework in transformer::Framework::ALL {
+        let expected = if *framework == transformer::Framework::Pytorch {
+            transformer::Outputs::Kept
+        } else {
+            transformer::Outputs::Dropped
+        };
+        assert_eq!(framework.defaults().outputs, expected, "{framework:?}");
+    }
+    let e = estimate_of("form=transformer&model=llama-3.1-8b&batch=1&seq=4096&framework=pytorch");
+    assert_eq!(e.kept_outputs, 1_050_673_152);
+}
+
 /// Links written before `grad_accum_fusion` read as the fused default: the
 /// validation rows of Megatron-LM's functional tests under the profile, as
 /// `cargo xtask accuracy` computed them before the parameter existed, with
@@ -1139,7 +1223,8 @@ proptest! {
                 prop_assert_eq!(p.activations, e.activations);
             }
         } else {
-            prop_assert_eq!((p.activations, p.kv_cache), (0, 0));
+            // Only the model's output a loop keeps outlives the backward pass.
+            prop_assert_eq!((p.activations, p.kv_cache), (e.kept_outputs, 0));
             prop_assert_eq!(p.gradients, e.gradients);
         }
         prop_assert_eq!(
@@ -1259,6 +1344,29 @@ proptest! {
         prop_assert!(b.peak_allocated + dummy >= a.peak_allocated);
         prop_assert!(b.peak_reserved + dummy >= a.peak_reserved);
         prop_assert!(b.nvidia_smi + dummy >= a.nvidia_smi);
+    }
+
+    /// A loop that keeps the model's output never lowers a reading, and
+    /// where the term applies on a model without a pipeline it adds exactly
+    /// its bytes to the peak allocated, at every moment alike.
+    #[test]
+    fn kept_outputs_only_add(config in any_config(), batch in 1u64..100_000) {
+        let config = config.with_batch(batch);
+        let mut kept = config;
+        kept.transformer.outputs = transformer::Outputs::Kept;
+        let mut dropped = config;
+        dropped.transformer.outputs = transformer::Outputs::Dropped;
+        let (k, d) = (estimate(&kept), estimate(&dropped));
+        prop_assert!(k.peak_allocated >= d.peak_allocated);
+        prop_assert!(k.peak_reserved >= d.peak_reserved);
+        prop_assert!(k.required >= d.required);
+        prop_assert_eq!(d.kept_outputs, 0);
+        let t = &kept.transformer;
+        if config.form == Form::Transformer && t.pp <= 1 {
+            let term = transformer::kept_outputs(t, Ends::WHOLE) * u128::from(batch);
+            prop_assert_eq!(k.kept_outputs, term);
+            prop_assert_eq!(k.peak_allocated, d.peak_allocated + term);
+        }
     }
 
     /// Transformer Engine's dummy weight gradients only add, held through

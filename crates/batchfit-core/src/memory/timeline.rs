@@ -140,7 +140,7 @@ pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
             AtPeak {
                 weights: between(grad.weights, end.weights, i, layers),
                 buffers: between(grad.buffers, end.buffers, i, layers),
-                activations: through(forward_in_layers, i),
+                activations: through(forward_in_layers, i) + parts.outputs(batch),
                 optimizer_step: 0,
                 kv_cache: 0,
                 ..end
@@ -169,7 +169,7 @@ pub fn timeline(config: &Config) -> Vec<TimelinePoint> {
                 weights: between(act.weights, grad.weights, done, layers),
                 gradients: between(act.gradients, grad.gradients, done, layers),
                 buffers: between(act.buffers, grad.buffers, done, layers),
-                activations: through(in_layers, i - 1),
+                activations: through(in_layers, i - 1) + parts.outputs(batch),
                 kv_cache: 0,
                 activations_alive: false,
                 ..act

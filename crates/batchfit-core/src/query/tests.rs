@@ -502,7 +502,7 @@ prop_compose! {
         gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 7]>(),
         framework in pick(tf::Framework::ALL), step in pick(tf::Step::ALL), loss in pick(tf::Loss::ALL),
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
-        zero_grad in pick(tf::ZeroGrad::ALL), norm_kernel in pick(tf::NormKernel::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
+        zero_grad in pick(tf::ZeroGrad::ALL), outputs in pick(tf::Outputs::ALL), norm_kernel in pick(tf::NormKernel::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
         lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
         base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL), fp8 in pick(tf::Fp8::ALL), train_embeddings in any::<bool>(),
         expert_parallel in (prop_oneof![1u64..=64, whole(tf::EP)], prop_oneof![Just(0u64), 1u64..=8, whole(tf::ETP)]),
@@ -562,7 +562,7 @@ prop_compose! {
             Ok(set) if recompute == Recompute::Selective => set,
             _ => tf::RecomputeModules::default(),
         };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion };
+        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, outputs, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion };
         // What `parse` can produce: it reports (and drops) inference's
         // quantization and KV-cache format in training and a quantized base
         // without LoRA.
@@ -587,6 +587,11 @@ prop_compose! {
         }
         for (module, ..) in input.recompute_modules_lacking().into_iter().flatten() {
             input.recompute_modules = input.recompute_modules.dropping(module);
+        }
+        // The model's output a loop keeps: a decoder's full logits in
+        // training (else the profile's).
+        if mode == Mode::Inference || input.arch.kind != Kind::Decoder || loss != tf::Loss::Full {
+            input.outputs = framework.defaults().outputs;
         }
         // What `parse` makes of the pipeline and context settings.
         parallel_problems(&mut input, &[], &mut []);
@@ -1253,6 +1258,56 @@ fn gradient_accumulation_fusion_is_read_with_main_gradients_only() {
             .first()
             .map(|(n, _)| *n),
         Some("grad_accum_fusion")
+    );
+}
+
+/// `outputs`: `dropped` (every profile but `pytorch`) is not written, so
+/// older links read and write as before; `kept` and `kept_fp32` with a
+/// decoder's full loss in training; elsewhere reported and the profile's
+/// kept.
+#[test]
+fn kept_outputs_are_read_with_a_full_loss_in_training_only() {
+    let base = "form=transformer&model=llama-3.1-8b&batch=1&seq=4096";
+    let parsed = parse(base);
+    assert_eq!(parsed.config.transformer.outputs, tf::Outputs::Dropped);
+    assert_eq!(to_query(&parsed.config), base);
+    for value in ["kept", "kept_fp32"] {
+        let query = format!("{base}&outputs={value}");
+        let parsed = parse(&query);
+        assert!(parsed.problems.is_empty(), "{value}");
+        assert_eq!(parsed.config.transformer.outputs.name(), value);
+        assert_eq!(to_query(&parsed.config), query);
+    }
+    let parsed = parse(&format!("{base}&outputs=dropped"));
+    assert!(parsed.problems.is_empty());
+    assert_eq!(to_query(&parsed.config), base);
+    // The `pytorch` profile keeps it: `kept` is not written there, `dropped` is.
+    let pytorch = "form=transformer&model=llama-3.1-8b&framework=pytorch&batch=1&seq=4096";
+    let parsed = parse(pytorch);
+    assert_eq!(parsed.config.transformer.outputs, tf::Outputs::Kept);
+    assert_eq!(to_query(&parsed.config), pytorch);
+    let query = format!("{pytorch}&outputs=dropped");
+    assert_eq!(to_query(&parse(&query).config), query);
+    let needs = |param, value| Problem::OnlyWith { param, value };
+    for (extra, param, value) in [
+        ("mode=inference", Param::Mode, "train"),
+        ("loss=chunked", Param::Loss, "full"),
+        ("loss=vocab_parallel", Param::Loss, "full"),
+        ("kind=encoder", Param::Kind, "decoder"),
+    ] {
+        let parsed = parse(&format!("{base}&{extra}&outputs=kept"));
+        assert_eq!(
+            named(&parsed),
+            [("outputs", &needs(param, value))],
+            "{extra}"
+        );
+        assert_eq!(parsed.config.transformer.outputs, tf::Outputs::Dropped);
+    }
+    assert_eq!(
+        named(&parse(&format!("{base}&outputs=yes")))
+            .first()
+            .map(|(n, _)| *n),
+        Some("outputs")
     );
 }
 
