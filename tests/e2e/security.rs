@@ -168,6 +168,15 @@ async fn the_content_security_policy_holds_and_the_probe_would_see_a_violation()
     // Neither inline scripts nor style attributes: the charts measure text
     // with the canvas, not with a styled element.
     assert!(!policy.contains("unsafe-inline"), "{policy}");
+    // The one style sheet is in the page, allowed by its hash: the browser
+    // made a sheet of it (a blocked <style> has none), and nothing is linked.
+    let styles = browser
+        .js("const s = [...document.querySelectorAll('style')]; \
+             return [s.length, s.filter(e => e.sheet && e.sheet.cssRules.length > 0).length, \
+                     document.querySelectorAll('link[rel=stylesheet]').length]")
+        .await;
+    assert_eq!(styles, serde_json::json!([1, 1, 0]), "{policy}");
+    assert_eq!(policy.matches("'sha256-").count(), 1, "{policy}");
     // Use the page: every form, the language, the charts, the share buttons.
     for form in ["activations", "parameters", "transformer"] {
         browser.click(&format!("form-{form}")).await;

@@ -26,6 +26,7 @@ mod bench;
 mod confidence;
 mod fuzz;
 mod harden;
+mod inline;
 mod minify;
 mod names;
 mod prerender;
@@ -98,7 +99,7 @@ fn dist(root: &Path) -> Result<(), String> {
 
 /// Trunk's release build, its module split (`split.rs`), hardened and
 /// minified, then the form shell pre-rendered from the built page
-/// (`prerender.rs`).
+/// (`prerender.rs`) and the style sheet written into it (`inline.rs`).
 fn build_dist(env: &tools::Env, browser: &tools::Browser, root: &Path) -> Result<(), String> {
     env.run(
         Step::new("release build of the site (trunk)", "trunk")
@@ -110,6 +111,7 @@ fn build_dist(env: &tools::Env, browser: &tools::Browser, root: &Path) -> Result
     harden::harden_dist(&root.join("dist"))?;
     minify::minify_dist(env, &root.join("dist"))?;
     prerender::prerender_dist(&root.join("dist"), browser)?;
+    inline::inline_style_sheet(env, &root.join("dist"))?;
     println!("xtask: built {}", root.join("dist").display());
     Ok(())
 }

@@ -98,14 +98,21 @@ fn check_integrity(env: &Env, dist: &Path, html: &str) -> Result<(), String> {
 }
 
 /// `sha384-` and the file's SHA-384 in base64, as Subresource Integrity writes
-/// it; computed by Node.js, which the build already needs for npm.
+/// it.
 pub fn sha384(env: &Env, file: &Path) -> Result<String, String> {
+    digest(env, file, "sha384")
+}
+
+/// `<algorithm>-` and the file's digest in base64, as Subresource Integrity
+/// and Content-Security-Policy hashes write it; computed by Node.js, which the
+/// build already needs for npm.
+pub fn digest(env: &Env, file: &Path, algorithm: &str) -> Result<String, String> {
     let script = "const c=require('crypto'),f=require('fs');\
-                  process.stdout.write(c.createHash('sha384').update(f.readFileSync(process.argv[1])).digest('base64'))";
+                  process.stdout.write(c.createHash(process.argv[1]).update(f.readFileSync(process.argv[2])).digest('base64'))";
     let file = file.to_string_lossy();
-    output_of("node", &["-e", script, &file], env.path())
+    output_of("node", &["-e", script, algorithm, &file], env.path())
         .filter(|digest| !digest.is_empty())
-        .map(|digest| format!("sha384-{digest}"))
+        .map(|digest| format!("{algorithm}-{digest}"))
         .ok_or_else(|| format!("could not hash {file} with node"))
 }
 
