@@ -251,6 +251,7 @@ fn term_label(term: Term) -> &'static str {
         Term::CudaContext => "the CUDA context",
         Term::NcclBuffers => "NCCL's communicator buffers",
         Term::LiveGradients => "gradients alive through the run",
+        Term::KeptOutputs => "the model's output a loop keeps (outputs=kept)",
         Term::RecomputeCasts => "autocast's weight copies under full recomputation",
         Term::BackwardWorkspace => "the backward pass's working tensors",
         Term::Fp32Softmax => "an FP32 softmax in unfused 16-bit attention",

@@ -558,6 +558,10 @@ choice! {
         /// (`zero_grad` after it) where the query does not say so
         /// (docs/model.md §3.6, §6).
         LiveGradients = "live_gradients",
+        /// A training loop that keeps the model's output, and in it the
+        /// logits, alive through the step (`outputs = model(**batch)`), where
+        /// the query does not say so (`outputs=kept`, docs/model.md §3.3).
+        KeptOutputs = "kept_outputs",
         /// Autocast's weight copies under full recomputation: the head's and
         /// one layer's both counted at the loss (docs/model.md §3.3).
         RecomputeCasts = "recompute_casts",
@@ -722,6 +726,14 @@ pub const TERMS: &[TermInfo] = {
             Allocated,
             Size::Gradients,
             "docs/model.md §3.6 and §6; docs/accuracy.md, gradients that outlive the step",
+        ),
+        row(
+            Term::KeptOutputs,
+            Modelled,
+            Low,
+            Allocated,
+            Size::NotStated,
+            "docs/model.md §3.3, the model's output a loop keeps: one logit-sized tensor at every moment, with outputs=kept",
         ),
         row(
             Term::RecomputeCasts,

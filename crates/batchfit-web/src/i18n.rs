@@ -54,6 +54,11 @@ static TERMS: &[(&str, &str, &str)] = &[
         "Gradientes que viven todo el paso (zero_grad(set_to_none=False), el búfer de Megatron)",
     ),
     (
+        "kept_outputs",
+        "The model's output a training loop keeps (outputs=kept)",
+        "La salida del modelo que guarda el bucle de entrenamiento (outputs=kept)",
+    ),
+    (
         "recompute_casts",
         "Autocast's copies under full recomputation",
         "Las copias de autocast con recomputación completa",

@@ -441,6 +441,9 @@ fn terms_of_the_difference_s_sign_and_size_explain_it() {
     assert_eq!(fit_of(&c, Term::Zero3Buffers), Some(Fit::Unsized));
     assert_eq!(fit_of(&c, Term::TorchCompile), Some(Fit::Unsized));
     assert_eq!(fit_of(&c, Term::NormStatistics), Some(Fit::Unsized));
+    // A loop that keeps the model's output: the run holds logits the query
+    // does not.
+    assert_eq!(fit_of(&c, Term::KeptOutputs), Some(Fit::Unsized));
     assert_eq!(fit_of(&c, Term::RecomputeCasts), None);
     assert_eq!(fit_of(&c, Term::PagedOptimizer), None);
     // The allocator and the context are not in the allocated reading.
@@ -468,6 +471,7 @@ fn terms_of_the_difference_s_sign_and_size_explain_it() {
     assert_eq!(fit_of(&c, Term::PagedOptimizer), Some(Fit::Unsized));
     assert_eq!(fit_of(&c, Term::BackwardWorkspace), None);
     assert_eq!(fit_of(&c, Term::LiveGradients), None);
+    assert_eq!(fit_of(&c, Term::KeptOutputs), None);
     let casts = c
         .explanations
         .iter()
