@@ -3862,47 +3862,16 @@ pub fn unfused_gradients(input: &TransformerInput, ends: Ends) -> Option<Unfused
 }
 
 /// The largest weight gradient one of the layers' products returns at once,
-/// in elements per GPU: Megatron-Core's matrices as `fused_proj` lays them
-/// out (`linear_qkv` one matrix, `linear_fc1` gate and up as one with
-/// `fused_proj=all`), divided over the tensor-parallel ranks; a MoE layer's
-/// local experts' first or second maps all at once, as a grouped GEMM's
-/// backward returns them (divided over `etp`), or its shared experts'.
+/// in elements per GPU: of Megatron-Core's linear maps on the rank
+/// ([`megatron_linears`]: `linear_qkv` one matrix, `linear_fc1` gate and up
+/// as one), a MoE layer's local experts' first or second maps all at once,
+/// as a grouped GEMM's backward returns them.
 fn largest_layer_gradient(input: &TransformerInput) -> u128 {
-    let arch = &input.arch;
-    let h = u128::from(arch.hidden);
-    let t = u128::from(input.tp);
-    let widths = arch.attention_widths();
-    let attention = match arch.fused_proj {
-        FusedProj::Qkv | FusedProj::All if !arch.mla() => {
-            (h * (widths.q + widths.k + widths.v)).max(widths.output * h)
-        }
-        FusedProj::None | FusedProj::Qkv | FusedProj::All => attention_block(arch).largest,
+    let layers_only = Ends {
+        embedding: false,
+        head: false,
     };
-    // The first map's output width (gate and up as one) is never below the
-    // second map's input: the larger of the two matrices.
-    let mlp = |width: u64| {
-        let f = u128::from(width);
-        match (arch.mlp, arch.fused_proj) {
-            (Mlp::Swiglu, FusedProj::All) => 2 * f * h,
-            _ => f * h,
-        }
-    };
-    let dense = if arch.dense_layers() > 0 {
-        mlp(arch.ffn)
-    } else {
-        0
-    };
-    let moe = if arch.moe_layers() > 0 {
-        let local = u128::from(arch.experts).div_ceil(u128::from(input.ep.max(1)));
-        ceil_div(
-            local * mlp(arch.expert_width()),
-            u128::from(input.expert_tp()),
-        )
-        .max(ceil_div(mlp(arch.shared_width()), t))
-    } else {
-        0
-    };
-    ceil_div(attention.max(dense), t).max(moe)
+    megatron_linears(input, layers_only).largest_at_once()
 }
 
 /// What the output layer's backward holds above the layers per sample and
@@ -3977,7 +3946,7 @@ pub fn unfused_moments(input: &TransformerInput) -> (u128, u128) {
 ///
 /// The shapes, Megatron-Core's (`linear_qkv` one matrix, `linear_fc1` gate
 /// and up as one, whatever `fused_proj` says of the checkpoint's code),
-/// divided over the tensor-parallel ranks ([`dummy_wgrad_shapes`]): the
+/// divided over the tensor-parallel ranks ([`megatron_linears`]): the
 /// layers' and the output layer's. The embedding is no linear map (its
 /// gradient is the embedding backward's own), and the MoE router's weight
 /// goes through megatron/core/transformer/moe/moe_utils.py
@@ -3990,7 +3959,7 @@ pub fn dummy_wgrads(input: &TransformerInput, ends: Ends) -> u128 {
     {
         return 0;
     }
-    input.activation_bytes() * dummy_wgrad_shapes(input, ends).elements()
+    input.activation_bytes() * megatron_linears(input, ends).distinct_elements()
 }
 
 /// The model's output a training loop keeps (`outputs=kept`,
@@ -4035,92 +4004,113 @@ pub fn kept_outputs(input: &TransformerInput, ends: Ends) -> u128 {
     )
 }
 
-/// The distinct weight shapes (rows, columns) of one rank's linear maps, in
-/// place: a rank has at most twelve kinds (MLA's four projections and the
-/// output projection, two per MLP for dense, routed and shared experts, the
-/// head), and sorting a list of them cost the page 2.8 KB of gzipped WebAssembly.
+/// One rank's linear maps as Megatron-Core lays them out, each as (rows,
+/// columns, how many of that shape one backward returns at once: a grouped
+/// GEMM's local experts, else 1), in place: a rank has at most twelve kinds
+/// (MLA's four projections and the output projection, two per MLP for
+/// dense, routed and shared experts, the head), and sorting a list of them
+/// cost the page 2.8 KB of gzipped WebAssembly.
 #[derive(Clone, Copy, Debug, Default)]
-struct DistinctShapes {
-    shapes: [(u128, u128); 12],
+struct MegatronLinears {
+    maps: [(u128, u128, u128); 12],
     len: usize,
 }
 
-impl DistinctShapes {
-    /// Adds `shape` unless it is already there.
-    fn insert(&mut self, shape: (u128, u128)) {
-        if !self.shapes[..self.len].contains(&shape) && self.len < self.shapes.len() {
-            self.shapes[self.len] = shape;
+impl MegatronLinears {
+    /// Adds a kind of map unless it is already there.
+    fn insert(&mut self, map: (u128, u128, u128)) {
+        if !self.maps[..self.len].contains(&map) && self.len < self.maps.len() {
+            self.maps[self.len] = map;
             self.len += 1;
         }
     }
 
-    /// Elements over the distinct shapes.
-    fn elements(&self) -> u128 {
-        self.shapes[..self.len]
-            .iter()
-            .map(|(rows, cols)| rows * cols)
+    /// Elements over the distinct shapes (rows, columns).
+    fn distinct_elements(&self) -> u128 {
+        let maps = &self.maps[..self.len];
+        maps.iter()
+            .enumerate()
+            .filter(|&(i, (rows, cols, _))| {
+                !maps[..i].iter().any(|(r, c, _)| (r, c) == (rows, cols))
+            })
+            .map(|(_, (rows, cols, _))| rows * cols)
             .sum()
+    }
+
+    /// Elements of the largest set of gradients one backward returns.
+    fn largest_at_once(&self) -> u128 {
+        self.maps[..self.len]
+            .iter()
+            .map(|(rows, cols, at_once)| rows * cols * at_once)
+            .max()
+            .unwrap_or(0)
     }
 }
 
-/// The weight shapes (rows, columns) per GPU of the linear maps whose
-/// backward returns [`dummy_wgrads`]' cached tensor on a rank holding
-/// `ends`, each once. Megatron-Core's modules (megatron/core/models/gpt/
-/// gpt_layer_specs.py; megatron/core/transformer/multi_latent_attention.py
+/// The linear maps per GPU on a rank holding `ends` whose backward returns a
+/// weight gradient: Megatron-Core's modules (megatron/core/models/gpt/
+/// gpt_layer_specs.py: `linear_qkv` one matrix, `linear_fc1` gate and up as
+/// one under `gated_linear_unit`, whatever `fused_proj` says of the
+/// checkpoint's code; megatron/core/transformer/multi_latent_attention.py
 /// `MLASelfAttention`: the down projections `parallel_mode='duplicated'`,
-/// whole on every rank).
-fn dummy_wgrad_shapes(input: &TransformerInput, ends: Ends) -> DistinctShapes {
+/// whole on every rank; the experts of a grouped GEMM, all local ones at
+/// once; the output layer on the head's rank). The embedding is no linear
+/// map, and the router's weight is not among them
+/// (megatron/core/transformer/moe/moe_utils.py `router_gating_linear`).
+fn megatron_linears(input: &TransformerInput, ends: Ends) -> MegatronLinears {
     let arch = &input.arch;
     let h = u128::from(arch.hidden);
     let t = u128::from(input.tp.max(1));
     let split = |rows: u128| ceil_div(rows, t);
     let widths = arch.attention_widths();
-    let mut shapes = DistinctShapes::default();
+    let mut maps = MegatronLinears::default();
     if arch.layers > 0 {
         if arch.mla() {
             let (ql, kvl) = (u128::from(arch.q_lora_rank), u128::from(arch.kv_lora_rank));
             let nope = u128::from(arch.heads) * u128::from(arch.qk_nope_head_dim);
             if ql > 0 {
-                shapes.insert((ql, h));
-                shapes.insert((split(widths.q), ql));
+                maps.insert((ql, h, 1));
+                maps.insert((split(widths.q), ql, 1));
             } else {
-                shapes.insert((split(widths.q), h));
+                maps.insert((split(widths.q), h, 1));
             }
-            shapes.insert((kvl + u128::from(arch.qk_rope_head_dim), h));
-            shapes.insert((split(nope + widths.v), kvl));
+            maps.insert((kvl + u128::from(arch.qk_rope_head_dim), h, 1));
+            maps.insert((split(nope + widths.v), kvl, 1));
         } else {
-            shapes.insert((split(widths.q + widths.k + widths.v), h));
+            maps.insert((split(widths.q + widths.k + widths.v), h, 1));
         }
-        shapes.insert((h, split(widths.output)));
+        maps.insert((h, split(widths.output), 1));
     }
     // `linear_fc1` (gate and up as one where gated) and `linear_fc2`, over
-    // `ranks`.
-    let mlp = |shapes: &mut DistinctShapes, width: u64, ranks: u128| {
+    // `ranks`, `at_once` of each.
+    let mlp = |maps: &mut MegatronLinears, width: u64, ranks: u128, at_once: u128| {
         let f = ceil_div(u128::from(width), ranks);
         let into = match arch.mlp {
             Mlp::Gelu | Mlp::GeluNew => 1,
             Mlp::Swiglu => 2,
         };
-        shapes.insert((into * f, h));
-        shapes.insert((h, f));
+        maps.insert((into * f, h, at_once));
+        maps.insert((h, f, at_once));
     };
     if arch.dense_layers() > 0 {
-        mlp(&mut shapes, arch.ffn, t);
+        mlp(&mut maps, arch.ffn, t, 1);
     }
     if arch.moe_layers() > 0 {
+        let local = u128::from(arch.experts).div_ceil(u128::from(input.ep.max(1)));
         mlp(
-            &mut shapes,
+            &mut maps,
             arch.expert_width(),
             u128::from(input.expert_tp()),
+            local,
         );
         if arch.shared_width() > 0 {
-            mlp(&mut shapes, arch.shared_width(), t);
+            mlp(&mut maps, arch.shared_width(), t, 1);
         }
     }
     if ends.head && arch.kind == Kind::Decoder {
-        shapes.insert((split(u128::from(arch.vocab)), h));
+        maps.insert((split(u128::from(arch.vocab)), h, 1));
     }
-    shapes
+    maps
 }
 
 /// Training whose gradients stay in autograd's `.grad` as the backward pass
@@ -6351,17 +6341,17 @@ mod tests {
         };
         let of = |input: &TransformerInput| unfused_gradients(input, Ends::WHOLE);
         // The head 2 × 128,256 × 4,096; untied, so beside a layer only the
-        // layer's largest: the MLP's 14,336 × 4,096 (gate, up and down
-        // separate as transformers lays them out) × 2.
+        // layer's largest: Megatron-Core's `linear_fc1`, gate and up as one
+        // matrix, 2 × 2 × 14,336 × 4,096, however the checkpoint's code lays
+        // its projections out (`fused_proj`); over 4 tensor-parallel ranks a
+        // quarter of each.
         assert_eq!(
             of(&llama),
             Some(UnfusedGradients {
                 head: 1_050_673_152,
-                layers: 117_440_512,
+                layers: 234_881_024,
             })
         );
-        // Megatron-Core's `linear_fc1`, gate and up as one matrix: 2 × 2 ×
-        // 14,336 × 4,096; over 4 tensor-parallel ranks a quarter of each.
         let fused = TransformerInput {
             arch: Architecture {
                 fused_proj: FusedProj::All,
@@ -6369,7 +6359,7 @@ mod tests {
             },
             ..llama
         };
-        assert_eq!(of(&fused).map(|g| g.layers), Some(234_881_024));
+        assert_eq!(of(&fused), of(&llama));
         assert_eq!(
             of(&TransformerInput { tp: 4, ..fused }),
             Some(UnfusedGradients {
