@@ -510,14 +510,19 @@ pub fn parse(text: &str) -> Parsed {
         }
         // Megatron-LM's gradient-accumulation fusion writes the weight
         // gradients into its FP32 main-gradient buffer: it means something
-        // where the gradients go there (`recipe=main_fp32`), in training.
-        // Elsewhere `0` is reported and the fused default kept.
+        // where the gradients go there (`recipe=main_fp32`), in training of
+        // the whole model. Elsewhere `0` is reported and the fused default
+        // kept.
         if !t.grad_accum_fusion {
             if t.recipe != tf::Recipe::MainFp32 {
                 only_with(Param::GradAccumFusion, Param::Recipe, "main_fp32");
                 t.grad_accum_fusion = true;
             } else if t.mode == tf::Mode::Inference {
                 only_with(Param::GradAccumFusion, Param::Mode, "train");
+                t.grad_accum_fusion = true;
+            } else if t.lora() {
+                // The frozen base computes no weight gradient.
+                only_with(Param::GradAccumFusion, Param::LoraRank, "0");
                 t.grad_accum_fusion = true;
             }
         }

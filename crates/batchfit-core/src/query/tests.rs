@@ -533,7 +533,7 @@ prop_compose! {
         let reentrant = if recompute == Recompute::Full { reentrant } else { framework.defaults().reentrant };
         // Gradient-accumulation fusion off only with Megatron's FP32 main
         // gradients, in training.
-        let grad_accum_fusion = fused || recipe != Recipe::MainFp32 || mode == Mode::Inference;
+        let grad_accum_fusion = fused || recipe != Recipe::MainFp32 || mode == Mode::Inference || lora_rank > 0;
         // An uneven layout: one layer moved from the last virtual stage to the first.
         let stages = pp * vpp;
         let pp_layout = if uneven && stages > 1 && stages <= arch.layers && stages <= pipeline::MAX_LAYOUT as u64 {
@@ -1215,7 +1215,7 @@ fn partial_recomputation_is_validated_and_written_back() {
 }
 
 /// `grad_accum_fusion`: a switch with Megatron-LM's FP32 main gradients
-/// (`recipe=main_fp32`) in training, written only when off (the fused
+/// (`recipe=main_fp32`) in training without LoRA, written only when off (the fused
 /// default is every profile's, so older links read and write as before);
 /// elsewhere `0` is reported and the fused default kept.
 #[test]
@@ -1253,6 +1253,13 @@ fn gradient_accumulation_fusion_is_read_with_main_gradients_only() {
         [("grad_accum_fusion", &needs(Param::Mode, "train"))]
     );
     assert!(inference.config.transformer.grad_accum_fusion);
+    // LoRA's frozen base computes no weight gradient.
+    let lora = parse(&format!("{megatron}&lora_rank=8&grad_accum_fusion=0"));
+    assert_eq!(
+        named(&lora),
+        [("grad_accum_fusion", &needs(Param::LoraRank, "0"))]
+    );
+    assert!(lora.config.transformer.grad_accum_fusion);
     assert_eq!(
         named(&parse(&format!("{megatron}&grad_accum_fusion=2")))
             .first()
