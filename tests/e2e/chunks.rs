@@ -7,11 +7,12 @@
 use batchfit_core::{measured, memory, query};
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
 
-/// The `.wasm` files the page has fetched so far, by name without the hash.
+/// The `.wasm` files the page has fetched so far, by name without the hash
+/// (Trunk writes its hash without leading zeros: up to 16 hex digits).
 async fn fetched_modules(browser: &Browser) -> Vec<String> {
     let names = browser
         .js("return performance.getEntriesByType('resource').map(e => e.name.split('/').pop()) \
-             .filter(n => n.endsWith('.wasm')).map(n => n.replace(/-[0-9a-f]{16}(_bg)?\\.wasm$/, ''))")
+             .filter(n => n.endsWith('.wasm')).map(n => n.replace(/-[0-9a-f]{1,16}(_bg)?\\.wasm$/, ''))")
         .await;
     let mut names: Vec<String> = names
         .as_array()
