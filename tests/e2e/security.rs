@@ -381,3 +381,36 @@ async fn five_thousand_random_edits_leave_the_page_answering_with_bounded_memory
     );
     browser.close().await;
 }
+
+/// The built page carries no path of the machine that built it: the release
+/// build names the registry's crates by name and version alone
+/// (`split::release_rustflags` in xtask), so the module's panic locations
+/// read `hashbrown-0.17.2/src/raw.rs`, and the page weighs the same wherever
+/// `CARGO_HOME` is.
+#[test]
+fn the_built_files_name_no_folder_of_the_machine_that_built_them() {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cargo")))
+        .expect("CARGO_HOME or HOME is set");
+    let registry = cargo_home.join("registry").display().to_string();
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the e2e crate sits in the workspace")
+        .display()
+        .to_string();
+    let mut read = 0;
+    for entry in std::fs::read_dir(dist_dir()).expect("dist/ is built") {
+        let path = entry.expect("a dist/ entry").path();
+        let bytes = std::fs::read(&path).expect("a readable file");
+        read += 1;
+        for folder in [&registry, &workspace] {
+            assert!(
+                !bytes.windows(folder.len()).any(|w| w == folder.as_bytes()),
+                "{} names {folder}",
+                path.display()
+            );
+        }
+    }
+    assert!(read > 3, "dist/ holds the page's files");
+}

@@ -104,7 +104,7 @@ fn build_dist(env: &tools::Env, browser: &tools::Browser, root: &Path) -> Result
     env.run(
         Step::new("release build of the site (trunk)", "trunk")
             .args(["build", "--release", "--offline"])
-            .env("RUSTFLAGS", split::SPLIT_RUSTFLAGS)
+            .env("RUSTFLAGS", split::release_rustflags())
             .cwd(root),
     )?;
     split::split_dist(env, root, &root.join("dist"))?;

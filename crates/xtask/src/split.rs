@@ -5,7 +5,7 @@
 //!
 //! The web crate marks those functions with `wasm_split` (under
 //! `cfg(batchfit_split)`, `dom::Chunk`); Trunk builds with that cfg and with
-//! the linker's relocations kept (`SPLIT_RUSTFLAGS`). This step then runs
+//! the linker's relocations kept (`release_rustflags`). This step then runs
 //! `wasm-split-cli` on the linked module (before wasm-bindgen, which drops
 //! the relocations), wasm-bindgen on the part that stays, and wasm-opt on
 //! every part, and writes them over Trunk's module and glue. The chunks and
@@ -20,9 +20,32 @@ use crate::shell::Step;
 use crate::tools::Env;
 
 /// What the release build of the page is compiled with: the cfg that turns
-/// the marked functions into split points, and the relocations
-/// `wasm-split-cli` reads.
-pub const SPLIT_RUSTFLAGS: &str = "--cfg batchfit_split -C link-args=--emit-relocs";
+/// the marked functions into split points, the relocations `wasm-split-cli`
+/// reads, and the registry's source folders named by crate alone in the
+/// module's panic locations (`hashbrown-0.17.2/src/raw.rs`, not
+/// `/root/.cargo/registry/src/index.crates.io-…/hashbrown-0.17.2/src/raw.rs`):
+/// the page then weighs the same whatever the machine's `CARGO_HOME`, and
+/// carries no path of the machine that built it.
+pub fn release_rustflags() -> String {
+    let mut flags = String::from("--cfg batchfit_split -C link-args=--emit-relocs");
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
+    let sources = cargo_home.map(|home| home.join("registry/src"));
+    let registries = sources
+        .and_then(|src| std::fs::read_dir(src).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path());
+    for registry in registries {
+        // RUSTFLAGS is split on spaces: a path with one is left as it is.
+        if let Some(path) = registry.to_str().filter(|p| !p.contains(' ')) {
+            flags.push_str(&format!(" --remap-path-prefix={path}/="));
+        }
+    }
+    flags
+}
 
 /// wasm-opt's arguments for every part, as index.html gives them to Trunk.
 const WASM_OPT: [&str; 4] = [
@@ -102,7 +125,7 @@ pub fn split_dist(env: &Env, root: &Path, dist: &Path) -> Result<(), String> {
     let import = format!("from \"./{LOADER}\"");
     if !glue_text.contains(&import) {
         return Err(format!(
-            "the glue does not import {LOADER}: was the module built with SPLIT_RUSTFLAGS?"
+            "the glue does not import {LOADER}: was the module built with release_rustflags()?"
         ));
     }
     write(
