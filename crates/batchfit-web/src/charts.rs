@@ -24,7 +24,6 @@ use plotters_backend::text_anchor::{HPos, Pos, VPos};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendTextStyle, DrawingErrorKind, FontFamily, FontTransform,
 };
-use send_wrapper::SendWrapper;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver, ResizeObserverEntry};
@@ -893,9 +892,10 @@ fn chart_canvas<T: PartialEq + 'static>(
     });
     if let Ok(observer) = ResizeObserver::new(callback.as_ref().unchecked_ref()) {
         observer.observe(&element);
-        // Owners may be cleaned up from any thread in general; this page has one.
-        let watching = SendWrapper::new((observer, callback));
-        Owner::on_cleanup(move || watching.0.disconnect());
+        dom::on_cleanup_local(move || {
+            observer.disconnect();
+            drop(callback);
+        });
     }
     dom::bind(
         rx(move || size.get().map(|size| (size, chart()))),

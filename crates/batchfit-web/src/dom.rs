@@ -33,7 +33,6 @@ use std::pin::Pin;
 use std::rc::Rc;
 
 use crate::prelude::*;
-use send_wrapper::SendWrapper;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::Closure;
@@ -54,6 +53,45 @@ thread_local! {
     static DOCUMENT: web_sys::Document = web_sys::window()
         .and_then(|w| w.document())
         .expect("the page runs in a document");
+}
+
+/// Cleanups that hold JS objects (an event listener, an observer), which are
+/// neither `Send` nor `Sync` as an owner's cleanup must be: the page has one
+/// thread, so they wait here and the owner's cleanup names their slot. (A
+/// `SendWrapper` would do the same by checking the thread on every use, and
+/// brings `std::thread::current` into the module: 2 KB gzipped.)
+type LocalCleanups = RefCell<(Vec<Option<Box<dyn FnOnce()>>>, Vec<usize>)>;
+
+thread_local! {
+    static LOCAL_CLEANUPS: LocalCleanups = RefCell::default();
+}
+
+/// Runs `cleanup` when the current owner is cleaned up, like
+/// `Owner::on_cleanup`, for a closure that holds JS objects.
+pub fn on_cleanup_local(cleanup: impl FnOnce() + 'static) {
+    let slot = LOCAL_CLEANUPS.with_borrow_mut(|(slots, free)| {
+        let cleanup: Box<dyn FnOnce()> = Box::new(cleanup);
+        match free.pop() {
+            Some(slot) => {
+                slots[slot] = Some(cleanup);
+                slot
+            }
+            None => {
+                slots.push(Some(cleanup));
+                slots.len() - 1
+            }
+        }
+    });
+    Owner::on_cleanup(move || {
+        let cleanup = LOCAL_CLEANUPS.with_borrow_mut(|(slots, free)| {
+            free.push(slot);
+            slots.get_mut(slot).and_then(Option::take)
+        });
+        // Run with the list released: a cleanup may drop owners of its own.
+        if let Some(cleanup) = cleanup {
+            cleanup();
+        }
+    });
 }
 
 pub fn document() -> web_sys::Document {
@@ -466,10 +504,8 @@ impl El {
         let _ = self
             .0
             .add_event_listener_with_callback(event, listener.as_ref().unchecked_ref());
-        // Owners may be cleaned up from any thread in general; this page has one.
-        let attached = SendWrapper::new((self.0.clone(), listener));
-        Owner::on_cleanup(move || {
-            let (element, listener) = &*attached;
+        let element = self.0.clone();
+        on_cleanup_local(move || {
             let _ = element
                 .remove_event_listener_with_callback(event, listener.as_ref().unchecked_ref());
         });
@@ -671,6 +707,35 @@ mod tests {
         assert_eq!(errors.get(), 0, "no listener of a dropped closure was left");
         click(&buttons[0]);
         assert_eq!(clicks.get(), 2);
+    }
+
+    #[wasm_bindgen_test]
+    async fn rebuilding_reuses_the_local_cleanups_slots() {
+        let key = RwSignal::new(0u32);
+        let (_host, _app) = mounted(move |parent| {
+            let section = el("div").rebuild(
+                rx(move || key.get()),
+                Box::new(|_| {
+                    (0..3)
+                        .map(|_| el("button").on(Ev::Click, Box::new(|_| ())))
+                        .collect()
+                }),
+            );
+            let _ = parent.append_child(&section.0);
+        });
+        let held =
+            || LOCAL_CLEANUPS.with_borrow(|(slots, free)| (slots.len(), slots.len() - free.len()));
+        let (_, before) = held();
+        for round in 1..=50 {
+            key.set(round);
+            settle().await;
+        }
+        let (slots, after) = held();
+        assert_eq!(
+            after, before,
+            "each rebuild frees the listeners it replaced"
+        );
+        assert!(slots <= before + 3, "freed slots are reused: {slots} slots");
     }
 
     #[wasm_bindgen_test]
