@@ -48,9 +48,15 @@ pub fn release_rustflags() -> String {
 }
 
 /// wasm-opt's arguments for every part, as index.html gives them to Trunk.
-const WASM_OPT: [&str; 4] = [
+/// `--low-memory-unused` lets wasm-opt fold `p + C` (C below 1,024) into a
+/// load's or store's offset, which differs from the addition only where
+/// `p + C` wraps past 2³²: never for the addresses Rust code forms, which lie
+/// inside the memory (binaryen's `OptimizeAddedConstants`; 664 B less of the
+/// first part, gzipped, docs/performance-log.md).
+const WASM_OPT: [&str; 5] = [
     "-Oz",
     "--converge",
+    "--low-memory-unused",
     "--strip-producers",
     "--strip-target-features",
 ];
