@@ -864,6 +864,8 @@ type Draw<T> = fn(&DrawingArea<Canvas, Shift>, &T, TextWidth<'_>) -> Result<(), 
 
 /// A `<canvas>` sized by its CSS box times the device pixel ratio (so it stays
 /// crisp), redrawn when the chart's data or the box's size changes, and only then.
+/// Only the binding is generic: the canvas, its observer and the painting are
+/// compiled once for the three charts.
 fn chart_canvas<T: PartialEq + 'static>(
     test_id: &'static str,
     class: &'static str,
@@ -871,14 +873,34 @@ fn chart_canvas<T: PartialEq + 'static>(
     label: Rx<String>,
     draw: Draw<T>,
 ) -> El {
+    let (canvas, element, size) = observed_canvas(test_id, class, label);
+    dom::bind(
+        rx(move || size.get().map(|size| (size, chart()))),
+        Box::new(move |drawn| {
+            if let Some((size, chart)) = drawn {
+                paint(&element, *size, &|area, text_width| {
+                    draw(area, chart, text_width)
+                });
+            }
+        }),
+    );
+    canvas
+}
+
+/// The chart's `<canvas>` and its CSS size as a `ResizeObserver` last
+/// reported it (it reports once as soon as it observes): reading the
+/// element's box instead would force a layout.
+fn observed_canvas(
+    test_id: &'static str,
+    class: &'static str,
+    label: Rx<String>,
+) -> (El, HtmlCanvasElement, RwSignal<Option<(f64, f64)>>) {
     let canvas = el("canvas")
         .attr("data-testid", test_id)
         .class(class)
         .attr("role", "img")
         .bind_attr("aria-label", rx(move || Some(label())));
     let element: HtmlCanvasElement = canvas.as_();
-    // The CSS size as the observer last reported it (it reports once as soon as
-    // it observes): reading the element's box instead would force a layout.
     let size = RwSignal::new(None::<(f64, f64)>);
     let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
         let Some(entry) = entries.iter().last() else {
@@ -897,20 +919,16 @@ fn chart_canvas<T: PartialEq + 'static>(
             drop(callback);
         });
     }
-    dom::bind(
-        rx(move || size.get().map(|size| (size, chart()))),
-        Box::new(move |drawn| {
-            if let Some((size, chart)) = drawn {
-                paint(&element, *size, chart, draw);
-            }
-        }),
-    );
-    canvas
+    (canvas, element, size)
 }
+
+/// One chart's drawing on the canvas: `draw` with the drawing area and the
+/// text measure.
+type Drawing<'a> = &'a dyn Fn(&DrawingArea<Canvas, Shift>, TextWidth<'_>) -> Result<(), String>;
 
 /// Draws in CSS pixels on a bitmap of device pixels: the context is scaled by
 /// the device pixel ratio and plotters is given an area of the CSS size.
-fn paint<T>(element: &HtmlCanvasElement, (width, height): (f64, f64), chart: &T, draw: Draw<T>) {
+fn paint(element: &HtmlCanvasElement, (width, height): (f64, f64), draw: Drawing<'_>) {
     let ratio = window().device_pixel_ratio();
     let ratio = if ratio.is_finite() && ratio > 0.0 {
         ratio
@@ -951,8 +969,7 @@ fn paint<T>(element: &HtmlCanvasElement, (width, height): (f64, f64), chart: &T,
         size: (width as u32, height as u32),
     }
     .into_drawing_area();
-    let drawn =
-        draw(&area, chart, &text_width).and_then(|()| area.present().map_err(|e| e.to_string()));
+    let drawn = draw(&area, &text_width).and_then(|()| area.present().map_err(|e| e.to_string()));
     if let Err(error) = drawn {
         leptos_dom::warn!("chart not drawn: {error}");
     }
