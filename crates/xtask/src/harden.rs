@@ -8,7 +8,8 @@
 use std::path::Path;
 
 /// Scripts only from the page's own origin, plus WebAssembly compilation;
-/// style sheets only from files, and no `style` attributes (the charts measure
+/// style sheets only from files (`inline.rs` later adds the hash of the one
+/// `<style>` it writes into the page), and no `style` attributes (the charts measure
 /// text with the canvas, not with styled elements); no connections beyond the
 /// origin; no plugins, no `<base>`, no form submission. `frame-ancestors` cannot
 /// be set from a `<meta>` tag (browsers ignore it there): embedding stays allowed.
