@@ -6,8 +6,7 @@ use std::io::Read;
 
 use batchfit_core::fields::group_thousands;
 use batchfit_core::measured::{
-    self, Comparison, Direction, Error, Fit, Form, Measured, Problem, Reading, Size, Term,
-    Treatment,
+    self, Comparison, Direction, Error, Fit, Form, Measured, Problem, Reading, Size, Treatment,
 };
 use batchfit_core::memory;
 use batchfit_core::query::{self, Config};
@@ -187,7 +186,7 @@ fn describe(c: &Comparison, units: Units) -> String {
         });
         out.push_str(&format!(
             "    {fit:<16} {} ({}; {}{here}; {})\n",
-            term_label(x.info.term),
+            x.info.term.label(),
             match x.info.treatment {
                 Treatment::Modelled => "modelled",
                 Treatment::NotModelled => "not modelled",
@@ -202,9 +201,9 @@ fn describe(c: &Comparison, units: Units) -> String {
         .filter(|x| x.fit == Fit::Unsized)
         .map(|x| match x.info.size {
             Size::PerToken { .. } => {
-                format!("{} ({})", term_label(x.info.term), size_label(x.info.size))
+                format!("{} ({})", x.info.term.label(), size_label(x.info.size))
             }
-            _ => term_label(x.info.term).to_owned(),
+            _ => x.info.term.label().to_owned(),
         })
         .collect();
     if !unstated.is_empty() {
@@ -242,35 +241,6 @@ fn size_label(s: Size) -> String {
         Size::CudaContext => "a context of 0.3 GB to 1,343 MiB, against overhead_gb".to_owned(),
         Size::PerToken { min, max } => format!("{min}–{max} bytes per token"),
         Size::NotStated => "no size stated".to_owned(),
-    }
-}
-
-fn term_label(term: Term) -> &'static str {
-    match term {
-        Term::AllocatorSlack => "the caching allocator's slack",
-        Term::CudaContext => "the CUDA context",
-        Term::NcclBuffers => "NCCL's communicator buffers",
-        Term::LiveGradients => "gradients alive through the run",
-        Term::KeptOutputs => "the model's output a loop keeps (outputs=kept)",
-        Term::RecomputeCasts => "autocast's weight copies under full recomputation",
-        Term::BackwardWorkspace => "the backward pass's working tensors",
-        Term::Fp32Softmax => "an FP32 softmax in unfused 16-bit attention",
-        Term::NormStatistics => "norms' per-token statistics",
-        Term::RepeatedKv => "K and V repeated to every head (eager attention, GQA)",
-        Term::Zero3Buffers => "ZeRO-3's runtime buffers, NCCL and DDP buckets",
-        Term::PipelineContextParallel => "pipeline or context parallelism",
-        Term::MoeRouting => "unbalanced expert routing and router logits",
-        Term::ExpertAdapters => "LoRA on fused expert tensors (target_parameters)",
-        Term::WindowedAttention => "chunked or sliding-window attention",
-        Term::LatentCache => "a serving engine's latent MLA cache",
-        Term::Fp8Recipes => "other FP8 recipes, FP8 attention or weights",
-        Term::PagedOptimizer => "a paged optimizer's spill to CPU",
-        Term::TorchCompile => "torch.compile's saved tensors",
-        Term::LigerKernels => "Liger kernels",
-        Term::VisionTower => "Gemma 3's vision tower and image tokens",
-        Term::PreallocatedCache => "a preallocated (static, hybrid) KV cache",
-        Term::FusedLora => "LoRA on fused projections",
-        Term::QkNormTp => "QK-norm weights under tensor parallelism",
     }
 }
 

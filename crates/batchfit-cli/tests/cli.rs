@@ -1073,8 +1073,10 @@ fn measured_puts_each_reading_beside_the_estimate() {
         "{text}"
     );
     assert!(text.contains("(−0.1 % of the run)"), "{text}");
+    // In the words the page uses for the term: the core's one name for it.
+    let workspace = batchfit_core::measured::Term::BackwardWorkspace.label();
     assert!(
-        text.contains("within its size  the backward pass's working tensors"),
+        text.contains(&format!("within its size  {workspace}")),
         "{text}"
     );
 }

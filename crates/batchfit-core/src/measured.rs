@@ -613,6 +613,41 @@ choice! {
     default AllocatorSlack
 }
 
+impl Term {
+    /// The term's name in English, as the page and the CLI show it beside a
+    /// measured difference (the page's Spanish is in its own texts).
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::AllocatorSlack => "The caching allocator's slack",
+            Self::CudaContext => "The CUDA context",
+            Self::NcclBuffers => "NCCL's communicator buffers",
+            Self::LiveGradients => {
+                "Gradients kept through the step (zero_grad(set_to_none=False), Megatron's buffer)"
+            }
+            Self::KeptOutputs => "The model's output a training loop keeps (outputs=kept)",
+            Self::RecomputeCasts => "Autocast's copies under full recomputation",
+            Self::BackwardWorkspace => "The backward pass's working tensors",
+            Self::Fp32Softmax => "An FP32 softmax in unfused attention",
+            Self::NormStatistics => "Norms' per-token statistics",
+            Self::RepeatedKv => "K and V repeated to every head (GQA, eager attention)",
+            Self::Zero3Buffers => "ZeRO-3's reuse distance and sub-groups, NCCL and DDP buckets",
+            Self::PipelineContextParallel => "Pipeline and context parallelism",
+            Self::MoeRouting => "Unbalanced expert routing, router logits",
+            Self::ExpertAdapters => "LoRA on fused expert tensors (target_parameters)",
+            Self::WindowedAttention => "Sliding-window and chunked attention's cache",
+            Self::LatentCache => "A serving engine's latent MLA cache",
+            Self::Fp8Recipes => "FP8 recipes other than the two modelled",
+            Self::PagedOptimizer => "A paged optimizer's spill to CPU",
+            Self::TorchCompile => "torch.compile's saved set",
+            Self::LigerKernels => "Liger kernels",
+            Self::VisionTower => "A vision tower and its image tokens",
+            Self::PreallocatedCache => "A preallocated (static) KV cache",
+            Self::FusedLora => "LoRA on fused projections (qkv_proj)",
+            Self::QkNormTp => "QK-norm per tensor-parallel rank",
+        }
+    }
+}
+
 /// How batchfit treats a term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Treatment {
