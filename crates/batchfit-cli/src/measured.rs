@@ -61,6 +61,8 @@ struct ExplanationRow {
     min_bytes: Option<i128>,
     max_bytes: Option<i128>,
     source: &'static str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    note: &'static str,
 }
 
 /// The comparison of every reading in `text` with `config`'s estimate, as
@@ -135,6 +137,7 @@ fn row(c: &Comparison) -> Row {
                 min_bytes: x.range.map(|r| r.0),
                 max_bytes: x.range.map(|r| r.1),
                 source: x.info.source,
+                note: x.info.note,
             })
             .collect(),
     }
@@ -192,7 +195,7 @@ fn describe(c: &Comparison, units: Units) -> String {
                 Treatment::NotModelled => "not modelled",
             },
             size_label(x.info.size),
-            x.info.source,
+            source(x.info),
         ));
     }
     let unstated: Vec<String> = c
@@ -213,6 +216,15 @@ fn describe(c: &Comparison, units: Units) -> String {
         ));
     }
     out
+}
+
+/// The term's references, then what they say of it.
+fn source(info: &measured::TermInfo) -> String {
+    if info.note.is_empty() {
+        info.source.to_owned()
+    } else {
+        format!("{}: {}", info.source, info.note)
+    }
 }
 
 fn measured_label(m: &Measured) -> &'static str {

@@ -698,8 +698,12 @@ pub struct TermInfo {
     /// The first reading it shows in; it shows in the readings above too.
     pub from: Reading,
     pub size: Size,
-    /// Where the term and its size are stated.
+    /// Where the term and its size are stated: files and sections of the
+    /// docs, in no language.
     pub source: &'static str,
+    /// What the source says of it, in English; empty where the section
+    /// itself is the whole reference. The page has its Spanish.
+    pub note: &'static str,
 }
 
 const fn row(
@@ -708,7 +712,7 @@ const fn row(
     direction: Direction,
     from: Reading,
     size: Size,
-    source: &'static str,
+    (source, note): (&'static str, &'static str),
 ) -> TermInfo {
     TermInfo {
         term,
@@ -717,10 +721,11 @@ const fn row(
         from,
         size,
         source,
+        note,
     }
 }
 
-const SECTION_6: &str = "docs/model.md §6";
+const SECTION_6: (&str, &str) = ("docs/model.md §6", "");
 
 /// The terms of docs/model.md §4 (the modelled judgements) and §6 (what is
 /// not modelled), with the sizes measured in docs/accuracy.md ("What these
@@ -736,7 +741,10 @@ pub const TERMS: &[TermInfo] = {
             Either,
             Reserved,
             Size::AllocatorSlack,
-            "docs/model.md §4; docs/accuracy.md, allocator slack: 1.2 % to 27.8 % over the peak allocated",
+            (
+                "docs/model.md §4; docs/accuracy.md",
+                "the slack measured there: 1.2 % to 27.8 % over the peak allocated",
+            ),
         ),
         row(
             Term::CudaContext,
@@ -744,7 +752,7 @@ pub const TERMS: &[TermInfo] = {
             Either,
             NvidiaSmi,
             Size::CudaContext,
-            "docs/model.md §4, the CUDA context table",
+            ("docs/model.md §4", "its table of measured contexts"),
         ),
         row(
             Term::NcclBuffers,
@@ -752,7 +760,7 @@ pub const TERMS: &[TermInfo] = {
             Low,
             NvidiaSmi,
             Size::NotStated,
-            "docs/model.md §4: hundreds of MB",
+            ("docs/model.md §4", "hundreds of MB"),
         ),
         row(
             Term::LiveGradients,
@@ -760,7 +768,10 @@ pub const TERMS: &[TermInfo] = {
             Low,
             Allocated,
             Size::Gradients,
-            "docs/model.md §3.6 and §6; docs/accuracy.md, gradients that outlive the step",
+            (
+                "docs/model.md §3.6, §6; docs/accuracy.md",
+                "gradients that outlive the step",
+            ),
         ),
         row(
             Term::KeptOutputs,
@@ -768,7 +779,10 @@ pub const TERMS: &[TermInfo] = {
             Low,
             Allocated,
             Size::NotStated,
-            "docs/model.md §3.3, the model's output a loop keeps: one logit-sized tensor at every moment, with outputs=kept",
+            (
+                "docs/model.md §3.3",
+                "one logit-sized tensor at every moment, with outputs=kept",
+            ),
         ),
         row(
             Term::RecomputeCasts,
@@ -776,7 +790,10 @@ pub const TERMS: &[TermInfo] = {
             High,
             Allocated,
             Size::NotStated,
-            "docs/model.md §3.3, autocast's copies under full recomputation: the loss counts the head's copy and one layer's, never alive together",
+            (
+                "docs/model.md §3.3",
+                "the loss counts the head's copy and one layer's, never alive together",
+            ),
         ),
         row(
             Term::BackwardWorkspace,
@@ -784,7 +801,10 @@ pub const TERMS: &[TermInfo] = {
             Low,
             Allocated,
             Size::Share { tenths: 13 },
-            "docs/model.md §3.3 and §6; docs/accuracy.md, the backward pass's working tensors and gradients beyond the modelled terms: 1.3 % (G039)",
+            (
+                "docs/model.md §3.3, §6; docs/accuracy.md",
+                "its working tensors and gradients beyond the modelled terms: 1.3 % (G039)",
+            ),
         ),
         row(
             Term::Fp32Softmax,
@@ -816,7 +836,10 @@ pub const TERMS: &[TermInfo] = {
             Low,
             Allocated,
             Size::NotStated,
-            "docs/model.md §6: ZeRO-3's reuse distance and sub-groups, NCCL and DDP buckets (its bucket, parameters in flight and gradient partition are modelled, §3.2)",
+            (
+                "docs/model.md §6, §3.2",
+                "ZeRO-3's bucket, parameters in flight and gradient partition are modelled (§3.2)",
+            ),
         ),
         row(
             Term::PipelineContextParallel,
@@ -824,7 +847,10 @@ pub const TERMS: &[TermInfo] = {
             Either,
             Allocated,
             Size::NotStated,
-            "docs/model.md §3.11 (the schedules and kernels modelled) and §6 (the others)",
+            (
+                "docs/model.md §3.11, §6",
+                "§3.11 models the schedules and kernels it names; §6 lists the others",
+            ),
         ),
         row(
             Term::MoeRouting,
@@ -848,7 +874,10 @@ pub const TERMS: &[TermInfo] = {
             Either,
             Allocated,
             Size::NotStated,
-            "docs/model.md §3.4 (sliding-window and Llama 4's chunked layers as DynamicCache holds them) and §6 (the static caches)",
+            (
+                "docs/model.md §3.4, §6",
+                "§3.4 models sliding-window and Llama 4's chunked layers as DynamicCache holds them; §6 lists the static caches",
+            ),
         ),
         row(
             Term::LatentCache,

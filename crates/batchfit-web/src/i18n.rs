@@ -11,7 +11,7 @@
 
 use crate::prelude::{Get, RwSignal};
 use batchfit_core::fields::{Bound, format_count, format_hundredths};
-use batchfit_core::measured::Term;
+use batchfit_core::measured::{Term, TermInfo};
 pub use batchfit_core::query::Lang;
 use batchfit_core::query::Param;
 
@@ -65,6 +65,52 @@ pub fn term(lang: Lang, term: Term) -> &'static str {
         };
     }
     term.label()
+}
+
+/// What the sources say of a term (`TermInfo::note`): the core's English, or
+/// its Spanish; empty where the sections are the whole reference.
+pub fn term_note(lang: Lang, info: &TermInfo) -> &'static str {
+    if lang != Lang::Es {
+        return info.note;
+    }
+    match info.term {
+        Term::AllocatorSlack => {
+            "la holgura medida allí: del 1,2 % al 27,8 % sobre el pico asignado"
+        }
+        Term::CudaContext => "su tabla de contextos medidos",
+        Term::NcclBuffers => "cientos de MB",
+        Term::LiveGradients => "gradientes que sobreviven al paso",
+        Term::KeptOutputs => "un tensor del tamaño de los logits en cada momento, con outputs=kept",
+        Term::RecomputeCasts => {
+            "la pérdida cuenta la copia de la cabeza y la de una capa, que nunca viven a la vez"
+        }
+        Term::BackwardWorkspace => {
+            "sus tensores de trabajo y gradientes más allá de los términos modelados: 1,3 % (G039)"
+        }
+        Term::Zero3Buffers => {
+            "el cubo de ZeRO-3, los parámetros en tránsito y la partición de gradientes sí se modelan (§3.2)"
+        }
+        Term::PipelineContextParallel => {
+            "el §3.11 modela los esquemas y kernels que nombra; el §6 enumera los demás"
+        }
+        Term::WindowedAttention => {
+            "el §3.4 modela las capas de ventana deslizante y las capas por bloques de Llama 4 tal como las guarda DynamicCache; el §6 enumera las cachés estáticas"
+        }
+        Term::Fp32Softmax
+        | Term::NormStatistics
+        | Term::RepeatedKv
+        | Term::MoeRouting
+        | Term::ExpertAdapters
+        | Term::LatentCache
+        | Term::Fp8Recipes
+        | Term::PagedOptimizer
+        | Term::TorchCompile
+        | Term::LigerKernels
+        | Term::VisionTower
+        | Term::PreallocatedCache
+        | Term::FusedLora
+        | Term::QkNormTp => "",
+    }
 }
 
 /// Words for the field whose URL parameter is `name`.
@@ -2108,6 +2154,13 @@ mod tests {
                 );
             }
             named.extend(names);
+            // A note in English has its Spanish, and only then.
+            assert_eq!(
+                term_note(Lang::Es, info).is_empty(),
+                info.note.is_empty(),
+                "{:?}",
+                info.term
+            );
         }
     }
 

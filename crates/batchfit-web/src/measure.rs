@@ -157,13 +157,13 @@ fn result(c: &Comparison, lang: Lang, units: Units) -> El {
             measured::Treatment::Modelled => w.measure_modelled,
             measured::Treatment::NotModelled => w.measure_not_modelled,
         };
-        el("li")
-            .attr("data-term", x.info.term.name())
-            .text(&format!(
-                "{} — {how}; {modelled} ({})",
-                i18n::term(lang, x.info.term),
-                x.info.source
-            ))
+        el("li").attr("data-term", x.info.term.name()).text(&{
+            let name = i18n::term(lang, x.info.term);
+            match i18n::term_note(lang, x.info) {
+                "" => format!("{name} — {how}; {modelled} ({})", x.info.source),
+                note => format!("{name} — {how}; {modelled} ({}: {note})", x.info.source),
+            }
+        })
     });
     let section = el("div")
         .class("measure-one")

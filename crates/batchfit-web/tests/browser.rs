@@ -737,6 +737,50 @@ async fn a_pasted_measurement_is_compared_with_the_estimate() {
     );
 }
 
+/// The terms that could explain a measured difference are written in the
+/// page's language: the core's references, and its English note only on an
+/// English page.
+#[wasm_bindgen_test]
+async fn a_measured_differences_terms_are_in_the_pages_language() {
+    use batchfit_core::measured;
+    for (lang, english) in [("en", true), ("es", false)] {
+        let q = format!(
+            "form=transformer&model=llama-3.1-8b&batch=1&seq=2048&gpu=h100-80gb&lang={lang}"
+        );
+        let (host, _app) = mount_with(&q);
+        settle().await;
+        let details = find(&host, "[data-testid=\"measure\"]");
+        details.set_attribute("open", "").expect("open");
+        details
+            .dispatch_event(&web_sys::Event::new("toggle").expect("a toggle event"))
+            .expect("dispatch");
+        settle().await;
+        let area: web_sys::HtmlTextAreaElement =
+            find(&host, "[data-testid=\"measure-text\"]").unchecked_into();
+        // Far below the estimate: every term that makes an estimate high.
+        area.set_value("max_memory_allocated: 20 GiB");
+        area.dispatch_event(&web_sys::Event::new("input").expect("an input event"))
+            .expect("dispatch");
+        settle().await;
+        let items = all(&host, "[data-testid=\"measure-result\"] li[data-term]");
+        let mut noted = 0;
+        for item in &items {
+            let name = item.get_attribute("data-term").unwrap_or_default();
+            let info = measured::TERMS
+                .iter()
+                .find(|i| i.term.name() == name)
+                .expect("a term of the core's table");
+            let text = item.text_content().unwrap_or_default();
+            assert!(text.contains(info.source), "{lang} {name}: {text}");
+            if !info.note.is_empty() {
+                noted += 1;
+                assert_eq!(text.contains(info.note), english, "{lang} {name}: {text}");
+            }
+        }
+        assert!(noted > 0, "{lang}: no listed term has a note");
+    }
+}
+
 /// The smallest changes that fit: the core's list, in its order, each with
 /// its cost; a click applies it and the page then fits.
 #[wasm_bindgen_test]
