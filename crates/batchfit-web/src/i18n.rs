@@ -75,7 +75,7 @@ pub fn term_note(lang: Lang, info: &TermInfo) -> &'static str {
     }
     match info.term {
         Term::AllocatorSlack => {
-            "la holgura medida allí: del 1,2 % al 27,8 % sobre el pico asignado"
+            "la holgura medida allí: del 1.2 % al 27.8 % sobre el pico asignado"
         }
         Term::CudaContext => "su tabla de contextos medidos",
         Term::NcclBuffers => "cientos de MB",
@@ -85,7 +85,7 @@ pub fn term_note(lang: Lang, info: &TermInfo) -> &'static str {
             "la pérdida cuenta la copia de la cabeza y la de una capa, que nunca viven a la vez"
         }
         Term::BackwardWorkspace => {
-            "sus tensores de trabajo y gradientes más allá de los términos modelados: 1,3 % (G039)"
+            "sus tensores de trabajo y gradientes más allá de los términos modelados: 1.3 % (G039)"
         }
         Term::Zero3Buffers => {
             "el cubo de ZeRO-3, los parámetros en tránsito y la partición de gradientes sí se modelan (§3.2)"
@@ -2154,13 +2154,18 @@ mod tests {
                 );
             }
             named.extend(names);
-            // A note in English has its Spanish, and only then.
-            assert_eq!(
-                term_note(Lang::Es, info).is_empty(),
-                info.note.is_empty(),
-                "{:?}",
-                info.term
-            );
+            // A note in English has its Spanish, and only then, with the
+            // same figures written the same way (the page's decimal point).
+            let spanish = term_note(Lang::Es, info);
+            assert_eq!(spanish.is_empty(), info.note.is_empty(), "{:?}", info.term);
+            let figures = info
+                .note
+                .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .map(|f| f.trim_end_matches('.'))
+                .filter(|f| f.starts_with(|c: char| c.is_ascii_digit()));
+            for figure in figures {
+                assert!(spanish.contains(figure), "{:?}: {figure}", info.term);
+            }
         }
     }
 
@@ -2368,6 +2373,8 @@ pub struct Words {
     pub measure_within: &'static str,
     pub measure_part: &'static str,
     pub measure_unsized: &'static str,
+    /// After a term's range of the difference it could make: "here".
+    pub measure_here: &'static str,
     pub measure_modelled: &'static str,
     pub measure_not_modelled: &'static str,
     pub measure_report: &'static str,
@@ -2684,6 +2691,7 @@ static EN: Words = Words {
     measure_within: "could make all of it",
     measure_part: "could make part of it",
     measure_unsized: "goes this way, size not stated",
+    measure_here: "here",
     measure_modelled: "modelled",
     measure_not_modelled: "not modelled",
     measure_report: "To report this case, copy this into an issue:",
@@ -2893,6 +2901,7 @@ static ES: Words = Words {
     measure_within: "podría explicarla entera",
     measure_part: "podría explicar una parte",
     measure_unsized: "va en este sentido, sin tamaño publicado",
+    measure_here: "aquí",
     measure_modelled: "modelado",
     measure_not_modelled: "no modelado",
     measure_report: "Para informar de este caso, copie esto en un issue:",

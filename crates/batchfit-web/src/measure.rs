@@ -121,6 +121,16 @@ fn panel(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
     ])
 }
 
+/// A difference in bytes with its sign ("−32.1 GB", "+1.20 GB", "0 B").
+fn signed(bytes: i128, units: Units) -> String {
+    let sign = match bytes {
+        0 => "",
+        ..0 => "−",
+        _ => "+",
+    };
+    format!("{sign}{}", short(bytes.unsigned_abs(), units))
+}
+
 /// One reading: measured beside predicted, the difference, what could explain it.
 fn result(c: &Comparison, lang: Lang, units: Units) -> El {
     let w = i18n::words(lang);
@@ -152,6 +162,16 @@ fn result(c: &Comparison, lang: Lang, units: Units) -> El {
             Fit::Within => w.measure_within,
             Fit::Part => w.measure_part,
             Fit::Unsized => w.measure_unsized,
+        };
+        // The difference the term could make in this run, as the CLI gives it.
+        let how = match x.range {
+            Some((lo, hi)) => format!(
+                "{how} ({} … {} {})",
+                signed(lo, units),
+                signed(hi, units),
+                w.measure_here
+            ),
+            None => how.to_owned(),
         };
         let modelled = match x.info.treatment {
             measured::Treatment::Modelled => w.measure_modelled,

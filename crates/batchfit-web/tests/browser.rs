@@ -739,14 +739,19 @@ async fn a_pasted_measurement_is_compared_with_the_estimate() {
 
 /// The terms that could explain a measured difference are written in the
 /// page's language: the core's references, and its English note only on an
-/// English page.
+/// English page; a term with a size says the difference it could make here.
 #[wasm_bindgen_test]
 async fn a_measured_differences_terms_are_in_the_pages_language() {
-    use batchfit_core::measured;
-    for (lang, english) in [("en", true), ("es", false)] {
+    use batchfit_core::{measured, memory, query};
+    // Far above the estimate: the terms that make an estimate low, some sized.
+    let pasted = "max_memory_allocated: 200 GiB";
+    for (lang, english, here) in [("en", true, " here)"), ("es", false, " aquí)")] {
         let q = format!(
             "form=transformer&model=llama-3.1-8b&batch=1&seq=2048&gpu=h100-80gb&lang={lang}"
         );
+        let estimate = memory::estimate(&query::parse(&q).config);
+        let read = measured::parse(pasted, None).expect("the text reads");
+        let comparison = measured::compare(&estimate, &read[0]);
         let (host, _app) = mount_with(&q);
         settle().await;
         let details = find(&host, "[data-testid=\"measure\"]");
@@ -757,27 +762,35 @@ async fn a_measured_differences_terms_are_in_the_pages_language() {
         settle().await;
         let area: web_sys::HtmlTextAreaElement =
             find(&host, "[data-testid=\"measure-text\"]").unchecked_into();
-        // Far below the estimate: every term that makes an estimate high.
-        area.set_value("max_memory_allocated: 20 GiB");
+        area.set_value(pasted);
         area.dispatch_event(&web_sys::Event::new("input").expect("an input event"))
             .expect("dispatch");
         settle().await;
         let items = all(&host, "[data-testid=\"measure-result\"] li[data-term]");
-        let mut noted = 0;
-        for item in &items {
-            let name = item.get_attribute("data-term").unwrap_or_default();
-            let info = measured::TERMS
-                .iter()
-                .find(|i| i.term.name() == name)
-                .expect("a term of the core's table");
+        assert_eq!(items.len(), comparison.explanations.len(), "{lang}");
+        let (mut noted, mut sized) = (0, 0);
+        for (item, x) in items.iter().zip(&comparison.explanations) {
+            let name = x.info.term.name();
+            assert_eq!(item.get_attribute("data-term").as_deref(), Some(name));
             let text = item.text_content().unwrap_or_default();
-            assert!(text.contains(info.source), "{lang} {name}: {text}");
-            if !info.note.is_empty() {
+            assert!(text.contains(x.info.source), "{lang} {name}: {text}");
+            if !x.info.note.is_empty() {
                 noted += 1;
-                assert_eq!(text.contains(info.note), english, "{lang} {name}: {text}");
+                assert_eq!(text.contains(x.info.note), english, "{lang} {name}: {text}");
             }
+            if x.range.is_some() {
+                sized += 1;
+            }
+            assert_eq!(
+                text.contains(here),
+                x.range.is_some(),
+                "{lang} {name}: {text}"
+            );
         }
-        assert!(noted > 0, "{lang}: no listed term has a note");
+        assert!(
+            noted > 0 && sized > 0,
+            "{lang}: {noted} noted, {sized} sized"
+        );
     }
 }
 
