@@ -135,10 +135,17 @@ async fn typing_recomputes_and_bad_text_keeps_the_last_good_result() {
 
 #[wasm_bindgen_test]
 async fn a_crash_banner_says_what_happened_and_offers_the_defaults() {
-    batchfit_web::crash::show_banner("index out of bounds <script>x</script>");
     let document = web_sys::window()
         .and_then(|w| w.document())
         .expect("a document");
+    // The banner speaks the page's language; a Spanish page an earlier test
+    // mounted may still have set it.
+    document
+        .document_element()
+        .expect("a root")
+        .set_attribute("lang", "en")
+        .expect("lang");
+    batchfit_web::crash::show_banner("index out of bounds <script>x</script>");
     let banner = document
         .query_selector("[data-testid=crash]")
         .ok()
