@@ -685,6 +685,17 @@ async fn the_validation_range_is_the_cores() {
     assert_eq!(p.text_content().as_deref(), Some(""));
 }
 
+/// Pastes `text` into "Compare with a measurement" as a user does, and lets
+/// the page compare it.
+async fn paste(host: &Element, text: &str) {
+    let area: web_sys::HtmlTextAreaElement =
+        find(host, "[data-testid=\"measure-text\"]").unchecked_into();
+    area.set_value(text);
+    area.dispatch_event(&web_sys::Event::new("input").expect("an input event"))
+        .expect("dispatch");
+    settle().await;
+}
+
 /// "Compare with a measurement": a pasted printout reads as the core reads
 /// it, beside the estimate's reading; bad text names its line.
 #[wasm_bindgen_test]
@@ -694,22 +705,9 @@ async fn a_pasted_measurement_is_compared_with_the_estimate() {
     let estimate = memory::estimate(&query::parse(q).config);
     let (host, _app) = mount_with(q);
     settle().await;
-    let details = find(&host, "[data-testid=\"measure\"]");
-    details.set_attribute("open", "").expect("open");
-    details
-        .dispatch_event(&web_sys::Event::new("toggle").expect("a toggle event"))
-        .expect("dispatch");
-    settle().await;
-    let paste = |text: &'static str| {
-        let area: web_sys::HtmlTextAreaElement =
-            find(&host, "[data-testid=\"measure-text\"]").unchecked_into();
-        area.set_value(text);
-        area.dispatch_event(&web_sys::Event::new("input").expect("an input event"))
-            .expect("dispatch");
-    };
+    open(&host, "[data-testid=\"measure\"]").await;
     let text = include_str!("../../batchfit-core/tests/data/measured/print_gib.txt");
-    paste(text);
-    settle().await;
+    paste(&host, text).await;
     let expected = measured::parse(text, None).expect("the sample reads");
     let shown = all(&host, ".measure-one");
     assert_eq!(shown.len(), expected.len());
@@ -733,8 +731,7 @@ async fn a_pasted_measurement_is_compared_with_the_estimate() {
         .text_content()
         .unwrap_or_default();
     assert!(report.contains("Peak reserved: 44.50 GiB"), "{report}");
-    paste("Peak reserved: 44.5 G");
-    settle().await;
+    paste(&host, "Peak reserved: 44.5 G").await;
     let error = find(&host, "[data-testid=\"measure-error\"]")
         .text_content()
         .unwrap_or_default();
@@ -761,18 +758,8 @@ async fn a_measured_differences_terms_are_in_the_pages_language() {
         let comparison = measured::compare(&estimate, &read[0]);
         let (host, _app) = mount_with(&q);
         settle().await;
-        let details = find(&host, "[data-testid=\"measure\"]");
-        details.set_attribute("open", "").expect("open");
-        details
-            .dispatch_event(&web_sys::Event::new("toggle").expect("a toggle event"))
-            .expect("dispatch");
-        settle().await;
-        let area: web_sys::HtmlTextAreaElement =
-            find(&host, "[data-testid=\"measure-text\"]").unchecked_into();
-        area.set_value(pasted);
-        area.dispatch_event(&web_sys::Event::new("input").expect("an input event"))
-            .expect("dispatch");
-        settle().await;
+        open(&host, "[data-testid=\"measure\"]").await;
+        paste(&host, pasted).await;
         let items = all(&host, "[data-testid=\"measure-result\"] li[data-term]");
         assert_eq!(items.len(), comparison.explanations.len(), "{lang}");
         let (mut noted, mut sized) = (0, 0);
