@@ -158,13 +158,22 @@ pub struct SyntaxError {
 }
 
 impl fmt::Display for SyntaxError {
+    /// Nesting deeper than [`MAX_DEPTH`] is valid JSON, so it is not called
+    /// invalid.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "not valid JSON at byte {}: expected {}",
-            self.offset,
-            self.expected.english()
-        )
+        match self.expected {
+            Expected::LessNesting => write!(
+                f,
+                "nested more than {MAX_DEPTH} levels deep at byte {}, which batchfit does not read",
+                self.offset
+            ),
+            _ => write!(
+                f,
+                "not valid JSON at byte {}: expected {}",
+                self.offset,
+                self.expected.english()
+            ),
+        }
     }
 }
 
@@ -444,7 +453,15 @@ mod tests {
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let deep = "[".repeat(100_000);
-        assert!(parse(&deep).is_err());
+        let error = parse(&deep).expect_err("too deep");
+        assert_eq!(error.expected, Expected::LessNesting);
+        // It is valid JSON that batchfit does not follow, and says so.
+        let said = error.to_string();
+        assert!(
+            said.starts_with("nested more than 64 levels deep at byte"),
+            "{said}"
+        );
+        assert!(!said.contains("not valid"), "{said}");
         let fine = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
         assert!(parse(&fine).is_ok());
     }

@@ -6,7 +6,7 @@
 use batchfit_core::fields::{Problem, Range};
 use batchfit_core::hf::{self, ImportError};
 use batchfit_core::import;
-use batchfit_core::json::{Expected, Kind};
+use batchfit_core::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::measured;
 
 use crate::i18n::{self, Lang};
@@ -92,10 +92,10 @@ fn kind(lang: Lang, kind: Kind) -> &'static str {
     }
 }
 
-/// What the JSON reader expected where the text stopped being JSON: the
-/// structural cases by name, the rest (escapes, number syntax, UTF-8,
-/// nesting) as plain JSON, the byte offset saying where.
-fn expected(lang: Lang, expected: Expected) -> &'static str {
+/// What the JSON reader expected where the text stopped being JSON, where
+/// naming it says more than "JSON" (the structural cases); `None` for the
+/// rest (escapes, number syntax, UTF-8, nesting).
+fn expected(lang: Lang, expected: Expected) -> Option<&'static str> {
     let (en, es) = match expected {
         Expected::Value => ("a value", "un valor"),
         Expected::Key => ("a key in double quotes", "una clave entre comillas dobles"),
@@ -114,27 +114,42 @@ fn expected(lang: Lang, expected: Expected) -> &'static str {
         | Expected::DigitAfterPoint
         | Expected::Exponent
         | Expected::Number
-        | Expected::Literal => ("valid JSON", "JSON válido"),
+        | Expected::Literal => return None,
     };
-    match lang {
+    Some(match lang {
         Lang::En => en,
         Lang::Es => es,
+    })
+}
+
+/// The rest of a sentence whose subject is the pasted text: why the reader
+/// stopped, and where. Nesting deeper than the reader follows is valid JSON,
+/// so it is not called invalid.
+fn not_json(lang: Lang, e: &SyntaxError) -> String {
+    let at = e.offset;
+    if e.expected == Expected::LessNesting {
+        return match lang {
+            Lang::En => format!(
+                "nests more than {MAX_DEPTH} levels deep (at byte {at}), which batchfit does not read; a configuration file nests a few."
+            ),
+            Lang::Es => format!(
+                "anida más de {MAX_DEPTH} niveles (en el byte {at}), y batchfit no lo lee; un archivo de configuración anida unos pocos."
+            ),
+        };
+    }
+    match (lang, expected(lang, e.expected)) {
+        (Lang::En, Some(what)) => format!("is not valid JSON: at byte {at} it expected {what}."),
+        (Lang::Es, Some(what)) => format!("no es JSON válido: en el byte {at} se esperaba {what}."),
+        (Lang::En, None) => format!("is not valid JSON at byte {at}."),
+        (Lang::Es, None) => format!("no es JSON válido en el byte {at}."),
     }
 }
 
 /// Why a pasted config.json was not imported.
 pub fn import_error(lang: Lang, error: &ImportError) -> String {
     match (lang, error) {
-        (Lang::En, ImportError::NotJson(e)) => format!(
-            "This is not valid JSON: at byte {} it expected {}.",
-            e.offset,
-            expected(lang, e.expected)
-        ),
-        (Lang::Es, ImportError::NotJson(e)) => format!(
-            "El texto no es JSON válido: en el byte {} se esperaba {}.",
-            e.offset,
-            expected(lang, e.expected)
-        ),
+        (Lang::En, ImportError::NotJson(e)) => format!("This text {}", not_json(lang, e)),
+        (Lang::Es, ImportError::NotJson(e)) => format!("El texto {}", not_json(lang, e)),
         (Lang::En, ImportError::NotAnObject { found }) => format!(
             "A config.json is an object {{…}}, not {}.",
             kind(lang, *found)
@@ -143,8 +158,8 @@ pub fn import_error(lang: Lang, error: &ImportError) -> String {
             "Un config.json es un objeto {{…}}, no {}.",
             kind(lang, *found)
         ),
-        (Lang::En, ImportError::Missing { key }) => format!("The config has no «{key}»."),
-        (Lang::Es, ImportError::Missing { key }) => format!("Al config le falta «{key}»."),
+        (Lang::En, ImportError::Missing { key }) => format!("The config.json has no «{key}»."),
+        (Lang::Es, ImportError::Missing { key }) => format!("Al config.json le falta «{key}»."),
         (
             Lang::En,
             ImportError::WrongType {
@@ -289,29 +304,36 @@ pub fn measured_error(lang: Lang, error: &measured::Error) -> String {
 pub fn file_error(lang: Lang, rejected: &import::Rejected) -> String {
     use import::FileError as E;
     let es = lang == Lang::Es;
-    let file = match (rejected.source, es) {
-        (import::Source::Deepspeed, false) => "The DeepSpeed config",
-        (import::Source::Deepspeed, true) => "La configuración de DeepSpeed",
-        (import::Source::TrainingArgs, false) => "The TrainingArguments",
-        (import::Source::TrainingArgs, true) => "Los TrainingArguments",
+    // The file as the subject of what is wrong with it as a whole, and as
+    // the place of what is wrong with one of its keys.
+    let (file, within) = match (rejected.source, es) {
+        (import::Source::Deepspeed, false) => ("The DeepSpeed config", "In the DeepSpeed config,"),
+        (import::Source::Deepspeed, true) => (
+            "La configuración de DeepSpeed",
+            "En la configuración de DeepSpeed,",
+        ),
+        (import::Source::TrainingArgs, false) => {
+            ("The TrainingArguments", "In the TrainingArguments,")
+        }
+        (import::Source::TrainingArgs, true) => (
+            "El texto de los TrainingArguments",
+            "En los TrainingArguments,",
+        ),
     };
     let n = |v: u64| i18n::group(lang, u128::from(v));
     let what = match (&rejected.error, es) {
-        (E::NotJson(e), false) => format!(
-            "is not valid JSON: at byte {} it expected {}.",
-            e.offset,
-            expected(lang, e.expected)
-        ),
-        (E::NotJson(e), true) => format!(
-            "no es JSON válido: en el byte {} se esperaba {}.",
-            e.offset,
-            expected(lang, e.expected)
-        ),
+        (E::NotJson(e), _) => return format!("{file} {}", not_json(lang, e)),
         (E::NotAnObject { found }, false) => {
-            format!("must be an object {{…}}, not {}.", kind(lang, *found))
+            return format!(
+                "{file} must be an object {{…}}, not {}.",
+                kind(lang, *found)
+            );
         }
         (E::NotAnObject { found }, true) => {
-            format!("debe ser un objeto {{…}}, no {}.", kind(lang, *found))
+            return format!(
+                "{file} debe ser un objeto {{…}}, no {}.",
+                kind(lang, *found)
+            );
         }
         (
             E::WrongType {
@@ -343,7 +365,7 @@ pub fn file_error(lang: Lang, rejected: &import::Rejected) -> String {
             n(*max)
         ),
         (E::BadValue { key, min, max }, true) => format!(
-            "«{key}» debe ser un número entero de {} a {}.",
+            "«{key}» debe ser un número entero entre {} y {}.",
             n(*min),
             n(*max)
         ),
@@ -414,7 +436,7 @@ pub fn file_error(lang: Lang, rejected: &import::Rejected) -> String {
             "«{key}» es {deepspeed} pero «{trainer_key}» de los TrainingArguments da {trainer}: póngalo en \"auto\" o haga que coincidan."
         ),
     };
-    format!("{file} {what}")
+    format!("{within} {what}")
 }
 
 /// What a read DeepSpeed config or TrainingArguments says that the estimate
@@ -698,6 +720,66 @@ mod tests {
         errors
     }
 
+    fn every_file_error() -> Vec<import::Rejected> {
+        use import::FileError as E;
+        let mut errors: Vec<E> = Expected::ALL
+            .iter()
+            .map(|&expected| {
+                E::NotJson(SyntaxError {
+                    offset: 12,
+                    expected,
+                })
+            })
+            .collect();
+        for found in Kind::ALL {
+            errors.push(E::NotAnObject { found });
+            errors.push(E::WrongType {
+                key: "bf16",
+                expected: Kind::Bool,
+                found,
+            });
+        }
+        errors.extend([
+            E::BadValue {
+                key: "per_device_train_batch_size",
+                min: 1,
+                max: 1_000_000_000,
+            },
+            E::NotAnOption {
+                key: "optim",
+                found: "adamw_weird".to_owned(),
+                allowed: &["adamw_torch", "adafactor"],
+            },
+            E::Contradiction {
+                key: "fp16",
+                with: "bf16",
+            },
+            E::BatchMismatch {
+                train_batch_size: 64,
+                micro_batch: 4,
+                accumulation: 2,
+                gpus: 1,
+            },
+            E::Mismatch {
+                key: "train_micro_batch_size_per_gpu",
+                deepspeed: "4".to_owned(),
+                trainer_key: "per_device_train_batch_size",
+                trainer: "8".to_owned(),
+            },
+        ]);
+        errors
+            .into_iter()
+            .flat_map(|error| {
+                [import::Source::Deepspeed, import::Source::TrainingArgs].map(|source| {
+                    import::Rejected {
+                        source,
+                        error: error.clone(),
+                    }
+                })
+            })
+            .collect()
+    }
+
     /// Every problem and every import error, in both languages: a Spanish
     /// message has no English word outside quotes, and the reverse.
     #[test]
@@ -712,6 +794,7 @@ mod tests {
                 .iter()
                 .map(|p| problem(lang, label, p))
                 .chain(every_import_error().iter().map(|e| import_error(lang, e)))
+                .chain(every_file_error().iter().map(|e| file_error(lang, e)))
                 .collect();
             for message in messages {
                 let words = words(&message, label);

@@ -687,7 +687,7 @@ async fn the_validation_range_is_the_cores() {
 
 /// Pastes `text` into "Compare with a measurement" as a user does, and lets
 /// the page compare it.
-async fn paste(host: &Element, text: &str) {
+async fn paste_measurement(host: &Element, text: &str) {
     let area: web_sys::HtmlTextAreaElement =
         find(host, "[data-testid=\"measure-text\"]").unchecked_into();
     area.set_value(text);
@@ -707,7 +707,7 @@ async fn a_pasted_measurement_is_compared_with_the_estimate() {
     settle().await;
     open(&host, "[data-testid=\"measure\"]").await;
     let text = include_str!("../../batchfit-core/tests/data/measured/print_gib.txt");
-    paste(&host, text).await;
+    paste_measurement(&host, text).await;
     let expected = measured::parse(text, None).expect("the sample reads");
     let shown = all(&host, ".measure-one");
     assert_eq!(shown.len(), expected.len());
@@ -731,7 +731,7 @@ async fn a_pasted_measurement_is_compared_with_the_estimate() {
         .text_content()
         .unwrap_or_default();
     assert!(report.contains("Peak reserved: 44.50 GiB"), "{report}");
-    paste(&host, "Peak reserved: 44.5 G").await;
+    paste_measurement(&host, "Peak reserved: 44.5 G").await;
     let error = find(&host, "[data-testid=\"measure-error\"]")
         .text_content()
         .unwrap_or_default();
@@ -759,7 +759,7 @@ async fn a_measured_differences_terms_are_in_the_pages_language() {
         let (host, _app) = mount_with(&q);
         settle().await;
         open(&host, "[data-testid=\"measure\"]").await;
-        paste(&host, pasted).await;
+        paste_measurement(&host, pasted).await;
         let items = all(&host, "[data-testid=\"measure-result\"] li[data-term]");
         assert_eq!(items.len(), comparison.explanations.len(), "{lang}");
         let (mut noted, mut sized) = (0, 0);
@@ -957,7 +957,7 @@ async fn a_pasted_deepspeed_config_or_training_arguments_sets_the_training_setti
         .text_content()
         .unwrap_or_default();
     assert!(
-        error.starts_with("The DeepSpeed config «train_batch_size» 64"),
+        error.starts_with("In the DeepSpeed config, «train_batch_size» 64"),
         "{error}"
     );
 }
