@@ -24,7 +24,7 @@ impl fmt::Display for Bound {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Self::Whole(n) => f.write_str(&group_thousands(n)),
-            Self::Hundredths(h) => f.write_str(&format_hundredths(h)),
+            Self::Hundredths(h) => f.write_str(&format_hundredths_with(h, group_thousands)),
             Self::Count(n) => f.write_str(&format_count(n)),
         }
     }
@@ -319,11 +319,18 @@ pub fn format_count(count: u64) -> String {
 
 /// "1000" → "10", "1050" → "10.5", "1" → "0.01".
 pub fn format_hundredths(hundredths: u64) -> String {
-    let (whole, frac) = (hundredths / 100, hundredths % 100);
+    format_hundredths_with(hundredths, |whole| whole.to_string())
+}
+
+/// [`format_hundredths`] with the whole part written by `whole`: grouped,
+/// where a message gives a range ("0.01 to 1,000,000").
+pub fn format_hundredths_with(hundredths: u64, whole: impl Fn(u64) -> String) -> String {
+    let (units, frac) = (hundredths / 100, hundredths % 100);
+    let units = whole(units);
     match frac {
-        0 => whole.to_string(),
-        f if f % 10 == 0 => format!("{whole}.{}", f / 10),
-        f => format!("{whole}.{f:02}"),
+        0 => units,
+        f if f % 10 == 0 => format!("{units}.{}", f / 10),
+        f => format!("{units}.{f:02}"),
     }
 }
 
@@ -557,7 +564,7 @@ mod tests {
         let message = BATCH.parse("-1").unwrap_err().to_string();
         assert_eq!(message, "`batch` must be from 1 to 1,000,000");
         let message = K.parse("0").unwrap_err().to_string();
-        assert_eq!(message, "`k` must be from 0.01 to 1000");
+        assert_eq!(message, "`k` must be from 0.01 to 1,000");
         let message = BATCH.parse("abc").unwrap_err().to_string();
         assert_eq!(message, "`batch` must be a number from 1 to 1,000,000");
         let message = BATCH.parse("").unwrap_err().to_string();

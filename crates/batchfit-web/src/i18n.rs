@@ -10,7 +10,7 @@
 //! numbers whole ("2048").
 
 use crate::prelude::{Get, RwSignal};
-use batchfit_core::fields::{Bound, format_count, format_hundredths};
+use batchfit_core::fields::{Bound, format_count, format_hundredths_with};
 use batchfit_core::measured::{Term, TermInfo};
 pub use batchfit_core::query::Lang;
 use batchfit_core::query::Param;
@@ -2127,11 +2127,12 @@ pub fn group(lang: Lang, n: u128) -> String {
 }
 
 /// A field's bound as the language writes it: whole numbers grouped, decimals
-/// with their point, counts with their scale ("1000T").
+/// with their point and their whole part grouped, counts with their scale
+/// ("1000T").
 pub fn bound(lang: Lang, bound: Bound) -> String {
     match bound {
         Bound::Whole(n) => group(lang, u128::from(n)),
-        Bound::Hundredths(h) => format_hundredths(h),
+        Bound::Hundredths(h) => format_hundredths_with(h, |w| group(lang, u128::from(w))),
         Bound::Count(n) => format_count(n),
     }
 }
@@ -2218,6 +2219,12 @@ mod tests {
             "1\u{202F}000\u{202F}000\u{202F}000"
         );
         assert_eq!(bound(Lang::Es, Bound::Hundredths(1)), "0.01");
+        // A decimal bound's whole part is grouped as a whole bound is.
+        assert_eq!(bound(Lang::En, Bound::Hundredths(100_000_000)), "1,000,000");
+        assert_eq!(
+            bound(Lang::Es, Bound::Hundredths(100_000_050)),
+            "1\u{202F}000\u{202F}000.5"
+        );
         assert_eq!(
             bound(Lang::En, Bound::Count(1_000_000_000_000_000)),
             "1000T"

@@ -386,7 +386,7 @@ fn device_problems_are_named() {
     );
     assert_eq!(
         parse("gpu_gb=0").problems[0].to_string(),
-        "`gpu_gb` must be from 0.01 to 1000000"
+        "`gpu_gb` must be from 0.01 to 1,000,000"
     );
 }
 
