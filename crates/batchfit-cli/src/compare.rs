@@ -5,7 +5,7 @@ use batchfit_core::memory::{self, Estimate};
 use batchfit_core::query::{self, Config};
 use serde::Serialize;
 
-use crate::report::{signed_size, size};
+use crate::report::{signed_percent, signed_size, size};
 
 /// A compared quantity: its JSON name, its label, and how to read it.
 type Quantity = (&'static str, &'static str, fn(&Estimate) -> u128);
@@ -170,10 +170,11 @@ pub fn report(a: &Config, b: &Config, json: bool) -> String {
             size(get(&ea), units),
             size(get(&eb), units),
             signed_size(d.bytes, units),
-            d.percent.map_or("-".to_owned(), |p| format!("{p:+.1}%")),
+            tenths_of_percent(get(&ea), get(&eb)).map_or("-".to_owned(), signed_percent),
         ));
     }
     let answer = |e: &Estimate| match (e.fits, e.max_batch) {
+        (Some(_), Some(0)) => "does not fit, not even at batch 1".to_owned(),
         (Some(fits), Some(max)) => format!(
             "{}, largest batch {}",
             if fits { "fits" } else { "does not fit" },

@@ -13,7 +13,7 @@ use batchfit_core::query::{self, Config};
 use batchfit_core::units::Units;
 use serde::Serialize;
 
-use crate::report::{signed_size, size};
+use crate::report::{signed_percent, signed_size, size};
 
 /// The text of `path` (`-`: stdin), refused past the core's limit without
 /// reading all of it.
@@ -143,11 +143,6 @@ fn row(c: &Comparison) -> Row {
     }
 }
 
-fn tenths(t: i128) -> String {
-    let sign = if t < 0 { "−" } else { "+" };
-    format!("{sign}{}.{} %", t.abs() / 10, t.abs() % 10)
-}
-
 fn bytes(b: u128) -> String {
     u64::try_from(b).map_or_else(|_| b.to_string(), group_thousands)
 }
@@ -165,8 +160,10 @@ fn describe(c: &Comparison, units: Units) -> String {
         size(c.predicted, units),
         bytes(c.predicted),
         signed_size(c.error, units),
-        c.error_tenths
-            .map_or(String::new(), |t| format!(" ({} of the run)", tenths(t))),
+        c.error_tenths.map_or(String::new(), |t| format!(
+            " ({} of the run)",
+            signed_percent(t)
+        )),
     );
     if !m.peak {
         out.push_str("  a value at one moment, not the run's peak: at most the peak\n");

@@ -711,6 +711,13 @@ pub fn size(bytes: u128, units: Units) -> String {
 }
 
 /// A difference with its sign: "+1.20 GB", "−512.00 MiB", "0 B".
+/// Tenths of a percent with their sign: "−0.1 %", "+12.5 %".
+pub fn signed_percent(tenths: i128) -> String {
+    let sign = if tenths < 0 { "−" } else { "+" };
+    let a = tenths.unsigned_abs();
+    format!("{sign}{}.{} %", a / 10, a % 10)
+}
+
 pub fn signed_size(bytes: i128, units: Units) -> String {
     let sign = match bytes {
         0 => "",

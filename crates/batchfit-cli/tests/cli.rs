@@ -793,6 +793,32 @@ fn compare_of_a_query_with_itself_differs_in_nothing() {
 }
 
 #[test]
+fn compare_writes_signs_percents_and_answers_as_the_other_commands_do() {
+    let a = "form=transformer&model=llama-3.1-8b&batch=1&seq=2048&gpu=h100-80gb";
+    let b = format!("{a}&recipe=bf16&optimizer=adam8bit");
+    let text = String::from_utf8(batchfit(&["compare", a, &b]).stdout).expect("utf-8");
+    // 16-bit gradients are half of AMP's FP32 ones: the minus sign and the
+    // spaced percent of `measured` and the page.
+    let gradients = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("Gradients"))
+        .expect("a gradients row");
+    assert!(gradients.ends_with(" −50.0 %"), "{gradients}");
+    let largest = json(&["--json", &b])["max_batch"]
+        .as_u64()
+        .expect("a batch");
+    assert!(largest > 0);
+    assert!(
+        text.contains("A: does not fit, not even at batch 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("B: fits, largest batch {largest}")),
+        "{text}"
+    );
+}
+
+#[test]
 fn compare_names_which_query_is_wrong() {
     let out = batchfit(&["compare", SHARDED, "form=transformer&batch=0"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
