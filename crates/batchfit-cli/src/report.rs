@@ -710,7 +710,6 @@ pub fn size(bytes: u128, units: Units) -> String {
     units::format_bytes(bytes, units)
 }
 
-/// A difference with its sign: "+1.20 GB", "−512.00 MiB", "0 B".
 /// Tenths of a percent with their sign: "−0.1 %", "+12.5 %".
 pub fn signed_percent(tenths: i128) -> String {
     let sign = if tenths < 0 { "−" } else { "+" };
@@ -718,6 +717,7 @@ pub fn signed_percent(tenths: i128) -> String {
     format!("{sign}{}.{} %", a / 10, a % 10)
 }
 
+/// A difference with its sign: "+1.20 GB", "−512.00 MiB", "0 B".
 pub fn signed_size(bytes: i128, units: Units) -> String {
     let sign = match bytes {
         0 => "",
