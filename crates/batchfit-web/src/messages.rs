@@ -674,16 +674,16 @@ mod tests {
         ]
     }
 
+    /// One syntax error for each thing the JSON reader can expect.
+    fn every_syntax_error() -> impl Iterator<Item = SyntaxError> {
+        Expected::ALL.iter().map(|&expected| SyntaxError {
+            offset: 12,
+            expected,
+        })
+    }
+
     fn every_import_error() -> Vec<ImportError> {
-        let mut errors: Vec<ImportError> = Expected::ALL
-            .iter()
-            .map(|&expected| {
-                ImportError::NotJson(SyntaxError {
-                    offset: 12,
-                    expected,
-                })
-            })
-            .collect();
+        let mut errors: Vec<ImportError> = every_syntax_error().map(ImportError::NotJson).collect();
         for found in Kind::ALL {
             errors.push(ImportError::NotAnObject { found });
             for expected in Kind::ALL {
@@ -722,15 +722,7 @@ mod tests {
 
     fn every_file_error() -> Vec<import::Rejected> {
         use import::FileError as E;
-        let mut errors: Vec<E> = Expected::ALL
-            .iter()
-            .map(|&expected| {
-                E::NotJson(SyntaxError {
-                    offset: 12,
-                    expected,
-                })
-            })
-            .collect();
+        let mut errors: Vec<E> = every_syntax_error().map(E::NotJson).collect();
         for found in Kind::ALL {
             errors.push(E::NotAnObject { found });
             errors.push(E::WrongType {
