@@ -169,7 +169,13 @@ pub fn costs(lang: Lang, cost: &Cost, units: Units) -> String {
         ));
     }
     if cost.tokens_lost() > 0 {
-        out.push(format!("−{} {}", n(cost.tokens_lost()), w.cost_tokens));
+        // The core counts a step's samples where the form has no sequence.
+        let unit = if before.tokens == 0 {
+            w.cost_samples
+        } else {
+            w.cost_tokens
+        };
+        out.push(format!("−{} {unit}", n(cost.tokens_lost())));
     }
     if after.accumulation > before.accumulation {
         out.push(format!(
@@ -179,4 +185,36 @@ pub fn costs(lang: Lang, cost: &Cost, units: Units) -> String {
         ));
     }
     out.join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Halving the batch loses tokens where the form has a sequence, and
+    /// samples where it has none (the parameters form).
+    #[test]
+    fn a_smaller_step_is_counted_in_what_the_form_has() {
+        for (query, half, lost) in [
+            (
+                "form=parameters&params=7B&batch=8",
+                "form=parameters&params=7B&batch=4",
+                "−4 samples per step",
+            ),
+            (
+                "form=transformer&model=llama-3.1-8b&batch=8&seq=1024",
+                "form=transformer&model=llama-3.1-8b&batch=4&seq=1024",
+                "−4,096 tokens per step",
+            ),
+        ] {
+            let cost = memory::cost(&query::parse(query).config, &query::parse(half).config);
+            let said = costs(Lang::En, &cost, Units::Decimal);
+            assert!(said.contains(lost), "{query}: {said}");
+        }
+        let cost = memory::cost(
+            &query::parse("form=parameters&params=7B&batch=8").config,
+            &query::parse("form=parameters&params=7B&batch=4").config,
+        );
+        assert!(costs(Lang::Es, &cost, Units::Decimal).contains("−4 muestras por paso"));
+    }
 }

@@ -2362,6 +2362,8 @@ pub struct Words {
     pub cost_at: &'static str,
     pub cost_trains: &'static str,
     pub cost_tokens: &'static str,
+    /// The same, in the parameters form, which has no sequence.
+    pub cost_samples: &'static str,
     pub cost_micro_steps: &'static str,
     /// "Compare with a measurement": a pasted reading beside the estimate.
     pub measure_title: &'static str,
@@ -2684,6 +2686,7 @@ static EN: Words = Words {
     cost_at: "at",
     cost_trains: "trains",
     cost_tokens: "tokens per step",
+    cost_samples: "samples per step",
     cost_micro_steps: "micro-steps per optimizer step",
     measure_title: "Compare with a measurement",
     loading: "Loading…",
@@ -2894,6 +2897,7 @@ static ES: Words = Words {
     cost_at: "a",
     cost_trains: "entrena el",
     cost_tokens: "tokens por paso",
+    cost_samples: "muestras por paso",
     cost_micro_steps: "micropasos por paso del optimizador",
     measure_title: "Comparar con una medición",
     loading: "Cargando…",
