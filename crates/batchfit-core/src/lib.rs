@@ -47,6 +47,7 @@ pub mod training_args;
 pub mod transformer;
 pub mod units;
 
+mod arith;
 mod choice;
 mod decimal;
 mod precision;

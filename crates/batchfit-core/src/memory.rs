@@ -13,6 +13,7 @@
 
 use crate::Precision;
 use crate::activations::{self, BATCH, SEQ};
+use crate::arith::div_ceil;
 use crate::choice::choice;
 use crate::parameters;
 use crate::pipeline::{self, Rank, Schedule};
@@ -1119,17 +1120,6 @@ pub(crate) fn with_margin(nvidia_smi: u128, config: &Config) -> u128 {
         nvidia_smi.saturating_mul(10_000 + u128::from(config.margin)),
         10_000,
     )
-}
-
-/// `n / d` rounded up (`d > 0`), in 64-bit arithmetic when both fit, as
-/// byte counts do by far: a 128-bit division is a library call
-/// (`__udivti3`) on every target, and the search for the largest batch
-/// divides at every step (docs/performance-log.md).
-pub(crate) fn div_ceil(n: u128, d: u128) -> u128 {
-    match (u64::try_from(n), u64::try_from(d)) {
-        (Ok(n), Ok(d)) => u128::from(n.div_ceil(d)),
-        _ => n.div_ceil(d),
-    }
 }
 
 /// The estimate for `config`. Pure and total: never fails, panics or overflows

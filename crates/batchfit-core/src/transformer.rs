@@ -7,6 +7,7 @@
 //! attention, gated MLPs, other FFN sizes and 32-bit activations. docs/model.md
 //! derives every formula; each term below names its source.
 
+use crate::arith::div_ceil;
 use crate::choice::choice;
 use crate::fields::{HundredthsField, ParamError, Problem, WholeField};
 use crate::param::Param;
@@ -1921,7 +1922,7 @@ impl TransformerInput {
             return copies;
         }
         let experts = u128::from(arch.experts);
-        let capacity = ceil_div(u128::from(self.capacity_factor) * copies, 100 * experts);
+        let capacity = div_ceil(u128::from(self.capacity_factor) * copies, 100 * experts);
         if self.capacity_pad {
             experts * capacity
         } else {
@@ -2135,10 +2136,6 @@ impl ModelStates {
     }
 }
 
-fn ceil_div(n: u128, d: u128) -> u128 {
-    crate::memory::div_ceil(n, d.max(1))
-}
-
 /// Model states per GPU for a model of `count` parameters.
 ///
 /// Expert parallelism (`ep`) places each routed expert on one of `ep` ranks
@@ -2214,11 +2211,11 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         if stage >= sharded_from {
             bytes
         } else {
-            ceil_div(bytes, ep * etp)
+            div_ceil(bytes, ep * etp)
         }
     };
     let step = input.effective_step();
-    let one_at_a_time = |a: u128, b: u128| a.max(ceil_div(b, etp));
+    let one_at_a_time = |a: u128, b: u128| a.max(div_ceil(b, etp));
     let gradients = match step {
         Step::InBackward => one_at_a_time(shared.gradients, experts.gradients),
         Step::Fused | Step::Foreach | Step::ForLoop => {
@@ -2231,7 +2228,7 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
         }
         Step::Fused | Step::Foreach => shared.optimizer_step + local(experts.optimizer_step, 1),
     };
-    let per_rank = per_rank(&rest, input) + ceil_div(per_rank(&all_experts, &view), ep * etp);
+    let per_rank = per_rank(&rest, input) + div_ceil(per_rank(&all_experts, &view), ep * etp);
     let states = ModelStates {
         weights: shared.weights + local(experts.weights, 3),
         gradients,
@@ -2247,7 +2244,7 @@ pub fn model_states(count: &ParameterCount, input: &TransformerInput) -> ModelSt
 /// splits every matrix (and its bias) over t ranks (Shoeybi et al. 2019, §3);
 /// norms are replicated.
 fn per_rank(count: &ParameterCount, input: &TransformerInput) -> u128 {
-    count.norms + ceil_div(count.total - count.norms, u128::from(input.tp))
+    count.norms + div_ceil(count.total - count.norms, u128::from(input.tp))
 }
 
 /// The parameters of the trainable copies of the token embedding and the
@@ -2341,7 +2338,7 @@ fn trained_states(
 ) -> ModelStates {
     let t = u128::from(input.tp);
     let per_rank = per_rank(count, input);
-    let linear = ceil_div(count.linear, t);
+    let linear = div_ceil(count.linear, t);
     let rest = per_rank - linear.min(per_rank);
     let training = input.mode == Mode::Train;
 
@@ -2350,22 +2347,22 @@ fn trained_states(
         match input.quant {
             Quant::None => per_rank * compute_bytes,
             // LLM.int8 (Dettmers et al. 2022, §3): int8 weights + one FP32 absmax per row.
-            Quant::Int8 => linear + 4 * ceil_div(count.linear_rows, t) + rest * compute_bytes,
+            Quant::Int8 => linear + 4 * div_ceil(count.linear_rows, t) + rest * compute_bytes,
             // GPTQ/AWQ layout: 4-bit weights; per 128 weights an FP16 scale (16 bits)
             // and a packed 4-bit zero point: 4 + 20/128 bits per weight.
             Quant::Int4 => {
-                ceil_div(4 * linear + 20 * ceil_div(linear, 128), 8) + rest * compute_bytes
+                div_ceil(4 * linear + 20 * div_ceil(linear, 128), 8) + rest * compute_bytes
             }
         }
     } else if input.quantized() {
         // A QLoRA base (`quantized` in training means exactly that).
-        let blocks = ceil_div(linear, 64);
+        let blocks = div_ceil(linear, 64);
         let packed = match input.base_quant {
-            BaseQuant::Int8 => linear + 4 * ceil_div(count.linear_rows, t),
+            BaseQuant::Int8 => linear + 4 * div_ceil(count.linear_rows, t),
             // One absmax per 64 weights: FP32, or 8 bits plus one FP32 scale
             // per 256 absmaxes when double-quantized.
-            _ if input.double_quant => ceil_div(linear, 2) + blocks + 4 * ceil_div(blocks, 256),
-            BaseQuant::None | BaseQuant::Nf4 | BaseQuant::Fp4 => ceil_div(linear, 2) + 4 * blocks,
+            _ if input.double_quant => div_ceil(linear, 2) + blocks + 4 * div_ceil(blocks, 256),
+            BaseQuant::None | BaseQuant::Nf4 | BaseQuant::Fp4 => div_ceil(linear, 2) + 4 * blocks,
         };
         packed + rest * compute_bytes
     } else if training && input.recipe == Recipe::Fsdp {
@@ -2396,8 +2393,8 @@ fn trained_states(
     } else {
         (
             per_rank,
-            ceil_div(count.largest, t),
-            ceil_div(count.factored, t),
+            div_ceil(count.largest, t),
+            div_ceil(count.factored, t),
         )
     };
     let weights = base + 4 * adapters.parameters;
@@ -2434,7 +2431,7 @@ fn trained_states(
         // Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", §2:
         // two 1-byte moments and one FP32 absmax per block of 2048 for each.
         Optimizer::Adam8bit | Optimizer::PagedAdamW8bit => {
-            2 * trainable + 2 * 4 * ceil_div(trainable, 2048)
+            2 * trainable + 2 * 4 * div_ceil(trainable, 2048)
         }
         // bitsandbytes/optim/optimizer.py `Optimizer2State.init_state`: with
         // `optim_bits=32` both moments are `torch.float32` buffers, whatever
@@ -2484,7 +2481,7 @@ fn trained_states(
         } else {
             1
         };
-        (0, 0, ceil_div(master + state + 4 * trainable, n))
+        (0, 0, div_ceil(master + state + 4 * trainable, n))
     } else {
         (master + state, optimizer_step, 0)
     };
@@ -2555,7 +2552,7 @@ fn offloaded(
         optimizer_states: 0,
         optimizer_step: 0,
         buffers: 0,
-        cpu: ceil_div(held, n),
+        cpu: div_ceil(held, n),
     }
 }
 
@@ -2748,22 +2745,22 @@ impl Adapters {
         let arch = &input.arch;
         let (t, et) = (u128::from(input.tp), u128::from(input.expert_tp()));
         let dense = if arch.dense_layers() > 0 {
-            ceil_div(blocks.attention.parameters + blocks.dense.parameters, t)
+            div_ceil(blocks.attention.parameters + blocks.dense.parameters, t)
         } else {
             0
         };
         let moe = if arch.moe_layers() > 0 {
-            ceil_div(blocks.attention.parameters + blocks.moe.parameters, t)
-                + ceil_div(u128::from(arch.experts) * blocks.expert.parameters, et)
+            div_ceil(blocks.attention.parameters + blocks.moe.parameters, t)
+                + div_ceil(u128::from(arch.experts) * blocks.expert.parameters, et)
         } else {
             0
         };
         Self {
             total: shared.total + routed.total,
-            parameters: shared.parameters + ceil_div(routed.parameters, et),
-            largest: shared.largest.max(ceil_div(routed.largest, et)),
-            factored: shared.factored + ceil_div(routed.factored, et),
-            dora_working: shared.dora_working.max(ceil_div(routed.dora_working, et)),
+            parameters: shared.parameters + div_ceil(routed.parameters, et),
+            largest: shared.largest.max(div_ceil(routed.largest, et)),
+            factored: shared.factored + div_ceil(routed.factored, et),
+            dora_working: shared.dora_working.max(div_ceil(routed.dora_working, et)),
             layer: dense.max(moe),
         }
     }
@@ -2797,11 +2794,11 @@ impl Adapters {
             let total = sum(|b| b.parameters);
             Self {
                 total,
-                parameters: ceil_div(total, t),
-                largest: ceil_div(most(|b| b.largest), t),
-                factored: ceil_div(sum(|b| b.factored), t),
-                dora_working: ceil_div(most(|b| b.dora_working), t),
-                layer: ceil_div(most(|b| b.parameters), t),
+                parameters: div_ceil(total, t),
+                largest: div_ceil(most(|b| b.largest), t),
+                factored: div_ceil(sum(|b| b.factored), t),
+                dora_working: div_ceil(most(|b| b.dora_working), t),
+                layer: div_ceil(most(|b| b.parameters), t),
             }
         };
         let none = BlockAdapters::default();
@@ -2834,8 +2831,8 @@ pub fn fp8_weight_copies(count: &ParameterCount, input: &TransformerInput) -> u1
     let q = u128::from(arch.heads) * u128::from(arch.head_size());
     match input.fp8 {
         Fp8::None => 0,
-        Fp8::Te => 2 * ceil_div(count.linear, t),
-        Fp8::Torchao => ceil_div((h * f).max(h * q), t),
+        Fp8::Te => 2 * div_ceil(count.linear, t),
+        Fp8::Torchao => div_ceil((h * f).max(h * q), t),
     }
 }
 
@@ -2923,12 +2920,12 @@ pub fn loss_weight_copies(input: &TransformerInput) -> Option<u128> {
         let mut expert = Counted::default();
         expert.mlp(arch, u128::from(arch.expert_width()));
         let mut ffn = moe_common(arch);
-        ffn.add(expert.times(ceil_div(u128::from(arch.experts), u128::from(input.ep))));
+        ffn.add(expert.times(div_ceil(u128::from(arch.experts), u128::from(input.ep))));
         cast(ffn)
     } else {
         0
     };
-    Some(input.activation_bytes() * ceil_div(outside + dense.max(moe), u128::from(input.tp)))
+    Some(input.activation_bytes() * div_ceil(outside + dense.max(moe), u128::from(input.tp)))
 }
 
 /// Transformer Engine's delayed-scaling state (`fp8=te`), held through the
@@ -2967,13 +2964,13 @@ pub fn dequantized_weight(count: &ParameterCount, input: &TransformerInput) -> u
     }
     let t = u128::from(input.tp);
     let (weight, rows) = (
-        ceil_div(count.largest_linear, t),
-        ceil_div(count.largest_linear_rows, t),
+        div_ceil(count.largest_linear, t),
+        div_ceil(count.largest_linear_rows, t),
     );
     let copy = input.activation_bytes() * weight;
     match input.base_quant {
         BaseQuant::None => 0,
-        BaseQuant::Nf4 | BaseQuant::Fp4 if input.double_quant => copy + 4 * ceil_div(weight, 64),
+        BaseQuant::Nf4 | BaseQuant::Fp4 if input.double_quant => copy + 4 * div_ceil(weight, 64),
         BaseQuant::Nf4 | BaseQuant::Fp4 => copy,
         BaseQuant::Int8 => copy + 4 * rows,
     }
@@ -3036,7 +3033,7 @@ fn gathered_parameters(count: &ParameterCount, input: &TransformerInput, per_ran
 fn fsdp1_in_flight(input: &TransformerInput, layer: u128) -> u128 {
     let mut none = input.arch;
     none.layers = 0;
-    let root = ceil_div(parameter_count(&none).total, u128::from(input.tp));
+    let root = div_ceil(parameter_count(&none).total, u128::from(input.tp));
     let parameters = root + layer + u128::from(input.prefetch) * layer;
     let gradients = root + layer;
     2 * (parameters + gradients)
@@ -3091,7 +3088,7 @@ fn zero3_runtime(
     } else {
         0
     };
-    let whole_extra = (persistent - ceil_div(persistent, n).min(persistent)) * bytes;
+    let whole_extra = (persistent - div_ceil(persistent, n).min(persistent)) * bytes;
     let (layer, computing) = units_in_flight(count, input);
     let available = u128::from(input.ds_live).saturating_sub(computing);
     let prefetched = u128::from(input.ds_prefetch)
@@ -3103,7 +3100,7 @@ fn zero3_runtime(
     } else {
         per_rank(count, input)
     };
-    let sub_group = ceil_div(trainable, n).min(DS_SUB_GROUP);
+    let sub_group = div_ceil(trainable, n).min(DS_SUB_GROUP);
     // The flattened copy in the model's dtype, and its FP32 conversion
     // (`.to` returns the same tensor when the model already trains in FP32).
     let fp32_copy = if bytes == 4 { 0 } else { 4 };
@@ -3128,11 +3125,11 @@ fn units_in_flight(count: &ParameterCount, input: &TransformerInput) -> (u128, u
     none.layers = 0;
     let one = parameter_count(&one);
     let routed = one.routed.total;
-    let layer = ceil_div(
-        one.total - parameter_count(&none).total - routed + ceil_div(routed, u128::from(input.ep)),
+    let layer = div_ceil(
+        one.total - parameter_count(&none).total - routed + div_ceil(routed, u128::from(input.ep)),
         t,
     );
-    (layer, layer.max(ceil_div(count.largest, t)))
+    (layer, layer.max(div_ceil(count.largest, t)))
 }
 
 /// ZeRO (Rajbhandari et al. 2020, §5.1–5.3): stage 1 partitions the optimizer
@@ -3143,7 +3140,7 @@ fn shard(states: ModelStates, input: &TransformerInput) -> ModelStates {
     let stage = input.zero_stage();
     let split = |bytes: u128, from: u8| {
         if stage >= from {
-            ceil_div(bytes, n)
+            div_ceil(bytes, n)
         } else {
             bytes
         }
@@ -3181,14 +3178,14 @@ impl LayerActivations {
     fn per_rank(&self, input: &TransformerInput, scores: bool) -> u128 {
         let t = u128::from(input.tp);
         let replicated = if input.sp {
-            ceil_div(self.replicated, t)
+            div_ceil(self.replicated, t)
         } else {
             self.replicated
         };
         let scores = if scores { self.scores } else { 0 };
         replicated
-            + ceil_div(self.split + scores, t)
-            + ceil_div(self.experts, u128::from(input.expert_tp()))
+            + div_ceil(self.split + scores, t)
+            + div_ceil(self.experts, u128::from(input.expert_tp()))
     }
 }
 
@@ -3219,9 +3216,9 @@ fn fused_chunk_tokens(tokens: u128, vocab: u128) -> u128 {
     let chunks = if fp32 <= FUSED_CHUNK_TARGET {
         1
     } else {
-        4 * ceil_div(fp32, 4 * FUSED_CHUNK_TARGET)
+        4 * div_ceil(fp32, 4 * FUSED_CHUNK_TARGET)
     };
-    ceil_div(tokens, chunks)
+    div_ceil(tokens, chunks)
 }
 
 /// Bytes per unit a norm saves for the backward pass, besides its output (the
@@ -3581,7 +3578,7 @@ fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
 fn residual_gradient(input: &TransformerInput) -> u128 {
     let bytes = u128::from(input.tokens()) * input.residual_bytes() * u128::from(input.arch.hidden);
     if input.sp {
-        ceil_div(bytes, u128::from(input.tp))
+        div_ceil(bytes, u128::from(input.tp))
     } else {
         bytes
     }
@@ -3698,7 +3695,7 @@ fn gradients_beside_layers(input: &TransformerInput) -> [u128; 2] {
             head: true,
         },
     );
-    let above = above.norms + ceil_div(above.total - above.norms, t);
+    let above = above.norms + div_ceil(above.total - above.norms, t);
     // The norms whose backward runs before the FFN activation's and before
     // the attention core's.
     let (norms_ffn, norms_attention) = match (arch.kind, arch.block) {
@@ -3720,7 +3717,7 @@ fn gradients_beside_layers(input: &TransformerInput) -> [u128; 2] {
         Ffn::Dense => {
             let mut mlp = Counted::default();
             mlp.mlp(arch, u128::from(arch.ffn));
-            (ceil_div(down(arch.ffn), t), ceil_div(mlp.total, t))
+            (div_ceil(down(arch.ffn), t), div_ceil(mlp.total, t))
         }
         Ffn::Moe => {
             let mut expert = Counted::default();
@@ -3728,17 +3725,17 @@ fn gradients_beside_layers(input: &TransformerInput) -> [u128; 2] {
             let local = u128::from(arch.experts).div_ceil(u128::from(input.ep.max(1)));
             let etp = u128::from(input.expert_tp());
             let shared = if arch.shared_width() > 0 {
-                ceil_div(down(arch.shared_width()), t)
+                div_ceil(down(arch.shared_width()), t)
             } else {
                 0
             };
             (
-                ceil_div(local * down(arch.expert_width()), etp) + shared,
-                ceil_div(local * expert.total, etp) + ceil_div(moe_common(arch).total, t),
+                div_ceil(local * down(arch.expert_width()), etp) + shared,
+                div_ceil(local * expert.total, etp) + div_ceil(moe_common(arch).total, t),
             )
         }
     };
-    let output = ceil_div(arch.attention_widths().output * h + bias(h), t);
+    let output = div_ceil(arch.attention_widths().output * h + bias(h), t);
     let g = gradient_bytes(input);
     [
         g * (above + ffn_down + norms_ffn * norm),
@@ -3847,7 +3844,7 @@ pub fn unfused_gradients(input: &TransformerInput, ends: Ends) -> Option<Unfused
     let arch = &input.arch;
     let e = input.activation_bytes();
     let head = if ends.head && arch.kind == Kind::Decoder {
-        e * ceil_div(
+        e * div_ceil(
             u128::from(arch.vocab) * u128::from(arch.hidden),
             u128::from(input.tp),
         )
@@ -3893,7 +3890,7 @@ pub fn head_backward(input: &TransformerInput, saved: &Saved) -> u128 {
         (Kind::Decoder, Loss::Full | Loss::VocabParallel) => {
             let logits =
                 input.activation_bytes() * u128::from(input.tokens()) * u128::from(arch.vocab);
-            output_layer_inputs(input) + ceil_div(logits, u128::from(input.tp))
+            output_layer_inputs(input) + div_ceil(logits, u128::from(input.tp))
         }
         _ => saved.above,
     }
@@ -3998,7 +3995,7 @@ pub fn kept_outputs(input: &TransformerInput, ends: Ends) -> u128 {
     {
         return 0;
     }
-    ceil_div(
+    div_ceil(
         bytes * u128::from(input.tokens()) * u128::from(input.arch.vocab),
         u128::from(input.tp.max(1)),
     )
@@ -4061,7 +4058,7 @@ fn megatron_linears(input: &TransformerInput, ends: Ends) -> MegatronLinears {
     let arch = &input.arch;
     let h = u128::from(arch.hidden);
     let t = u128::from(input.tp.max(1));
-    let split = |rows: u128| ceil_div(rows, t);
+    let split = |rows: u128| div_ceil(rows, t);
     let widths = arch.attention_widths();
     let mut maps = MegatronLinears::default();
     if arch.layers > 0 {
@@ -4084,7 +4081,7 @@ fn megatron_linears(input: &TransformerInput, ends: Ends) -> MegatronLinears {
     // `linear_fc1` (gate and up as one where gated) and `linear_fc2`, over
     // `ranks`, `at_once` of each.
     let mlp = |maps: &mut MegatronLinears, width: u64, ranks: u128, at_once: u128| {
-        let f = ceil_div(u128::from(width), ranks);
+        let f = div_ceil(u128::from(width), ranks);
         let into = match arch.mlp {
             Mlp::Gelu | Mlp::GeluNew => 1,
             Mlp::Swiglu => 2,
@@ -4149,7 +4146,7 @@ pub fn embedding_backward(input: &TransformerInput) -> (u128, u128) {
     let arch = &input.arch;
     let tied = if arch.tied && arch.kind == Kind::Decoder {
         let matrix = u128::from(arch.vocab) * u128::from(arch.hidden);
-        gradient_bytes(input) * ceil_div(matrix, u128::from(input.tp))
+        gradient_bytes(input) * div_ceil(matrix, u128::from(input.tp))
     } else {
         0
     };
@@ -4167,12 +4164,12 @@ fn working_sets(input: &TransformerInput, ffn: Ffn) -> (u128, u128) {
     let widths = arch.attention_widths();
     let unit = ffn_backward_bytes(input, e);
     let mlp = match ffn {
-        Ffn::Dense => ceil_div(s * unit * u128::from(arch.ffn), t),
-        Ffn::Moe => ceil_div(
+        Ffn::Dense => div_ceil(s * unit * u128::from(arch.ffn), t),
+        Ffn::Moe => div_ceil(
             input.routed_copies() * unit * u128::from(arch.expert_width()),
             u128::from(input.expert_tp()),
         )
-        .max(ceil_div(s * unit * u128::from(arch.shared_width()), t)),
+        .max(div_ceil(s * unit * u128::from(arch.shared_width()), t)),
     };
     let attention = match input.kernel() {
         Attention::Eager => {
@@ -4181,9 +4178,9 @@ fn working_sets(input: &TransformerInput, ffn: Ffn) -> (u128, u128) {
             } else {
                 e
             };
-            ceil_div(2 * softmax * a * s * s, t)
+            div_ceil(2 * softmax * a * s * s, t)
         }
-        Attention::Flash => ceil_div(s * e * (widths.output + widths.q + widths.k + widths.v), t),
+        Attention::Flash => div_ceil(s * e * (widths.output + widths.q + widths.k + widths.v), t),
     };
     (mlp, attention)
 }
@@ -4378,11 +4375,11 @@ fn op_saved(input: &TransformerInput) -> u128 {
     let input_bytes = s * input.residual_bytes() * h;
     let replicated = input_bytes + s * e * replicated;
     let replicated = if input.sp {
-        ceil_div(replicated, t)
+        div_ceil(replicated, t)
     } else {
         replicated
     };
-    replicated + ceil_div(s * e * split + attention, t)
+    replicated + div_ceil(s * e * split + attention, t)
 }
 
 /// What one block's LoRA branches save for the backward pass, per sample
@@ -4764,10 +4761,10 @@ fn context_buffers(input: &TransformerInput) -> (u128, u128) {
     match input.cp_kind {
         CpKind::Ring => {
             let kv = local * (widths.k + widths.v);
-            (ceil_div(4 * kv, t), ceil_div(u128::from(input.cp) * kv, t))
+            (div_ceil(4 * kv, t), div_ceil(u128::from(input.cp) * kv, t))
         }
         CpKind::Ulysses => {
-            let qkv = ceil_div(local * (widths.q + widths.k + widths.v), t);
+            let qkv = div_ceil(local * (widths.q + widths.k + widths.v), t);
             (qkv, qkv)
         }
     }
@@ -4787,7 +4784,7 @@ fn output_layer_inputs(input: &TransformerInput) -> u128 {
     let bytes = u128::from(input.tokens())
         * (norm_saved_bytes(input) + head_input)
         * u128::from(input.arch.hidden);
-    if input.sp { ceil_div(bytes, t) } else { bytes }
+    if input.sp { div_ceil(bytes, t) } else { bytes }
 }
 
 /// [`Saved`] for `input`.
@@ -4803,7 +4800,7 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
     let r = input.residual_bytes();
     let norm = norm_saved_bytes(input);
     let h = u128::from(arch.hidden);
-    let sp_split = |bytes: u128| if input.sp { ceil_div(bytes, t) } else { bytes };
+    let sp_split = |bytes: u128| if input.sp { div_ceil(bytes, t) } else { bytes };
 
     // Per layer, by recomputation.
     let per_layer = |layer: &LayerActivations, ffn: Ffn| match input.recompute {
@@ -4906,11 +4903,11 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
                 // above (2l), or, once the log-softmax's backward is done, the
                 // logits' gradient and its cast to the 16-bit compute dtype (l + e).
                 (Loss::Chunked, false) => (
-                    l * s * v + ceil_div((backward_start - l).max(l + e) * s * v, CHUNKS),
+                    l * s * v + div_ceil((backward_start - l).max(l + e) * s * v, CHUNKS),
                     l * s * v,
                 ),
                 (Loss::Full, true) => (2 * l * s * v, l * s * v),
-                (Loss::Chunked, true) => (e * s * v + ceil_div(e * s * v, CHUNKS), e * s * v),
+                (Loss::Chunked, true) => (e * s * v + div_ceil(e * s * v, CHUNKS), e * s * v),
                 // unsloth-zoo `UnslothFusedLoss.forward`: `grad_inputs =
                 // torch.empty_like(hidden_states)` (e·sh) holds every
                 // chunk's input gradient from the forward pass to the head's
@@ -4942,8 +4939,8 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
             // A micro-batch whose backward pass has not begun keeps what its
             // forward pass saved: the log-softmax output (l·sv; compiled,
             // the logits the loss read) and the soft-capping's tanh.
-            let saved = inputs + ceil_div(softcap + kept, t);
-            let above = inputs + ceil_div(logits, t);
+            let saved = inputs + div_ceil(softcap + kept, t);
+            let above = inputs + div_ceil(logits, t);
             // The loss's forward: the head's 16-bit logits, their FP32 copy
             // and the log-softmax (e + 2l bytes, at most 3l). Only where the
             // end of the forward pass is a moment ([`loss_weight_copies`],
@@ -4954,7 +4951,7 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
                 || input.zero_grad_after_forward();
             let forward = match (input.loss, input.compiled()) {
                 (Loss::Full, false) if forward_moment => {
-                    inputs + ceil_div(softcap + (e + 2 * l) * s * v, t)
+                    inputs + div_ceil(softcap + (e + 2 * l) * s * v, t)
                 }
                 _ => above,
             };
@@ -5140,10 +5137,10 @@ fn prefill_activations(input: &TransformerInput) -> u128 {
     let mlp = dense.max(moe);
     // Generation needs the logits of the last position only, in FP32.
     let logits = match arch.kind {
-        Kind::Decoder => ceil_div(4 * u128::from(arch.vocab), t),
+        Kind::Decoder => div_ceil(4 * u128::from(arch.vocab), t),
         Kind::Encoder | Kind::Vision => 0,
     };
-    stream + ceil_div(attention.max(mlp), t) + logits
+    stream + div_ceil(attention.max(mlp), t) + logits
 }
 
 /// Tokens the quantized cache of [`KvDtype::Int4`] keeps in the compute dtype
@@ -5158,7 +5155,7 @@ fn kv_shape(input: &TransformerInput) -> (u128, u128) {
     // value_states, …)` after kv_b_proj); tensor parallelism splits the
     // heads over the ranks.
     let widths = input.arch.attention_widths();
-    let per_token = ceil_div(widths.k + widths.v, u128::from(input.tp));
+    let per_token = div_ceil(widths.k + widths.v, u128::from(input.tp));
     let tokens = u128::from(input.seq) + u128::from(input.generated);
     (per_token, tokens)
 }
@@ -5206,14 +5203,14 @@ pub fn kv_cache_per_sample(input: &TransformerInput) -> u128 {
             } else {
                 arch.kv_heads
             };
-            let scales = ceil_div(2 * u128::from(heads), u128::from(input.tp));
+            let scales = div_ceil(2 * u128::from(heads), u128::from(input.tp));
             layers * tokens * (per_token + 2 * scales)
         }
         KvDtype::Int4 => {
             let recent = KV_RESIDUAL.min(u128::from(input.generated));
             let quantized = layers * per_token * (tokens - recent);
             // 4 bits each, and a 16-bit scale and zero point per 64.
-            ceil_div(quantized, 2) + 4 * ceil_div(quantized, 64) + layers * per_token * recent * e
+            div_ceil(quantized, 2) + 4 * div_ceil(quantized, 64) + layers * per_token * recent * e
         }
     }
 }
