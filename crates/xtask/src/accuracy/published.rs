@@ -13,6 +13,7 @@ use super::rows::{
 };
 use super::stats::{Headline, Summary, group_by, headline, median, percent_error, summarize};
 use super::{Evaluated, escape, sample};
+use crate::confidence::Sample;
 
 struct Compared {
     id: String,
@@ -97,6 +98,29 @@ fn short_commit(commit: &str) -> &str {
 /// The Markdown report for the measurements in `csv` and their pre-registered
 /// predictions in `preregistered_csv`, with the rows' validation samples.
 pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String> {
+    let Comparison {
+        compared,
+        skipped,
+        samples,
+    } = compare_rows(csv, preregistered_csv)?;
+    Ok(Evaluated {
+        text: write_published(&compared, &skipped),
+        samples,
+    })
+}
+
+/// The published rows batchfit states, compared with it, those it cannot, and
+/// the validation samples of the compared ones.
+struct Comparison {
+    compared: Vec<Compared>,
+    skipped: Vec<Skipped>,
+    samples: Vec<Sample>,
+}
+
+/// Each measurement in `csv` compared with batchfit: through its
+/// pre-registered query in `preregistered_csv` where it has one, else through
+/// the query its columns give.
+fn compare_rows(csv: &str, preregistered_csv: &str) -> Result<Comparison, String> {
     let records = read_csv(csv)?;
     let (header, rows) = records.split_first().ok_or("the CSV is empty")?;
     let preregistered = read_preregistered(preregistered_csv)?;
@@ -233,7 +257,17 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
             }
         }
     }
+    Ok(Comparison {
+        compared,
+        skipped,
+        samples,
+    })
+}
 
+/// The Markdown report of `compared` and `skipped`: the headline, the errors
+/// by source and by source and stack, every row, the pre-registered
+/// predictions, the rows not comparable and the model's known gaps.
+fn write_published(compared: &[Compared], skipped: &[Skipped]) -> String {
     // Per source (the headline's unit) and per source and stack.
     let mut sources: Vec<String> = Vec::new();
     for s in compared
@@ -259,7 +293,7 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
         group_by(
             compared
                 .iter()
-                .filter(|c| is_preregistered(&c.source, &compared, &skipped) == preregistered)
+                .filter(|c| is_preregistered(&c.source, compared, skipped) == preregistered)
                 .filter_map(|c| {
                     let error = match errors {
                         Errors::AtRegistration => c.error_before()?,
@@ -302,7 +336,7 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
     };
     let registered = sources
         .iter()
-        .filter(|s| is_preregistered(s, &compared, &skipped))
+        .filter(|s| is_preregistered(s, compared, skipped))
         .count();
     let unstated = compared
         .iter()
@@ -494,7 +528,7 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
                 unique.push(s);
             }
         }
-        let pre = is_preregistered(source, &compared, &skipped);
+        let pre = is_preregistered(source, compared, skipped);
         let kind = if pre {
             let at: Vec<&str> = rows
                 .iter()
@@ -647,7 +681,7 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
         "| id | model | metric | measured | batchfit | error | profile | with profile | error | query |"
     );
     let _ = writeln!(w, "|---|---|---|---:|---:|---:|---|---:|---:|---|");
-    for c in &compared {
+    for c in compared {
         let context = match c.reading {
             Reading::Allocated | Reading::Reserved => String::new(),
             Reading::AllocatedPlusOverhead => " (allocated + overhead)".to_owned(),
@@ -736,7 +770,7 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
     }
     if !skipped.is_empty() {
         let _ = writeln!(w, "\n## Not comparable\n");
-        for s in &skipped {
+        for s in skipped {
             let marker = if s.preregistered.is_some() {
                 " (pre-registered)"
             } else {
@@ -755,7 +789,7 @@ pub fn evaluate(csv: &str, preregistered_csv: &str) -> Result<Evaluated, String>
     for note in NOTES {
         let _ = writeln!(w, "- {note}");
     }
-    Ok(Evaluated { text: out, samples })
+    out
 }
 
 /// "18 of 22" rows of a source compared, with how many a change to the model
