@@ -87,8 +87,9 @@ pub struct Estimate {
     pub weights: u128,
     /// The gradients, and under `grad_accum_fusion=0` the largest of the
     /// 16-bit weight gradients that exist beside them one at a time
-    /// ([`transformer::unfused_gradients`]), or under the fusion Transformer
-    /// Engine's cached dummy weight gradients ([`transformer::dummy_wgrads`]).
+    /// ([`transformer::unfused_gradients`](crate::transformer::unfused_gradients)),
+    /// or under the fusion Transformer Engine's cached dummy weight gradients
+    /// ([`transformer::dummy_wgrads`](crate::transformer::dummy_wgrads)).
     pub gradients: u128,
     /// Optimizer state, including FP32 master weights when the recipe keeps them.
     pub optimizer_states: u128,
@@ -104,7 +105,7 @@ pub struct Estimate {
     pub activations_per_sample: u128,
     /// The model's output (a decoder's logits) a loop that keeps it holds
     /// at every moment of the step (`outputs=kept`,
-    /// [`transformer::kept_outputs`]): part of `activations`, and at the
+    /// [`transformer::kept_outputs`](crate::transformer::kept_outputs)): part of `activations`, and at the
     /// gradients' moment the whole of `at_peak.activations`.
     pub kept_outputs: u128,
     /// The peak of allocated bytes; equal to `peak_allocated`.
@@ -136,7 +137,7 @@ pub struct Estimate {
     /// The optimizer state counted on the GPU is a paged optimizer's
     /// (`optimizer=paged_adamw_8bit`, `paged_adamw`), in CUDA unified memory
     /// that may spill to CPU under pressure: the readings count all of it on
-    /// the GPU, none of it less ([`transformer::Optimizer::paged`]).
+    /// the GPU, none of it less ([`transformer::Optimizer::paged`](crate::transformer::Optimizer::paged)).
     pub optimizer_may_spill: bool,
 }
 
@@ -172,7 +173,7 @@ impl Estimate {
 ///
 /// A part can also be larger than the term's own size: at the end of the
 /// backward pass a tied embedding's backward holds a second gradient of the
-/// shared matrix beside every gradient ([`transformer::embedding_backward`]).
+/// shared matrix beside every gradient ([`transformer::embedding_backward`](crate::transformer::embedding_backward)).
 ///
 /// Then `peak_allocated + allocator cache + overhead + margin = required`:
 /// the page's bar, the CLI's `at_peak` and every sweep row are this sum.

@@ -910,13 +910,13 @@ pub struct Stage {
     /// The embedding, and the output head with the loss, are on it.
     pub embedding: bool,
     pub head: bool,
-    /// The rank's estimate, as [`estimate`] gives it (its largest batch is
+    /// The rank's estimate, as [`estimate`](super::estimate) gives it (its largest batch is
     /// the rank's own).
     pub estimate: Estimate,
 }
 
 /// Every pipeline stage's estimate, in rank order; one stage, the
-/// estimate itself, without pipeline parallelism. [`estimate`] is the
+/// estimate itself, without pipeline parallelism. [`estimate`](super::estimate) is the
 /// stage `pp_stage` names, or the one with the most reserved bytes (what is
 /// compared with the device).
 pub fn stages(config: &Config) -> Vec<Stage> {

@@ -85,15 +85,15 @@ pub struct SweepRow {
     pub batch: u64,
     /// Weights, gradients, optimizer states, the step's temporaries and
     /// framework buffers, as far as they are alive at this batch's peak
-    /// ([`AtPeak::fixed`]): gradients count once the backward pass has freed
+    /// ([`AtPeak::fixed`](super::AtPeak::fixed)): gradients count once the backward pass has freed
     /// the activations, so this can change where the peak moves.
     pub model_states: u128,
-    /// Activations and KV cache alive at the peak ([`AtPeak::per_batch`]; 0
+    /// Activations and KV cache alive at the peak ([`AtPeak::per_batch`](super::AtPeak::per_batch); 0
     /// when the gradients' moment sets it).
     pub activations: u128,
-    /// The peak at this batch, `peak_allocated` (see [`Estimate`]).
+    /// The peak at this batch, `peak_allocated` (see [`Estimate`](super::Estimate)).
     pub total: u128,
-    /// What is compared with the device, as in [`Estimate::required`].
+    /// What is compared with the device, as in [`Estimate::required`](super::Estimate::required).
     pub required: u128,
 }
 
