@@ -36,7 +36,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use batchfit_core::confidence::Reading as Measured;
-use batchfit_core::json::{self, Json};
+use batchfit_core::import::json::{self, Json};
 use batchfit_core::memory::{self, Phase};
 use batchfit_core::query;
 use batchfit_core::transformer::Framework;
