@@ -343,196 +343,204 @@ impl Parts {
     /// The parts of `config`, or of one pipeline rank of it.
     fn of_rank(config: &Config, rank: Option<&Rank>) -> Self {
         match config.form {
-            Form::Activations => {
-                let per_sample = activations::estimate(&config.activations).per_sample;
-                Self {
-                    activations_per_sample: per_sample,
-                    layer_activations_per_sample: per_sample,
-                    layers: config.activations.layers,
-                    ..Self::default()
-                }
+            Form::Activations => Self::of_activations(config),
+            Form::Parameters => Self::of_parameters(config),
+            Form::Transformer => Self::of_transformer(config, rank),
+        }
+    }
+
+    /// The activations form: the rule of thumb's activations, nothing else.
+    fn of_activations(config: &Config) -> Self {
+        let per_sample = activations::estimate(&config.activations).per_sample;
+        Self {
+            activations_per_sample: per_sample,
+            layer_activations_per_sample: per_sample,
+            layers: config.activations.layers,
+            ..Self::default()
+        }
+    }
+
+    /// The parameters form: the napkin rule's model states, and its
+    /// activations with the gradients.
+    fn of_parameters(config: &Config) -> Self {
+        let e = parameters::estimate(&config.parameters);
+        Self {
+            parameters: u128::from(config.parameters.params),
+            active_parameters: u128::from(config.parameters.params),
+            weights: e.weights,
+            gradients: e.gradients,
+            optimizer_states: e.optimizer_states,
+            gradients_with_activations: true,
+            activations_per_sample: e.activations_per_sample,
+            layer_activations_per_sample: e.activations_per_sample,
+            layers: 1,
+            ..Self::default()
+        }
+    }
+
+    /// The transformer form, or one pipeline rank of it.
+    fn of_transformer(config: &Config, rank: Option<&Rank>) -> Self {
+        let whole = &config.transformer;
+        let count = transformer::parameter_count(&whole.arch);
+        // A pipeline rank is a model of its layers and ends.
+        let (stage, stage_count) = match rank {
+            Some(rank) => stage_view(whole, rank),
+            None => (*whole, count),
+        };
+        let input = &stage;
+        let states = transformer::model_states(&stage_count, input);
+        let ends = rank.map_or(Ends::WHOLE, |rank| {
+            let whole = rank.whole();
+            Ends {
+                embedding: whole.embedding,
+                head: whole.head,
             }
-            Form::Parameters => {
-                let e = parameters::estimate(&config.parameters);
-                Self {
-                    parameters: u128::from(config.parameters.params),
-                    active_parameters: u128::from(config.parameters.params),
-                    weights: e.weights,
-                    gradients: e.gradients,
-                    optimizer_states: e.optimizer_states,
-                    gradients_with_activations: true,
-                    activations_per_sample: e.activations_per_sample,
-                    layer_activations_per_sample: e.activations_per_sample,
-                    layers: 1,
-                    ..Self::default()
-                }
+        });
+        let unfused = transformer::unfused_gradients(input, ends);
+        let (activations_per_sample, layer_activations_per_sample, unfused_moments) = match rank {
+            Some(rank) => rank_activations(config, rank, unfused.is_some()),
+            None => {
+                let (all, layers) = transformer::activations_and_layers_per_sample(input);
+                let moments = unfused.map(|_| transformer::unfused_moments(input));
+                (all, layers, moments)
             }
-            Form::Transformer => {
-                let whole = &config.transformer;
-                let count = transformer::parameter_count(&whole.arch);
-                // A pipeline rank is a model of its layers and ends.
-                let (stage, stage_count) = match rank {
-                    Some(rank) => stage_view(whole, rank),
-                    None => (*whole, count),
-                };
-                let input = &stage;
-                let states = transformer::model_states(&stage_count, input);
-                let ends = rank.map_or(Ends::WHOLE, |rank| {
-                    let whole = rank.whole();
-                    Ends {
-                        embedding: whole.embedding,
-                        head: whole.head,
-                    }
-                });
-                let unfused = transformer::unfused_gradients(input, ends);
-                let (activations_per_sample, layer_activations_per_sample, unfused_moments) =
-                    match rank {
-                        Some(rank) => rank_activations(config, rank, unfused.is_some()),
-                        None => {
-                            let (all, layers) =
-                                transformer::activations_and_layers_per_sample(input);
-                            let moments = unfused.map(|_| transformer::unfused_moments(input));
-                            (all, layers, moments)
-                        }
-                    };
-                let step_in_backward = input.mode == Mode::Train
-                    && input.effective_step() == transformer::Step::InBackward;
-                // torch/amp/autocast_mode.py: autocast casts each FP32
-                // weight to 16 bits at its first use and caches the cast
-                // until the autocast region exits; the matrix products
-                // save the casts for the backward pass, which frees them
-                // layer by layer. The FP32 parameters are what persists.
-                // Quantized weights (a QLoRA base) are dequantized per
-                // matrix product, not cast and cached.
-                let compute_copies = if input.autocast() && !input.quantized() {
-                    states.weights
-                } else {
-                    0
-                };
-                // torch/csrc/autograd/functions/accumulate_grad.h: the
-                // backward pass creates each `.grad` when it first
-                // reaches the parameter, and torch/optim/optimizer.py
-                // `zero_grad(set_to_none=True)` (the default since
-                // PyTorch 2.0) drops them after the step: at the start
-                // of the backward pass no gradient exists, unless an
-                // earlier micro-batch of the same step left its own
-                // (gradient accumulation adds into them). The step in
-                // the backward pass holds one gradient at a time, next to
-                // the activations. Accumulation is judged at a
-                // micro-batch of one: the answer must not fall as the
-                // batch grows (the largest batch that fits is a binary
-                // search), so a global batch that a larger micro-batch
-                // reaches in one step still counts its gradients early.
-                // `zero_grad(set_to_none=False)` zero-fills the gradients
-                // instead of dropping them: from the second step on they
-                // are alive from the forward pass on (ZeroGrad::Zeros).
-                // A pipeline's later micro-batches run their forward
-                // passes after the first backward passes (1F1B), or
-                // beside the gradients of the first ones (GPipe: from the
-                // second backward pass on, with one micro-batch fewer;
-                // counted with all of them, an upper bound).
-                // DeepSpeed's ZeRO-3 allocates its gradient partition
-                // once, at initialization (deepspeed/runtime/zero/stage3.py
-                // `grad_partitions_flat_buffer`), and keeps it.
-                // `set_to_none=True` is `p.grad = None`: it drops the only
-                // reference, and the caching allocator counts the block free
-                // at once. A loop that calls it after the forward pass and
-                // the loss, before `loss.backward()` (Lightning's
-                // lightning/pytorch/loops/optimization/automatic.py
-                // `Closure.closure`: `_step_fn()`, then `_zero_grad_fn()`,
-                // then `_backward_fn(loss)`), runs every forward pass from
-                // the second step on beside the gradients the previous
-                // step's backward pass left: `max_memory_allocated` sees
-                // them at the end of the forward pass, and not at the loss.
-                // Where they are alive with the activations anyway
-                // (accumulation, a kept buffer) it changes nothing. A
-                // pipeline rank counts them with its activations: an upper
-                // bound (its own forward pass's end is not computed).
-                let after_forward = input.zero_grad_after_forward();
-                let gradients_with_activations = step_in_backward
-                    || input.deepspeed_stage3()
-                    || (input.mode == Mode::Train && input.zero_grad == ZeroGrad::Zeros)
-                    || (after_forward && rank.is_some())
-                    || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1)
-                    || (rank.is_some() && microbatches(config) > 1);
-                let through_forward = after_forward && !gradients_with_activations;
-                // Under full recomputation the checkpointed layers save no
-                // copy: the cache's end (the forward's) is a moment of its own.
-                let (loss_copies, forward_copies, (forward_per_sample, forward_layers_per_sample)) =
-                    match transformer::loss_weight_copies(input) {
-                        Some(copies) if copies < compute_copies && !input.compiled() => (
-                            copies,
-                            compute_copies,
-                            transformer::forward_activations_per_sample(input),
-                        ),
-                        Some(copies) if copies < compute_copies => (
-                            copies,
-                            copies,
-                            if through_forward {
-                                transformer::forward_activations_per_sample(input)
-                            } else {
-                                (0, 0)
-                            },
-                        ),
-                        _ if through_forward => (
-                            compute_copies,
-                            compute_copies,
-                            transformer::forward_activations_per_sample(input),
-                        ),
-                        _ => (compute_copies, compute_copies, (0, 0)),
-                    };
-                // Held gradients are counted with the activations already.
-                let layers_backward = if gradients_with_activations {
-                    [(0, 0); 2]
-                } else {
-                    transformer::layers_backward(input)
-                };
-                let (layers_backward, head_backward) =
-                    with_unfused(layers_backward, unfused, unfused_moments);
-                let (end_gradients, end_per_sample) = if gradients_with_activations {
-                    (0, 0)
-                } else {
-                    transformer::embedding_backward(input)
-                };
-                Self {
-                    parameters: count.total,
-                    active_parameters: count.active,
-                    weights: states.weights,
-                    gradients: states.gradients,
-                    optimizer_states: states.optimizer_states,
-                    optimizer_step: states.optimizer_step,
-                    buffers: states.buffers,
-                    step_in_backward,
-                    gradients_with_activations,
-                    gradients_through_forward: through_forward,
+        };
+        let step_in_backward =
+            input.mode == Mode::Train && input.effective_step() == transformer::Step::InBackward;
+        // torch/amp/autocast_mode.py: autocast casts each FP32
+        // weight to 16 bits at its first use and caches the cast
+        // until the autocast region exits; the matrix products
+        // save the casts for the backward pass, which frees them
+        // layer by layer. The FP32 parameters are what persists.
+        // Quantized weights (a QLoRA base) are dequantized per
+        // matrix product, not cast and cached.
+        let compute_copies = if input.autocast() && !input.quantized() {
+            states.weights
+        } else {
+            0
+        };
+        // torch/csrc/autograd/functions/accumulate_grad.h: the
+        // backward pass creates each `.grad` when it first
+        // reaches the parameter, and torch/optim/optimizer.py
+        // `zero_grad(set_to_none=True)` (the default since
+        // PyTorch 2.0) drops them after the step: at the start
+        // of the backward pass no gradient exists, unless an
+        // earlier micro-batch of the same step left its own
+        // (gradient accumulation adds into them). The step in
+        // the backward pass holds one gradient at a time, next to
+        // the activations. Accumulation is judged at a
+        // micro-batch of one: the answer must not fall as the
+        // batch grows (the largest batch that fits is a binary
+        // search), so a global batch that a larger micro-batch
+        // reaches in one step still counts its gradients early.
+        // `zero_grad(set_to_none=False)` zero-fills the gradients
+        // instead of dropping them: from the second step on they
+        // are alive from the forward pass on (ZeroGrad::Zeros).
+        // A pipeline's later micro-batches run their forward
+        // passes after the first backward passes (1F1B), or
+        // beside the gradients of the first ones (GPipe: from the
+        // second backward pass on, with one micro-batch fewer;
+        // counted with all of them, an upper bound).
+        // DeepSpeed's ZeRO-3 allocates its gradient partition
+        // once, at initialization (deepspeed/runtime/zero/stage3.py
+        // `grad_partitions_flat_buffer`), and keeps it.
+        // `set_to_none=True` is `p.grad = None`: it drops the only
+        // reference, and the caching allocator counts the block free
+        // at once. A loop that calls it after the forward pass and
+        // the loss, before `loss.backward()` (Lightning's
+        // lightning/pytorch/loops/optimization/automatic.py
+        // `Closure.closure`: `_step_fn()`, then `_zero_grad_fn()`,
+        // then `_backward_fn(loss)`), runs every forward pass from
+        // the second step on beside the gradients the previous
+        // step's backward pass left: `max_memory_allocated` sees
+        // them at the end of the forward pass, and not at the loss.
+        // Where they are alive with the activations anyway
+        // (accumulation, a kept buffer) it changes nothing. A
+        // pipeline rank counts them with its activations: an upper
+        // bound (its own forward pass's end is not computed).
+        let after_forward = input.zero_grad_after_forward();
+        let gradients_with_activations = step_in_backward
+            || input.deepspeed_stage3()
+            || (input.mode == Mode::Train && input.zero_grad == ZeroGrad::Zeros)
+            || (after_forward && rank.is_some())
+            || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1)
+            || (rank.is_some() && microbatches(config) > 1);
+        let through_forward = after_forward && !gradients_with_activations;
+        // Under full recomputation the checkpointed layers save no
+        // copy: the cache's end (the forward's) is a moment of its own.
+        let (loss_copies, forward_copies, (forward_per_sample, forward_layers_per_sample)) =
+            match transformer::loss_weight_copies(input) {
+                Some(copies) if copies < compute_copies && !input.compiled() => (
+                    copies,
                     compute_copies,
-                    loss_copies,
-                    forward_copies,
-                    forward_per_sample,
-                    forward_layers_per_sample,
-                    layers_backward,
-                    head_backward,
-                    unfused,
-                    dummy_wgrads: transformer::dummy_wgrads(input, ends),
-                    end_gradients,
-                    end_per_sample,
-                    activations_per_sample,
-                    kept_outputs: transformer::kept_outputs(input, ends),
-                    layer_activations_per_sample,
-                    layers: input.arch.layers,
-                    kv_per_sample: transformer::kv_cache_per_sample(input),
-                    // A quantized base's forward (bitsandbytes' product,
-                    // then DoRA's norm) and its backward dequantize one map
-                    // at a time: the larger working set counts.
-                    working: transformer::Adapters::of(input)
-                        .dora_working
-                        .max(transformer::dequantized_weight(&stage_count, input))
-                        + transformer::fp8_weight_copies(&stage_count, input),
-                    cpu: states.cpu,
-                    cpu_per_sample: transformer::offloaded_activations_per_sample(input),
-                    no_loss: rank.is_some_and(|r| !r.whole().head),
-                }
-            }
+                    transformer::forward_activations_per_sample(input),
+                ),
+                Some(copies) if copies < compute_copies => (
+                    copies,
+                    copies,
+                    if through_forward {
+                        transformer::forward_activations_per_sample(input)
+                    } else {
+                        (0, 0)
+                    },
+                ),
+                _ if through_forward => (
+                    compute_copies,
+                    compute_copies,
+                    transformer::forward_activations_per_sample(input),
+                ),
+                _ => (compute_copies, compute_copies, (0, 0)),
+            };
+        // Held gradients are counted with the activations already.
+        let layers_backward = if gradients_with_activations {
+            [(0, 0); 2]
+        } else {
+            transformer::layers_backward(input)
+        };
+        let (layers_backward, head_backward) =
+            with_unfused(layers_backward, unfused, unfused_moments);
+        let (end_gradients, end_per_sample) = if gradients_with_activations {
+            (0, 0)
+        } else {
+            transformer::embedding_backward(input)
+        };
+        Self {
+            parameters: count.total,
+            active_parameters: count.active,
+            weights: states.weights,
+            gradients: states.gradients,
+            optimizer_states: states.optimizer_states,
+            optimizer_step: states.optimizer_step,
+            buffers: states.buffers,
+            step_in_backward,
+            gradients_with_activations,
+            gradients_through_forward: through_forward,
+            compute_copies,
+            loss_copies,
+            forward_copies,
+            forward_per_sample,
+            forward_layers_per_sample,
+            layers_backward,
+            head_backward,
+            unfused,
+            dummy_wgrads: transformer::dummy_wgrads(input, ends),
+            end_gradients,
+            end_per_sample,
+            activations_per_sample,
+            kept_outputs: transformer::kept_outputs(input, ends),
+            layer_activations_per_sample,
+            layers: input.arch.layers,
+            kv_per_sample: transformer::kv_cache_per_sample(input),
+            // A quantized base's forward (bitsandbytes' product,
+            // then DoRA's norm) and its backward dequantize one map
+            // at a time: the larger working set counts.
+            working: transformer::Adapters::of(input)
+                .dora_working
+                .max(transformer::dequantized_weight(&stage_count, input))
+                + transformer::fp8_weight_copies(&stage_count, input),
+            cpu: states.cpu,
+            cpu_per_sample: transformer::offloaded_activations_per_sample(input),
+            no_loss: rank.is_some_and(|r| !r.whole().head),
         }
     }
 
