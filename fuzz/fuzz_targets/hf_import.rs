@@ -5,7 +5,8 @@
 #![no_main]
 
 use batchfit_core::query::{self, Config, Form};
-use batchfit_core::{hf, memory};
+use batchfit_core::import::hf;
+use batchfit_core::memory;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -20,7 +20,7 @@
 
 use std::process::ExitCode;
 
-use batchfit_core::hf;
+use batchfit_core::import::hf;
 use batchfit_core::import::{self, Context, Files, Source};
 use batchfit_core::measured::Reading;
 use batchfit_core::param::Param;

@@ -7,8 +7,8 @@
 //! rule of thumb ([`activations`]), the parameters rule ([`parameters`]) and the
 //! transformer model ([`transformer`]); [`memory`] also sweeps batches, finds the
 //! largest batch that fits and what would make a configuration fit. [`presets`]
-//! holds published models and devices, [`hf`] imports a Hugging Face config.json,
-//! [`import`] a DeepSpeed config ([`deepspeed`]) and `TrainingArguments` ([`training_args`]) as URL parameters.
+//! holds published models and devices, [`import::hf`] imports a Hugging Face config.json,
+//! [`import`] a DeepSpeed config ([`import::deepspeed`]) and `TrainingArguments` ([`import::training_args`]) as URL parameters.
 //! All sizes are integer bytes (`u128`, so that no product of in-range inputs can
 //! overflow); [`units`] formats them as GB (10^9 bytes) or GiB (2^30 bytes).
 //!
@@ -31,11 +31,8 @@
 
 pub mod activations;
 pub mod confidence;
-pub mod deepspeed;
 pub mod fields;
-pub mod hf;
 pub mod import;
-pub mod json;
 pub mod measured;
 pub mod memory;
 pub mod param;
@@ -43,7 +40,6 @@ pub mod parameters;
 pub mod pipeline;
 pub mod presets;
 pub mod query;
-pub mod training_args;
 pub mod transformer;
 pub mod units;
 

@@ -14,7 +14,7 @@ use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 
-use batchfit_core::json::{self, Json};
+use batchfit_core::import::json::{self, Json};
 
 use crate::shell::{cargo, output_of};
 use crate::tools;

@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use batchfit_core::json::{self, Json};
+use batchfit_core::import::json::{self, Json};
 
 use crate::tools::Env;
 

@@ -1,3 +1,4 @@
+use super::write::ARCH_PARAMETERS;
 use super::*;
 use crate::memory;
 use crate::pipeline::{CP, MICROBATCHES, PP};

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use batchfit_core::json::{self, Json};
+use batchfit_core::import::json::{self, Json};
 use batchfit_core::memory::{self, Phase};
 use batchfit_core::query;
 use batchfit_core::units::{Units, format_bytes};

@@ -1,6 +1,6 @@
 //! Configuration files people already have, read onto the URL format: a
-//! DeepSpeed config ([`crate::deepspeed`]) and Hugging Face `TrainingArguments`
-//! as JSON ([`crate::training_args`]). Each becomes URL parameters, so that the
+//! DeepSpeed config ([`deepspeed`]) and Hugging Face `TrainingArguments`
+//! as JSON ([`training_args`]). Each becomes URL parameters, so that the
 //! result is a query string (a shareable link) that [`crate::query::parse`]
 //! reads like any other, plus [`Note`]s for what changes memory and batchfit
 //! does not model. Problems are data ([`FileError`]), worded by whoever shows them.
@@ -15,13 +15,16 @@
 //! assert_eq!(imported.query(), "framework=deepspeed&zero=2&offload=1&recipe=amp16&batch=4&bucket_m=500");
 //! ```
 
+pub mod deepspeed;
+pub mod hf;
+pub mod json;
+pub mod training_args;
+
 use std::fmt;
 
-use crate::deepspeed;
-use crate::json::{self, Json};
 use crate::param::Param;
 use crate::query;
-use crate::training_args;
+use json::Json;
 
 /// What the files say, as URL parameters, and what of them is not modelled.
 #[derive(Clone, Debug, Default, PartialEq)]

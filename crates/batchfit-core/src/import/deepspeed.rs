@@ -9,7 +9,7 @@
 //! docs/cli.md and docs/url-parameters.md list every key, mapped or ignored.
 //!
 //! ```
-//! use batchfit_core::deepspeed;
+//! use batchfit_core::import::deepspeed;
 //! use batchfit_core::import::Context;
 //!
 //! let config = r#"{"zero_optimization": {"stage": 2, "overlap_comm": true, "reduce_bucket_size": "auto"},
@@ -19,12 +19,12 @@
 //! assert_eq!(imported.query(), "framework=deepspeed&zero=2&recipe=amp16&bucket_m=34");
 //! ```
 
+use super::json::Json;
+use super::training_args::Trainer;
 use crate::activations::BATCH;
 use crate::import::{self, Context, FileError, Imported, Needs, Note, Value, flag, text, whole};
-use crate::json::Json;
 use crate::param::Param;
 use crate::query::GLOBAL_BATCH;
-use crate::training_args::Trainer;
 use crate::transformer::{self as tf, BUCKET_M};
 
 /// Element counts are bounded so that every product below fits in a `u64`.

@@ -446,7 +446,7 @@ mod tests {
 
         #[test]
         fn any_text_imports_or_names_its_problem(text in ".{0,200}") {
-            let _ = crate::hf::import(&text).map_err(|e| e.to_string());
+            let _ = crate::import::hf::import(&text).map_err(|e| e.to_string());
         }
     }
 

@@ -10,15 +10,15 @@
 //! ```
 //! let config = r#"{"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12,
 //!                  "n_inner": null, "n_positions": 1024, "vocab_size": 50257}"#;
-//! let arch = batchfit_core::hf::import(config).unwrap();
+//! let arch = batchfit_core::import::hf::import(config).unwrap();
 //! assert_eq!(batchfit_core::transformer::parameter_count(&arch).total, 124_439_808);
 //! ```
 
 use std::fmt;
 
+use super::json::{self, Json};
 use crate::activations::{HIDDEN, LAYERS};
 use crate::fields::{Range, WholeField};
-use crate::json::{self, Json};
 use crate::transformer::{self as tf, Architecture, Block, Kind, Mlp, Norm};
 
 /// The families this importer reads, as `model_type` spells them.

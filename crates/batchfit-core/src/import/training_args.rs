@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use batchfit_core::import::Context;
-//! use batchfit_core::training_args;
+//! use batchfit_core::import::training_args;
 //!
 //! let args = r#"{"per_device_train_batch_size": 4, "gradient_accumulation_steps": 8,
 //!                "gradient_checkpointing": true, "optim": "adamw_torch", "bf16": true}"#;
@@ -18,9 +18,9 @@
 //! );
 //! ```
 
+use super::json::{self, Json};
 use crate::activations::BATCH;
 use crate::import::{self, Context, FileError, Imported, Note, Value, flag, text, whole};
-use crate::json::{self, Json};
 use crate::param::Param;
 use crate::query::GLOBAL_BATCH;
 use crate::transformer::{self as tf, Optimizer, Recipe, Recompute, Step};

@@ -1,0 +1,172 @@
+//! What would make a configuration fit: one change at a time, with its estimate.
+
+use super::{Estimate, estimate, gpus_needed};
+use crate::Precision;
+use crate::query::{Config, Form};
+use crate::transformer::{self, BaseQuant, KvDtype, Mode, Recipe, Recompute};
+
+/// One change that might make a configuration fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Change {
+    /// Half the batch (rounded up).
+    HalfBatch,
+    /// Gradient checkpointing: `ckpt=1` in the activations form, full
+    /// recomputation in the transformer form.
+    Checkpointing,
+    /// BF16 instead of FP32: the precision of the activations and parameters
+    /// forms, the pure-BF16 recipe in the transformer form.
+    Bf16,
+    /// ZeRO stage 3 over the smallest number of GPUs that fits.
+    Zero3 { gpus: u64 },
+    /// Half the sequence length (rounded up).
+    HalfSeq,
+    /// LoRA of rank 16 on the targets as set (PEFT `LoraConfig(r=16)`) over
+    /// a frozen BF16 base, for full fine-tuning.
+    Lora,
+    /// QLoRA as its paper and PEFT's recipe run it (Dettmers et al. 2023,
+    /// §3; peft `prepare_model_for_kbit_training`): an NF4 base with double
+    /// quantization under rank-16 adapters (or the rank as set), with
+    /// gradient checkpointing.
+    Qlora,
+    /// An FP8 KV cache in inference.
+    Fp8Kv,
+}
+
+impl Change {
+    /// A stable name for the change, for machines (the page's `data-change`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::HalfBatch => "half_batch",
+            Self::Checkpointing => "checkpointing",
+            Self::Bf16 => "bf16",
+            Self::Zero3 { .. } => "zero3",
+            Self::HalfSeq => "half_seq",
+            Self::Lora => "lora",
+            Self::Qlora => "qlora",
+            Self::Fp8Kv => "fp8_kv",
+        }
+    }
+}
+
+/// A changed configuration and its estimate, for "what would make it fit".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WhatIf {
+    pub change: Change,
+    pub config: Config,
+    pub estimate: Estimate,
+}
+
+/// Every change that applies to `config` and changes its required memory,
+/// with its estimate.
+pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
+    let mut changes: Vec<(Change, Config)> = Vec::new();
+    let mut push = |change, changed: Config| {
+        if changed != *config {
+            changes.push((change, changed));
+        }
+    };
+
+    let batch = config.batch();
+    push(Change::HalfBatch, config.with_batch(batch.div_ceil(2)));
+
+    let mut changed = *config;
+    match config.form {
+        Form::Activations => changed.activations.checkpointing = true,
+        Form::Parameters => {}
+        Form::Transformer if config.transformer.mode == Mode::Train => {
+            changed.transformer.recompute_each_layer()
+        }
+        Form::Transformer => {}
+    }
+    push(Change::Checkpointing, changed);
+
+    let mut changed = *config;
+    match config.form {
+        Form::Activations if config.activations.precision == Precision::Fp32 => {
+            changed.activations.precision = Precision::Bf16
+        }
+        Form::Parameters if config.parameters.precision == Precision::Fp32 => {
+            changed.parameters.precision = Precision::Bf16
+        }
+        Form::Transformer if config.transformer.recipe == Recipe::Fp32 => {
+            changed.transformer.recipe = Recipe::Bf16
+        }
+        Form::Activations | Form::Parameters | Form::Transformer => {}
+    }
+    push(Change::Bf16, changed);
+
+    if config.form == Form::Transformer {
+        let mut zero3 = *config;
+        zero3.transformer.zero = 3;
+        if let Some(gpus) = gpus_needed(&zero3).filter(|&g| g > 1) {
+            zero3.transformer.gpus = gpus;
+            push(Change::Zero3 { gpus }, zero3);
+        }
+    }
+
+    let mut changed = *config;
+    match config.form {
+        Form::Activations => changed.activations.seq = config.activations.seq.div_ceil(2),
+        Form::Transformer => changed.transformer.seq = config.transformer.seq.div_ceil(2),
+        Form::Parameters => {}
+    }
+    push(Change::HalfSeq, changed);
+
+    if config.form == Form::Transformer && config.transformer.mode == Mode::Train {
+        let t = &config.transformer;
+        if t.lora_rank == 0 {
+            push(Change::Lora, with_adapters(config, BaseQuant::None));
+        }
+        if t.base_quant == BaseQuant::None {
+            let mut qlora = with_adapters(config, BaseQuant::Nf4);
+            // peft/utils/other.py `prepare_model_for_kbit_training(model,
+            // use_gradient_checkpointing=True)`: the QLoRA recipe turns on
+            // gradient checkpointing by default.
+            qlora.transformer.recompute = Recompute::Full;
+            qlora.transformer.recompute_modules = transformer::RecomputeModules::default();
+            push(Change::Qlora, qlora);
+        }
+    }
+    if config.form == Form::Transformer
+        && config.transformer.mode == Mode::Inference
+        && config.transformer.kv_dtype == KvDtype::Bf16
+    {
+        let mut changed = *config;
+        changed.transformer.kv_dtype = KvDtype::Fp8;
+        push(Change::Fp8Kv, changed);
+    }
+
+    // A change that leaves the memory where it is (half the sequence of a
+    // model whose peak is its optimizer step) is no answer.
+    let now = estimate(config).required;
+    changes
+        .into_iter()
+        .map(|(change, config)| WhatIf {
+            change,
+            config,
+            estimate: estimate(&config),
+        })
+        .filter(|option| option.estimate.required != now)
+        .collect()
+}
+
+/// Fine-tuning with adapters: LoRA of rank 16 (or the rank as set) over the
+/// frozen base, loaded in BF16 (a PEFT model over `torch_dtype=torch.bfloat16`)
+/// where the recipe would keep it in FP32, and stored in `base_quant` with
+/// double quantization for QLoRA.
+pub(super) fn with_adapters(config: &Config, base_quant: BaseQuant) -> Config {
+    let mut changed = *config;
+    let c = &mut changed.transformer;
+    if c.lora_rank == 0 {
+        c.lora_rank = 16;
+    }
+    // Recipes that would keep the frozen base in FP32.
+    if matches!(c.recipe, Recipe::Fp32 | Recipe::Amp | Recipe::Fsdp) {
+        c.recipe = Recipe::Bf16;
+    }
+    if base_quant != BaseQuant::None {
+        c.base_quant = base_quant;
+        c.double_quant = true;
+    }
+    changed
+}
