@@ -13,9 +13,9 @@
 //! ```
 
 use crate::choice::choice;
-use crate::fields::{Bound, ParamError, Problem, Range, WholeField};
+use crate::fields::{Bound, ParamError, Problem, Range, WholeField, whole};
 use crate::param::Param;
-use crate::transformer::{Architecture, Span, whole};
+use crate::transformer::{Architecture, Span};
 
 choice! {
     /// The order a pipeline runs its micro-batches' forward and backward passes.

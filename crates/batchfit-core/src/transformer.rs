@@ -9,7 +9,7 @@
 
 use crate::arith::div_ceil;
 use crate::choice::choice;
-use crate::fields::{HundredthsField, ParamError, Problem, WholeField};
+use crate::fields::{HundredthsField, ParamError, Problem, WholeField, whole};
 use crate::param::Param;
 use crate::pipeline::{self, CpKind, Layout, Schedule, StageChoice};
 
@@ -880,16 +880,6 @@ impl Framework {
         let mut input = TransformerInput::default();
         self.apply(&mut input);
         input
-    }
-}
-
-/// A whole-number field of `param`.
-pub(crate) const fn whole(param: Param, min: u64, max: u64, default: u64) -> WholeField {
-    WholeField {
-        param,
-        min,
-        max,
-        default,
     }
 }
 
