@@ -16,9 +16,9 @@ use crate::activations::{self, BATCH, SEQ};
 use crate::arith::div_ceil;
 use crate::choice::choice;
 use crate::parameters;
-use crate::pipeline::{self, Rank, Schedule};
 use crate::presets::{DEVICES_BY_CAPACITY, Device, DevicePreset};
 use crate::query::{Config, Form};
+use crate::transformer::pipeline::{self, Rank, Schedule};
 use crate::transformer::{
     self, BaseQuant, Ends, GPUS, Kind, KvDtype, Mode, ParameterCount, Recipe, Recompute,
     TransformerInput, UnfusedGradients, ZeroGrad,

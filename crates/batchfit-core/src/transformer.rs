@@ -7,11 +7,13 @@
 //! attention, gated MLPs, other FFN sizes and 32-bit activations. docs/model.md
 //! derives every formula; each term below names its source.
 
+use self::pipeline::{CpKind, Layout, Schedule, StageChoice};
 use crate::arith::div_ceil;
 use crate::choice::choice;
 use crate::fields::{HundredthsField, ParamError, Problem, WholeField, whole};
 use crate::param::Param;
-use crate::pipeline::{self, CpKind, Layout, Schedule, StageChoice};
+
+pub mod pipeline;
 
 choice! {
     /// What the model reads: tokens with an LM head, tokens without one (BERT),

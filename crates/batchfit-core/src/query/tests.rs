@@ -1,6 +1,6 @@
 use super::*;
 use crate::memory;
-use crate::pipeline::{CP, MICROBATCHES, PP};
+use crate::transformer::pipeline::{CP, MICROBATCHES, PP};
 use crate::transformer::{Attention, Kind, Mlp, Mode, Norm, Optimizer, Quant, Recipe, Recompute};
 use proptest::prelude::*;
 
