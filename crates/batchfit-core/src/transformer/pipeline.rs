@@ -12,7 +12,7 @@
 //! assert_eq!(Schedule::parse("gpipe"), Some(Schedule::Gpipe));
 //! ```
 
-use super::{Architecture, Span};
+use super::architecture::{Architecture, Span};
 use crate::choice::choice;
 use crate::fields::{Bound, ParamError, Problem, Range, WholeField, whole};
 use crate::param::Param;
