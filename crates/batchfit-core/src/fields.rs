@@ -200,6 +200,16 @@ impl WholeField {
     }
 }
 
+/// A whole-number field of `param`.
+pub(crate) const fn whole(param: Param, min: u64, max: u64, default: u64) -> WholeField {
+    WholeField {
+        param,
+        min,
+        max,
+        default,
+    }
+}
+
 /// A field that takes a decimal number with two decimals, stored as hundredths
 /// (so that the model stays in integers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

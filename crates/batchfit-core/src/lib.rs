@@ -37,7 +37,6 @@ pub mod measured;
 pub mod memory;
 pub mod param;
 pub mod parameters;
-pub mod pipeline;
 pub mod presets;
 pub mod query;
 pub mod transformer;

@@ -703,9 +703,9 @@ fn recompute_share(t: &TransformerInput, flops: u128) -> u128 {
         return flops;
     };
     let chunks: Vec<u64> = if t.pp > 1 {
-        crate::pipeline::ranks(&t.arch, t.pp, t.vpp, &t.pp_layout)
+        transformer::pipeline::ranks(&t.arch, t.pp, t.vpp, &t.pp_layout)
             .iter()
-            .flat_map(|rank| rank.chunks.iter().map(crate::pipeline::Chunk::layers))
+            .flat_map(|rank| rank.chunks.iter().map(transformer::pipeline::Chunk::layers))
             .collect()
     } else {
         vec![t.arch.layers]

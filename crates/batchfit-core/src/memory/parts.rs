@@ -5,8 +5,8 @@ use super::{AtPeak, Estimate, FRAGMENTATION_PERCENT, Phase, estimate_of};
 use crate::activations;
 use crate::arith::div_ceil;
 use crate::parameters;
-use crate::pipeline::{self, Rank, Schedule};
 use crate::query::{Config, Form};
+use crate::transformer::pipeline::{self, Rank, Schedule};
 use crate::transformer::{
     self, Ends, Kind, Mode, ParameterCount, TransformerInput, UnfusedGradients, ZeroGrad,
 };

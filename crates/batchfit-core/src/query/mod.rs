@@ -18,8 +18,8 @@ use crate::choice::choice;
 use crate::fields::{self, HundredthsField, ParamError, Problem, WholeField};
 pub use crate::param::Param;
 use crate::parameters::{self, ParametersInput};
-use crate::pipeline::{self, CpKind, Layout, Schedule, StageChoice};
 use crate::presets::{self, Device, ModelPreset};
+use crate::transformer::pipeline::{self, CpKind, Layout, Schedule, StageChoice};
 use crate::transformer::{self as tf, Architecture, TransformerInput};
 use crate::units::Units;
 

@@ -1,7 +1,7 @@
 use super::write::ARCH_PARAMETERS;
 use super::*;
 use crate::memory;
-use crate::pipeline::{CP, MICROBATCHES, PP};
+use crate::transformer::pipeline::{CP, MICROBATCHES, PP};
 use crate::transformer::{Attention, Kind, Mlp, Mode, Norm, Optimizer, Quant, Recipe, Recompute};
 use proptest::prelude::*;
 

@@ -4,7 +4,7 @@
 //! parallelism" and "Context parallelism", derives each term.
 //!
 //! ```
-//! use batchfit_core::pipeline::{self, Schedule};
+//! use batchfit_core::transformer::pipeline::{self, Schedule};
 //!
 //! // 1F1B (PipeDream-Flush): stage i of p holds p − i micro-batches.
 //! assert_eq!(pipeline::one_f_one_b_in_flight(4, 0, 8), 4);
@@ -12,10 +12,10 @@
 //! assert_eq!(Schedule::parse("gpipe"), Some(Schedule::Gpipe));
 //! ```
 
+use super::architecture::{Architecture, Span};
 use crate::choice::choice;
-use crate::fields::{Bound, ParamError, Problem, Range, WholeField};
+use crate::fields::{Bound, ParamError, Problem, Range, WholeField, whole};
 use crate::param::Param;
-use crate::transformer::{Architecture, Span, whole};
 
 choice! {
     /// The order a pipeline runs its micro-batches' forward and backward passes.

@@ -1,0 +1,151 @@
+//! Inference (docs/model.md §3.4): the prefill's activations and the KV cache.
+
+use super::input::TransformerInput;
+use super::options::{Attention, Kind, KvDtype, Mlp, Mode};
+use crate::arith::div_ceil;
+
+/// Inference holds no activations between layers: the peak is the largest
+/// block's temporaries during the prefill of the prompt.
+pub(super) fn prefill_activations(input: &TransformerInput) -> u128 {
+    let arch = &input.arch;
+    let s = u128::from(input.tokens());
+    let e = input.activation_bytes();
+    let t = u128::from(input.tp);
+    let h = u128::from(arch.hidden);
+    let a = u128::from(arch.heads);
+    let widths = arch.attention_widths();
+    // The residual stream and its normed copy.
+    let stream = 2 * s * e * h;
+    // Q, K, V and the attention output; eager attention adds the scores and
+    // their softmax.
+    // (Gemma 2's soft-capping adds its tanh output.)
+    let scores = match input.kernel() {
+        Attention::Eager => (2 + u128::from(arch.attn_softcap)) * e * a * s * s,
+        Attention::Flash => 0,
+    };
+    let attention = s * e * (widths.q + widths.k + widths.v + widths.output) + scores;
+    // GELU: up projection and its activation; gated: gate, up and product.
+    let ffn = |width: u64| {
+        let width = u128::from(width);
+        match arch.mlp {
+            Mlp::Gelu => 2 * s * e * width,
+            // `gelu_new` under no_grad: x, `0.5 * x`, and `torch.pow(x, 3.0)`
+            // with its product by 0.044715 (both alive until the product
+            // returns): four tensors of the width at once.
+            Mlp::GeluNew => 4 * s * e * width,
+            Mlp::Swiglu => 3 * s * e * width,
+        }
+    };
+    let dense = if arch.dense_layers() > 0 {
+        ffn(arch.ffn)
+    } else {
+        0
+    };
+    // A MoE layer at once (a grouped GEMM; Hugging Face's loop over the
+    // experts holds one expert's share of this at a time): the router's FP32
+    // probabilities, every routed copy's input, intermediates and output,
+    // and the shared experts.
+    let moe = if arch.moe_layers() > 0 {
+        let k = u128::from(arch.routed_per_token());
+        4 * s * u128::from(arch.experts)
+            + k * (2 * s * e * h + ffn(arch.expert_width()))
+            + ffn(arch.shared_width())
+    } else {
+        0
+    };
+    let mlp = dense.max(moe);
+    // Generation needs the logits of the last position only, in FP32.
+    let logits = match arch.kind {
+        Kind::Decoder => div_ceil(4 * u128::from(arch.vocab), t),
+        Kind::Encoder | Kind::Vision => 0,
+    };
+    stream + div_ceil(attention.max(mlp), t) + logits
+}
+
+/// Tokens the quantized cache of [`KvDtype::Int4`] keeps in the compute dtype
+/// at most: transformers' `QuantizedLayer` quantizes its recent tokens once
+/// `residual_length` (128 by default) would be reached.
+const KV_RESIDUAL: u128 = 127;
+
+/// K and V elements per token of one layer on one GPU, and the tokens cached.
+fn kv_shape(input: &TransformerInput) -> (u128, u128) {
+    // K and V per layer and token (transformers' DeepseekV3Attention caches
+    // the decompressed keys and values: `past_key_value.update(key_states,
+    // value_states, …)` after kv_b_proj); tensor parallelism splits the
+    // heads over the ranks.
+    let widths = input.arch.attention_widths();
+    let per_token = div_ceil(widths.k + widths.v, u128::from(input.tp));
+    let tokens = u128::from(input.seq) + u128::from(input.generated);
+    (per_token, tokens)
+}
+
+/// KV cache per sample per GPU: 2 (K and V) × layers × kv_heads × head_dim ×
+/// (prompt + generated tokens) × bytes (Pope et al. 2022, "Efficiently Scaling
+/// Transformer Inference", §2), in the format of `kv_dtype` with its scales.
+/// Only decoders generate.
+///
+/// A layer attending through a sliding window keeps fewer positions, as the
+/// cache `generate()` builds by default holds them: transformers
+/// generation/utils.py `_prepare_cache_for_generation` makes a
+/// `DynamicCache(config=…)`, which gives each sliding layer a
+/// `DynamicSlidingWindowLayer` (cache_utils.py). Its `update` concatenates the
+/// cached and the new states and keeps `full_key_states[:, :,
+/// -self.sliding_window + 1 :, :]`, a view that holds the whole concatenation
+/// alive: after the prefill the prompt's states (all of them), and from the
+/// first generated token on at most `window` positions. The peak per windowed
+/// layer is min(prompt + generated, max(prompt, window)) positions. (The
+/// `HybridCache` of transformers 4.42–4.55, and `cache_implementation=
+/// "static"`, preallocate min(window, max length) instead.) The quantized
+/// caches batchfit names for int8 and int4 (torchao's static cache,
+/// transformers' `QuantizedCache`, whose every layer is a `QuantizedLayer`)
+/// keep every position of every layer.
+pub fn kv_cache_per_sample(input: &TransformerInput) -> u128 {
+    if input.mode != Mode::Inference || input.arch.kind != Kind::Decoder {
+        return 0;
+    }
+    let arch = &input.arch;
+    let (per_token, tokens) = kv_shape(input);
+    let layers = u128::from(arch.layers);
+    let e = input.activation_bytes();
+    let windowed = u128::from(arch.windowed_layers());
+    let prompt = u128::from(input.seq);
+    let window_positions = tokens.min(prompt.max(u128::from(arch.window)));
+    // Positions held over all layers.
+    let positions = (layers - windowed) * tokens + windowed * window_positions;
+    match input.kv_dtype {
+        KvDtype::Bf16 => per_token * positions * e,
+        KvDtype::Fp8 => per_token * positions,
+        // One 16-bit scale per token and cached head, for K and for V.
+        KvDtype::Int8 => {
+            let heads = if arch.mla() {
+                arch.heads
+            } else {
+                arch.kv_heads
+            };
+            let scales = div_ceil(2 * u128::from(heads), u128::from(input.tp));
+            layers * tokens * (per_token + 2 * scales)
+        }
+        KvDtype::Int4 => {
+            let recent = KV_RESIDUAL.min(u128::from(input.generated));
+            let quantized = layers * per_token * (tokens - recent);
+            // 4 bits each, and a 16-bit scale and zero point per 64.
+            div_ceil(quantized, 2) + 4 * div_ceil(quantized, 64) + layers * per_token * recent * e
+        }
+    }
+}
+
+/// The 16-bit copies of one layer's cache that a quantized cache makes when
+/// that layer attends ([`KvDtype`]): per sample per GPU, 0 for an unquantized
+/// or FP8 cache.
+pub fn kv_dequantized_per_sample(input: &TransformerInput) -> u128 {
+    if input.mode != Mode::Inference || input.arch.kind != Kind::Decoder {
+        return 0;
+    }
+    let (per_token, tokens) = kv_shape(input);
+    let copies = match input.kv_dtype {
+        KvDtype::Bf16 | KvDtype::Fp8 => 0,
+        KvDtype::Int8 => 1,
+        KvDtype::Int4 => 2,
+    };
+    copies * per_token * tokens * input.activation_bytes()
+}

@@ -1,0 +1,59 @@
+//! The transformer form: memory per GPU from the architecture, term by term.
+//!
+//! Parameters are counted from the architecture (every matrix, bias and norm), the
+//! model states follow from the precision recipe, optimizer and sharding, and the
+//! activations follow Korthikanti et al. 2022, "Reducing Activation Recomputation
+//! in Large Transformer Models" (arXiv:2205.05198), §4, generalised to grouped-query
+//! attention, gated MLPs, other FFN sizes and 32-bit activations. docs/model.md
+//! derives every formula; each term below names its source.
+
+// Each module imports only those before it, so that there is no cycle: options and
+// bounds; architecture; pipeline; input; framework, adapters and inference; states
+// and activations; saved; backward.
+mod activations;
+mod adapters;
+mod architecture;
+mod backward;
+mod bounds;
+mod framework;
+mod inference;
+mod input;
+mod options;
+pub mod pipeline;
+mod saved;
+mod states;
+
+pub use adapters::{Adapters, dequantized_weight};
+pub use architecture::{
+    Architecture, AttentionWidths, Ends, MoePlacement, ParameterCount, RoutedExperts, Span,
+    parameter_count, stage_parameter_count,
+};
+pub use backward::{
+    UnfusedGradients, dummy_wgrads, embedding_backward, head_backward, kept_outputs,
+    layers_backward, unfused_gradients, unfused_moments,
+};
+pub use bounds::{
+    BUCKET_M, CAPACITY_FACTOR, CHANNELS, DS_LIVE, DS_PERSIST, DS_PREFETCH, EP, ETP, EXPERT_FFN,
+    EXPERTS, EXPERTS_ACTIVE, FFN, FIRST_DENSE_LAYERS, GEN, GLOBAL_EVERY, GPUS, HEAD_DIM, HEADS,
+    IMAGE, KV_HEADS, KV_LORA_RANK, LABELS, LORA_RANK, MOE_EVERY, PATCH, POSITIONS, PREFETCH,
+    Q_LORA_RANK, QK_NOPE_HEAD_DIM, QK_ROPE_HEAD_DIM, RECOMPUTE_LAYERS, SHARED_EXPERTS, SHARED_FFN,
+    TOKEN_TYPES, TP, V_HEAD_DIM, VOCAB, WINDOW, ZERO,
+};
+pub use inference::{kv_cache_per_sample, kv_dequantized_per_sample};
+pub use input::TransformerInput;
+pub use options::{
+    Attention, BaseQuant, Block, Fp8, Framework, FusedProj, Kind, KvDtype, Logits, LoraTargets,
+    LoraVariant, Loss, Mlp, Mode, Norm, NormKernel, Optimizer, Outputs, Quant, Recipe, Recompute,
+    RecomputeMethod, RecomputeModules, Step, ZeroGrad,
+};
+pub use saved::{
+    Saved, activations_and_layers_per_sample, activations_per_sample,
+    forward_activations_per_sample, layer_activations_per_sample, offloaded_activations_per_sample,
+    training_saved,
+};
+pub use states::{
+    ModelStates, embedding_copies, fp8_buffers, fp8_weight_copies, loss_weight_copies, model_states,
+};
+
+#[cfg(test)]
+mod tests;
