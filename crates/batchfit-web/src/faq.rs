@@ -8,8 +8,8 @@ use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
 
 use crate::dom::{self, El, Ev, el, rx};
+use crate::format::short;
 use crate::i18n::{self, Lang};
-use crate::results::short;
 use crate::state::State;
 
 /// The formula of the current form with the current numbers substituted.
@@ -152,13 +152,13 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
 /// rounded figures may differ from the sum in their last digit).
 fn peak_line(lang: Lang, e: &Estimate, units: Units) -> String {
     let w = i18n::words(lang);
-    let parts: Vec<String> = crate::results::bar_segments(e)
+    let parts: Vec<String> = crate::format::bar_segments(e)
         .into_iter()
-        .filter(|&(c, _)| !crate::results::beyond_tensors(c))
+        .filter(|&(c, _)| !crate::format::beyond_tensors(c))
         .map(|(c, bytes)| {
             format!(
                 "{} {}",
-                crate::results::component_label(w, c).to_ascii_lowercase(),
+                crate::format::component_label(w, c).to_ascii_lowercase(),
                 short(bytes, units)
             )
         })

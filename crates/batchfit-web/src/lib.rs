@@ -39,6 +39,7 @@ mod dom;
 mod faq;
 mod fields;
 mod fixes;
+mod format;
 mod forms;
 mod i18n;
 mod location;
