@@ -10,8 +10,8 @@ use batchfit_core::query::{self, Config, Param};
 use batchfit_core::units::Units;
 
 use crate::dom::{self, El, Ev, el, rx};
+use crate::format::short;
 use crate::i18n::{self, Lang, Words};
-use crate::results::short;
 use crate::state::State;
 
 pub fn compare(state: State) -> El {

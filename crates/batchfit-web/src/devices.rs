@@ -11,8 +11,8 @@ use batchfit_core::query::Param;
 use batchfit_core::units::Units;
 
 use crate::dom::{self, El, Ev, el, rx};
+use crate::format::{preset_name, short};
 use crate::i18n::{self, Lang};
-use crate::results::{preset_name, short};
 use crate::state::State;
 
 pub fn devices(state: State) -> El {

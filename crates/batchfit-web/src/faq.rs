@@ -8,8 +8,8 @@ use batchfit_core::query::{Config, Form};
 use batchfit_core::units::{self, Units};
 
 use crate::dom::{self, El, Ev, el, rx};
-use crate::i18n::{self, Lang};
-use crate::results::short;
+use crate::format::short;
+use crate::i18n::{self, FAQ_EN, Lang};
 use crate::state::State;
 
 /// The formula of the current form with the current numbers substituted.
@@ -152,13 +152,13 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
 /// rounded figures may differ from the sum in their last digit).
 fn peak_line(lang: Lang, e: &Estimate, units: Units) -> String {
     let w = i18n::words(lang);
-    let parts: Vec<String> = crate::results::bar_segments(e)
+    let parts: Vec<String> = crate::format::bar_segments(e)
         .into_iter()
-        .filter(|&(c, _)| !crate::results::beyond_tensors(c))
+        .filter(|&(c, _)| !crate::format::beyond_tensors(c))
         .map(|(c, bytes)| {
             format!(
                 "{} {}",
-                crate::results::component_label(w, c).to_ascii_lowercase(),
+                crate::format::component_label(w, c).to_ascii_lowercase(),
                 short(bytes, units)
             )
         })
@@ -192,94 +192,6 @@ fn faq(lang: Lang) -> &'static [(&'static str, &'static str)] {
         Lang::Es => i18n::spanish_faq(),
     }
 }
-
-pub static FAQ_EN: &[(&str, &str)] = &[
-    (
-        "Why does batch size, not model size, usually cause out-of-memory?",
-        "Weights, gradients and optimizer states are paid once, whatever the batch. Activations are kept for every sample until the backward pass uses them, so they grow linearly with batch × sequence length, and for long sequences they dominate. Halving the batch halves them; the rest stays.",
-    ),
-    (
-        "What do FP32, FP16, BF16 and INT8 change?",
-        "Bytes per value: 4, 2, 2 and 1. BF16 keeps FP32's range with less precision and trains without loss scaling; FP16 needs a loss scaler. INT8 and INT4 are for inference weights.",
-    ),
-    (
-        "AdamW or SGD?",
-        "AdamW keeps two FP32 moments per parameter (8 bytes); SGD with momentum keeps one (4 bytes); plain SGD none. With FP32 master weights, mixed precision adds 4 more bytes per parameter.",
-    ),
-    (
-        "Why don't gradients depend on the batch?",
-        "There is one gradient per parameter, summed over the samples of the batch. A larger batch changes their values, not their number.",
-    ),
-    (
-        "What is mixed precision?",
-        "Compute in BF16 or FP16 and keep an FP32 master copy of the weights for the update: 2 + 4 bytes of weights, 4 of gradients and 8 of AdamW state, about 18 bytes per parameter before activations.",
-    ),
-    (
-        "What do LoRA and QLoRA save, and what not?",
-        "LoRA freezes the base and trains small adapters: no gradients or optimizer state for the base, so the model states shrink from about 18 to about 2 bytes per parameter. QLoRA stores the frozen base in 4 bits, about 0.5 byte per weight. Neither shrinks the activations: at long sequences or large batches they still dominate, and gradient checkpointing is what cuts them.",
-    ),
-    (
-        "What does gradient checkpointing do?",
-        "It keeps only some activations (each layer's input, or all but the attention core) and recomputes the rest during the backward pass: a third more compute for much less memory.",
-    ),
-    (
-        "What does FlashAttention change?",
-        "Eager attention stores the softmax scores, an s × s matrix per head, which grows with the square of the sequence. FlashAttention and PyTorch's SDPA kernels never store it.",
-    ),
-    (
-        "Why does nvidia-smi show more than this?",
-        "nvidia-smi shows the whole process: the CUDA context (about 0.3–1.3 GB), the framework's buffers and the memory PyTorch's caching allocator holds after tensors are freed. That is what the overhead and the safety margin stand for; the model's own tensors are the total.",
-    ),
-    (
-        "How exact is it?",
-        "It is an estimate from published formulas; real peaks depend on the framework, kernels and allocator. docs/accuracy.md compares it with published measurements, row by row.",
-    ),
-];
-
-/// The Spanish questions and answers: with the Spanish tables, fetched
-/// only by a Spanish page (`i18n`).
-pub static FAQ_ES: &[(&str, &str)] = &[
-    (
-        "¿Qué ahorran LoRA y QLoRA, y qué no?",
-        "LoRA congela la base y entrena adaptadores pequeños: sin gradientes ni estado del optimizador para la base, los estados del modelo bajan de unos 18 a unos 2 bytes por parámetro. QLoRA guarda la base congelada en 4 bits, unos 0,5 bytes por peso. Ninguno reduce las activaciones: con secuencias largas o lotes grandes siguen dominando, y lo que las recorta es el checkpointing de gradientes.",
-    ),
-    (
-        "¿Por qué suele agotar la memoria el tamaño de lote y no el del modelo?",
-        "Pesos, gradientes y estados del optimizador se pagan una vez, sea cual sea el lote. Las activaciones se guardan para cada muestra hasta que el paso hacia atrás las usa, así que crecen linealmente con lote × longitud de secuencia y, con secuencias largas, dominan. Reducir el lote a la mitad las reduce a la mitad; lo demás no cambia.",
-    ),
-    (
-        "¿Qué cambian FP32, FP16, BF16 e INT8?",
-        "Los bytes por valor: 4, 2, 2 y 1. BF16 conserva el rango de FP32 con menos precisión y entrena sin escalar la pérdida; FP16 necesita un escalador. INT8 e INT4 son para pesos de inferencia.",
-    ),
-    (
-        "¿AdamW o SGD?",
-        "AdamW guarda dos momentos FP32 por parámetro (8 bytes); SGD con momento guarda uno (4 bytes); SGD simple, ninguno. Con pesos maestros FP32, la precisión mixta suma 4 bytes más por parámetro.",
-    ),
-    (
-        "¿Por qué los gradientes no dependen del lote?",
-        "Hay un gradiente por parámetro, sumado sobre las muestras del lote. Un lote mayor cambia sus valores, no su número.",
-    ),
-    (
-        "¿Qué es la precisión mixta?",
-        "Calcular en BF16 o FP16 y guardar una copia maestra FP32 de los pesos para la actualización: 2 + 4 bytes de pesos, 4 de gradientes y 8 de estado de AdamW, unos 18 bytes por parámetro antes de las activaciones.",
-    ),
-    (
-        "¿Qué hace el checkpointing de gradientes?",
-        "Guarda solo algunas activaciones (la entrada de cada capa, o todo menos el núcleo de atención) y recalcula el resto en el paso hacia atrás: un tercio más de cómputo por mucha menos memoria.",
-    ),
-    (
-        "¿Qué cambia FlashAttention?",
-        "La atención clásica guarda las puntuaciones del softmax, una matriz s × s por cabeza que crece con el cuadrado de la secuencia. FlashAttention y los kernels SDPA de PyTorch nunca la guardan.",
-    ),
-    (
-        "¿Por qué nvidia-smi muestra más?",
-        "nvidia-smi muestra todo el proceso: el contexto CUDA (unos 0.3–1.3 GB), los búferes del framework y la memoria que el asignador de PyTorch retiene tras liberar tensores. Eso representan la sobrecarga y el margen de seguridad; los tensores del modelo son el total.",
-    ),
-    (
-        "¿Qué tan exacto es?",
-        "Es una estimación con fórmulas publicadas; los picos reales dependen del framework, los kernels y el asignador. docs/accuracy.md lo compara fila a fila con mediciones publicadas.",
-    ),
-];
 
 /// "How it works" and the FAQ.
 pub fn how_it_works(state: State) -> El {

@@ -10,9 +10,9 @@ use batchfit_core::query::{self, Config, Form};
 use batchfit_core::units::Units;
 
 use crate::dom::{self, El, Ev, el, rx};
+use crate::format::short;
 use crate::i18n::{self, Lang};
 use crate::location;
-use crate::results::short;
 use crate::state::State;
 
 pub fn fixes(state: State) -> El {

@@ -11,8 +11,8 @@ use batchfit_core::{Precision, parameters, presets};
 
 use crate::dom::{self, El, Ev, Rx, el, rx};
 use crate::fields::{self, event_value, number_field, select_field};
+use crate::format;
 use crate::i18n::{self, Lang};
-use crate::results;
 use crate::state::{CUSTOM_DEVICE, State};
 
 fn activations_form(state: State) -> Vec<El> {
@@ -624,7 +624,7 @@ fn device_panel(state: State) -> Vec<El> {
         .children(presets::DEVICES.iter().map(|d| {
             el("option")
                 .attr("value", d.id)
-                .bind_text(rx(move || results::preset_name(lang.get(), d)))
+                .bind_text(rx(move || format::preset_name(lang.get(), d)))
         }))
         .child(
             el("option")

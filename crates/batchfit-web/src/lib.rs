@@ -14,21 +14,7 @@ use batchfit_core::units::Units;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 
-/// What `leptos::prelude` gives a CSR app that builds its own DOM: Leptos
-/// 0.8's reactive graph (signals, memos, effects, owners) and its DOM
-/// helpers, taken from the crates the `leptos` umbrella re-exports. The
-/// umbrella itself is left out: its `server_fn` dependency is always built
-/// with the `browser` feature, which exports wasm-streams' classes into the
-/// module whether or not anything uses them (docs/performance-log.md).
-pub mod prelude {
-    pub use leptos_dom::helpers::{set_timeout, window};
-    pub use reactive_graph::computed::Memo;
-    pub use reactive_graph::effect::{Effect, RenderEffect};
-    pub use reactive_graph::graph::untrack;
-    pub use reactive_graph::owner::Owner;
-    pub use reactive_graph::prelude::*;
-    pub use reactive_graph::signal::{ReadSignal, RwSignal, signal};
-}
+pub mod prelude;
 
 mod canvas;
 mod charts;
@@ -39,6 +25,7 @@ mod dom;
 mod faq;
 mod fields;
 mod fixes;
+mod format;
 mod forms;
 mod i18n;
 mod location;
@@ -184,23 +171,6 @@ fn replay_edits(taken: StandInEdits) {
     {
         let _ = focusable.focus();
     }
-}
-
-/// Whether the user's system asks for a dark theme, kept current by the media
-/// query's `change` event: the charts read it on every redraw, and asking
-/// `matchMedia` there would query the browser on every edit.
-pub(crate) fn dark_theme() -> ReadSignal<bool> {
-    let query = web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten());
-    let (dark, set_dark) = signal(query.as_ref().is_some_and(|m| m.matches()));
-    if let Some(query) = query {
-        let watched = query.clone();
-        let changed = Closure::<dyn FnMut()>::new(move || set_dark.set(watched.matches()));
-        let _ = query.add_event_listener_with_callback("change", changed.as_ref().unchecked_ref());
-        // The listener lives as long as the page.
-        changed.forget();
-    }
-    dark
 }
 
 /// Builds the whole page into `parent` and keeps it current. Call it inside a

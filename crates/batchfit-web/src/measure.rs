@@ -11,10 +11,10 @@ use batchfit_core::measured::{self, Comparison, Fit, Reading};
 use batchfit_core::units::Units;
 
 use crate::dom::{self, El, Ev, el, rx};
+use crate::format::short;
 use crate::i18n::{self, Lang};
 use crate::location;
 use crate::messages;
-use crate::results::short;
 use crate::state::State;
 
 pub fn measurement(state: State) -> El {

@@ -7,8 +7,8 @@ use crate::prelude::*;
 use batchfit_core::memory::{self, Stage};
 
 use crate::dom::{El, el, rx};
+use crate::format::short;
 use crate::i18n;
-use crate::results::short;
 use crate::state::State;
 
 pub fn stages(state: State) -> El {

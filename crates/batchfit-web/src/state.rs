@@ -9,6 +9,8 @@ use batchfit_core::param::{self, Input};
 use batchfit_core::presets::Device;
 use batchfit_core::query::{self, Config, Form, Lang, Param};
 use std::time::Duration;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::Closure;
 
 use crate::prelude::*;
 
@@ -66,7 +68,7 @@ impl State {
         })));
         let form = RwSignal::new(opened.form);
         let lang = RwSignal::new(lang);
-        let dark = crate::dark_theme();
+        let dark = dark_theme();
         let parsed =
             Memo::new(move |_| query::parse(&current_query(texts, form.get(), lang.get())));
         let committed = RwSignal::new(*opened);
@@ -316,4 +318,21 @@ fn current_query(texts: &Texts, form: Form, lang: Lang) -> String {
         out.push_str(&query::encode(&value));
     }
     out
+}
+
+/// Whether the user's system asks for a dark theme, kept current by the media
+/// query's `change` event: the charts read it on every redraw, and asking
+/// `matchMedia` there would query the browser on every edit.
+fn dark_theme() -> ReadSignal<bool> {
+    let query = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten());
+    let (dark, set_dark) = signal(query.as_ref().is_some_and(|m| m.matches()));
+    if let Some(query) = query {
+        let watched = query.clone();
+        let changed = Closure::<dyn FnMut()>::new(move || set_dark.set(watched.matches()));
+        let _ = query.add_event_listener_with_callback("change", changed.as_ref().unchecked_ref());
+        // The listener lives as long as the page.
+        changed.forget();
+    }
+    dark
 }

@@ -9,8 +9,8 @@ use batchfit_core::memory::{self, AtPeak, Moment, TimelinePoint};
 use crate::charts::{self, Component, TimelineChart};
 use crate::dom::{El, Ev, el, rx};
 use crate::fields::event_value;
+use crate::format::{device_name, short};
 use crate::i18n::{self, Words};
-use crate::results::{device_name, short};
 use crate::state::State;
 use wasm_bindgen::JsCast;
 
@@ -160,7 +160,7 @@ pub fn step(state: State) -> El {
                         .map(|(c, bytes)| {
                             format!(
                                 "{} {}",
-                                crate::results::component_label(w, c),
+                                crate::format::component_label(w, c),
                                 short(bytes, units)
                             )
                         })

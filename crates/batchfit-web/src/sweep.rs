@@ -8,8 +8,8 @@ use batchfit_core::units::{self, Units};
 
 use crate::charts::{self, SweepChart};
 use crate::dom::{self, El, Ev, el, rx};
+use crate::format::{device_name, short};
 use crate::i18n::{self, Lang};
-use crate::results::{device_name, short};
 use crate::state::State;
 
 /// The sweep's columns, in order: batch, then the parts alive at the peak,

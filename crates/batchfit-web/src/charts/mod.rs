@@ -1,0 +1,186 @@
+//! The three charts: the stacked breakdown bar with the device's capacity,
+//! memory against batch size, and the step as a timeline. The drawing functions are generic over plotters'
+//! `DrawingBackend`, so the browser draws them on a `<canvas>` and the native
+//! tests into an SVG string; every number drawn arrives already computed.
+//!
+//! Shapes are plotters elements placed at pixel coordinates computed here (the
+//! scales, the ticks, the layout). Text is drawn by the backend itself, aligned
+//! by its anchor, and measured by a width function the caller passes in (the
+//! canvas's `measureText` in the browser): plotters' own text layout measures
+//! each string with a styled `<span>` on the web, a forced layout per label.
+
+mod breakdown;
+mod mount;
+mod scale;
+mod sweep;
+mod text;
+mod timeline;
+
+use batchfit_core::units::Units;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters_backend::BackendCoord;
+
+use breakdown::breakdown;
+pub use mount::{breakdown_canvas, sweep_canvas, timeline_canvas, timeline_point_at};
+use sweep::sweep;
+use timeline::timeline;
+
+/// One memory component; its colour is the same in the bar, the legend and the table swatches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Component {
+    Weights,
+    Gradients,
+    OptimizerStates,
+    OptimizerStep,
+    /// Framework buffers alive through the step (DeepSpeed's gradient bucket).
+    Buffers,
+    KvCache,
+    Activations,
+    /// The caching allocator's reserved but unused bytes at the peak.
+    AllocatorCache,
+    /// The CUDA context and libraries' workspaces.
+    Overhead,
+    /// The safety margin the user asked for.
+    Margin,
+}
+
+impl Component {
+    /// In the order of the bar: what is alive at the peak, then what is added
+    /// to it up to the required memory.
+    pub const ALL: [Component; 10] = [
+        Self::Weights,
+        Self::Gradients,
+        Self::OptimizerStates,
+        Self::OptimizerStep,
+        Self::Buffers,
+        Self::KvCache,
+        Self::Activations,
+        Self::AllocatorCache,
+        Self::Overhead,
+        Self::Margin,
+    ];
+
+    /// Okabe–Ito's eight, with Paul Tol's wine for the rare framework buffers
+    /// and two greys for what lies beyond the tensors (overhead, margin):
+    /// distinguishable with the common colour-vision deficiencies and readable
+    /// on light and dark backgrounds; every item also has its label.
+    pub fn color_hex(self) -> &'static str {
+        match self {
+            Self::Weights => "#0072B2",
+            Self::Gradients => "#E69F00",
+            Self::OptimizerStates => "#009E73",
+            Self::OptimizerStep => "#D55E00",
+            Self::Buffers => "#882255",
+            Self::KvCache => "#56B4E9",
+            Self::Activations => "#CC79A7",
+            Self::AllocatorCache => "#F0E442",
+            Self::Overhead => "#999999",
+            Self::Margin => "#DDDDDD",
+        }
+    }
+
+    fn color(self) -> RGBColor {
+        hex(self.color_hex())
+    }
+}
+
+/// The stacked bar: one segment per component, and the device's capacity. Its
+/// legend is the page's (results.rs), where each item is text with its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BreakdownChart {
+    /// (component, bytes); zero-byte segments are not drawn.
+    pub segments: Vec<(Component, u128)>,
+    /// (device name such as "H100 80GB", bytes).
+    pub capacity: Option<(String, u128)>,
+    pub units: Units,
+    /// Light text and axes, for a dark background.
+    pub dark: bool,
+}
+
+/// Required memory against batch size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepChart {
+    /// (batch, required bytes) in increasing batch order, as `memory::sweep`
+    /// gives its rows; a point out of that order is not drawn, nor is batch 0,
+    /// which has no place on a log axis.
+    pub points: Vec<(u64, u128)>,
+    pub chosen_batch: u64,
+    pub capacity: Option<(String, u128)>,
+    pub x_label: String,
+    pub y_label: String,
+    pub units: Units,
+    pub dark: bool,
+}
+
+/// Allocated memory through one step (`memory::timeline`): a stacked column
+/// per point, in the bar's colours, the device's capacity and the peak marked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineChart {
+    /// Per point, (component, bytes) in the bar's order.
+    pub points: Vec<Vec<(Component, u128)>>,
+    /// The phases' names under the axis, each at its first point.
+    pub phases: Vec<(usize, String)>,
+    /// The point that sets the peak and its label ("Peak: the loss").
+    pub peak: Option<(usize, String)>,
+    pub capacity: Option<(String, u128)>,
+    pub y_label: String,
+    pub units: Units,
+    pub dark: bool,
+}
+
+/// The width in pixels a text takes in the charts' font ([`FONT`]).
+pub type TextWidth<'a> = &'a dyn Fn(&str) -> i32;
+
+/// Draws the breakdown bar and its capacity marker into `area`.
+pub fn draw_breakdown<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &BreakdownChart,
+    width: TextWidth<'_>,
+) -> Result<(), String> {
+    breakdown(area, chart, width).map_err(|e| e.to_string())
+}
+
+/// Draws memory against batch size (log2 axis) with the capacity line into `area`.
+pub fn draw_sweep<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &SweepChart,
+    width: TextWidth<'_>,
+) -> Result<(), String> {
+    sweep(area, chart, width).map_err(|e| e.to_string())
+}
+
+/// Draws the step's timeline into `area`.
+pub fn draw_timeline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &TimelineChart,
+    width: TextWidth<'_>,
+) -> Result<(), String> {
+    timeline(area, chart, width).map_err(|e| e.to_string())
+}
+
+type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// "#RRGGBB" to a colour; only ever called with the literals above.
+fn hex(text: &str) -> RGBColor {
+    let channel = |i: usize| {
+        text.get(i..i + 2)
+            .and_then(|c| u8::from_str_radix(c, 16).ok())
+            .unwrap_or(0)
+    };
+    RGBColor(channel(1), channel(3), channel(5))
+}
+
+/// A straight line from `from` to `to`.
+fn segment<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    from: BackendCoord,
+    to: BackendCoord,
+    style: ShapeStyle,
+) -> Drawn<DB> {
+    area.draw(&PathElement::new([from, to], style))
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests;

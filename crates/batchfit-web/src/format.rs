@@ -1,0 +1,204 @@
+//! The formatting the sections share: sizes in prose and with their exact
+//! bytes, device names, and the memory components' terms, labels, test ids
+//! and swatches. Sections import it rather than each other.
+
+use std::rc::Rc;
+
+use crate::prelude::*;
+use batchfit_core::memory::Estimate;
+use batchfit_core::presets::{Device, DevicePreset};
+use batchfit_core::units::{self, Units};
+use wasm_bindgen::JsCast;
+
+use crate::charts::Component;
+use crate::dom::{self, El, Ev, el, rx};
+use crate::i18n::{self, Lang, Words};
+use crate::state::State;
+
+/// Three significant figures, for prose: "98.4 GB", "5.37 GB", "171 GB".
+pub fn short(bytes: u128, units: Units) -> String {
+    let size = units::size(bytes, units);
+    let decimals = match size.value() {
+        v if size.unit == "B" || v >= 100.0 => 0,
+        v if v >= 10.0 => 1,
+        _ => 2,
+    };
+    size.with_decimals(decimals).to_string()
+}
+
+/// A labelled size with its exact bytes in `data-bytes` and in the tooltip.
+/// One binding writes all three, and formats only when the bytes, the units
+/// or the language changed.
+pub fn size(state: State, testid: &str, bytes: Rc<dyn Fn() -> u128>) -> El {
+    let span = el("span")
+        .class("value")
+        .attr("data-testid", testid)
+        .attr("tabindex", "0")
+        .on(Ev::Click, Box::new(toggle_exact));
+    let (element, text) = (span.node().clone(), span.text_node());
+    dom::bind(
+        rx(move || (bytes(), state.config.with(|c| c.units), state.lang.get())),
+        Box::new(move |&(bytes, units, lang)| {
+            let _ = element.set_attribute("data-bytes", &bytes.to_string());
+            let _ = element.set_attribute("title", &i18n::exact_bytes(lang, bytes));
+            text.set_data(&units::format_bytes(bytes, units));
+        }),
+    );
+    span
+}
+
+/// A tap or click on a size shows its exact bytes beside it (the tooltip of
+/// a mouse, for touch), and a second one hides them.
+fn toggle_exact(event: web_sys::Event) {
+    if let Some(element) = event
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    {
+        let _ = element.toggle_attribute("data-exact");
+    }
+}
+
+/// A preset device's name in the page's language: product names stay as they
+/// are; the unified-memory and CPU presets, which are descriptions, are
+/// worded per language ("CPU, 16 GB RAM" / "CPU, 16 GB de RAM").
+pub fn preset_name(lang: Lang, preset: &DevicePreset) -> String {
+    let gb = preset.bytes >> 30;
+    let kind = preset.id.split('-').next().unwrap_or_default();
+    match (kind, lang) {
+        ("apple", Lang::En) => format!("Apple silicon, {gb} GB unified"),
+        ("apple", Lang::Es) => format!("Apple silicon, {gb} GB de memoria unificada"),
+        ("cpu", Lang::En) => format!("CPU, {gb} GB RAM"),
+        ("cpu", Lang::Es) => format!("CPU, {gb} GB de RAM"),
+        _ => preset.name.to_owned(),
+    }
+}
+
+/// The device's display name in the page's language.
+pub fn device_name(lang: Lang, device: Device) -> String {
+    match device {
+        Device::Preset(preset) => preset_name(lang, preset),
+        Device::Custom { hundredths_gb } => {
+            format!(
+                "{} GB",
+                batchfit_core::fields::format_hundredths(hundredths_gb)
+            )
+        }
+    }
+}
+
+/// The CSS class that paints a component's swatch, `c-` and its test id. The
+/// page's Content-Security-Policy forbids inline styles, so the colours live in
+/// style/main.css (a test checks they are the charts' colours).
+pub fn swatch_class(component: Component) -> String {
+    format!("c-{}", component_testid(component))
+}
+
+/// A parameter count to three significant figures: "46.7B", "12.9B", "671B",
+/// in integers (formatting an `f64` would bring the float printer into the
+/// page).
+pub(crate) fn short_count(count: u128) -> String {
+    let (unit, suffix) = [
+        (1_000_000_000_000, "T"),
+        (1_000_000_000, "B"),
+        (1_000_000, "M"),
+        (1_000, "k"),
+    ]
+    .into_iter()
+    .find(|&(unit, _)| count >= unit)
+    .unwrap_or((1, ""));
+    let decimals: u32 = match count / unit {
+        _ if unit == 1 => 0,
+        v if v >= 100 => 0,
+        v if v >= 10 => 1,
+        _ => 2,
+    };
+    let scale = 10u128.pow(decimals);
+    // Rounded half up at the last digit shown.
+    let scaled = (count * scale * 2 / unit).div_ceil(2);
+    let whole = scaled / scale;
+    if decimals == 0 {
+        format!("{whole}{suffix}")
+    } else {
+        let fraction = scaled % scale;
+        format!(
+            "{whole}.{fraction:0width$}{suffix}",
+            width = decimals as usize
+        )
+    }
+}
+
+/// The terms of the estimate, in the order of the bar: (component, bytes alive
+/// at the peak, the term's own size).
+pub(crate) fn terms(e: &Estimate) -> [(Component, u128, u128); 7] {
+    let p = e.at_peak;
+    [
+        (Component::Weights, p.weights, e.weights),
+        (Component::Gradients, p.gradients, e.gradients),
+        (
+            Component::OptimizerStates,
+            p.optimizer_states,
+            e.optimizer_states,
+        ),
+        (Component::OptimizerStep, p.optimizer_step, e.optimizer_step),
+        (Component::Buffers, p.buffers, e.buffers),
+        (Component::KvCache, p.kv_cache, e.kv_cache),
+        (Component::Activations, p.activations, e.activations),
+    ]
+}
+
+/// The bar's segments: what is alive at the peak, then the allocator's cache,
+/// the overhead and the margin. They sum exactly to `required`.
+pub fn bar_segments(e: &Estimate) -> Vec<(Component, u128)> {
+    terms(e)
+        .into_iter()
+        .map(|(c, at_peak, _)| (c, at_peak))
+        .chain([
+            (Component::AllocatorCache, e.allocator_cache()),
+            (Component::Overhead, e.overhead),
+            (Component::Margin, e.margin_bytes()),
+        ])
+        .filter(|&(_, bytes)| bytes > 0)
+        .collect()
+}
+
+/// Whether a bar segment lies beyond the tensors (added to the peak to reach
+/// the required memory) rather than being alive at the peak.
+pub fn beyond_tensors(component: Component) -> bool {
+    matches!(
+        component,
+        Component::AllocatorCache | Component::Overhead | Component::Margin
+    )
+}
+
+pub fn component_label(w: &Words, component: Component) -> &'static str {
+    match component {
+        Component::Weights => w.weights,
+        Component::Gradients => w.gradients,
+        Component::OptimizerStates => w.optimizer_states,
+        Component::OptimizerStep => w.optimizer_step,
+        Component::Buffers => w.buffers,
+        Component::KvCache => w.kv_cache,
+        Component::Activations => w.activations,
+        Component::AllocatorCache => w.allocator_cache,
+        Component::Overhead => w.overhead,
+        Component::Margin => w.margin,
+    }
+}
+
+pub fn component_testid(component: Component) -> &'static str {
+    match component {
+        Component::Weights => "weights",
+        Component::Gradients => "gradients",
+        Component::OptimizerStates => "optimizer-states",
+        Component::OptimizerStep => "optimizer-step",
+        Component::Buffers => "buffers",
+        Component::KvCache => "kv-cache",
+        Component::Activations => "activations",
+        Component::AllocatorCache => "allocator-cache",
+        Component::Overhead => "overhead",
+        Component::Margin => "margin",
+    }
+}
+
+#[cfg(test)]
+mod tests;

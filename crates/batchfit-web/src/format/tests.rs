@@ -1,0 +1,54 @@
+use super::*;
+
+#[test]
+fn swatches_in_the_stylesheet_have_the_charts_colours() {
+    let css = include_str!("../../../../style/main.css").to_ascii_lowercase();
+    for component in Component::ALL {
+        let rule = format!(
+            ".{} {{ background: {}; }}",
+            swatch_class(component),
+            component.color_hex().to_ascii_lowercase()
+        );
+        assert!(css.contains(&rule), "style/main.css lacks `{rule}`");
+    }
+}
+
+/// The presets that are descriptions read in the page's language; the
+/// names of products stay, and the English ones are the core's.
+#[test]
+fn device_descriptions_follow_the_language() {
+    use batchfit_core::presets::DEVICES;
+    for preset in DEVICES {
+        assert_eq!(preset_name(Lang::En, preset), preset.name, "{}", preset.id);
+    }
+    let cpu = DEVICES
+        .iter()
+        .find(|d| d.id == "cpu-16gb")
+        .expect("a CPU preset");
+    assert_eq!(preset_name(Lang::Es, cpu), "CPU, 16 GB de RAM");
+    let apple = DEVICES
+        .iter()
+        .find(|d| d.id == "apple-64gb")
+        .expect("an Apple preset");
+    assert_eq!(
+        preset_name(Lang::Es, apple),
+        "Apple silicon, 64 GB de memoria unificada"
+    );
+    let h100 = DEVICES
+        .iter()
+        .find(|d| d.id == "h100-80gb")
+        .expect("an H100");
+    assert_eq!(preset_name(Lang::Es, h100), preset_name(Lang::En, h100));
+}
+
+#[test]
+fn prose_sizes_have_three_significant_figures() {
+    for (bytes, want) in [
+        (98_400_000_000, "98.4 GB"),
+        (5_368_709_120, "5.37 GB"),
+        (171_798_691_840, "172 GB"),
+        (999, "999 B"),
+    ] {
+        assert_eq!(short(bytes, Units::Decimal), want);
+    }
+}

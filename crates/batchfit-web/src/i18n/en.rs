@@ -1,0 +1,1201 @@
+//! The English tables: the field texts, the option labels, the page's other
+//! words and the questions of "How it works".
+
+use batchfit_core::query::Param;
+
+use super::{FieldText, Words, f};
+
+pub(super) static FIELDS_EN: &[(Param, FieldText)] = &[
+    (
+        Param::Batch,
+        f(
+            "Batch size",
+            "samples",
+            "Micro-batch: samples per step on one GPU.",
+        ),
+    ),
+    (
+        Param::Seq,
+        f(
+            "Sequence length",
+            "tokens",
+            "Tokens per sample (the prompt, for inference).",
+        ),
+    ),
+    (Param::Hidden, f("Hidden size", "", "Model width, d_model.")),
+    (Param::Layers, f("Layers", "", "Transformer blocks.")),
+    (
+        Param::Precision,
+        f("Precision", "", "Bytes per stored value."),
+    ),
+    (
+        Param::K,
+        f(
+            "Multiplier k",
+            "×",
+            "Hidden-sized values kept per token per layer; about 10.",
+        ),
+    ),
+    (
+        Param::Ckpt,
+        f(
+            "Gradient checkpointing",
+            "",
+            "Keep about √layers layers' activations; recompute the rest.",
+        ),
+    ),
+    (
+        Param::Params,
+        f("Parameters", "", "Count, e.g. 7B, 7000M, 125M or 1.3e9."),
+    ),
+    (
+        Param::Optimizer,
+        f("Optimizer", "", "Its state is kept for every parameter."),
+    ),
+    (
+        Param::ActMb,
+        f(
+            "Activations per sample",
+            "MB",
+            "Measured or estimated; MB = 10⁶ bytes.",
+        ),
+    ),
+    (
+        Param::Model,
+        f(
+            "Model preset",
+            "",
+            "Published configurations; edit any value below.",
+        ),
+    ),
+    (
+        Param::Kind,
+        f(
+            "Architecture",
+            "",
+            "Decoder (GPT, Llama), encoder (BERT) or vision (ViT).",
+        ),
+    ),
+    (
+        Param::Heads,
+        f("Attention heads", "", "Query heads per layer."),
+    ),
+    (
+        Param::KvHeads,
+        f(
+            "Key/value heads",
+            "",
+            "Fewer than heads for GQA, 1 for MQA.",
+        ),
+    ),
+    (Param::HeadDim, f("Head size", "", "0 = hidden ÷ heads.")),
+    (Param::Ffn, f("FFN size", "", "Inner size of the MLP.")),
+    (
+        Param::Mlp,
+        f("MLP type", "", "GELU uses two matrices, SwiGLU three."),
+    ),
+    (
+        Param::Norm,
+        f(
+            "Normalisation",
+            "",
+            "LayerNorm has a bias, RMSNorm does not.",
+        ),
+    ),
+    (
+        Param::Vocab,
+        f("Vocabulary", "tokens", "Rows of the embedding matrix."),
+    ),
+    (
+        Param::Tied,
+        f(
+            "Tied embeddings",
+            "",
+            "The output layer reuses the input embedding.",
+        ),
+    ),
+    (
+        Param::Bias,
+        f(
+            "Linear biases",
+            "",
+            "Biases in attention and MLP projections.",
+        ),
+    ),
+    (
+        Param::QkvBias,
+        f(
+            "Q/K/V biases only",
+            "",
+            "As in Qwen2: biases on Q, K and V.",
+        ),
+    ),
+    (
+        Param::QkNorm,
+        f(
+            "QK-norm",
+            "",
+            "RMSNorm on queries and keys, per head (Qwen3, OLMoE).",
+        ),
+    ),
+    (
+        Param::QkNormFull,
+        f(
+            "QK-norm over whole projections",
+            "",
+            "The norms span all heads of Q and of K (OLMoE).",
+        ),
+    ),
+    (
+        Param::AttnSinks,
+        f(
+            "Attention sinks",
+            "",
+            "One learned logit per head and layer (gpt-oss).",
+        ),
+    ),
+    (
+        Param::FusedProj,
+        f(
+            "Fused projections",
+            "",
+            "Under AMP each separate projection saves its own 16-bit cast.",
+        ),
+    ),
+    (
+        Param::Experts,
+        f(
+            "Routed experts",
+            "",
+            "Experts per MoE layer; 0 is a dense model.",
+        ),
+    ),
+    (
+        Param::ExpertsActive,
+        f(
+            "Experts per token",
+            "",
+            "Top-k: routed experts each token is sent to.",
+        ),
+    ),
+    (
+        Param::ExpertFfn,
+        f(
+            "Expert FFN size",
+            "",
+            "Each routed expert's intermediate size; 0 uses the FFN size.",
+        ),
+    ),
+    (
+        Param::SharedExperts,
+        f(
+            "Shared experts",
+            "",
+            "Experts every token passes through (DeepSeek, Llama 4).",
+        ),
+    ),
+    (
+        Param::SharedFfn,
+        f(
+            "Shared expert FFN size",
+            "",
+            "Each shared expert's size; 0 uses the routed experts' size.",
+        ),
+    ),
+    (
+        Param::FirstDenseLayers,
+        f(
+            "Dense layers first",
+            "",
+            "Dense layers before the first MoE layer (DeepSeek: 3).",
+        ),
+    ),
+    (
+        Param::MoeEvery,
+        f(
+            "MoE every n layers",
+            "",
+            "1: every layer is MoE; 2: every second one.",
+        ),
+    ),
+    (
+        Param::KvLoraRank,
+        f(
+            "Latent KV size (MLA)",
+            "",
+            "Multi-head latent attention's compressed KV; 0 is ordinary attention.",
+        ),
+    ),
+    (
+        Param::QLoraRank,
+        f(
+            "Latent query size (MLA)",
+            "",
+            "Compressed queries; 0 projects them directly.",
+        ),
+    ),
+    (
+        Param::QkRopeHeadDim,
+        f(
+            "Rotary head size (MLA)",
+            "",
+            "The rotary part of each query and key head.",
+        ),
+    ),
+    (
+        Param::QkNopeHeadDim,
+        f(
+            "Non-rotary head size (MLA)",
+            "",
+            "The part of each query and key head without rotary.",
+        ),
+    ),
+    (
+        Param::VHeadDim,
+        f("Value head size (MLA)", "", "Each value head's size."),
+    ),
+    (
+        Param::CapacityFactor,
+        f(
+            "Expert capacity factor",
+            "",
+            "Megatron-Core: tokens an expert takes, relative to an even share; 0 drops none.",
+        ),
+    ),
+    (
+        Param::CapacityPad,
+        f(
+            "Pad experts to capacity",
+            "",
+            "Every expert computes its full capacity of tokens.",
+        ),
+    ),
+    (
+        Param::Ep,
+        f(
+            "Expert parallel",
+            "",
+            "Routed experts split over this many of the data-parallel GPUs.",
+        ),
+    ),
+    (
+        Param::Etp,
+        f(
+            "Expert tensor parallel",
+            "",
+            "Each routed expert split over this many GPUs; 0: as tensor parallel.",
+        ),
+    ),
+    (
+        Param::Pp,
+        f(
+            "Pipeline parallel",
+            "",
+            "Stages the layers are split over, each on its own GPUs.",
+        ),
+    ),
+    (
+        Param::PpSchedule,
+        f("Pipeline schedule", "", "1F1B, interleaved 1F1B or GPipe."),
+    ),
+    (
+        Param::Vpp,
+        f(
+            "Virtual stages",
+            "",
+            "Model chunks per pipeline GPU (interleaved).",
+        ),
+    ),
+    (
+        Param::Microbatches,
+        f("Micro-batches", "", "Per step; 0 means as many as stages."),
+    ),
+    (
+        Param::PpLayout,
+        f(
+            "Layers per stage",
+            "",
+            "Optional uneven split, e.g. 7,9,9,7.",
+        ),
+    ),
+    (
+        Param::PpStage,
+        f(
+            "Stage shown",
+            "",
+            "first, last or an index; empty: the one needing most.",
+        ),
+    ),
+    (
+        Param::Cp,
+        f(
+            "Context parallel",
+            "",
+            "GPUs the sequence is split over (flash attention).",
+        ),
+    ),
+    (
+        Param::CpKind,
+        f("Context parallel kind", "", "Ring attention or Ulysses."),
+    ),
+    (
+        Param::Positions,
+        f(
+            "Learned positions",
+            "",
+            "Rows of a learned position embedding; 0 for RoPE.",
+        ),
+    ),
+    (
+        Param::TokenTypes,
+        f("Token types", "", "Segment embeddings (BERT: 2)."),
+    ),
+    (
+        Param::Labels,
+        f(
+            "Classifier labels",
+            "",
+            "Outputs of a classification head; 0 for none.",
+        ),
+    ),
+    (
+        Param::Dropout,
+        f(
+            "Dropout",
+            "",
+            "Dropout masks are kept for the backward pass.",
+        ),
+    ),
+    (
+        Param::Image,
+        f("Image size", "px", "Side of the square input image."),
+    ),
+    (
+        Param::Patch,
+        f(
+            "Patch size",
+            "px",
+            "Side of one patch; tokens = (image ÷ patch)² + 1.",
+        ),
+    ),
+    (
+        Param::Channels,
+        f("Channels", "", "Colour channels of the image."),
+    ),
+    (
+        Param::QkNorm,
+        f(
+            "QK-norm",
+            "",
+            "Norms on the queries and keys, per head (Qwen3, Gemma 3).",
+        ),
+    ),
+    (
+        Param::QkNormFull,
+        f(
+            "QK-norm over the projection",
+            "",
+            "With QK-norm: one norm over all of Q and one over all of K (OLMo 2).",
+        ),
+    ),
+    (
+        Param::Block,
+        f(
+            "Norm placement",
+            "",
+            "Where each layer's norms sit: before the blocks, after them (OLMo 2), both (Gemma 2/3), or one shared by parallel blocks (Phi-2).",
+        ),
+    ),
+    (
+        Param::Window,
+        f(
+            "Sliding window",
+            "tokens",
+            "Tokens a windowed layer attends to; its KV cache keeps no more. 0 for none.",
+        ),
+    ),
+    (
+        Param::GlobalEvery,
+        f(
+            "Global layer every",
+            "layers",
+            "Every n-th layer attends to the whole context (Gemma 2: 2, Gemma 3: 6); 0 for none.",
+        ),
+    ),
+    (
+        Param::Softcap,
+        f(
+            "Logit soft-capping",
+            "",
+            "Gemma 2's tanh cap on the logits: one more logit-sized tensor in training.",
+        ),
+    ),
+    (
+        Param::AttnSoftcap,
+        f(
+            "Score soft-capping",
+            "",
+            "Gemma 2's tanh cap on the attention scores: one more score-sized tensor with eager attention.",
+        ),
+    ),
+    (
+        Param::Recipe,
+        f(
+            "Precision recipe",
+            "",
+            "Which copies of weights, gradients and states exist.",
+        ),
+    ),
+    (
+        Param::Recompute,
+        f(
+            "Activation recomputation",
+            "",
+            "Checkpointing: what is kept, what is recomputed.",
+        ),
+    ),
+    (
+        Param::RecomputeMethod,
+        f(
+            "Checkpointed layers",
+            "",
+            "Under full recomputation: groups of N layers (Megatron's uniform), the first N of each stage (Megatron's block) or every N-th (torchtitan).",
+        ),
+    ),
+    (
+        Param::RecomputeLayers,
+        f(
+            "Layers per checkpoint plan",
+            "layers",
+            "The method's N: layers per group, layers checkpointed, or the stride.",
+        ),
+    ),
+    (
+        Param::RecomputeModules,
+        f(
+            "Recomputed modules",
+            "",
+            "Megatron's --recompute-modules: core_attn, mlp, layernorm, moe_act, moe, shared_experts.",
+        ),
+    ),
+    (
+        Param::Reentrant,
+        f(
+            "Reentrant checkpoint",
+            "",
+            "use_reentrant=True (Megatron, Unsloth): the rerun's output is kept during the layer's backward.",
+        ),
+    ),
+    (
+        Param::GradAccumFusion,
+        f(
+            "Gradient-accumulation fusion",
+            "",
+            "Megatron's default: Transformer Engine keeps one BF16 dummy gradient per weight shape for the run. Off (--no-gradient-accumulation-fusion): each weight's BF16 gradient exists until the FP32 buffer takes it.",
+        ),
+    ),
+    (
+        Param::Attn,
+        f(
+            "Attention kernel",
+            "",
+            "FlashAttention / SDPA never stores the s×s scores.",
+        ),
+    ),
+    (
+        Param::Mode,
+        f(
+            "Task",
+            "",
+            "Training keeps gradients and optimizer state; inference keeps a KV cache.",
+        ),
+    ),
+    (
+        Param::Gen,
+        f(
+            "Generated tokens",
+            "tokens",
+            "New tokens per sample; the KV cache grows to prompt + these.",
+        ),
+    ),
+    (
+        Param::Quant,
+        f(
+            "Weight quantization",
+            "",
+            "Inference weights in INT8 or INT4, with their scales.",
+        ),
+    ),
+    (
+        Param::Gpus,
+        f(
+            "GPUs (data parallel)",
+            "",
+            "ZeRO shards model states across these.",
+        ),
+    ),
+    (
+        Param::Zero,
+        f(
+            "ZeRO stage",
+            "",
+            "0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP full shard).",
+        ),
+    ),
+    (
+        Param::Tp,
+        f(
+            "Tensor parallel",
+            "",
+            "Splits each layer's weights and activations.",
+        ),
+    ),
+    (
+        Param::Sp,
+        f(
+            "Sequence parallel",
+            "",
+            "With tensor parallel: split the remaining activations too.",
+        ),
+    ),
+    (
+        Param::Foreach,
+        f(
+            "Optimizer step buffers",
+            "",
+            "PyTorch's foreach AdamW allocates temporaries at the step.",
+        ),
+    ),
+    (
+        Param::Framework,
+        f(
+            "Framework",
+            "",
+            "Sets the defaults its source code implies; change any field after.",
+        ),
+    ),
+    (
+        Param::Step,
+        f(
+            "Optimizer step",
+            "",
+            "Fused and in-backward steps need no parameter-sized temporaries.",
+        ),
+    ),
+    (
+        Param::Loss,
+        f(
+            "Cross-entropy",
+            "",
+            "Chunked loss never holds every token's FP32 logits at once.",
+        ),
+    ),
+    (
+        Param::Offload,
+        f(
+            "Optimizer state on CPU",
+            "",
+            "ZeRO-Offload: the optimizer state lives in CPU memory.",
+        ),
+    ),
+    (
+        Param::BucketM,
+        f(
+            "Communication buckets",
+            "M elements",
+            "DeepSpeed's gradient buckets; 0 for none.",
+        ),
+    ),
+    (
+        Param::Prefetch,
+        f(
+            "All-gather prefetch",
+            "layers",
+            "Layers whose full parameters FSDP gathers ahead of use.",
+        ),
+    ),
+    (
+        Param::DsPrefetch,
+        f(
+            "ZeRO-3 prefetch bucket",
+            "elements",
+            "DeepSpeed's stage3_prefetch_bucket_size: parameters gathered ahead of use.",
+        ),
+    ),
+    (
+        Param::DsLive,
+        f(
+            "ZeRO-3 live parameters",
+            "elements",
+            "DeepSpeed's stage3_max_live_parameters: the most gathered at once.",
+        ),
+    ),
+    (
+        Param::DsPersist,
+        f(
+            "ZeRO-3 persistence threshold",
+            "elements",
+            "DeepSpeed keeps parameters this small whole on every GPU.",
+        ),
+    ),
+    (
+        Param::ActOffload,
+        f(
+            "Activation offloading",
+            "",
+            "Saved activations wait in CPU memory until the backward pass.",
+        ),
+    ),
+    (
+        Param::Compile,
+        f(
+            "torch.compile",
+            "",
+            "Inductor recomputes cheap element-wise tensors in the backward pass.",
+        ),
+    ),
+    (
+        Param::Logits,
+        f(
+            "Logits precision",
+            "",
+            "Bytes of each logit and its gradient in the loss.",
+        ),
+    ),
+    (
+        Param::LoraRank,
+        f(
+            "LoRA rank",
+            "",
+            "0: full fine-tuning; r > 0: frozen base, FP32 adapters.",
+        ),
+    ),
+    (
+        Param::LoraTargets,
+        f(
+            "LoRA targets",
+            "",
+            "The linear maps of each block that carry adapters.",
+        ),
+    ),
+    (
+        Param::LoraDropout,
+        f("LoRA dropout", "", "Saves the dropped input and its mask."),
+    ),
+    (
+        Param::BaseQuant,
+        f("QLoRA base", "", "Frozen linear maps in 4 or 8 bits."),
+    ),
+    (
+        Param::DoubleQuant,
+        f("Double quantization", "", "4-bit bases: 8-bit absmaxes."),
+    ),
+    (
+        Param::TrainEmbeddings,
+        f(
+            "Train embedding and head",
+            "",
+            "A trainable copy of each beside the frozen original.",
+        ),
+    ),
+    (
+        Param::Fp8,
+        f(
+            "FP8 training",
+            "",
+            "TE keeps FP8 weight copies; torchao saves 16-bit tensors.",
+        ),
+    ),
+    (
+        Param::LoraVariant,
+        f(
+            "Adapter method",
+            "",
+            "DoRA adds a magnitude per output and saves more per token.",
+        ),
+    ),
+    (
+        Param::ParamOffload,
+        f(
+            "Parameter offloading",
+            "",
+            "Weights, gradients and the step on the CPU; the GPU keeps the layers in flight.",
+        ),
+    ),
+    (
+        Param::KvDtype,
+        f(
+            "KV-cache precision",
+            "",
+            "Quantized caches keep scales; int8 and int4 dequantize per layer.",
+        ),
+    ),
+    (
+        Param::ZeroGrad,
+        f(
+            "Gradients between steps",
+            "",
+            "set_to_none=False keeps them into the next step.",
+        ),
+    ),
+    (
+        Param::Outputs,
+        f(
+            "Model output in the loop",
+            "",
+            "outputs = model(…) kept through backward holds its logits.",
+        ),
+    ),
+    (
+        Param::NormKernel,
+        f("Norm kernels", "", "A fused norm keeps only its input."),
+    ),
+    (
+        Param::Gpu,
+        f("Device", "", "Capacity as the driver reports it."),
+    ),
+    (Param::GpuGb, f("Custom capacity", "GB", "GB = 10⁹ bytes.")),
+    (
+        Param::OverheadGb,
+        f(
+            "Overhead",
+            "GB",
+            "CUDA context and framework buffers; 0.5–2 GB in practice.",
+        ),
+    ),
+    (
+        Param::Margin,
+        f(
+            "Safety margin",
+            "%",
+            "Headroom for fragmentation; 15–20 % is common advice.",
+        ),
+    ),
+    (
+        Param::GlobalBatch,
+        f(
+            "Target global batch",
+            "samples",
+            "For gradient accumulation; 0 for none.",
+        ),
+    ),
+];
+
+/// Option labels: select name, URL spelling, English (the Spanish ones are
+/// [`OPTIONS_ES`](super::es::OPTIONS_ES), with the Spanish tables).
+pub(super) static OPTIONS: &[(Param, &str, &str)] = &[
+    (Param::Precision, "fp32", "FP32 (4 bytes)"),
+    (Param::Precision, "fp16", "FP16 (2 bytes)"),
+    (Param::Precision, "bf16", "BF16 (2 bytes)"),
+    (Param::Precision, "int8", "INT8 (1 byte)"),
+    (Param::Optimizer, "adamw", "AdamW"),
+    (Param::Optimizer, "adam8bit", "Adam 8-bit"),
+    (
+        Param::Optimizer,
+        "paged_adamw_8bit",
+        "Paged AdamW 8-bit (may spill to CPU)",
+    ),
+    (
+        Param::Optimizer,
+        "paged_adamw",
+        "Paged AdamW 32-bit (may spill to CPU)",
+    ),
+    (Param::Optimizer, "adafactor", "Adafactor"),
+    (Param::Optimizer, "sgd_momentum", "SGD with momentum"),
+    (Param::Optimizer, "sgd", "Plain SGD"),
+    (Param::Optimizer, "none", "None (inference only)"),
+    (Param::Kind, "decoder", "Decoder-only"),
+    (Param::Kind, "encoder", "Encoder-only"),
+    (Param::Kind, "vision", "Vision transformer"),
+    (Param::Mlp, "gelu", "GELU (2)"),
+    (Param::Mlp, "gelu_new", "Element-wise GELU (2, GPT-2)"),
+    (Param::Mlp, "swiglu", "SwiGLU (3)"),
+    (Param::Norm, "layernorm", "LayerNorm"),
+    (Param::Norm, "rmsnorm", "RMSNorm"),
+    (
+        Param::Norm,
+        "rmsnorm_fp32",
+        "RMSNorm, FP32 weight (Gemma, OLMo 2)",
+    ),
+    (Param::Block, "pre", "Before each block"),
+    (Param::Block, "post", "After each block"),
+    (Param::Block, "sandwich", "Before and after (4 norms)"),
+    (Param::Block, "parallel", "One norm, parallel blocks"),
+    (Param::Recipe, "fp32", "FP32 throughout"),
+    (Param::Recipe, "amp", "Mixed BF16, FP32 master (AMP)"),
+    (Param::Recipe, "amp16", "Mixed FP16, FP32 master (AMP)"),
+    (
+        Param::Recipe,
+        "mixed",
+        "2-byte weights, FP32 grads and states",
+    ),
+    (Param::Recipe, "bf16", "Pure BF16"),
+    (Param::Recipe, "fsdp", "Sharded FP32, BF16 compute (FSDP2)"),
+    (
+        Param::Recipe,
+        "main_fp32",
+        "BF16 model, FP32 main grads and params (Megatron)",
+    ),
+    (Param::FusedProj, "none", "Separate Q, K, V and gate, up"),
+    (Param::FusedProj, "qkv", "One QKV matrix"),
+    (Param::FusedProj, "all", "QKV and gate-up fused"),
+    (Param::PpSchedule, "1f1b", "1F1B"),
+    (Param::PpSchedule, "interleaved", "Interleaved 1F1B"),
+    (Param::PpSchedule, "gpipe", "GPipe"),
+    (Param::CpKind, "ring", "Ring attention"),
+    (Param::CpKind, "ulysses", "Ulysses (all-to-all)"),
+    (Param::Recompute, "none", "None"),
+    (Param::Recompute, "selective", "Selective (attention core)"),
+    (Param::Recompute, "full", "Full (each layer's input only)"),
+    (Param::Recompute, "op", "Per operator (torchtitan)"),
+    (Param::RecomputeMethod, "uniform", "Groups of N"),
+    (Param::RecomputeMethod, "block", "First N per stage"),
+    (Param::RecomputeMethod, "every", "Every N-th"),
+    (Param::Attn, "eager", "Eager (stores the scores)"),
+    (Param::Attn, "flash", "FlashAttention / SDPA"),
+    (Param::Mode, "train", "Training"),
+    (Param::Mode, "inference", "Inference (generation)"),
+    (Param::Quant, "none", "Not quantized"),
+    (Param::Quant, "int8", "INT8"),
+    (Param::Quant, "int4", "INT4 (groups of 128)"),
+    (Param::Framework, "custom", "None (batchfit's defaults)"),
+    (Param::Framework, "pytorch", "PyTorch with AMP"),
+    (Param::Framework, "hf_trainer", "Hugging Face Trainer"),
+    (Param::Framework, "megatron", "Megatron-LM"),
+    (Param::Framework, "deepspeed", "DeepSpeed ZeRO"),
+    (Param::Framework, "torchtune", "torchtune"),
+    (
+        Param::Framework,
+        "hf_peft",
+        "Hugging Face Trainer + PEFT LoRA",
+    ),
+    (Param::Framework, "torchtune_lora", "torchtune LoRA"),
+    (Param::Framework, "lightning_32", "Lightning 32"),
+    (Param::Framework, "lightning_16_mixed", "Lightning 16-mixed"),
+    (
+        Param::Framework,
+        "lightning_bf16_mixed",
+        "Lightning bf16-mixed",
+    ),
+    (
+        Param::Framework,
+        "lightning_bf16_true",
+        "Lightning bf16-true",
+    ),
+    (Param::Framework, "hf_generate", "Hugging Face generate()"),
+    (Param::Framework, "fsdp2", "PyTorch FSDP2 / torchtitan"),
+    (
+        Param::Framework,
+        "fsdp1",
+        "PyTorch FSDP1 (FullyShardedDataParallel)",
+    ),
+    (Param::Framework, "unsloth", "Unsloth QLoRA"),
+    (Param::Logits, "fp32", "FP32"),
+    (Param::Logits, "bf16", "BF16"),
+    (Param::LoraTargets, "qv", "Q and V (PEFT's default)"),
+    (Param::LoraTargets, "attn", "Attention: Q, K, V, O"),
+    (Param::LoraTargets, "mlp", "MLP: gate, up, down"),
+    (Param::LoraTargets, "all", "Every linear map"),
+    (
+        Param::LoraTargets,
+        "experts",
+        "Routed experts: gate, up, down",
+    ),
+    (
+        Param::LoraTargets,
+        "all_experts",
+        "Every linear map, experts and router too",
+    ),
+    (Param::KvDtype, "bf16", "16-bit, unquantized"),
+    (Param::Fp8, "none", "Off"),
+    (Param::Fp8, "te", "Transformer Engine (delayed scaling)"),
+    (Param::Fp8, "torchao", "torchao float8"),
+    (Param::LoraVariant, "lora", "LoRA"),
+    (Param::LoraVariant, "dora", "DoRA"),
+    (Param::KvDtype, "fp8", "FP8 (vLLM)"),
+    (Param::KvDtype, "int8", "INT8 (torchao)"),
+    (Param::KvDtype, "int4", "INT4 (transformers QuantizedCache)"),
+    (Param::BaseQuant, "none", "16-bit (LoRA)"),
+    (Param::BaseQuant, "nf4", "NF4 4-bit"),
+    (Param::BaseQuant, "fp4", "FP4 4-bit"),
+    (Param::BaseQuant, "int8", "INT8 (LLM.int8)"),
+    (Param::ZeroGrad, "none", "Freed (PyTorch ≥ 2.0)"),
+    (Param::ZeroGrad, "zeros", "Kept, zero-filled"),
+    (
+        Param::ZeroGrad,
+        "after_forward",
+        "Freed after the forward (Lightning)",
+    ),
+    (Param::Outputs, "dropped", "Dropped (Trainer)"),
+    (Param::Outputs, "kept", "Kept (outputs = model(…))"),
+    (
+        Param::Outputs,
+        "kept_fp32",
+        "Kept, FP32 (transformers ≤ 4.45)",
+    ),
+    (Param::Step, "fused", "Fused"),
+    (Param::Step, "foreach", "foreach"),
+    (Param::Step, "forloop", "Per-parameter loop"),
+    (Param::Step, "in_backward", "In the backward pass"),
+    (Param::Loss, "full", "Full (FP32 logits)"),
+    (Param::Loss, "chunked", "Chunked"),
+    (Param::Loss, "vocab_parallel", "Vocab-parallel (Megatron)"),
+    (Param::Loss, "fused", "Fused (Unsloth)"),
+    (Param::NormKernel, "eager", "As in the model code"),
+    (
+        Param::NormKernel,
+        "fused",
+        "Fused (Transformer Engine, Apex)",
+    ),
+];
+
+pub(super) static EN: Words = Words {
+    promise: "Will this batch fit? Training memory, before you rent the GPU.",
+    language: "Language",
+    units: "Units",
+    units_gb: "GB (10⁹ bytes)",
+    units_gib: "GiB (2³⁰ bytes)",
+    units_note_gb: "GB = 10⁹ bytes.",
+    units_note_gib: "GiB = 2³⁰ bytes.",
+    forms: "Estimate from",
+    tabs: [
+        (
+            "Activations",
+            "The quick rule of thumb for activation memory.",
+        ),
+        ("Parameters", "Any model, from its parameter count."),
+        (
+            "Transformer",
+            "The accurate one: a preset, a config.json or your own architecture.",
+        ),
+    ],
+    inputs_title: "Inputs",
+    more_architecture: "More architecture details",
+    moe_title: "Mixture of experts and latent attention",
+    active: "active",
+    paste_config: "Paste a config.json, a DeepSpeed config or TrainingArguments",
+    paste_hint: "A model's config.json sets the architecture; a DeepSpeed config or TrainingArguments (to_json_string()) the training settings. Nothing is uploaded.",
+    config_loaded: "Architecture loaded from config.json.",
+    deepspeed_loaded: "Training settings read from the DeepSpeed config.",
+    training_args_loaded: "Training settings read from the TrainingArguments.",
+    custom_model: "Custom architecture",
+    device_title: "Device",
+    no_device: "No device (numbers only)",
+    custom_device: "Custom capacity…",
+    pipeline_more: "Pipeline and context-parallel details",
+    parallelism_title: "Multi-GPU: data, tensor, pipeline and context parallelism",
+    training_title: "Training setup",
+    results_title: "Memory needed",
+    stale: "Not current: showing the last valid result. Fix the marked field to update it.",
+    not_current: "Not current",
+    url_notice: "Some link parameters were ignored; their fields use defaults:",
+    weights: "Weights",
+    gradients: "Gradients",
+    optimizer_states: "Optimizer states",
+    optimizer_step: "Optimizer step buffers",
+    kv_cache: "KV cache",
+    activations: "Activations",
+    activations_per_sample: "Activations per sample",
+    overhead: "Overhead",
+    required: "Required",
+    parameters: "Parameters",
+    capacity: "Device capacity",
+    cpu_memory: "CPU memory (offload)",
+    cpu_memory_note: "Host RAM for this GPU's process; in no GPU reading.",
+    peak_allocated: "Peak allocated",
+    peak_allocated_note: "What torch.cuda.max_memory_allocated() reports: the tensors alive at the peak.",
+    peak_reserved: "Peak reserved",
+    peak_reserved_note: "What torch.cuda.max_memory_reserved() reports: plus the allocator's cached, unusable blocks.",
+    nvidia_smi: "nvidia-smi",
+    nvidia_smi_note: "What nvidia-smi shows: reserved plus the CUDA context and library buffers (the overhead).",
+    required_note: "The nvidia-smi reading plus the safety margin: what must fit the device.",
+    peak_phase: "Peak set by",
+    buffers: "Framework buffers",
+    allocator_cache: "Allocator cache",
+    margin: "Safety margin",
+    at_peak: "At the peak",
+    own_size: "Own size",
+    not_at_peak_gradients: "Not in the peak: created during the backward pass, after the activations are freed.",
+    not_at_peak_step_after: "Not in the peak: exists only inside optimizer.step(), after the activations are freed.",
+    not_at_peak_step_inside: "Not in the peak: runs inside the backward pass, next to the activations.",
+    not_at_peak_freed: "Not in the peak: the backward pass frees them before the gradients' peak.",
+    partly_at_peak: "Partly in the peak: they are largest at another moment of the step, when fewer other tensors are alive.",
+    not_at_peak_casts: "Partly not in the peak: autocast's 16-bit copies are freed with the activations.",
+    bar_sums: "Alive at the peak, then what is added: the segments sum to the required memory.",
+    no_batch_fits: "None (not even 1)",
+    max_seq: "Longest context that fits at this batch (tokens)",
+    no_seq_fits: "None (not even 1 token)",
+    job_gpus: "GPUs in this job (data-parallel × tensor × pipeline × context)",
+    tap_for_bytes: "Hover, tap or click a size for its exact bytes.",
+    moments: [
+        "forward",
+        "loss",
+        "backward",
+        "optimizer step",
+        "prefill",
+        "generation",
+    ],
+    step_title: "The step, moment by moment",
+    step_note: "Allocated memory through one step, predicted: each column is a moment, stacked in the bar's colours. Its highest column is the peak allocated above.",
+    step_axis: "Allocated",
+    step_moment: "Moment",
+    step_layer: "layer",
+    step_peak: "Peak",
+    step_is_peak: " (the peak)",
+    phases: [
+        "the end of the forward pass",
+        "the backward pass",
+        "the optimizer step",
+        "the loss (log-softmax and the logits' gradients)",
+        "generation",
+    ],
+    fits: "Fits",
+    does_not_fit: "Does not fit",
+    max_batch: "Largest batch that fits",
+    accumulation: "Gradient-accumulation steps",
+    gpus_needed: "GPUs needed",
+    what_if_title: "What would make it fit",
+    half_batch: "Half the batch",
+    checkpointing: "With gradient checkpointing",
+    bf16: "BF16 instead of FP32",
+    zero3: "ZeRO-3 across GPUs",
+    half_seq: "Half the sequence length",
+    with_lora: "With LoRA, frozen 16-bit base",
+    with_qlora: "With QLoRA: NF4 base, checkpointing",
+    fp8_kv: "With an FP8 KV cache",
+    optimizer_may_spill: "The paged optimizer's state is counted on the GPU above; under memory pressure bitsandbytes pages it out to CPU memory (unified memory), which avoids running out of memory at the cost of speed.",
+    stages_title: "Pipeline stages",
+    stages_note: "Each stage's GPUs hold its layers and the micro-batches its schedule keeps in flight; the answer above is for the marked stage (pp_stage, or the one that needs the most).",
+    stage: "Stage",
+    stages_layers: "Layers",
+    stages_embedding: "embedding",
+    stages_head: "head and loss",
+    fixes_title: "The smallest changes that fit",
+    lever_seq: "sequence",
+    lever_batch: "micro-batch",
+    lever_param_offload: "parameters offloaded to CPU",
+    lever_offload: "optimizer offloaded to CPU",
+    lever_act_offload: "activations offloaded to CPU",
+    lever_selective: "selective recomputation",
+    lever_adam8bit: "8-bit AdamW",
+    lever_bf16: "pure BF16 (BF16 weights and optimizer)",
+    fits_lower: "fits",
+    cost_compute: "compute (recomputation)",
+    cost_pcie: "over PCIe per step",
+    cost_at: "at",
+    cost_trains: "trains",
+    cost_tokens: "tokens per step",
+    cost_samples: "samples per step",
+    cost_micro_steps: "micro-steps per optimizer step",
+    measure_title: "Compare with a measurement",
+    loading: "Loading…",
+    chunk_failed: "This section could not be loaded. Check the connection, then close and reopen it.",
+    measure_hint: "Paste what your run printed: torch.cuda.max_memory_allocated() or max_memory_reserved() (bytes, or with GB, GiB, MiB), a torch.cuda.memory_summary() table, or nvidia-smi's memory line.",
+    measure_unlabelled: "A number without a label is",
+    measure_unlabelled_none: "(say which)",
+    measure_measured: "measured",
+    measure_predicted: "predicted",
+    measure_difference: "estimate − run",
+    measure_terms: "What could make a difference of this size and sign (docs/model.md §6):",
+    measure_within: "could make all of it",
+    measure_part: "could make part of it",
+    measure_unsized: "goes this way, size not stated",
+    measure_here: "here",
+    measure_modelled: "modelled",
+    measure_not_modelled: "not modelled",
+    measure_report: "To report this case, copy this into an issue:",
+    confidence_range: "In validation, runs like this one measured",
+    confidence_against: "of the estimate",
+    confidence_rows: "rows",
+    confidence_sources: "sources",
+    confidence_pooled: "every profile pooled: too few rows for",
+    confidence_needs: "Memory required over that range:",
+    confidence_fits: "Fits even at the pessimistic end",
+    confidence_optimistic: "Fits only at the optimistic end",
+    confidence_no: "Does not fit even at the optimistic end",
+    compare_start: "Compare with another setup…",
+    compare_title: "Setups A and B",
+    compare_form_shows: "The form above shows setup",
+    compare_edit: "Edit setup",
+    compare_stop: "Stop comparing",
+    compare_differs: "B differs in:",
+    compare_same: "B is the same as A: change it in the form.",
+    compare_presets: "Make B the A with one change:",
+    devices_title: "Which GPUs fit",
+    devices_note: "This setup on every GPU in the list, smallest first: whether it fits at this batch, the largest batch that fits, the GPUs needed (ZeRO and parallelism as set) and the memory left. Pick a GPU to use it.",
+    devices_device: "GPU",
+    devices_memory: "Memory",
+    devices_spare: "Left",
+    devices_short_by: "short by",
+    devices_pick: "Use this GPU",
+    sweep_title: "Memory by batch size",
+    sweep_batch: "Batch size",
+    sweep_states: "Model states at the peak",
+    sweep_total: "Peak allocated",
+    sweep_note: "Parts alive at each row's peak add up to it; Required adds cache, overhead and margin, and sets the ✗.",
+    sweep_all_columns: "Show every column",
+    sweep_fewer_columns: "Show fewer columns",
+    sweep_over: "over the device's capacity",
+    sweep_chosen: "the chosen batch",
+    sweep_axis: "Memory (required)",
+    actions_title: "Share and export",
+    copy_link: "Copy link",
+    copy_table: "Copy table (Markdown)",
+    download_csv: "Download CSV",
+    embed: "Embed",
+    copied_link: "Link copied.",
+    copied_table: "Table copied as Markdown.",
+    copied_embed: "Embed snippet copied: paste it into your page.",
+    title: "batchfit — will this batch fit?",
+    promise_short: "will this batch fit?",
+    embed_comment: "The widget posts its height whenever it changes; size the iframe to it.",
+    downloaded: "Downloaded.",
+    copy_fallback: "Copying is not available here: the text is selected below, copy it with Ctrl+C / ⌘C.",
+    open_full: "Open the full calculator",
+    disclaimer: "Estimates, not measurements: real peaks depend on the framework, kernels and allocator. batchfit runs entirely in your browser and sends nothing anywhere.",
+    how_title: "How it works",
+    faq_title: "Questions",
+};
+
+pub static FAQ_EN: &[(&str, &str)] = &[
+    (
+        "Why does batch size, not model size, usually cause out-of-memory?",
+        "Weights, gradients and optimizer states are paid once, whatever the batch. Activations are kept for every sample until the backward pass uses them, so they grow linearly with batch × sequence length, and for long sequences they dominate. Halving the batch halves them; the rest stays.",
+    ),
+    (
+        "What do FP32, FP16, BF16 and INT8 change?",
+        "Bytes per value: 4, 2, 2 and 1. BF16 keeps FP32's range with less precision and trains without loss scaling; FP16 needs a loss scaler. INT8 and INT4 are for inference weights.",
+    ),
+    (
+        "AdamW or SGD?",
+        "AdamW keeps two FP32 moments per parameter (8 bytes); SGD with momentum keeps one (4 bytes); plain SGD none. With FP32 master weights, mixed precision adds 4 more bytes per parameter.",
+    ),
+    (
+        "Why don't gradients depend on the batch?",
+        "There is one gradient per parameter, summed over the samples of the batch. A larger batch changes their values, not their number.",
+    ),
+    (
+        "What is mixed precision?",
+        "Compute in BF16 or FP16 and keep an FP32 master copy of the weights for the update: 2 + 4 bytes of weights, 4 of gradients and 8 of AdamW state, about 18 bytes per parameter before activations.",
+    ),
+    (
+        "What do LoRA and QLoRA save, and what not?",
+        "LoRA freezes the base and trains small adapters: no gradients or optimizer state for the base, so the model states shrink from about 18 to about 2 bytes per parameter. QLoRA stores the frozen base in 4 bits, about 0.5 byte per weight. Neither shrinks the activations: at long sequences or large batches they still dominate, and gradient checkpointing is what cuts them.",
+    ),
+    (
+        "What does gradient checkpointing do?",
+        "It keeps only some activations (each layer's input, or all but the attention core) and recomputes the rest during the backward pass: a third more compute for much less memory.",
+    ),
+    (
+        "What does FlashAttention change?",
+        "Eager attention stores the softmax scores, an s × s matrix per head, which grows with the square of the sequence. FlashAttention and PyTorch's SDPA kernels never store it.",
+    ),
+    (
+        "Why does nvidia-smi show more than this?",
+        "nvidia-smi shows the whole process: the CUDA context (about 0.3–1.3 GB), the framework's buffers and the memory PyTorch's caching allocator holds after tensors are freed. That is what the overhead and the safety margin stand for; the model's own tensors are the total.",
+    ),
+    (
+        "How exact is it?",
+        "It is an estimate from published formulas; real peaks depend on the framework, kernels and allocator. docs/accuracy.md compares it with published measurements, row by row.",
+    ),
+];

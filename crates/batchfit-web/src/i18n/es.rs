@@ -1,0 +1,1381 @@
+//! The Spanish tables: the field texts, the option labels, the page's other
+//! words and the questions of "How it works", which the split build fetches
+//! as the chunk `es` (`spanish_tables`); and the Spanish names and notes of
+//! the measured terms.
+
+use batchfit_core::measured::{Term, TermInfo};
+use batchfit_core::query::Param;
+
+#[cfg(batchfit_split)]
+use super::Spanish;
+use super::{FieldText, Lang, Words, f};
+
+/// The name of a term of docs/model.md that can explain a measured
+/// difference (`measured::TERMS`): the core's English one, or its Spanish.
+pub fn term(lang: Lang, term: Term) -> &'static str {
+    if lang == Lang::Es {
+        return match term {
+            Term::AllocatorSlack => "La holgura del asignador con caché",
+            Term::CudaContext => "El contexto de CUDA",
+            Term::NcclBuffers => "Los búferes de comunicación de NCCL",
+            Term::LiveGradients => {
+                "Gradientes que viven todo el paso (zero_grad(set_to_none=False), el búfer de Megatron)"
+            }
+            Term::KeptOutputs => {
+                "La salida del modelo que guarda el bucle de entrenamiento (outputs=kept)"
+            }
+            Term::RecomputeCasts => "Las copias de autocast con recomputación completa",
+            Term::BackwardWorkspace => "Los tensores de trabajo del pase hacia atrás",
+            Term::Fp32Softmax => "Un softmax en FP32 en la atención sin fusionar",
+            Term::NormStatistics => "Las estadísticas por token de las normas",
+            Term::RepeatedKv => "K y V repetidos en cada cabeza (GQA, atención eager)",
+            Term::Zero3Buffers => {
+                "La distancia de reúso y los subgrupos de ZeRO-3, NCCL y los cubos de DDP"
+            }
+            Term::PipelineContextParallel => "Paralelismo de pipeline y de contexto",
+            Term::MoeRouting => "Enrutado desigual de expertos, logits del router",
+            Term::ExpertAdapters => "LoRA en tensores de expertos fusionados (target_parameters)",
+            Term::WindowedAttention => "La caché de la atención por ventana y por bloques",
+            Term::LatentCache => "La caché latente de MLA de un motor de servicio",
+            Term::Fp8Recipes => "Recetas FP8 distintas de las dos modeladas",
+            Term::PagedOptimizer => "El desborde a CPU de un optimizador paginado",
+            Term::TorchCompile => "Lo que guarda torch.compile",
+            Term::LigerKernels => "Kernels de Liger",
+            Term::VisionTower => "Una torre de visión y sus tokens de imagen",
+            Term::PreallocatedCache => "Una caché KV reservada de antemano (estática)",
+            Term::FusedLora => "LoRA en proyecciones fusionadas (qkv_proj)",
+            Term::QkNormTp => "QK-norm por rango de paralelismo de tensores",
+        };
+    }
+    term.label()
+}
+
+/// What the sources say of a term (`TermInfo::note`): the core's English, or
+/// its Spanish; empty where the sections are the whole reference.
+pub fn term_note(lang: Lang, info: &TermInfo) -> &'static str {
+    if lang != Lang::Es {
+        return info.note;
+    }
+    match info.term {
+        Term::AllocatorSlack => {
+            "la holgura medida allí: del 1.2 % al 27.8 % sobre el pico asignado"
+        }
+        Term::CudaContext => "su tabla de contextos medidos",
+        Term::NcclBuffers => "cientos de MB",
+        Term::LiveGradients => "gradientes que sobreviven al paso",
+        Term::KeptOutputs => "un tensor del tamaño de los logits en cada momento, con outputs=kept",
+        Term::RecomputeCasts => {
+            "la pérdida cuenta la copia de la cabeza y la de una capa, que nunca viven a la vez"
+        }
+        Term::BackwardWorkspace => {
+            "sus tensores de trabajo y gradientes más allá de los términos modelados: 1.3 % (G039)"
+        }
+        Term::Zero3Buffers => {
+            "el cubo de ZeRO-3, los parámetros en tránsito y la partición de gradientes sí se modelan (§3.2)"
+        }
+        Term::PipelineContextParallel => {
+            "el §3.11 modela los esquemas y kernels que nombra; el §6 enumera los demás"
+        }
+        Term::WindowedAttention => {
+            "el §3.4 modela las capas de ventana deslizante y las capas por bloques de Llama 4 tal como las guarda DynamicCache; el §6 enumera las cachés estáticas"
+        }
+        Term::Fp32Softmax
+        | Term::NormStatistics
+        | Term::RepeatedKv
+        | Term::MoeRouting
+        | Term::ExpertAdapters
+        | Term::LatentCache
+        | Term::Fp8Recipes
+        | Term::PagedOptimizer
+        | Term::TorchCompile
+        | Term::LigerKernels
+        | Term::VisionTower
+        | Term::PreallocatedCache
+        | Term::FusedLora
+        | Term::QkNormTp => "",
+    }
+}
+
+pub(super) static FIELDS_ES: &[(Param, FieldText)] = &[
+    (
+        Param::Batch,
+        f(
+            "Tamaño de lote",
+            "muestras",
+            "Microlote: muestras por paso en una GPU.",
+        ),
+    ),
+    (
+        Param::Seq,
+        f(
+            "Longitud de secuencia",
+            "tokens",
+            "Tokens por muestra (el prompt, en inferencia).",
+        ),
+    ),
+    (
+        Param::Hidden,
+        f("Tamaño oculto", "", "Ancho del modelo, d_model."),
+    ),
+    (Param::Layers, f("Capas", "", "Bloques transformer.")),
+    (
+        Param::Precision,
+        f("Precisión", "", "Bytes por valor almacenado."),
+    ),
+    (
+        Param::K,
+        f(
+            "Multiplicador k",
+            "×",
+            "Valores del tamaño oculto guardados por token y capa; unos 10.",
+        ),
+    ),
+    (
+        Param::Ckpt,
+        f(
+            "Checkpointing de gradientes",
+            "",
+            "Guarda las activaciones de unas √capas capas; recalcula el resto.",
+        ),
+    ),
+    (
+        Param::Params,
+        f(
+            "Parámetros",
+            "",
+            "Cantidad, p. ej. 7B, 7000M, 125M o 1.3e9.",
+        ),
+    ),
+    (
+        Param::Optimizer,
+        f(
+            "Optimizador",
+            "",
+            "Su estado se guarda para cada parámetro.",
+        ),
+    ),
+    (
+        Param::ActMb,
+        f(
+            "Activaciones por muestra",
+            "MB",
+            "Medidas o estimadas; MB = 10⁶ bytes.",
+        ),
+    ),
+    (
+        Param::Model,
+        f(
+            "Modelo predefinido",
+            "",
+            "Configuraciones publicadas; cambia cualquier valor abajo.",
+        ),
+    ),
+    (
+        Param::Kind,
+        f(
+            "Arquitectura",
+            "",
+            "Decodificador (GPT, Llama), codificador (BERT) o visión (ViT).",
+        ),
+    ),
+    (
+        Param::Heads,
+        f("Cabezas de atención", "", "Cabezas de consulta por capa."),
+    ),
+    (
+        Param::KvHeads,
+        f(
+            "Cabezas clave/valor",
+            "",
+            "Menos que las cabezas con GQA, 1 con MQA.",
+        ),
+    ),
+    (
+        Param::HeadDim,
+        f("Tamaño de cabeza", "", "0 = oculto ÷ cabezas."),
+    ),
+    (Param::Ffn, f("Tamaño FFN", "", "Tamaño interno del MLP.")),
+    (
+        Param::Mlp,
+        f("Tipo de MLP", "", "GELU usa dos matrices, SwiGLU tres."),
+    ),
+    (
+        Param::Norm,
+        f("Normalización", "", "LayerNorm tiene sesgo, RMSNorm no."),
+    ),
+    (
+        Param::Vocab,
+        f("Vocabulario", "tokens", "Filas de la matriz de embeddings."),
+    ),
+    (
+        Param::Tied,
+        f(
+            "Embeddings compartidos",
+            "",
+            "La capa de salida reutiliza el embedding de entrada.",
+        ),
+    ),
+    (
+        Param::Bias,
+        f(
+            "Sesgos lineales",
+            "",
+            "Sesgos en las proyecciones de atención y MLP.",
+        ),
+    ),
+    (
+        Param::QkvBias,
+        f(
+            "Solo sesgos Q/K/V",
+            "",
+            "Como en Qwen2: sesgos en Q, K y V.",
+        ),
+    ),
+    (
+        Param::QkNorm,
+        f(
+            "Norma QK",
+            "",
+            "RMSNorm en consultas y claves, por cabeza (Qwen3, OLMoE).",
+        ),
+    ),
+    (
+        Param::QkNormFull,
+        f(
+            "Norma QK sobre proyecciones enteras",
+            "",
+            "Las normas abarcan todas las cabezas de Q y de K (OLMoE).",
+        ),
+    ),
+    (
+        Param::AttnSinks,
+        f(
+            "Sumideros de atención",
+            "",
+            "Un logit aprendido por cabeza y capa (gpt-oss).",
+        ),
+    ),
+    (
+        Param::FusedProj,
+        f(
+            "Proyecciones fusionadas",
+            "",
+            "Con AMP cada proyección separada guarda su propia copia de 16 bits.",
+        ),
+    ),
+    (
+        Param::Experts,
+        f(
+            "Expertos enrutados",
+            "",
+            "Expertos por capa MoE; 0 es un modelo denso.",
+        ),
+    ),
+    (
+        Param::ExpertsActive,
+        f(
+            "Expertos por token",
+            "",
+            "Top-k: expertos enrutados a los que va cada token.",
+        ),
+    ),
+    (
+        Param::ExpertFfn,
+        f(
+            "Tamaño FFN de experto",
+            "",
+            "Tamaño intermedio de cada experto enrutado; 0 usa el tamaño FFN.",
+        ),
+    ),
+    (
+        Param::SharedExperts,
+        f(
+            "Expertos compartidos",
+            "",
+            "Expertos por los que pasa cada token (DeepSeek, Llama 4).",
+        ),
+    ),
+    (
+        Param::SharedFfn,
+        f(
+            "Tamaño FFN compartido",
+            "",
+            "Tamaño de cada experto compartido; 0 usa el de los enrutados.",
+        ),
+    ),
+    (
+        Param::FirstDenseLayers,
+        f(
+            "Capas densas iniciales",
+            "",
+            "Capas densas antes de la primera capa MoE (DeepSeek: 3).",
+        ),
+    ),
+    (
+        Param::MoeEvery,
+        f(
+            "MoE cada n capas",
+            "",
+            "1: toda capa es MoE; 2: una de cada dos.",
+        ),
+    ),
+    (
+        Param::KvLoraRank,
+        f(
+            "KV latente (MLA)",
+            "",
+            "KV comprimido de la atención latente; 0 es atención corriente.",
+        ),
+    ),
+    (
+        Param::QLoraRank,
+        f(
+            "Consulta latente (MLA)",
+            "",
+            "Consultas comprimidas; 0 las proyecta directamente.",
+        ),
+    ),
+    (
+        Param::QkRopeHeadDim,
+        f(
+            "Cabeza rotatoria (MLA)",
+            "",
+            "La parte rotatoria de cada cabeza de consulta y clave.",
+        ),
+    ),
+    (
+        Param::QkNopeHeadDim,
+        f(
+            "Cabeza sin rotación (MLA)",
+            "",
+            "La parte sin rotación de cada cabeza de consulta y clave.",
+        ),
+    ),
+    (
+        Param::VHeadDim,
+        f(
+            "Cabeza de valores (MLA)",
+            "",
+            "Tamaño de cada cabeza de valores.",
+        ),
+    ),
+    (
+        Param::CapacityFactor,
+        f(
+            "Factor de capacidad de experto",
+            "",
+            "Megatron-Core: tokens que toma un experto, frente a un reparto parejo; 0 no descarta ninguno.",
+        ),
+    ),
+    (
+        Param::CapacityPad,
+        f(
+            "Rellenar expertos hasta su capacidad",
+            "",
+            "Cada experto calcula su capacidad completa de tokens.",
+        ),
+    ),
+    (
+        Param::Ep,
+        f(
+            "Paralelismo de expertos",
+            "",
+            "Expertos enrutados repartidos entre estas GPU de datos.",
+        ),
+    ),
+    (
+        Param::Etp,
+        f(
+            "Paralelismo tensorial de expertos",
+            "",
+            "Cada experto enrutado repartido entre estas GPU; 0: como el tensorial.",
+        ),
+    ),
+    (
+        Param::Pp,
+        f(
+            "Paralelismo de tubería",
+            "",
+            "Etapas entre las que se reparten las capas, cada una en sus GPU.",
+        ),
+    ),
+    (
+        Param::PpSchedule,
+        f(
+            "Programa de la tubería",
+            "",
+            "1F1B, 1F1B intercalado o GPipe.",
+        ),
+    ),
+    (
+        Param::Vpp,
+        f(
+            "Etapas virtuales",
+            "",
+            "Trozos del modelo por GPU (intercalado).",
+        ),
+    ),
+    (
+        Param::Microbatches,
+        f("Microlotes", "", "Por paso; 0 es uno por etapa."),
+    ),
+    (
+        Param::PpLayout,
+        f(
+            "Capas por etapa",
+            "",
+            "Reparto desigual opcional, p. ej. 7,9,9,7.",
+        ),
+    ),
+    (
+        Param::PpStage,
+        f(
+            "Etapa mostrada",
+            "",
+            "first, last o un índice; vacío: la que más necesita.",
+        ),
+    ),
+    (
+        Param::Cp,
+        f(
+            "Paralelismo de contexto",
+            "",
+            "GPU entre las que se reparte la secuencia (atención flash).",
+        ),
+    ),
+    (
+        Param::CpKind,
+        f(
+            "Tipo de paralelismo de contexto",
+            "",
+            "Atención en anillo o Ulysses.",
+        ),
+    ),
+    (
+        Param::Positions,
+        f(
+            "Posiciones aprendidas",
+            "",
+            "Filas de un embedding de posición aprendido; 0 con RoPE.",
+        ),
+    ),
+    (
+        Param::TokenTypes,
+        f("Tipos de token", "", "Embeddings de segmento (BERT: 2)."),
+    ),
+    (
+        Param::Labels,
+        f(
+            "Etiquetas del clasificador",
+            "",
+            "Salidas de una cabeza de clasificación; 0 si no hay.",
+        ),
+    ),
+    (
+        Param::Dropout,
+        f(
+            "Dropout",
+            "",
+            "Las máscaras de dropout se guardan para el paso hacia atrás.",
+        ),
+    ),
+    (
+        Param::Image,
+        f(
+            "Tamaño de imagen",
+            "px",
+            "Lado de la imagen cuadrada de entrada.",
+        ),
+    ),
+    (
+        Param::Patch,
+        f(
+            "Tamaño de parche",
+            "px",
+            "Lado de un parche; tokens = (imagen ÷ parche)² + 1.",
+        ),
+    ),
+    (
+        Param::Channels,
+        f("Canales", "", "Canales de color de la imagen."),
+    ),
+    (
+        Param::QkNorm,
+        f(
+            "Norma QK",
+            "",
+            "Normas sobre consultas y claves, por cabeza (Qwen3, Gemma 3).",
+        ),
+    ),
+    (
+        Param::QkNormFull,
+        f(
+            "Norma QK sobre la proyección",
+            "",
+            "Con norma QK: una norma sobre toda Q y otra sobre toda K (OLMo 2).",
+        ),
+    ),
+    (
+        Param::Block,
+        f(
+            "Posición de las normas",
+            "",
+            "Dónde van las normas de cada capa: antes de los bloques, después (OLMo 2), ambas (Gemma 2/3) o una compartida por bloques en paralelo (Phi-2).",
+        ),
+    ),
+    (
+        Param::Window,
+        f(
+            "Ventana deslizante",
+            "tokens",
+            "Tokens que atiende una capa con ventana; su caché KV no guarda más. 0 si no hay.",
+        ),
+    ),
+    (
+        Param::GlobalEvery,
+        f(
+            "Capa global cada",
+            "capas",
+            "Cada n-ésima capa atiende a todo el contexto (Gemma 2: 2, Gemma 3: 6); 0 si ninguna.",
+        ),
+    ),
+    (
+        Param::Softcap,
+        f(
+            "Limitación de logits",
+            "",
+            "El tope tanh de Gemma 2 sobre los logits: un tensor más del tamaño de los logits al entrenar.",
+        ),
+    ),
+    (
+        Param::AttnSoftcap,
+        f(
+            "Limitación de puntuaciones",
+            "",
+            "El tope tanh de Gemma 2 sobre las puntuaciones de atención: un tensor más de ese tamaño con atención clásica.",
+        ),
+    ),
+    (
+        Param::Recipe,
+        f(
+            "Receta de precisión",
+            "",
+            "Qué copias de pesos, gradientes y estados existen.",
+        ),
+    ),
+    (
+        Param::Recompute,
+        f(
+            "Recálculo de activaciones",
+            "",
+            "Checkpointing: qué se guarda y qué se recalcula.",
+        ),
+    ),
+    (
+        Param::RecomputeMethod,
+        f(
+            "Capas con checkpoint",
+            "",
+            "Con recálculo completo: grupos de N capas (uniform de Megatron), las N primeras de cada etapa (block de Megatron) o una de cada N (torchtitan).",
+        ),
+    ),
+    (
+        Param::RecomputeLayers,
+        f(
+            "Capas del plan de checkpoints",
+            "capas",
+            "La N del método: capas por grupo, capas con checkpoint o el paso.",
+        ),
+    ),
+    (
+        Param::RecomputeModules,
+        f(
+            "Módulos recalculados",
+            "",
+            "El --recompute-modules de Megatron: core_attn, mlp, layernorm, moe_act, moe, shared_experts.",
+        ),
+    ),
+    (
+        Param::Reentrant,
+        f(
+            "Checkpoint reentrante",
+            "",
+            "use_reentrant=True (Megatron, Unsloth): la salida recalculada vive durante el paso hacia atrás de la capa.",
+        ),
+    ),
+    (
+        Param::GradAccumFusion,
+        f(
+            "Fusión de la acumulación de gradientes",
+            "",
+            "Lo predeterminado en Megatron: Transformer Engine guarda un gradiente BF16 ficticio por forma de peso durante toda la ejecución. Sin ella (--no-gradient-accumulation-fusion): el gradiente BF16 de cada peso existe hasta que el búfer FP32 lo recibe.",
+        ),
+    ),
+    (
+        Param::Attn,
+        f(
+            "Kernel de atención",
+            "",
+            "FlashAttention / SDPA nunca guarda las puntuaciones s×s.",
+        ),
+    ),
+    (
+        Param::Mode,
+        f(
+            "Tarea",
+            "",
+            "Entrenar guarda gradientes y estado del optimizador; la inferencia, una caché KV.",
+        ),
+    ),
+    (
+        Param::Gen,
+        f(
+            "Tokens generados",
+            "tokens",
+            "Tokens nuevos por muestra; la caché KV crece hasta prompt + estos.",
+        ),
+    ),
+    (
+        Param::Quant,
+        f(
+            "Cuantización de pesos",
+            "",
+            "Pesos de inferencia en INT8 o INT4, con sus escalas.",
+        ),
+    ),
+    (
+        Param::Gpus,
+        f(
+            "GPUs (paralelismo de datos)",
+            "",
+            "ZeRO reparte los estados del modelo entre ellas.",
+        ),
+    ),
+    (
+        Param::Zero,
+        f(
+            "Etapa ZeRO",
+            "",
+            "0 nada, 1 optimizador, 2 + gradientes, 3 + pesos (FSDP full shard).",
+        ),
+    ),
+    (
+        Param::Tp,
+        f(
+            "Paralelismo de tensores",
+            "",
+            "Divide los pesos y activaciones de cada capa.",
+        ),
+    ),
+    (
+        Param::Sp,
+        f(
+            "Paralelismo de secuencia",
+            "",
+            "Con paralelismo de tensores: divide también el resto de activaciones.",
+        ),
+    ),
+    (
+        Param::Foreach,
+        f(
+            "Búferes del paso del optimizador",
+            "",
+            "El AdamW foreach de PyTorch reserva temporales en el paso.",
+        ),
+    ),
+    (
+        Param::Framework,
+        f(
+            "Framework",
+            "",
+            "Fija los valores por defecto que implica su código; cambia cualquier campo después.",
+        ),
+    ),
+    (
+        Param::Step,
+        f(
+            "Paso del optimizador",
+            "",
+            "Los pasos fusionados o dentro del backward no necesitan temporales del tamaño de los parámetros.",
+        ),
+    ),
+    (
+        Param::Loss,
+        f(
+            "Entropía cruzada",
+            "",
+            "La pérdida por trozos nunca guarda a la vez los logits FP32 de todos los tokens.",
+        ),
+    ),
+    (
+        Param::Offload,
+        f(
+            "Estado del optimizador en CPU",
+            "",
+            "ZeRO-Offload: el estado del optimizador vive en la memoria de la CPU.",
+        ),
+    ),
+    (
+        Param::BucketM,
+        f(
+            "Búferes de comunicación",
+            "M elementos",
+            "Los buckets de gradientes de DeepSpeed; 0 si no hay.",
+        ),
+    ),
+    (
+        Param::Prefetch,
+        f(
+            "Prefetch del all-gather",
+            "capas",
+            "Capas cuyos parámetros completos FSDP reúne antes de usarlos.",
+        ),
+    ),
+    (
+        Param::DsPrefetch,
+        f(
+            "Bucket de prefetch de ZeRO-3",
+            "elementos",
+            "stage3_prefetch_bucket_size de DeepSpeed: parámetros reunidos antes de usarlos.",
+        ),
+    ),
+    (
+        Param::DsLive,
+        f(
+            "Parámetros vivos de ZeRO-3",
+            "elementos",
+            "stage3_max_live_parameters de DeepSpeed: el máximo reunido a la vez.",
+        ),
+    ),
+    (
+        Param::DsPersist,
+        f(
+            "Umbral de persistencia de ZeRO-3",
+            "elementos",
+            "DeepSpeed guarda enteros en cada GPU los parámetros así de pequeños.",
+        ),
+    ),
+    (
+        Param::ActOffload,
+        f(
+            "Descarga de activaciones",
+            "",
+            "Las activaciones guardadas esperan en la memoria de la CPU hasta el paso hacia atrás.",
+        ),
+    ),
+    (
+        Param::Compile,
+        f(
+            "torch.compile",
+            "",
+            "Inductor recalcula en el paso hacia atrás los tensores elementales baratos.",
+        ),
+    ),
+    (
+        Param::Logits,
+        f(
+            "Precisión de los logits",
+            "",
+            "Bytes de cada logit y de su gradiente en la pérdida.",
+        ),
+    ),
+    (
+        Param::LoraRank,
+        f(
+            "Rango de LoRA",
+            "",
+            "0: ajuste completo; r > 0: base congelada, adaptadores FP32.",
+        ),
+    ),
+    (
+        Param::LoraTargets,
+        f(
+            "Destinos de LoRA",
+            "",
+            "Las capas lineales de cada bloque que llevan adaptadores.",
+        ),
+    ),
+    (
+        Param::BaseQuant,
+        f(
+            "Base de QLoRA",
+            "",
+            "Capas lineales congeladas en 4 u 8 bits.",
+        ),
+    ),
+    (
+        Param::DoubleQuant,
+        f(
+            "Doble cuantización",
+            "",
+            "Bases de 4 bits: absmax de 8 bits.",
+        ),
+    ),
+    (
+        Param::TrainEmbeddings,
+        f(
+            "Entrenar embedding y cabeza",
+            "",
+            "Una copia entrenable de cada uno junto al original congelado.",
+        ),
+    ),
+    (
+        Param::Fp8,
+        f(
+            "Entrenamiento en FP8",
+            "",
+            "TE guarda copias FP8 de los pesos; torchao guarda tensores de 16 bits.",
+        ),
+    ),
+    (
+        Param::LoraVariant,
+        f(
+            "Método de adaptadores",
+            "",
+            "DoRA añade una magnitud por salida y guarda más por token.",
+        ),
+    ),
+    (
+        Param::ParamOffload,
+        f(
+            "Descarga de parámetros",
+            "",
+            "Pesos, gradientes y el paso en la CPU; la GPU guarda las capas en curso.",
+        ),
+    ),
+    (
+        Param::KvDtype,
+        f(
+            "Precisión de la caché KV",
+            "",
+            "Las cachés cuantizadas guardan escalas; int8 e int4 descuantizan por capa.",
+        ),
+    ),
+    (
+        Param::LoraDropout,
+        f(
+            "Dropout de LoRA",
+            "",
+            "Guarda la entrada con dropout y su máscara.",
+        ),
+    ),
+    (
+        Param::ZeroGrad,
+        f(
+            "Gradientes entre pasos",
+            "",
+            "set_to_none=False los mantiene hasta el paso siguiente.",
+        ),
+    ),
+    (
+        Param::Outputs,
+        f(
+            "Salida del modelo en el bucle",
+            "",
+            "outputs = model(…) vivo durante el backward retiene sus logits.",
+        ),
+    ),
+    (
+        Param::NormKernel,
+        f(
+            "Kernels de las normas",
+            "",
+            "Una norma fusionada guarda solo su entrada.",
+        ),
+    ),
+    (
+        Param::Gpu,
+        f(
+            "Dispositivo",
+            "",
+            "Capacidad tal como la informa el driver.",
+        ),
+    ),
+    (
+        Param::GpuGb,
+        f("Capacidad personalizada", "GB", "GB = 10⁹ bytes."),
+    ),
+    (
+        Param::OverheadGb,
+        f(
+            "Sobrecarga",
+            "GB",
+            "Contexto CUDA y búferes del framework; 0.5–2 GB en la práctica.",
+        ),
+    ),
+    (
+        Param::Margin,
+        f(
+            "Margen de seguridad",
+            "%",
+            "Holgura para la fragmentación; se suele aconsejar 15–20 %.",
+        ),
+    ),
+    (
+        Param::GlobalBatch,
+        f(
+            "Lote global objetivo",
+            "muestras",
+            "Para acumulación de gradientes; 0 si no hay.",
+        ),
+    ),
+];
+
+/// The Spanish labels of [`OPTIONS`](super::en::OPTIONS), by select name and URL spelling.
+pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
+    (Param::Precision, "fp32", "FP32 (4 bytes)"),
+    (Param::Precision, "fp16", "FP16 (2 bytes)"),
+    (Param::Precision, "bf16", "BF16 (2 bytes)"),
+    (Param::Precision, "int8", "INT8 (1 byte)"),
+    (Param::Optimizer, "adamw", "AdamW"),
+    (Param::Optimizer, "adam8bit", "Adam de 8 bits"),
+    (
+        Param::Optimizer,
+        "paged_adamw_8bit",
+        "AdamW paginado de 8 bits (puede pasar a la CPU)",
+    ),
+    (
+        Param::Optimizer,
+        "paged_adamw",
+        "AdamW paginado de 32 bits (puede pasar a la CPU)",
+    ),
+    (Param::Optimizer, "adafactor", "Adafactor"),
+    (Param::Optimizer, "sgd_momentum", "SGD con momento"),
+    (Param::Optimizer, "sgd", "SGD simple"),
+    (Param::Optimizer, "none", "Ninguno (solo inferencia)"),
+    (Param::Kind, "decoder", "Decodificador"),
+    (Param::Kind, "encoder", "Codificador"),
+    (Param::Kind, "vision", "Transformer de visión"),
+    (Param::Mlp, "gelu", "GELU (2)"),
+    (
+        Param::Mlp,
+        "gelu_new",
+        "GELU elemento a elemento (2, GPT-2)",
+    ),
+    (Param::Mlp, "swiglu", "SwiGLU (3)"),
+    (Param::Norm, "layernorm", "LayerNorm"),
+    (Param::Norm, "rmsnorm", "RMSNorm"),
+    (
+        Param::Norm,
+        "rmsnorm_fp32",
+        "RMSNorm, peso en FP32 (Gemma, OLMo 2)",
+    ),
+    (Param::Block, "pre", "Antes de cada bloque"),
+    (Param::Block, "post", "Después de cada bloque"),
+    (Param::Block, "sandwich", "Antes y después (4 normas)"),
+    (Param::Block, "parallel", "Una norma, bloques en paralelo"),
+    (Param::Recipe, "fp32", "FP32 en todo"),
+    (Param::Recipe, "amp", "Mixta BF16 con maestro FP32 (AMP)"),
+    (Param::Recipe, "amp16", "Mixta FP16 con maestro FP32 (AMP)"),
+    (
+        Param::Recipe,
+        "mixed",
+        "Pesos de 2 bytes, gradientes y estados FP32",
+    ),
+    (Param::Recipe, "bf16", "BF16 puro"),
+    (
+        Param::Recipe,
+        "fsdp",
+        "FP32 fragmentado, cálculo en BF16 (FSDP2)",
+    ),
+    (
+        Param::Recipe,
+        "main_fp32",
+        "Modelo BF16, gradientes y parámetros principales FP32 (Megatron)",
+    ),
+    (Param::FusedProj, "none", "Q, K, V y gate, up separadas"),
+    (Param::FusedProj, "qkv", "Una matriz QKV"),
+    (Param::FusedProj, "all", "QKV y gate-up fusionadas"),
+    (Param::PpSchedule, "1f1b", "1F1B"),
+    (Param::PpSchedule, "interleaved", "1F1B intercalado"),
+    (Param::PpSchedule, "gpipe", "GPipe"),
+    (Param::CpKind, "ring", "Atención en anillo"),
+    (Param::CpKind, "ulysses", "Ulysses (all-to-all)"),
+    (Param::Recompute, "none", "Ninguno"),
+    (
+        Param::Recompute,
+        "selective",
+        "Selectivo (núcleo de atención)",
+    ),
+    (
+        Param::Recompute,
+        "full",
+        "Completo (solo la entrada de cada capa)",
+    ),
+    (Param::Recompute, "op", "Por operador (torchtitan)"),
+    (Param::RecomputeMethod, "uniform", "Grupos de N"),
+    (Param::RecomputeMethod, "block", "Las N primeras"),
+    (Param::RecomputeMethod, "every", "Una de cada N"),
+    (Param::Attn, "eager", "Clásica (guarda las puntuaciones)"),
+    (Param::Attn, "flash", "FlashAttention / SDPA"),
+    (Param::Mode, "train", "Entrenamiento"),
+    (Param::Mode, "inference", "Inferencia (generación)"),
+    (Param::Quant, "none", "Sin cuantizar"),
+    (Param::Quant, "int8", "INT8"),
+    (Param::Quant, "int4", "INT4 (grupos de 128)"),
+    (Param::Framework, "custom", "Ninguno (valores de batchfit)"),
+    (Param::Framework, "pytorch", "PyTorch con AMP"),
+    (Param::Framework, "hf_trainer", "Hugging Face Trainer"),
+    (Param::Framework, "megatron", "Megatron-LM"),
+    (Param::Framework, "deepspeed", "DeepSpeed ZeRO"),
+    (Param::Framework, "torchtune", "torchtune"),
+    (
+        Param::Framework,
+        "hf_peft",
+        "Hugging Face Trainer + PEFT LoRA",
+    ),
+    (Param::Framework, "torchtune_lora", "torchtune LoRA"),
+    (Param::Framework, "lightning_32", "Lightning 32"),
+    (Param::Framework, "lightning_16_mixed", "Lightning 16-mixed"),
+    (
+        Param::Framework,
+        "lightning_bf16_mixed",
+        "Lightning bf16-mixed",
+    ),
+    (
+        Param::Framework,
+        "lightning_bf16_true",
+        "Lightning bf16-true",
+    ),
+    (Param::Framework, "hf_generate", "Hugging Face generate()"),
+    (Param::Framework, "fsdp2", "PyTorch FSDP2 / torchtitan"),
+    (
+        Param::Framework,
+        "fsdp1",
+        "PyTorch FSDP1 (FullyShardedDataParallel)",
+    ),
+    (Param::Framework, "unsloth", "Unsloth QLoRA"),
+    (Param::Logits, "fp32", "FP32"),
+    (Param::Logits, "bf16", "BF16"),
+    (Param::LoraTargets, "qv", "Q y V (por defecto en PEFT)"),
+    (Param::LoraTargets, "attn", "Atención: Q, K, V, O"),
+    (Param::LoraTargets, "mlp", "MLP: gate, up, down"),
+    (Param::LoraTargets, "all", "Todas las capas lineales"),
+    (
+        Param::LoraTargets,
+        "experts",
+        "Expertos enrutados: gate, up, down",
+    ),
+    (
+        Param::LoraTargets,
+        "all_experts",
+        "Todas las capas lineales, también expertos y router",
+    ),
+    (Param::KvDtype, "bf16", "16 bits, sin cuantizar"),
+    (Param::Fp8, "none", "No"),
+    (Param::Fp8, "te", "Transformer Engine (escalado diferido)"),
+    (Param::Fp8, "torchao", "torchao float8"),
+    (Param::LoraVariant, "lora", "LoRA"),
+    (Param::LoraVariant, "dora", "DoRA"),
+    (Param::KvDtype, "fp8", "FP8 (vLLM)"),
+    (Param::KvDtype, "int8", "INT8 (torchao)"),
+    (
+        Param::KvDtype,
+        "int4",
+        "INT4 (QuantizedCache de transformers)",
+    ),
+    (Param::BaseQuant, "none", "16 bits (LoRA)"),
+    (Param::BaseQuant, "nf4", "NF4 de 4 bits"),
+    (Param::BaseQuant, "fp4", "FP4 de 4 bits"),
+    (Param::BaseQuant, "int8", "INT8 (LLM.int8)"),
+    (Param::ZeroGrad, "none", "Liberados (PyTorch ≥ 2.0)"),
+    (Param::ZeroGrad, "zeros", "Se mantienen, a cero"),
+    (
+        Param::ZeroGrad,
+        "after_forward",
+        "Liberados tras el forward (Lightning)",
+    ),
+    (Param::Outputs, "dropped", "Se descarta (Trainer)"),
+    (Param::Outputs, "kept", "Se mantiene (outputs = model(…))"),
+    (
+        Param::Outputs,
+        "kept_fp32",
+        "Se mantiene, FP32 (transformers ≤ 4.45)",
+    ),
+    (Param::Step, "fused", "Fusionado"),
+    (Param::Step, "foreach", "foreach"),
+    (Param::Step, "forloop", "Bucle por parámetro"),
+    (Param::Step, "in_backward", "Dentro del backward"),
+    (Param::Loss, "full", "Completa (logits FP32)"),
+    (Param::Loss, "chunked", "Por trozos"),
+    (
+        Param::Loss,
+        "vocab_parallel",
+        "Paralela en vocabulario (Megatron)",
+    ),
+    (Param::Loss, "fused", "Fusionada (Unsloth)"),
+    (Param::NormKernel, "eager", "Como en el modelo"),
+    (
+        Param::NormKernel,
+        "fused",
+        "Fusionadas (Transformer Engine, Apex)",
+    ),
+];
+
+#[cfg(batchfit_split)]
+#[allow(unsafe_code)]
+#[wasm_split_helpers::wasm_split(es, fallible, preload(#[allow(unsafe_code)] preload_es))]
+pub(super) fn spanish_tables() -> Result<Spanish, crate::dom::ChunkMissing> {
+    Ok(Spanish {
+        words: &ES,
+        fields: FIELDS_ES,
+        options: OPTIONS_ES,
+        faq: FAQ_ES,
+    })
+}
+
+pub(super) static ES: Words = Words {
+    promise: "¿Cabe este lote? La memoria del entrenamiento, antes de alquilar la GPU.",
+    language: "Idioma",
+    units: "Unidades",
+    units_gb: "GB (10⁹ bytes)",
+    units_gib: "GiB (2³⁰ bytes)",
+    units_note_gb: "GB = 10⁹ bytes.",
+    units_note_gib: "GiB = 2³⁰ bytes.",
+    forms: "Estimar a partir de",
+    tabs: [
+        (
+            "Activaciones",
+            "La regla rápida para la memoria de activaciones.",
+        ),
+        (
+            "Parámetros",
+            "Cualquier modelo, a partir de su número de parámetros.",
+        ),
+        (
+            "Transformer",
+            "La precisa: un modelo predefinido, un config.json o tu propia arquitectura.",
+        ),
+    ],
+    inputs_title: "Datos",
+    more_architecture: "Más detalles de la arquitectura",
+    moe_title: "Mezcla de expertos y atención latente",
+    active: "activos",
+    paste_config: "Pegue un config.json, una configuración de DeepSpeed o TrainingArguments",
+    paste_hint: "El config.json de un modelo fija la arquitectura; una configuración de DeepSpeed o unos TrainingArguments (to_json_string()), el entrenamiento. No se envía nada.",
+    config_loaded: "Arquitectura cargada desde config.json.",
+    deepspeed_loaded: "Entrenamiento leído de la configuración de DeepSpeed.",
+    training_args_loaded: "Entrenamiento leído de los TrainingArguments.",
+    custom_model: "Arquitectura propia",
+    device_title: "Dispositivo",
+    no_device: "Sin dispositivo (solo números)",
+    custom_device: "Capacidad personalizada…",
+    pipeline_more: "Detalles de pipeline y de contexto",
+    parallelism_title: "Varias GPUs: paralelismo de datos, tensores, pipeline y contexto",
+    training_title: "Entrenamiento",
+    results_title: "Memoria necesaria",
+    stale: "Desactualizado: se muestra el último resultado válido. Corrige el campo marcado para actualizarlo.",
+    not_current: "Desactualizado",
+    url_notice: "Se ignoraron algunos parámetros del enlace; sus campos usan valores por defecto:",
+    weights: "Pesos",
+    gradients: "Gradientes",
+    optimizer_states: "Estados del optimizador",
+    optimizer_step: "Búferes del paso del optimizador",
+    kv_cache: "Caché KV",
+    activations: "Activaciones",
+    activations_per_sample: "Activaciones por muestra",
+    overhead: "Sobrecarga",
+    required: "Necesaria",
+    parameters: "Parámetros",
+    capacity: "Capacidad del dispositivo",
+    cpu_memory: "Memoria de CPU (offload)",
+    cpu_memory_note: "RAM del host para el proceso de esta GPU; no cuenta en ninguna lectura de la GPU.",
+    peak_allocated: "Pico asignado",
+    peak_allocated_note: "Lo que informa torch.cuda.max_memory_allocated(): los tensores vivos en el pico.",
+    peak_reserved: "Pico reservado",
+    peak_reserved_note: "Lo que informa torch.cuda.max_memory_reserved(): más los bloques que el asignador guarda sin poder usarlos.",
+    nvidia_smi: "nvidia-smi",
+    nvidia_smi_note: "Lo que muestra nvidia-smi: lo reservado más el contexto CUDA y los búferes de las bibliotecas (la sobrecarga).",
+    required_note: "La lectura de nvidia-smi más el margen de seguridad: lo que debe caber en el dispositivo.",
+    peak_phase: "Pico marcado por",
+    buffers: "Búferes del framework",
+    allocator_cache: "Caché del asignador",
+    margin: "Margen de seguridad",
+    at_peak: "En el pico",
+    own_size: "Tamaño propio",
+    not_at_peak_gradients: "Fuera del pico: se crean en el paso hacia atrás, después de liberar las activaciones.",
+    not_at_peak_step_after: "Fuera del pico: solo existen dentro de optimizer.step(), después de liberar las activaciones.",
+    not_at_peak_step_inside: "Fuera del pico: se ejecuta dentro del paso hacia atrás, junto a las activaciones.",
+    not_at_peak_freed: "Fuera del pico: el paso hacia atrás las libera antes del pico de los gradientes.",
+    partly_at_peak: "En parte en el pico: son máximas en otro momento del paso, con menos tensores vivos.",
+    not_at_peak_casts: "En parte fuera del pico: las copias de 16 bits de autocast se liberan con las activaciones.",
+    bar_sums: "Lo vivo en el pico y lo añadido: los segmentos suman la memoria necesaria.",
+    no_batch_fits: "Ninguno (ni siquiera 1)",
+    max_seq: "Contexto más largo que cabe con este lote (tokens)",
+    no_seq_fits: "Ninguno (ni 1 token)",
+    job_gpus: "GPUs de este trabajo (datos × tensorial × tubería × contexto)",
+    tap_for_bytes: "Pasa el puntero, toca o haz clic en un tamaño para ver sus bytes exactos.",
+    moments: [
+        "hacia delante",
+        "pérdida",
+        "hacia atrás",
+        "paso del optimizador",
+        "prellenado",
+        "generación",
+    ],
+    step_title: "El paso, momento a momento",
+    step_note: "Memoria asignada a lo largo de un paso, prevista: cada columna es un momento, apilada con los colores de la barra. Su columna más alta es el pico asignado de arriba.",
+    step_axis: "Asignada",
+    step_moment: "Momento",
+    step_layer: "capa",
+    step_peak: "Pico",
+    step_is_peak: " (el pico)",
+    phases: [
+        "el final del paso hacia delante",
+        "el paso hacia atrás",
+        "el paso del optimizador",
+        "la pérdida (log-softmax y gradientes de los logits)",
+        "la generación",
+    ],
+    fits: "Cabe",
+    does_not_fit: "No cabe",
+    max_batch: "Lote más grande que cabe",
+    accumulation: "Pasos de acumulación de gradientes",
+    gpus_needed: "GPUs necesarias",
+    what_if_title: "Qué haría que quepa",
+    half_batch: "La mitad del lote",
+    checkpointing: "Con checkpointing de gradientes",
+    bf16: "BF16 en vez de FP32",
+    zero3: "ZeRO-3 entre GPUs",
+    half_seq: "La mitad de la secuencia",
+    with_lora: "Con LoRA, base congelada de 16 bits",
+    with_qlora: "Con QLoRA: base NF4, checkpointing",
+    fp8_kv: "Con una caché KV en FP8",
+    optimizer_may_spill: "El estado del optimizador paginado se cuenta arriba en la GPU; si falta memoria, bitsandbytes lo pagina a la memoria de la CPU (memoria unificada), lo que evita quedarse sin memoria a costa de velocidad.",
+    stages_title: "Etapas del pipeline",
+    stages_note: "Las GPUs de cada etapa guardan sus capas y los microlotes que su calendario mantiene en curso; la respuesta de arriba es la de la etapa marcada (pp_stage, o la que más necesita).",
+    stage: "Etapa",
+    stages_layers: "Capas",
+    stages_embedding: "embedding",
+    stages_head: "cabeza y pérdida",
+    fixes_title: "Los cambios más pequeños que caben",
+    lever_seq: "secuencia",
+    lever_batch: "microlote",
+    lever_param_offload: "parámetros descargados a la CPU",
+    lever_offload: "optimizador descargado a la CPU",
+    lever_act_offload: "activaciones descargadas a la CPU",
+    lever_selective: "recomputación selectiva",
+    lever_adam8bit: "AdamW de 8 bits",
+    lever_bf16: "BF16 puro (pesos y optimizador en BF16)",
+    fits_lower: "cabe",
+    cost_compute: "de cómputo (recomputación)",
+    cost_pcie: "por PCIe en cada paso",
+    cost_at: "a",
+    cost_trains: "entrena el",
+    cost_tokens: "tokens por paso",
+    cost_samples: "muestras por paso",
+    cost_micro_steps: "micropasos por paso del optimizador",
+    measure_title: "Comparar con una medición",
+    loading: "Cargando…",
+    chunk_failed: "No se pudo cargar esta sección. Compruebe la conexión y luego ciérrela y vuelva a abrirla.",
+    measure_hint: "Pegue lo que imprimió su ejecución: torch.cuda.max_memory_allocated() o max_memory_reserved() (bytes, o con GB, GiB, MiB), una tabla de torch.cuda.memory_summary() o la línea de memoria de nvidia-smi.",
+    measure_unlabelled: "Un número sin etiqueta es",
+    measure_unlabelled_none: "(indique cuál)",
+    measure_measured: "medido",
+    measure_predicted: "estimado",
+    measure_difference: "estimación − ejecución",
+    measure_terms: "Qué podría dar una diferencia de este tamaño y signo (docs/model.md §6):",
+    measure_within: "podría explicarla entera",
+    measure_part: "podría explicar una parte",
+    measure_unsized: "va en este sentido, sin tamaño publicado",
+    measure_here: "aquí",
+    measure_modelled: "modelado",
+    measure_not_modelled: "no modelado",
+    measure_report: "Para informar de este caso, copie esto en un issue:",
+    confidence_range: "En la validación, ejecuciones como esta midieron",
+    confidence_against: "respecto de la estimación",
+    confidence_rows: "filas",
+    confidence_sources: "fuentes",
+    confidence_pooled: "todos los perfiles juntos: muy pocas filas para",
+    confidence_needs: "Memoria necesaria en ese rango:",
+    confidence_fits: "Cabe incluso en el extremo pesimista",
+    confidence_optimistic: "Cabe solo en el extremo optimista",
+    confidence_no: "No cabe ni en el extremo optimista",
+    compare_start: "Comparar con otra configuración…",
+    compare_title: "Configuraciones A y B",
+    compare_form_shows: "El formulario de arriba muestra la configuración",
+    compare_edit: "Editar la configuración",
+    compare_stop: "Dejar de comparar",
+    compare_differs: "B cambia en:",
+    compare_same: "B es igual que A: cámbiela en el formulario.",
+    compare_presets: "Hacer B como A con un cambio:",
+    devices_title: "Qué GPUs caben",
+    devices_note: "Esta configuración en cada GPU de la lista, de menor a mayor: si cabe con este lote, el lote más grande que cabe, las GPUs necesarias (ZeRO y paralelismo como están) y la memoria que sobra. Elija una GPU para usarla.",
+    devices_device: "GPU",
+    devices_memory: "Memoria",
+    devices_spare: "Sobra",
+    devices_short_by: "faltan",
+    devices_pick: "Usar esta GPU",
+    sweep_title: "Memoria según el tamaño de lote",
+    sweep_batch: "Tamaño de lote",
+    sweep_states: "Estados del modelo en el pico",
+    sweep_total: "Pico asignado",
+    sweep_note: "Lo vivo en el pico de cada fila suma ese pico; Necesaria añade caché, sobrecarga y margen, y decide la ✗.",
+    sweep_all_columns: "Mostrar todas las columnas",
+    sweep_fewer_columns: "Mostrar menos columnas",
+    sweep_over: "excede la capacidad del dispositivo",
+    sweep_chosen: "el lote elegido",
+    sweep_axis: "Memoria (necesaria)",
+    actions_title: "Compartir y exportar",
+    copy_link: "Copiar enlace",
+    copy_table: "Copiar tabla (Markdown)",
+    download_csv: "Descargar CSV",
+    embed: "Insertar",
+    copied_link: "Enlace copiado.",
+    copied_table: "Tabla copiada en Markdown.",
+    copied_embed: "Código para incrustar copiado: pégalo en tu página.",
+    title: "batchfit — ¿cabe este lote?",
+    promise_short: "¿cabe este lote?",
+    embed_comment: "El widget envía su altura cada vez que cambia; ajusta el iframe a ella.",
+    downloaded: "Descargado.",
+    copy_fallback: "Aquí no se puede copiar automáticamente: el texto está seleccionado abajo, cópialo con Ctrl+C / ⌘C.",
+    open_full: "Abrir la calculadora completa",
+    disclaimer: "Son estimaciones, no mediciones: los picos reales dependen del framework, los kernels y el asignador de memoria. batchfit funciona entero en tu navegador y no envía nada a ningún sitio.",
+    how_title: "Cómo funciona",
+    faq_title: "Preguntas",
+};
+
+/// The Spanish questions and answers: with the Spanish tables, fetched
+/// only by a Spanish page (`i18n`).
+pub static FAQ_ES: &[(&str, &str)] = &[
+    (
+        "¿Qué ahorran LoRA y QLoRA, y qué no?",
+        "LoRA congela la base y entrena adaptadores pequeños: sin gradientes ni estado del optimizador para la base, los estados del modelo bajan de unos 18 a unos 2 bytes por parámetro. QLoRA guarda la base congelada en 4 bits, unos 0,5 bytes por peso. Ninguno reduce las activaciones: con secuencias largas o lotes grandes siguen dominando, y lo que las recorta es el checkpointing de gradientes.",
+    ),
+    (
+        "¿Por qué suele agotar la memoria el tamaño de lote y no el del modelo?",
+        "Pesos, gradientes y estados del optimizador se pagan una vez, sea cual sea el lote. Las activaciones se guardan para cada muestra hasta que el paso hacia atrás las usa, así que crecen linealmente con lote × longitud de secuencia y, con secuencias largas, dominan. Reducir el lote a la mitad las reduce a la mitad; lo demás no cambia.",
+    ),
+    (
+        "¿Qué cambian FP32, FP16, BF16 e INT8?",
+        "Los bytes por valor: 4, 2, 2 y 1. BF16 conserva el rango de FP32 con menos precisión y entrena sin escalar la pérdida; FP16 necesita un escalador. INT8 e INT4 son para pesos de inferencia.",
+    ),
+    (
+        "¿AdamW o SGD?",
+        "AdamW guarda dos momentos FP32 por parámetro (8 bytes); SGD con momento guarda uno (4 bytes); SGD simple, ninguno. Con pesos maestros FP32, la precisión mixta suma 4 bytes más por parámetro.",
+    ),
+    (
+        "¿Por qué los gradientes no dependen del lote?",
+        "Hay un gradiente por parámetro, sumado sobre las muestras del lote. Un lote mayor cambia sus valores, no su número.",
+    ),
+    (
+        "¿Qué es la precisión mixta?",
+        "Calcular en BF16 o FP16 y guardar una copia maestra FP32 de los pesos para la actualización: 2 + 4 bytes de pesos, 4 de gradientes y 8 de estado de AdamW, unos 18 bytes por parámetro antes de las activaciones.",
+    ),
+    (
+        "¿Qué hace el checkpointing de gradientes?",
+        "Guarda solo algunas activaciones (la entrada de cada capa, o todo menos el núcleo de atención) y recalcula el resto en el paso hacia atrás: un tercio más de cómputo por mucha menos memoria.",
+    ),
+    (
+        "¿Qué cambia FlashAttention?",
+        "La atención clásica guarda las puntuaciones del softmax, una matriz s × s por cabeza que crece con el cuadrado de la secuencia. FlashAttention y los kernels SDPA de PyTorch nunca la guardan.",
+    ),
+    (
+        "¿Por qué nvidia-smi muestra más?",
+        "nvidia-smi muestra todo el proceso: el contexto CUDA (unos 0.3–1.3 GB), los búferes del framework y la memoria que el asignador de PyTorch retiene tras liberar tensores. Eso representan la sobrecarga y el margen de seguridad; los tensores del modelo son el total.",
+    ),
+    (
+        "¿Qué tan exacto es?",
+        "Es una estimación con fórmulas publicadas; los picos reales dependen del framework, los kernels y el asignador. docs/accuracy.md lo compara fila a fila con mediciones publicadas.",
+    ),
+];

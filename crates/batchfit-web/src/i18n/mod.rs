@@ -1,0 +1,364 @@
+//! Every word the page shows, in English and Spanish. Field texts are looked up
+//! by URL parameter name, so a field added to the URL format without its words
+//! shows its name and fails the completeness test (tests.rs).
+
+mod en;
+mod es;
+mod numbers;
+#[cfg(test)]
+mod tests;
+
+use crate::prelude::{Get, RwSignal};
+pub use batchfit_core::query::Lang;
+use batchfit_core::query::Param;
+
+pub use en::FAQ_EN;
+use en::{EN, FIELDS_EN, OPTIONS};
+pub use es::{term, term_note};
+pub use numbers::{bound, exact_bytes, group};
+
+/// The label, unit and one-line hint of a form field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldText {
+    pub label: &'static str,
+    pub unit: &'static str,
+    pub hint: &'static str,
+}
+
+const fn f(label: &'static str, unit: &'static str, hint: &'static str) -> FieldText {
+    FieldText { label, unit, hint }
+}
+
+/// Words for the field whose URL parameter is `name`.
+pub fn field(lang: Lang, name: Param) -> FieldText {
+    let table = match lang {
+        Lang::En => FIELDS_EN,
+        Lang::Es => spanish().fields,
+    };
+    // A table rather than a `match`: it compiles to data, not comparisons.
+    table
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(f("", "", ""), |&(_, text)| text)
+}
+
+/// The label of option `value` of the select field `name`.
+pub fn option(lang: Lang, name: Param, value: &str) -> String {
+    let es = lang == Lang::Es;
+    if name == Param::Zero {
+        return format!("{} {value}", if es { "Etapa" } else { "Stage" });
+    }
+    // A table rather than a `match`: it compiles to data, not comparisons.
+    let table = if es { spanish().options } else { OPTIONS };
+    table
+        .iter()
+        .find(|&&(n, v, _)| n == name && v == value)
+        .map_or(value, |&(_, _, label)| label)
+        .to_owned()
+}
+
+/// The page's other words, one struct per language so that a missing
+/// translation is a compile error.
+#[derive(Debug)]
+pub struct Words {
+    pub promise: &'static str,
+    pub language: &'static str,
+    pub units: &'static str,
+    pub units_gb: &'static str,
+    pub units_gib: &'static str,
+    pub units_note_gb: &'static str,
+    pub units_note_gib: &'static str,
+    pub forms: &'static str,
+    /// Title and one-line "when to use it" of each form, in `Form::ALL` order.
+    pub tabs: [(&'static str, &'static str); 3],
+    pub inputs_title: &'static str,
+    pub more_architecture: &'static str,
+    /// The collapsed group of the mixture-of-experts and MLA fields.
+    pub moe_title: &'static str,
+    /// After a MoE model's parameter count: "(12.9B active)".
+    pub active: &'static str,
+    pub paste_config: &'static str,
+    pub paste_hint: &'static str,
+    pub config_loaded: &'static str,
+    pub deepspeed_loaded: &'static str,
+    pub training_args_loaded: &'static str,
+    pub custom_model: &'static str,
+    pub device_title: &'static str,
+    pub no_device: &'static str,
+    pub custom_device: &'static str,
+    pub parallelism_title: &'static str,
+    pub pipeline_more: &'static str,
+    pub training_title: &'static str,
+    pub results_title: &'static str,
+    pub stale: &'static str,
+    /// The compact summary's word for a result that is not current.
+    pub not_current: &'static str,
+    pub url_notice: &'static str,
+    pub weights: &'static str,
+    pub gradients: &'static str,
+    pub optimizer_states: &'static str,
+    pub optimizer_step: &'static str,
+    pub kv_cache: &'static str,
+    pub activations: &'static str,
+    pub activations_per_sample: &'static str,
+    pub overhead: &'static str,
+    pub required: &'static str,
+    pub parameters: &'static str,
+    pub capacity: &'static str,
+    pub cpu_memory: &'static str,
+    pub cpu_memory_note: &'static str,
+    pub peak_allocated: &'static str,
+    pub peak_allocated_note: &'static str,
+    pub peak_reserved: &'static str,
+    pub peak_reserved_note: &'static str,
+    pub nvidia_smi: &'static str,
+    pub nvidia_smi_note: &'static str,
+    pub required_note: &'static str,
+    pub peak_phase: &'static str,
+    pub buffers: &'static str,
+    pub allocator_cache: &'static str,
+    pub margin: &'static str,
+    /// The component table's columns: alive at the peak, and each term's own size.
+    pub at_peak: &'static str,
+    pub own_size: &'static str,
+    /// Why a term is (partly) not in the peak, by the moment that sets it.
+    pub not_at_peak_gradients: &'static str,
+    pub not_at_peak_step_after: &'static str,
+    pub not_at_peak_step_inside: &'static str,
+    pub not_at_peak_freed: &'static str,
+    pub partly_at_peak: &'static str,
+    pub not_at_peak_casts: &'static str,
+    /// The bar's caption: its segments add up to the required memory.
+    pub bar_sums: &'static str,
+    /// The largest batch when not even one sample fits.
+    pub no_batch_fits: &'static str,
+    pub max_seq: &'static str,
+    pub no_seq_fits: &'static str,
+    pub job_gpus: &'static str,
+    /// A tap or click shows the exact bytes.
+    pub tap_for_bytes: &'static str,
+    /// Names of `memory::Phase` values, in `Phase::ALL` order.
+    pub phases: [&'static str; 5],
+    pub moments: [&'static str; 6],
+    pub step_title: &'static str,
+    pub step_note: &'static str,
+    pub step_axis: &'static str,
+    pub step_moment: &'static str,
+    pub step_layer: &'static str,
+    pub step_peak: &'static str,
+    pub step_is_peak: &'static str,
+    pub fits: &'static str,
+    pub does_not_fit: &'static str,
+    pub max_batch: &'static str,
+    pub accumulation: &'static str,
+    pub gpus_needed: &'static str,
+    pub what_if_title: &'static str,
+    pub half_batch: &'static str,
+    pub checkpointing: &'static str,
+    pub bf16: &'static str,
+    pub zero3: &'static str,
+    pub half_seq: &'static str,
+    pub with_lora: &'static str,
+    pub with_qlora: &'static str,
+    pub fp8_kv: &'static str,
+    /// A paged optimizer's state, counted on the GPU, may move to the CPU.
+    pub optimizer_may_spill: &'static str,
+    /// Pipeline stages: each stage's memory.
+    pub stages_title: &'static str,
+    pub stages_note: &'static str,
+    pub stage: &'static str,
+    pub stages_layers: &'static str,
+    pub stages_embedding: &'static str,
+    pub stages_head: &'static str,
+    /// The smallest changes that fit, their levers and what each costs.
+    pub fixes_title: &'static str,
+    pub lever_seq: &'static str,
+    pub lever_batch: &'static str,
+    pub lever_param_offload: &'static str,
+    pub lever_offload: &'static str,
+    pub lever_act_offload: &'static str,
+    pub lever_selective: &'static str,
+    pub lever_adam8bit: &'static str,
+    pub lever_bf16: &'static str,
+    /// "fits" inside a sentence.
+    pub fits_lower: &'static str,
+    pub cost_compute: &'static str,
+    pub cost_pcie: &'static str,
+    pub cost_at: &'static str,
+    pub cost_trains: &'static str,
+    pub cost_tokens: &'static str,
+    /// The same, in the parameters form, which has no sequence.
+    pub cost_samples: &'static str,
+    pub cost_micro_steps: &'static str,
+    /// "Compare with a measurement": a pasted reading beside the estimate.
+    pub measure_title: &'static str,
+    /// While a section's code is being fetched (dom::Chunk).
+    pub loading: &'static str,
+    /// When it could not be.
+    pub chunk_failed: &'static str,
+    pub measure_hint: &'static str,
+    pub measure_unlabelled: &'static str,
+    pub measure_unlabelled_none: &'static str,
+    pub measure_measured: &'static str,
+    pub measure_predicted: &'static str,
+    /// "estimate − run".
+    pub measure_difference: &'static str,
+    pub measure_terms: &'static str,
+    pub measure_within: &'static str,
+    pub measure_part: &'static str,
+    pub measure_unsized: &'static str,
+    /// After a term's range of the difference it could make: "here".
+    pub measure_here: &'static str,
+    pub measure_modelled: &'static str,
+    pub measure_not_modelled: &'static str,
+    pub measure_report: &'static str,
+    /// How sure "fits" is: the validation range.
+    pub confidence_range: &'static str,
+    pub confidence_against: &'static str,
+    pub confidence_rows: &'static str,
+    pub confidence_sources: &'static str,
+    pub confidence_pooled: &'static str,
+    pub confidence_needs: &'static str,
+    pub confidence_fits: &'static str,
+    pub confidence_optimistic: &'static str,
+    pub confidence_no: &'static str,
+    /// "Compare with…": two setups side by side.
+    pub compare_start: &'static str,
+    pub compare_title: &'static str,
+    /// "The form shows setup" + A or B.
+    pub compare_form_shows: &'static str,
+    /// "Edit setup" + A or B.
+    pub compare_edit: &'static str,
+    pub compare_stop: &'static str,
+    pub compare_differs: &'static str,
+    pub compare_same: &'static str,
+    pub compare_presets: &'static str,
+    /// "Which GPUs fit": the configuration on every device preset.
+    pub devices_title: &'static str,
+    pub devices_note: &'static str,
+    pub devices_device: &'static str,
+    pub devices_memory: &'static str,
+    pub devices_spare: &'static str,
+    /// The spare column where the device is short of memory: "short by 3.2 GB".
+    pub devices_short_by: &'static str,
+    /// The title of a device's button: one click picks it.
+    pub devices_pick: &'static str,
+    pub sweep_title: &'static str,
+    pub sweep_batch: &'static str,
+    pub sweep_states: &'static str,
+    pub sweep_total: &'static str,
+    /// The sweep's note under its header: its parts are those alive at the peak.
+    pub sweep_note: &'static str,
+    pub sweep_all_columns: &'static str,
+    pub sweep_fewer_columns: &'static str,
+    pub sweep_over: &'static str,
+    pub sweep_chosen: &'static str,
+    /// The sweep chart's vertical axis.
+    pub sweep_axis: &'static str,
+    pub actions_title: &'static str,
+    pub copy_link: &'static str,
+    pub copy_table: &'static str,
+    pub download_csv: &'static str,
+    pub embed: &'static str,
+    pub copied_link: &'static str,
+    pub copied_table: &'static str,
+    pub copied_embed: &'static str,
+    /// The page's `<title>`, and the short promise the embed snippet's title uses.
+    pub title: &'static str,
+    pub promise_short: &'static str,
+    /// The comment in the embed snippet's script.
+    pub embed_comment: &'static str,
+    pub downloaded: &'static str,
+    pub copy_fallback: &'static str,
+    pub open_full: &'static str,
+    pub disclaimer: &'static str,
+    pub how_title: &'static str,
+    pub faq_title: &'static str,
+}
+
+/// A translated text that follows the page's language: `tr(lang, |w| w.copy_link)`.
+/// Every label on the page is this one closure type, a field picked by a
+/// function pointer, so its binding is compiled once.
+pub fn tr(lang: RwSignal<Lang>, pick: fn(&Words) -> &'static str) -> crate::dom::Rx<String> {
+    Box::new(move || pick(words(lang.get())).to_owned())
+}
+
+/// "Loading…" in the page's language while a section's code is fetched, or
+/// what to do if it could not be (`dom::details_loaded_when_open`).
+pub fn chunk_status(lang: RwSignal<Lang>) -> std::rc::Rc<dyn Fn(bool) -> String> {
+    std::rc::Rc::new(move |failed| {
+        let w = words(lang.get());
+        if failed { w.chunk_failed } else { w.loading }.to_owned()
+    })
+}
+
+/// The Spanish questions and answers of "How it works".
+pub fn spanish_faq() -> &'static [(&'static str, &'static str)] {
+    spanish().faq
+}
+
+pub fn words(lang: Lang) -> &'static Words {
+    match lang {
+        Lang::En => &EN,
+        Lang::Es => spanish().words,
+    }
+}
+
+/// The Spanish words and field texts: in the split build a chunk
+/// (`dom::Chunk`), fetched before a Spanish page is shown (`load`), so that
+/// an English visit does not load them.
+#[derive(Clone, Copy, Debug)]
+struct Spanish {
+    words: &'static Words,
+    fields: &'static [(Param, FieldText)],
+    options: &'static [(Param, &'static str, &'static str)],
+    faq: &'static [(&'static str, &'static str)],
+}
+
+#[cfg(not(batchfit_split))]
+fn spanish() -> Spanish {
+    Spanish {
+        words: &es::ES,
+        fields: es::FIELDS_ES,
+        options: es::OPTIONS_ES,
+        faq: es::FAQ_ES,
+    }
+}
+
+/// Set once the chunk is here; until then (never seen: the page switches to
+/// Spanish only after `load`) the English tables.
+#[cfg(batchfit_split)]
+static SPANISH: std::sync::OnceLock<Spanish> = std::sync::OnceLock::new();
+
+#[cfg(batchfit_split)]
+fn spanish() -> Spanish {
+    SPANISH.get().copied().unwrap_or(Spanish {
+        words: &EN,
+        fields: FIELDS_EN,
+        options: OPTIONS,
+        faq: FAQ_EN,
+    })
+}
+
+/// Whether the page can be shown in `lang` now, without [`load`].
+pub fn ready(lang: Lang) -> bool {
+    #[cfg(batchfit_split)]
+    if lang == Lang::Es {
+        return SPANISH.get().is_some();
+    }
+    let _ = lang;
+    true
+}
+
+/// Makes `lang`'s tables available (fetches the Spanish chunk once).
+pub async fn load(lang: Lang) {
+    #[cfg(batchfit_split)]
+    // Not fetched (the network): the page stays in English.
+    if lang == Lang::Es
+        && SPANISH.get().is_none()
+        && let Ok(tables) = es::spanish_tables().await
+    {
+        let _ = SPANISH.set(tables);
+    }
+    let _ = lang;
+}

@@ -1,0 +1,93 @@
+use super::es::OPTIONS_ES;
+use super::*;
+use batchfit_core::fields::Bound;
+use batchfit_core::query;
+
+#[test]
+fn every_term_that_can_explain_a_measurement_has_a_name_in_both_languages() {
+    let mut named: Vec<&str> = Vec::new();
+    for info in batchfit_core::measured::TERMS {
+        let names = [term(Lang::En, info.term), term(Lang::Es, info.term)];
+        for name in names {
+            assert!(
+                !name.is_empty() && !named.contains(&name),
+                "{:?}: {name:?} is empty or names another term or language too",
+                info.term
+            );
+        }
+        named.extend(names);
+        // A note in English has its Spanish, and only then, with the
+        // same figures written the same way (the page's decimal point).
+        let spanish = term_note(Lang::Es, info);
+        assert_eq!(spanish.is_empty(), info.note.is_empty(), "{:?}", info.term);
+        let figures = info
+            .note
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .map(|f| f.trim_end_matches('.'))
+            .filter(|f| f.starts_with(|c: char| c.is_ascii_digit()));
+        for figure in figures {
+            assert!(spanish.contains(figure), "{:?}: {figure}", info.term);
+        }
+    }
+}
+
+#[test]
+fn every_url_parameter_with_a_field_has_words_in_both_languages() {
+    let fields = query::ACTIVATIONS_PARAMETERS
+        .iter()
+        .chain(query::PARAMETERS_PARAMETERS)
+        .chain(query::TRANSFORMER_PARAMETERS)
+        .chain(query::COMMON_PARAMETERS)
+        .filter(|n| !matches!(**n, Param::Units | Param::Lang | Param::Embed));
+    for &name in fields {
+        for lang in [Lang::En, Lang::Es] {
+            let text = field(lang, name);
+            assert!(
+                !text.label.is_empty() && !text.hint.is_empty(),
+                "{name:?} in {lang:?}"
+            );
+        }
+        assert_ne!(
+            field(Lang::En, name),
+            field(Lang::Es, name),
+            "{name:?} is not translated"
+        );
+    }
+}
+
+#[test]
+fn every_option_label_has_its_spanish_label() {
+    let keys = |table: &[(Param, &str, &str)]| -> Vec<(Param, String)> {
+        table.iter().map(|&(p, v, _)| (p, v.to_owned())).collect()
+    };
+    assert_eq!(keys(OPTIONS), keys(OPTIONS_ES));
+    assert_eq!(
+        option(Lang::Es, Param::Optimizer, "adam8bit"),
+        "Adam de 8 bits"
+    );
+    assert_eq!(option(Lang::En, Param::Optimizer, "adam8bit"), "Adam 8-bit");
+}
+
+#[test]
+fn numbers_are_grouped_as_each_language_writes_them() {
+    assert_eq!(group(Lang::En, 1_000_000), "1,000,000");
+    assert_eq!(group(Lang::En, 999), "999");
+    assert_eq!(group(Lang::En, 2048), "2,048");
+    assert_eq!(group(Lang::Es, 2048), "2048");
+    assert_eq!(group(Lang::Es, 1_000_000), "1\u{202F}000\u{202F}000");
+    assert_eq!(
+        bound(Lang::Es, Bound::Whole(1_000_000_000)),
+        "1\u{202F}000\u{202F}000\u{202F}000"
+    );
+    assert_eq!(bound(Lang::Es, Bound::Hundredths(1)), "0.01");
+    // A decimal bound's whole part is grouped as a whole bound is.
+    assert_eq!(bound(Lang::En, Bound::Hundredths(100_000_000)), "1,000,000");
+    assert_eq!(
+        bound(Lang::Es, Bound::Hundredths(100_000_050)),
+        "1\u{202F}000\u{202F}000.5"
+    );
+    assert_eq!(
+        bound(Lang::En, Bound::Count(1_000_000_000_000_000)),
+        "1000T"
+    );
+}

@@ -1,0 +1,63 @@
+//! What the user came for: the headline, the fits badge, the breakdown bar and
+//! table, and what would make it fit. Every size carries its exact integer bytes
+//! in `data-bytes` (and on hover) so that tests and embedders never parse prose.
+
+mod breakdown;
+mod summary;
+mod what_ifs;
+
+use crate::prelude::*;
+use batchfit_core::units::Units;
+
+use crate::dom::{El, el, rx};
+use crate::i18n;
+use crate::state::State;
+
+use breakdown::{breakdown, breakdown_table};
+pub use summary::mini_summary;
+use summary::summary;
+use what_ifs::what_ifs;
+
+/// What the estimate reads: the headline, the badge, the breakdown and what
+/// would make it fit.
+pub fn results(state: State) -> El {
+    el("div")
+        .class("result-card")
+        .bind_class("stale", rx(move || state.stale()))
+        .attr("data-testid", "results")
+        .bind_attr("data-stale", rx(move || Some(state.stale().to_string())))
+        .child(summary(state))
+        .child(breakdown(state))
+        .child(breakdown_table(state))
+        .child(crate::stages::stages(state))
+        .show(
+            rx(move || state.estimate.with(|e| e.optimizer_may_spill)),
+            Box::new(move || {
+                vec![
+                    el("p")
+                        .class("legend")
+                        .attr("data-testid", "optimizer-may-spill")
+                        .bind_text(i18n::tr(state.lang, |w| w.optimizer_may_spill)),
+                ]
+            }),
+        )
+        .child(el("p").class("units-note").bind_text(rx(move || {
+            let w = i18n::words(state.lang.get());
+            let units = match state.config.get().units {
+                Units::Decimal => w.units_note_gb,
+                Units::Binary => w.units_note_gib,
+            };
+            format!("{units} {}", w.tap_for_bytes)
+        })))
+        .show(
+            rx(move || state.what_ifs.with(|options| !options.is_empty())),
+            Box::new(move || vec![what_ifs(state)]),
+        )
+        .child(crate::fixes::fixes(state))
+        .child(crate::compare::compare(state))
+        .child(crate::devices::devices(state))
+        .child(crate::measure::measurement(state))
+}
+
+#[cfg(test)]
+mod tests;

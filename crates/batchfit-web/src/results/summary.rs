@@ -1,0 +1,368 @@
+//! The answer at the top of the results: the headline and its additions,
+//! the fits badge, how sure "fits" is, and the one-line summary a phone keeps
+//! in view.
+
+use crate::prelude::*;
+use batchfit_core::confidence::{self, Basis, Fit, Reading, Verdict};
+use batchfit_core::memory::{self, Estimate};
+use batchfit_core::query::{Config, Form};
+use batchfit_core::units::{self, Units};
+
+use crate::dom::{self, El, el, rx};
+use crate::format::{device_name, short, short_count};
+use crate::i18n::{self, Lang};
+use crate::state::State;
+
+/// "4 data-parallel × tensor-parallel 4 × pipeline 2": the degrees above 1
+/// beside the data-parallel ranks, or `None` when there are none.
+fn split(lang: Lang, config: &Config, ranks: u64) -> Option<String> {
+    let t = &config.transformer;
+    let es = lang == Lang::Es;
+    let names = if es {
+        ["de datos", "tensorial", "de tubería", "de contexto"]
+    } else {
+        ["data-parallel", "tensor-parallel", "pipeline", "context"]
+    };
+    let degrees: Vec<String> = [(names[1], t.tp), (names[2], t.pp), (names[3], t.cp)]
+        .into_iter()
+        .filter(|&(_, degree)| degree > 1)
+        .map(|(name, degree)| {
+            if es {
+                format!("{degree} {name}")
+            } else {
+                format!("{name} {degree}")
+            }
+        })
+        .collect();
+    (!degrees.is_empty()).then(|| format!("{ranks} {} × {}", names[0], degrees.join(" × ")))
+}
+
+/// "Needs 98.4 GB — fits on H100 80GB: no, 16 GPUs needed". The activations
+/// form headlines its rule's number instead ("Activations 85.90 GB"); what a
+/// GPU needs beyond it is [`additions`].
+fn headline(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) -> String {
+    let units = config.units;
+    let es = lang == Lang::Es;
+    if config.form == Form::Activations {
+        let w = i18n::words(lang);
+        return format!(
+            "{} {}",
+            w.activations,
+            units::format_bytes(estimate.activations, units)
+        );
+    }
+    let needs = short(estimate.required, units);
+    let needs = if es {
+        format!("Necesita {needs}")
+    } else {
+        format!("Needs {needs}")
+    };
+    match verdict(lang, config, estimate, gpus) {
+        Some(verdict) => format!("{needs} — {verdict}"),
+        None => needs,
+    }
+}
+
+/// "fits on H100 80GB: no, 16 GPUs needed", when a device is chosen.
+fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) -> Option<String> {
+    let name = device_name(lang, config.device?);
+    let es = lang == Lang::Es;
+    let answer = match (estimate.fits == Some(true), es) {
+        (true, false) => "yes".to_owned(),
+        (true, true) => "sí".to_owned(),
+        (false, _) => {
+            let no = "no";
+            let total = gpus
+                .filter(|&n| n > 1 && config.form == Form::Transformer)
+                .map(|n| memory::total_gpus(config, n));
+            let parts = gpus.and_then(|ranks| split(lang, config, ranks));
+            match (total, parts) {
+                (Some(n), Some(parts)) if es => format!("{no}, hacen falta {n} GPUs ({parts})"),
+                (Some(n), Some(parts)) => format!("{no}, {n} GPUs needed ({parts})"),
+                (Some(n), None) if es => format!("{no}, hacen falta {n} GPUs"),
+                (Some(n), None) => format!("{no}, {n} GPUs needed"),
+                (None, _) => no.to_owned(),
+            }
+        }
+    };
+    Some(if es {
+        format!("¿cabe en {name}? {answer}")
+    } else {
+        format!("fits on {name}: {answer}")
+    })
+}
+
+/// Under the activations form's headline: what a GPU needs beyond the rule's
+/// number, each addition labelled. For a mixture of experts in the
+/// transformer form, its total and active parameters ("46.7B parameters
+/// (12.9B active)"). Empty otherwise: the headline is the required memory
+/// itself.
+pub(super) fn additions(lang: Lang, config: &Config, e: &Estimate, gpus: Option<u64>) -> String {
+    if config.form == Form::Transformer && e.active_parameters < e.parameters {
+        let w = i18n::words(lang);
+        return format!(
+            "{} {} ({} {})",
+            short_count(e.parameters),
+            w.parameters.to_ascii_lowercase(),
+            short_count(e.active_parameters),
+            w.active
+        );
+    }
+    if config.form != Form::Activations {
+        return String::new();
+    }
+    let units = config.units;
+    let w = i18n::words(lang);
+    let mut parts = vec![format!(
+        "+ {} {}",
+        short(e.allocator_cache(), units),
+        w.allocator_cache.to_ascii_lowercase()
+    )];
+    parts.push(format!(
+        "+ {} {}",
+        short(e.overhead, units),
+        w.overhead.to_ascii_lowercase()
+    ));
+    if e.margin_bytes() > 0 {
+        parts.push(format!(
+            "+ {} {}",
+            short(e.margin_bytes(), units),
+            w.margin.to_ascii_lowercase()
+        ));
+    }
+    let needs = short(e.required, units);
+    let total = if lang == Lang::Es {
+        format!("= necesita {needs}")
+    } else {
+        format!("= needs {needs}")
+    };
+    let line = format!("{} {total}", parts.join(" "));
+    match verdict(lang, config, e, gpus) {
+        Some(verdict) => format!("{line} — {verdict}"),
+        None => line,
+    }
+}
+
+/// The headline and the verdict in one line that stays at the top of a phone's
+/// screen while the inputs scroll (hidden from 960 px, where the results sit
+/// beside the inputs); a tap goes to the results.
+pub fn mini_summary(state: State) -> El {
+    let lang = state.lang;
+    let (estimate, config) = (state.estimate, state.config);
+    el("a")
+        .class("mini-summary")
+        .attr("href", "#results-title")
+        .attr("data-testid", "mini-summary")
+        .bind_class("stale", rx(move || state.stale()))
+        .child(el("span").class("mini-headline").bind_text(rx(move || {
+            let (lang, config, e) = (lang.get(), config.get(), estimate.get());
+            let units = config.units;
+            let needs = match lang {
+                Lang::En => format!("Needs {}", short(e.required, units)),
+                Lang::Es => format!("Necesita {}", short(e.required, units)),
+            };
+            match config.form {
+                // The rule's number, then what a GPU needs.
+                Form::Activations => format!(
+                    "{} {} · {needs}",
+                    i18n::words(lang).activations,
+                    short(e.activations, units),
+                ),
+                Form::Parameters | Form::Transformer => needs,
+            }
+        })))
+        .child(el("span").class("mini-verdict").bind_text(rx(move || {
+            let w = i18n::words(lang.get());
+            match (state.stale(), estimate.with(|e| e.fits)) {
+                (true, _) => w.not_current.to_owned(),
+                (false, Some(true)) => format!("✓ {}", w.fits),
+                (false, Some(false)) => format!("✗ {}", w.does_not_fit),
+                (false, None) => String::new(),
+            }
+        })))
+}
+
+/// The answer: the not-current note, the headline, its labelled additions and
+/// the fits badge. It stays in view on a phone while the inputs scroll.
+pub(super) fn summary(state: State) -> El {
+    let lang = state.lang;
+    let (estimate, config) = (state.estimate, state.config);
+    el("div")
+        .class("summary")
+        .attr("data-testid", "summary")
+        .show(
+            rx(move || state.stale()),
+            Box::new(move || {
+                vec![
+                    el("p")
+                        .class("stale-note")
+                        .attr("role", "status")
+                        .bind_text(i18n::tr(lang, |w| w.stale)),
+                ]
+            }),
+        )
+        .child(
+            el("p")
+                .class("headline")
+                .attr("data-testid", "headline")
+                .bind_text(rx(move || {
+                    headline(
+                        lang.get(),
+                        &config.get(),
+                        &estimate.get(),
+                        state.gpus_needed.get(),
+                    )
+                })),
+        )
+        .child(
+            el("p")
+                .class("additions")
+                .attr("data-testid", "headline-additions")
+                .bind_text(rx(move || {
+                    additions(
+                        lang.get(),
+                        &config.get(),
+                        &estimate.get(),
+                        state.gpus_needed.get(),
+                    )
+                })),
+        )
+        // A result that is not current says nothing about fitting.
+        .rebuild(
+            rx(move || {
+                let stale = state.stale();
+                estimate.with(|e| match (e.fits, e.device_bytes, stale) {
+                    (Some(fits), Some(_), false) => Some(fits),
+                    _ => None,
+                })
+            }),
+            Box::new(move |&fits| {
+                fits.map(|fits| fits_badge(state, fits))
+                    .into_iter()
+                    .collect()
+            }),
+        )
+        .child(confidence(state))
+}
+
+/// How sure "fits" is: the range validation runs like this one measured
+/// (`batchfit_core::confidence`, regenerated with docs/accuracy.md) and what
+/// it says against the device. Empty for the napkin forms (no validation row
+/// is one of them) and while the result is not current.
+fn confidence(state: State) -> El {
+    let p = el("p")
+        .class("confidence")
+        .attr("data-testid", "confidence");
+    let (node, text) = (p.node().clone(), p.text_node());
+    dom::bind(
+        rx(move || {
+            let (config, estimate) = (state.config.get(), state.estimate.get());
+            let fit = confidence::fit(&config, &estimate).filter(|_| !state.stale());
+            (fit, estimate.device_bytes, config.units, state.lang.get())
+        }),
+        Box::new(move |&(fit, capacity, units, lang)| {
+            let Some(fit) = fit else {
+                let _ = node.remove_attribute("data-verdict");
+                text.set_data("");
+                return;
+            };
+            let verdict = capacity.map(|c| fit.verdict(c));
+            let _ = node.set_attribute("data-verdict", verdict.map_or("", |v| v.name()));
+            let _ = node.set_attribute("data-optimistic", &fit.optimistic.to_string());
+            let _ = node.set_attribute("data-pessimistic", &fit.pessimistic.to_string());
+            text.set_data(&confidence_text(lang, &fit, verdict, units));
+        }),
+    );
+    p
+}
+
+/// A basis-point error as a whole percent rounded away from the estimate,
+/// so the range shown is never narrower than the one measured: "−11 %".
+pub(super) fn percent(basis_points: i32, up: bool) -> String {
+    let whole = if up {
+        basis_points.div_euclid(100) + i32::from(basis_points.rem_euclid(100) > 0)
+    } else {
+        basis_points.div_euclid(100)
+    };
+    match whole {
+        0 => "0 %".to_owned(),
+        w if w > 0 => format!("+{w} %"),
+        w => format!("−{} %", w.unsigned_abs()),
+    }
+}
+
+fn confidence_text(lang: Lang, fit: &Fit, verdict: Option<Verdict>, units: Units) -> String {
+    let w = i18n::words(lang);
+    let range = &fit.range;
+    let reading = match range.reading {
+        Reading::Allocated => w.peak_allocated,
+        Reading::Reserved => w.peak_reserved,
+        Reading::NvidiaSmi => w.nvidia_smi,
+    };
+    let mut out = format!(
+        "{} {} … {} {} ({reading}: {} {}, {} {})",
+        w.confidence_range,
+        percent(range.bounds.low, false),
+        percent(range.bounds.high, true),
+        w.confidence_against,
+        i18n::group(lang, u128::from(range.rows)),
+        w.confidence_rows,
+        i18n::group(lang, u128::from(range.sources)),
+        w.confidence_sources,
+    );
+    if let Basis::Pooled { profile, .. } = range.basis {
+        let name = i18n::option(lang, batchfit_core::query::Param::Framework, profile.name());
+        out.push_str(&format!("; {} {name}", w.confidence_pooled));
+    }
+    out.push_str(". ");
+    let (low, high) = (short(fit.optimistic, units), short(fit.pessimistic, units));
+    out.push_str(&match verdict {
+        None => format!("{} {low} … {high}.", w.confidence_needs),
+        Some(Verdict::Fits) => format!("{} ({high}).", w.confidence_fits),
+        Some(Verdict::FitsOnlyOptimistic) => {
+            format!("{} ({low} … {high}).", w.confidence_optimistic)
+        }
+        Some(Verdict::DoesNotFit) => format!("{} ({low}).", w.confidence_no),
+    });
+    out
+}
+
+/// Fits or not, in words and a symbol (not colour alone), with the margin.
+fn fits_badge(state: State, fits: bool) -> El {
+    let lang = state.lang;
+    el("p")
+        .class(if fits { "badge fits" } else { "badge nofit" })
+        .attr("data-testid", "fits")
+        .attr("data-value", if fits { "true" } else { "false" })
+        .child(
+            el("span")
+                .attr("aria-hidden", "true")
+                .text(if fits { "✓ " } else { "✗ " }),
+        )
+        .child(el("strong").bind_text(rx(move || {
+            let w = i18n::words(lang.get());
+            if fits { w.fits } else { w.does_not_fit }.to_owned()
+        })))
+        .bind_text(rx(move || {
+            let e = state.estimate.get();
+            let device = e.device_bytes.unwrap_or(0);
+            let units = state.config.with(|c| c.units);
+            let es = lang.get() == Lang::Es;
+            let detail = if fits {
+                let spare = short(device.saturating_sub(e.required), units);
+                if es {
+                    format!("sobran {spare}")
+                } else {
+                    format!("{spare} to spare")
+                }
+            } else {
+                let short_by = short(e.required.saturating_sub(device), units);
+                if es {
+                    format!("faltan {short_by}")
+                } else {
+                    format!("short by {short_by}")
+                }
+            };
+            format!(" — {detail}")
+        }))
+}
