@@ -3,7 +3,7 @@
 //! layers, precision) are one text each, so switching forms keeps them.
 
 use crate::prelude::*;
-use batchfit_core::hf::{self, ImportError};
+use batchfit_core::import::hf::{self, ImportError};
 use batchfit_core::import::{self, FileKind};
 use batchfit_core::query::{self, Form, Param};
 use batchfit_core::transformer as tf;

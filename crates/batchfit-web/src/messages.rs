@@ -4,9 +4,9 @@
 //! in English with the core's `Display`; the page never shows those.
 
 use batchfit_core::fields::{Problem, Range};
-use batchfit_core::hf::{self, ImportError};
 use batchfit_core::import;
-use batchfit_core::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
+use batchfit_core::import::hf::{self, ImportError};
+use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::measured;
 
 use crate::i18n::{self, Lang};
@@ -465,7 +465,7 @@ pub fn file_note(lang: Lang, note: &import::Note) -> String {
 #[cfg(test)]
 mod tests {
     use batchfit_core::fields::{Bound, Range};
-    use batchfit_core::json::SyntaxError;
+    use batchfit_core::import::json::SyntaxError;
     use batchfit_core::query::Param;
 
     use super::*;
