@@ -19,7 +19,7 @@ use super::{
 };
 use crate::Precision;
 use crate::parameters;
-use crate::query::{Config, Form};
+use crate::query::{Config, Form, rules};
 use crate::transformer::{
     self, Adapters, BaseQuant, GPUS, Kind, KvDtype, Mode, Optimizer, Recipe, Recompute,
     RecomputeModules, Step, TransformerInput,
@@ -168,13 +168,16 @@ fn replicas(config: &Config) -> u64 {
     }
 }
 
-/// `config` with `levers` applied.
+/// `config` with `levers` applied, and what no longer applies beside them
+/// reset as a link to it would be (query/rules.rs): under LoRA, Megatron's
+/// gradient-accumulation fusion means nothing; under a pipeline, activation
+/// offload does not apply, so that lever changes nothing there.
 fn applied(original: &Config, levers: &[Lever]) -> Config {
     let mut config = *original;
     for lever in levers {
         lever.apply(&mut config, original);
     }
-    config
+    rules::normalize(config)
 }
 
 /// Whether `config` fits `device` bytes: the estimate's `required`, without
@@ -277,7 +280,7 @@ fn relax(strongest: Lever, others: &Config, original: &Config, device: u128) -> 
     let with = |lever: Lever| {
         let mut config = *others;
         lever.apply(&mut config, original);
-        config
+        rules::normalize(config)
     };
     let found = match strongest {
         Lever::Batch { .. } => {

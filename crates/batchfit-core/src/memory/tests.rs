@@ -1,5 +1,6 @@
 use super::*;
 use crate::activations::{self, BATCH, SEQ};
+use crate::param::Param;
 use crate::parameters;
 use crate::presets::Device;
 use crate::query::{parse, tests::any_config};
@@ -17,6 +18,14 @@ pub(super) fn config(query: &str) -> Config {
 
 fn estimate_of(query: &str) -> Estimate {
     estimate(&config(query))
+}
+
+/// `param=value` means nothing beside `query`: the parser drops it (a quiet
+/// rule of query/rules.rs), and the estimate is `query`'s.
+fn assert_inert(query: &str, param: Param, value: &str) {
+    let given = format!("{query}&{}={value}", param.name());
+    assert_eq!(config(&given), config(query), "{given}");
+    assert_eq!(estimate_of(&given), estimate_of(query), "{given}");
 }
 
 /// Every worked number of docs/model.md and docs/url-parameters.md, by query.
@@ -541,11 +550,14 @@ fn gradients_appear_in_the_backward_pass() {
     assert_eq!(zeros.total, 152_845_230_080);
     assert_eq!(zeros.at_peak.gradients, 4 * P);
     assert_eq!(zeros.peak_phase, Phase::Loss);
-    // Inference has no gradients to keep.
-    let inference = estimate_of(&format!("{base}&mode=inference&zero_grad=zeros"));
-    assert_eq!(inference, estimate_of(&format!("{base}&mode=inference")));
-    let inference = estimate_of(&format!("{base}&mode=inference&zero_grad=after_forward"));
-    assert_eq!(inference, estimate_of(&format!("{base}&mode=inference")));
+    // Inference has no gradients to keep: the setting changes nothing.
+    for zero_grad in ["zeros", "after_forward"] {
+        assert_inert(
+            &format!("{base}&mode=inference"),
+            Param::ZeroGrad,
+            zero_grad,
+        );
+    }
     assert_eq!(e.peak_phase, Phase::Loss);
     // 128 tokens in pure BF16 (P = 8,030,261,248 for Llama 3.1 8B): 2P
     // weights and 4P of moments held; the activations (well under 2P) lose to
@@ -787,12 +799,8 @@ fn lora_trains_fp32_adapters_over_a_frozen_base() {
         &config(&format!("{base}&lora_rank=16&lora_targets=all")).transformer,
     );
     assert_eq!(all.total, 41_943_040);
-    // Inference has no adapters to train.
-    let inference = format!("{base}&mode=inference");
-    assert_eq!(
-        estimate_of(&format!("{inference}&lora_rank=16")),
-        estimate_of(&inference)
-    );
+    // Inference has no adapters to train: the rank changes nothing.
+    assert_inert(&format!("{base}&mode=inference"), Param::LoraRank, "16");
 }
 
 /// DoRA (`lora_variant=dora`, peft/tuners/lora/dora.py): Llama-3.1-8B in

@@ -2,7 +2,7 @@
 
 use super::{Estimate, estimate, gpus_needed};
 use crate::Precision;
-use crate::query::{Config, Form};
+use crate::query::{Config, Form, rules};
 use crate::transformer::{self, BaseQuant, KvDtype, Mode, Recipe, Recompute};
 
 /// One change that might make a configuration fit.
@@ -60,7 +60,10 @@ pub struct WhatIf {
 /// with its estimate.
 pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
     let mut changes: Vec<(Change, Config)> = Vec::new();
+    // What no longer applies beside a change is reset, as a link to it
+    // would be (query/rules.rs).
     let mut push = |change, changed: Config| {
+        let changed = rules::normalize(changed);
         if changed != *config {
             changes.push((change, changed));
         }

@@ -15,12 +15,12 @@
 use crate::Precision;
 use crate::activations::{self, ActivationsInput, Multiplier};
 use crate::choice::choice;
-use crate::fields::{self, HundredthsField, ParamError, Problem, WholeField};
+use crate::fields::{HundredthsField, ParamError, Problem, WholeField};
 pub use crate::param::Param;
 use crate::parameters::{self, ParametersInput};
 use crate::presets::{self, Device, ModelPreset};
 use crate::transformer::pipeline::{self, CpKind, Layout, Schedule, StageChoice};
-use crate::transformer::{self as tf, Architecture, TransformerInput};
+use crate::transformer::{self as tf, TransformerInput};
 use crate::units::Units;
 
 choice! {
@@ -322,22 +322,6 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::TrainEmbeddings,
     Param::Compile,
 ];
-/// The experts' shape, meaningful only with `experts` ≥ 1.
-pub const MOE_SHAPE: &[Param] = &[
-    Param::ExpertsActive,
-    Param::ExpertFfn,
-    Param::SharedExperts,
-    Param::SharedFfn,
-    Param::FirstDenseLayers,
-    Param::MoeEvery,
-];
-/// Multi-head latent attention's sizes, meaningful only with `kv_lora_rank` ≥ 1.
-pub const MLA_SHAPE: &[Param] = &[
-    Param::QLoraRank,
-    Param::QkRopeHeadDim,
-    Param::QkNopeHeadDim,
-    Param::VHeadDim,
-];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[Param] = &[
     Param::Gpu,
@@ -432,291 +416,16 @@ pub fn parse(text: &str) -> Parsed {
             problems[index] = Some(error);
         }
     }
-    // Settings that mean nothing without another one are reported, never
-    // silently ignored (issue 13): inference's weight quantization in
-    // training, a KV-cache format in training, a quantized LoRA base without
-    // LoRA.
     if config.form == Form::Transformer {
-        let t = &mut config.transformer;
-        let mut only_with = |param: Param, needs: Param, value: &'static str| {
-            if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == param) {
-                problems[*index] = Some(ParamError::new(
-                    param,
-                    Problem::OnlyWith {
-                        param: needs,
-                        value,
-                    },
-                ));
+        rules::check(&mut config, |param, problem| {
+            // Reported on the parameter where the query gave it; the first
+            // problem a parameter has is the one it shows.
+            if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == param)
+                && problems[*index].is_none()
+            {
+                problems[*index] = Some(ParamError::new(param, problem));
             }
-        };
-        if t.mode == tf::Mode::Train && t.quant != tf::Quant::None {
-            only_with(Param::Quant, Param::Mode, "inference");
-            t.quant = tf::Quant::None;
-        }
-        if t.mode == tf::Mode::Train && t.kv_dtype != tf::KvDtype::Bf16 {
-            only_with(Param::KvDtype, Param::Mode, "inference");
-            t.kv_dtype = tf::KvDtype::Bf16;
-        }
-        if t.mode == tf::Mode::Inference && t.fp8 != tf::Fp8::None {
-            only_with(Param::Fp8, Param::Mode, "train");
-            t.fp8 = tf::Fp8::None;
-        }
-        // The saved tensors Inductor's partitioner chooses exist in training
-        // only; a compiled generate() keeps the same weights and cache.
-        if t.mode == tf::Mode::Inference && t.compile {
-            only_with(Param::Compile, Param::Mode, "train");
-            t.compile = false;
-        }
-        // Which layers are checkpointed means something under full
-        // recomputation only (Megatron-LM arguments.py: no recompute method
-        // with `selective`; torchtitan's layer frequency is its own mode).
-        if t.recompute != tf::Recompute::Full {
-            let default = TransformerInput::default();
-            if t.recompute_method != default.recompute_method {
-                only_with(Param::RecomputeMethod, Param::Recompute, "full");
-            }
-            if t.recompute_layers != default.recompute_layers {
-                only_with(Param::RecomputeLayers, Param::Recompute, "full");
-            }
-            (t.recompute_method, t.recompute_layers) =
-                (default.recompute_method, default.recompute_layers);
-            // Which checkpoint, too: back to the profile's.
-            let profile = t.framework.defaults().reentrant;
-            if t.reentrant != profile {
-                only_with(Param::Reentrant, Param::Recompute, "full");
-                t.reentrant = profile;
-            }
-        }
-        // The model's output a loop keeps holds a decoder's full logits in
-        // training: not with a loss that never materialises them (torchtune's
-        // chunked, Unsloth's fused) nor Megatron-Core's, whose model returns
-        // the per-token loss. Elsewhere the value is reported and the
-        // profile's kept.
-        let profile = t.framework.defaults().outputs;
-        if t.outputs != profile {
-            let needs = if t.mode == tf::Mode::Inference {
-                Some((Param::Mode, "train"))
-            } else if t.arch.kind != tf::Kind::Decoder {
-                Some((Param::Kind, "decoder"))
-            } else if t.loss != tf::Loss::Full {
-                Some((Param::Loss, "full"))
-            } else {
-                None
-            };
-            if let Some((needs, value)) = needs {
-                only_with(Param::Outputs, needs, value);
-                t.outputs = profile;
-            }
-        }
-        // Megatron-LM's gradient-accumulation fusion writes the weight
-        // gradients into its FP32 main-gradient buffer: it means something
-        // where the gradients go there (`recipe=main_fp32`), in training of
-        // the whole model. Elsewhere `0` is reported and the fused default
-        // kept.
-        if !t.grad_accum_fusion {
-            if t.recipe != tf::Recipe::MainFp32 {
-                only_with(Param::GradAccumFusion, Param::Recipe, "main_fp32");
-                t.grad_accum_fusion = true;
-            } else if t.mode == tf::Mode::Inference {
-                only_with(Param::GradAccumFusion, Param::Mode, "train");
-                t.grad_accum_fusion = true;
-            } else if t.lora() {
-                // The frozen base computes no weight gradient.
-                only_with(Param::GradAccumFusion, Param::LoraRank, "0");
-                t.grad_accum_fusion = true;
-            }
-        }
-        // Megatron-Core's `--recompute-modules` are read under `selective`
-        // only (transformer_config.py `__post_init__`), and a module this
-        // configuration lacks recomputes nothing there: each is reported and
-        // dropped, the others kept (the default where none is left).
-        if t.recompute != tf::Recompute::Selective {
-            if t.recompute_modules != tf::RecomputeModules::default() {
-                only_with(Param::RecomputeModules, Param::Recompute, "selective");
-            }
-            t.recompute_modules = tf::RecomputeModules::default();
-        } else if t.recompute_modules != tf::RecomputeModules::default() {
-            let lacking = t.recompute_modules_lacking();
-            for (module, needs, value) in lacking.into_iter().flatten() {
-                only_with(Param::RecomputeModules, needs, value);
-                t.recompute_modules = t.recompute_modules.dropping(module);
-            }
-        }
-        if t.mode == tf::Mode::Inference && t.param_offload {
-            only_with(Param::ParamOffload, Param::Mode, "train");
-            t.param_offload = false;
-        }
-        if !t.lora() && t.base_quant != tf::BaseQuant::None {
-            only_with(Param::BaseQuant, Param::LoraRank, "1 or more");
-            t.base_quant = tf::BaseQuant::None;
-        }
-        if !t.lora() && t.lora_variant != tf::LoraVariant::Lora {
-            only_with(Param::LoraVariant, Param::LoraRank, "1 or more");
-            t.lora_variant = tf::LoraVariant::Lora;
-        }
-        // `modules_to_save` beside adapters: full training trains the
-        // embedding and head already; a vision transformer has neither;
-        // parameter offload's in-flight copies of them are not modelled.
-        if t.train_embeddings {
-            let needs = if !t.lora() {
-                Some((Param::LoraRank, "1 or more"))
-            } else if t.arch.kind == tf::Kind::Vision {
-                Some((Param::Kind, "decoder or encoder"))
-            } else if t.param_offload {
-                Some((Param::ParamOffload, "0"))
-            } else {
-                None
-            };
-            if let Some((needs, value)) = needs {
-                only_with(Param::TrainEmbeddings, needs, value);
-                t.train_embeddings = false;
-            }
-        }
-        // Global layers mean something only beside windowed ones. A preset's
-        // pattern under `window=0` is kept (the window alone is switched off).
-        let pattern_given = known.iter().any(|(_, n, v)| {
-            *n == Param::GlobalEvery && matches!(tf::GLOBAL_EVERY.parse(v), Ok(n) if n != 0)
         });
-        if t.arch.window == 0 && t.arch.global_every != 0 && pattern_given {
-            only_with(Param::GlobalEvery, Param::Window, "1 or more");
-            t.arch.global_every = config.model.map_or(0, |m| m.arch.global_every);
-        }
-        // The experts' shape means nothing in a dense model, MLA's sizes
-        // nothing without its latent, the QK-norm's extent nothing without
-        // it: reported when given, and back at their defaults (`to_query`
-        // leaves them out).
-        let arch = &mut t.arch;
-        let dense = Architecture::default();
-        if !arch.moe() {
-            // A shape value that differs from the default: reported, and back
-            // at the default.
-            for (param, field, default) in [
-                (
-                    Param::ExpertsActive,
-                    &mut arch.experts_active,
-                    dense.experts_active,
-                ),
-                (Param::ExpertFfn, &mut arch.expert_ffn, dense.expert_ffn),
-                (
-                    Param::SharedExperts,
-                    &mut arch.shared_experts,
-                    dense.shared_experts,
-                ),
-                (Param::SharedFfn, &mut arch.shared_ffn, dense.shared_ffn),
-                (
-                    Param::FirstDenseLayers,
-                    &mut arch.first_dense_layers,
-                    dense.first_dense_layers,
-                ),
-                (Param::MoeEvery, &mut arch.moe_every, dense.moe_every),
-            ] {
-                if *field != default {
-                    only_with(param, Param::Experts, "1 or more");
-                    *field = default;
-                }
-            }
-            if t.ep != tf::EP.default {
-                only_with(Param::Ep, Param::Experts, "1 or more");
-                t.ep = tf::EP.default;
-            }
-            if t.etp != tf::ETP.default {
-                only_with(Param::Etp, Param::Experts, "1 or more");
-                t.etp = tf::ETP.default;
-            }
-            // A dense model has no routed experts to adapt.
-            if matches!(
-                t.lora_targets,
-                tf::LoraTargets::Experts | tf::LoraTargets::AllExperts
-            ) {
-                only_with(Param::LoraTargets, Param::Experts, "1 or more");
-                t.lora_targets = tf::LoraTargets::default();
-            }
-            if t.capacity_factor != tf::CAPACITY_FACTOR.default {
-                only_with(Param::CapacityFactor, Param::Experts, "1 or more");
-                t.capacity_factor = tf::CAPACITY_FACTOR.default;
-            }
-        }
-        if !arch.mla() {
-            for (param, field, default) in [
-                (Param::QLoraRank, &mut arch.q_lora_rank, dense.q_lora_rank),
-                (
-                    Param::QkRopeHeadDim,
-                    &mut arch.qk_rope_head_dim,
-                    dense.qk_rope_head_dim,
-                ),
-                (
-                    Param::QkNopeHeadDim,
-                    &mut arch.qk_nope_head_dim,
-                    dense.qk_nope_head_dim,
-                ),
-                (Param::VHeadDim, &mut arch.v_head_dim, dense.v_head_dim),
-            ] {
-                if *field != default {
-                    only_with(param, Param::KvLoraRank, "1 or more");
-                    *field = default;
-                }
-            }
-        }
-        if t.capacity_factor == 0 && t.capacity_pad {
-            only_with(Param::CapacityPad, Param::CapacityFactor, "above 0");
-            t.capacity_pad = false;
-        }
-        let arch = &mut t.arch;
-        if !arch.qk_norm && arch.qk_norm_full {
-            only_with(Param::QkNormFull, Param::QkNorm, "1");
-            arch.qk_norm_full = false;
-        }
-        // Top-k of more experts than there are: every expert, and said so
-        // when the query gave it.
-        if arch.moe() && arch.experts_active > arch.experts {
-            if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == Param::ExpertsActive) {
-                problems[*index] = Some(ParamError::new(
-                    Param::ExpertsActive,
-                    Problem::OutOfRange {
-                        range: fields::Range {
-                            min: fields::Bound::Whole(tf::EXPERTS_ACTIVE.min),
-                            max: fields::Bound::Whole(arch.experts),
-                        },
-                    },
-                ));
-            }
-            arch.experts_active = arch.experts;
-        }
-        // Expert parallelism splits the experts over ranks of the
-        // data-parallel group (Megatron-Core parallel_state.py: the expert
-        // model-parallel groups tile the data-parallel ranks), so `ep`
-        // divides `gpus`; and each rank holds as many experts
-        // (megatron/training/arguments.py: `num_experts %
-        // expert_model_parallel_size == 0`), so it divides `experts`. With
-        // expert tensor parallelism the same gpus × tp ranks split as etp ×
-        // ep × expert data parallel (parallel_state.py
-        // `expert_tensor_model_pipeline_parallel_size`): `etp` divides gpus ×
-        // tp and `ep` the gpus × tp / etp ranks left (`gpus` when etp = tp).
-        let ranks = u128::from(t.gpus) * u128::from(t.tp);
-        if t.etp > 0 && !ranks.is_multiple_of(u128::from(t.etp)) {
-            if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == Param::Etp) {
-                problems[*index] = Some(ParamError::new(
-                    Param::Etp,
-                    Problem::Conflict { with: Param::Tp },
-                ));
-            }
-            t.etp = tf::ETP.default;
-        }
-        let expert_ranks = ranks / u128::from(t.expert_tp());
-        let ep_against = if !expert_ranks.is_multiple_of(u128::from(t.ep)) {
-            Some(Param::Gpus)
-        } else if t.arch.experts % t.ep != 0 {
-            Some(Param::Experts)
-        } else {
-            None
-        };
-        if let Some(with) = ep_against.filter(|_| t.ep > 1) {
-            if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == Param::Ep) {
-                problems[*index] = Some(ParamError::new(Param::Ep, Problem::Conflict { with }));
-            }
-            t.ep = tf::EP.default;
-        }
-        parallel_problems(t, &known, &mut problems);
     }
     Parsed {
         config: config.synced(),
@@ -724,145 +433,25 @@ pub fn parse(text: &str) -> Parsed {
     }
 }
 
-/// Pipeline and context parallelism's settings that mean nothing as given
-/// (issue 14): reported on the parameter named, and back at what works.
-fn parallel_problems(
-    t: &mut TransformerInput,
-    known: &[(usize, Param, String)],
-    problems: &mut [Option<ParamError>],
-) {
-    let mut report = |param: Param, problem: Problem| {
-        if let Some((index, ..)) = known.iter().find(|(_, n, _)| *n == param) {
-            problems[*index] = Some(ParamError::new(param, problem));
-        }
-    };
-    let only_with = |param: Param, value: &'static str| Problem::OnlyWith { param, value };
-    let conflict = |with: Param| Problem::Conflict { with };
-    let default = TransformerInput::default();
-    // batchfit's inference is one process generating (docs/model.md,
-    // "Pipeline parallelism"): neither splits it.
-    if t.mode == tf::Mode::Inference {
-        for (param, degree) in [(Param::Pp, &mut t.pp), (Param::Cp, &mut t.cp)] {
-            if *degree > 1 {
-                report(param, only_with(Param::Mode, "train"));
-                *degree = 1;
+/// Reads the page's fields: `text` gives a parameter's field text, `None`
+/// where its field sends nothing (an empty optional choice). A field that
+/// does not apply ([`rules::applies`]) to the configuration the fields make
+/// is hidden on the page: it is left out, not reported.
+pub fn parse_fields(form: Form, text: impl Fn(Param) -> Option<String>) -> Parsed {
+    let query = |keep: &dyn Fn(Param) -> bool| {
+        let mut out = format!("form={}", form.name());
+        for &param in form_parameters(form).iter().chain(COMMON_PARAMETERS) {
+            if let Some(value) = text(param).filter(|_| keep(param)) {
+                out.push('&');
+                out.push_str(param.name());
+                out.push('=');
+                out.push_str(&encode(&value));
             }
         }
-    }
-    // Megatron-Core runs the interleaved schedule only with virtual stages
-    // (`virtual_pipeline_model_parallel_size` > 1).
-    if t.pp > 1 {
-        let interleaved = t.pp_schedule == Schedule::Interleaved;
-        if interleaved && t.vpp < 2 {
-            report(Param::PpSchedule, only_with(Param::Vpp, "2 or more"));
-            t.pp_schedule = Schedule::OneFOneB;
-        } else if !interleaved && t.vpp > 1 {
-            report(Param::Vpp, only_with(Param::PpSchedule, "interleaved"));
-            t.vpp = 1;
-        }
-    }
-    // A layout lists every virtual stage's layers, all of them.
-    if !t.pp_layout.is_even() {
-        let against = if t.pp_layout.entries().len() as u64 != t.pp * t.vpp {
-            Some(Param::Pp)
-        } else if t.pp_layout.total() != t.arch.layers {
-            Some(Param::Layers)
-        } else {
-            None
-        };
-        if let Some(with) = against {
-            report(Param::PpLayout, conflict(with));
-            t.pp_layout = default.pp_layout;
-        }
-    }
-    // Megatron-LM megatron/training/arguments.py: the layers divide evenly
-    // over the stages (`num_layers % pipeline_model_parallel_size == 0`) and
-    // over each rank's model chunks, unless a layout says otherwise.
-    if t.pp > 1 && t.pp_layout.is_even() {
-        if !t.arch.layers.is_multiple_of(t.pp) {
-            report(Param::Pp, conflict(Param::Layers));
-            t.pp = 1;
-        } else if !t.arch.layers.is_multiple_of(t.pp * t.vpp) {
-            report(Param::Vpp, conflict(Param::Layers));
-            (t.vpp, t.pp_schedule) = (1, Schedule::OneFOneB);
-        }
-    }
-    if t.pp == 1 {
-        let two = || only_with(Param::Pp, "2 or more");
-        if t.pp_schedule != default.pp_schedule {
-            report(Param::PpSchedule, two());
-        }
-        if t.vpp != default.vpp {
-            report(Param::Vpp, two());
-        }
-        if t.microbatches != default.microbatches {
-            report(Param::Microbatches, two());
-        }
-        if t.pp_layout != default.pp_layout {
-            report(Param::PpLayout, two());
-        }
-        if t.pp_stage != default.pp_stage {
-            report(Param::PpStage, two());
-        }
-        (t.pp_schedule, t.vpp, t.microbatches) =
-            (default.pp_schedule, default.vpp, default.microbatches);
-        (t.pp_layout, t.pp_stage) = (default.pp_layout, default.pp_stage);
-    }
-    // Megatron-Core's interleaved schedule runs groups of pp micro-batches
-    // (schedules.py: `num_microbatches % pipeline_parallel_size == 0` in the
-    // versions that require it).
-    if t.pp_schedule == Schedule::Interleaved && !t.microbatches.is_multiple_of(t.pp) {
-        report(Param::Microbatches, conflict(Param::Pp));
-        t.microbatches = default.microbatches;
-    }
-    if let StageChoice::Index(i) = t.pp_stage
-        && i >= t.pp
-    {
-        report(
-            Param::PpStage,
-            Problem::OutOfRange {
-                range: fields::Range {
-                    min: fields::Bound::Whole(0),
-                    max: fields::Bound::Whole(t.pp - 1),
-                },
-            },
-        );
-        t.pp_stage = StageChoice::Peak;
-    }
-    // torchtune's activation offloading runs without a pipeline.
-    if t.pp > 1 && t.act_offload {
-        report(Param::ActOffload, only_with(Param::Pp, "1"));
-        t.act_offload = false;
-    }
-    if t.cp == 1 && t.cp_kind != CpKind::default() {
-        report(Param::CpKind, only_with(Param::Cp, "2 or more"));
-        t.cp_kind = CpKind::default();
-    }
-    if t.cp > 1 {
-        // Ring attention and Ulysses run flash kernels on 16-bit inputs
-        // (Transformer Engine's CP runs its flash and fused backends only);
-        // DeepSpeed-Ulysses splits the heads, so cp divides them.
-        let against = if t.kernel() == tf::Attention::Eager {
-            Some(if t.attention == tf::Attention::Eager {
-                only_with(Param::Attn, "flash")
-            } else {
-                only_with(Param::Recipe, "a 16-bit recipe")
-            })
-        } else if t.cp_kind == CpKind::Ulysses && !t.arch.heads.is_multiple_of(t.cp) {
-            Some(conflict(Param::Heads))
-        } else if t.cp_kind == CpKind::Ulysses
-            && !t.arch.mla()
-            && !t.arch.kv_heads.is_multiple_of(t.cp)
-        {
-            Some(conflict(Param::KvHeads))
-        } else {
-            None
-        };
-        if let Some(problem) = against {
-            report(Param::Cp, problem);
-            (t.cp, t.cp_kind) = (1, CpKind::default());
-        }
-    }
+        out
+    };
+    let shown = parse(&query(&|_| true)).config;
+    parse(&query(&|param| rules::applies(param, &shown)))
 }
 
 fn switch(name: Param, value: &str) -> Result<bool, ParamError> {
@@ -1173,6 +762,7 @@ pub fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+pub mod rules;
 mod write;
 pub use write::{arch_values, encode, to_query, values};
 

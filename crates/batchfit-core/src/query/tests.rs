@@ -1,8 +1,11 @@
 use super::write::ARCH_PARAMETERS;
 use super::*;
+use crate::fields;
 use crate::memory;
 use crate::transformer::pipeline::{CP, MICROBATCHES, PP};
-use crate::transformer::{Attention, Kind, Mlp, Mode, Norm, Optimizer, Quant, Recipe, Recompute};
+use crate::transformer::{
+    Architecture, Attention, Kind, Mlp, Mode, Norm, Optimizer, Quant, Recipe, Recompute,
+};
 use proptest::prelude::*;
 
 const WORKED: &str = "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10";
@@ -189,12 +192,23 @@ fn a_preset_is_the_base_and_changes_are_written_against_it() {
 
 #[test]
 fn every_knob_is_a_parameter() {
-    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&qk_norm=1&positions=128&token_types=2&labels=3&dropout=1&image=64&patch=8&channels=1&qk_norm_full=1&block=sandwich&window=4096&global_every=2&softcap=1&attn_softcap=1&attn_sinks=0&experts=0&kv_lora_rank=0&fused_proj=none&batch=3&seq=77&recipe=fp32&optimizer=adafactor&recompute=selective&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
+    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&qk_norm=1&positions=128&token_types=2&labels=3&dropout=1&channels=1&qk_norm_full=1&block=sandwich&window=4096&global_every=2&softcap=1&attn_softcap=1&attn_sinks=0&experts=0&kv_lora_rank=0&fused_proj=none&batch=3&seq=77&recipe=fp32&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
     let parsed = parse(query);
     assert_eq!(parsed.problems, []);
     let c = parsed.config;
     let t = c.transformer;
     let a = t.arch;
+    // A vision transformer's patches and training's own settings, which
+    // apply elsewhere (query/rules.rs).
+    let trained = parse(
+        "form=transformer&kind=vision&image=64&patch=8&optimizer=adafactor&recompute=selective",
+    );
+    assert_eq!(trained.problems, []);
+    let v = trained.config.transformer;
+    assert_eq!(
+        (v.arch.image, v.arch.patch, v.optimizer, v.recompute),
+        (64, 8, Optimizer::Adafactor, Recompute::Selective)
+    );
     assert_eq!(
         (
             a.kind, a.layers, a.hidden, a.heads, a.kv_heads, a.head_dim, a.ffn
@@ -206,16 +220,8 @@ fn every_knob_is_a_parameter() {
         (Mlp::Gelu, Norm::LayerNorm, 1000, true, true, true)
     );
     assert_eq!(
-        (
-            a.positions,
-            a.token_types,
-            a.labels,
-            a.dropout,
-            a.image,
-            a.patch,
-            a.channels
-        ),
-        (128, 2, 3, true, 64, 8, 1)
+        (a.positions, a.token_types, a.labels, a.dropout, a.channels),
+        (128, 2, 3, true, 1)
     );
     assert_eq!(
         (
@@ -230,22 +236,8 @@ fn every_knob_is_a_parameter() {
         (true, true, tf::Block::Sandwich, 4096, 2, true, true)
     );
     assert_eq!(
-        (
-            t.batch,
-            t.seq,
-            t.recipe,
-            t.optimizer,
-            t.recompute,
-            t.attention
-        ),
-        (
-            3,
-            77,
-            Recipe::Fp32,
-            Optimizer::Adafactor,
-            Recompute::Selective,
-            Attention::Eager
-        )
+        (t.batch, t.seq, t.recipe, t.attention),
+        (3, 77, Recipe::Fp32, Attention::Eager)
     );
     assert_eq!(
         (
@@ -427,48 +419,6 @@ fn pick<T: Copy + Debug + 'static>(all: &'static [T]) -> impl Strategy<Value = T
 
 use std::fmt::Debug;
 
-/// What `parse` can produce: a dense model's expert shape, MLA's sizes
-/// without it and the QK-norm's extent without it at their defaults, top-k
-/// at most the experts.
-fn normalised(mut arch: Architecture) -> Architecture {
-    let default = Architecture::default();
-    if !arch.moe() {
-        (
-            arch.experts_active,
-            arch.expert_ffn,
-            arch.shared_experts,
-            arch.shared_ffn,
-            arch.first_dense_layers,
-            arch.moe_every,
-        ) = (
-            default.experts_active,
-            default.expert_ffn,
-            default.shared_experts,
-            default.shared_ffn,
-            default.first_dense_layers,
-            default.moe_every,
-        );
-    }
-    if arch.moe() {
-        arch.experts_active = arch.experts_active.min(arch.experts);
-    }
-    if !arch.mla() {
-        (
-            arch.q_lora_rank,
-            arch.qk_rope_head_dim,
-            arch.qk_nope_head_dim,
-            arch.v_head_dim,
-        ) = (
-            default.q_lora_rank,
-            default.qk_rope_head_dim,
-            default.qk_nope_head_dim,
-            default.v_head_dim,
-        );
-    }
-    arch.qk_norm_full &= arch.qk_norm;
-    arch
-}
-
 prop_compose! {
     fn any_arch()(
         kind in pick(Kind::ALL), layers in whole(activations::LAYERS), hidden in whole(activations::HIDDEN),
@@ -484,14 +434,10 @@ prop_compose! {
     ) -> Architecture {
         let [tied, bias, qkv_bias, dropout] = switches;
         let [softcap, attn_softcap] = softcaps;
-        let qk_norm = qk_norms[0];
-        // What `parse` can produce: QK-norm over the whole projections only with QK-norm.
-        let qk_norm_full = qk_norm && qk_norms[1];
-        // What `parse` can produce: a pattern of global layers only beside a window.
-        let global_every = if window == 0 { 0 } else { global_every };
+        let [qk_norm, qk_norm_full] = qk_norms;
         let (experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every) = moe;
         let (kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim) = mla;
-        normalised(Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, qk_norm, qk_norm_full, attn_sinks, positions, token_types, labels, dropout, image, patch, channels, block, window, global_every, softcap, attn_softcap, experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim, fused_proj })
+        Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, qk_norm, qk_norm_full, attn_sinks, positions, token_types, labels, dropout, image, patch, channels, block, window, global_every, softcap, attn_softcap, experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim, fused_proj }
     }
 }
 
@@ -522,19 +468,12 @@ prop_compose! {
         let etp = if arch.moe() && ranks % u128::from(etp.max(1)) == 0 { etp } else { 0 };
         let expert_ranks = ranks / u128::from(if etp == 0 { tp } else { etp });
         let ep = if arch.moe() && expert_ranks % u128::from(ep) == 0 && arch.experts % ep == 0 { ep } else { 1 };
-        // The capacity factor only with experts, its padding only with it.
-        let capacity_factor = if arch.moe() { capacity.0 } else { 0 };
-        let capacity_pad = capacity.1 && capacity_factor > 0;
+        let (capacity_factor, capacity_pad) = capacity;
         let (pp, pp_schedule, vpp, microbatches, uneven, stage) = pipe;
         let (cp, cp_kind) = context;
         let (ds_prefetch, ds_live, ds_persist) = ds;
-        // What `parse` can produce: which layers are checkpointed, and which
-        // checkpoint, only under full recomputation (else the profile's).
-        let (recompute_method, recompute_layers) = if recompute == Recompute::Full { plan } else { (tf::RecomputeMethod::default(), tf::RECOMPUTE_LAYERS.default) };
-        let reentrant = if recompute == Recompute::Full { reentrant } else { framework.defaults().reentrant };
-        // Gradient-accumulation fusion off only with Megatron's FP32 main
-        // gradients, in training.
-        let grad_accum_fusion = fused || recipe != Recipe::MainFp32 || mode == Mode::Inference || lora_rank > 0;
+        let (recompute_method, recompute_layers) = plan;
+        let grad_accum_fusion = fused;
         // An uneven layout: one layer moved from the last virtual stage to the first.
         let stages = pp * vpp;
         let pp_layout = if uneven && stages > 1 && stages <= arch.layers && stages <= pipeline::MAX_LAYOUT as u64 {
@@ -557,46 +496,8 @@ prop_compose! {
             2..=5 => StageChoice::Peak,
             i => StageChoice::Index(i - 6),
         };
-        // What `parse` can produce: the modules under selective recomputation
-        // only, those this configuration lacks dropped (below).
-        let recompute_modules = match tf::RecomputeModules::parse(&modules.join(",")) {
-            Ok(set) if recompute == Recompute::Selective => set,
-            _ => tf::RecomputeModules::default(),
-        };
-        let mut input = TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, outputs, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion };
-        // What `parse` can produce: it reports (and drops) inference's
-        // quantization and KV-cache format in training and a quantized base
-        // without LoRA.
-        if mode == Mode::Train {
-            input.quant = Quant::None;
-            input.kv_dtype = tf::KvDtype::Bf16;
-        } else {
-            input.param_offload = false;
-            input.fp8 = tf::Fp8::None;
-            input.compile = false;
-        }
-        // A dense model has no routed experts to adapt.
-        if !input.arch.moe() && matches!(input.lora_targets, tf::LoraTargets::Experts | tf::LoraTargets::AllExperts) {
-            input.lora_targets = tf::LoraTargets::default();
-        }
-        if !input.lora() {
-            input.base_quant = tf::BaseQuant::None;
-            input.lora_variant = tf::LoraVariant::Lora;
-        }
-        if !input.lora() || input.arch.kind == Kind::Vision || input.param_offload {
-            input.train_embeddings = false;
-        }
-        for (module, ..) in input.recompute_modules_lacking().into_iter().flatten() {
-            input.recompute_modules = input.recompute_modules.dropping(module);
-        }
-        // The model's output a loop keeps: a decoder's full logits in
-        // training (else the profile's).
-        if mode == Mode::Inference || input.arch.kind != Kind::Decoder || loss != tf::Loss::Full {
-            input.outputs = framework.defaults().outputs;
-        }
-        // What `parse` makes of the pipeline and context settings.
-        parallel_problems(&mut input, &[], &mut []);
-        input
+        let recompute_modules = tf::RecomputeModules::parse(&modules.join(",")).unwrap_or_default();
+        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, outputs, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion }
     }
 }
 
@@ -614,7 +515,7 @@ prop_compose! {
     ) -> Config {
         let (batch, seq, hidden, layers, precision, k, checkpointing) = act;
         let (params, par_precision, optimizer, par_batch, act_mb) = par;
-        Config {
+        let config = Config {
             form,
             activations: ActivationsInput { batch, seq, hidden, layers, precision, k: Multiplier::from_hundredths(k), checkpointing },
             parameters: ParametersInput { params, precision: par_precision, optimizer, batch: par_batch, act_mb },
@@ -627,8 +528,9 @@ prop_compose! {
             units,
             lang,
             embed,
-        }
-        .synced()
+        };
+        // What `parse` can produce: every rule kept (query/rules.rs).
+        rules::normalize(config.synced())
     }
 }
 
@@ -815,7 +717,6 @@ fn settings_that_need_another_are_reported() {
         ("lora_rank=0", Param::LoraRank, "1 or more"),
         ("lora_rank=8&kind=vision", Param::Kind, "decoder or encoder"),
         ("lora_rank=8&param_offload=1", Param::ParamOffload, "0"),
-        ("lora_rank=8&mode=inference", Param::LoraRank, "1 or more"),
     ] {
         let parsed = parse(&format!("form=transformer&{query}&train_embeddings=1"));
         assert_eq!(
@@ -825,6 +726,14 @@ fn settings_that_need_another_are_reported() {
         );
         assert!(!parsed.config.transformer.train_embeddings, "{query}");
     }
+    // In inference the rank is dropped (quietly: query/rules.rs), and the
+    // copies beside it are reported.
+    let parsed = parse("form=transformer&lora_rank=8&mode=inference&train_embeddings=1");
+    let needs = Problem::OnlyWith {
+        param: Param::LoraRank,
+        value: "1 or more",
+    };
+    assert_eq!(named(&parsed), [("train_embeddings", &needs)]);
     let parsed = parse("form=transformer&lora_rank=8&train_embeddings=1");
     assert!(parsed.problems.is_empty());
     assert!(parsed.config.transformer.train_embeddings);

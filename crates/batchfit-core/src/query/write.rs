@@ -2,8 +2,8 @@
 //! each parameter's value as [`super::parse`] reads it.
 
 use super::{
-    COMMON_PARAMETERS, Config, Form, GPU_GB, Lang, MLA_SHAPE, MOE_SHAPE, Param,
-    TRANSFORMER_PARAMETERS, form_parameters,
+    COMMON_PARAMETERS, Config, Form, GPU_GB, Lang, Param, TRANSFORMER_PARAMETERS, form_parameters,
+    rules,
 };
 use crate::fields;
 use crate::presets::Device;
@@ -57,21 +57,6 @@ pub fn to_query(config: &Config) -> String {
             true
         }
         Param::Batch | Param::Seq => true,
-        // Values that mean nothing for this architecture (a dense model's
-        // experts, MLA's sizes without it) are left out: `parse` reports them.
-        _ if !config.transformer.arch.moe()
-            && (MOE_SHAPE.contains(&param)
-                || matches!(
-                    param,
-                    Param::Ep | Param::Etp | Param::CapacityFactor | Param::CapacityPad
-                )) =>
-        {
-            false
-        }
-        Param::CapacityPad if config.transformer.capacity_factor == 0 => false,
-        _ if !config.transformer.arch.mla() && MLA_SHAPE.contains(&param) => false,
-        // Meaningless without QK-norm, which `parse` reports.
-        Param::QkNormFull if !config.transformer.arch.qk_norm => false,
         _ if config.model.is_none() && architecture(param) => true,
         _ => value != text(&theirs, param),
     };
@@ -80,7 +65,9 @@ pub fn to_query(config: &Config) -> String {
         .chain(COMMON_PARAMETERS.iter().copied())
         .filter_map(|param| {
             let value = text(&ours, param);
-            written(param, &value).then(|| format!("{}={}", param.name(), encode(&value)))
+            // What does not apply here is left out: `parse` would report it.
+            (rules::applies(param, &config) && written(param, &value))
+                .then(|| format!("{}={}", param.name(), encode(&value)))
         })
         .collect::<Vec<_>>()
         .join("&")

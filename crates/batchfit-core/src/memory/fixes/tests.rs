@@ -339,13 +339,17 @@ prop_compose! {
     ) -> Config {
         let [offload, act_offload, param_offload] = switches.map(u8::from);
         let mut query = format!(
-            "form=transformer&model={}&gpu={}&batch={batch}&seq={seq}&recipe={}&optimizer={}\
-             &recompute={}&mode={}&gpus={gpus}&zero={zero}&global_batch={global}&offload={offload}&act_offload={act_offload}",
-            presets::MODELS[model].id, presets::DEVICES[device].id, recipe.name(), optimizer.name(),
-            recompute.name(), mode.name(),
+            "form=transformer&model={}&gpu={}&batch={batch}&seq={seq}&recipe={}\
+             &mode={}&gpus={gpus}&zero={zero}&global_batch={global}",
+            presets::MODELS[model].id, presets::DEVICES[device].id, recipe.name(), mode.name(),
         );
+        // Training's own settings, in training only (query/rules.rs).
         if mode == Mode::Train {
-            query.push_str(&format!("&lora_rank={lora}&param_offload={param_offload}"));
+            query.push_str(&format!(
+                "&optimizer={}&recompute={}&offload={offload}&act_offload={act_offload}\
+                 &lora_rank={lora}&param_offload={param_offload}",
+                optimizer.name(), recompute.name(),
+            ));
         }
         config(&query)
     }
@@ -381,7 +385,9 @@ fn check_fixes(config: &Config) -> Result<(), TestCaseError> {
                 && other.levers.iter().all(|l| fix.levers.contains(l));
             prop_assert!(!superset, "{:?} ⊃ {:?}", fix.levers, other.levers);
         }
-        // Its link opens the same configuration.
+        // It keeps the rules of which parameter applies when, and its link
+        // opens the same configuration.
+        prop_assert!(rules::keeps_rules(&fix.config), "{:?}", fix.levers);
         let back = parse(&to_query(&fix.config));
         prop_assert_eq!(&back.problems, &vec![]);
         prop_assert_eq!(estimate(&back.config), fix.estimate);
