@@ -4,7 +4,7 @@
 
 use crate::prelude::*;
 use batchfit_core::param::Input;
-use batchfit_core::query::{self, Param};
+use batchfit_core::query::{self, Param, rules};
 
 use crate::dom::{El, Ev, Rx, el, rx};
 use crate::i18n::{self, Lang};
@@ -45,8 +45,12 @@ pub fn frame(state: State, param: Param, controls: Vec<El>) -> El {
     // The field's problem; a binding reads it again only when the set of
     // problems changes, and writes only when what it shows changes.
     let error = move || state.problem(param);
+    // Shown where the parameter applies (`query::rules`), as the parser
+    // reads it.
+    let hidden = move || (!state.config.with(|c| rules::applies(param, c))).then(String::new);
     el("div")
         .class("field")
+        .bind_attr("hidden", rx(hidden))
         .bind_class("invalid", rx(move || error().is_some()))
         .child(
             el("label")
@@ -141,17 +145,24 @@ pub fn field(state: State, param: Param) -> El {
     }
 }
 
-/// The fields of `params`, in a group shown only while `when` holds (hidden,
-/// not removed: their texts stay in the URL, and showing them again shows
-/// what was typed).
-pub fn group(state: State, params: &[Param], when: Option<Rx<bool>>) -> El {
-    let group = el("div")
+/// The fields of `params`, in a group shown while one of them applies
+/// (`query::rules`): hidden, not removed, so that their texts stay and
+/// showing them again shows what was typed.
+pub fn group(state: State, params: &'static [Param]) -> El {
+    el("div")
         .class("form")
-        .children(params.iter().map(|&param| field(state, param)));
-    match when {
-        Some(when) => group.bind_attr("hidden", rx(move || (!when()).then(String::new))),
-        None => group,
-    }
+        .children(params.iter().map(|&param| field(state, param)))
+        .bind_attr("hidden", hidden_unless_one_applies(state, params))
+}
+
+/// `hidden` while no parameter of `params` applies to the configuration.
+pub fn hidden_unless_one_applies(state: State, params: &'static [Param]) -> Rx<Option<String>> {
+    rx(move || {
+        let shown = state
+            .config
+            .with(|c| params.iter().any(|&p| rules::applies(p, c)));
+        (!shown).then(String::new)
+    })
 }
 
 /// A `<select>` over `values`, each option labelled by `label`; the caller

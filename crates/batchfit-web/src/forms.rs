@@ -5,7 +5,7 @@
 use crate::prelude::*;
 use batchfit_core::import::hf::{self, ImportError};
 use batchfit_core::import::{self, FileKind};
-use batchfit_core::query::{self, Form, Param};
+use batchfit_core::query::{self, Form, Param, rules};
 use batchfit_core::transformer as tf;
 use batchfit_core::{Precision, parameters, presets};
 
@@ -160,51 +160,40 @@ fn params_field(state: State) -> El {
 
 fn transformer_form(state: State) -> Vec<El> {
     use Param::*;
-    let (mode, kind) = (state.text(Mode), state.text(Kind));
     let lang = state.lang;
-    let vision = move || kind.with(|k| tf::Kind::parse(k)) == Some(tf::Kind::Vision);
-    let inference = move || mode.with(|m| tf::Mode::parse(m)) == Some(tf::Mode::Inference);
-    // LoRA's own fields show while the configuration trains with a rank, as
-    // the core reads it ("00" is no rank).
-    let lora = move || state.config.with(|c| c.transformer.lora_rank > 0);
-    // Training with this recomputation: the fields that refine it show.
-    let recomputing = move |recompute: tf::Recompute| {
-        !inference() && state.config.with(|c| c.transformer.recompute == recompute)
-    };
-    let group = |params: &[Param], when: Option<Rx<bool>>| fields::group(state, params, when);
+    // Each field shows where its parameter applies, and a group where one of
+    // its fields does (`query::rules`, the table the parser reads).
+    let group = |params: &'static [Param]| fields::group(state, params);
     vec![
         model_picker(state),
         config_import(state),
-        group(&[Kind, Layers, Hidden, Heads, KvHeads, Ffn, Mlp], None),
-        group(&[Vocab, Tied], Some(rx(move || !vision()))),
-        group(&[Image, Patch], Some(rx(vision))),
+        group(&[Kind, Layers, Hidden, Heads, KvHeads, Ffn, Mlp]),
+        group(&[Vocab, Tied]),
+        group(&[Image, Patch]),
         el("details")
             .class("more")
             .child(el("summary").bind_text(i18n::tr(lang, |w| w.more_architecture)))
             .child(
-                group(
-                    &[
-                        HeadDim,
-                        Norm,
-                        Bias,
-                        QkvBias,
-                        QkNorm,
-                        QkNormFull,
-                        Positions,
-                        TokenTypes,
-                        Labels,
-                        Dropout,
-                        Channels,
-                        Block,
-                        Window,
-                        GlobalEvery,
-                        Softcap,
-                        AttnSoftcap,
-                        AttnSinks,
-                        FusedProj,
-                    ],
-                    None,
-                )
+                group(&[
+                    HeadDim,
+                    Norm,
+                    Bias,
+                    QkvBias,
+                    QkNorm,
+                    QkNormFull,
+                    Positions,
+                    TokenTypes,
+                    Labels,
+                    Dropout,
+                    Channels,
+                    Block,
+                    Window,
+                    GlobalEvery,
+                    Softcap,
+                    AttnSoftcap,
+                    AttnSinks,
+                    FusedProj,
+                ])
                 .class("form-grid"),
             ),
         // Collapsed, like the details above: a dense model's user never
@@ -214,78 +203,52 @@ fn transformer_form(state: State) -> Vec<El> {
             .attr("data-testid", "moe-group")
             .child(el("summary").bind_text(i18n::tr(lang, |w| w.moe_title)))
             .child(
-                group(
-                    &[
-                        Experts,
-                        ExpertsActive,
-                        ExpertFfn,
-                        SharedExperts,
-                        SharedFfn,
-                        FirstDenseLayers,
-                        MoeEvery,
-                        KvLoraRank,
-                        QLoraRank,
-                        QkRopeHeadDim,
-                        QkNopeHeadDim,
-                        VHeadDim,
-                    ],
-                    None,
-                )
+                group(&[
+                    Experts,
+                    ExpertsActive,
+                    ExpertFfn,
+                    SharedExperts,
+                    SharedFfn,
+                    FirstDenseLayers,
+                    MoeEvery,
+                    KvLoraRank,
+                    QLoraRank,
+                    QkRopeHeadDim,
+                    QkNopeHeadDim,
+                    VHeadDim,
+                ])
                 .class("form-grid"),
             ),
         el("h3")
             .class("group-title")
             .bind_text(i18n::tr(lang, |w| w.training_title)),
         framework_picker(state),
-        group(&[Mode, Batch, Seq], None),
-        group(&[Gen, Quant, KvDtype], Some(rx(inference))),
-        group(&[Recipe], None),
-        group(&[Fp8], Some(rx(move || !inference()))),
-        group(
-            &[
-                Optimizer, Recompute, Compile, Step, Loss, Logits, ZeroGrad, Outputs, NormKernel,
-                LoraRank,
-            ],
-            Some(rx(move || !inference())),
-        ),
+        group(&[Mode, Batch, Seq]),
+        group(&[Gen, Quant, KvDtype]),
+        group(&[Recipe]),
+        group(&[Fp8]),
+        group(&[
+            Optimizer, Recompute, Compile, Step, Loss, Logits, ZeroGrad, Outputs, NormKernel,
+            LoraRank,
+        ]),
         // Megatron-LM's gradient-accumulation fusion, with its FP32 main
         // gradients.
-        group(
-            &[GradAccumFusion],
-            Some(rx(move || {
-                !inference()
-                    && state
-                        .config
-                        .with(|c| c.transformer.recipe == tf::Recipe::MainFp32)
-            })),
-        ),
+        group(&[GradAccumFusion]),
         // Which layers full recomputation checkpoints, and how, with it.
-        group(
-            &[RecomputeMethod, RecomputeLayers, Reentrant],
-            Some(rx(move || recomputing(tf::Recompute::Full))),
-        ),
+        group(&[RecomputeMethod, RecomputeLayers, Reentrant]),
         // Megatron-Core's recomputed modules, with selective recomputation.
-        group(
-            &[RecomputeModules],
-            Some(rx(move || recomputing(tf::Recompute::Selective))),
-        ),
+        group(&[RecomputeModules]),
         // LoRA's settings and a quantized base (QLoRA), with a rank.
-        group(
-            &[
-                LoraVariant,
-                LoraTargets,
-                LoraDropout,
-                BaseQuant,
-                DoubleQuant,
-                TrainEmbeddings,
-            ],
-            Some(rx(move || !inference() && lora())),
-        ),
-        group(
-            &[ActOffload, Offload, ParamOffload],
-            Some(rx(move || !inference())),
-        ),
-        group(&[Attn], None),
+        group(&[
+            LoraVariant,
+            LoraTargets,
+            LoraDropout,
+            BaseQuant,
+            DoubleQuant,
+            TrainEmbeddings,
+        ]),
+        group(&[ActOffload, Offload, ParamOffload]),
+        group(&[Attn]),
         multi_gpu(state),
     ]
 }
@@ -296,49 +259,32 @@ fn transformer_form(state: State) -> Vec<El> {
 fn multi_gpu(state: State) -> El {
     use Param::*;
     let lang = state.lang;
-    let inference = move || {
-        state
-            .config
-            .with(|c| c.transformer.mode == tf::Mode::Inference)
-    };
-    let moe = move || state.config.with(|c| c.transformer.arch.moe());
-    let group = |params: &[Param], when: Option<Rx<bool>>| fields::group(state, params, when);
+    let group = |params: &'static [Param]| fields::group(state, params);
+    const PIPELINE_MORE: &[Param] = &[PpSchedule, Vpp, Microbatches, PpLayout, PpStage, CpKind];
     let details = el("details")
         .class("more multi-gpu")
         .attr("data-testid", "multi-gpu")
         .child(el("summary").bind_text(i18n::tr(lang, |w| w.parallelism_title)))
-        .child(group(&[Gpus, Zero, Tp, Sp], None))
-        .child(group(&[BucketM, Prefetch], Some(rx(move || !inference()))))
+        .child(group(&[Gpus, Zero, Tp, Sp]))
+        .child(group(&[BucketM, Prefetch]))
         // ZeRO-3's runtime buffers, which only DeepSpeed's engine has.
-        .child(group(
-            &[DsPrefetch, DsLive, DsPersist],
-            Some(rx(move || {
-                !inference()
-                    && state.config.with(|c| {
-                        c.transformer.zero == 3
-                            && c.transformer.framework == tf::Framework::Deepspeed
-                    })
-            })),
-        ))
-        .child(group(
-            &[Ep, Etp, CapacityFactor, CapacityPad],
-            Some(rx(moe)),
-        ))
-        .child(group(&[Pp, Cp], Some(rx(move || !inference()))))
+        .child(group(&[DsPrefetch, DsLive, DsPersist]))
+        .child(group(&[Ep, Etp, CapacityFactor, CapacityPad]))
+        .child(group(&[Pp, Cp]))
         // The schedule and the split, which only pipeline and context
-        // parallelism read, one tap away.
+        // parallelism read, one tap away once either splits.
         .child(el("div").show(
-            rx(move || !inference()),
+            rx(move || {
+                state
+                    .config
+                    .with(|c| PIPELINE_MORE.iter().any(|&p| rules::applies(p, c)))
+            }),
             Box::new(move || {
                 vec![
                     el("details")
                         .class("more")
                         .child(el("summary").bind_text(i18n::tr(lang, |w| w.pipeline_more)))
-                        .child(fields::group(
-                            state,
-                            &[PpSchedule, Vpp, Microbatches, PpLayout, PpStage, CpKind],
-                            None,
-                        )),
+                        .child(fields::group(state, PIPELINE_MORE)),
                 ]
             }),
         ));

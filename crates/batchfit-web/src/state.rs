@@ -69,8 +69,7 @@ impl State {
         let form = RwSignal::new(opened.form);
         let lang = RwSignal::new(lang);
         let dark = dark_theme();
-        let parsed =
-            Memo::new(move |_| query::parse(&current_query(texts, form.get(), lang.get())));
+        let parsed = Memo::new(move |_| parse_fields(texts, form.get(), lang.get()));
         let committed = RwSignal::new(*opened);
         let import_rejected = RwSignal::new(false);
         let config = Memo::new(move |_| {
@@ -284,40 +283,27 @@ impl State {
     }
 }
 
-/// The query the fields spell: the form, its own parameters and the common ones.
-/// Empty optional choices (no preset, no device, the browser's language) are left
-/// out rather than sent as empty values. In Spanish, a whole number written
-/// with dots for thousands ("2.048") is sent as its digits: a whole-number
-/// field has no other reading of it (`fields::dots_as_grouping`).
-fn current_query(texts: &Texts, form: Form, lang: Lang) -> String {
-    let own = match form {
-        Form::Activations => query::ACTIVATIONS_PARAMETERS,
-        Form::Parameters => query::PARAMETERS_PARAMETERS,
-        Form::Transformer => query::TRANSFORMER_PARAMETERS,
-    };
+/// What the fields say, read by the core as a query (`query::parse_fields`):
+/// the form, its own parameters and the common ones. Empty optional choices
+/// (no preset, no device, the browser's language) send nothing. In Spanish, a
+/// whole number written with dots for thousands ("2.048") is sent as its
+/// digits: a whole-number field has no other reading of it
+/// (`fields::dots_as_grouping`).
+fn parse_fields(texts: &Texts, form: Form, lang: Lang) -> query::Parsed {
     let device = texts[Param::Gpu.index()].get();
-    let mut out = format!("form={}", form.name());
-    for &param in own.iter().chain(query::COMMON_PARAMETERS) {
+    query::parse_fields(form, |param| {
         let value = texts[param.index()].get();
-        let skip = match param {
-            Param::Model | Param::Lang => value.is_empty(),
-            Param::Gpu => device.is_empty() || device == CUSTOM_DEVICE,
-            Param::GpuGb => device != CUSTOM_DEVICE,
-            _ => false,
+        let sends = match param {
+            Param::Model | Param::Lang => !value.is_empty(),
+            Param::Gpu => !device.is_empty() && device != CUSTOM_DEVICE,
+            Param::GpuGb => device == CUSTOM_DEVICE,
+            _ => true,
         };
-        if skip {
-            continue;
-        }
-        let value = match (lang, param.input()) {
+        sends.then(|| match (lang, param.input()) {
             (Lang::Es, Input::Whole) => fields::dots_as_grouping(&value).unwrap_or(value),
             _ => value,
-        };
-        out.push('&');
-        out.push_str(param.name());
-        out.push('=');
-        out.push_str(&query::encode(&value));
-    }
-    out
+        })
+    })
 }
 
 /// Whether the user's system asks for a dark theme, kept current by the media
