@@ -6,7 +6,9 @@ use batchfit_core::import::json::{Expected, Kind, SyntaxError};
 use batchfit_core::import::{self, hf::ImportError};
 use batchfit_core::query::Param;
 
-use crate::i18n::{self, Lang};
+use batchfit_core::measured;
+
+use crate::i18n::{self, Lang, Language, Words};
 use crate::messages::{file_error, import_error, problem};
 
 /// Words that give English away, and words that give Spanish away; none of
@@ -79,6 +81,13 @@ const ENGLISH: &[&str] = &[
     "hexadecimal",
     "byte",
     "parameter",
+    "needs",
+    "fits",
+    "on",
+    "yes",
+    // "et al.", and the output projection's O.
+    "al",
+    "o",
 ];
 const SPANISH: &[&str] = &[
     "el",
@@ -153,17 +162,27 @@ const SPANISH: &[&str] = &[
     "es",
     "en",
     "byte",
+    "a",
+    "necesita",
+    "sobran",
+    "nombra",
 ];
 
 /// The words of `text` outside quotes («…», “…”) and outside `label`.
 fn words(text: &str, label: &str) -> Vec<String> {
-    let text = text.replace(label, " ");
+    // An empty label would put a space between every character.
+    let text = if label.is_empty() {
+        text.to_owned()
+    } else {
+        text.replace(label, " ")
+    };
     let mut out = Vec::new();
     let mut quoted = 0u32;
     let mut word = String::new();
-    // Identifiers (`gemma3_text`, `qwen2`) are names, not words of a
-    // language: a token with a digit or an underscore is skipped.
-    let part = |c: char| c.is_alphanumeric() || c == '_';
+    // Identifiers (`gemma3_text`, `qwen2`, `all-to-all`) are names, not
+    // words of a language: a token with a digit, an underscore or a hyphen
+    // is skipped.
+    let part = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
     for c in text.chars().chain([' ']) {
         match c {
             '«' | '“' => quoted += 1,
@@ -254,6 +273,9 @@ fn every_import_error() -> Vec<ImportError> {
         },
         ImportError::Unsupported {
             key: "num_local_experts",
+        },
+        ImportError::LayerPattern {
+            key: "sliding_window_pattern",
         },
     ]);
     errors
@@ -360,4 +382,157 @@ fn numeric_problems_name_the_range_in_the_language() {
         problem(Lang::Es, "Tamaño de lote", &Problem::Empty { range }),
         "Tamaño de lote: falta un valor; escribe un número entre 1 y 1\u{202F}000\u{202F}000."
     );
+}
+
+fn every_measured_error() -> Vec<measured::Error> {
+    use measured::Problem as P;
+    let forms = measured::Form::ALL;
+    let problems = [
+        P::TooLong { max_bytes: 65_536 },
+        P::TooManyLines { max_lines: 400 },
+        P::Empty { forms },
+        P::Unreadable { forms },
+        P::UnknownUnit {
+            allowed: &["GB", "GiB"],
+        },
+        P::UnknownLabel {
+            allowed: &["max_memory_allocated"],
+        },
+        P::Unlabelled {
+            allowed: &["max_memory_allocated"],
+        },
+        P::NotWholeBytes,
+        P::TooLarge { max: 1 << 50 },
+        P::Ambiguous {
+            reading: measured::Reading::Allocated,
+            peak: true,
+            first_line: 2,
+        },
+    ];
+    problems
+        .into_iter()
+        .flat_map(|problem| [Some(3), None].map(|line| measured::Error { line, problem }))
+        .collect()
+}
+
+fn every_file_note() -> Vec<import::Note> {
+    use import::Note as N;
+    vec![
+        N::NotModelled {
+            key: "offload_param",
+            elements: Some(500_000_000),
+        },
+        N::NotModelled {
+            key: "offload_param",
+            elements: None,
+        },
+        N::Auto {
+            key: "train_micro_batch_size_per_gpu",
+            needs: import::Needs::TrainingArgs,
+        },
+        N::Auto {
+            key: "reduce_bucket_size",
+            needs: import::Needs::HiddenSize,
+        },
+        N::UnknownOptimizer {
+            key: "optim",
+            name: "lion".to_owned(),
+        },
+        N::DeepspeedPath {
+            path: "ds.json".to_owned(),
+        },
+        N::ModelCheckpointing,
+    ]
+}
+
+/// The headline's and the badge's sentences, with every variant.
+fn every_headline(language: &Language) -> Vec<String> {
+    let w = language.words;
+    let parts = format!(
+        "4 {} × {}",
+        w.split_names[0],
+        (language.degree)(w.split_names[2], 2)
+    );
+    vec![
+        (language.needs)("98.4 GB"),
+        (language.sum_needs)("98.4 GB"),
+        (language.fits_on)("H100 80GB", w.yes),
+        (language.fits_on)("H100 80GB", &(language.gpus_needed)(16, Some(&parts))),
+        (language.fits_on)("H100 80GB", &(language.gpus_needed)(16, None)),
+        (language.spare)("3.2 GB"),
+        (language.kept_layers)(32, "5.66"),
+    ]
+}
+
+/// The quoted texts of `Words`' Debug form: every field, without naming one.
+fn every_word(words: &Words) -> Vec<String> {
+    format!("{words:?}")
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(|text| text.replace("\\'", "'"))
+        .collect()
+}
+
+/// The new sentences (measurements, file notes, the headline) and every table
+/// (words, fields, options, FAQ, terms) in both languages: none has a word
+/// that gives the other language away.
+#[test]
+fn every_text_is_in_one_language() {
+    let mut wrong = Vec::new();
+    for lang in [Lang::En, Lang::Es] {
+        let foreign: &[&str] = match lang {
+            Lang::En => SPANISH,
+            Lang::Es => ENGLISH,
+        };
+        let own: &[&str] = match lang {
+            Lang::En => ENGLISH,
+            Lang::Es => SPANISH,
+        };
+        let language = i18n::language(lang);
+        let sentences: Vec<String> = every_measured_error()
+            .iter()
+            .map(|e| (language.measured_error)(e))
+            .chain(every_file_note().iter().map(|n| (language.file_note)(n)))
+            .chain(every_headline(language))
+            .collect();
+        for sentence in &sentences {
+            if !words(sentence, "")
+                .iter()
+                .any(|w| own.contains(&w.as_str()))
+            {
+                wrong.push(format!("{lang:?}: no word of the language in {sentence:?}"));
+            }
+        }
+        let fields = language
+            .fields
+            .iter()
+            .flat_map(|f| [f.label, f.unit, f.hint]);
+        let options = language.options.iter().map(|&(_, _, label)| label);
+        // Names of devices, which may have no word of either language.
+        let presets = [(language.unified_memory)(16), (language.cpu_ram)(16)];
+        let faq = language.faq.iter().flat_map(|&(q, a)| [q, a]);
+        let terms = measured::Term::ALL
+            .iter()
+            .flat_map(|&t| [(language.term)(t), (language.term_note)(t)]);
+        let texts = sentences
+            .into_iter()
+            .chain(every_word(language.words))
+            .chain(presets)
+            .chain(
+                fields
+                    .chain(options)
+                    .chain(faq)
+                    .chain(terms)
+                    .map(str::to_owned),
+            );
+        for text in texts {
+            for word in words(&text, "") {
+                if !own.contains(&word.as_str()) && foreign.contains(&word.as_str()) {
+                    wrong.push(format!("{lang:?}: «{word}» in {text:?}"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }
