@@ -2,6 +2,10 @@
 //! questions of "How it works", the names and notes of the measured terms,
 //! and the sentences that word the core's data. The split build fetches it
 //! all as the chunk `es` (`spanish_tables`).
+//!
+//! The page addresses the reader as *usted* ("Pegue…", "elija", "su
+//! navegador"): it was the majority when the two were unified, 18 forms in
+//! 14 texts against 13 forms of *tú* in 10.
 
 use batchfit_core::fields::{Problem, Range};
 use batchfit_core::import::hf::{self, ImportError};
@@ -164,7 +168,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "Modelo predefinido",
             "",
-            "Configuraciones publicadas; cambia cualquier valor abajo.",
+            "Configuraciones publicadas; cambie cualquier valor abajo.",
         ),
     ),
     (
@@ -669,7 +673,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "Framework",
             "",
-            "Fija los valores por defecto que implica su código; cambia cualquier campo después.",
+            "Fija los valores por defecto que implica su código; cambie cualquier campo después.",
         ),
     ),
     (
@@ -1120,7 +1124,7 @@ pub(super) static ES: Words = Words {
         ),
         (
             "Transformer",
-            "La precisa: un modelo predefinido, un config.json o tu propia arquitectura.",
+            "La precisa: un modelo predefinido, un config.json o su propia arquitectura.",
         ),
     ],
     inputs_title: "Datos",
@@ -1140,7 +1144,7 @@ pub(super) static ES: Words = Words {
     parallelism_title: "Varias GPUs: paralelismo de datos, tensores, pipeline y contexto",
     training_title: "Entrenamiento",
     results_title: "Memoria necesaria",
-    stale: "Desactualizado: se muestra el último resultado válido. Corrige el campo marcado para actualizarlo.",
+    stale: "Desactualizado: se muestra el último resultado válido. Corrija el campo marcado para actualizarlo.",
     not_current: "Desactualizado",
     url_notice: "Se ignoraron algunos parámetros del enlace; sus campos usan valores por defecto:",
     weights: "Pesos",
@@ -1180,7 +1184,7 @@ pub(super) static ES: Words = Words {
     max_seq: "Contexto más largo que cabe con este lote (tokens)",
     no_seq_fits: "Ninguno (ni 1 token)",
     job_gpus: "GPUs de este trabajo (datos × tensorial × tubería × contexto)",
-    tap_for_bytes: "Pasa el puntero, toca o haz clic en un tamaño para ver sus bytes exactos.",
+    tap_for_bytes: "Pase el puntero, toque o haga clic en un tamaño para ver sus bytes exactos.",
     moments: [
         "hacia delante",
         "pérdida",
@@ -1299,14 +1303,14 @@ pub(super) static ES: Words = Words {
     embed: "Insertar",
     copied_link: "Enlace copiado.",
     copied_table: "Tabla copiada en Markdown.",
-    copied_embed: "Código para incrustar copiado: pégalo en tu página.",
+    copied_embed: "Código para incrustar copiado: péguelo en su página.",
     title: "batchfit — ¿cabe este lote?",
     promise_short: "¿cabe este lote?",
-    embed_comment: "El widget envía su altura cada vez que cambia; ajusta el iframe a ella.",
+    embed_comment: "El widget envía su altura cada vez que cambia; ajuste el iframe a ella.",
     downloaded: "Descargado.",
-    copy_fallback: "Aquí no se puede copiar automáticamente: el texto está seleccionado abajo, cópialo con Ctrl+C / ⌘C.",
+    copy_fallback: "Aquí no se puede copiar automáticamente: el texto está seleccionado abajo, cópielo con Ctrl+C / ⌘C.",
     open_full: "Abrir la calculadora completa",
-    disclaimer: "Son estimaciones, no mediciones: los picos reales dependen del framework, los kernels y el asignador de memoria. batchfit funciona entero en tu navegador y no envía nada a ningún sitio.",
+    disclaimer: "Son estimaciones, no mediciones: los picos reales dependen del framework, los kernels y el asignador de memoria. batchfit funciona entero en su navegador y no envía nada a ningún sitio.",
     how_title: "Cómo funciona",
     faq_title: "Preguntas",
     split_names: ["de datos", "tensorial", "de tubería", "de contexto"],
@@ -1400,7 +1404,7 @@ fn problem(label: &str, problem: &Problem) -> String {
     match problem {
         Problem::Empty { range: r } => {
             let (min, max) = range(r);
-            format!("{label}: falta un valor; escribe un número entre {min} y {max}.")
+            format!("{label}: falta un valor; escriba un número entre {min} y {max}.")
         }
         Problem::NotANumber { range: r } => {
             let (min, max) = range(r);

@@ -380,7 +380,7 @@ fn numeric_problems_name_the_range_in_the_language() {
     );
     assert_eq!(
         problem(Lang::Es, "Tamaño de lote", &Problem::Empty { range }),
-        "Tamaño de lote: falta un valor; escribe un número entre 1 y 1\u{202F}000\u{202F}000."
+        "Tamaño de lote: falta un valor; escriba un número entre 1 y 1\u{202F}000\u{202F}000."
     );
 }
 
