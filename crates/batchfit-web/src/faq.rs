@@ -9,13 +9,16 @@ use batchfit_core::units::{self, Units};
 
 use crate::dom::{self, El, Ev, el, rx};
 use crate::format::short;
-use crate::i18n::{self, FAQ_EN, Lang};
+use crate::i18n::{self, Lang};
 use crate::state::State;
 
 /// The formula of the current form with the current numbers substituted.
 fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
     let units: Units = config.units;
-    let es = lang == Lang::Es;
+    let language = i18n::language(lang);
+    let w = language.words;
+    // A word of the formula: the table's heading, in lower case.
+    let term = |heading: &str| heading.to_lowercase();
     let s = |bytes| short(bytes, units);
     match config.form {
         Form::Activations => {
@@ -29,7 +32,7 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
             };
             let mut lines = vec![format!(
                 "{} = {} × {} × {} × {} × {} × {} = {}",
-                if es { "activaciones" } else { "activations" },
+                term(w.activations),
                 a.batch,
                 a.seq,
                 a.hidden,
@@ -38,27 +41,10 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
                 format_hundredths(a.k.hundredths()),
                 s(e.activations)
             )];
-            lines.push(if es {
-                "lote × secuencia × oculto × capas × bytes × k".to_owned()
-            } else {
-                "batch × sequence × hidden × layers × bytes × k".to_owned()
-            });
+            lines.push(w.formula_rule.to_owned());
             if a.checkpointing {
-                lines.push(if es {
-                    format!(
-                        "Con checkpointing se guardan √{} ≈ {} capas en vez de {}.",
-                        a.layers,
-                        units::fixed((a.layers as f64).sqrt(), 2),
-                        a.layers
-                    )
-                } else {
-                    format!(
-                        "With checkpointing, √{} ≈ {} layers are kept instead of {}.",
-                        a.layers,
-                        units::fixed((a.layers as f64).sqrt(), 2),
-                        a.layers
-                    )
-                });
+                let root = units::fixed((a.layers as f64).sqrt(), 2);
+                lines.push((language.kept_layers)(a.layers, &root));
             }
             lines
         }
@@ -67,14 +53,14 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
             let n = batchfit_core::fields::format_count(p.params);
             let mut lines = vec![format!(
                 "{} = {n} × {} B = {}",
-                if es { "pesos" } else { "weights" },
+                term(w.weights),
                 p.precision.bytes(),
                 s(e.weights)
             )];
             if e.gradients > 0 {
                 lines.push(format!(
                     "{} = {n} × 4 B (FP32) = {}",
-                    if es { "gradientes" } else { "gradients" },
+                    term(w.gradients),
                     s(e.gradients)
                 ));
             }
@@ -82,17 +68,13 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
                 let per = e.optimizer_states / u128::from(p.params.max(1));
                 lines.push(format!(
                     "{} = {n} × {per} B = {}",
-                    if es {
-                        "estados del optimizador"
-                    } else {
-                        "optimizer states"
-                    },
+                    term(w.optimizer_states),
                     s(e.optimizer_states)
                 ));
             }
             lines.push(format!(
                 "{} = {} × {} MB = {}",
-                if es { "activaciones" } else { "activations" },
+                term(w.activations),
                 p.batch,
                 format_hundredths(p.act_mb),
                 s(e.activations)
@@ -106,42 +88,34 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
             vec![
                 format!(
                     "{}: {} ({} × {}, {} {}, FFN {}, {} {})",
-                    if es { "parámetros" } else { "parameters" },
+                    term(w.parameters),
                     i18n::group(lang, e.parameters),
                     t.arch.layers,
                     t.arch.hidden,
                     t.arch.heads,
-                    if es { "cabezas" } else { "heads" },
+                    w.formula_heads,
                     t.arch.ffn,
-                    if es { "vocabulario" } else { "vocabulary" },
+                    w.formula_vocabulary,
                     t.arch.vocab,
                 ),
                 format!(
                     "{} = {} + {} + {} B/{} = {}",
-                    if es {
-                        "estados del modelo"
-                    } else {
-                        "model states"
-                    },
+                    w.formula_model_states,
                     per_param(e.weights),
                     per_param(e.gradients),
                     per_param(e.optimizer_states),
-                    if es { "parámetro" } else { "parameter" },
+                    w.formula_per_parameter,
                     s(e.model_states())
                 ),
                 format!(
                     "{} = {} × {} = {}",
-                    if es { "activaciones" } else { "activations" },
+                    term(w.activations),
                     s(e.activations_per_sample),
                     t.batch,
                     s(e.activations)
                 ),
                 peak_line(lang, e, units),
-                if es {
-                    "Activaciones por capa según Korthikanti et al. 2022 (ec. 1), generalizadas a GQA, SwiGLU y FlashAttention; ver docs/model.md.".to_owned()
-                } else {
-                    "Per-layer activations after Korthikanti et al. 2022 (Eq. 1), generalised to GQA, SwiGLU and FlashAttention; see docs/model.md.".to_owned()
-                },
+                w.formula_source.to_owned(),
             ]
         }
     }
@@ -187,10 +161,7 @@ fn formula_now(
 
 /// Question and answer pairs.
 fn faq(lang: Lang) -> &'static [(&'static str, &'static str)] {
-    match lang {
-        Lang::En => FAQ_EN,
-        Lang::Es => i18n::spanish_faq(),
-    }
+    i18n::language(lang).faq
 }
 
 /// "How it works" and the FAQ.

@@ -64,11 +64,10 @@ fn toggle_exact(event: web_sys::Event) {
 pub fn preset_name(lang: Lang, preset: &DevicePreset) -> String {
     let gb = preset.bytes >> 30;
     let kind = preset.id.split('-').next().unwrap_or_default();
-    match (kind, lang) {
-        ("apple", Lang::En) => format!("Apple silicon, {gb} GB unified"),
-        ("apple", Lang::Es) => format!("Apple silicon, {gb} GB de memoria unificada"),
-        ("cpu", Lang::En) => format!("CPU, {gb} GB RAM"),
-        ("cpu", Lang::Es) => format!("CPU, {gb} GB de RAM"),
+    let language = i18n::language(lang);
+    match kind {
+        "apple" => (language.unified_memory)(gb),
+        "cpu" => (language.cpu_ram)(gb),
         _ => preset.name.to_owned(),
     }
 }

@@ -12,7 +12,7 @@ use batchfit_core::{Precision, parameters, presets};
 use crate::dom::{self, El, Ev, Rx, el, rx};
 use crate::fields::{self, event_value, number_field, select_field};
 use crate::format;
-use crate::i18n::{self, Lang};
+use crate::i18n;
 use crate::state::{CUSTOM_DEVICE, State};
 
 fn activations_form(state: State) -> Vec<El> {
@@ -104,8 +104,7 @@ fn params_field(state: State) -> El {
                 "M" => "M (10⁶)",
                 "B" => "B (10⁹)",
                 "T" => "T (10¹²)",
-                _ if lang.get() == Lang::Es => "exacto",
-                _ => "exact",
+                _ => i18n::words(lang.get()).exact,
             }
             .to_owned()
         })

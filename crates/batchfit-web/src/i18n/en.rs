@@ -1,11 +1,17 @@
-//! The English tables: the field texts, the option labels, the page's other
-//! words and the questions of "How it works".
+//! English: the field texts, the option labels, the page's other words, the
+//! questions of "How it works", and the sentences that word the core's data.
 
+use batchfit_core::fields::{Problem, Range};
+use batchfit_core::import::hf::{self, ImportError};
+use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
+use batchfit_core::import::{self};
+use batchfit_core::measured::{self, Term};
+use batchfit_core::param::COUNT;
 use batchfit_core::query::Param;
 
-use super::{FieldText, Words, f};
+use super::{FieldText, Lang, Language, Words, bad_value, bound, by_param, f, group};
 
-pub(super) static FIELDS_EN: &[(Param, FieldText)] = &[
+pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
     (
         Param::Batch,
         f(
@@ -381,22 +387,6 @@ pub(super) static FIELDS_EN: &[(Param, FieldText)] = &[
     (
         Param::Channels,
         f("Channels", "", "Colour channels of the image."),
-    ),
-    (
-        Param::QkNorm,
-        f(
-            "QK-norm",
-            "",
-            "Norms on the queries and keys, per head (Qwen3, Gemma 3).",
-        ),
-    ),
-    (
-        Param::QkNormFull,
-        f(
-            "QK-norm over the projection",
-            "",
-            "With QK-norm: one norm over all of Q and one over all of K (OLMo 2).",
-        ),
     ),
     (
         Param::Block,
@@ -779,7 +769,7 @@ pub(super) static FIELDS_EN: &[(Param, FieldText)] = &[
             "For gradient accumulation; 0 for none.",
         ),
     ),
-];
+]);
 
 /// Option labels: select name, URL spelling, English (the Spanish ones are
 /// [`OPTIONS_ES`](super::es::OPTIONS_ES), with the Spanish tables).
@@ -1155,6 +1145,16 @@ pub(super) static EN: Words = Words {
     disclaimer: "Estimates, not measurements: real peaks depend on the framework, kernels and allocator. batchfit runs entirely in your browser and sends nothing anywhere.",
     how_title: "How it works",
     faq_title: "Questions",
+    split_names: ["data-parallel", "tensor-parallel", "pipeline", "context"],
+    yes: "yes",
+    still_does_not_fit: "still does not fit",
+    exact: "exact",
+    formula_rule: "batch × sequence × hidden × layers × bytes × k",
+    formula_heads: "heads",
+    formula_vocabulary: "vocabulary",
+    formula_model_states: "model states",
+    formula_per_parameter: "parameter",
+    formula_source: "Per-layer activations after Korthikanti et al. 2022 (Eq. 1), generalised to GQA, SwiGLU and FlashAttention; see docs/model.md.",
 };
 
 pub static FAQ_EN: &[(&str, &str)] = &[
@@ -1199,3 +1199,326 @@ pub static FAQ_EN: &[(&str, &str)] = &[
         "It is an estimate from published formulas; real peaks depend on the framework, kernels and allocator. docs/accuracy.md compares it with published measurements, row by row.",
     ),
 ];
+
+/// English: the tables above and the sentences below.
+pub(super) static ENGLISH: Language = Language {
+    words: &EN,
+    fields: &FIELDS_EN,
+    options: OPTIONS,
+    faq: FAQ_EN,
+    problem,
+    import_error,
+    file_error,
+    file_note,
+    measured_error,
+    term,
+    term_note,
+    needs: |needs| format!("Needs {needs}"),
+    sum_needs: |needs| format!("= needs {needs}"),
+    degree: |name, degree| format!("{name} {degree}"),
+    gpus_needed: |n, parts| match parts {
+        Some(parts) => format!("no, {n} GPUs needed ({parts})"),
+        None => format!("no, {n} GPUs needed"),
+    },
+    fits_on: |name, answer| format!("fits on {name}: {answer}"),
+    spare: |spare| format!("{spare} to spare"),
+    unified_memory: |gb| format!("Apple silicon, {gb} GB unified"),
+    cpu_ram: |gb| format!("CPU, {gb} GB RAM"),
+    kept_layers: |layers, root| {
+        format!("With checkpointing, √{layers} ≈ {root} layers are kept instead of {layers}.")
+    },
+};
+
+fn problem(label: &str, problem: &Problem) -> String {
+    let range = |r: &Range| (bound(Lang::En, r.min), bound(Lang::En, r.max));
+    match problem {
+        Problem::Empty { range: r } => {
+            let (min, max) = range(r);
+            format!("{label} is empty: type a number from {min} to {max}.")
+        }
+        Problem::NotANumber { range: r } => {
+            let (min, max) = range(r);
+            format!("{label} must be a number from {min} to {max}.")
+        }
+        Problem::NotWhole { range: r } => {
+            let (min, max) = range(r);
+            format!("{label} must be a whole number from {min} to {max}.")
+        }
+        Problem::OutOfRange { range: r } => {
+            let (min, max) = range(r);
+            format!("{label} must be from {min} to {max}.")
+        }
+        Problem::NotAnOption { allowed } => {
+            format!("{label} must be one of: {}.", allowed.join(", "))
+        }
+        Problem::Repeated { item } => format!("{label} has “{item}” more than once."),
+        Problem::Unknown => format!("{label} is not a known parameter."),
+        Problem::Duplicate => format!("{label} was given more than once."),
+        Problem::Conflict { with } => {
+            format!("{label} cannot be given together with “{}”.", with.name())
+        }
+        Problem::OnlyWith { param, value } => {
+            format!("{label} applies only with “{}={value}”.", param.name())
+        }
+    }
+}
+
+/// A kind of JSON value, with its article.
+fn kind(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Null => "«null»",
+        Kind::Bool => "«true» or «false»",
+        Kind::Number => "a number",
+        Kind::String => "a text in quotes",
+        Kind::Array => "a list […]",
+        Kind::Object => "an object {…}",
+    }
+}
+
+/// What the JSON reader expected where the text stopped being JSON, where
+/// naming it says more than "JSON" (the structural cases); `None` for the
+/// rest (escapes, number syntax, UTF-8, nesting).
+fn expected(expected: Expected) -> Option<&'static str> {
+    Some(match expected {
+        Expected::Value => "a value",
+        Expected::Key => "a key in double quotes",
+        Expected::Colon => "«:»",
+        Expected::CommaOrBrace => "«,» or «}»",
+        Expected::CommaOrBracket => "«,» or «]»",
+        Expected::ClosingQuote => "a closing quote",
+        Expected::End => "the end of the text",
+        Expected::LessNesting
+        | Expected::HexDigits
+        | Expected::Escape
+        | Expected::NoControlCharacters
+        | Expected::Utf8
+        | Expected::NoLeadingZeros
+        | Expected::Digit
+        | Expected::DigitAfterPoint
+        | Expected::Exponent
+        | Expected::Number
+        | Expected::Literal => return None,
+    })
+}
+
+/// The rest of a sentence whose subject is the pasted text: why the reader
+/// stopped, and where. Nesting deeper than the reader follows is valid JSON,
+/// so it is not called invalid.
+fn not_json(e: &SyntaxError) -> String {
+    let at = e.offset;
+    if e.expected == Expected::LessNesting {
+        return format!(
+            "nests more than {MAX_DEPTH} levels deep (at byte {at}), which batchfit does not read; a configuration file nests a few."
+        );
+    }
+    match expected(e.expected) {
+        Some(what) => format!("is not valid JSON: at byte {at} it expected {what}."),
+        None => format!("is not valid JSON at byte {at}."),
+    }
+}
+
+fn import_error(error: &ImportError) -> String {
+    match error {
+        ImportError::NotJson(e) => format!("This text {}", not_json(e)),
+        ImportError::NotAnObject { found } => {
+            format!("A config.json is an object {{…}}, not {}.", kind(*found))
+        }
+        ImportError::Missing { key } => format!("The config.json has no «{key}»."),
+        ImportError::WrongType {
+            key,
+            expected,
+            found,
+        } => format!("«{key}» must be {}, not {}.", kind(*expected), kind(*found)),
+        ImportError::BadValue {
+            key,
+            range,
+            fraction,
+        } => problem(&format!("«{key}»"), &bad_value(*range, *fraction)),
+        ImportError::UnknownModelType { found } => format!(
+            "batchfit does not read the «model_type» “{found}” (it reads {}).",
+            hf::MODEL_TYPES.join(", ")
+        ),
+        ImportError::Unsupported { key } => {
+            format!("«{key}» describes something batchfit does not model for this model type.")
+        }
+        ImportError::LayerPattern { key } => {
+            format!("«{key}»: only every n-th layer global, the others windowed, is modelled.")
+        }
+    }
+}
+
+fn measured_error(error: &measured::Error) -> String {
+    use measured::Problem as P;
+    let forms = |forms: &[measured::Form]| {
+        let names: Vec<&str> = forms
+            .iter()
+            .map(|f| match f {
+                measured::Form::Number => "a number of bytes or with a unit",
+                measured::Form::Labelled => "max_memory_allocated: 123456",
+                measured::Form::MemorySummary => "torch.cuda.memory_summary()",
+                measured::Form::NvidiaSmiTable => "nvidia-smi",
+                measured::Form::NvidiaSmiCsv => "nvidia-smi --query-gpu=memory.used",
+            })
+            .collect();
+        names.join(", ")
+    };
+    let what = match error.problem {
+        P::TooLong { max_bytes } => format!("The text is longer than {max_bytes} bytes."),
+        P::TooManyLines { max_lines } => format!("The text has more than {max_lines} lines."),
+        P::Empty { forms: f } => format!("No memory reading found. Readable: {}.", forms(f)),
+        P::Unreadable { forms: f } => format!("this line is none of: {}.", forms(f)),
+        P::UnknownUnit { allowed } => format!("the unit must be one of {}.", allowed.join(", ")),
+        P::UnknownLabel { allowed } => {
+            format!("the label must name one reading: {}.", allowed.join(", "))
+        }
+        P::Unlabelled { .. } => {
+            "a number without a label: say below which reading it is.".to_owned()
+        }
+        P::NotWholeBytes => "a fraction of a byte: give its unit (GB or GiB).".to_owned(),
+        P::TooLarge { max } => format!("more than {max} bytes."),
+        P::Ambiguous { first_line, .. } => format!(
+            "a second, different value of the reading on line {first_line}: paste one run at a time."
+        ),
+    };
+    match error.line {
+        Some(line) => format!("Line {line}: {what}"),
+        None => what,
+    }
+}
+
+fn file_error(rejected: &import::Rejected) -> String {
+    use import::FileError as E;
+    // The file as the subject of what is wrong with it as a whole, and as
+    // the place of what is wrong with one of its keys.
+    let (file, within) = match rejected.source {
+        import::Source::Deepspeed => ("The DeepSpeed config", "In the DeepSpeed config,"),
+        import::Source::TrainingArgs => ("The TrainingArguments", "In the TrainingArguments,"),
+    };
+    let n = |v: u64| group(Lang::En, u128::from(v));
+    let what = match &rejected.error {
+        E::NotJson(e) => return format!("{file} {}", not_json(e)),
+        E::NotAnObject { found } => {
+            return format!("{file} must be an object {{…}}, not {}.", kind(*found));
+        }
+        E::WrongType {
+            key,
+            expected: want,
+            found,
+        } => format!("«{key}» must be {}, not {}.", kind(*want), kind(*found)),
+        E::BadValue { key, min, max } => format!(
+            "«{key}» must be a whole number from {} to {}.",
+            n(*min),
+            n(*max)
+        ),
+        E::NotAnOption {
+            key,
+            found,
+            allowed,
+        } => format!("«{key}» «{found}» must be one of: {}.", allowed.join(", ")),
+        E::Contradiction { key, with } => format!("«{key}» and «{with}» cannot both be true."),
+        E::BatchMismatch {
+            train_batch_size,
+            micro_batch,
+            accumulation,
+            gpus,
+        } => format!(
+            "«train_batch_size» {train_batch_size} is not «train_micro_batch_size_per_gpu» {micro_batch} × «gradient_accumulation_steps» {accumulation} × {gpus} GPUs."
+        ),
+        E::Mismatch {
+            key,
+            deepspeed,
+            trainer_key,
+            trainer,
+        } => format!(
+            "«{key}» is {deepspeed} but the TrainingArguments' «{trainer_key}» gives {trainer}: set it to \"auto\" or make them agree."
+        ),
+    };
+    format!("{within} {what}")
+}
+
+fn file_note(note: &import::Note) -> String {
+    use import::Note as N;
+    match note {
+        N::NotModelled { key, elements: Some(e) } => format!("«{key}» ({} elements) is not modelled: the estimate leaves it out.", group(Lang::En, u128::from(*e))),
+        N::NotModelled { key, elements: None } => format!("«{key}» is not modelled: the estimate leaves it out."),
+        N::Auto { key, needs: import::Needs::TrainingArgs } => format!("«{key}» is \"auto\", which the Trainer fills from TrainingArguments: the form's value applies."),
+        N::Auto { key, needs: import::Needs::HiddenSize } => format!("«{key}» is \"auto\", which needs the model's hidden size: pick a model first."),
+        N::UnknownOptimizer { key, name } => format!("«{key}» «{name}» is not an optimizer batchfit models: the optimizer stays as set."),
+        N::DeepspeedPath { path } => format!("«deepspeed» names «{path}»: paste that file here too to read it."),
+        N::ModelCheckpointing => "«activation_checkpointing» acts only where the model's code calls deepspeed.checkpointing: set recomputation to full if it does.".to_owned(),
+    }
+}
+
+/// The name of a term (the same as the core's `Term::label`, which the CLI
+/// shows; a test holds them equal).
+fn term(term: Term) -> &'static str {
+    match term {
+        Term::AllocatorSlack => "The caching allocator's slack",
+        Term::CudaContext => "The CUDA context",
+        Term::NcclBuffers => "NCCL's communicator buffers",
+        Term::LiveGradients => {
+            "Gradients kept through the step (zero_grad(set_to_none=False), Megatron's buffer)"
+        }
+        Term::KeptOutputs => "The model's output a training loop keeps (outputs=kept)",
+        Term::RecomputeCasts => "Autocast's copies under full recomputation",
+        Term::BackwardWorkspace => "The backward pass's working tensors",
+        Term::Fp32Softmax => "An FP32 softmax in unfused attention",
+        Term::NormStatistics => "Norms' per-token statistics",
+        Term::RepeatedKv => "K and V repeated to every head (GQA, eager attention)",
+        Term::Zero3Buffers => "ZeRO-3's reuse distance and sub-groups, NCCL and DDP buckets",
+        Term::PipelineContextParallel => "Pipeline and context parallelism",
+        Term::MoeRouting => "Unbalanced expert routing, router logits",
+        Term::ExpertAdapters => "LoRA on fused expert tensors (target_parameters)",
+        Term::WindowedAttention => "Sliding-window and chunked attention's cache",
+        Term::LatentCache => "A serving engine's latent MLA cache",
+        Term::Fp8Recipes => "FP8 recipes other than the two modelled",
+        Term::PagedOptimizer => "A paged optimizer's spill to CPU",
+        Term::TorchCompile => "torch.compile's saved set",
+        Term::LigerKernels => "Liger kernels",
+        Term::VisionTower => "A vision tower and its image tokens",
+        Term::PreallocatedCache => "A preallocated (static) KV cache",
+        Term::FusedLora => "LoRA on fused projections (qkv_proj)",
+        Term::QkNormTp => "QK-norm per tensor-parallel rank",
+    }
+}
+
+/// What the sources say of a term (the same as the core's `TermInfo::note`;
+/// a test holds them equal).
+fn term_note(term: Term) -> &'static str {
+    match term {
+        Term::AllocatorSlack => "the slack measured there: 1.2 % to 27.8 % over the peak allocated",
+        Term::CudaContext => "its table of measured contexts",
+        Term::NcclBuffers => "hundreds of MB",
+        Term::LiveGradients => "gradients that outlive the step",
+        Term::KeptOutputs => "one logit-sized tensor at every moment, with outputs=kept",
+        Term::RecomputeCasts => {
+            "the loss counts the head's copy and one layer's, never alive together"
+        }
+        Term::BackwardWorkspace => {
+            "its working tensors and gradients beyond the modelled terms: 1.3 % (G039)"
+        }
+        Term::Zero3Buffers => {
+            "ZeRO-3's bucket, parameters in flight and gradient partition are modelled (§3.2)"
+        }
+        Term::PipelineContextParallel => {
+            "§3.11 models the schedules and kernels it names; §6 lists the others"
+        }
+        Term::WindowedAttention => {
+            "§3.4 models sliding-window and Llama 4's chunked layers as DynamicCache holds them; §6 lists the static caches"
+        }
+        Term::Fp32Softmax
+        | Term::NormStatistics
+        | Term::RepeatedKv
+        | Term::MoeRouting
+        | Term::ExpertAdapters
+        | Term::LatentCache
+        | Term::Fp8Recipes
+        | Term::PagedOptimizer
+        | Term::TorchCompile
+        | Term::LigerKernels
+        | Term::VisionTower
+        | Term::PreallocatedCache
+        | Term::FusedLora
+        | Term::QkNormTp => "",
+    }
+}

@@ -1,62 +1,63 @@
-//! The Spanish tables: the field texts, the option labels, the page's other
-//! words and the questions of "How it works", which the split build fetches
-//! as the chunk `es` (`spanish_tables`); and the Spanish names and notes of
-//! the measured terms.
+//! Spanish: the field texts, the option labels, the page's other words, the
+//! questions of "How it works", the names and notes of the measured terms,
+//! and the sentences that word the core's data. The split build fetches it
+//! all as the chunk `es` (`spanish_tables`).
+//!
+//! The page addresses the reader as *usted* ("Pegue…", "elija", "su
+//! navegador"): it was the majority when the two were unified, 18 forms in
+//! 14 texts against 13 forms of *tú* in 10.
 
-use batchfit_core::measured::{Term, TermInfo};
+use batchfit_core::fields::{Problem, Range};
+use batchfit_core::import::hf::{self, ImportError};
+use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
+use batchfit_core::import::{self};
+use batchfit_core::measured::{self, Term};
+use batchfit_core::param::COUNT;
 use batchfit_core::query::Param;
 
-#[cfg(batchfit_split)]
-use super::Spanish;
-use super::{FieldText, Lang, Words, f};
+use super::{FieldText, Lang, Language, Words, bad_value, bound, by_param, f, group};
 
 /// The name of a term of docs/model.md that can explain a measured
-/// difference (`measured::TERMS`): the core's English one, or its Spanish.
-pub fn term(lang: Lang, term: Term) -> &'static str {
-    if lang == Lang::Es {
-        return match term {
-            Term::AllocatorSlack => "La holgura del asignador con caché",
-            Term::CudaContext => "El contexto de CUDA",
-            Term::NcclBuffers => "Los búferes de comunicación de NCCL",
-            Term::LiveGradients => {
-                "Gradientes que viven todo el paso (zero_grad(set_to_none=False), el búfer de Megatron)"
-            }
-            Term::KeptOutputs => {
-                "La salida del modelo que guarda el bucle de entrenamiento (outputs=kept)"
-            }
-            Term::RecomputeCasts => "Las copias de autocast con recomputación completa",
-            Term::BackwardWorkspace => "Los tensores de trabajo del pase hacia atrás",
-            Term::Fp32Softmax => "Un softmax en FP32 en la atención sin fusionar",
-            Term::NormStatistics => "Las estadísticas por token de las normas",
-            Term::RepeatedKv => "K y V repetidos en cada cabeza (GQA, atención eager)",
-            Term::Zero3Buffers => {
-                "La distancia de reúso y los subgrupos de ZeRO-3, NCCL y los cubos de DDP"
-            }
-            Term::PipelineContextParallel => "Paralelismo de pipeline y de contexto",
-            Term::MoeRouting => "Enrutado desigual de expertos, logits del router",
-            Term::ExpertAdapters => "LoRA en tensores de expertos fusionados (target_parameters)",
-            Term::WindowedAttention => "La caché de la atención por ventana y por bloques",
-            Term::LatentCache => "La caché latente de MLA de un motor de servicio",
-            Term::Fp8Recipes => "Recetas FP8 distintas de las dos modeladas",
-            Term::PagedOptimizer => "El desborde a CPU de un optimizador paginado",
-            Term::TorchCompile => "Lo que guarda torch.compile",
-            Term::LigerKernels => "Kernels de Liger",
-            Term::VisionTower => "Una torre de visión y sus tokens de imagen",
-            Term::PreallocatedCache => "Una caché KV reservada de antemano (estática)",
-            Term::FusedLora => "LoRA en proyecciones fusionadas (qkv_proj)",
-            Term::QkNormTp => "QK-norm por rango de paralelismo de tensores",
-        };
+/// difference (`measured::TERMS`).
+fn term(term: Term) -> &'static str {
+    match term {
+        Term::AllocatorSlack => "La holgura del asignador con caché",
+        Term::CudaContext => "El contexto de CUDA",
+        Term::NcclBuffers => "Los búferes de comunicación de NCCL",
+        Term::LiveGradients => {
+            "Gradientes que viven todo el paso (zero_grad(set_to_none=False), el búfer de Megatron)"
+        }
+        Term::KeptOutputs => {
+            "La salida del modelo que guarda el bucle de entrenamiento (outputs=kept)"
+        }
+        Term::RecomputeCasts => "Las copias de autocast con recomputación completa",
+        Term::BackwardWorkspace => "Los tensores de trabajo del pase hacia atrás",
+        Term::Fp32Softmax => "Un softmax en FP32 en la atención sin fusionar",
+        Term::NormStatistics => "Las estadísticas por token de las normas",
+        Term::RepeatedKv => "K y V repetidos en cada cabeza (GQA, atención eager)",
+        Term::Zero3Buffers => {
+            "La distancia de reúso y los subgrupos de ZeRO-3, NCCL y los cubos de DDP"
+        }
+        Term::PipelineContextParallel => "Paralelismo de pipeline y de contexto",
+        Term::MoeRouting => "Enrutado desigual de expertos, logits del router",
+        Term::ExpertAdapters => "LoRA en tensores de expertos fusionados (target_parameters)",
+        Term::WindowedAttention => "La caché de la atención por ventana y por bloques",
+        Term::LatentCache => "La caché latente de MLA de un motor de servicio",
+        Term::Fp8Recipes => "Recetas FP8 distintas de las dos modeladas",
+        Term::PagedOptimizer => "El desborde a CPU de un optimizador paginado",
+        Term::TorchCompile => "Lo que guarda torch.compile",
+        Term::LigerKernels => "Kernels de Liger",
+        Term::VisionTower => "Una torre de visión y sus tokens de imagen",
+        Term::PreallocatedCache => "Una caché KV reservada de antemano (estática)",
+        Term::FusedLora => "LoRA en proyecciones fusionadas (qkv_proj)",
+        Term::QkNormTp => "QK-norm por rango de paralelismo de tensores",
     }
-    term.label()
 }
 
-/// What the sources say of a term (`TermInfo::note`): the core's English, or
-/// its Spanish; empty where the sections are the whole reference.
-pub fn term_note(lang: Lang, info: &TermInfo) -> &'static str {
-    if lang != Lang::Es {
-        return info.note;
-    }
-    match info.term {
+/// What the sources say of a term (`TermInfo::note`); empty where the
+/// sections are the whole reference.
+fn term_note(term: Term) -> &'static str {
+    match term {
         Term::AllocatorSlack => {
             "la holgura medida allí: del 1.2 % al 27.8 % sobre el pico asignado"
         }
@@ -96,7 +97,7 @@ pub fn term_note(lang: Lang, info: &TermInfo) -> &'static str {
     }
 }
 
-pub(super) static FIELDS_ES: &[(Param, FieldText)] = &[
+pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
     (
         Param::Batch,
         f(
@@ -167,7 +168,7 @@ pub(super) static FIELDS_ES: &[(Param, FieldText)] = &[
         f(
             "Modelo predefinido",
             "",
-            "Configuraciones publicadas; cambia cualquier valor abajo.",
+            "Configuraciones publicadas; cambie cualquier valor abajo.",
         ),
     ),
     (
@@ -500,22 +501,6 @@ pub(super) static FIELDS_ES: &[(Param, FieldText)] = &[
         f("Canales", "", "Canales de color de la imagen."),
     ),
     (
-        Param::QkNorm,
-        f(
-            "Norma QK",
-            "",
-            "Normas sobre consultas y claves, por cabeza (Qwen3, Gemma 3).",
-        ),
-    ),
-    (
-        Param::QkNormFull,
-        f(
-            "Norma QK sobre la proyección",
-            "",
-            "Con norma QK: una norma sobre toda Q y otra sobre toda K (OLMo 2).",
-        ),
-    ),
-    (
         Param::Block,
         f(
             "Posición de las normas",
@@ -688,7 +673,7 @@ pub(super) static FIELDS_ES: &[(Param, FieldText)] = &[
         f(
             "Framework",
             "",
-            "Fija los valores por defecto que implica su código; cambia cualquier campo después.",
+            "Fija los valores por defecto que implica su código; cambie cualquier campo después.",
         ),
     ),
     (
@@ -919,7 +904,7 @@ pub(super) static FIELDS_ES: &[(Param, FieldText)] = &[
             "Para acumulación de gradientes; 0 si no hay.",
         ),
     ),
-];
+]);
 
 /// The Spanish labels of [`OPTIONS`](super::en::OPTIONS), by select name and URL spelling.
 pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
@@ -1115,13 +1100,8 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
 #[cfg(batchfit_split)]
 #[allow(unsafe_code)]
 #[wasm_split_helpers::wasm_split(es, fallible, preload(#[allow(unsafe_code)] preload_es))]
-pub(super) fn spanish_tables() -> Result<Spanish, crate::dom::ChunkMissing> {
-    Ok(Spanish {
-        words: &ES,
-        fields: FIELDS_ES,
-        options: OPTIONS_ES,
-        faq: FAQ_ES,
-    })
+pub(super) fn spanish_tables() -> Result<&'static Language, crate::dom::ChunkMissing> {
+    Ok(&SPANISH)
 }
 
 pub(super) static ES: Words = Words {
@@ -1144,7 +1124,7 @@ pub(super) static ES: Words = Words {
         ),
         (
             "Transformer",
-            "La precisa: un modelo predefinido, un config.json o tu propia arquitectura.",
+            "La precisa: un modelo predefinido, un config.json o su propia arquitectura.",
         ),
     ],
     inputs_title: "Datos",
@@ -1164,7 +1144,7 @@ pub(super) static ES: Words = Words {
     parallelism_title: "Varias GPUs: paralelismo de datos, tensores, pipeline y contexto",
     training_title: "Entrenamiento",
     results_title: "Memoria necesaria",
-    stale: "Desactualizado: se muestra el último resultado válido. Corrige el campo marcado para actualizarlo.",
+    stale: "Desactualizado: se muestra el último resultado válido. Corrija el campo marcado para actualizarlo.",
     not_current: "Desactualizado",
     url_notice: "Se ignoraron algunos parámetros del enlace; sus campos usan valores por defecto:",
     weights: "Pesos",
@@ -1204,7 +1184,7 @@ pub(super) static ES: Words = Words {
     max_seq: "Contexto más largo que cabe con este lote (tokens)",
     no_seq_fits: "Ninguno (ni 1 token)",
     job_gpus: "GPUs de este trabajo (datos × tensorial × tubería × contexto)",
-    tap_for_bytes: "Pasa el puntero, toca o haz clic en un tamaño para ver sus bytes exactos.",
+    tap_for_bytes: "Pase el puntero, toque o haga clic en un tamaño para ver sus bytes exactos.",
     moments: [
         "hacia delante",
         "pérdida",
@@ -1323,16 +1303,26 @@ pub(super) static ES: Words = Words {
     embed: "Insertar",
     copied_link: "Enlace copiado.",
     copied_table: "Tabla copiada en Markdown.",
-    copied_embed: "Código para incrustar copiado: pégalo en tu página.",
+    copied_embed: "Código para incrustar copiado: péguelo en su página.",
     title: "batchfit — ¿cabe este lote?",
     promise_short: "¿cabe este lote?",
-    embed_comment: "El widget envía su altura cada vez que cambia; ajusta el iframe a ella.",
+    embed_comment: "El widget envía su altura cada vez que cambia; ajuste el iframe a ella.",
     downloaded: "Descargado.",
-    copy_fallback: "Aquí no se puede copiar automáticamente: el texto está seleccionado abajo, cópialo con Ctrl+C / ⌘C.",
+    copy_fallback: "Aquí no se puede copiar automáticamente: el texto está seleccionado abajo, cópielo con Ctrl+C / ⌘C.",
     open_full: "Abrir la calculadora completa",
-    disclaimer: "Son estimaciones, no mediciones: los picos reales dependen del framework, los kernels y el asignador de memoria. batchfit funciona entero en tu navegador y no envía nada a ningún sitio.",
+    disclaimer: "Son estimaciones, no mediciones: los picos reales dependen del framework, los kernels y el asignador de memoria. batchfit funciona entero en su navegador y no envía nada a ningún sitio.",
     how_title: "Cómo funciona",
     faq_title: "Preguntas",
+    split_names: ["de datos", "tensorial", "de tubería", "de contexto"],
+    yes: "sí",
+    still_does_not_fit: "sigue sin caber",
+    exact: "exacto",
+    formula_rule: "lote × secuencia × oculto × capas × bytes × k",
+    formula_heads: "cabezas",
+    formula_vocabulary: "vocabulario",
+    formula_model_states: "estados del modelo",
+    formula_per_parameter: "parámetro",
+    formula_source: "Activaciones por capa según Korthikanti et al. 2022 (ec. 1), generalizadas a GQA, SwiGLU y FlashAttention; ver docs/model.md.",
 };
 
 /// The Spanish questions and answers: with the Spanish tables, fetched
@@ -1379,3 +1369,263 @@ pub static FAQ_ES: &[(&str, &str)] = &[
         "Es una estimación con fórmulas publicadas; los picos reales dependen del framework, los kernels y el asignador. docs/accuracy.md lo compara fila a fila con mediciones publicadas.",
     ),
 ];
+
+/// Spanish: the tables above and the sentences below.
+pub(super) static SPANISH: Language = Language {
+    words: &ES,
+    fields: &FIELDS_ES,
+    options: OPTIONS_ES,
+    faq: FAQ_ES,
+    problem,
+    import_error,
+    file_error,
+    file_note,
+    measured_error,
+    term,
+    term_note,
+    needs: |needs| format!("Necesita {needs}"),
+    sum_needs: |needs| format!("= necesita {needs}"),
+    degree: |name, degree| format!("{degree} {name}"),
+    gpus_needed: |n, parts| match parts {
+        Some(parts) => format!("no, hacen falta {n} GPUs ({parts})"),
+        None => format!("no, hacen falta {n} GPUs"),
+    },
+    fits_on: |name, answer| format!("¿cabe en {name}? {answer}"),
+    spare: |spare| format!("sobran {spare}"),
+    unified_memory: |gb| format!("Apple silicon, {gb} GB de memoria unificada"),
+    cpu_ram: |gb| format!("CPU, {gb} GB de RAM"),
+    kept_layers: |layers, root| {
+        format!("Con checkpointing se guardan √{layers} ≈ {root} capas en vez de {layers}.")
+    },
+};
+
+fn problem(label: &str, problem: &Problem) -> String {
+    let range = |r: &Range| (bound(Lang::Es, r.min), bound(Lang::Es, r.max));
+    match problem {
+        Problem::Empty { range: r } => {
+            let (min, max) = range(r);
+            format!("{label}: falta un valor; escriba un número entre {min} y {max}.")
+        }
+        Problem::NotANumber { range: r } => {
+            let (min, max) = range(r);
+            format!("{label} debe ser un número entre {min} y {max}.")
+        }
+        Problem::NotWhole { range: r } => {
+            let (min, max) = range(r);
+            format!("{label} debe ser un número entero entre {min} y {max}.")
+        }
+        Problem::OutOfRange { range: r } => {
+            let (min, max) = range(r);
+            format!("{label} debe estar entre {min} y {max}.")
+        }
+        Problem::NotAnOption { allowed } => {
+            format!("{label} debe ser uno de: {}.", allowed.join(", "))
+        }
+        Problem::Repeated { item } => format!("{label} tiene “{item}” más de una vez."),
+        Problem::Unknown => format!("{label} no es un parámetro conocido."),
+        Problem::Duplicate => format!("{label} aparece más de una vez."),
+        Problem::Conflict { with } => {
+            format!("{label} no puede ir junto con “{}”.", with.name())
+        }
+        Problem::OnlyWith { param, value } => {
+            format!("{label} solo se aplica con “{}={value}”.", param.name())
+        }
+    }
+}
+
+/// A kind of JSON value, with its article.
+fn kind(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Null => "«null»",
+        Kind::Bool => "«true» o «false»",
+        Kind::Number => "un número",
+        Kind::String => "un texto entre comillas",
+        Kind::Array => "una lista […]",
+        Kind::Object => "un objeto {…}",
+    }
+}
+
+/// What the JSON reader expected where the text stopped being JSON, where
+/// naming it says more than "JSON" (the structural cases); `None` for the
+/// rest (escapes, number syntax, UTF-8, nesting).
+fn expected(expected: Expected) -> Option<&'static str> {
+    Some(match expected {
+        Expected::Value => "un valor",
+        Expected::Key => "una clave entre comillas dobles",
+        Expected::Colon => "«:»",
+        Expected::CommaOrBrace => "«,» o «}»",
+        Expected::CommaOrBracket => "«,» o «]»",
+        Expected::ClosingQuote => "unas comillas de cierre",
+        Expected::End => "el final del texto",
+        Expected::LessNesting
+        | Expected::HexDigits
+        | Expected::Escape
+        | Expected::NoControlCharacters
+        | Expected::Utf8
+        | Expected::NoLeadingZeros
+        | Expected::Digit
+        | Expected::DigitAfterPoint
+        | Expected::Exponent
+        | Expected::Number
+        | Expected::Literal => return None,
+    })
+}
+
+/// The rest of a sentence whose subject is the pasted text: why the reader
+/// stopped, and where. Nesting deeper than the reader follows is valid JSON,
+/// so it is not called invalid.
+fn not_json(e: &SyntaxError) -> String {
+    let at = e.offset;
+    if e.expected == Expected::LessNesting {
+        return format!(
+            "anida más de {MAX_DEPTH} niveles (en el byte {at}), y batchfit no lo lee; un archivo de configuración anida unos pocos."
+        );
+    }
+    match expected(e.expected) {
+        Some(what) => format!("no es JSON válido: en el byte {at} se esperaba {what}."),
+        None => format!("no es JSON válido en el byte {at}."),
+    }
+}
+
+fn import_error(error: &ImportError) -> String {
+    match error {
+        ImportError::NotJson(e) => format!("El texto {}", not_json(e)),
+        ImportError::NotAnObject { found } => {
+            format!("Un config.json es un objeto {{…}}, no {}.", kind(*found))
+        }
+        ImportError::Missing { key } => format!("Al config.json le falta «{key}»."),
+        ImportError::WrongType {
+            key,
+            expected,
+            found,
+        } => format!("«{key}» debe ser {}, no {}.", kind(*expected), kind(*found)),
+        ImportError::BadValue {
+            key,
+            range,
+            fraction,
+        } => problem(&format!("«{key}»"), &bad_value(*range, *fraction)),
+        ImportError::UnknownModelType { found } => format!(
+            "batchfit no lee el «model_type» “{found}” (lee {}).",
+            hf::MODEL_TYPES.join(", ")
+        ),
+        ImportError::Unsupported { key } => {
+            format!("«{key}» describe algo que batchfit no modela en este tipo de modelo.")
+        }
+        ImportError::LayerPattern { key } => {
+            format!("«{key}»: solo se modela una capa global cada n, las demás con ventana.")
+        }
+    }
+}
+
+fn measured_error(error: &measured::Error) -> String {
+    use measured::Problem as P;
+    let forms = |forms: &[measured::Form]| {
+        let names: Vec<&str> = forms
+            .iter()
+            .map(|f| match f {
+                measured::Form::Number => "un número de bytes o con unidad",
+                measured::Form::Labelled => "max_memory_allocated: 123456",
+                measured::Form::MemorySummary => "torch.cuda.memory_summary()",
+                measured::Form::NvidiaSmiTable => "nvidia-smi",
+                measured::Form::NvidiaSmiCsv => "nvidia-smi --query-gpu=memory.used",
+            })
+            .collect();
+        names.join(", ")
+    };
+    let what = match error.problem {
+        P::TooLong { max_bytes } => format!("El texto pasa de {max_bytes} bytes."),
+        P::TooManyLines { max_lines } => format!("El texto tiene más de {max_lines} líneas."),
+        P::Empty { forms: f } => {
+            format!("No hay ninguna lectura de memoria. Se leen: {}.", forms(f))
+        }
+        P::Unreadable { forms: f } => format!("esta línea no es ninguna de: {}.", forms(f)),
+        P::UnknownUnit { allowed } => {
+            format!("la unidad debe ser una de {}.", allowed.join(", "))
+        }
+        P::UnknownLabel { allowed } => format!(
+            "la etiqueta debe nombrar una lectura: {}.",
+            allowed.join(", ")
+        ),
+        P::Unlabelled { .. } => "un número sin etiqueta: indique abajo qué lectura es.".to_owned(),
+        P::NotWholeBytes => "una fracción de byte: indique su unidad (GB o GiB).".to_owned(),
+        P::TooLarge { max } => format!("más de {max} bytes."),
+        P::Ambiguous { first_line, .. } => format!(
+            "un segundo valor, distinto, de la lectura de la línea {first_line}: pegue una ejecución cada vez."
+        ),
+    };
+    match error.line {
+        Some(line) => format!("Línea {line}: {what}"),
+        None => what,
+    }
+}
+
+fn file_error(rejected: &import::Rejected) -> String {
+    use import::FileError as E;
+    // The file as the subject of what is wrong with it as a whole, and as
+    // the place of what is wrong with one of its keys.
+    let (file, within) = match rejected.source {
+        import::Source::Deepspeed => (
+            "La configuración de DeepSpeed",
+            "En la configuración de DeepSpeed,",
+        ),
+        import::Source::TrainingArgs => (
+            "El texto de los TrainingArguments",
+            "En los TrainingArguments,",
+        ),
+    };
+    let n = |v: u64| group(Lang::Es, u128::from(v));
+    let what = match &rejected.error {
+        E::NotJson(e) => return format!("{file} {}", not_json(e)),
+        E::NotAnObject { found } => {
+            return format!("{file} debe ser un objeto {{…}}, no {}.", kind(*found));
+        }
+        E::WrongType {
+            key,
+            expected: want,
+            found,
+        } => format!("«{key}» debe ser {}, no {}.", kind(*want), kind(*found)),
+        E::BadValue { key, min, max } => format!(
+            "«{key}» debe ser un número entero entre {} y {}.",
+            n(*min),
+            n(*max)
+        ),
+        E::NotAnOption {
+            key,
+            found,
+            allowed,
+        } => format!("«{key}» «{found}» debe ser uno de: {}.", allowed.join(", ")),
+        E::Contradiction { key, with } => {
+            format!("«{key}» y «{with}» no pueden ser ambos verdaderos.")
+        }
+        E::BatchMismatch {
+            train_batch_size,
+            micro_batch,
+            accumulation,
+            gpus,
+        } => format!(
+            "«train_batch_size» {train_batch_size} no es «train_micro_batch_size_per_gpu» {micro_batch} × «gradient_accumulation_steps» {accumulation} × {gpus} GPUs."
+        ),
+        E::Mismatch {
+            key,
+            deepspeed,
+            trainer_key,
+            trainer,
+        } => format!(
+            "«{key}» es {deepspeed} pero «{trainer_key}» de los TrainingArguments da {trainer}: póngalo en \"auto\" o haga que coincidan."
+        ),
+    };
+    format!("{within} {what}")
+}
+
+fn file_note(note: &import::Note) -> String {
+    use import::Note as N;
+    match note {
+        N::NotModelled { key, elements: Some(e) } => format!("«{key}» ({} elementos) no está modelado: la estimación lo deja fuera.", group(Lang::Es, u128::from(*e))),
+        N::NotModelled { key, elements: None } => format!("«{key}» no está modelado: la estimación lo deja fuera."),
+        N::Auto { key, needs: import::Needs::TrainingArgs } => format!("«{key}» es \"auto\", que el Trainer toma de los TrainingArguments: se usa el valor del formulario."),
+        N::Auto { key, needs: import::Needs::HiddenSize } => format!("«{key}» es \"auto\", que necesita el tamaño oculto del modelo: elija antes un modelo."),
+        N::UnknownOptimizer { key, name } => format!("«{key}» «{name}» no es un optimizador que batchfit modele: el optimizador queda como está."),
+        N::DeepspeedPath { path } => format!("«deepspeed» nombra «{path}»: pegue también ese archivo aquí para leerlo."),
+        N::ModelCheckpointing => "«activation_checkpointing» solo actúa donde el código del modelo llama a deepspeed.checkpointing: ponga la recomputación en completa si lo hace.".to_owned(),
+    }
+}

@@ -1,6 +1,8 @@
-//! Every word the page shows, in English and Spanish. Field texts are looked up
-//! by URL parameter name, so a field added to the URL format without its words
-//! shows its name and fails the completeness test (tests.rs).
+//! Every word the page shows, one language per file: each language is one
+//! [`Language`], its tables and the functions that word the core's data
+//! (`en.rs`, `es.rs`). The functions are exhaustive matches over the core's
+//! enums, so that a missing translation does not compile, as a missing field
+//! of [`Words`] does not.
 
 mod en;
 mod es;
@@ -9,12 +11,13 @@ mod numbers;
 mod tests;
 
 use crate::prelude::{Get, RwSignal};
+use batchfit_core::fields::{Problem, Range};
+use batchfit_core::import::{self, hf::ImportError};
+use batchfit_core::measured::{self, Term};
+use batchfit_core::param::COUNT;
 pub use batchfit_core::query::Lang;
 use batchfit_core::query::Param;
 
-pub use en::FAQ_EN;
-use en::{EN, FIELDS_EN, OPTIONS};
-pub use es::{term, term_note};
 pub use numbers::{bound, exact_bytes, group};
 
 /// The label, unit and one-line hint of a form field.
@@ -29,32 +32,116 @@ const fn f(label: &'static str, unit: &'static str, hint: &'static str) -> Field
     FieldText { label, unit, hint }
 }
 
+/// A language's field texts indexed by [`Param::index`], built at compile
+/// time from a list written by parameter; a parameter listed twice does not
+/// compile, one without a field has empty texts.
+const fn by_param<const N: usize>(list: [(Param, FieldText); N]) -> [FieldText; COUNT] {
+    let mut table = [f("", "", ""); COUNT];
+    let mut seen = [false; COUNT];
+    let mut i = 0;
+    while i < N {
+        let (param, text) = list[i];
+        assert!(!seen[param.index()], "a parameter listed twice");
+        seen[param.index()] = true;
+        table[param.index()] = text;
+        i += 1;
+    }
+    table
+}
+
+/// One language: its tables, and a function for each kind of sentence that
+/// carries the core's numbers and names.
+pub struct Language {
+    pub words: &'static Words,
+    /// By [`Param::index`].
+    pub fields: &'static [FieldText; COUNT],
+    /// The label of each select field's option, by its URL spelling.
+    pub options: &'static [(Param, &'static str, &'static str)],
+    /// The questions and answers of "How it works".
+    pub faq: &'static [(&'static str, &'static str)],
+    /// The message under a field, naming it with the label given.
+    pub problem: fn(&str, &Problem) -> String,
+    /// Why a pasted config.json was not imported.
+    pub import_error: fn(&ImportError) -> String,
+    /// Why a pasted DeepSpeed config or TrainingArguments could not be read.
+    pub file_error: fn(&import::Rejected) -> String,
+    /// What a read DeepSpeed config or TrainingArguments says that the
+    /// estimate does not follow exactly.
+    pub file_note: fn(&import::Note) -> String,
+    /// What could not be read in a pasted measurement.
+    pub measured_error: fn(&measured::Error) -> String,
+    /// The name of a term that can explain a measured difference.
+    pub term: fn(Term) -> &'static str,
+    /// What the sources say of a term; empty where the sections are the
+    /// whole reference.
+    pub term_note: fn(Term) -> &'static str,
+    /// "Needs 98.4 GB", the headline.
+    pub needs: fn(&str) -> String,
+    /// "= needs 98.4 GB", the end of the activations form's sum.
+    pub sum_needs: fn(&str) -> String,
+    /// One parallel degree beside its name: "tensor-parallel 4".
+    pub degree: fn(&str, u64) -> String,
+    /// "no, 16 GPUs needed (4 data-parallel × pipeline 4)".
+    pub gpus_needed: fn(u64, Option<&str>) -> String,
+    /// "fits on H100 80GB: yes", from the device's name and the answer.
+    pub fits_on: fn(&str, &str) -> String,
+    /// The badge's detail when it fits: "3.2 GB to spare".
+    pub spare: fn(&str) -> String,
+    /// The unified-memory and CPU presets' names, from their GB.
+    pub unified_memory: fn(u128) -> String,
+    pub cpu_ram: fn(u128) -> String,
+    /// "With checkpointing, √32 ≈ 5.66 layers are kept instead of 32.",
+    /// from the layers and their square root written out.
+    pub kept_layers: fn(u64, &str) -> String,
+}
+
+/// How a config.json's out-of-range or fractional value is worded: as the
+/// field problem it would be.
+fn bad_value(range: Range, fraction: bool) -> Problem {
+    if fraction {
+        Problem::NotWhole { range }
+    } else {
+        Problem::OutOfRange { range }
+    }
+}
+
+/// `lang`'s words, tables and sentences.
+pub fn language(lang: Lang) -> &'static Language {
+    match lang {
+        Lang::En => &en::ENGLISH,
+        Lang::Es => spanish(),
+    }
+}
+
 /// Words for the field whose URL parameter is `name`.
 pub fn field(lang: Lang, name: Param) -> FieldText {
-    let table = match lang {
-        Lang::En => FIELDS_EN,
-        Lang::Es => spanish().fields,
-    };
-    // A table rather than a `match`: it compiles to data, not comparisons.
-    table
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map_or(f("", "", ""), |&(_, text)| text)
+    language(lang).fields[name.index()]
 }
 
 /// The label of option `value` of the select field `name`.
 pub fn option(lang: Lang, name: Param, value: &str) -> String {
-    let es = lang == Lang::Es;
+    let language = language(lang);
     if name == Param::Zero {
-        return format!("{} {value}", if es { "Etapa" } else { "Stage" });
+        return format!("{} {value}", language.words.stage);
     }
     // A table rather than a `match`: it compiles to data, not comparisons.
-    let table = if es { spanish().options } else { OPTIONS };
-    table
+    language
+        .options
         .iter()
         .find(|&&(n, v, _)| n == name && v == value)
         .map_or(value, |&(_, _, label)| label)
         .to_owned()
+}
+
+/// The name of a term of docs/model.md that can explain a measured
+/// difference (`measured::TERMS`).
+pub fn term(lang: Lang, term: Term) -> &'static str {
+    (language(lang).term)(term)
+}
+
+/// What the sources say of a term (`TermInfo::note`), in `lang`.
+pub fn term_note(lang: Lang, info: &measured::TermInfo) -> &'static str {
+    (language(lang).term_note)(info.term)
 }
 
 /// The page's other words, one struct per language so that a missing
@@ -274,6 +361,23 @@ pub struct Words {
     pub disclaimer: &'static str,
     pub how_title: &'static str,
     pub faq_title: &'static str,
+    /// The names of the parallel degrees in the verdict's split: data,
+    /// tensor, pipeline, context.
+    pub split_names: [&'static str; 4],
+    /// The verdict's answer when it fits.
+    pub yes: &'static str,
+    /// A what-if's verdict when it does not fit.
+    pub still_does_not_fit: &'static str,
+    /// The parameter count's scale that is none: the number as typed.
+    pub exact: &'static str,
+    /// "How it works": the activations rule's terms, and the transformer's
+    /// words beside its numbers.
+    pub formula_rule: &'static str,
+    pub formula_heads: &'static str,
+    pub formula_vocabulary: &'static str,
+    pub formula_model_states: &'static str,
+    pub formula_per_parameter: &'static str,
+    pub formula_source: &'static str,
 }
 
 /// A translated text that follows the page's language: `tr(lang, |w| w.copy_link)`.
@@ -292,52 +396,25 @@ pub fn chunk_status(lang: RwSignal<Lang>) -> std::rc::Rc<dyn Fn(bool) -> String>
     })
 }
 
-/// The Spanish questions and answers of "How it works".
-pub fn spanish_faq() -> &'static [(&'static str, &'static str)] {
-    spanish().faq
-}
-
 pub fn words(lang: Lang) -> &'static Words {
-    match lang {
-        Lang::En => &EN,
-        Lang::Es => spanish().words,
-    }
-}
-
-/// The Spanish words and field texts: in the split build a chunk
-/// (`dom::Chunk`), fetched before a Spanish page is shown (`load`), so that
-/// an English visit does not load them.
-#[derive(Clone, Copy, Debug)]
-struct Spanish {
-    words: &'static Words,
-    fields: &'static [(Param, FieldText)],
-    options: &'static [(Param, &'static str, &'static str)],
-    faq: &'static [(&'static str, &'static str)],
+    language(lang).words
 }
 
 #[cfg(not(batchfit_split))]
-fn spanish() -> Spanish {
-    Spanish {
-        words: &es::ES,
-        fields: es::FIELDS_ES,
-        options: es::OPTIONS_ES,
-        faq: es::FAQ_ES,
-    }
+fn spanish() -> &'static Language {
+    &es::SPANISH
 }
 
-/// Set once the chunk is here; until then (never seen: the page switches to
-/// Spanish only after `load`) the English tables.
+/// The Spanish language: in the split build a chunk (`dom::Chunk`), fetched
+/// before a Spanish page is shown (`load`), so that an English visit does not
+/// load it. Set once the chunk is here; until then (never seen: the page
+/// switches to Spanish only after `load`) the English one.
 #[cfg(batchfit_split)]
-static SPANISH: std::sync::OnceLock<Spanish> = std::sync::OnceLock::new();
+static SPANISH: std::sync::OnceLock<&'static Language> = std::sync::OnceLock::new();
 
 #[cfg(batchfit_split)]
-fn spanish() -> Spanish {
-    SPANISH.get().copied().unwrap_or(Spanish {
-        words: &EN,
-        fields: FIELDS_EN,
-        options: OPTIONS,
-        faq: FAQ_EN,
-    })
+fn spanish() -> &'static Language {
+    SPANISH.get().copied().unwrap_or(&en::ENGLISH)
 }
 
 /// Whether the page can be shown in `lang` now, without [`load`].
@@ -356,9 +433,9 @@ pub async fn load(lang: Lang) {
     // Not fetched (the network): the page stays in English.
     if lang == Lang::Es
         && SPANISH.get().is_none()
-        && let Ok(tables) = es::spanish_tables().await
+        && let Ok(spanish) = es::spanish_tables().await
     {
-        let _ = SPANISH.set(tables);
+        let _ = SPANISH.set(spanish);
     }
     let _ = lang;
 }

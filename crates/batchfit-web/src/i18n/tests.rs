@@ -1,12 +1,14 @@
-use super::es::OPTIONS_ES;
+mod one_language;
+
 use super::*;
 use batchfit_core::fields::Bound;
+use batchfit_core::measured::TERMS;
 use batchfit_core::query;
 
 #[test]
 fn every_term_that_can_explain_a_measurement_has_a_name_in_both_languages() {
     let mut named: Vec<&str> = Vec::new();
-    for info in batchfit_core::measured::TERMS {
+    for info in TERMS {
         let names = [term(Lang::En, info.term), term(Lang::Es, info.term)];
         for name in names {
             assert!(
@@ -16,6 +18,9 @@ fn every_term_that_can_explain_a_measurement_has_a_name_in_both_languages() {
             );
         }
         named.extend(names);
+        // The page's English is the CLI's, in the page's own table.
+        assert_eq!(names[0], info.term.label(), "{:?}", info.term);
+        assert_eq!(term_note(Lang::En, info), info.note, "{:?}", info.term);
         // A note in English has its Spanish, and only then, with the
         // same figures written the same way (the page's decimal point).
         let spanish = term_note(Lang::Es, info);
@@ -60,7 +65,10 @@ fn every_option_label_has_its_spanish_label() {
     let keys = |table: &[(Param, &str, &str)]| -> Vec<(Param, String)> {
         table.iter().map(|&(p, v, _)| (p, v.to_owned())).collect()
     };
-    assert_eq!(keys(OPTIONS), keys(OPTIONS_ES));
+    assert_eq!(
+        keys(language(Lang::En).options),
+        keys(language(Lang::Es).options)
+    );
     assert_eq!(
         option(Lang::Es, Param::Optimizer, "adam8bit"),
         "Adam de 8 bits"

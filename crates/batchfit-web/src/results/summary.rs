@@ -17,22 +17,12 @@ use crate::state::State;
 /// beside the data-parallel ranks, or `None` when there are none.
 fn split(lang: Lang, config: &Config, ranks: u64) -> Option<String> {
     let t = &config.transformer;
-    let es = lang == Lang::Es;
-    let names = if es {
-        ["de datos", "tensorial", "de tubería", "de contexto"]
-    } else {
-        ["data-parallel", "tensor-parallel", "pipeline", "context"]
-    };
+    let language = i18n::language(lang);
+    let names = language.words.split_names;
     let degrees: Vec<String> = [(names[1], t.tp), (names[2], t.pp), (names[3], t.cp)]
         .into_iter()
         .filter(|&(_, degree)| degree > 1)
-        .map(|(name, degree)| {
-            if es {
-                format!("{degree} {name}")
-            } else {
-                format!("{name} {degree}")
-            }
-        })
+        .map(|(name, degree)| (language.degree)(name, degree))
         .collect();
     (!degrees.is_empty()).then(|| format!("{ranks} {} × {}", names[0], degrees.join(" × ")))
 }
@@ -42,7 +32,6 @@ fn split(lang: Lang, config: &Config, ranks: u64) -> Option<String> {
 /// GPU needs beyond it is [`additions`].
 fn headline(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) -> String {
     let units = config.units;
-    let es = lang == Lang::Es;
     if config.form == Form::Activations {
         let w = i18n::words(lang);
         return format!(
@@ -51,12 +40,7 @@ fn headline(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>)
             units::format_bytes(estimate.activations, units)
         );
     }
-    let needs = short(estimate.required, units);
-    let needs = if es {
-        format!("Necesita {needs}")
-    } else {
-        format!("Needs {needs}")
-    };
+    let needs = (i18n::language(lang).needs)(&short(estimate.required, units));
     match verdict(lang, config, estimate, gpus) {
         Some(verdict) => format!("{needs} — {verdict}"),
         None => needs,
@@ -66,30 +50,20 @@ fn headline(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>)
 /// "fits on H100 80GB: no, 16 GPUs needed", when a device is chosen.
 fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) -> Option<String> {
     let name = device_name(lang, config.device?);
-    let es = lang == Lang::Es;
-    let answer = match (estimate.fits == Some(true), es) {
-        (true, false) => "yes".to_owned(),
-        (true, true) => "sí".to_owned(),
-        (false, _) => {
-            let no = "no";
-            let total = gpus
-                .filter(|&n| n > 1 && config.form == Form::Transformer)
-                .map(|n| memory::total_gpus(config, n));
-            let parts = gpus.and_then(|ranks| split(lang, config, ranks));
-            match (total, parts) {
-                (Some(n), Some(parts)) if es => format!("{no}, hacen falta {n} GPUs ({parts})"),
-                (Some(n), Some(parts)) => format!("{no}, {n} GPUs needed ({parts})"),
-                (Some(n), None) if es => format!("{no}, hacen falta {n} GPUs"),
-                (Some(n), None) => format!("{no}, {n} GPUs needed"),
-                (None, _) => no.to_owned(),
-            }
+    let language = i18n::language(lang);
+    let answer = if estimate.fits == Some(true) {
+        language.words.yes.to_owned()
+    } else {
+        let total = gpus
+            .filter(|&n| n > 1 && config.form == Form::Transformer)
+            .map(|n| memory::total_gpus(config, n));
+        let parts = gpus.and_then(|ranks| split(lang, config, ranks));
+        match total {
+            Some(n) => (language.gpus_needed)(n, parts.as_deref()),
+            None => "no".to_owned(),
         }
     };
-    Some(if es {
-        format!("¿cabe en {name}? {answer}")
-    } else {
-        format!("fits on {name}: {answer}")
-    })
+    Some((language.fits_on)(&name, &answer))
 }
 
 /// Under the activations form's headline: what a GPU needs beyond the rule's
@@ -130,12 +104,7 @@ pub(super) fn additions(lang: Lang, config: &Config, e: &Estimate, gpus: Option<
             w.margin.to_ascii_lowercase()
         ));
     }
-    let needs = short(e.required, units);
-    let total = if lang == Lang::Es {
-        format!("= necesita {needs}")
-    } else {
-        format!("= needs {needs}")
-    };
+    let total = (i18n::language(lang).sum_needs)(&short(e.required, units));
     let line = format!("{} {total}", parts.join(" "));
     match verdict(lang, config, e, gpus) {
         Some(verdict) => format!("{line} — {verdict}"),
@@ -157,10 +126,7 @@ pub fn mini_summary(state: State) -> El {
         .child(el("span").class("mini-headline").bind_text(rx(move || {
             let (lang, config, e) = (lang.get(), config.get(), estimate.get());
             let units = config.units;
-            let needs = match lang {
-                Lang::En => format!("Needs {}", short(e.required, units)),
-                Lang::Es => format!("Necesita {}", short(e.required, units)),
-            };
+            let needs = (i18n::language(lang).needs)(&short(e.required, units));
             match config.form {
                 // The rule's number, then what a GPU needs.
                 Form::Activations => format!(
@@ -347,21 +313,12 @@ fn fits_badge(state: State, fits: bool) -> El {
             let e = state.estimate.get();
             let device = e.device_bytes.unwrap_or(0);
             let units = state.config.with(|c| c.units);
-            let es = lang.get() == Lang::Es;
+            let language = i18n::language(lang.get());
             let detail = if fits {
-                let spare = short(device.saturating_sub(e.required), units);
-                if es {
-                    format!("sobran {spare}")
-                } else {
-                    format!("{spare} to spare")
-                }
+                (language.spare)(&short(device.saturating_sub(e.required), units))
             } else {
                 let short_by = short(e.required.saturating_sub(device), units);
-                if es {
-                    format!("faltan {short_by}")
-                } else {
-                    format!("short by {short_by}")
-                }
+                format!("{} {short_by}", language.words.devices_short_by)
             };
             format!(" — {detail}")
         }))

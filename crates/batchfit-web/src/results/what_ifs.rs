@@ -48,11 +48,11 @@ pub(super) fn what_ifs(state: State) -> El {
                 let required = option.estimate.required;
                 let _ = value_element.set_attribute("data-bytes", &required.to_string());
                 label.set_data(&change_label(lang, &option));
-                let verdict = match (fits, lang == Lang::Es) {
-                    (true, false) => "fits",
-                    (true, true) => "cabe",
-                    (false, false) => "still does not fit",
-                    (false, true) => "sigue sin caber",
+                let w = i18n::words(lang);
+                let verdict = if fits {
+                    w.fits_lower
+                } else {
+                    w.still_does_not_fit
                 };
                 let mark = if fits { "✓ " } else { "✗ " };
                 value.set_data(&format!("{} — {mark}{verdict}", short(required, units)));
