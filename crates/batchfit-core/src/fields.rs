@@ -65,7 +65,34 @@ pub enum Problem {
     /// A setting that means something only with another one (`quant` in
     /// training, `base_quant` without LoRA): reported rather than silently
     /// ignored, and the default is used.
-    OnlyWith { param: Param, value: &'static str },
+    OnlyWith { param: Param, value: Needed },
+}
+
+/// What another parameter must be for one to apply, as a report names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Needed {
+    /// This URL spelling (`mode=inference`, `recompute=full`, `pp=1`).
+    Is(&'static str),
+    /// One of two URL spellings (`kind=decoder` or `encoder`).
+    Either(&'static str, &'static str),
+    /// A whole number this or more (`lora_rank` 1 or more).
+    AtLeast(u64),
+    /// A number above this (`capacity_factor` above 0).
+    Above(u64),
+    /// A recipe that computes in 16 bits (`bf16`, `amp16`…).
+    SixteenBitRecipe,
+}
+
+impl fmt::Display for Needed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Is(value) => f.write_str(value),
+            Self::Either(a, b) => write!(f, "{a} or {b}"),
+            Self::AtLeast(n) => write!(f, "{n} or more"),
+            Self::Above(n) => write!(f, "above {n}"),
+            Self::SixteenBitRecipe => f.write_str("a 16-bit recipe"),
+        }
+    }
 }
 
 /// The name of a rejected parameter: one batchfit knows, or the text of one it

@@ -9,7 +9,7 @@ use batchfit_core::fields::Problem;
 use batchfit_core::import::{self, hf::ImportError};
 use batchfit_core::measured;
 
-use crate::i18n::{Lang, language};
+use crate::i18n::{Lang, language, panels};
 
 /// The message under a field (or in the URL notice), naming the field with
 /// `label` and, for a numeric field, the range it accepts.
@@ -19,23 +19,23 @@ pub fn problem(lang: Lang, label: &str, problem: &Problem) -> String {
 
 /// Why a pasted config.json was not imported.
 pub fn import_error(lang: Lang, error: &ImportError) -> String {
-    (language(lang).import_error)(error)
+    (panels(lang).import_error)(error)
 }
 
 /// What could not be read in a pasted measurement, naming the line and the
 /// forms, units or labels that are read.
 pub fn measured_error(lang: Lang, error: &measured::Error) -> String {
-    (language(lang).measured_error)(error)
+    (panels(lang).measured_error)(error)
 }
 
 /// Why a pasted DeepSpeed config or TrainingArguments could not be read,
 /// naming the file and the key.
 pub fn file_error(lang: Lang, rejected: &import::Rejected) -> String {
-    (language(lang).file_error)(rejected)
+    (panels(lang).file_error)(rejected)
 }
 
 /// What a read DeepSpeed config or TrainingArguments says that the estimate
 /// does not follow exactly.
 pub fn file_note(lang: Lang, note: &import::Note) -> String {
-    (language(lang).file_note)(note)
+    (panels(lang).file_note)(note)
 }

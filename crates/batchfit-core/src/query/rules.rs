@@ -10,21 +10,23 @@
 //! ([`keeps_rules`]).
 //!
 //! ```
+//! use batchfit_core::fields::Needed;
 //! use batchfit_core::query::{self, rules, Param};
 //!
 //! let lora = query::parse("form=transformer&lora_rank=16&recipe=main_fp32").config;
 //! // The frozen base computes no weight gradient to fuse.
 //! assert!(!rules::applies(Param::GradAccumFusion, &lora));
-//! assert_eq!(rules::needs(Param::GradAccumFusion, &lora), Some((Param::LoraRank, "0")));
+//! assert_eq!(rules::needs(Param::GradAccumFusion, &lora), Some((Param::LoraRank, Needed::Is("0"))));
 //! ```
 
 use super::{COMMON_PARAMETERS, Config, Form, form_parameters};
-use crate::fields::{self, Problem};
+use crate::fields::{self, Needed, Problem};
 use crate::param::Param;
 use crate::transformer::pipeline::{CpKind, Schedule, StageChoice};
 use crate::transformer::{
     self as tf, Architecture, BaseQuant, Kind, Loss, Mode, Recipe, Recompute, TransformerInput,
 };
+use Needed::{Above, AtLeast, Either, Is, SixteenBitRecipe};
 
 /// `param` applies only where `holds`; the report names what it needs as
 /// `needs=value`.
@@ -32,7 +34,7 @@ use crate::transformer::{
 pub struct Rule {
     pub param: Param,
     pub needs: Param,
-    pub value: &'static str,
+    pub value: Needed,
     holds: fn(&TransformerInput) -> bool,
     /// The value a parameter that does not apply is reset to.
     reset: Reset,
@@ -59,7 +61,7 @@ use Reset::{Default, Preset, Profile};
 const fn rule(
     param: Param,
     needs: Param,
-    value: &'static str,
+    value: Needed,
     holds: fn(&TransformerInput) -> bool,
     reset: Reset,
 ) -> Rule {
@@ -77,7 +79,7 @@ const fn rule(
 const fn quiet(
     param: Param,
     needs: Param,
-    value: &'static str,
+    value: Needed,
     holds: fn(&TransformerInput) -> bool,
     reset: Reset,
 ) -> Rule {
@@ -118,120 +120,120 @@ fn text_model(t: &TransformerInput) -> bool {
 #[rustfmt::skip]
 pub const RULES: &[Rule] = &[
     // Inference's settings: what generate() runs with.
-    quiet(Param::Gen, Param::Mode, "inference", inference, Profile),
-    rule(Param::Quant, Param::Mode, "inference", inference, Default),
-    rule(Param::KvDtype, Param::Mode, "inference", inference, Default),
+    quiet(Param::Gen, Param::Mode, Is("inference"), inference, Profile),
+    rule(Param::Quant, Param::Mode, Is("inference"), inference, Default),
+    rule(Param::KvDtype, Param::Mode, Is("inference"), inference, Default),
     // Training's: the optimizer step, the backward pass and what they hold.
-    rule(Param::Fp8, Param::Mode, "train", training, Default),
+    rule(Param::Fp8, Param::Mode, Is("train"), training, Default),
     // The saved tensors Inductor's partitioner chooses exist in training
     // only; a compiled generate() keeps the same weights and cache.
-    rule(Param::Compile, Param::Mode, "train", training, Default),
-    quiet(Param::Optimizer, Param::Mode, "train", training, Profile),
-    quiet(Param::Recompute, Param::Mode, "train", training, Profile),
-    quiet(Param::Step, Param::Mode, "train", training, Profile),
-    quiet(Param::Loss, Param::Mode, "train", training, Profile),
-    quiet(Param::Logits, Param::Mode, "train", training, Profile),
-    quiet(Param::ZeroGrad, Param::Mode, "train", training, Profile),
-    quiet(Param::NormKernel, Param::Mode, "train", training, Profile),
-    quiet(Param::LoraRank, Param::Mode, "train", training, Profile),
-    quiet(Param::Offload, Param::Mode, "train", training, Profile),
-    quiet(Param::ActOffload, Param::Mode, "train", training, Profile),
-    rule(Param::ParamOffload, Param::Mode, "train", training, Default),
-    quiet(Param::BucketM, Param::Mode, "train", training, Profile),
-    quiet(Param::Prefetch, Param::Mode, "train", training, Profile),
+    rule(Param::Compile, Param::Mode, Is("train"), training, Default),
+    quiet(Param::Optimizer, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::Recompute, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::Step, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::Loss, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::Logits, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::ZeroGrad, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::NormKernel, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::LoraRank, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::Offload, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::ActOffload, Param::Mode, Is("train"), training, Profile),
+    rule(Param::ParamOffload, Param::Mode, Is("train"), training, Default),
+    quiet(Param::BucketM, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::Prefetch, Param::Mode, Is("train"), training, Profile),
     // batchfit's inference is one process generating (docs/model.md,
     // "Pipeline parallelism"): neither splits it.
-    rule(Param::Pp, Param::Mode, "train", training, Default),
-    rule(Param::Cp, Param::Mode, "train", training, Default),
+    rule(Param::Pp, Param::Mode, Is("train"), training, Default),
+    rule(Param::Cp, Param::Mode, Is("train"), training, Default),
     // ZeRO-3's runtime buffers, which only DeepSpeed's engine has.
-    quiet(Param::DsPrefetch, Param::Mode, "train", training, Profile),
-    quiet(Param::DsPrefetch, Param::Zero, "3", |t| t.zero == 3, Profile),
-    quiet(Param::DsPrefetch, Param::Framework, "deepspeed", deepspeed, Profile),
-    quiet(Param::DsLive, Param::Mode, "train", training, Profile),
-    quiet(Param::DsLive, Param::Zero, "3", |t| t.zero == 3, Profile),
-    quiet(Param::DsLive, Param::Framework, "deepspeed", deepspeed, Profile),
-    quiet(Param::DsPersist, Param::Mode, "train", training, Profile),
-    quiet(Param::DsPersist, Param::Zero, "3", |t| t.zero == 3, Profile),
-    quiet(Param::DsPersist, Param::Framework, "deepspeed", deepspeed, Profile),
+    quiet(Param::DsPrefetch, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::DsPrefetch, Param::Zero, Is("3"), |t| t.zero == 3, Profile),
+    quiet(Param::DsPrefetch, Param::Framework, Is("deepspeed"), deepspeed, Profile),
+    quiet(Param::DsLive, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::DsLive, Param::Zero, Is("3"), |t| t.zero == 3, Profile),
+    quiet(Param::DsLive, Param::Framework, Is("deepspeed"), deepspeed, Profile),
+    quiet(Param::DsPersist, Param::Mode, Is("train"), training, Profile),
+    quiet(Param::DsPersist, Param::Zero, Is("3"), |t| t.zero == 3, Profile),
+    quiet(Param::DsPersist, Param::Framework, Is("deepspeed"), deepspeed, Profile),
     // The experts' shape and their parallelism mean nothing in a dense model.
-    rule(Param::ExpertsActive, Param::Experts, "1 or more", moe, Default),
-    rule(Param::ExpertFfn, Param::Experts, "1 or more", moe, Default),
-    rule(Param::SharedExperts, Param::Experts, "1 or more", moe, Default),
-    rule(Param::SharedFfn, Param::Experts, "1 or more", moe, Default),
-    rule(Param::FirstDenseLayers, Param::Experts, "1 or more", moe, Default),
-    rule(Param::MoeEvery, Param::Experts, "1 or more", moe, Default),
-    rule(Param::Ep, Param::Experts, "1 or more", moe, Default),
-    rule(Param::Etp, Param::Experts, "1 or more", moe, Default),
-    rule(Param::CapacityFactor, Param::Experts, "1 or more", moe, Default),
-    rule(Param::CapacityPad, Param::Experts, "1 or more", moe, Default),
-    rule(Param::CapacityPad, Param::CapacityFactor, "above 0", |t| t.capacity_factor > 0, Default),
+    rule(Param::ExpertsActive, Param::Experts, AtLeast(1), moe, Default),
+    rule(Param::ExpertFfn, Param::Experts, AtLeast(1), moe, Default),
+    rule(Param::SharedExperts, Param::Experts, AtLeast(1), moe, Default),
+    rule(Param::SharedFfn, Param::Experts, AtLeast(1), moe, Default),
+    rule(Param::FirstDenseLayers, Param::Experts, AtLeast(1), moe, Default),
+    rule(Param::MoeEvery, Param::Experts, AtLeast(1), moe, Default),
+    rule(Param::Ep, Param::Experts, AtLeast(1), moe, Default),
+    rule(Param::Etp, Param::Experts, AtLeast(1), moe, Default),
+    rule(Param::CapacityFactor, Param::Experts, AtLeast(1), moe, Default),
+    rule(Param::CapacityPad, Param::Experts, AtLeast(1), moe, Default),
+    rule(Param::CapacityPad, Param::CapacityFactor, Above(0), |t| t.capacity_factor > 0, Default),
     // MLA's sizes mean nothing without its latent.
-    rule(Param::QLoraRank, Param::KvLoraRank, "1 or more", mla, Default),
-    rule(Param::QkRopeHeadDim, Param::KvLoraRank, "1 or more", mla, Default),
-    rule(Param::QkNopeHeadDim, Param::KvLoraRank, "1 or more", mla, Default),
-    rule(Param::VHeadDim, Param::KvLoraRank, "1 or more", mla, Default),
+    rule(Param::QLoraRank, Param::KvLoraRank, AtLeast(1), mla, Default),
+    rule(Param::QkRopeHeadDim, Param::KvLoraRank, AtLeast(1), mla, Default),
+    rule(Param::QkNopeHeadDim, Param::KvLoraRank, AtLeast(1), mla, Default),
+    rule(Param::VHeadDim, Param::KvLoraRank, AtLeast(1), mla, Default),
     // The QK-norm's extent, without it.
-    rule(Param::QkNormFull, Param::QkNorm, "1", |t| t.arch.qk_norm, Default),
+    rule(Param::QkNormFull, Param::QkNorm, Is("1"), |t| t.arch.qk_norm, Default),
     // Global layers mean something only beside windowed ones; a preset's
     // pattern under `window=0` is kept (the window alone is switched off).
-    rule(Param::GlobalEvery, Param::Window, "1 or more", |t| t.arch.window > 0, Preset),
+    rule(Param::GlobalEvery, Param::Window, AtLeast(1), |t| t.arch.window > 0, Preset),
     // A vision transformer has patches and no vocabulary; a text model the
     // reverse.
-    quiet(Param::Vocab, Param::Kind, "decoder or encoder", text_model, Preset),
-    quiet(Param::Tied, Param::Kind, "decoder or encoder", text_model, Preset),
-    quiet(Param::Image, Param::Kind, "vision", |t| !text_model(t), Preset),
-    quiet(Param::Patch, Param::Kind, "vision", |t| !text_model(t), Preset),
+    quiet(Param::Vocab, Param::Kind, Either("decoder", "encoder"), text_model, Preset),
+    quiet(Param::Tied, Param::Kind, Either("decoder", "encoder"), text_model, Preset),
+    quiet(Param::Image, Param::Kind, Is("vision"), |t| !text_model(t), Preset),
+    quiet(Param::Patch, Param::Kind, Is("vision"), |t| !text_model(t), Preset),
     // Megatron-LM's gradient-accumulation fusion writes the weight gradients
     // into its FP32 main-gradient buffer: it means something where the
     // gradients go there (`recipe=main_fp32`), in training of the whole model.
-    rule(Param::GradAccumFusion, Param::Recipe, "main_fp32", |t| t.recipe == Recipe::MainFp32, Default),
-    rule(Param::GradAccumFusion, Param::Mode, "train", training, Default),
+    rule(Param::GradAccumFusion, Param::Recipe, Is("main_fp32"), |t| t.recipe == Recipe::MainFp32, Default),
+    rule(Param::GradAccumFusion, Param::Mode, Is("train"), training, Default),
     // The frozen base computes no weight gradient.
-    rule(Param::GradAccumFusion, Param::LoraRank, "0", |t| !t.lora(), Default),
+    rule(Param::GradAccumFusion, Param::LoraRank, Is("0"), |t| !t.lora(), Default),
     // Which layers full recomputation checkpoints, and how, mean something
     // under full recomputation only (Megatron-LM arguments.py: no recompute
     // method with `selective`; torchtitan's layer frequency is its own mode).
-    quiet(Param::RecomputeMethod, Param::Mode, "train", training, Default),
-    rule(Param::RecomputeMethod, Param::Recompute, "full", full, Default),
-    quiet(Param::RecomputeLayers, Param::Mode, "train", training, Default),
-    rule(Param::RecomputeLayers, Param::Recompute, "full", full, Default),
-    quiet(Param::Reentrant, Param::Mode, "train", training, Profile),
-    rule(Param::Reentrant, Param::Recompute, "full", full, Profile),
+    quiet(Param::RecomputeMethod, Param::Mode, Is("train"), training, Default),
+    rule(Param::RecomputeMethod, Param::Recompute, Is("full"), full, Default),
+    quiet(Param::RecomputeLayers, Param::Mode, Is("train"), training, Default),
+    rule(Param::RecomputeLayers, Param::Recompute, Is("full"), full, Default),
+    quiet(Param::Reentrant, Param::Mode, Is("train"), training, Profile),
+    rule(Param::Reentrant, Param::Recompute, Is("full"), full, Profile),
     // Megatron-Core's `--recompute-modules` are read under `selective` only
     // (transformer_config.py `__post_init__`).
-    quiet(Param::RecomputeModules, Param::Mode, "train", training, Default),
-    rule(Param::RecomputeModules, Param::Recompute, "selective", |t| t.recompute == Recompute::Selective, Default),
+    quiet(Param::RecomputeModules, Param::Mode, Is("train"), training, Default),
+    rule(Param::RecomputeModules, Param::Recompute, Is("selective"), |t| t.recompute == Recompute::Selective, Default),
     // LoRA's settings and a quantized base (QLoRA), with a rank, in training.
-    rule(Param::LoraVariant, Param::LoraRank, "1 or more", lora, Default),
-    quiet(Param::LoraTargets, Param::LoraRank, "1 or more", lora, Profile),
-    quiet(Param::LoraDropout, Param::LoraRank, "1 or more", lora, Profile),
-    rule(Param::BaseQuant, Param::LoraRank, "1 or more", lora, Default),
-    quiet(Param::DoubleQuant, Param::LoraRank, "1 or more", lora, Profile),
+    rule(Param::LoraVariant, Param::LoraRank, AtLeast(1), lora, Default),
+    quiet(Param::LoraTargets, Param::LoraRank, AtLeast(1), lora, Profile),
+    quiet(Param::LoraDropout, Param::LoraRank, AtLeast(1), lora, Profile),
+    rule(Param::BaseQuant, Param::LoraRank, AtLeast(1), lora, Default),
+    quiet(Param::DoubleQuant, Param::LoraRank, AtLeast(1), lora, Profile),
     // bitsandbytes double-quantizes the absmaxes of a 4-bit code only
     // (`compress_statistics` of `Linear4bit`).
-    quiet(Param::DoubleQuant, Param::BaseQuant, "nf4 or fp4", four_bit, Profile),
+    quiet(Param::DoubleQuant, Param::BaseQuant, Either("nf4", "fp4"), four_bit, Profile),
     // `modules_to_save` beside adapters: full training trains the embedding
     // and head already; a vision transformer has neither; parameter
     // offload's in-flight copies of them are not modelled.
-    rule(Param::TrainEmbeddings, Param::LoraRank, "1 or more", lora, Default),
-    rule(Param::TrainEmbeddings, Param::Kind, "decoder or encoder", text_model, Default),
-    rule(Param::TrainEmbeddings, Param::ParamOffload, "0", |t| !t.param_offload, Default),
+    rule(Param::TrainEmbeddings, Param::LoraRank, AtLeast(1), lora, Default),
+    rule(Param::TrainEmbeddings, Param::Kind, Either("decoder", "encoder"), text_model, Default),
+    rule(Param::TrainEmbeddings, Param::ParamOffload, Is("0"), |t| !t.param_offload, Default),
     // The model's output a loop keeps holds a decoder's full logits in
     // training: not with a loss that never materialises them (torchtune's
     // chunked, Unsloth's fused) nor Megatron-Core's, whose model returns the
     // per-token loss.
-    rule(Param::Outputs, Param::Mode, "train", training, Profile),
-    rule(Param::Outputs, Param::Kind, "decoder", |t| t.arch.kind == Kind::Decoder, Profile),
-    rule(Param::Outputs, Param::Loss, "full", |t| t.loss == Loss::Full, Profile),
+    rule(Param::Outputs, Param::Mode, Is("train"), training, Profile),
+    rule(Param::Outputs, Param::Kind, Is("decoder"), |t| t.arch.kind == Kind::Decoder, Profile),
+    rule(Param::Outputs, Param::Loss, Is("full"), |t| t.loss == Loss::Full, Profile),
     // After the pipeline's and the context's checks. torchtune's activation
     // offloading runs without a pipeline.
-    rule(Param::ActOffload, Param::Pp, "1", |t| t.pp == 1, Default),
-    rule(Param::PpSchedule, Param::Pp, "2 or more", pipelined, Default),
-    rule(Param::Vpp, Param::Pp, "2 or more", pipelined, Default),
-    rule(Param::Microbatches, Param::Pp, "2 or more", pipelined, Default),
-    rule(Param::PpLayout, Param::Pp, "2 or more", pipelined, Default),
-    rule(Param::PpStage, Param::Pp, "2 or more", pipelined, Default),
-    rule(Param::CpKind, Param::Cp, "2 or more", |t| t.cp > 1, Default),
+    rule(Param::ActOffload, Param::Pp, Is("1"), |t| t.pp == 1, Default),
+    rule(Param::PpSchedule, Param::Pp, AtLeast(2), pipelined, Default),
+    rule(Param::Vpp, Param::Pp, AtLeast(2), pipelined, Default),
+    rule(Param::Microbatches, Param::Pp, AtLeast(2), pipelined, Default),
+    rule(Param::PpLayout, Param::Pp, AtLeast(2), pipelined, Default),
+    rule(Param::PpStage, Param::Pp, AtLeast(2), pipelined, Default),
+    rule(Param::CpKind, Param::Cp, AtLeast(2), |t| t.cp > 1, Default),
 ];
 
 fn deepspeed(t: &TransformerInput) -> bool {
@@ -262,7 +264,7 @@ pub fn broken(param: Param, config: &Config) -> Option<&'static Rule> {
 }
 
 /// What `param` needs in `config` that it lacks, as its report names it.
-pub fn needs(param: Param, config: &Config) -> Option<(Param, &'static str)> {
+pub fn needs(param: Param, config: &Config) -> Option<(Param, Needed)> {
     broken(param, config).map(|r| (r.needs, r.value))
 }
 
@@ -461,7 +463,7 @@ pub fn normalize(mut config: Config) -> Config {
 /// The values that must go together, each reported on the parameter named
 /// and back at what works.
 fn check_values(t: &mut TransformerInput, report: &mut impl FnMut(Param, Problem)) {
-    let only_with = |param: Param, value: &'static str| Problem::OnlyWith { param, value };
+    let only_with = |param: Param, value: Needed| Problem::OnlyWith { param, value };
     let conflict = |with: Param| Problem::Conflict { with };
     // A module this configuration lacks recomputes nothing under Megatron-Core's
     // selective recomputation: each is reported and dropped, the others kept
@@ -479,7 +481,7 @@ fn check_values(t: &mut TransformerInput, report: &mut impl FnMut(Param, Problem
             tf::LoraTargets::Experts | tf::LoraTargets::AllExperts
         )
     {
-        report(Param::LoraTargets, only_with(Param::Experts, "1 or more"));
+        report(Param::LoraTargets, only_with(Param::Experts, AtLeast(1)));
         t.lora_targets = tf::LoraTargets::default();
     }
     // Top-k of more experts than there are: every expert.
@@ -528,7 +530,7 @@ fn check_values(t: &mut TransformerInput, report: &mut impl FnMut(Param, Problem
 /// Pipeline and context parallelism's values that mean nothing together
 /// (issue 14).
 fn pipeline_values(t: &mut TransformerInput, report: &mut impl FnMut(Param, Problem)) {
-    let only_with = |param: Param, value: &'static str| Problem::OnlyWith { param, value };
+    let only_with = |param: Param, value: Needed| Problem::OnlyWith { param, value };
     let conflict = |with: Param| Problem::Conflict { with };
     let default = TransformerInput::default();
     // Megatron-Core runs the interleaved schedule only with virtual stages
@@ -536,10 +538,10 @@ fn pipeline_values(t: &mut TransformerInput, report: &mut impl FnMut(Param, Prob
     if t.pp > 1 {
         let interleaved = t.pp_schedule == Schedule::Interleaved;
         if interleaved && t.vpp < 2 {
-            report(Param::PpSchedule, only_with(Param::Vpp, "2 or more"));
+            report(Param::PpSchedule, only_with(Param::Vpp, AtLeast(2)));
             t.pp_schedule = Schedule::OneFOneB;
         } else if !interleaved && t.vpp > 1 {
-            report(Param::Vpp, only_with(Param::PpSchedule, "interleaved"));
+            report(Param::Vpp, only_with(Param::PpSchedule, Is("interleaved")));
             t.vpp = 1;
         }
     }
@@ -597,9 +599,9 @@ fn pipeline_values(t: &mut TransformerInput, report: &mut impl FnMut(Param, Prob
         // DeepSpeed-Ulysses splits the heads, so cp divides them.
         let against = if t.kernel() == tf::Attention::Eager {
             Some(if t.attention == tf::Attention::Eager {
-                only_with(Param::Attn, "flash")
+                only_with(Param::Attn, Is("flash"))
             } else {
-                only_with(Param::Recipe, "a 16-bit recipe")
+                only_with(Param::Recipe, SixteenBitRecipe)
             })
         } else if t.cp_kind == CpKind::Ulysses && !t.arch.heads.is_multiple_of(t.cp) {
             Some(conflict(Param::Heads))

@@ -1,6 +1,7 @@
 use super::write::ARCH_PARAMETERS;
 use super::*;
 use crate::fields;
+use crate::fields::Needed;
 use crate::memory;
 use crate::transformer::pipeline::{CP, MICROBATCHES, PP};
 use crate::transformer::{
@@ -322,7 +323,7 @@ fn the_families_parameters_name_their_ranges() {
                 "qk_norm_full",
                 &Problem::OnlyWith {
                     param: Param::QkNorm,
-                    value: "1"
+                    value: Needed::Is("1")
                 }
             ),
         ]
@@ -690,7 +691,7 @@ fn settings_that_need_another_are_reported() {
             "quant",
             &Problem::OnlyWith {
                 param: Param::Mode,
-                value: "inference"
+                value: Needed::Is("inference")
             }
         )]
     );
@@ -714,9 +715,17 @@ fn settings_that_need_another_are_reported() {
     // The embedding and head's trainable copies need adapters to stand
     // beside, a vocabulary, and no parameter offload; reported, and off.
     for (query, param, value) in [
-        ("lora_rank=0", Param::LoraRank, "1 or more"),
-        ("lora_rank=8&kind=vision", Param::Kind, "decoder or encoder"),
-        ("lora_rank=8&param_offload=1", Param::ParamOffload, "0"),
+        ("lora_rank=0", Param::LoraRank, Needed::AtLeast(1)),
+        (
+            "lora_rank=8&kind=vision",
+            Param::Kind,
+            Needed::Either("decoder", "encoder"),
+        ),
+        (
+            "lora_rank=8&param_offload=1",
+            Param::ParamOffload,
+            Needed::Is("0"),
+        ),
     ] {
         let parsed = parse(&format!("form=transformer&{query}&train_embeddings=1"));
         assert_eq!(
@@ -731,7 +740,7 @@ fn settings_that_need_another_are_reported() {
     let parsed = parse("form=transformer&lora_rank=8&mode=inference&train_embeddings=1");
     let needs = Problem::OnlyWith {
         param: Param::LoraRank,
-        value: "1 or more",
+        value: Needed::AtLeast(1),
     };
     assert_eq!(named(&parsed), [("train_embeddings", &needs)]);
     let parsed = parse("form=transformer&lora_rank=8&train_embeddings=1");
@@ -745,7 +754,7 @@ fn settings_that_need_another_are_reported() {
             "compile",
             &Problem::OnlyWith {
                 param: Param::Mode,
-                value: "train"
+                value: Needed::Is("train")
             }
         )]
     );
@@ -763,7 +772,7 @@ fn settings_that_need_another_are_reported() {
             "global_every",
             &Problem::OnlyWith {
                 param: Param::Window,
-                value: "1 or more"
+                value: Needed::AtLeast(1)
             }
         )]
     );
@@ -805,7 +814,7 @@ fn moe_parameters_are_checked_against_each_other() {
     };
     let only_with = |param| Problem::OnlyWith {
         param,
-        value: "1 or more",
+        value: Needed::AtLeast(1),
     };
     // A dense model: the experts' shape and `ep` mean nothing.
     assert_eq!(
@@ -818,7 +827,7 @@ fn moe_parameters_are_checked_against_each_other() {
                 "qk_norm_full".to_owned(),
                 Problem::OnlyWith {
                     param: Param::QkNorm,
-                    value: "1"
+                    value: Needed::Is("1")
                 }
             ),
         ]
@@ -829,7 +838,7 @@ fn moe_parameters_are_checked_against_each_other() {
             "capacity_pad".to_owned(),
             Problem::OnlyWith {
                 param: Param::CapacityFactor,
-                value: "above 0"
+                value: Needed::Above(0)
             }
         )]
     );
@@ -1067,7 +1076,7 @@ fn partial_recomputation_is_validated_and_written_back() {
     );
     let needs_full = Problem::OnlyWith {
         param: Param::Recompute,
-        value: "full",
+        value: Needed::Is("full"),
     };
     assert_eq!(
         named(&parsed),
@@ -1154,20 +1163,29 @@ fn gradient_accumulation_fusion_is_read_with_main_gradients_only() {
     let autocast = parse("form=transformer&model=llama-2-7b&batch=1&seq=4096&grad_accum_fusion=0");
     assert_eq!(
         named(&autocast),
-        [("grad_accum_fusion", &needs(Param::Recipe, "main_fp32"))]
+        [(
+            "grad_accum_fusion",
+            &needs(Param::Recipe, Needed::Is("main_fp32"))
+        )]
     );
     assert!(autocast.config.transformer.grad_accum_fusion);
     let inference = parse(&format!("{megatron}&mode=inference&grad_accum_fusion=0"));
     assert_eq!(
         named(&inference),
-        [("grad_accum_fusion", &needs(Param::Mode, "train"))]
+        [(
+            "grad_accum_fusion",
+            &needs(Param::Mode, Needed::Is("train"))
+        )]
     );
     assert!(inference.config.transformer.grad_accum_fusion);
     // LoRA's frozen base computes no weight gradient.
     let lora = parse(&format!("{megatron}&lora_rank=8&grad_accum_fusion=0"));
     assert_eq!(
         named(&lora),
-        [("grad_accum_fusion", &needs(Param::LoraRank, "0"))]
+        [(
+            "grad_accum_fusion",
+            &needs(Param::LoraRank, Needed::Is("0"))
+        )]
     );
     assert!(lora.config.transformer.grad_accum_fusion);
     assert_eq!(
@@ -1207,10 +1225,10 @@ fn kept_outputs_are_read_with_a_full_loss_in_training_only() {
     assert_eq!(to_query(&parse(&query).config), query);
     let needs = |param, value| Problem::OnlyWith { param, value };
     for (extra, param, value) in [
-        ("mode=inference", Param::Mode, "train"),
-        ("loss=chunked", Param::Loss, "full"),
-        ("loss=vocab_parallel", Param::Loss, "full"),
-        ("kind=encoder", Param::Kind, "decoder"),
+        ("mode=inference", Param::Mode, Needed::Is("train")),
+        ("loss=chunked", Param::Loss, Needed::Is("full")),
+        ("loss=vocab_parallel", Param::Loss, Needed::Is("full")),
+        ("kind=encoder", Param::Kind, Needed::Is("decoder")),
     ] {
         let parsed = parse(&format!("{base}&{extra}&outputs=kept"));
         assert_eq!(
@@ -1265,7 +1283,7 @@ fn recompute_modules_are_validated_and_written_back() {
             "recompute_modules",
             &Problem::OnlyWith {
                 param: Param::Recompute,
-                value: "selective"
+                value: Needed::Is("selective")
             }
         )]
     );
@@ -1280,7 +1298,7 @@ fn recompute_modules_are_validated_and_written_back() {
             "recompute_modules",
             &Problem::OnlyWith {
                 param: Param::Experts,
-                value: "1 or more"
+                value: Needed::AtLeast(1)
             }
         )]
     );
@@ -1298,7 +1316,7 @@ fn recompute_modules_are_validated_and_written_back() {
             "recompute_modules",
             &Problem::OnlyWith {
                 param: Param::NormKernel,
-                value: "eager"
+                value: Needed::Is("eager")
             }
         )]
     );

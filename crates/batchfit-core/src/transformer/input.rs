@@ -13,6 +13,7 @@ use super::options::{
 };
 use super::pipeline::{self, CpKind, Layout, Schedule, StageChoice};
 use crate::arith::div_ceil;
+use crate::fields::Needed;
 use crate::param::Param;
 
 /// Everything the transformer form asks, validated.
@@ -381,31 +382,29 @@ impl TransformerInput {
     /// (transformer_layer.py `__init__`; [`wrapped_norms`](super::activations::wrapped_norms)), `mlp` a dense
     /// layer's MLP only (`if not self.is_moe_layer`), `moe_act`, `moe` and
     /// `shared_experts` a MoE layer's parts.
-    pub fn recompute_modules_lacking(
-        &self,
-    ) -> [Option<(RecomputeModules, Param, &'static str)>; 5] {
+    pub fn recompute_modules_lacking(&self) -> [Option<(RecomputeModules, Param, Needed)>; 5] {
         let arch = &self.arch;
         let norms = arch.block == Block::Pre
             && (self.norm_kernel == NormKernel::Eager || arch.moe_layers() > 0);
         let norm_needs = if arch.block == Block::Pre {
-            (Param::NormKernel, "eager")
+            (Param::NormKernel, Needed::Is("eager"))
         } else {
-            (Param::Block, "pre")
+            (Param::Block, Needed::Is("pre"))
         };
-        let experts = (Param::Experts, "1 or more");
+        let experts = (Param::Experts, Needed::AtLeast(1));
         [
             (RecomputeModules::LAYERNORM, !norms, norm_needs),
             (
                 RecomputeModules::MLP,
                 arch.dense_layers() == 0,
-                (Param::FirstDenseLayers, "1 or more"),
+                (Param::FirstDenseLayers, Needed::AtLeast(1)),
             ),
             (RecomputeModules::MOE_ACT, !arch.moe(), experts),
             (RecomputeModules::MOE, !arch.moe(), experts),
             (
                 RecomputeModules::SHARED_EXPERTS,
                 arch.moe_layers() == 0 || arch.shared_width() == 0,
-                (Param::SharedExperts, "1 or more"),
+                (Param::SharedExperts, Needed::AtLeast(1)),
             ),
         ]
         .map(|(module, lacks, (needs, value))| {

@@ -1,7 +1,7 @@
 //! English: the field texts, the option labels, the page's other words, the
 //! questions of "How it works", and the sentences that word the core's data.
 
-use batchfit_core::fields::{Problem, Range};
+use batchfit_core::fields::{Needed, Problem, Range};
 use batchfit_core::import::hf::{self, ImportError};
 use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::import::{self};
@@ -9,7 +9,7 @@ use batchfit_core::measured::{self, Term};
 use batchfit_core::param::COUNT;
 use batchfit_core::query::Param;
 
-use super::{FieldText, Lang, Language, Words, bad_value, bound, by_param, f, group};
+use super::{FieldText, Lang, Language, Panels, Words, bad_value, bound, by_param, f, group};
 
 pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
     (
@@ -1207,12 +1207,6 @@ pub(super) static ENGLISH: Language = Language {
     options: OPTIONS,
     faq: FAQ_EN,
     problem,
-    import_error,
-    file_error,
-    file_note,
-    measured_error,
-    term,
-    term_note,
     needs: |needs| format!("Needs {needs}"),
     sum_needs: |needs| format!("= needs {needs}"),
     degree: |name, degree| format!("{name} {degree}"),
@@ -1227,6 +1221,15 @@ pub(super) static ENGLISH: Language = Language {
     kept_layers: |layers, root| {
         format!("With checkpointing, √{layers} ≈ {root} layers are kept instead of {layers}.")
     },
+};
+
+pub(super) static ENGLISH_PANELS: Panels = Panels {
+    import_error,
+    file_error,
+    file_note,
+    measured_error,
+    term,
+    term_note,
 };
 
 fn problem(label: &str, problem: &Problem) -> String {
@@ -1258,7 +1261,11 @@ fn problem(label: &str, problem: &Problem) -> String {
             format!("{label} cannot be given together with “{}”.", with.name())
         }
         Problem::OnlyWith { param, value } => {
-            format!("{label} applies only with “{}={value}”.", param.name())
+            format!(
+                "{label} applies only with “{}={}”.",
+                param.name(),
+                needed(*value)
+            )
         }
     }
 }
@@ -1520,5 +1527,16 @@ fn term_note(term: Term) -> &'static str {
         | Term::PreallocatedCache
         | Term::FusedLora
         | Term::QkNormTp => "",
+    }
+}
+
+/// What another parameter must be, as the problem names it.
+fn needed(value: Needed) -> String {
+    match value {
+        Needed::Is(spelling) => spelling.to_owned(),
+        Needed::Either(a, b) => format!("{a} or {b}"),
+        Needed::AtLeast(n) => format!("{n} or more"),
+        Needed::Above(n) => format!("above {n}"),
+        Needed::SixteenBitRecipe => "a 16-bit recipe".to_owned(),
     }
 }

@@ -7,7 +7,7 @@
 //! navegador"): it was the majority when the two were unified, 18 forms in
 //! 14 texts against 13 forms of *tú* in 10.
 
-use batchfit_core::fields::{Problem, Range};
+use batchfit_core::fields::{Needed, Problem, Range};
 use batchfit_core::import::hf::{self, ImportError};
 use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::import::{self};
@@ -15,7 +15,7 @@ use batchfit_core::measured::{self, Term};
 use batchfit_core::param::COUNT;
 use batchfit_core::query::Param;
 
-use super::{FieldText, Lang, Language, Words, bad_value, bound, by_param, f, group};
+use super::{FieldText, Lang, Language, Panels, Words, bad_value, bound, by_param, f, group};
 
 /// The name of a term of docs/model.md that can explain a measured
 /// difference (`measured::TERMS`).
@@ -1100,8 +1100,9 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
 #[cfg(batchfit_split)]
 #[allow(unsafe_code)]
 #[wasm_split_helpers::wasm_split(es, fallible, preload(#[allow(unsafe_code)] preload_es))]
-pub(super) fn spanish_tables() -> Result<&'static Language, crate::dom::ChunkMissing> {
-    Ok(&SPANISH)
+pub(super) fn spanish_tables()
+-> Result<(&'static Language, &'static Panels), crate::dom::ChunkMissing> {
+    Ok((&SPANISH, &SPANISH_PANELS))
 }
 
 pub(super) static ES: Words = Words {
@@ -1377,12 +1378,6 @@ pub(super) static SPANISH: Language = Language {
     options: OPTIONS_ES,
     faq: FAQ_ES,
     problem,
-    import_error,
-    file_error,
-    file_note,
-    measured_error,
-    term,
-    term_note,
     needs: |needs| format!("Necesita {needs}"),
     sum_needs: |needs| format!("= necesita {needs}"),
     degree: |name, degree| format!("{degree} {name}"),
@@ -1397,6 +1392,15 @@ pub(super) static SPANISH: Language = Language {
     kept_layers: |layers, root| {
         format!("Con checkpointing se guardan √{layers} ≈ {root} capas en vez de {layers}.")
     },
+};
+
+pub(super) static SPANISH_PANELS: Panels = Panels {
+    import_error,
+    file_error,
+    file_note,
+    measured_error,
+    term,
+    term_note,
 };
 
 fn problem(label: &str, problem: &Problem) -> String {
@@ -1428,7 +1432,11 @@ fn problem(label: &str, problem: &Problem) -> String {
             format!("{label} no puede ir junto con “{}”.", with.name())
         }
         Problem::OnlyWith { param, value } => {
-            format!("{label} solo se aplica con “{}={value}”.", param.name())
+            format!(
+                "{label} solo se aplica con “{}={}”.",
+                param.name(),
+                needed(*value)
+            )
         }
     }
 }
@@ -1627,5 +1635,16 @@ fn file_note(note: &import::Note) -> String {
         N::UnknownOptimizer { key, name } => format!("«{key}» «{name}» no es un optimizador que batchfit modele: el optimizador queda como está."),
         N::DeepspeedPath { path } => format!("«deepspeed» nombra «{path}»: pegue también ese archivo aquí para leerlo."),
         N::ModelCheckpointing => "«activation_checkpointing» solo actúa donde el código del modelo llama a deepspeed.checkpointing: ponga la recomputación en completa si lo hace.".to_owned(),
+    }
+}
+
+/// What another parameter must be, as the problem names it.
+fn needed(value: Needed) -> String {
+    match value {
+        Needed::Is(spelling) => spelling.to_owned(),
+        Needed::Either(a, b) => format!("{a} o {b}"),
+        Needed::AtLeast(n) => format!("{n} o más"),
+        Needed::Above(n) => format!("más de {n}"),
+        Needed::SixteenBitRecipe => "una receta de 16 bits".to_owned(),
     }
 }

@@ -61,20 +61,6 @@ pub struct Language {
     pub faq: &'static [(&'static str, &'static str)],
     /// The message under a field, naming it with the label given.
     pub problem: fn(&str, &Problem) -> String,
-    /// Why a pasted config.json was not imported.
-    pub import_error: fn(&ImportError) -> String,
-    /// Why a pasted DeepSpeed config or TrainingArguments could not be read.
-    pub file_error: fn(&import::Rejected) -> String,
-    /// What a read DeepSpeed config or TrainingArguments says that the
-    /// estimate does not follow exactly.
-    pub file_note: fn(&import::Note) -> String,
-    /// What could not be read in a pasted measurement.
-    pub measured_error: fn(&measured::Error) -> String,
-    /// The name of a term that can explain a measured difference.
-    pub term: fn(Term) -> &'static str,
-    /// What the sources say of a term; empty where the sections are the
-    /// whole reference.
-    pub term_note: fn(Term) -> &'static str,
     /// "Needs 98.4 GB", the headline.
     pub needs: fn(&str) -> String,
     /// "= needs 98.4 GB", the end of the activations form's sum.
@@ -95,6 +81,35 @@ pub struct Language {
     pub kept_layers: fn(u64, &str) -> String,
 }
 
+/// The sentences of the panels whose code is fetched when first opened (the
+/// file import, the measurement), one value per language as [`Language`] is:
+/// apart from it, which every page loads, so that they travel with their
+/// panels' code.
+pub struct Panels {
+    /// Why a pasted config.json was not imported.
+    pub import_error: fn(&ImportError) -> String,
+    /// Why a pasted DeepSpeed config or TrainingArguments could not be read.
+    pub file_error: fn(&import::Rejected) -> String,
+    /// What a read DeepSpeed config or TrainingArguments says that the
+    /// estimate does not follow exactly.
+    pub file_note: fn(&import::Note) -> String,
+    /// What could not be read in a pasted measurement.
+    pub measured_error: fn(&measured::Error) -> String,
+    /// The name of a term that can explain a measured difference.
+    pub term: fn(Term) -> &'static str,
+    /// What the sources say of a term; empty where the sections are the
+    /// whole reference.
+    pub term_note: fn(Term) -> &'static str,
+}
+
+/// `lang`'s panel sentences.
+pub fn panels(lang: Lang) -> &'static Panels {
+    match lang {
+        Lang::En => &en::ENGLISH_PANELS,
+        Lang::Es => spanish().1,
+    }
+}
+
 /// How a config.json's out-of-range or fractional value is worded: as the
 /// field problem it would be.
 fn bad_value(range: Range, fraction: bool) -> Problem {
@@ -109,7 +124,7 @@ fn bad_value(range: Range, fraction: bool) -> Problem {
 pub fn language(lang: Lang) -> &'static Language {
     match lang {
         Lang::En => &en::ENGLISH,
-        Lang::Es => spanish(),
+        Lang::Es => spanish().0,
     }
 }
 
@@ -136,12 +151,12 @@ pub fn option(lang: Lang, name: Param, value: &str) -> String {
 /// The name of a term of docs/model.md that can explain a measured
 /// difference (`measured::TERMS`).
 pub fn term(lang: Lang, term: Term) -> &'static str {
-    (language(lang).term)(term)
+    (panels(lang).term)(term)
 }
 
 /// What the sources say of a term (`TermInfo::note`), in `lang`.
 pub fn term_note(lang: Lang, info: &measured::TermInfo) -> &'static str {
-    (language(lang).term_note)(info.term)
+    (panels(lang).term_note)(info.term)
 }
 
 /// The page's other words, one struct per language so that a missing
@@ -401,8 +416,8 @@ pub fn words(lang: Lang) -> &'static Words {
 }
 
 #[cfg(not(batchfit_split))]
-fn spanish() -> &'static Language {
-    &es::SPANISH
+fn spanish() -> (&'static Language, &'static Panels) {
+    (&es::SPANISH, &es::SPANISH_PANELS)
 }
 
 /// The Spanish language: in the split build a chunk (`dom::Chunk`), fetched
@@ -410,11 +425,15 @@ fn spanish() -> &'static Language {
 /// load it. Set once the chunk is here; until then (never seen: the page
 /// switches to Spanish only after `load`) the English one.
 #[cfg(batchfit_split)]
-static SPANISH: std::sync::OnceLock<&'static Language> = std::sync::OnceLock::new();
+static SPANISH: std::sync::OnceLock<(&'static Language, &'static Panels)> =
+    std::sync::OnceLock::new();
 
 #[cfg(batchfit_split)]
-fn spanish() -> &'static Language {
-    SPANISH.get().copied().unwrap_or(&en::ENGLISH)
+fn spanish() -> (&'static Language, &'static Panels) {
+    SPANISH
+        .get()
+        .copied()
+        .unwrap_or((&en::ENGLISH, &en::ENGLISH_PANELS))
 }
 
 /// Whether the page can be shown in `lang` now, without [`load`].

@@ -62,7 +62,7 @@ fn gradient_accumulation_fusion_does_not_apply_beside_adapters() {
     let lora = parse("form=transformer&recipe=main_fp32&lora_rank=16").config;
     assert_eq!(
         needs(Param::GradAccumFusion, &lora),
-        Some((Param::LoraRank, "0"))
+        Some((Param::LoraRank, Is("0")))
     );
     assert!(!applies(Param::GradAccumFusion, &lora));
 }

@@ -1,7 +1,7 @@
 //! Every sentence in both languages: a Spanish one has no English word
 //! outside quotes, and the reverse.
 
-use batchfit_core::fields::{Bound, Problem, Range};
+use batchfit_core::fields::{Bound, Needed, Problem, Range};
 use batchfit_core::import::json::{Expected, Kind, SyntaxError};
 use batchfit_core::import::{self, hf::ImportError};
 use batchfit_core::query::Param;
@@ -227,7 +227,23 @@ fn every_problem() -> Vec<Problem> {
         Problem::Conflict { with: Param::Gpu },
         Problem::OnlyWith {
             param: Param::Mode,
-            value: "inference",
+            value: Needed::Is("inference"),
+        },
+        Problem::OnlyWith {
+            param: Param::Kind,
+            value: Needed::Either("decoder", "encoder"),
+        },
+        Problem::OnlyWith {
+            param: Param::LoraRank,
+            value: Needed::AtLeast(1),
+        },
+        Problem::OnlyWith {
+            param: Param::CapacityFactor,
+            value: Needed::Above(0),
+        },
+        Problem::OnlyWith {
+            param: Param::Recipe,
+            value: Needed::SixteenBitRecipe,
         },
     ]
 }
@@ -490,10 +506,11 @@ fn every_text_is_in_one_language() {
             Lang::Es => SPANISH,
         };
         let language = i18n::language(lang);
+        let panels = i18n::panels(lang);
         let sentences: Vec<String> = every_measured_error()
             .iter()
-            .map(|e| (language.measured_error)(e))
-            .chain(every_file_note().iter().map(|n| (language.file_note)(n)))
+            .map(|e| (panels.measured_error)(e))
+            .chain(every_file_note().iter().map(|n| (panels.file_note)(n)))
             .chain(every_headline(language))
             .collect();
         for sentence in &sentences {
@@ -514,7 +531,7 @@ fn every_text_is_in_one_language() {
         let faq = language.faq.iter().flat_map(|&(q, a)| [q, a]);
         let terms = measured::Term::ALL
             .iter()
-            .flat_map(|&t| [(language.term)(t), (language.term_note)(t)]);
+            .flat_map(|&t| [(panels.term)(t), (panels.term_note)(t)]);
         let texts = sentences
             .into_iter()
             .chain(every_word(language.words))
