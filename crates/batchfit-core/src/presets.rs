@@ -26,10 +26,22 @@ pub struct ModelPreset {
 pub struct DevicePreset {
     pub id: &'static str,
     pub name: &'static str,
+    pub kind: DeviceKind,
     pub bytes: u128,
     /// How the memory figure was read (not in the page's WebAssembly).
     #[cfg(not(target_arch = "wasm32"))]
     pub source: &'static str,
+}
+
+/// What a device preset is: a card, whose name is a product's, or memory
+/// described by its size (named per language on the page).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceKind {
+    Gpu,
+    /// Apple silicon's unified memory, shared by the CPU and the GPU.
+    Unified,
+    /// A CPU's RAM.
+    Cpu,
 }
 
 const MIB: u128 = 1 << 20;
@@ -790,11 +802,36 @@ const fn gpu(
     bytes: u128,
     source: &'static str,
 ) -> DevicePreset {
+    preset(DeviceKind::Gpu, id, name, bytes, source)
+}
+
+const fn unified(id: &'static str, name: &'static str, gb: u128) -> DevicePreset {
+    let source = if gb <= 32 {
+        "installed unified memory; macOS lets the GPU use about 2/3–3/4 of it by default"
+    } else {
+        "installed unified memory; macOS lets the GPU use about 3/4 of it by default"
+    };
+    preset(DeviceKind::Unified, id, name, gb * GIB, source)
+}
+
+const fn cpu(id: &'static str, name: &'static str, gb: u128) -> DevicePreset {
+    let source = "installed RAM (DIMMs are sold in GiB); the OS needs some of it";
+    preset(DeviceKind::Cpu, id, name, gb * GIB, source)
+}
+
+const fn preset(
+    kind: DeviceKind,
+    id: &'static str,
+    name: &'static str,
+    bytes: u128,
+    source: &'static str,
+) -> DevicePreset {
     #[cfg(target_arch = "wasm32")]
     let _ = source;
     DevicePreset {
         id,
         name,
+        kind,
         bytes,
         #[cfg(not(target_arch = "wasm32"))]
         source,
@@ -822,60 +859,15 @@ pub const DEVICES: &[DevicePreset] = &[
         196_592 * MIB,
         "rocm-smi VRAM total (192 GiB HBM3 less the driver's reservation)",
     ),
-    gpu(
-        "apple-16gb",
-        "Apple silicon, 16 GB unified",
-        16 * GIB,
-        "installed unified memory; macOS lets the GPU use about 2/3–3/4 of it by default",
-    ),
-    gpu(
-        "apple-32gb",
-        "Apple silicon, 32 GB unified",
-        32 * GIB,
-        "installed unified memory; macOS lets the GPU use about 2/3–3/4 of it by default",
-    ),
-    gpu(
-        "apple-64gb",
-        "Apple silicon, 64 GB unified",
-        64 * GIB,
-        "installed unified memory; macOS lets the GPU use about 3/4 of it by default",
-    ),
-    gpu(
-        "apple-128gb",
-        "Apple silicon, 128 GB unified",
-        128 * GIB,
-        "installed unified memory; macOS lets the GPU use about 3/4 of it by default",
-    ),
-    gpu(
-        "apple-192gb",
-        "Apple silicon, 192 GB unified",
-        192 * GIB,
-        "installed unified memory; macOS lets the GPU use about 3/4 of it by default",
-    ),
-    gpu(
-        "cpu-16gb",
-        "CPU, 16 GB RAM",
-        16 * GIB,
-        "installed RAM (DIMMs are sold in GiB); the OS needs some of it",
-    ),
-    gpu(
-        "cpu-32gb",
-        "CPU, 32 GB RAM",
-        32 * GIB,
-        "installed RAM (DIMMs are sold in GiB); the OS needs some of it",
-    ),
-    gpu(
-        "cpu-64gb",
-        "CPU, 64 GB RAM",
-        64 * GIB,
-        "installed RAM (DIMMs are sold in GiB); the OS needs some of it",
-    ),
-    gpu(
-        "cpu-128gb",
-        "CPU, 128 GB RAM",
-        128 * GIB,
-        "installed RAM (DIMMs are sold in GiB); the OS needs some of it",
-    ),
+    unified("apple-16gb", "Apple silicon, 16 GB unified", 16),
+    unified("apple-32gb", "Apple silicon, 32 GB unified", 32),
+    unified("apple-64gb", "Apple silicon, 64 GB unified", 64),
+    unified("apple-128gb", "Apple silicon, 128 GB unified", 128),
+    unified("apple-192gb", "Apple silicon, 192 GB unified", 192),
+    cpu("cpu-16gb", "CPU, 16 GB RAM", 16),
+    cpu("cpu-32gb", "CPU, 32 GB RAM", 32),
+    cpu("cpu-64gb", "CPU, 64 GB RAM", 64),
+    cpu("cpu-128gb", "CPU, 128 GB RAM", 128),
 ];
 
 /// [`DEVICES`] by capacity ascending, presets of equal capacity in the list's

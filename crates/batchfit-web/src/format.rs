@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use crate::prelude::*;
 use batchfit_core::memory::Estimate;
-use batchfit_core::presets::{Device, DevicePreset};
+use batchfit_core::presets::{Device, DeviceKind, DevicePreset};
 use batchfit_core::units::{self, Units};
 use wasm_bindgen::JsCast;
 
@@ -63,12 +63,11 @@ fn toggle_exact(event: web_sys::Event) {
 /// worded per language ("CPU, 16 GB RAM" / "CPU, 16 GB de RAM").
 pub fn preset_name(lang: Lang, preset: &DevicePreset) -> String {
     let gb = preset.bytes >> 30;
-    let kind = preset.id.split('-').next().unwrap_or_default();
     let language = i18n::language(lang);
-    match kind {
-        "apple" => (language.unified_memory)(gb),
-        "cpu" => (language.cpu_ram)(gb),
-        _ => preset.name.to_owned(),
+    match preset.kind {
+        DeviceKind::Unified => (language.unified_memory)(gb),
+        DeviceKind::Cpu => (language.cpu_ram)(gb),
+        DeviceKind::Gpu => preset.name.to_owned(),
     }
 }
 
