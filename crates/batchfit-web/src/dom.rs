@@ -183,10 +183,19 @@ impl Section {
 /// xtask serve`) has the code in the module: its chunks are always ready.
 #[derive(Clone, Copy, Debug)]
 pub struct Chunk {
-    /// 0: not asked for, 1: on its way, 2: here, 3: could not be fetched.
-    state: RwSignal<u8>,
+    state: RwSignal<ChunkState>,
     /// Resolves to whether the chunk arrived.
     preload: fn() -> Pin<Box<dyn Future<Output = bool>>>,
+}
+
+/// Where a [`Chunk`]'s code is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ChunkState {
+    NotAskedFor,
+    OnItsWay,
+    Here,
+    /// The fetch failed; [`Chunk::retry`] asks again.
+    Missing,
 }
 
 /// A chunk that could not be fetched (the network, or a deployment that
@@ -205,7 +214,7 @@ impl Chunk {
     #[cfg(batchfit_split)]
     pub fn new(preload: fn() -> Pin<Box<dyn Future<Output = bool>>>) -> Self {
         Self {
-            state: RwSignal::new(0),
+            state: RwSignal::new(ChunkState::NotAskedFor),
             preload,
         }
     }
@@ -214,7 +223,7 @@ impl Chunk {
     #[cfg(not(batchfit_split))]
     pub fn here() -> Self {
         Self {
-            state: RwSignal::new(2),
+            state: RwSignal::new(ChunkState::Here),
             preload: || Box::pin(async { true }),
         }
     }
@@ -222,27 +231,31 @@ impl Chunk {
     /// Whether the chunk's code is here (tracked); the first call asks for it.
     pub fn ready(self) -> bool {
         let state = self.state.get();
-        if state == 0 {
-            self.state.update_untracked(|s| *s = 1);
+        if state == ChunkState::NotAskedFor {
+            self.state.update_untracked(|s| *s = ChunkState::OnItsWay);
             let preload = self.preload;
             let chunk = self.state;
             any_spawner::Executor::spawn_local(async move {
                 let arrived = preload().await;
-                chunk.set(if arrived { 2 } else { 3 });
+                chunk.set(if arrived {
+                    ChunkState::Here
+                } else {
+                    ChunkState::Missing
+                });
             });
         }
-        state == 2
+        state == ChunkState::Here
     }
 
     /// Whether fetching the chunk failed (tracked).
     pub fn failed(self) -> bool {
-        self.state.get() == 3
+        self.state.get() == ChunkState::Missing
     }
 
     /// After a failure, lets the next [`Chunk::ready`] ask again.
     pub fn retry(self) {
-        if self.state.get_untracked() == 3 {
-            self.state.set(0);
+        if self.state.get_untracked() == ChunkState::Missing {
+            self.state.set(ChunkState::NotAskedFor);
         }
     }
 }
