@@ -350,6 +350,7 @@ fn imported(text: &str, gpu: Option<&str>, files: &FileArgs) -> Result<Config, V
     )
     .map_err(|rejected| {
         let (flag, path) = match rejected.source {
+            Source::ModelConfig => ("--config", &files.config),
             Source::Deepspeed => ("--deepspeed", &files.deepspeed),
             Source::TrainingArgs => ("--training-args", &files.training_args),
         };

@@ -3,7 +3,7 @@
 //! layers, precision) are one text each, so switching forms keeps them.
 
 use crate::prelude::*;
-use batchfit_core::import::hf::{self, ImportError};
+use batchfit_core::import::hf;
 use batchfit_core::import::{self, FileKind};
 use batchfit_core::query::{self, Form, Param, rules};
 use batchfit_core::transformer as tf;
@@ -400,8 +400,7 @@ enum Pasted {
     /// A DeepSpeed config or TrainingArguments read onto the fields, with
     /// what of it the estimate does not follow.
     Settings(FileKind, Vec<import::Note>),
-    ModelRejected(ImportError),
-    FileRejected(import::Rejected),
+    Rejected(import::Rejected),
 }
 
 /// A pasted file: a model's config.json replaces the architecture; a
@@ -449,7 +448,10 @@ fn paste_box(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
                     state.text(Param::Model).set(String::new());
                     Ok(Pasted::Model)
                 }
-                Err(error) => Err(Pasted::ModelRejected(error)),
+                Err(error) => Err(Pasted::Rejected(import::Rejected {
+                    source: import::Source::ModelConfig,
+                    error,
+                })),
             },
             FileKind::Deepspeed | FileKind::TrainingArgs => {
                 let config = state.config.get_untracked();
@@ -479,7 +481,7 @@ fn paste_box(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
                         state.commit();
                         Ok(Pasted::Settings(kind, read.notes))
                     }
-                    Err(rejected) => Err(Pasted::FileRejected(rejected)),
+                    Err(rejected) => Err(Pasted::Rejected(rejected)),
                 }
             }
         };
@@ -544,10 +546,7 @@ fn paste_box(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
                                     })),
                             ]
                         }
-                        Some(Pasted::ModelRejected(e)) => {
-                            vec![error(&crate::messages::import_error(*lang, e))]
-                        }
-                        Some(Pasted::FileRejected(e)) => {
+                        Some(Pasted::Rejected(e)) => {
                             vec![error(&crate::messages::file_error(*lang, e))]
                         }
                     }

@@ -1,12 +1,12 @@
 //! Every sentence about bad input: a field's problem (from the core's
 //! [`Problem`], which carries numbers and names, never words), a rejected
-//! config.json ([`ImportError`]) or other pasted file, and an unreadable
+//! pasted file ([`import::Error`]), and an unreadable
 //! measurement, each in the page's language (`i18n::Language`). The CLI words
 //! the same data in English with the core's `Display`; the page never shows
 //! those.
 
 use batchfit_core::fields::Problem;
-use batchfit_core::import::{self, hf::ImportError};
+use batchfit_core::import;
 use batchfit_core::measured;
 
 use crate::i18n::{Lang, language, panels};
@@ -17,19 +17,14 @@ pub fn problem(lang: Lang, label: &str, problem: &Problem) -> String {
     (language(lang).problem)(label, problem)
 }
 
-/// Why a pasted config.json was not imported.
-pub fn import_error(lang: Lang, error: &ImportError) -> String {
-    (panels(lang).import_error)(error)
-}
-
 /// What could not be read in a pasted measurement, naming the line and the
 /// forms, units or labels that are read.
 pub fn measured_error(lang: Lang, error: &measured::Error) -> String {
     (panels(lang).measured_error)(error)
 }
 
-/// Why a pasted DeepSpeed config or TrainingArguments could not be read,
-/// naming the file and the key.
+/// Why a pasted config.json, DeepSpeed config or TrainingArguments could not
+/// be read, naming the file and the key.
 pub fn file_error(lang: Lang, rejected: &import::Rejected) -> String {
     (panels(lang).file_error)(rejected)
 }

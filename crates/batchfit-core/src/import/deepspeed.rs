@@ -22,7 +22,7 @@
 use super::json::Json;
 use super::training_args::Trainer;
 use crate::activations::BATCH;
-use crate::import::{self, Context, FileError, Imported, Needs, Note, Value, flag, text, whole};
+use crate::import::{self, Context, Error, Imported, Needs, Note, Value, flag, text, whole};
 use crate::param::Param;
 use crate::query::GLOBAL_BATCH;
 use crate::transformer::{self as tf, BUCKET_M};
@@ -75,11 +75,7 @@ const STAGE3_SIZES: &[(&str, Param)] = &[
 
 /// Reads a DeepSpeed config. `trainer`: the TrainingArguments its `"auto"`
 /// values come from, when the Hugging Face Trainer launches it.
-pub fn import(
-    text: &str,
-    context: &Context,
-    trainer: Option<&Trainer>,
-) -> Result<Imported, FileError> {
+pub fn import(text: &str, context: &Context, trainer: Option<&Trainer>) -> Result<Imported, Error> {
     map(&import::document(text)?, context, trainer)
 }
 
@@ -91,7 +87,7 @@ fn fill<T: PartialEq + ToString + Copy>(
     key: &'static str,
     trainer: Option<(T, &'static str)>,
     out: &mut Imported,
-) -> Result<Option<T>, FileError> {
+) -> Result<Option<T>, Error> {
     match (value, trainer) {
         (None, _) => Ok(None),
         (Some(Value::Auto), Some((hf, _))) => Ok(Some(hf)),
@@ -102,7 +98,7 @@ fn fill<T: PartialEq + ToString + Copy>(
             });
             Ok(None)
         }
-        (Some(Value::Is(ds)), Some((hf, trainer_key))) if ds != hf => Err(FileError::Mismatch {
+        (Some(Value::Is(ds)), Some((hf, trainer_key))) if ds != hf => Err(Error::Mismatch {
             key,
             deepspeed: ds.to_string(),
             trainer_key,
@@ -116,7 +112,7 @@ pub(crate) fn map(
     doc: &Json,
     context: &Context,
     trainer: Option<&Trainer>,
-) -> Result<Imported, FileError> {
+) -> Result<Imported, Error> {
     let mut out = Imported::default();
     out.set(Param::Framework, tf::Framework::Deepspeed.name());
 
@@ -125,11 +121,7 @@ pub(crate) fn map(
         None => 0,
         Some(Value::Is(stage)) => stage,
         Some(Value::Auto) => {
-            return Err(FileError::BadValue {
-                key: "zero_optimization.stage",
-                min: 0,
-                max: 3,
-            });
+            return Err(Error::whole("zero_optimization.stage", 0, 3));
         }
     };
     out.set(Param::Zero, stage);
@@ -138,13 +130,13 @@ pub(crate) fn map(
     // or NVMe alike (`DeepSpeedZeroOffloadOptimizerConfig.device`); the
     // deprecated `cpu_offload: true` means the same.
     const DEVICES: &[&str] = &["none", "cpu", "nvme"];
-    let device = |key: &'static str| -> Result<Option<bool>, FileError> {
+    let device = |key: &'static str| -> Result<Option<bool>, Error> {
         match text(doc, key)? {
             None => Ok(None),
             Some(name) => match name.to_ascii_lowercase().as_str() {
                 "none" => Ok(Some(false)),
                 "cpu" | "nvme" => Ok(Some(true)),
-                _ => Err(FileError::NotAnOption {
+                _ => Err(Error::NotAnOption {
                     key,
                     found: name.to_owned(),
                     allowed: DEVICES,
@@ -227,7 +219,7 @@ pub(crate) fn map(
 /// with neither enabled it trains in FP32. With TrainingArguments and no
 /// section, accelerate adds the Trainer's (huggingface/accelerate
 /// `src/accelerate/utils/dataclasses.py`, `DeepSpeedPlugin.set_mixed_precision`).
-fn precision(doc: &Json, trainer: Option<&Trainer>, out: &mut Imported) -> Result<(), FileError> {
+fn precision(doc: &Json, trainer: Option<&Trainer>, out: &mut Imported) -> Result<(), Error> {
     let mut enabled =
         |section: &'static str, key: &'static str, hf: Option<(bool, &'static str)>| {
             match (import::at(doc, section), hf) {
@@ -243,7 +235,7 @@ fn precision(doc: &Json, trainer: Option<&Trainer>, out: &mut Imported) -> Resul
     );
     let (bf16, fp16) = (bf16.unwrap_or(false), fp16.unwrap_or(false));
     if bf16 && fp16 {
-        return Err(FileError::Contradiction {
+        return Err(Error::Contradiction {
             key: "bf16.enabled",
             with: "fp16.enabled",
         });
@@ -284,7 +276,7 @@ fn batch(
     context: &Context,
     trainer: Option<&Trainer>,
     out: &mut Imported,
-) -> Result<(), FileError> {
+) -> Result<(), Error> {
     let gpus = context.gpus.max(1);
     let micro = fill(
         whole(doc, "train_micro_batch_size_per_gpu", 1, BATCH.max)?,
@@ -329,7 +321,7 @@ fn batch(
         || micro.saturating_mul(accumulation).saturating_mul(gpus) != total
         || micro > BATCH.max
     {
-        return Err(FileError::BatchMismatch {
+        return Err(Error::BatchMismatch {
             train_batch_size: total,
             micro_batch: micro,
             accumulation,
@@ -358,12 +350,12 @@ fn batch(
 /// `ds_prefetch`, `ds_live` and `ds_persist`, with `"auto"` resolved as the
 /// Trainer does (prefetch 0.9 × hidden², persistence 10 × hidden; the live
 /// budget has no `"auto"`).
-fn buckets(doc: &Json, context: &Context, stage: u64, out: &mut Imported) -> Result<(), FileError> {
+fn buckets(doc: &Json, context: &Context, stage: u64, out: &mut Imported) -> Result<(), Error> {
     let hidden_squared = context.hidden.map(|h| h.saturating_mul(h));
     // A size in elements: given, `"auto"` filled as the Trainer fills it, or
     // (`None`) an `"auto"` that needs the unknown hidden size, noted.
     let size = |key: &'static str, auto: Option<u64>, out: &mut Imported| {
-        Ok::<_, FileError>(match whole(doc, key, 0, MAX_ELEMENTS)? {
+        Ok::<_, Error>(match whole(doc, key, 0, MAX_ELEMENTS)? {
             None => Some(None),
             Some(Value::Is(n)) => Some(Some(n)),
             Some(Value::Auto) if auto.is_some() => Some(auto),
@@ -391,11 +383,7 @@ fn buckets(doc: &Json, context: &Context, stage: u64, out: &mut Imported) -> Res
             };
             if let Some(Some(elements)) = size(key, auto, out)? {
                 if elements > field.max {
-                    return Err(FileError::BadValue {
-                        key,
-                        min: 0,
-                        max: field.max,
-                    });
+                    return Err(Error::whole(key, 0, field.max));
                 }
                 out.set(param, elements);
             }
@@ -428,11 +416,7 @@ fn buckets(doc: &Json, context: &Context, stage: u64, out: &mut Imported) -> Res
     };
     let millions = elements.div_ceil(1_000_000) * buffers;
     if millions > BUCKET_M.max {
-        return Err(FileError::BadValue {
-            key,
-            min: 0,
-            max: BUCKET_M.max * 1_000_000 / buffers,
-        });
+        return Err(Error::whole(key, 0, BUCKET_M.max * 1_000_000 / buffers));
     }
     out.set(Param::BucketM, millions);
     Ok(())

@@ -14,11 +14,10 @@
 //! assert_eq!(batchfit_core::transformer::parameter_count(&arch).total, 124_439_808);
 //! ```
 
-use std::fmt;
-
+use super::Error;
 use super::json::{self, Json};
 use crate::activations::{HIDDEN, LAYERS};
-use crate::fields::{Range, WholeField};
+use crate::fields::WholeField;
 use crate::transformer::{self as tf, Architecture, Block, Kind, Mlp, Norm};
 
 /// The families this importer reads, as `model_type` spells them.
@@ -55,100 +54,10 @@ const EXPERT_KEYS: &[&str] = &[
     "moe_intermediate_size",
 ];
 
-/// Why a pasted config could not be imported: data (keys, kinds, numbers), so
-/// that the page words it in its language and the CLI in English.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ImportError {
-    /// Not JSON at all.
-    NotJson(json::SyntaxError),
-    /// JSON, but not an object at the top.
-    NotAnObject { found: json::Kind },
-    /// A key the family needs is absent.
-    Missing { key: &'static str },
-    /// A key has the wrong type of value (`"hidden_size": "4096"`).
-    WrongType {
-        key: &'static str,
-        expected: json::Kind,
-        found: json::Kind,
-    },
-    /// A number batchfit does not accept for that quantity: a fraction where
-    /// a whole number belongs (`fraction`), or outside `range`.
-    BadValue {
-        key: &'static str,
-        range: Range,
-        fraction: bool,
-    },
-    /// `model_type` names a family this importer does not read.
-    UnknownModelType { found: String },
-    /// A key describing something batchfit does not model: experts in a
-    /// dense family's config, or a MoE layout no parameter expresses.
-    Unsupported { key: &'static str },
-    /// A layout of windowed and global layers that is not "every n-th layer
-    /// global" (`layer_types`, or Qwen's `max_window_layers`).
-    LayerPattern { key: &'static str },
-}
-
-impl fmt::Display for ImportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NotJson(error) => write!(f, "the config is {error}"),
-            Self::NotAnObject { found } => {
-                write!(
-                    f,
-                    "a config.json is an object {{…}}, not {}",
-                    found.english()
-                )
-            }
-            Self::Missing { key } => write!(f, "the config has no `{key}`"),
-            Self::WrongType {
-                key,
-                expected,
-                found,
-            } => write!(
-                f,
-                "`{key}` must be {}, not {}",
-                expected.english(),
-                found.english()
-            ),
-            Self::BadValue {
-                key,
-                range,
-                fraction,
-            } => {
-                let whole = if *fraction { " a whole number" } else { "" };
-                write!(
-                    f,
-                    "`{key}` must be{whole} from {} to {}",
-                    range.min, range.max
-                )
-            }
-            Self::UnknownModelType { found } => {
-                write!(
-                    f,
-                    "`model_type` \"{found}\" is not one batchfit reads ({})",
-                    MODEL_TYPES.join(", ")
-                )
-            }
-            Self::Unsupported { key } => {
-                write!(
-                    f,
-                    "`{key}` describes something batchfit does not model here"
-                )
-            }
-            Self::LayerPattern { key } => write!(
-                f,
-                "`{key}`: only every n-th layer global, the others windowed, is modelled"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ImportError {}
-
 /// A list of layers, `true` for a global one, as "every n-th layer global":
 /// n (0 when no layer is global) when the list has `layers` entries and
 /// follows that rule from its first global layer.
-fn every_nth(global: &[bool], layers: u64, key: &'static str) -> Result<u64, ImportError> {
+fn every_nth(global: &[bool], layers: u64, key: &'static str) -> Result<u64, Error> {
     let every = global.iter().position(|g| *g).map_or(0, |i| i as u64 + 1);
     let fits = global.len() as u64 == layers
         && global
@@ -158,7 +67,7 @@ fn every_nth(global: &[bool], layers: u64, key: &'static str) -> Result<u64, Imp
     if fits {
         Ok(every)
     } else {
-        Err(ImportError::LayerPattern { key })
+        Err(Error::LayerPattern { key })
     }
 }
 
@@ -170,21 +79,21 @@ impl Keys<'_> {
         self.0.get(key).filter(|v| **v != Json::Null)
     }
 
-    fn whole(&self, key: &'static str, field: WholeField) -> Result<Option<u64>, ImportError> {
+    fn whole(&self, key: &'static str, field: WholeField) -> Result<Option<u64>, Error> {
         let Some(value) = self.get(key) else {
             return Ok(None);
         };
         let Json::Number(x) = *value else {
-            return Err(ImportError::WrongType {
+            return Err(Error::WrongType {
                 key,
                 expected: json::Kind::Number,
                 found: value.kind(),
             });
         };
-        let bad = |fraction| ImportError::BadValue {
+        let bad = |whole| Error::BadValue {
             key,
             range: field.range(),
-            fraction,
+            whole,
         };
         if x.fract() != 0.0 {
             return Err(bad(true));
@@ -196,15 +105,15 @@ impl Keys<'_> {
         Ok(Some(x as u64))
     }
 
-    fn required(&self, key: &'static str, field: WholeField) -> Result<u64, ImportError> {
-        self.whole(key, field)?.ok_or(ImportError::Missing { key })
+    fn required(&self, key: &'static str, field: WholeField) -> Result<u64, Error> {
+        self.whole(key, field)?.ok_or(Error::Missing { key })
     }
 
-    fn switch(&self, key: &'static str) -> Result<Option<bool>, ImportError> {
+    fn switch(&self, key: &'static str) -> Result<Option<bool>, Error> {
         match self.get(key) {
             None => Ok(None),
             Some(Json::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err(ImportError::WrongType {
+            Some(other) => Err(Error::WrongType {
                 key,
                 expected: json::Kind::Bool,
                 found: other.kind(),
@@ -215,12 +124,12 @@ impl Keys<'_> {
     /// A number or `null` where `null` switches something off and absence
     /// means the class's default: `Some(true)` for a number, `Some(false)` for
     /// `null`, `None` when the key is absent.
-    fn set_or_null(&self, key: &'static str) -> Result<Option<bool>, ImportError> {
+    fn set_or_null(&self, key: &'static str) -> Result<Option<bool>, Error> {
         match self.0.get(key) {
             None => Ok(None),
             Some(Json::Null) => Ok(Some(false)),
             Some(Json::Number(_)) => Ok(Some(true)),
-            Some(other) => Err(ImportError::WrongType {
+            Some(other) => Err(Error::WrongType {
                 key,
                 expected: json::Kind::Number,
                 found: other.kind(),
@@ -230,7 +139,7 @@ impl Keys<'_> {
 
     /// The sliding window: a window length, `null` (none) or the class's
     /// default when absent.
-    fn window(&self, default: u64) -> Result<u64, ImportError> {
+    fn window(&self, default: u64) -> Result<u64, Error> {
         match self.0.get("sliding_window") {
             None => Ok(default),
             Some(Json::Null) => Ok(0),
@@ -240,13 +149,13 @@ impl Keys<'_> {
 
     /// `layer_types` as "every n-th layer global": `Some(n)` (0 when no layer
     /// is global), `None` when absent.
-    fn layer_types(&self, layers: u64) -> Result<Option<u64>, ImportError> {
+    fn layer_types(&self, layers: u64) -> Result<Option<u64>, Error> {
         const KEY: &str = "layer_types";
         let Some(value) = self.get(KEY) else {
             return Ok(None);
         };
         let Json::Array(items) = value else {
-            return Err(ImportError::WrongType {
+            return Err(Error::WrongType {
                 key: KEY,
                 expected: json::Kind::Array,
                 found: value.kind(),
@@ -261,7 +170,7 @@ impl Keys<'_> {
                 Json::String(t) if t == "sliding_attention" || t == "chunked_attention" => {
                     global.push(false);
                 }
-                _ => return Err(ImportError::LayerPattern { key: KEY }),
+                _ => return Err(Error::LayerPattern { key: KEY }),
             }
         }
         every_nth(&global, layers, KEY).map(Some)
@@ -271,7 +180,7 @@ impl Keys<'_> {
     /// configuration_qwen3.py): with `use_sliding_window`, layers from
     /// `max_window_layers` (default 28) on attend through `sliding_window`
     /// (default 4096); without it, none does. Returns (window, global_every).
-    fn qwen_window(&self, layers: u64) -> Result<(u64, u64), ImportError> {
+    fn qwen_window(&self, layers: u64) -> Result<(u64, u64), Error> {
         if !self.switch("use_sliding_window")?.unwrap_or(false) {
             return Ok((0, 0));
         }
@@ -281,7 +190,7 @@ impl Keys<'_> {
         match first {
             0 => Ok((self.window(4096)?, 0)),
             n if n >= layers => Ok((0, 0)),
-            _ => Err(ImportError::LayerPattern {
+            _ => Err(Error::LayerPattern {
                 key: "max_window_layers",
             }),
         }
@@ -293,12 +202,12 @@ impl Keys<'_> {
     /// ([`Mlp::GeluNew`]); every other name is counted as one kernel
     /// ([`Mlp::Gelu`]: `gelu` is `nn.functional.gelu`, `gelu_pytorch_tanh`
     /// `F.gelu(approximate="tanh")`).
-    fn gelu(&self, key: &'static str, default: Mlp) -> Result<Mlp, ImportError> {
+    fn gelu(&self, key: &'static str, default: Mlp) -> Result<Mlp, Error> {
         match self.get(key) {
             None => Ok(default),
             Some(Json::String(name)) if name == "gelu_new" => Ok(Mlp::GeluNew),
             Some(Json::String(_)) => Ok(Mlp::Gelu),
-            Some(other) => Err(ImportError::WrongType {
+            Some(other) => Err(Error::WrongType {
                 key,
                 expected: json::Kind::String,
                 found: other.kind(),
@@ -306,11 +215,11 @@ impl Keys<'_> {
         }
     }
 
-    fn positive(&self, key: &'static str) -> Result<Option<bool>, ImportError> {
+    fn positive(&self, key: &'static str) -> Result<Option<bool>, Error> {
         match self.get(key) {
             None => Ok(None),
             Some(Json::Number(x)) => Ok(Some(*x > 0.0)),
-            Some(other) => Err(ImportError::WrongType {
+            Some(other) => Err(Error::WrongType {
                 key,
                 expected: json::Kind::Number,
                 found: other.kind(),
@@ -323,10 +232,10 @@ impl Keys<'_> {
 const LAYERS_OR_NONE: WholeField = WholeField { min: 0, ..LAYERS };
 
 /// Reads a pasted config.json.
-pub fn import(text: &str) -> Result<Architecture, ImportError> {
-    let document = json::parse(text).map_err(ImportError::NotJson)?;
+pub fn import(text: &str) -> Result<Architecture, Error> {
+    let document = json::parse(text).map_err(Error::NotJson)?;
     if !matches!(document, Json::Object(_)) {
-        return Err(ImportError::NotAnObject {
+        return Err(Error::NotAnObject {
             found: document.kind(),
         });
     }
@@ -334,20 +243,20 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
     let model_type = match keys.get("model_type") {
         Some(Json::String(s)) => s.as_str(),
         Some(other) => {
-            return Err(ImportError::WrongType {
+            return Err(Error::WrongType {
                 key: "model_type",
                 expected: json::Kind::String,
                 found: other.kind(),
             });
         }
-        None => return Err(ImportError::Missing { key: "model_type" }),
+        None => return Err(Error::Missing { key: "model_type" }),
     };
     let dense = matches!(
         model_type,
         "llama" | "mistral" | "qwen2" | "gemma" | "phi3" | "gpt2" | "bert" | "vit"
     );
     if let Some(key) = EXPERT_KEYS.iter().find(|k| dense && keys.get(k).is_some()) {
-        return Err(ImportError::Unsupported { key });
+        return Err(Error::Unsupported { key });
     }
     match model_type {
         "llama" | "mistral" | "qwen2" | "qwen3" | "gemma" | "phi3" | "olmo2" => {
@@ -358,12 +267,12 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
         // (the vision tower is not counted).
         "gemma3" => match keys.get("text_config") {
             Some(text @ Json::Object(_)) => gemma(&Keys(text), "gemma3_text"),
-            Some(other) => Err(ImportError::WrongType {
+            Some(other) => Err(Error::WrongType {
                 key: "text_config",
                 expected: json::Kind::Object,
                 found: other.kind(),
             }),
-            None => Err(ImportError::Missing { key: "text_config" }),
+            None => Err(Error::Missing { key: "text_config" }),
         },
         "phi" => phi(&keys),
         "gpt2" => gpt2(&keys),
@@ -375,14 +284,14 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
         "deepseek_v3" | "kimi_k2" => deepseek_v3(&keys),
         "llama4" => match keys.get("text_config") {
             Some(text @ Json::Object(_)) => llama4(&Keys(text), &keys),
-            Some(other) => Err(ImportError::WrongType {
+            Some(other) => Err(Error::WrongType {
                 key: "text_config",
                 expected: json::Kind::Object,
                 found: other.kind(),
             }),
-            None => Err(ImportError::Missing { key: "text_config" }),
+            None => Err(Error::Missing { key: "text_config" }),
         },
-        other => Err(ImportError::UnknownModelType {
+        other => Err(Error::UnknownModelType {
             found: other.to_owned(),
         }),
     }
@@ -390,7 +299,7 @@ pub fn import(text: &str) -> Result<Architecture, ImportError> {
 
 /// Llama-style families: RMSNorm, gated MLP (SwiGLU; GeGLU in Gemma), rotary;
 /// Qwen3 with per-head QK-norm, OLMo 2 with its norms after the blocks.
-fn llama_like(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportError> {
+fn llama_like(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, Error> {
     let heads = keys.required("num_attention_heads", tf::HEADS)?;
     let layers = keys.required("num_hidden_layers", LAYERS)?;
     let (window, global_every) = match model_type {
@@ -462,7 +371,7 @@ fn llama_like(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportE
 /// weight applied in FP32, GeGLU, a tied head. Absent keys take the classes'
 /// defaults, as transformers fills them (the multimodal Gemma 3 checkpoints
 /// publish a `text_config` of a few keys).
-fn gemma(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportError> {
+fn gemma(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, Error> {
     let gemma3 = model_type == "gemma3_text";
     let layers = keys.required("num_hidden_layers", LAYERS)?;
     let heads = keys.whole("num_attention_heads", tf::HEADS)?.unwrap_or(8);
@@ -520,7 +429,7 @@ fn gemma(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportError>
 /// Phi-1 and Phi-2 (configuration_phi.py, modeling_phi.py): attention and a
 /// GELU MLP side by side on one LayerNorm, biases on every linear map and on
 /// the untied head, partial rotary embeddings (no parameters).
-fn phi(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
+fn phi(keys: &Keys<'_>) -> Result<Architecture, Error> {
     let heads = keys.required("num_attention_heads", tf::HEADS)?;
     Ok(Architecture {
         kind: Kind::Decoder,
@@ -555,7 +464,7 @@ fn phi(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
 /// Mixtral, OLMoE, Qwen3-MoE and gpt-oss: a Llama-style decoder whose every
 /// FFN (Qwen3-MoE: every `decoder_sparse_step`-th) is `num_experts` (or
 /// `num_local_experts`) routed experts, top `num_experts_per_tok`.
-fn routed(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportError> {
+fn routed(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, Error> {
     let dense = llama_like(keys, model_type)?;
     let experts_key = match model_type {
         "olmoe" | "qwen3_moe" => "num_experts",
@@ -614,12 +523,12 @@ fn routed(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, ImportError
 
 /// A list of layer indices that would make layers dense against the
 /// step rule: only an empty (or absent) one is modelled.
-fn dense_layer_list(keys: &Keys<'_>, key: &'static str) -> Result<(), ImportError> {
+fn dense_layer_list(keys: &Keys<'_>, key: &'static str) -> Result<(), Error> {
     match keys.get(key) {
         None => Ok(()),
         Some(Json::Array(layers)) if layers.is_empty() => Ok(()),
-        Some(Json::Array(_)) => Err(ImportError::Unsupported { key }),
-        Some(other) => Err(ImportError::WrongType {
+        Some(Json::Array(_)) => Err(Error::Unsupported { key }),
+        Some(other) => Err(Error::WrongType {
             key,
             expected: json::Kind::Array,
             found: other.kind(),
@@ -634,7 +543,7 @@ fn dense_layer_list(keys: &Keys<'_>, key: &'static str) -> Result<(), ImportErro
 /// builds every later layer as MoE (`layer_idx >= first_k_dense_replace`;
 /// `moe_layer_freq` is not read) and leaves the multi-token-prediction layer
 /// (`num_nextn_predict_layers`) unloaded.
-fn deepseek_v3(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
+fn deepseek_v3(keys: &Keys<'_>) -> Result<Architecture, Error> {
     let heads = keys.required("num_attention_heads", tf::HEADS)?;
     Ok(Architecture {
         kind: Kind::Decoder,
@@ -677,7 +586,7 @@ fn deepseek_v3(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
 /// without weights (`Llama4TextL2Norm`). Its chunked attention is a window
 /// (`llama4_chunks`). The published configs keep `tie_word_embeddings`
 /// beside `text_config`, not in it.
-fn llama4(keys: &Keys<'_>, outer: &Keys<'_>) -> Result<Architecture, ImportError> {
+fn llama4(keys: &Keys<'_>, outer: &Keys<'_>) -> Result<Architecture, Error> {
     let heads = keys.required("num_attention_heads", tf::HEADS)?;
     let layers = keys.required("num_hidden_layers", LAYERS)?;
     let (window, global_every) = llama4_chunks(keys, layers)?;
@@ -694,11 +603,11 @@ fn llama4(keys: &Keys<'_>, outer: &Keys<'_>) -> Result<Architecture, ImportError
                 .collect();
             let same = *list == rule;
             if !same {
-                return Err(ImportError::Unsupported { key: "moe_layers" });
+                return Err(Error::Unsupported { key: "moe_layers" });
             }
         }
         Some(other) => {
-            return Err(ImportError::WrongType {
+            return Err(Error::WrongType {
                 key: "moe_layers",
                 expected: json::Kind::Array,
                 found: other.kind(),
@@ -747,7 +656,7 @@ fn llama4(keys: &Keys<'_>, outer: &Keys<'_>) -> Result<Architecture, ImportError
 /// the deprecated `HybridChunkedCache` became) a `StaticSlidingWindowLayer`
 /// of min(chunk, max length) (cache_utils.py). `attention_chunk_size: null`
 /// attends globally everywhere.
-fn llama4_chunks(keys: &Keys<'_>, layers: u64) -> Result<(u64, u64), ImportError> {
+fn llama4_chunks(keys: &Keys<'_>, layers: u64) -> Result<(u64, u64), Error> {
     const KEY: &str = "no_rope_layers";
     let window = match keys.0.get("attention_chunk_size") {
         None => 8192,
@@ -769,16 +678,16 @@ fn llama4_chunks(keys: &Keys<'_>, layers: u64) -> Result<(u64, u64), ImportError
                 .map(|flag| match flag {
                     Json::Number(x) if *x == 0.0 => Ok(true),
                     Json::Number(x) if *x == 1.0 => Ok(false),
-                    _ => Err(ImportError::LayerPattern { key: KEY }),
+                    _ => Err(Error::LayerPattern { key: KEY }),
                 })
-                .collect::<Result<Vec<bool>, ImportError>>()?;
+                .collect::<Result<Vec<bool>, Error>>()?;
             every_nth(&global, layers, KEY)?
         }
         Some(Json::Array(_)) | None => keys
             .whole("no_rope_layer_interval", tf::GLOBAL_EVERY)?
             .unwrap_or(4),
         Some(other) => {
-            return Err(ImportError::WrongType {
+            return Err(Error::WrongType {
                 key: KEY,
                 expected: json::Kind::Array,
                 found: other.kind(),
@@ -788,7 +697,7 @@ fn llama4_chunks(keys: &Keys<'_>, layers: u64) -> Result<(u64, u64), ImportError
     Ok((window, every))
 }
 
-fn gpt2(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
+fn gpt2(keys: &Keys<'_>) -> Result<Architecture, Error> {
     let hidden = keys.required("n_embd", HIDDEN)?;
     let heads = keys.required("n_head", tf::HEADS)?;
     Ok(Architecture {
@@ -819,7 +728,7 @@ fn gpt2(keys: &Keys<'_>) -> Result<Architecture, ImportError> {
 }
 
 /// BERT (encoder) and ViT (vision) share their key names.
-fn bert_like(keys: &Keys<'_>, vision: bool) -> Result<Architecture, ImportError> {
+fn bert_like(keys: &Keys<'_>, vision: bool) -> Result<Architecture, Error> {
     let heads = keys.required("num_attention_heads", tf::HEADS)?;
     let common = Architecture {
         layers: keys.required("num_hidden_layers", LAYERS)?,

@@ -3,7 +3,7 @@
 //! as JSON ([`training_args`]). Each becomes URL parameters, so that the
 //! result is a query string (a shareable link) that [`crate::query::parse`]
 //! reads like any other, plus [`Note`]s for what changes memory and batchfit
-//! does not model. Problems are data ([`FileError`]), worded by whoever shows them.
+//! does not model. Problems are data ([`Error`]), worded by whoever shows them.
 //!
 //! ```
 //! use batchfit_core::import::{self, Context, Files};
@@ -16,6 +16,7 @@
 //! ```
 
 pub mod deepspeed;
+mod error;
 pub mod hf;
 pub mod json;
 pub mod training_args;
@@ -25,6 +26,8 @@ use std::fmt;
 use crate::param::Param;
 use crate::query;
 use json::Json;
+
+pub use error::Error;
 
 /// What the files say, as URL parameters, and what of them is not modelled.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -97,6 +100,8 @@ pub struct Files<'a> {
 /// Which file a problem is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
+    /// A Hugging Face config.json ([`hf`]).
+    ModelConfig,
     Deepspeed,
     TrainingArgs,
 }
@@ -177,121 +182,11 @@ impl fmt::Display for Note {
     }
 }
 
-/// Why a file could not be read onto the URL format.
-#[derive(Clone, Debug, PartialEq)]
-pub enum FileError {
-    NotJson(json::SyntaxError),
-    NotAnObject {
-        found: json::Kind,
-    },
-    WrongType {
-        key: &'static str,
-        expected: json::Kind,
-        found: json::Kind,
-    },
-    /// A number outside `min..=max`, or a fraction where a whole number belongs.
-    BadValue {
-        key: &'static str,
-        min: u64,
-        max: u64,
-    },
-    NotAnOption {
-        key: &'static str,
-        found: String,
-        allowed: &'static [&'static str],
-    },
-    /// Two settings that cannot both hold (`fp16` and `bf16` both enabled).
-    Contradiction {
-        key: &'static str,
-        with: &'static str,
-    },
-    /// DeepSpeed's `train_batch_size` is not micro-batch × accumulation × GPUs
-    /// (deepspeed/runtime/config.py `_batch_assertion`).
-    BatchMismatch {
-        train_batch_size: u64,
-        micro_batch: u64,
-        accumulation: u64,
-        gpus: u64,
-    },
-    /// A DeepSpeed value the TrainingArguments contradict (transformers
-    /// `HfTrainerDeepSpeedConfig.fill_match`: the Trainer refuses to start).
-    Mismatch {
-        key: &'static str,
-        deepspeed: String,
-        trainer_key: &'static str,
-        trainer: String,
-    },
-}
-
-impl fmt::Display for FileError {
-    /// One English line, for the CLI.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NotJson(error) => write!(f, "the file is {error}"),
-            Self::NotAnObject { found } => {
-                write!(
-                    f,
-                    "the file must be an object {{…}}, not {}",
-                    found.english()
-                )
-            }
-            Self::WrongType {
-                key,
-                expected,
-                found,
-            } => write!(
-                f,
-                "`{key}` must be {}, not {}",
-                expected.english(),
-                found.english()
-            ),
-            Self::BadValue { key, min, max } => write!(
-                f,
-                "`{key}` must be a whole number from {} to {}",
-                crate::fields::group_thousands(*min),
-                crate::fields::group_thousands(*max)
-            ),
-            Self::NotAnOption {
-                key,
-                found,
-                allowed,
-            } => write!(
-                f,
-                "`{key}` \"{found}\" must be one of: {}",
-                allowed.join(", ")
-            ),
-            Self::Contradiction { key, with } => {
-                write!(f, "`{key}` and `{with}` cannot both be true")
-            }
-            Self::BatchMismatch {
-                train_batch_size,
-                micro_batch,
-                accumulation,
-                gpus,
-            } => write!(
-                f,
-                "`train_batch_size` {train_batch_size} is not `train_micro_batch_size_per_gpu` {micro_batch} × `gradient_accumulation_steps` {accumulation} × {gpus} GPUs (`gpus`)"
-            ),
-            Self::Mismatch {
-                key,
-                deepspeed,
-                trainer_key,
-                trainer,
-            } => write!(
-                f,
-                "`{key}` is {deepspeed} but TrainingArguments' `{trainer_key}` gives {trainer}; set it to \"auto\" or make them agree"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for FileError {}
-
 /// A problem and the file it is in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rejected {
     pub source: Source,
-    pub error: FileError,
+    pub error: Error,
 }
 
 /// Reads the files given: TrainingArguments first, then the DeepSpeed config
@@ -368,11 +263,11 @@ pub fn kind_of(text: &str) -> FileKind {
 }
 
 /// Parses a file that must be one JSON object.
-pub(crate) fn document(text: &str) -> Result<Json, FileError> {
-    let doc = json::parse(text).map_err(FileError::NotJson)?;
+pub(crate) fn document(text: &str) -> Result<Json, Error> {
+    let doc = json::parse(text).map_err(Error::NotJson)?;
     match doc {
         Json::Object(_) => Ok(doc),
-        other => Err(FileError::NotAnObject {
+        other => Err(Error::NotAnObject {
             found: other.kind(),
         }),
     }
@@ -392,8 +287,8 @@ pub(crate) fn at<'a>(doc: &'a Json, path: &str) -> Option<&'a Json> {
         .filter(|v| **v != Json::Null)
 }
 
-fn wrong(key: &'static str, expected: json::Kind, found: &Json) -> FileError {
-    FileError::WrongType {
+fn wrong(key: &'static str, expected: json::Kind, found: &Json) -> Error {
+    Error::WrongType {
         key,
         expected,
         found: found.kind(),
@@ -406,13 +301,13 @@ pub(crate) fn whole(
     key: &'static str,
     min: u64,
     max: u64,
-) -> Result<Option<Value<u64>>, FileError> {
+) -> Result<Option<Value<u64>>, Error> {
     match at(doc, key) {
         None => Ok(None),
         Some(Json::String(s)) if s == "auto" => Ok(Some(Value::Auto)),
         Some(Json::Number(x)) => {
             if x.fract() != 0.0 || !(min as f64..=max as f64).contains(x) {
-                return Err(FileError::BadValue { key, min, max });
+                return Err(Error::whole(key, min, max));
             }
             // Whole and inside u64's range: exact.
             Ok(Some(Value::Is(*x as u64)))
@@ -422,7 +317,7 @@ pub(crate) fn whole(
 }
 
 /// `true`/`false`, or `"auto"`.
-pub(crate) fn flag(doc: &Json, key: &'static str) -> Result<Option<Value<bool>>, FileError> {
+pub(crate) fn flag(doc: &Json, key: &'static str) -> Result<Option<Value<bool>>, Error> {
     match at(doc, key) {
         None => Ok(None),
         Some(Json::Bool(b)) => Ok(Some(Value::Is(*b))),
@@ -432,7 +327,7 @@ pub(crate) fn flag(doc: &Json, key: &'static str) -> Result<Option<Value<bool>>,
 }
 
 /// A string.
-pub(crate) fn text<'a>(doc: &'a Json, key: &'static str) -> Result<Option<&'a str>, FileError> {
+pub(crate) fn text<'a>(doc: &'a Json, key: &'static str) -> Result<Option<&'a str>, Error> {
     match at(doc, key) {
         None => Ok(None),
         Some(Json::String(s)) => Ok(Some(s)),

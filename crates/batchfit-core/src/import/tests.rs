@@ -224,7 +224,7 @@ fn the_batch_sizes_complete_as_deepspeed_completes_them() {
         (
             r#"{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 4}"#,
             8,
-            FileError::BatchMismatch {
+            Error::BatchMismatch {
                 train_batch_size: 64,
                 micro_batch: 4,
                 accumulation: 4,
@@ -235,7 +235,7 @@ fn the_batch_sizes_complete_as_deepspeed_completes_them() {
         (
             r#"{"train_batch_size": 10}"#,
             4,
-            FileError::BatchMismatch {
+            Error::BatchMismatch {
                 train_batch_size: 10,
                 micro_batch: 2,
                 accumulation: 1,
@@ -270,7 +270,7 @@ fn contradictions_are_named() {
             Some(both),
             None,
             Source::Deepspeed,
-            FileError::Contradiction {
+            Error::Contradiction {
                 key: "bf16.enabled",
                 with: "fp16.enabled",
             },
@@ -279,7 +279,7 @@ fn contradictions_are_named() {
             None,
             Some(r#"{"bf16": true, "fp16": true}"#),
             Source::TrainingArgs,
-            FileError::Contradiction {
+            Error::Contradiction {
                 key: "bf16",
                 with: "fp16",
             },
@@ -289,7 +289,7 @@ fn contradictions_are_named() {
             Some(explicit),
             Some(TRAINING_ARGS),
             Source::Deepspeed,
-            FileError::Mismatch {
+            Error::Mismatch {
                 key: "train_micro_batch_size_per_gpu",
                 deepspeed: "2".into(),
                 trainer_key: "per_device_train_batch_size",
@@ -300,7 +300,7 @@ fn contradictions_are_named() {
             Some(r#"{"fp16": {"enabled": true}}"#),
             Some(TRAINING_ARGS),
             Source::Deepspeed,
-            FileError::Mismatch {
+            Error::Mismatch {
                 key: "fp16.enabled",
                 deepspeed: "true".into(),
                 trainer_key: "fp16",
@@ -324,37 +324,25 @@ fn bad_values_name_their_key() {
     for (config, error) in [
         (
             "[1]",
-            FileError::NotAnObject {
+            Error::NotAnObject {
                 found: json::Kind::Array,
             },
         ),
         (
             r#"{"zero_optimization": {"stage": 4}}"#,
-            FileError::BadValue {
-                key: "zero_optimization.stage",
-                min: 0,
-                max: 3,
-            },
+            Error::whole("zero_optimization.stage", 0, 3),
         ),
         (
             r#"{"zero_optimization": {"stage": "auto"}}"#,
-            FileError::BadValue {
-                key: "zero_optimization.stage",
-                min: 0,
-                max: 3,
-            },
+            Error::whole("zero_optimization.stage", 0, 3),
         ),
         (
             r#"{"zero_optimization": {"stage": 1.5}}"#,
-            FileError::BadValue {
-                key: "zero_optimization.stage",
-                min: 0,
-                max: 3,
-            },
+            Error::whole("zero_optimization.stage", 0, 3),
         ),
         (
             r#"{"zero_optimization": {"offload_optimizer": {"device": "gpu"}}}"#,
-            FileError::NotAnOption {
+            Error::NotAnOption {
                 key: "zero_optimization.offload_optimizer.device",
                 found: "gpu".into(),
                 allowed: &["none", "cpu", "nvme"],
@@ -362,15 +350,11 @@ fn bad_values_name_their_key() {
         ),
         (
             r#"{"train_micro_batch_size_per_gpu": 0}"#,
-            FileError::BadValue {
-                key: "train_micro_batch_size_per_gpu",
-                min: 1,
-                max: 1_000_000_000,
-            },
+            Error::whole("train_micro_batch_size_per_gpu", 1, 1_000_000_000),
         ),
         (
             r#"{"bf16": {"enabled": "yes"}}"#,
-            FileError::WrongType {
+            Error::WrongType {
                 key: "bf16.enabled",
                 expected: json::Kind::Bool,
                 found: json::Kind::String,
@@ -378,11 +362,7 @@ fn bad_values_name_their_key() {
         ),
         (
             r#"{"zero_optimization": {"reduce_bucket_size": 2e11}}"#,
-            FileError::BadValue {
-                key: "zero_optimization.reduce_bucket_size",
-                min: 0,
-                max: 100_000_000_000,
-            },
+            Error::whole("zero_optimization.reduce_bucket_size", 0, 100_000_000_000),
         ),
     ] {
         assert_eq!(
@@ -393,12 +373,12 @@ fn bad_values_name_their_key() {
     }
     assert!(matches!(
         deepspeed::import("{", &LLAMA, None),
-        Err(FileError::NotJson(_))
+        Err(Error::NotJson(_))
     ));
     for (args, error) in [
         (
             r#"{"fsdp": "full_shard sharded"}"#,
-            FileError::NotAnOption {
+            Error::NotAnOption {
                 key: "fsdp",
                 found: "sharded".into(),
                 allowed: &[
@@ -414,7 +394,7 @@ fn bad_values_name_their_key() {
         ),
         (
             r#"{"per_device_train_batch_size": "4"}"#,
-            FileError::WrongType {
+            Error::WrongType {
                 key: "per_device_train_batch_size",
                 expected: json::Kind::Number,
                 found: json::Kind::String,
@@ -422,7 +402,7 @@ fn bad_values_name_their_key() {
         ),
         (
             r#"{"deepspeed": 3}"#,
-            FileError::WrongType {
+            Error::WrongType {
                 key: "deepspeed",
                 expected: json::Kind::Object,
                 found: json::Kind::Number,
@@ -598,15 +578,10 @@ fn every_message_names_its_key() {
         ]
     );
     assert_eq!(
-        FileError::BadValue {
-            key: "zero_optimization.stage",
-            min: 0,
-            max: 3
-        }
-        .to_string(),
+        Error::whole("zero_optimization.stage", 0, 3).to_string(),
         "`zero_optimization.stage` must be a whole number from 0 to 3"
     );
-    let error = FileError::BatchMismatch {
+    let error = Error::BatchMismatch {
         train_batch_size: 64,
         micro_batch: 4,
         accumulation: 4,
@@ -654,7 +629,7 @@ proptest::proptest! {
         match training_args::read(&args, &context) {
             Err(error) => proptest::prop_assert_eq!(
                 error,
-                FileError::Contradiction { key: "bf16", with: "fp16" }
+                Error::Contradiction { key: "bf16", with: "fp16" }
             ),
             Ok(read) => {
                 proptest::prop_assert!(!(bf16 && fp16));

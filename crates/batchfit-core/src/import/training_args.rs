@@ -20,7 +20,7 @@
 
 use super::json::{self, Json};
 use crate::activations::BATCH;
-use crate::import::{self, Context, FileError, Imported, Note, Value, flag, text, whole};
+use crate::import::{self, Context, Error, Imported, Note, Value, flag, text, whole};
 use crate::param::Param;
 use crate::query::GLOBAL_BATCH;
 use crate::transformer::{self as tf, Optimizer, Recipe, Recompute, Step};
@@ -104,12 +104,12 @@ fn truthy(value: &Json) -> bool {
 }
 
 /// Whether a TrainingArguments flag is true (absent: its default, false).
-fn on(doc: &Json, key: &'static str) -> Result<bool, FileError> {
+fn on(doc: &Json, key: &'static str) -> Result<bool, Error> {
     match flag(doc, key)? {
         None => Ok(false),
         Some(Value::Is(b)) => Ok(b),
         // TrainingArguments has no "auto".
-        Some(Value::Auto) => Err(FileError::WrongType {
+        Some(Value::Auto) => Err(Error::WrongType {
             key,
             expected: json::Kind::Bool,
             found: json::Kind::String,
@@ -117,17 +117,17 @@ fn on(doc: &Json, key: &'static str) -> Result<bool, FileError> {
     }
 }
 
-fn count(doc: &Json, key: &'static str, max: u64) -> Result<Option<u64>, FileError> {
+fn count(doc: &Json, key: &'static str, max: u64) -> Result<Option<u64>, Error> {
     match whole(doc, key, 1, max)? {
         None => Ok(None),
         Some(Value::Is(n)) => Ok(Some(n)),
-        Some(Value::Auto) => Err(FileError::BadValue { key, min: 1, max }),
+        Some(Value::Auto) => Err(Error::whole(key, 1, max)),
     }
 }
 
 /// The FSDP options: a list of strings, or one string of them separated by
 /// spaces (both are what `TrainingArguments.fsdp` accepts).
-fn fsdp_options(doc: &Json) -> Result<Vec<String>, FileError> {
+fn fsdp_options(doc: &Json) -> Result<Vec<String>, Error> {
     let key = "fsdp";
     match import::at(doc, key) {
         None | Some(Json::Bool(false)) => Ok(Vec::new()),
@@ -136,14 +136,14 @@ fn fsdp_options(doc: &Json) -> Result<Vec<String>, FileError> {
             .iter()
             .map(|item| match item {
                 Json::String(s) => Ok(s.clone()),
-                other => Err(FileError::WrongType {
+                other => Err(Error::WrongType {
                     key,
                     expected: json::Kind::String,
                     found: other.kind(),
                 }),
             })
             .collect(),
-        Some(other) => Err(FileError::WrongType {
+        Some(other) => Err(Error::WrongType {
             key,
             expected: json::Kind::Array,
             found: other.kind(),
@@ -163,7 +163,7 @@ const FSDP_OPTIONS: &[&str] = &[
 ];
 
 /// Reads a TrainingArguments JSON file.
-pub fn read(text_of_file: &str, context: &Context) -> Result<TrainingArgs, FileError> {
+pub fn read(text_of_file: &str, context: &Context) -> Result<TrainingArgs, Error> {
     let doc = import::document(text_of_file)?;
     let mut out = Imported::default();
     out.set(Param::Framework, tf::Framework::HfTrainer.name());
@@ -185,11 +185,11 @@ pub fn read(text_of_file: &str, context: &Context) -> Result<TrainingArgs, FileE
             .checked_mul(values.accumulation)
             .and_then(|n| n.checked_mul(context.gpus.max(1)))
             .filter(|&n| n <= GLOBAL_BATCH.max)
-            .ok_or(FileError::BadValue {
-                key: "gradient_accumulation_steps",
-                min: 1,
-                max: GLOBAL_BATCH.max / (values.micro_batch * context.gpus.max(1)),
-            })?;
+            .ok_or(Error::whole(
+                "gradient_accumulation_steps",
+                1,
+                GLOBAL_BATCH.max / (values.micro_batch * context.gpus.max(1)),
+            ))?;
         out.set(Param::GlobalBatch, global);
     }
 
@@ -228,7 +228,7 @@ pub fn read(text_of_file: &str, context: &Context) -> Result<TrainingArgs, FileE
 
     if values.fp16 && values.bf16 {
         // TrainingArguments.__post_init__ refuses both.
-        return Err(FileError::Contradiction {
+        return Err(Error::Contradiction {
             key: "bf16",
             with: "fp16",
         });
@@ -255,7 +255,7 @@ pub fn read(text_of_file: &str, context: &Context) -> Result<TrainingArgs, FileE
             "offload" => out.set(Param::ParamOffload, 1),
             "auto_wrap" => {}
             _ => {
-                return Err(FileError::NotAnOption {
+                return Err(Error::NotAnOption {
                     key: "fsdp",
                     found: option.clone(),
                     allowed: FSDP_OPTIONS,
@@ -322,7 +322,7 @@ pub fn read(text_of_file: &str, context: &Context) -> Result<TrainingArgs, FileE
         Some(Json::String(path)) => Some(Deepspeed::Path(path.clone())),
         Some(inline @ Json::Object(_)) => Some(Deepspeed::Inline(inline.clone())),
         Some(other) => {
-            return Err(FileError::WrongType {
+            return Err(Error::WrongType {
                 key: "deepspeed",
                 expected: json::Kind::Object,
                 found: other.kind(),

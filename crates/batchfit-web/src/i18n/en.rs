@@ -2,7 +2,7 @@
 //! questions of "How it works", and the sentences that word the core's data.
 
 use batchfit_core::fields::{Needed, Problem, Range};
-use batchfit_core::import::hf::{self, ImportError};
+use batchfit_core::import::hf;
 use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::import::{self};
 use batchfit_core::measured::{self, Term};
@@ -1224,7 +1224,6 @@ pub(super) static ENGLISH: Language = Language {
 };
 
 pub(super) static ENGLISH_PANELS: Panels = Panels {
-    import_error,
     file_error,
     file_note,
     measured_error,
@@ -1324,36 +1323,6 @@ fn not_json(e: &SyntaxError) -> String {
     }
 }
 
-fn import_error(error: &ImportError) -> String {
-    match error {
-        ImportError::NotJson(e) => format!("This text {}", not_json(e)),
-        ImportError::NotAnObject { found } => {
-            format!("A config.json is an object {{…}}, not {}.", kind(*found))
-        }
-        ImportError::Missing { key } => format!("The config.json has no «{key}»."),
-        ImportError::WrongType {
-            key,
-            expected,
-            found,
-        } => format!("«{key}» must be {}, not {}.", kind(*expected), kind(*found)),
-        ImportError::BadValue {
-            key,
-            range,
-            fraction,
-        } => problem(&format!("«{key}»"), &bad_value(*range, *fraction)),
-        ImportError::UnknownModelType { found } => format!(
-            "batchfit does not read the «model_type» “{found}” (it reads {}).",
-            hf::MODEL_TYPES.join(", ")
-        ),
-        ImportError::Unsupported { key } => {
-            format!("«{key}» describes something batchfit does not model for this model type.")
-        }
-        ImportError::LayerPattern { key } => {
-            format!("«{key}»: only every n-th layer global, the others windowed, is modelled.")
-        }
-    }
-}
-
 fn measured_error(error: &measured::Error) -> String {
     use measured::Problem as P;
     let forms = |forms: &[measured::Form]| {
@@ -1394,14 +1363,14 @@ fn measured_error(error: &measured::Error) -> String {
 }
 
 fn file_error(rejected: &import::Rejected) -> String {
-    use import::FileError as E;
+    use import::Error as E;
     // The file as the subject of what is wrong with it as a whole, and as
     // the place of what is wrong with one of its keys.
     let (file, within) = match rejected.source {
+        import::Source::ModelConfig => ("The config.json", "In the config.json,"),
         import::Source::Deepspeed => ("The DeepSpeed config", "In the DeepSpeed config,"),
         import::Source::TrainingArgs => ("The TrainingArguments", "In the TrainingArguments,"),
     };
-    let n = |v: u64| group(Lang::En, u128::from(v));
     let what = match &rejected.error {
         E::NotJson(e) => return format!("{file} {}", not_json(e)),
         E::NotAnObject { found } => {
@@ -1412,11 +1381,20 @@ fn file_error(rejected: &import::Rejected) -> String {
             expected: want,
             found,
         } => format!("«{key}» must be {}, not {}.", kind(*want), kind(*found)),
-        E::BadValue { key, min, max } => format!(
-            "«{key}» must be a whole number from {} to {}.",
-            n(*min),
-            n(*max)
+        E::Missing { key } => return format!("{file} has no «{key}»."),
+        E::BadValue { key, range, whole } => {
+            problem(&format!("«{key}»"), &bad_value(*range, *whole))
+        }
+        E::UnknownModelType { found } => format!(
+            "batchfit does not read the «model_type» “{found}” (it reads {}).",
+            hf::MODEL_TYPES.join(", ")
         ),
+        E::Unsupported { key } => {
+            format!("«{key}» describes something batchfit does not model for this model type.")
+        }
+        E::LayerPattern { key } => {
+            format!("«{key}»: only every n-th layer global, the others windowed, is modelled.")
+        }
         E::NotAnOption {
             key,
             found,

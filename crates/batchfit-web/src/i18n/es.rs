@@ -8,7 +8,7 @@
 //! 14 texts against 13 forms of *tú* in 10.
 
 use batchfit_core::fields::{Needed, Problem, Range};
-use batchfit_core::import::hf::{self, ImportError};
+use batchfit_core::import::hf;
 use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::import::{self};
 use batchfit_core::measured::{self, Term};
@@ -1395,7 +1395,6 @@ pub(super) static SPANISH: Language = Language {
 };
 
 pub(super) static SPANISH_PANELS: Panels = Panels {
-    import_error,
     file_error,
     file_note,
     measured_error,
@@ -1495,36 +1494,6 @@ fn not_json(e: &SyntaxError) -> String {
     }
 }
 
-fn import_error(error: &ImportError) -> String {
-    match error {
-        ImportError::NotJson(e) => format!("El texto {}", not_json(e)),
-        ImportError::NotAnObject { found } => {
-            format!("Un config.json es un objeto {{…}}, no {}.", kind(*found))
-        }
-        ImportError::Missing { key } => format!("Al config.json le falta «{key}»."),
-        ImportError::WrongType {
-            key,
-            expected,
-            found,
-        } => format!("«{key}» debe ser {}, no {}.", kind(*expected), kind(*found)),
-        ImportError::BadValue {
-            key,
-            range,
-            fraction,
-        } => problem(&format!("«{key}»"), &bad_value(*range, *fraction)),
-        ImportError::UnknownModelType { found } => format!(
-            "batchfit no lee el «model_type» “{found}” (lee {}).",
-            hf::MODEL_TYPES.join(", ")
-        ),
-        ImportError::Unsupported { key } => {
-            format!("«{key}» describe algo que batchfit no modela en este tipo de modelo.")
-        }
-        ImportError::LayerPattern { key } => {
-            format!("«{key}»: solo se modela una capa global cada n, las demás con ventana.")
-        }
-    }
-}
-
 fn measured_error(error: &measured::Error) -> String {
     use measured::Problem as P;
     let forms = |forms: &[measured::Form]| {
@@ -1568,10 +1537,11 @@ fn measured_error(error: &measured::Error) -> String {
 }
 
 fn file_error(rejected: &import::Rejected) -> String {
-    use import::FileError as E;
+    use import::Error as E;
     // The file as the subject of what is wrong with it as a whole, and as
     // the place of what is wrong with one of its keys.
     let (file, within) = match rejected.source {
+        import::Source::ModelConfig => ("El config.json", "En el config.json,"),
         import::Source::Deepspeed => (
             "La configuración de DeepSpeed",
             "En la configuración de DeepSpeed,",
@@ -1581,7 +1551,6 @@ fn file_error(rejected: &import::Rejected) -> String {
             "En los TrainingArguments,",
         ),
     };
-    let n = |v: u64| group(Lang::Es, u128::from(v));
     let what = match &rejected.error {
         E::NotJson(e) => return format!("{file} {}", not_json(e)),
         E::NotAnObject { found } => {
@@ -1592,11 +1561,20 @@ fn file_error(rejected: &import::Rejected) -> String {
             expected: want,
             found,
         } => format!("«{key}» debe ser {}, no {}.", kind(*want), kind(*found)),
-        E::BadValue { key, min, max } => format!(
-            "«{key}» debe ser un número entero entre {} y {}.",
-            n(*min),
-            n(*max)
+        E::Missing { key } => format!("falta «{key}»."),
+        E::BadValue { key, range, whole } => {
+            problem(&format!("«{key}»"), &bad_value(*range, *whole))
+        }
+        E::UnknownModelType { found } => format!(
+            "batchfit no lee el «model_type» “{found}” (lee {}).",
+            hf::MODEL_TYPES.join(", ")
         ),
+        E::Unsupported { key } => {
+            format!("«{key}» describe algo que batchfit no modela en este tipo de modelo.")
+        }
+        E::LayerPattern { key } => {
+            format!("«{key}»: solo se modela una capa global cada n, las demás con ventana.")
+        }
         E::NotAnOption {
             key,
             found,

@@ -12,7 +12,7 @@ mod tests;
 
 use crate::prelude::{Get, RwSignal};
 use batchfit_core::fields::{Problem, Range};
-use batchfit_core::import::{self, hf::ImportError};
+use batchfit_core::import;
 use batchfit_core::measured::{self, Term};
 use batchfit_core::param::COUNT;
 pub use batchfit_core::query::Lang;
@@ -86,9 +86,8 @@ pub struct Language {
 /// apart from it, which every page loads, so that they travel with their
 /// panels' code.
 pub struct Panels {
-    /// Why a pasted config.json was not imported.
-    pub import_error: fn(&ImportError) -> String,
-    /// Why a pasted DeepSpeed config or TrainingArguments could not be read.
+    /// Why a pasted config.json, DeepSpeed config or TrainingArguments could
+    /// not be read.
     pub file_error: fn(&import::Rejected) -> String,
     /// What a read DeepSpeed config or TrainingArguments says that the
     /// estimate does not follow exactly.
@@ -112,8 +111,8 @@ pub fn panels(lang: Lang) -> &'static Panels {
 
 /// How a config.json's out-of-range or fractional value is worded: as the
 /// field problem it would be.
-fn bad_value(range: Range, fraction: bool) -> Problem {
-    if fraction {
+fn bad_value(range: Range, whole: bool) -> Problem {
+    if whole {
         Problem::NotWhole { range }
     } else {
         Problem::OutOfRange { range }

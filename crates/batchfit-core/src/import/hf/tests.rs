@@ -421,7 +421,7 @@ fn mixture_of_experts_configs_name_what_is_missing() {
     ] {
         assert_eq!(
             import(&without(config, key)),
-            Err(ImportError::Missing { key }),
+            Err(Error::Missing { key }),
             "{key}"
         );
     }
@@ -429,13 +429,13 @@ fn mixture_of_experts_configs_name_what_is_missing() {
     // off the step rule have no parameter: refused.
     assert_eq!(
         import(&QWEN3_30B_A3B.replace("\"mlp_only_layers\": []", "\"mlp_only_layers\": [0]")),
-        Err(ImportError::Unsupported {
+        Err(Error::Unsupported {
             key: "mlp_only_layers"
         })
     );
     assert_eq!(
         import(&LLAMA_4_SCOUT.replace("\"moe_layers\": [0, 1,", "\"moe_layers\": [1,")),
-        Err(ImportError::Unsupported { key: "moe_layers" })
+        Err(Error::Unsupported { key: "moe_layers" })
     );
     // Maverick-style interleaving: every second layer (1, 3, …) is MoE.
     let interleaved = import(
@@ -487,7 +487,7 @@ fn class_defaults_and_layer_patterns() {
     // Global first, then windowed: not "every n-th layer".
     assert_eq!(
         import(&types(&[f, s])),
-        Err(ImportError::LayerPattern { key: "layer_types" })
+        Err(Error::LayerPattern { key: "layer_types" })
     );
     // Gemma 2 without `layer_types` alternates, the first layer windowed;
     // `null` switches a soft-capping off, absence keeps Gemma2Config's.
@@ -524,7 +524,7 @@ fn class_defaults_and_layer_patterns() {
     );
     assert_eq!(
         import(&windowed("14")),
-        Err(ImportError::LayerPattern {
+        Err(Error::LayerPattern {
             key: "max_window_layers"
         })
     );
@@ -587,25 +587,25 @@ fn llama_4_chunked_layers_import_as_a_window() {
     for (config, error) in [
         (
             listed(&[0, 1], 48),
-            ImportError::LayerPattern {
+            Error::LayerPattern {
                 key: "no_rope_layers",
             },
         ),
         (
             listed(&[1, 1, 1, 0], 40),
-            ImportError::LayerPattern {
+            Error::LayerPattern {
                 key: "no_rope_layers",
             },
         ),
         (
             listed(&[2], 48),
-            ImportError::LayerPattern {
+            Error::LayerPattern {
                 key: "no_rope_layers",
             },
         ),
         (
             with("\"no_rope_layers\": 4"),
-            ImportError::WrongType {
+            Error::WrongType {
                 key: "no_rope_layers",
                 expected: json::Kind::Array,
                 found: json::Kind::Number,
@@ -616,10 +616,10 @@ fn llama_4_chunked_layers_import_as_a_window() {
                 "\"attention_chunk_size\": 8192",
                 "\"attention_chunk_size\": 81.5",
             ),
-            ImportError::BadValue {
+            Error::BadValue {
                 key: "attention_chunk_size",
                 range: tf::WINDOW.range(),
-                fraction: true,
+                whole: true,
             },
         ),
     ] {
@@ -633,29 +633,26 @@ fn problems_are_named() {
     for (text, error) in [
         (
             "hello",
-            ImportError::NotJson(json::SyntaxError {
+            Error::NotJson(json::SyntaxError {
                 offset: 0,
                 expected: json::Expected::Value,
             }),
         ),
         (
             "[1, 2]",
-            ImportError::NotAnObject {
+            Error::NotAnObject {
                 found: json::Kind::Array,
             },
         ),
-        ("{}", ImportError::Missing { key: "model_type" }),
+        ("{}", Error::Missing { key: "model_type" }),
         (
             &without("hidden_size"),
-            ImportError::Missing { key: "hidden_size" },
+            Error::Missing { key: "hidden_size" },
         ),
-        (
-            &without("vocab_size"),
-            ImportError::Missing { key: "vocab_size" },
-        ),
+        (&without("vocab_size"), Error::Missing { key: "vocab_size" }),
         (
             &LLAMA_3_1_8B.replace("\"hidden_size\": 4096", "\"hidden_size\": \"4096\""),
-            ImportError::WrongType {
+            Error::WrongType {
                 key: "hidden_size",
                 expected: json::Kind::Number,
                 found: json::Kind::String,
@@ -663,18 +660,18 @@ fn problems_are_named() {
         ),
         (
             &LLAMA_3_1_8B.replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 32.5"),
-            ImportError::BadValue {
+            Error::BadValue {
                 key: "num_hidden_layers",
                 range: LAYERS.range(),
-                fraction: true,
+                whole: true,
             },
         ),
         (
             &LLAMA_3_1_8B.replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 0"),
-            ImportError::BadValue {
+            Error::BadValue {
                 key: "num_hidden_layers",
                 range: LAYERS.range(),
-                fraction: false,
+                whole: false,
             },
         ),
         (
@@ -682,7 +679,7 @@ fn problems_are_named() {
                 "\"tie_word_embeddings\": false",
                 "\"tie_word_embeddings\": 0",
             ),
-            ImportError::WrongType {
+            Error::WrongType {
                 key: "tie_word_embeddings",
                 expected: json::Kind::Bool,
                 found: json::Kind::Number,
@@ -690,27 +687,27 @@ fn problems_are_named() {
         ),
         (
             &LLAMA_3_1_8B.replace("\"llama\"", "\"mamba\""),
-            ImportError::UnknownModelType {
+            Error::UnknownModelType {
                 found: "mamba".into(),
             },
         ),
         (
             &LLAMA_3_1_8B.replace("\"vocab_size\"", "\"num_local_experts\": 8, \"vocab_size\""),
-            ImportError::Unsupported {
+            Error::Unsupported {
                 key: "num_local_experts",
             },
         ),
         (
             &GPT2.replace("\"n_embd\"", "\"hidden_size\""),
-            ImportError::Missing { key: "n_embd" },
+            Error::Missing { key: "n_embd" },
         ),
         (
             r#"{"model_type": "gemma3", "vision_config": {}}"#,
-            ImportError::Missing { key: "text_config" },
+            Error::Missing { key: "text_config" },
         ),
         (
             r#"{"model_type": "gemma3", "text_config": [1]}"#,
-            ImportError::WrongType {
+            Error::WrongType {
                 key: "text_config",
                 expected: json::Kind::Object,
                 found: json::Kind::Array,
@@ -718,17 +715,17 @@ fn problems_are_named() {
         ),
         (
             &GEMMA_3_12B.replace("\"hidden_size\": 3840", "\"width\": 3840"),
-            ImportError::Missing { key: "hidden_size" },
+            Error::Missing { key: "hidden_size" },
         ),
         (
             &PHI_2.replace("\"intermediate_size\"", "\"n_inner\""),
-            ImportError::Missing {
+            Error::Missing {
                 key: "intermediate_size",
             },
         ),
         (
             &GEMMA_3_1B.replace("\"sliding_window\": 512", "\"sliding_window\": \"512\""),
-            ImportError::WrongType {
+            Error::WrongType {
                 key: "sliding_window",
                 expected: json::Kind::Number,
                 found: json::Kind::String,
@@ -739,7 +736,7 @@ fn problems_are_named() {
                 "\"final_logit_softcapping\": 30.0",
                 "\"final_logit_softcapping\": true",
             ),
-            ImportError::WrongType {
+            Error::WrongType {
                 key: "final_logit_softcapping",
                 expected: json::Kind::Number,
                 found: json::Kind::Bool,
@@ -747,7 +744,7 @@ fn problems_are_named() {
         ),
         (
             &GEMMA_3_1B.replace("\"sliding_window_pattern\": 6", "\"layer_types\": \"full\""),
-            ImportError::WrongType {
+            Error::WrongType {
                 key: "layer_types",
                 expected: json::Kind::Array,
                 found: json::Kind::String,
@@ -759,11 +756,11 @@ fn problems_are_named() {
     }
     assert_eq!(
         import("{}").unwrap_err().to_string(),
-        "the config has no `model_type`"
+        "the file has no `model_type`"
     );
     assert_eq!(
         import(&without("hidden_size")).unwrap_err().to_string(),
-        "the config has no `hidden_size`"
+        "the file has no `hidden_size`"
     );
 }
 
@@ -785,7 +782,7 @@ fn activation_and_fused_projections_follow_the_config() {
     let wrong = GPT2.replace("\"gelu_new\"", "1");
     assert!(matches!(
         import(&wrong),
-        Err(ImportError::WrongType {
+        Err(Error::WrongType {
             key: "activation_function",
             ..
         })

@@ -3,13 +3,13 @@
 
 use batchfit_core::fields::{Bound, Needed, Problem, Range};
 use batchfit_core::import::json::{Expected, Kind, SyntaxError};
-use batchfit_core::import::{self, hf::ImportError};
+use batchfit_core::import::{self, Error};
 use batchfit_core::query::Param;
 
 use batchfit_core::measured;
 
 use crate::i18n::{self, Lang, Language, Words};
-use crate::messages::{file_error, import_error, problem};
+use crate::messages::{file_error, problem};
 
 /// Words that give English away, and words that give Spanish away; none of
 /// them is a word of the other language.
@@ -256,12 +256,13 @@ fn every_syntax_error() -> impl Iterator<Item = SyntaxError> {
     })
 }
 
-fn every_import_error() -> Vec<ImportError> {
-    let mut errors: Vec<ImportError> = every_syntax_error().map(ImportError::NotJson).collect();
+/// Every kind of error a pasted file can have, in each of the files.
+fn every_file_error() -> Vec<import::Rejected> {
+    let mut errors: Vec<Error> = every_syntax_error().map(Error::NotJson).collect();
     for found in Kind::ALL {
-        errors.push(ImportError::NotAnObject { found });
+        errors.push(Error::NotAnObject { found });
         for expected in Kind::ALL {
-            errors.push(ImportError::WrongType {
+            errors.push(Error::WrongType {
                 key: "hidden_size",
                 expected,
                 found,
@@ -273,77 +274,60 @@ fn every_import_error() -> Vec<ImportError> {
         max: Bound::Whole(10_000),
     };
     errors.extend([
-        ImportError::Missing { key: "vocab_size" },
-        ImportError::BadValue {
+        Error::Missing { key: "vocab_size" },
+        Error::BadValue {
             key: "num_hidden_layers",
             range,
-            fraction: true,
+            whole: true,
         },
-        ImportError::BadValue {
+        Error::BadValue {
             key: "num_hidden_layers",
             range,
-            fraction: false,
+            whole: false,
         },
-        ImportError::UnknownModelType {
+        Error::whole("per_device_train_batch_size", 1, 1_000_000_000),
+        Error::UnknownModelType {
             found: "mamba".to_owned(),
         },
-        ImportError::Unsupported {
+        Error::Unsupported {
             key: "num_local_experts",
         },
-        ImportError::LayerPattern {
+        Error::LayerPattern {
             key: "sliding_window_pattern",
         },
-    ]);
-    errors
-}
-
-fn every_file_error() -> Vec<import::Rejected> {
-    use import::FileError as E;
-    let mut errors: Vec<E> = every_syntax_error().map(E::NotJson).collect();
-    for found in Kind::ALL {
-        errors.push(E::NotAnObject { found });
-        errors.push(E::WrongType {
-            key: "bf16",
-            expected: Kind::Bool,
-            found,
-        });
-    }
-    errors.extend([
-        E::BadValue {
-            key: "per_device_train_batch_size",
-            min: 1,
-            max: 1_000_000_000,
-        },
-        E::NotAnOption {
+        Error::NotAnOption {
             key: "optim",
             found: "adamw_weird".to_owned(),
             allowed: &["adamw_torch", "adafactor"],
         },
-        E::Contradiction {
+        Error::Contradiction {
             key: "fp16",
             with: "bf16",
         },
-        E::BatchMismatch {
+        Error::BatchMismatch {
             train_batch_size: 64,
             micro_batch: 4,
             accumulation: 2,
             gpus: 1,
         },
-        E::Mismatch {
+        Error::Mismatch {
             key: "train_micro_batch_size_per_gpu",
             deepspeed: "4".to_owned(),
             trainer_key: "per_device_train_batch_size",
             trainer: "8".to_owned(),
         },
     ]);
+    let sources = [
+        import::Source::ModelConfig,
+        import::Source::Deepspeed,
+        import::Source::TrainingArgs,
+    ];
     errors
-        .into_iter()
+        .iter()
         .flat_map(|error| {
-            [import::Source::Deepspeed, import::Source::TrainingArgs].map(|source| {
-                import::Rejected {
-                    source,
-                    error: error.clone(),
-                }
+            sources.map(|source| import::Rejected {
+                source,
+                error: error.clone(),
             })
         })
         .collect()
@@ -362,7 +346,6 @@ fn each_message_is_in_one_language() {
         let messages: Vec<String> = every_problem()
             .iter()
             .map(|p| problem(lang, label, p))
-            .chain(every_import_error().iter().map(|e| import_error(lang, e)))
             .chain(every_file_error().iter().map(|e| file_error(lang, e)))
             .collect();
         for message in messages {
