@@ -205,7 +205,16 @@ pub fn ensure_browser() -> Result<Browser, String> {
     };
     println!("xtask: installing Chromium and chromedriver from Debian's packages (once)");
     apt(&["update"])?;
-    apt(&["install", "-y", "chromium", "chromium-driver"])?;
+    // Without the recommended packages: Chromium recommends a desktop (fonts,
+    // themes, sound) that a headless test never uses, and which took most of
+    // a fresh machine's install time.
+    apt(&[
+        "install",
+        "-y",
+        "--no-install-recommends",
+        "chromium",
+        "chromium-driver",
+    ])?;
     find_browser().ok_or_else(|| "apt-get installed chromium, but it is not on PATH".into())
 }
 
