@@ -200,11 +200,29 @@ pub struct WholeField {
 
 impl WholeField {
     /// Parses `text` ("16", " 2048 ", "2,048", "1e3", "1_000"), accepting only
-    /// whole numbers inside the bounds.
+    /// whole numbers inside the bounds. A token count also takes the binary
+    /// suffixes practitioners write a context length with: `32k` or `32K`
+    /// is 32,768, `1M` 1,048,576, `1.5k` 1,536 ([`Param::counts_tokens`]).
     pub fn parse(&self, text: &str) -> Result<u64, ParamError> {
         let range = self.range();
         let out_of_range = || self.error(Problem::OutOfRange { range });
-        match parse_number(text).map_err(|p| self.error(p.with(range)))? {
+        let (digits, scale) = match self.param.counts_tokens() {
+            true => token_scale(text),
+            false => (text, 1),
+        };
+        let number = parse_number(digits).map_err(|p| self.error(p.with(range)))?;
+        let number = match (number, scale) {
+            (number, 1) => number,
+            (Number::Whole(n), _) => n
+                .checked_mul(scale)
+                .map_or(Number::Fraction(f64::MAX), Number::Whole),
+            (Number::Fraction(x), _) => match x * scale as f64 {
+                x if x.fract() == 0.0 && x <= u64::MAX as f64 => Number::Whole(x as u64),
+                x => Number::Fraction(x),
+            },
+            (Number::Negative, _) => Number::Negative,
+        };
+        match number {
             Number::Whole(n) if (self.min..=self.max).contains(&n) => Ok(n),
             Number::Whole(_) | Number::Negative => Err(out_of_range()),
             Number::Fraction(x) if x < self.min as f64 || x > self.max as f64 => {
@@ -224,6 +242,22 @@ impl WholeField {
 
     fn error(&self, problem: Problem) -> ParamError {
         ParamError::new(self.param, problem)
+    }
+}
+
+/// `text` without a trailing `k`/`K` (× 1,024) or `M` (× 1,048,576), and the
+/// factor it stood for; `text` and 1 without one.
+fn token_scale(text: &str) -> (&str, u64) {
+    let text = text.trim();
+    let scale = match text.as_bytes().last() {
+        Some(b'k' | b'K') => 1 << 10,
+        Some(b'M') => 1 << 20,
+        _ => return (text, 1),
+    };
+    // A suffix alone ("k") is not a number, not an empty field.
+    match &text[..text.len() - 1] {
+        "" => (text, 1),
+        digits => (digits, scale),
     }
 }
 
@@ -554,6 +588,53 @@ mod tests {
         ] {
             assert_eq!(BATCH.parse(text), Ok(want), "{text:?}");
         }
+    }
+
+    const SEQ: WholeField = WholeField {
+        param: Param::Seq,
+        min: 1,
+        max: 10_000_000,
+        default: 2048,
+    };
+
+    /// A context length as practitioners write it: `k` and `M` are binary.
+    #[test]
+    fn token_counts_take_binary_suffixes() {
+        for (text, want) in [
+            ("32k", 32_768),
+            ("32K", 32_768),
+            (" 8k ", 8_192),
+            ("128k", 131_072),
+            ("1.5k", 1_536),
+            ("1M", 1_048_576),
+            ("2048", 2_048),
+        ] {
+            assert_eq!(SEQ.parse(text), Ok(want), "{text:?}");
+        }
+        let range = SEQ.range();
+        for (text, problem) in [
+            ("k", Problem::NotANumber { range }),
+            ("0.1k", Problem::NotWhole { range }),
+            ("32m", Problem::NotANumber { range }),
+            ("32kk", Problem::NotANumber { range }),
+            ("-2k", Problem::OutOfRange { range }),
+            ("0k", Problem::OutOfRange { range }),
+            ("10M", Problem::OutOfRange { range }),
+            ("99999999999999999999k", Problem::OutOfRange { range }),
+        ] {
+            assert_eq!(
+                SEQ.parse(text).map_err(|e| e.problem),
+                Err(problem),
+                "{text:?}"
+            );
+        }
+        // A count that is not of tokens takes no suffix.
+        assert_eq!(
+            BATCH.parse("2k").map_err(|e| e.problem),
+            Err(Problem::NotANumber {
+                range: BATCH.range()
+            })
+        );
     }
 
     #[test]

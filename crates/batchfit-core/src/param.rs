@@ -167,6 +167,13 @@ impl Param {
         self as usize
     }
 
+    /// Whether the parameter counts tokens, which people write with a binary
+    /// suffix: `seq=32k` is 32,768, `gen=1M` 1,048,576
+    /// ([`crate::fields::WholeField::parse`]).
+    pub const fn counts_tokens(self) -> bool {
+        matches!(self, Self::Seq | Self::Gen | Self::Positions | Self::Window)
+    }
+
     /// What the parameter's value is.
     pub const fn input(self) -> Input {
         use Param::*;

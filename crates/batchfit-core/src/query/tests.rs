@@ -41,6 +41,28 @@ fn whole_urls_and_leading_question_marks_are_accepted() {
     }
 }
 
+/// Issue 28: a shared link's `seq=32k` is the 32,768 tokens it means, in
+/// every form that has a sequence, and is written back as digits.
+#[test]
+fn token_counts_in_a_link_read_as_practitioners_write_them() {
+    let parsed = parse("form=transformer&model=llama-3.1-8b&seq=32k&gen=1k&mode=inference");
+    assert_eq!(parsed.problems, []);
+    assert_eq!(parsed.config.transformer.seq, 32_768);
+    assert_eq!(parsed.config.transformer.generated, 1_024);
+    assert!(to_query(&parsed.config).contains("seq=32768"));
+    let activations = parse("form=activations&seq=4K").config;
+    assert_eq!(activations.activations.seq, 4_096);
+    assert_eq!(
+        named(&parse("form=activations&batch=2k")),
+        [(
+            "batch",
+            &Problem::NotANumber {
+                range: activations::BATCH.range()
+            }
+        )]
+    );
+}
+
 #[test]
 fn writing_then_reading_gives_back_the_config() {
     let config = Config {
