@@ -68,6 +68,22 @@ pub enum Problem {
     OnlyWith { param: Param, value: Needed },
 }
 
+impl Problem {
+    /// Whether the problem is with the value itself (as a field shows it),
+    /// not with the parameter's name or with another parameter.
+    pub fn is_in_the_value(&self) -> bool {
+        matches!(
+            self,
+            Self::Empty { .. }
+                | Self::NotANumber { .. }
+                | Self::NotWhole { .. }
+                | Self::OutOfRange { .. }
+                | Self::NotAnOption { .. }
+                | Self::Repeated { .. }
+        )
+    }
+}
+
 /// What another parameter must be for one to apply, as a report names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Needed {

@@ -8,7 +8,7 @@
 //! address bar, the document's language, the embedding host's iframe height.
 
 use crate::prelude::*;
-use batchfit_core::fields::ParamError;
+use batchfit_core::fields::{Name, ParamError};
 use batchfit_core::query::{self, Lang, Param};
 use batchfit_core::units::Units;
 use wasm_bindgen::JsCast;
@@ -246,6 +246,8 @@ fn mark_first_estimate() {
 /// summary.
 struct Opening {
     opened: query::Pair,
+    /// Whether a bad value of the address stands in its field.
+    kept_bad_values: bool,
     state: State,
     results: El,
     summary: El,
@@ -261,6 +263,7 @@ fn open() -> Opening {
         state.other.set(Some(opened.a.config));
         state.editing_b.set(true);
     }
+    let kept_bad_values = opened.b.is_none() && keep_bad_values(state, &opened.a.problems);
     let embed = opened.a.config.embed;
     let tr = |pick| i18n::tr(state.lang, pick);
     let results = el("section")
@@ -291,16 +294,41 @@ fn open() -> Opening {
     };
     Opening {
         opened,
+        kept_bad_values,
         state,
         results,
         summary: results::mini_summary(state),
     }
 }
 
+/// A bad value in the address, kept in its field as if it had been typed
+/// there: the field is marked, the results are not current and give no
+/// verdict until it is fixed. Whether any was kept.
+fn keep_bad_values(state: State, problems: &[ParamError]) -> bool {
+    let query = location::current_query();
+    let mut kept = false;
+    for problem in problems.iter().filter(|p| p.problem.is_in_the_value()) {
+        // The language select has no field to mark: a bad `lang` only
+        // falls back to the browser's.
+        let Name::Known(param) = problem.name else {
+            continue;
+        };
+        if param == Param::Lang {
+            continue;
+        }
+        if let Some(text) = query::given(&query, param) {
+            state.text(param).set(text);
+            kept = true;
+        }
+    }
+    kept
+}
+
 /// The rest of the page around [`Opening`]'s results, into `parent`.
 fn finish(parent: &web_sys::Element, opening: Opening) {
     let Opening {
         opened,
+        kept_bad_values,
         state,
         results,
         summary,
@@ -309,9 +337,16 @@ fn finish(parent: &web_sys::Element, opening: Opening) {
     // The outside world: rewrite the address bar as the user types, without a
     // history entry per keystroke; keep <html lang> right for screen readers,
     // and the <title> in the page's language.
+    // An address with a bad value stays as the user wrote it until the
+    // state changes: the first write would replace it with the defaults.
+    let skip_first = std::cell::Cell::new(kept_bad_values);
     dom::bind(
         rx(move || state.query(false)),
-        Box::new(|query| location::replace_query(query.clone())),
+        Box::new(move |query| {
+            if !skip_first.replace(false) {
+                location::replace_query(query.clone());
+            }
+        }),
     );
     location::write_when_leaving();
     dom::bind(

@@ -724,6 +724,15 @@ pub const DEVICE_IDS: &[&str] = &{
     ids
 };
 
+/// The text `query` gives `param`, decoded (the first, where it is given
+/// twice): what a page shows in the field of a value it rejected, as the user
+/// wrote it.
+pub fn given(query: &str, param: Param) -> Option<String> {
+    pairs(query_part(query))
+        .find(|(name, _)| name == param.name())
+        .map(|(_, value)| value)
+}
+
 /// Splits `a=1&b=2` into decoded pairs; empty segments are skipped, a segment
 /// without `=` is a parameter with an empty value.
 fn pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
