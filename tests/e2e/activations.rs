@@ -169,6 +169,55 @@ async fn bad_url_parameters_fall_back_to_defaults_with_a_notice() {
     browser.close().await;
 }
 
+/// Issue 28: a bad value in a link is treated as one typed: its field keeps
+/// the text and is marked, the result is not current, and the address keeps
+/// what was written; `seq=32k` is the 32,768 tokens it means.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_link_value_stays_in_its_field_and_the_result_is_not_current() {
+    let server = server();
+    let browser = Browser::start(1280, 900).await;
+    browser
+        .open(&server.url("/?form=activations&batch=abc&seq=32k&lang=en"))
+        .await;
+    // The last good setup: the default batch of 16, at the 32,768 tokens read.
+    assert_eq!(
+        browser.bytes("activations").await,
+        16 * 32_768 * 4_096 * 32 * 2 * 10
+    );
+    browser.input("batch").await;
+    let stale = browser
+        .testid("results")
+        .await
+        .attr("data-stale")
+        .await
+        .expect("attr");
+    assert_eq!(stale.as_deref(), Some("true"));
+    assert_eq!(browser.field_value("batch").await, "abc");
+    assert_eq!(
+        browser
+            .js("return document.querySelector('input[name=batch]:not(.shell *)').closest('.field').classList.contains('invalid')")
+            .await,
+        true,
+        "the field is marked"
+    );
+    assert_eq!(
+        browser
+            .js("return location.search.includes('batch=abc')")
+            .await,
+        true,
+        "the address keeps what the link said"
+    );
+    // Fixed, the result is current: 1 × 32,768 × 4,096 × 32 × 2 bytes × 10.
+    browser.type_into("batch", "1").await;
+    browser
+        .wait_until("batch 1 at 32,768 tokens", || async {
+            browser.bytes("activations").await == 32_768 * 4_096 * 32 * 2 * 10
+        })
+        .await;
+    browser.url_with(&["batch=1", "seq=32768"]).await;
+    browser.close().await;
+}
+
 /// "How it works" writes the formula with the page's own numbers, and only
 /// while it is open (closed, an edit would rebuild text nobody reads).
 #[tokio::test(flavor = "multi_thread")]
