@@ -101,11 +101,13 @@ pub struct Panels {
     pub term_note: fn(Term) -> &'static str,
 }
 
-/// `lang`'s panel sentences.
+/// `lang`'s panel sentences. Called only from the panels' own code, so that
+/// the English ones, too, travel in the panels' chunks: no code the page
+/// starts with may name [`en::ENGLISH_PANELS`].
 pub fn panels(lang: Lang) -> &'static Panels {
     match lang {
         Lang::En => &en::ENGLISH_PANELS,
-        Lang::Es => spanish().1,
+        Lang::Es => spanish().map_or(&en::ENGLISH_PANELS, |(_, panels)| panels),
     }
 }
 
@@ -123,7 +125,7 @@ fn bad_value(range: Range, whole: bool) -> Problem {
 pub fn language(lang: Lang) -> &'static Language {
     match lang {
         Lang::En => &en::ENGLISH,
-        Lang::Es => spanish().0,
+        Lang::Es => spanish().map_or(&en::ENGLISH, |(language, _)| language),
     }
 }
 
@@ -415,8 +417,8 @@ pub fn words(lang: Lang) -> &'static Words {
 }
 
 #[cfg(not(batchfit_split))]
-fn spanish() -> (&'static Language, &'static Panels) {
-    (&es::SPANISH, &es::SPANISH_PANELS)
+fn spanish() -> Option<(&'static Language, &'static Panels)> {
+    Some((&es::SPANISH, &es::SPANISH_PANELS))
 }
 
 /// The Spanish language: in the split build a chunk (`dom::Chunk`), fetched
@@ -428,11 +430,8 @@ static SPANISH: std::sync::OnceLock<(&'static Language, &'static Panels)> =
     std::sync::OnceLock::new();
 
 #[cfg(batchfit_split)]
-fn spanish() -> (&'static Language, &'static Panels) {
-    SPANISH
-        .get()
-        .copied()
-        .unwrap_or((&en::ENGLISH, &en::ENGLISH_PANELS))
+fn spanish() -> Option<(&'static Language, &'static Panels)> {
+    SPANISH.get().copied()
 }
 
 /// Whether the page can be shown in `lang` now, without [`load`].
