@@ -978,7 +978,7 @@ pub(super) static EN: Words = Words {
     results_title: "Memory needed",
     stale: "Not current: showing the last valid result. Fix the marked field to update it.",
     not_current: "Not current",
-    url_notice: "Some link parameters were ignored; their fields use defaults:",
+    url_notice: "Some link parameters could not be used; the results keep the defaults until the marked fields are fixed:",
     weights: "Weights",
     gradients: "Gradients",
     optimizer_states: "Optimizer states",

@@ -1147,7 +1147,7 @@ pub(super) static ES: Words = Words {
     results_title: "Memoria necesaria",
     stale: "Desactualizado: se muestra el último resultado válido. Corrija el campo marcado para actualizarlo.",
     not_current: "Desactualizado",
-    url_notice: "Se ignoraron algunos parámetros del enlace; sus campos usan valores por defecto:",
+    url_notice: "Algunos parámetros del enlace no se pudieron usar; los resultados mantienen los valores por defecto hasta que se corrijan los campos marcados:",
     weights: "Pesos",
     gradients: "Gradientes",
     optimizer_states: "Estados del optimizador",

@@ -29,8 +29,15 @@ fn split(lang: Lang, config: &Config, ranks: u64) -> Option<String> {
 
 /// "Needs 98.4 GB — fits on H100 80GB: no, 16 GPUs needed". The activations
 /// form headlines its rule's number instead ("Activations 85.90 GB"); what a
-/// GPU needs beyond it is [`additions`].
-fn headline(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) -> String {
+/// GPU needs beyond it is [`additions`]. A result that is not current
+/// (`stale`) says nothing about fitting: its headline has no verdict.
+fn headline(
+    lang: Lang,
+    config: &Config,
+    estimate: &Estimate,
+    gpus: Option<u64>,
+    stale: bool,
+) -> String {
     let units = config.units;
     if config.form == Form::Activations {
         let w = i18n::words(lang);
@@ -41,7 +48,7 @@ fn headline(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>)
         );
     }
     let needs = (i18n::language(lang).needs)(&short(estimate.required, units));
-    match verdict(lang, config, estimate, gpus) {
+    match verdict(lang, config, estimate, gpus).filter(|_| !stale) {
         Some(verdict) => format!("{needs} — {verdict}"),
         None => needs,
     }
@@ -177,6 +184,7 @@ pub(super) fn summary(state: State) -> El {
                         &config.get(),
                         &estimate.get(),
                         state.gpus_needed.get(),
+                        state.stale(),
                     )
                 })),
         )
