@@ -4,7 +4,7 @@
 
 use crate::prelude::*;
 use batchfit_core::param::Input;
-use batchfit_core::query::{self, Param, rules};
+use batchfit_core::query::{self, Config, Param, rules};
 
 use crate::dom::{El, Ev, Rx, el, rx};
 use crate::i18n::{self, Lang};
@@ -46,8 +46,16 @@ pub fn frame(state: State, param: Param, controls: Vec<El>) -> El {
     // problems changes, and writes only when what it shows changes.
     let error = move || state.problem(param);
     // Shown where the parameter applies (`query::rules`), as the parser
-    // reads it.
-    let hidden = move || (!state.config.with(|c| rules::applies(param, c))).then(String::new);
+    // reads it, in the form shown: while a field is invalid the results stay
+    // with the last valid setup, which may be another form's, and a field
+    // that setup has no use for must stay in reach to be fixed.
+    let hidden = move || {
+        let form = state.form.get();
+        (!state
+            .config
+            .with(|c| rules::applies(param, &Config { form, ..*c })))
+        .then(String::new)
+    };
     el("div")
         .class("field")
         .bind_attr("hidden", rx(hidden))
