@@ -118,17 +118,8 @@ async fn invalid_text_is_explained_and_the_last_good_result_stays() {
             per_sample * kept_batch,
             "{bad:?}: last good result kept"
         );
-        let stale = browser
-            .testid("results")
-            .await
-            .attr("data-stale")
-            .await
-            .expect("attr");
-        assert_eq!(
-            stale.as_deref(),
-            Some("true"),
-            "{bad:?}: marked as not current"
-        );
+        let stale = browser.stale().await;
+        assert!(stale, "{bad:?}: marked as not current");
         let text = browser.text("activations").await;
         assert!(
             !text.contains("NaN") && !text.contains("inf"),
@@ -141,13 +132,8 @@ async fn invalid_text_is_explained_and_the_last_good_result_stays() {
             browser.bytes("activations").await == 85_899_345_920 / 2
         })
         .await;
-    let stale = browser
-        .testid("results")
-        .await
-        .attr("data-stale")
-        .await
-        .expect("attr");
-    assert_eq!(stale.as_deref(), Some("false"));
+    let stale = browser.stale().await;
+    assert!(!stale);
     browser.close().await;
 }
 
@@ -185,13 +171,8 @@ async fn a_bad_link_value_stays_in_its_field_and_the_result_is_not_current() {
         16 * 32_768 * 4_096 * 32 * 2 * 10
     );
     browser.input("batch").await;
-    let stale = browser
-        .testid("results")
-        .await
-        .attr("data-stale")
-        .await
-        .expect("attr");
-    assert_eq!(stale.as_deref(), Some("true"));
+    let stale = browser.stale().await;
+    assert!(stale);
     assert_eq!(browser.field_value("batch").await, "abc");
     assert_eq!(
         browser

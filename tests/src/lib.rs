@@ -379,6 +379,17 @@ impl Browser {
             .unwrap_or_default()
     }
 
+    /// Whether the results are marked as not current (`data-stale`).
+    pub async fn stale(&self) -> bool {
+        self.testid("results")
+            .await
+            .attr("data-stale")
+            .await
+            .expect("read data-stale")
+            .as_deref()
+            == Some("true")
+    }
+
     /// Clicks the element with this `data-testid`.
     pub async fn click(&self, testid: &str) {
         self.testid(testid)
