@@ -308,11 +308,11 @@ fn keep_bad_values(state: State, problems: &[ParamError]) -> bool {
     let query = location::current_query();
     let mut kept = false;
     for problem in problems.iter().filter(|p| p.problem.is_in_the_value()) {
-        // The language select has no field to mark: a bad `lang` only
-        // falls back to the browser's.
         let Name::Known(param) = problem.name else {
             continue;
         };
+        // The language select has no field to mark: a bad `lang` only
+        // falls back to the browser's.
         if param == Param::Lang {
             continue;
         }
@@ -336,9 +336,9 @@ fn finish(parent: &web_sys::Element, opening: Opening) {
     let embed = opened.a.config.embed;
     // The outside world: rewrite the address bar as the user types, without a
     // history entry per keystroke; keep <html lang> right for screen readers,
-    // and the <title> in the page's language.
-    // An address with a bad value stays as the user wrote it until the
-    // state changes: the first write would replace it with the defaults.
+    // and the <title> in the page's language. An address with a bad value
+    // stays as the user wrote it until the state changes: the first write
+    // would replace it with the defaults.
     let skip_first = std::cell::Cell::new(kept_bad_values);
     dom::bind(
         rx(move || state.query(false)),
