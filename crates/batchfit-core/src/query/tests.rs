@@ -63,6 +63,25 @@ fn token_counts_in_a_link_read_as_practitioners_write_them() {
     );
 }
 
+/// What a page shows in the field of a rejected value: the text as written,
+/// decoded, the first where it is given twice.
+#[test]
+fn a_given_value_is_read_back_as_written() {
+    let query = "?form=activations&batch=%3Cb%3E+x&seq=32k&batch=2";
+    assert_eq!(given(query, Param::Batch).as_deref(), Some("<b> x"));
+    assert_eq!(given(query, Param::Seq).as_deref(), Some("32k"));
+    assert_eq!(given(query, Param::Layers), None);
+    let parsed = parse(query);
+    let kept: Vec<&str> = parsed
+        .problems
+        .iter()
+        .filter(|e| e.problem.is_in_the_value())
+        .map(|e| e.name.as_str())
+        .collect();
+    // The repeated `batch` is about the name, not a value to keep.
+    assert_eq!(kept, ["batch"]);
+}
+
 #[test]
 fn writing_then_reading_gives_back_the_config() {
     let config = Config {
