@@ -3,7 +3,9 @@
 
 use batchfit_core::confidence::{self, Basis, Fit, Range, Reading, Verdict};
 use batchfit_core::fields::{format_hundredths, group_thousands};
-use batchfit_core::memory::{self, AtPeak, Change, Cost, Estimate, Lever, Phase, SweepRow};
+use batchfit_core::memory::{
+    self, AtPeak, Change, Component, Cost, Estimate, Lever, Phase, SweepRow,
+};
 use batchfit_core::presets::{self, Device};
 use batchfit_core::query::{Config, Form};
 use batchfit_core::transformer::{self, Mode};
@@ -313,28 +315,24 @@ struct TimelineRow {
     total: u128,
 }
 
-#[derive(Serialize)]
-struct AtPeakRow {
-    weights: u128,
-    gradients: u128,
-    optimizer_states: u128,
-    optimizer_step: u128,
-    buffers: u128,
-    kv_cache: u128,
-    activations: u128,
+/// What is alive at a moment, by component: the core's one list, each
+/// under its name.
+struct AtPeakRow(AtPeak);
+
+impl Serialize for AtPeakRow {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(Component::TENSORS.len()))?;
+        for component in Component::TENSORS {
+            map.serialize_entry(component.name(), &self.0.of(component))?;
+        }
+        map.end()
+    }
 }
 
 impl From<AtPeak> for AtPeakRow {
     fn from(p: AtPeak) -> Self {
-        Self {
-            weights: p.weights,
-            gradients: p.gradients,
-            optimizer_states: p.optimizer_states,
-            optimizer_step: p.optimizer_step,
-            buffers: p.buffers,
-            kv_cache: p.kv_cache,
-            activations: p.activations,
-        }
+        Self(p)
     }
 }
 
@@ -682,16 +680,36 @@ fn split(config: &Config, ranks: u64) -> String {
     }
 }
 
+/// A component's label in the breakdown.
+fn label(component: Component) -> &'static str {
+    match component {
+        Component::Weights => "Weights",
+        Component::Gradients => "Gradients",
+        Component::OptimizerStates => "Optimizer states",
+        Component::OptimizerStep => "Optimizer step buffers",
+        Component::Buffers => "Framework buffers",
+        Component::KvCache => "KV cache",
+        Component::Activations => "Activations",
+        Component::AllocatorCache => "Allocator cache",
+        Component::Overhead => "Overhead (CUDA context…)",
+        Component::Margin => "Margin",
+    }
+}
+
 /// Why a term's own size is more than what of it is alive at the peak.
-fn not_at_peak(term: &str, alive: bool, partly: bool) -> &'static str {
-    match (term, alive) {
-        ("gradients", true) if partly => {
+fn not_at_peak(component: Component, alive: bool, partly: bool) -> &'static str {
+    match (component, alive) {
+        (Component::Gradients, true) if partly => {
             "created during the backward pass: those of the layers it has not reached come after the peak"
         }
-        ("gradients", true) => "created during the backward pass, after the activations are freed",
-        ("optimizer_step", true) => "exists only inside optimizer.step(), after the backward pass",
-        ("optimizer_step", false) => "runs inside the backward pass, with the activations",
-        ("weights", false) => "autocast's 16-bit copies are freed with the activations",
+        (Component::Gradients, true) => {
+            "created during the backward pass, after the activations are freed"
+        }
+        (Component::OptimizerStep, true) => {
+            "exists only inside optimizer.step(), after the backward pass"
+        }
+        (Component::OptimizerStep, false) => "runs inside the backward pass, with the activations",
+        (Component::Weights, false) => "autocast's 16-bit copies are freed with the activations",
         _ => "freed by the backward pass before the gradients peak",
     }
 }
@@ -958,36 +976,27 @@ pub fn text(config: &Config) -> String {
         "Alive at the peak ({}):\n",
         phase_label(e.peak_phase)
     ));
-    let terms = [
-        ("weights", "Weights", p.weights, e.weights),
-        ("gradients", "Gradients", p.gradients, e.gradients),
-        (
-            "optimizer_states",
-            "Optimizer states",
-            p.optimizer_states,
-            e.optimizer_states,
-        ),
-        (
-            "optimizer_step",
-            "Optimizer step buffers",
-            p.optimizer_step,
-            e.optimizer_step,
-        ),
-        ("buffers", "Framework buffers", p.buffers, e.buffers),
-        ("kv_cache", "KV cache", p.kv_cache, e.kv_cache),
-        ("activations", "Activations", p.activations, e.activations),
-    ];
-    for &(_, label, alive, _) in &terms {
-        if alive > 0 {
-            line(&mut out, label, alive, units);
+    for component in Component::TENSORS {
+        if p.of(component) > 0 {
+            line(&mut out, label(component), p.of(component), units);
         }
     }
     line(&mut out, "= Peak allocated", e.peak_allocated, units);
     out.push_str("    what torch.cuda.max_memory_allocated() reports: the tensors alone.\n");
-    line(&mut out, "+ Allocator cache", e.allocator_cache(), units);
+    line(
+        &mut out,
+        &format!("+ {}", label(Component::AllocatorCache)),
+        e.allocator_cache(),
+        units,
+    );
     line(&mut out, "= Peak reserved", e.peak_reserved, units);
     out.push_str("    what torch.cuda.max_memory_reserved() reports.\n");
-    line(&mut out, "+ Overhead (CUDA context…)", e.overhead, units);
+    line(
+        &mut out,
+        &format!("+ {}", label(Component::Overhead)),
+        e.overhead,
+        units,
+    );
     line(&mut out, "= nvidia-smi", e.nvidia_smi, units);
     out.push_str("    what nvidia-smi shows for the process.\n");
     let margin = if config.margin > 0 {
@@ -996,20 +1005,25 @@ pub fn text(config: &Config) -> String {
         String::new()
     };
     if e.margin_bytes() > 0 {
-        line(&mut out, "+ Margin", e.margin_bytes(), units);
+        line(
+            &mut out,
+            &format!("+ {}", label(Component::Margin)),
+            e.margin_bytes(),
+            units,
+        );
     }
     line(&mut out, &format!("= Required{margin}"), e.required, units);
-    let missing: Vec<_> = terms
-        .iter()
-        .filter(|&&(_, _, alive, own)| own > alive)
+    let missing: Vec<_> = Component::TENSORS
+        .into_iter()
+        .filter(|&c| e.own(c) > p.of(c))
         .collect();
     if !missing.is_empty() {
         out.push_str("\nNot (all) alive at the peak, with each term's own size:\n");
-        for &&(term, label, at, own) in &missing {
-            line(&mut out, label, own, units);
+        for component in missing {
+            line(&mut out, label(component), e.own(component), units);
             out.push_str(&format!(
                 "    {}\n",
-                not_at_peak(term, p.activations_alive, at > 0)
+                not_at_peak(component, p.activations_alive, p.of(component) > 0)
             ));
         }
     }

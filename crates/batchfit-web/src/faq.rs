@@ -128,7 +128,7 @@ fn peak_line(lang: Lang, e: &Estimate, units: Units) -> String {
     let w = i18n::words(lang);
     let parts: Vec<String> = crate::format::bar_segments(e)
         .into_iter()
-        .filter(|&(c, _)| !crate::format::beyond_tensors(c))
+        .filter(|&(c, _)| !c.beyond_tensors())
         .map(|(c, bytes)| {
             format!(
                 "{} {}",

@@ -125,47 +125,14 @@ pub(crate) fn short_count(count: u128) -> String {
     }
 }
 
-/// The terms of the estimate, in the order of the bar: (component, bytes alive
-/// at the peak, the term's own size).
-pub(crate) fn terms(e: &Estimate) -> [(Component, u128, u128); 7] {
-    let p = e.at_peak;
-    [
-        (Component::Weights, p.weights, e.weights),
-        (Component::Gradients, p.gradients, e.gradients),
-        (
-            Component::OptimizerStates,
-            p.optimizer_states,
-            e.optimizer_states,
-        ),
-        (Component::OptimizerStep, p.optimizer_step, e.optimizer_step),
-        (Component::Buffers, p.buffers, e.buffers),
-        (Component::KvCache, p.kv_cache, e.kv_cache),
-        (Component::Activations, p.activations, e.activations),
-    ]
-}
-
-/// The bar's segments: what is alive at the peak, then the allocator's cache,
-/// the overhead and the margin. They sum exactly to `required`.
+/// The bar's segments with bytes: what is alive at the peak, then the
+/// allocator's cache, the overhead and the margin. They sum exactly to
+/// `required`.
 pub fn bar_segments(e: &Estimate) -> Vec<(Component, u128)> {
-    terms(e)
+    e.bar()
         .into_iter()
-        .map(|(c, at_peak, _)| (c, at_peak))
-        .chain([
-            (Component::AllocatorCache, e.allocator_cache()),
-            (Component::Overhead, e.overhead),
-            (Component::Margin, e.margin_bytes()),
-        ])
         .filter(|&(_, bytes)| bytes > 0)
         .collect()
-}
-
-/// Whether a bar segment lies beyond the tensors (added to the peak to reach
-/// the required memory) rather than being alive at the peak.
-pub fn beyond_tensors(component: Component) -> bool {
-    matches!(
-        component,
-        Component::AllocatorCache | Component::Overhead | Component::Margin
-    )
 }
 
 pub fn component_label(w: &Words, component: Component) -> &'static str {

@@ -17,15 +17,7 @@ use wasm_bindgen::JsCast;
 /// The point's parts in the bar's order (the tensors only: the timeline is
 /// allocated memory).
 fn parts(bytes: &AtPeak) -> Vec<(Component, u128)> {
-    vec![
-        (Component::Weights, bytes.weights),
-        (Component::Gradients, bytes.gradients),
-        (Component::OptimizerStates, bytes.optimizer_states),
-        (Component::OptimizerStep, bytes.optimizer_step),
-        (Component::Buffers, bytes.buffers),
-        (Component::KvCache, bytes.kv_cache),
-        (Component::Activations, bytes.activations),
-    ]
+    Component::TENSORS.map(|c| (c, bytes.of(c))).to_vec()
 }
 
 fn moment_name(w: &Words, moment: Moment) -> &'static str {

@@ -291,6 +291,9 @@ fn estimate_of(config: &Config, model: &Model) -> Estimate {
     }
 }
 
+mod component;
+pub use component::Component;
+
 mod parts;
 use parts::{Instant, Model, Parts};
 pub use parts::{Stage, accumulation_steps, microbatches, stages};

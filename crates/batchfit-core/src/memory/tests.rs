@@ -1065,6 +1065,25 @@ proptest! {
         prop_assert_eq!(div_ceil(n, d), n.div_ceil(d));
     }
 
+    /// The one list of components is the estimate: the bar sums exactly to
+    /// `required`, its tensors to `peak_allocated` (the timeline's points
+    /// too), and no tensor's own size is beyond the components'.
+    #[test]
+    fn the_components_add_up_to_every_reading(c in any_config()) {
+        let e = estimate(&c);
+        prop_assert_eq!(e.bar().iter().map(|&(_, b)| b).sum::<u128>(), e.required);
+        let tensors = |p: &AtPeak| Component::TENSORS.iter().map(|&t| p.of(t)).sum::<u128>();
+        prop_assert_eq!(tensors(&e.at_peak), e.peak_allocated);
+        prop_assert_eq!(e.own(Component::AllocatorCache), e.peak_reserved - e.peak_allocated);
+        for point in timeline(&c) {
+            prop_assert_eq!(tensors(&point.bytes), point.bytes.sum());
+        }
+        for &beyond in &Component::ALL[Component::TENSORS.len()..] {
+            prop_assert!(beyond.beyond_tensors());
+            prop_assert_eq!(e.at_peak.of(beyond), 0);
+        }
+    }
+
     /// The devices table is the estimate on each device: sorted by capacity,
     /// one required memory on every row, and a device fits exactly when the
     /// estimate on it does (so every larger device fits too).

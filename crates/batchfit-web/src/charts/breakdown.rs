@@ -50,7 +50,7 @@ pub(super) fn breakdown<DB: DrawingBackend>(
         let end = start + *bytes as f64 / unit_bytes;
         area.draw(&Rectangle::new(
             [(x.at(start), bar_top), (x.at(end), axis)],
-            component.color().filled(),
+            super::color(*component).filled(),
         ))?;
         start = end;
     }

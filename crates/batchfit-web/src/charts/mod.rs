@@ -27,63 +27,30 @@ pub use mount::{breakdown_canvas, sweep_canvas, timeline_canvas, timeline_point_
 use sweep::sweep;
 use timeline::timeline;
 
-/// One memory component; its colour is the same in the bar, the legend and the table swatches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Component {
-    Weights,
-    Gradients,
-    OptimizerStates,
-    OptimizerStep,
-    /// Framework buffers alive through the step (DeepSpeed's gradient bucket).
-    Buffers,
-    KvCache,
-    Activations,
-    /// The caching allocator's reserved but unused bytes at the peak.
-    AllocatorCache,
-    /// The CUDA context and libraries' workspaces.
-    Overhead,
-    /// The safety margin the user asked for.
-    Margin,
+pub use batchfit_core::memory::Component;
+
+/// A component's colour, the same in the bar, the legend and the table
+/// swatches: Okabe–Ito's eight, with Paul Tol's wine for the rare framework
+/// buffers and two greys for what lies beyond the tensors (overhead,
+/// margin), distinguishable with the common colour-vision deficiencies and
+/// readable on light and dark backgrounds; every item also has its label.
+pub fn color_hex(component: Component) -> &'static str {
+    match component {
+        Component::Weights => "#0072B2",
+        Component::Gradients => "#E69F00",
+        Component::OptimizerStates => "#009E73",
+        Component::OptimizerStep => "#D55E00",
+        Component::Buffers => "#882255",
+        Component::KvCache => "#56B4E9",
+        Component::Activations => "#CC79A7",
+        Component::AllocatorCache => "#F0E442",
+        Component::Overhead => "#999999",
+        Component::Margin => "#DDDDDD",
+    }
 }
 
-impl Component {
-    /// In the order of the bar: what is alive at the peak, then what is added
-    /// to it up to the required memory.
-    pub const ALL: [Component; 10] = [
-        Self::Weights,
-        Self::Gradients,
-        Self::OptimizerStates,
-        Self::OptimizerStep,
-        Self::Buffers,
-        Self::KvCache,
-        Self::Activations,
-        Self::AllocatorCache,
-        Self::Overhead,
-        Self::Margin,
-    ];
-
-    /// Okabe–Ito's eight, with Paul Tol's wine for the rare framework buffers
-    /// and two greys for what lies beyond the tensors (overhead, margin):
-    /// distinguishable with the common colour-vision deficiencies and readable
-    /// on light and dark backgrounds; every item also has its label.
-    pub fn color_hex(self) -> &'static str {
-        match self {
-            Self::Weights => "#0072B2",
-            Self::Gradients => "#E69F00",
-            Self::OptimizerStates => "#009E73",
-            Self::OptimizerStep => "#D55E00",
-            Self::Buffers => "#882255",
-            Self::KvCache => "#56B4E9",
-            Self::Activations => "#CC79A7",
-            Self::AllocatorCache => "#F0E442",
-            Self::Overhead => "#999999",
-            Self::Margin => "#DDDDDD",
-        }
-    }
-
-    fn color(self) -> RGBColor {
-        hex(self.color_hex())
-    }
+fn color(component: Component) -> RGBColor {
+    hex(color_hex(component))
 }
 
 /// The stacked bar: one segment per component, and the device's capacity. Its

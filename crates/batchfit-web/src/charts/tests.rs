@@ -120,13 +120,13 @@ fn the_bar_has_one_segment_per_nonzero_component_in_its_colour_and_order() {
         (Component::Activations, 20),
         (Component::Overhead, 2),
     ];
-    let want: Vec<_> = nonzero.iter().map(|(c, _)| c.color_hex()).collect();
+    let want: Vec<_> = nonzero.iter().map(|(c, _)| color_hex(*c)).collect();
     assert_eq!(drawn_colours, want, "bar segments, left to right");
     assert!(
-        !svg.contains(Component::KvCache.color_hex()),
+        !svg.contains(color_hex(Component::KvCache)),
         "an empty component is drawn"
     );
-    assert!(!svg.contains(Component::OptimizerStep.color_hex()));
+    assert!(!svg.contains(color_hex(Component::OptimizerStep)));
     // Segments touch and their widths follow the bytes (to the pixel).
     for (pair, gb) in bar.windows(2).zip(nonzero) {
         let end = number(pair[0], "x") + number(pair[0], "width");
@@ -234,9 +234,9 @@ fn the_timeline_stacks_each_moment_and_marks_the_peak() {
             .filter(|r| attr(r, "fill") == color)
             .count()
     };
-    assert_eq!(filled(Component::Weights.color_hex()), 6);
-    assert_eq!(filled(Component::Gradients.color_hex()), 3);
-    assert_eq!(filled(Component::Activations.color_hex()), 4);
+    assert_eq!(filled(color_hex(Component::Weights)), 6);
+    assert_eq!(filled(color_hex(Component::Gradients)), 3);
+    assert_eq!(filled(color_hex(Component::Activations)), 4);
     let texts = texts(&svg);
     assert!(texts.contains(&"Peak: 46.00 GB"), "{texts:?}");
     for name in [
@@ -257,8 +257,8 @@ fn the_timeline_stacks_each_moment_and_marks_the_peak() {
             .map(|r| number(r, "y"))
             .fold(f64::MAX, f64::min)
     };
-    let activations_top = top(Component::Activations.color_hex());
-    assert!(activations_top < top(Component::Gradients.color_hex()));
+    let activations_top = top(color_hex(Component::Activations));
+    assert!(activations_top < top(color_hex(Component::Gradients)));
     // A pointer maps to the column under it, by the drawing's layout.
     let layout = TimelineLayout::new(&chart, (600, 260), &width);
     let column = f64::from(layout.right - layout.left) / 6.0;
@@ -282,7 +282,7 @@ fn the_sweep_draws_every_point_the_line_and_the_capacity() {
     let chart = sweep_chart(Some(80 * GIB));
     let (drawn, svg) = render((700, 280), |a| draw_sweep(a, &chart, &width));
     drawn.unwrap();
-    let line = Component::Weights.color_hex();
+    let line = color_hex(Component::Weights);
     let circles = tags(&svg, "circle");
     let points: Vec<_> = circles.iter().filter(|c| number(c, "r") == 4.0).collect();
     assert_eq!(points.len(), 12, "one marker per batch");
@@ -639,7 +639,7 @@ fn axes_count_in_the_unit_format_bytes_would_pick() {
 
 #[test]
 fn colours_are_the_okabe_ito_palette() {
-    let hexes: Vec<_> = Component::ALL.iter().map(|c| c.color_hex()).collect();
+    let hexes: Vec<_> = Component::ALL.iter().map(|c| color_hex(*c)).collect();
     assert_eq!(
         hexes,
         [
@@ -647,5 +647,5 @@ fn colours_are_the_okabe_ito_palette() {
             "#999999", "#DDDDDD"
         ]
     );
-    assert_eq!(Component::OptimizerStep.color(), RGBColor(0xD5, 0x5E, 0x00));
+    assert_eq!(color(Component::OptimizerStep), RGBColor(0xD5, 0x5E, 0x00));
 }

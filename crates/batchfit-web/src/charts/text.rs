@@ -36,7 +36,7 @@ impl Theme {
             fg: hex(fg),
             grid,
             capacity,
-            line: line.color(),
+            line: super::color(line),
         }
     }
 

@@ -104,7 +104,7 @@ pub(super) fn timeline<DB: DrawingBackend>(
             let above = below + *bytes as f64 / layout.unit_bytes;
             area.draw(&Rectangle::new(
                 [(x0, y.at(above)), (x1, y.at(below))],
-                component.color().filled(),
+                super::color(*component).filled(),
             ))?;
             below = above;
         }

@@ -7,7 +7,7 @@ fn swatches_in_the_stylesheet_have_the_charts_colours() {
         let rule = format!(
             ".{} {{ background: {}; }}",
             swatch_class(component),
-            component.color_hex().to_ascii_lowercase()
+            crate::charts::color_hex(component).to_ascii_lowercase()
         );
         assert!(css.contains(&rule), "style/main.css lacks `{rule}`");
     }

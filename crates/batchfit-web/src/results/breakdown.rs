@@ -11,7 +11,7 @@ use batchfit_core::query::Form;
 use crate::charts::{self, BreakdownChart, Component};
 use crate::dom::{self, El, el, rx};
 use crate::format::{
-    bar_segments, component_label, component_testid, device_name, short, size, swatch_class, terms,
+    bar_segments, component_label, component_testid, device_name, short, size, swatch_class,
 };
 use crate::i18n::{self, Lang, Words};
 use crate::state::State;
@@ -19,10 +19,10 @@ use crate::state::State;
 /// The component rows of the table: the four terms every form names, and the
 /// others only when present.
 fn components(e: &Estimate) -> Vec<Component> {
-    terms(e)
+    Component::TENSORS
         .into_iter()
-        .filter(|&(c, _, own)| {
-            own > 0
+        .filter(|&c| {
+            e.own(c) > 0
                 || matches!(
                     c,
                     Component::Weights
@@ -31,16 +31,12 @@ fn components(e: &Estimate) -> Vec<Component> {
                         | Component::Activations
                 )
         })
-        .map(|(c, _, _)| c)
         .collect()
 }
 
 /// A term's (bytes at the peak, own size).
 pub(super) fn term_bytes(e: &Estimate, component: Component) -> (u128, u128) {
-    terms(e)
-        .into_iter()
-        .find(|&(c, _, _)| c == component)
-        .map_or((0, 0), |(_, at, own)| (at, own))
+    (e.at_peak.of(component), e.own(component))
 }
 
 /// Why a term is (partly) not alive at the peak, when it is not.
