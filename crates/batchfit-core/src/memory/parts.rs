@@ -49,7 +49,7 @@ pub(super) struct Parts {
     pub(super) forward_per_sample: u128,
     pub(super) forward_layers_per_sample: u128,
     /// The last layer's backward pass at its FFN's and its attention's
-    /// working set ([`transformer::layers_backward`]): the activations per
+    /// working set ([`transformer::PerSample::layers_backward`]): the activations per
     /// sample then and the gradients created by then; all 0 where that is
     /// no moment of its own (no such gradient, or the gradients are held).
     layers_backward: [(u128, u128); 2],
@@ -146,7 +146,7 @@ fn stage_view(input: &TransformerInput, rank: &Rank) -> (TransformerInput, Param
 /// hand it on as the stream's gradient: the working tensors' residual
 /// gradient ([`transformer::Saved::residual_gradient`]) is counted once.
 ///
-/// With `unfused` also [`transformer::unfused_moments`]' two moments on this
+/// With `unfused` also [`transformer::PerSample::unfused_moments`]' two moments on this
 /// rank: a layer's backward pass (its layers' tensors with the largest
 /// transient), and on the head's rank the head's backward with the
 /// micro-batches' saved loss tensors that wait beside it.
@@ -232,7 +232,7 @@ fn rank_activations(
 /// those are no moment of their own (held gradients) one moment of a
 /// layer's backward pass beside it; and the output layer's backward with
 /// its gradient. `moments` are the activations per sample of the two
-/// ([`transformer::unfused_moments`]). Unchanged without `unfused`.
+/// ([`transformer::PerSample::unfused_moments`]). Unchanged without `unfused`.
 fn with_unfused(
     layers_backward: [(u128, u128); 2],
     unfused: Option<UnfusedGradients>,
@@ -397,11 +397,12 @@ impl Parts {
             }
         });
         let unfused = transformer::unfused_gradients(input, ends);
+        let per_sample = transformer::PerSample::new(input);
         let (activations_per_sample, layer_activations_per_sample, unfused_moments) = match rank {
             Some(rank) => rank_activations(config, rank, unfused.is_some()),
             None => {
-                let (all, layers) = transformer::activations_and_layers_per_sample(input);
-                let moments = unfused.map(|_| transformer::unfused_moments(input));
+                let (all, layers) = per_sample.activations_and_layers();
+                let moments = unfused.map(|_| per_sample.unfused_moments());
                 (all, layers, moments)
             }
         };
@@ -470,32 +471,26 @@ impl Parts {
         // copy: the cache's end (the forward's) is a moment of its own.
         let (loss_copies, forward_copies, (forward_per_sample, forward_layers_per_sample)) =
             match transformer::loss_weight_copies(input) {
-                Some(copies) if copies < compute_copies && !input.compiled() => (
-                    copies,
-                    compute_copies,
-                    transformer::forward_activations_per_sample(input),
-                ),
+                Some(copies) if copies < compute_copies && !input.compiled() => {
+                    (copies, compute_copies, per_sample.forward())
+                }
                 Some(copies) if copies < compute_copies => (
                     copies,
                     copies,
                     if through_forward {
-                        transformer::forward_activations_per_sample(input)
+                        per_sample.forward()
                     } else {
                         (0, 0)
                     },
                 ),
-                _ if through_forward => (
-                    compute_copies,
-                    compute_copies,
-                    transformer::forward_activations_per_sample(input),
-                ),
+                _ if through_forward => (compute_copies, compute_copies, per_sample.forward()),
                 _ => (compute_copies, compute_copies, (0, 0)),
             };
         // Held gradients are counted with the activations already.
         let layers_backward = if gradients_with_activations {
             [(0, 0); 2]
         } else {
-            transformer::layers_backward(input)
+            per_sample.layers_backward()
         };
         let (layers_backward, head_backward) =
             with_unfused(layers_backward, unfused, unfused_moments);
@@ -560,9 +555,10 @@ impl Parts {
             Form::Transformer => {
                 let mut input = config.transformer;
                 input.seq = seq;
+                let per_sample = transformer::PerSample::new(&input);
                 let (forward_per_sample, forward_layers_per_sample) = if self.forward_per_sample > 0
                 {
-                    transformer::forward_activations_per_sample(&input)
+                    per_sample.forward()
                 } else {
                     (0, 0)
                 };
@@ -570,15 +566,15 @@ impl Parts {
                     None if self.layers_backward == [(0, 0); 2] => {
                         (self.layers_backward, self.head_backward)
                     }
-                    None => (transformer::layers_backward(&input), self.head_backward),
+                    None => (per_sample.layers_backward(), self.head_backward),
                     Some(_) => with_unfused(
                         if self.gradients_with_activations {
                             [(0, 0); 2]
                         } else {
-                            transformer::layers_backward(&input)
+                            per_sample.layers_backward()
                         },
                         self.unfused,
-                        Some(transformer::unfused_moments(&input)),
+                        Some(per_sample.unfused_moments()),
                     ),
                 };
                 let end_per_sample = if self.end_per_sample > 0 {
@@ -592,7 +588,7 @@ impl Parts {
                     0
                 };
                 Self {
-                    activations_per_sample: transformer::activations_per_sample(&input),
+                    activations_per_sample: per_sample.activations(),
                     kept_outputs,
                     kv_per_sample: transformer::kv_cache_per_sample(&input),
                     layers_backward,

@@ -5,7 +5,7 @@ use super::activations::{residual_gradient, working_sets};
 use super::architecture::{Counted, Ends, moe_common, stage_parameter_count};
 use super::input::{Ffn, TransformerInput};
 use super::options::{Block, Kind, Loss, Mlp, Mode, Outputs, Recipe, Step};
-use super::saved::{Saved, backward_start, output_layer_inputs, training_saved};
+use super::saved::{Saved, backward_start, output_layer_inputs};
 use super::states::gradient_bytes;
 use crate::arith::div_ceil;
 
@@ -121,13 +121,14 @@ pub(super) fn gradients_beside_layers(input: &TransformerInput) -> [u128; 2] {
 /// activations are every saved tensor, the embedding's side and the layer
 /// in flight's transient set with that working set (the loss's and the
 /// head's tensors are freed by then). `memory` counts the larger at its
-/// batch, beside the loss's moment. Both 0 where no gradient is counted.
-pub fn layers_backward(input: &TransformerInput) -> [(u128, u128); 2] {
-    let gradients = gradients_beside_layers(input);
-    if gradients == [0, 0] {
-        return [(0, 0); 2];
-    }
-    let saved = training_saved(input);
+/// batch, beside the loss's moment. `gradients` is not both 0:
+/// [`PerSample::layers_backward`](super::PerSample::layers_backward) answers
+/// 0 where no gradient is counted.
+pub(super) fn layers_backward(
+    input: &TransformerInput,
+    gradients: [u128; 2],
+    saved: &Saved,
+) -> [(u128, u128); 2] {
     let residual = residual_gradient(input);
     let with = |set: fn((u128, u128)) -> u128| {
         let working = |ffn: Ffn, layers: u64| {
@@ -140,7 +141,7 @@ pub fn layers_backward(input: &TransformerInput) -> [(u128, u128); 2] {
         let saved = Saved {
             working_dense: working(Ffn::Dense, input.arch.dense_layers()),
             working_moe: working(Ffn::Moe, input.arch.moe_layers()),
-            ..saved
+            ..*saved
         };
         let (kept, _, layer) = backward_start(input, &saved);
         kept + layer
@@ -272,10 +273,9 @@ pub fn head_backward(input: &TransformerInput, saved: &Saved) -> u128 {
 /// sample and GPU of the whole model: (a layer's backward pass, every
 /// saved tensor with the layer in flight's transient set; the output
 /// layer's backward, every saved tensor with [`head_backward`]'s).
-pub fn unfused_moments(input: &TransformerInput) -> (u128, u128) {
-    let saved = training_saved(input);
-    let (kept, _, transient) = backward_start(input, &saved);
-    (kept + transient, kept + head_backward(input, &saved))
+pub(super) fn unfused_moments(input: &TransformerInput, saved: &Saved) -> (u128, u128) {
+    let (kept, _, transient) = backward_start(input, saved);
+    (kept + transient, kept + head_backward(input, saved))
 }
 
 /// Transformer Engine's dummy weight gradients under Megatron-LM's

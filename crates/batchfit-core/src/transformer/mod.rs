@@ -19,6 +19,7 @@ mod framework;
 mod inference;
 mod input;
 mod options;
+mod per_sample;
 pub mod pipeline;
 mod saved;
 mod states;
@@ -30,7 +31,7 @@ pub use architecture::{
 };
 pub use backward::{
     UnfusedGradients, dummy_wgrads, embedding_backward, head_backward, kept_outputs,
-    layers_backward, unfused_gradients, unfused_moments,
+    unfused_gradients,
 };
 pub use bounds::{
     BUCKET_M, CAPACITY_FACTOR, CHANNELS, DS_LIVE, DS_PERSIST, DS_PREFETCH, EP, ETP, EXPERT_FFN,
@@ -46,11 +47,11 @@ pub use options::{
     LoraVariant, Loss, Mlp, Mode, Norm, NormKernel, Optimizer, Outputs, Quant, Recipe, Recompute,
     RecomputeMethod, RecomputeModules, Step, ZeroGrad,
 };
-pub use saved::{
-    Saved, activations_and_layers_per_sample, activations_per_sample,
-    forward_activations_per_sample, layer_activations_per_sample, offloaded_activations_per_sample,
-    training_saved,
+pub use per_sample::{
+    PerSample, activations_per_sample, layer_activations_per_sample,
+    offloaded_activations_per_sample,
 };
+pub use saved::{Saved, training_saved};
 pub use states::{
     ModelStates, embedding_copies, fp8_buffers, fp8_weight_copies, loss_weight_copies, model_states,
 };

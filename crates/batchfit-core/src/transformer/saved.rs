@@ -1,66 +1,19 @@
 //! What training saves per sample, by where it sits (layers, below, above,
-//! in flight), and the per-sample entry points the estimate calls.
+//! in flight).
 
 use super::activations::{
     CHUNKS, LayerActivations, backward_working, fused_chunk_tokens, layer_activations,
     norm_saved_bytes, op_saved, residual_gradient, selective_kept, vocab_cast,
 };
 use super::architecture::{MoePlacement, Span};
-use super::inference::{kv_dequantized_per_sample, prefill_activations};
 use super::input::{Ffn, TransformerInput};
-use super::options::{Kind, Logits, Loss, Mode, Recompute, RecomputeMethod, RecomputeModules};
+use super::options::{Kind, Logits, Loss, Recompute, RecomputeMethod, RecomputeModules};
 use super::pipeline::CpKind;
 use crate::arith::div_ceil;
 
-/// The part of [`activations_per_sample`] in training that the layers save,
-/// one layer's share after another in the forward pass: all of it less what
-/// the same configuration keeps with no layers (the embedding's and output
-/// layer's terms, and the larger of the loss's tensors and a recomputed
-/// layer's set). 0 in inference, which keeps nothing between layers.
-pub fn layer_activations_per_sample(input: &TransformerInput) -> u128 {
-    activations_and_layers_per_sample(input).1
-}
-
-/// [`activations_per_sample`] and [`layer_activations_per_sample`] together,
-/// the first computed once (the estimate needs both).
-pub fn activations_and_layers_per_sample(input: &TransformerInput) -> (u128, u128) {
-    let all = activations_per_sample(input);
-    if input.mode != Mode::Train {
-        return (all, 0);
-    }
-    let mut none = *input;
-    none.arch.layers = 0;
-    (all, all.saturating_sub(activations_per_sample(&none)))
-}
-
-/// Activation bytes one sample keeps alive per GPU at the peak of training (the
-/// start of the backward pass), or in inference the larger of the prefill's
-/// transient activations and a quantized cache's dequantized copies.
-pub fn activations_per_sample(input: &TransformerInput) -> u128 {
-    match input.mode {
-        Mode::Train => training_activations(input),
-        // The prefill's temporaries, or a quantized cache's dequantized
-        // copy of one layer when the last token attends: the larger.
-        Mode::Inference => prefill_activations(input).max(kv_dequantized_per_sample(input)),
-    }
-}
-
-/// The activations one sample keeps in CPU memory with `act_offload`: what
-/// the GPU would hold without offloading minus what it holds with it.
-pub fn offloaded_activations_per_sample(input: &TransformerInput) -> u128 {
-    if input.mode != Mode::Train || !input.act_offload {
-        return 0;
-    }
-    let kept = TransformerInput {
-        act_offload: false,
-        ..*input
-    };
-    training_activations(&kept) - training_activations(input)
-}
-
 /// What training saves per sample and GPU, by where it sits: per layer, below
 /// the layers (the embedding's side) and above them (the final norm, head and
-/// loss), and the buffers of the layer in flight. [`training_activations`]
+/// loss), and the buffers of the layer in flight. [`PerSample::activations`](super::PerSample::activations)
 /// adds them for the whole model; a pipeline stage takes its layers' and
 /// ends' share (`memory`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -560,7 +513,7 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
 }
 
 /// What the layers keep of one sample through the forward pass, on the GPU.
-fn kept_in_layers(input: &TransformerInput, saved: &Saved) -> u128 {
+pub(super) fn kept_in_layers(input: &TransformerInput, saved: &Saved) -> u128 {
     let span = Span::all(&input.arch);
     let in_layers = saved.layers(span);
     // torchtune/training/_activation_offloading.py `OffloadActivations`: every
@@ -576,26 +529,6 @@ fn kept_in_layers(input: &TransformerInput, saved: &Saved) -> u128 {
     } else {
         in_layers
     }
-}
-
-/// Activation bytes one sample holds at the end of the forward pass in
-/// training, inside the autocast region with the loss computed, and the
-/// part of it the layers keep: what [`loss_weight_copies`](super::loss_weight_copies) needs beside
-/// [`activations_per_sample`], whose moment (the start of the backward
-/// pass) has fewer weight copies. No layer is being recomputed yet, and the
-/// loss holds its forward's tensors ([`Saved::above_forward`]).
-pub fn forward_activations_per_sample(input: &TransformerInput) -> (u128, u128) {
-    let saved = training_saved(input);
-    let in_layers = kept_in_layers(input, &saved);
-    (
-        in_layers + saved.below + saved.above_forward.max(saved.context_forward),
-        in_layers,
-    )
-}
-
-fn training_activations(input: &TransformerInput) -> u128 {
-    let (kept, loss, layer) = backward_start(input, &training_saved(input));
-    kept + loss.max(layer)
 }
 
 /// Training's activations per sample at the start of the backward pass, in

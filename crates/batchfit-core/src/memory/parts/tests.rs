@@ -114,7 +114,7 @@ proptest! {
             let expected = if parts.gradients_with_activations {
                 [(0, 0); 2]
             } else {
-                transformer::layers_backward(&fused.transformer)
+                transformer::PerSample::new(&fused.transformer).layers_backward()
             };
             prop_assert_eq!(parts.layers_backward, expected);
         }

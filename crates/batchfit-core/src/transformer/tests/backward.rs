@@ -267,7 +267,7 @@ fn the_gradients_beside_the_last_layer_are_counted() {
     // against the flash attention's 197 × 2 × 4 × 768 = 1,210,368), its
     // moment the start of the backward pass as the estimate counts it
     // (the loss's tensors are fewer: the final norm's input).
-    let [ffn, attention] = layers_backward(&vit);
+    let [ffn, attention] = PerSample::new(&vit).layers_backward();
     assert_eq!(ffn, (activations_per_sample(&vit), 12_522_400));
     assert_eq!(ffn.0 - attention.0, 2_420_736 - 1_210_368);
     // BERT-large's eager FP32 softmax: two a·s² gradients (2 × 4 × 16 ×
@@ -276,7 +276,7 @@ fn the_gradients_beside_the_last_layer_are_counted() {
         attention: Attention::Eager,
         ..bert
     };
-    let [ffn, attention] = layers_backward(&eager);
+    let [ffn, attention] = PerSample::new(&eager).layers_backward();
     assert_eq!(attention.0 - ffn.0, 33_554_432 - 16_777_216);
     assert_eq!(attention.0, activations_per_sample(&eager));
 }

@@ -9,8 +9,7 @@ use super::architecture::{
     Architecture, Ends, ParameterCount, RoutedExperts, Span, parameter_count,
 };
 use super::backward::{
-    UnfusedGradients, embedding_backward, gradients_beside_layers, layers_backward,
-    unfused_gradients,
+    UnfusedGradients, embedding_backward, gradients_beside_layers, unfused_gradients,
 };
 use super::inference::{kv_cache_per_sample, kv_dequantized_per_sample, prefill_activations};
 use super::input::{Ffn, TransformerInput};
@@ -18,7 +17,8 @@ use super::options::{
     Attention, Block, Framework, FusedProj, KvDtype, Logits, LoraTargets, Loss, Mlp, Mode, Norm,
     NormKernel, Optimizer, Quant, Recipe, Recompute, RecomputeMethod, RecomputeModules,
 };
-use super::saved::{Saved, activations_per_sample, training_saved};
+use super::per_sample::{PerSample, activations_per_sample};
+use super::saved::{Saved, training_saved};
 use super::states::{model_states, pool_states};
 use crate::fields::Problem;
 use crate::presets;
