@@ -288,13 +288,8 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         layer_activations(input, Ffn::Dense),
         layer_activations(input, Ffn::Moe),
     );
-    let t = u128::from(input.tp);
     let s = u128::from(input.tokens());
-    let e = input.activation_bytes();
-    let r = input.residual_bytes();
-    let norm = norm_saved_bytes(input);
     let h = u128::from(arch.hidden);
-    let sp_split = |bytes: u128| if input.sp { div_ceil(bytes, t) } else { bytes };
 
     // Per layer, by recomputation.
     let per_layer = |layer: &LayerActivations, ffn: Ffn| match input.recompute {
@@ -307,7 +302,7 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         Recompute::Selective => selective_kept(input, ffn, layer).0,
         // Korthikanti §4.1 end: full recomputation keeps each layer's input (2sbh
         // per layer at 16-bit; the residual stream, FP32 under autocast).
-        Recompute::Full => sp_split(s * r * h),
+        Recompute::Full => layer_input(input),
         Recompute::Op => op_saved(input),
     };
     // The layer being recomputed holds its full set in the backward pass
@@ -320,20 +315,7 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         }
         Recompute::None | Recompute::Selective => 0,
     };
-    // Expert parallelism's all-to-all (Megatron-Core
-    // megatron/core/transformer/moe/token_dispatcher.py
-    // `MoEAlltoAllTokenDispatcher`; torchtitan's `ExpertParallel`): a MoE
-    // layer sends its permuted top-k copies of every token (e × h each) and
-    // receives as many for its local experts (balanced routing). The
-    // received tokens are the experts' inputs, counted with the layer; the
-    // send and receive buffers of the layer in flight are alive together
-    // while it dispatches, in the forward pass and again for the gradients
-    // in the backward pass, after the loss's tensors are freed.
-    let dispatch = if input.ep > 1 && arch.moe() {
-        2 * input.routed_copies() * e * h
-    } else {
-        0
-    };
+    let dispatch = expert_dispatch(input);
     let (context_backward, context_forward) = context_buffers(input);
 
     // Korthikanti §4.3 (input and output layers). The embedding's dropout mask
@@ -343,122 +325,9 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
     let embedding_dropout = if input.act_offload {
         0
     } else {
-        sp_split(s * u128::from(arch.dropout) * h)
+        sp_split(input, s * u128::from(arch.dropout) * h)
     };
-    // Korthikanti §4.3's terms outside the layers, by where they sit: below the
-    // layers (alive until the backward pass ends) or above them (freed before
-    // the backward pass reaches the layers).
-    let (below, above, above_saved, above_forward) = match arch.kind {
-        // Final norm input (the residual stream) and LM head input (2sbh each
-        // at 16-bit), and the
-        // loss's logit-sized tensors at the start of the backward pass, split
-        // over the vocabulary-parallel ranks.
-        Kind::Decoder => {
-            let v = u128::from(arch.vocab);
-            // Bytes per logit: `.float()` before the loss (FP32) or not.
-            let l = match input.logits {
-                Logits::Fp32 => 4,
-                Logits::Bf16 => 2,
-            };
-            // pytorch/pytorch aten/src/ATen/native/LossNLL.cpp
-            // `cross_entropy_loss`: cross-entropy over class indices is
-            // `nll_loss(log_softmax(logits))`. log_softmax saves its output
-            // (l·sv) for its backward. The backward pass starts with
-            // `nll_loss_backward`, which writes a dense gradient of that output
-            // (l·sv, zeros but at the targets), and
-            // `_log_softmax_backward_data` allocates the logits' gradient (l·sv)
-            // while both are alive: three logit-sized tensors. The forward's
-            // FP32 copy of the 16-bit logits is not saved (the cast's backward
-            // needs no input) and is freed with the model's output, so the
-            // forward's loss holds less (2 + l + l ≤ 3l bytes).
-            let backward_start = 3 * l;
-            // Gemma 2's final soft-capping runs on the head's output, before
-            // the loss's upcast: its tanh saves its output (e·sv), alive
-            // until the backward pass reaches it.
-            let softcap = if arch.softcap { e * s * v } else { 0 };
-            // A compiled loss (the cross-entropy inside the compiled graph:
-            // Hugging Face's model with its loss, torchtune's
-            // `training.compile_loss`) is decomposed into element-wise ops
-            // and reductions over the logits it is given, which are a
-            // matrix product's output or a primal of the loss's graph: the
-            // partitioner saves them (and a log-sum-exp per token) and
-            // recomputes the log-softmax in the backward pass, where one
-            // fused kernel writes the logits' gradient. Two logit-sized
-            // tensors where eager autograd holds three. torchtune's chunked
-            // loss compiles `compute_cross_entropy`, whose `.float()` is
-            // inside the graph: each chunk keeps its 16-bit logits (e bytes)
-            // and its backward writes their 16-bit gradient.
-            let (logits, kept) = match (input.loss, input.compiled()) {
-                (Loss::Full, false) => (backward_start * s * v, l * s * v),
-                // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
-                // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
-                // FP32 log-softmax for the backward pass (l·sv over all chunks);
-                // a chunk's backward then holds the same two gradients as
-                // above (2l), or, once the log-softmax's backward is done, the
-                // logits' gradient and its cast to the 16-bit compute dtype (l + e).
-                (Loss::Chunked, false) => (
-                    l * s * v + div_ceil((backward_start - l).max(l + e) * s * v, CHUNKS),
-                    l * s * v,
-                ),
-                (Loss::Full, true) => (2 * l * s * v, l * s * v),
-                (Loss::Chunked, true) => (e * s * v + div_ceil(e * s * v, CHUNKS), e * s * v),
-                // unsloth-zoo `UnslothFusedLoss.forward`: `grad_inputs =
-                // torch.empty_like(hidden_states)` (e·sh) holds every
-                // chunk's input gradient from the forward pass to the head's
-                // backward; no logit-sized tensor survives a chunk. A chunk
-                // runs compiled (`torch.compile(accumulate_chunk)`, the
-                // cross-entropy's `.float()` inside): its logits (a product's
-                // output, e bytes) and their gradient (e), as a compiled
-                // loss keeps them. Unsloth sizes the chunks on the
-                // micro-batch's tokens; activations here are per sample
-                // (linear in the batch), so the chunk is sized on one
-                // sample's: exact at batch 1, an upper bound above it.
-                (Loss::Fused, _) => (e * s * h + 2 * e * fused_chunk_tokens(s, v) * v, e * s * h),
-                // megatron/core/tensor_parallel/cross_entropy.py: the
-                // forward casts the head's logits to FP32
-                // (`calculate_logits_max`: `.float()`, whatever `logits`
-                // says), subtracts the maximum, exponentiates and
-                // normalises in place (`-=`, `torch.exp(…, out=…)`,
-                // `div_`) and saves that softmax; the backward writes the
-                // gradient into it (`grad_input = softmax`, `-=`, `mul_`)
-                // and autograd casts it back to the dtype of the logits
-                // the head produced (e bytes; none when they are FP32).
-                // The forward's loss holds the same two: the 16-bit
-                // logits and their FP32 copy. Its own autograd function:
-                // the same compiled or not.
-                (Loss::VocabParallel, _) => ((4 + vocab_cast(e)) * s * v, 4 * s * v),
-            };
-            let logits = softcap + logits;
-            let inputs = output_layer_inputs(input);
-            // A micro-batch whose backward pass has not begun keeps what its
-            // forward pass saved: the log-softmax output (l·sv; compiled,
-            // the logits the loss read) and the soft-capping's tanh.
-            let saved = inputs + div_ceil(softcap + kept, t);
-            let above = inputs + div_ceil(logits, t);
-            // The loss's forward: the head's 16-bit logits, their FP32 copy
-            // and the log-softmax (e + 2l bytes, at most 3l). Only where the
-            // end of the forward pass is a moment ([`loss_weight_copies`],
-            // or the gradients alive through it,
-            // [`TransformerInput::zero_grad_after_forward`]): the other
-            // paths do no division more.
-            let forward_moment = (input.autocast() && input.recompute == Recompute::Full)
-                || input.zero_grad_after_forward();
-            let forward = match (input.loss, input.compiled()) {
-                (Loss::Full, false) if forward_moment => {
-                    inputs + div_ceil(softcap + (e + 2 * l) * s * v, t)
-                }
-                _ => above,
-            };
-            (0, above, saved, forward)
-        }
-        // BERT's embedding norm input (post-norm model).
-        Kind::Encoder => (sp_split(s * norm * h), 0, 0, 0),
-        // ViT's final norm input; the head reads one token.
-        Kind::Vision => {
-            let input = sp_split(s * norm * h);
-            (0, input, input, input)
-        }
-    };
+    let (below, above, above_saved, above_forward) = outside_layers(input);
     Saved {
         dense: per_layer(&dense, Ffn::Dense),
         moe: per_layer(&moe, Ffn::Moe),
@@ -484,31 +353,220 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         above_forward,
         partial: input.partial_recompute(),
         placement: arch.placement(),
-        // The rerun's output a reentrant checkpoint keeps through its backward
-        // pass, per sample and GPU: one residual-stream tensor, the shape and
-        // number format of the layer input it keeps (sp_split(s · r · h)).
-        //
-        // pytorch/pytorch torch/utils/checkpoint.py: `CheckpointFunction.backward`
-        // reruns the function under `torch.enable_grad()` (`outputs =
-        // ctx.run_function(*detached_inputs)`), collects the outputs that require
-        // grad (`outputs_with_grad`) and calls
-        // `torch.autograd.backward(outputs_with_grad, args_with_grad)`: the outputs
-        // are referenced until that call returns, while the layer's whole backward
-        // runs. The non-reentrant checkpoint's `recompute_fn` calls
-        // `fn(*args, **kwargs)` and drops what it returns: with `early_stop=True`
-        // (the default) the rerun stops at the last saved tensor
-        // (`_StopRecomputationError`) before the output is made; with
-        // `early_stop=False` (torchtitan's full AC) the output is freed as the
-        // rerun returns, before the layer's own gradients are made. Megatron-LM's
-        // megatron/core/tensor_parallel/random.py `CheckpointFunction` and
-        // Unsloth's unsloth_zoo/gradient_checkpointing.py `UnslothCheckpointFunction`
-        // are the reentrant kind. A checkpointed group of layers (`uniform`) keeps
-        // one output, its last layer's.
-        reentrant_output: if input.recompute == Recompute::Full && input.reentrant {
-            sp_split(s * r * h)
-        } else {
-            0
-        },
+        reentrant_output: reentrant_output(input),
+    }
+}
+
+/// Bytes per sample a tensor of the sequence's length holds on one rank:
+/// split over the tensor-parallel ranks under sequence parallelism.
+fn sp_split(input: &TransformerInput, bytes: u128) -> u128 {
+    if input.sp {
+        div_ceil(bytes, u128::from(input.tp))
+    } else {
+        bytes
+    }
+}
+
+/// One layer's input, the residual stream (s · r · h per sample: 2sbh at
+/// 16-bit, FP32 under autocast): what full recomputation keeps per layer.
+fn layer_input(input: &TransformerInput) -> u128 {
+    sp_split(
+        input,
+        u128::from(input.tokens()) * input.residual_bytes() * u128::from(input.arch.hidden),
+    )
+}
+
+/// Expert parallelism's all-to-all buffers of the MoE layer in flight, per
+/// sample and GPU.
+///
+/// Expert parallelism's all-to-all (Megatron-Core
+/// megatron/core/transformer/moe/token_dispatcher.py
+/// `MoEAlltoAllTokenDispatcher`; torchtitan's `ExpertParallel`): a MoE
+/// layer sends its permuted top-k copies of every token (e × h each) and
+/// receives as many for its local experts (balanced routing). The
+/// received tokens are the experts' inputs, counted with the layer; the
+/// send and receive buffers of the layer in flight are alive together
+/// while it dispatches, in the forward pass and again for the gradients
+/// in the backward pass, after the loss's tensors are freed.
+fn expert_dispatch(input: &TransformerInput) -> u128 {
+    if input.ep > 1 && input.arch.moe() {
+        2 * input.routed_copies() * input.activation_bytes() * u128::from(input.arch.hidden)
+    } else {
+        0
+    }
+}
+
+/// The rerun's output a reentrant checkpoint keeps through its backward
+/// pass, per sample and GPU: one residual-stream tensor, the shape and
+/// number format of the layer input it keeps ([`layer_input`]).
+///
+/// pytorch/pytorch torch/utils/checkpoint.py: `CheckpointFunction.backward`
+/// reruns the function under `torch.enable_grad()` (`outputs =
+/// ctx.run_function(*detached_inputs)`), collects the outputs that require
+/// grad (`outputs_with_grad`) and calls
+/// `torch.autograd.backward(outputs_with_grad, args_with_grad)`: the outputs
+/// are referenced until that call returns, while the layer's whole backward
+/// runs. The non-reentrant checkpoint's `recompute_fn` calls
+/// `fn(*args, **kwargs)` and drops what it returns: with `early_stop=True`
+/// (the default) the rerun stops at the last saved tensor
+/// (`_StopRecomputationError`) before the output is made; with
+/// `early_stop=False` (torchtitan's full AC) the output is freed as the
+/// rerun returns, before the layer's own gradients are made. Megatron-LM's
+/// megatron/core/tensor_parallel/random.py `CheckpointFunction` and
+/// Unsloth's unsloth_zoo/gradient_checkpointing.py `UnslothCheckpointFunction`
+/// are the reentrant kind. A checkpointed group of layers (`uniform`) keeps
+/// one output, its last layer's.
+fn reentrant_output(input: &TransformerInput) -> u128 {
+    if input.recompute == Recompute::Full && input.reentrant {
+        layer_input(input)
+    } else {
+        0
+    }
+}
+
+/// Korthikanti §4.3's terms outside the layers, by where they sit: below the
+/// layers (alive until the backward pass ends) or above them (freed before
+/// the backward pass reaches the layers): (below, above at the start of the backward pass, above kept by a
+/// micro-batch waiting for its backward pass, above at the end of the
+/// forward pass).
+fn outside_layers(input: &TransformerInput) -> (u128, u128, u128, u128) {
+    let norm = norm_saved_bytes(input);
+    let h = u128::from(input.arch.hidden);
+    let s = u128::from(input.tokens());
+    match input.arch.kind {
+        Kind::Decoder => {
+            let (above, saved, forward) = decoder_above(input);
+            (0, above, saved, forward)
+        }
+        // BERT's embedding norm input (post-norm model).
+        Kind::Encoder => (sp_split(input, s * norm * h), 0, 0, 0),
+        // ViT's final norm input; the head reads one token.
+        Kind::Vision => {
+            let final_norm = sp_split(input, s * norm * h);
+            (0, final_norm, final_norm, final_norm)
+        }
+    }
+}
+
+/// A decoder's tensors above the layers, per sample and GPU: the final
+/// norm's input (the residual stream) and the LM head's (2sbh each at
+/// 16-bit), and the loss's logit-sized tensors split over the
+/// vocabulary-parallel ranks: (at the start of the backward pass, what a
+/// micro-batch whose backward pass has not begun keeps, at the end of the
+/// forward pass).
+fn decoder_above(input: &TransformerInput) -> (u128, u128, u128) {
+    let arch = &input.arch;
+    let t = u128::from(input.tp);
+    let s = u128::from(input.tokens());
+    let e = input.activation_bytes();
+    let v = u128::from(arch.vocab);
+    // Bytes per logit: `.float()` before the loss (FP32) or not.
+    let l = match input.logits {
+        Logits::Fp32 => 4,
+        Logits::Bf16 => 2,
+    };
+    // pytorch/pytorch aten/src/ATen/native/LossNLL.cpp
+    // `cross_entropy_loss`: cross-entropy over class indices is
+    // `nll_loss(log_softmax(logits))`. log_softmax saves its output
+    // (l·sv) for its backward. The backward pass starts with
+    // `nll_loss_backward`, which writes a dense gradient of that output
+    // (l·sv, zeros but at the targets), and
+    // `_log_softmax_backward_data` allocates the logits' gradient (l·sv)
+    // while both are alive: three logit-sized tensors. The forward's
+    // FP32 copy of the 16-bit logits is not saved (the cast's backward
+    // needs no input) and is freed with the model's output, so the
+    // forward's loss holds less (2 + l + l ≤ 3l bytes).
+    let backward_start = 3 * l;
+    // Gemma 2's final soft-capping runs on the head's output, before
+    // the loss's upcast: its tanh saves its output (e·sv), alive
+    // until the backward pass reaches it.
+    let softcap = if arch.softcap { e * s * v } else { 0 };
+    let (logits, kept) = loss_logits(input, l, backward_start);
+    let logits = softcap + logits;
+    let inputs = output_layer_inputs(input);
+    // A micro-batch whose backward pass has not begun keeps what its
+    // forward pass saved: the log-softmax output (l·sv; compiled,
+    // the logits the loss read) and the soft-capping's tanh.
+    let saved = inputs + div_ceil(softcap + kept, t);
+    let above = inputs + div_ceil(logits, t);
+    // The loss's forward: the head's 16-bit logits, their FP32 copy
+    // and the log-softmax (e + 2l bytes, at most 3l). Only where the
+    // end of the forward pass is a moment ([`loss_weight_copies`],
+    // or the gradients alive through it,
+    // [`TransformerInput::zero_grad_after_forward`]): the other
+    // paths do no division more.
+    let forward_moment =
+        (input.autocast() && input.recompute == Recompute::Full) || input.zero_grad_after_forward();
+    let forward = match (input.loss, input.compiled()) {
+        (Loss::Full, false) if forward_moment => {
+            inputs + div_ceil(softcap + (e + 2 * l) * s * v, t)
+        }
+        _ => above,
+    };
+    (above, saved, forward)
+}
+
+/// The loss's logit-sized tensors of a decoder, per sample (all vocabulary
+/// ranks together): (at the start of the backward pass, what a micro-batch
+/// whose backward pass has not begun keeps), for logits of `l` bytes and
+/// the first moment's `backward_start` bytes per logit.
+///
+/// A compiled loss (the cross-entropy inside the compiled graph:
+/// Hugging Face's model with its loss, torchtune's
+/// `training.compile_loss`) is decomposed into element-wise ops
+/// and reductions over the logits it is given, which are a
+/// matrix product's output or a primal of the loss's graph: the
+/// partitioner saves them (and a log-sum-exp per token) and
+/// recomputes the log-softmax in the backward pass, where one
+/// fused kernel writes the logits' gradient. Two logit-sized
+/// tensors where eager autograd holds three. torchtune's chunked
+/// loss compiles `compute_cross_entropy`, whose `.float()` is
+/// inside the graph: each chunk keeps its 16-bit logits (e bytes)
+/// and its backward writes their 16-bit gradient.
+fn loss_logits(input: &TransformerInput, l: u128, backward_start: u128) -> (u128, u128) {
+    let s = u128::from(input.tokens());
+    let e = input.activation_bytes();
+    let h = u128::from(input.arch.hidden);
+    let v = u128::from(input.arch.vocab);
+    match (input.loss, input.compiled()) {
+        (Loss::Full, false) => (backward_start * s * v, l * s * v),
+        // torchtune/modules/loss/cross_entropy_loss.py: per chunk of
+        // s/8 tokens, `F.cross_entropy(logits.float(), …)` keeps the
+        // FP32 log-softmax for the backward pass (l·sv over all chunks);
+        // a chunk's backward then holds the same two gradients as
+        // above (2l), or, once the log-softmax's backward is done, the
+        // logits' gradient and its cast to the 16-bit compute dtype (l + e).
+        (Loss::Chunked, false) => (
+            l * s * v + div_ceil((backward_start - l).max(l + e) * s * v, CHUNKS),
+            l * s * v,
+        ),
+        (Loss::Full, true) => (2 * l * s * v, l * s * v),
+        (Loss::Chunked, true) => (e * s * v + div_ceil(e * s * v, CHUNKS), e * s * v),
+        // unsloth-zoo `UnslothFusedLoss.forward`: `grad_inputs =
+        // torch.empty_like(hidden_states)` (e·sh) holds every
+        // chunk's input gradient from the forward pass to the head's
+        // backward; no logit-sized tensor survives a chunk. A chunk
+        // runs compiled (`torch.compile(accumulate_chunk)`, the
+        // cross-entropy's `.float()` inside): its logits (a product's
+        // output, e bytes) and their gradient (e), as a compiled
+        // loss keeps them. Unsloth sizes the chunks on the
+        // micro-batch's tokens; activations here are per sample
+        // (linear in the batch), so the chunk is sized on one
+        // sample's: exact at batch 1, an upper bound above it.
+        (Loss::Fused, _) => (e * s * h + 2 * e * fused_chunk_tokens(s, v) * v, e * s * h),
+        // megatron/core/tensor_parallel/cross_entropy.py: the
+        // forward casts the head's logits to FP32
+        // (`calculate_logits_max`: `.float()`, whatever `logits`
+        // says), subtracts the maximum, exponentiates and
+        // normalises in place (`-=`, `torch.exp(…, out=…)`,
+        // `div_`) and saves that softmax; the backward writes the
+        // gradient into it (`grad_input = softmax`, `-=`, `mul_`)
+        // and autograd casts it back to the dtype of the logits
+        // the head produced (e bytes; none when they are FP32).
+        // The forward's loss holds the same two: the 16-bit
+        // logits and their FP32 copy. Its own autograd function:
+        // the same compiled or not.
+        (Loss::VocabParallel, _) => ((4 + vocab_cast(e)) * s * v, 4 * s * v),
     }
 }
 
