@@ -265,15 +265,18 @@ impl WholeField {
 /// factor it stood for; `text` and 1 without one.
 fn token_scale(text: &str) -> (&str, u64) {
     let text = text.trim();
-    let scale = match text.as_bytes().last() {
-        Some(b'k' | b'K') => 1 << 10,
-        Some(b'M') => 1 << 20,
-        _ => return (text, 1),
+    let (digits, scale) = if let Some(digits) = text.strip_suffix(['k', 'K']) {
+        (digits, 1 << 10)
+    } else if let Some(digits) = text.strip_suffix('M') {
+        (digits, 1 << 20)
+    } else {
+        return (text, 1);
     };
     // A suffix alone ("k") is not a number, not an empty field.
-    match &text[..text.len() - 1] {
-        "" => (text, 1),
-        digits => (digits, scale),
+    if digits.is_empty() {
+        (text, 1)
+    } else {
+        (digits, scale)
     }
 }
 
