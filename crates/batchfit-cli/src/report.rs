@@ -389,6 +389,8 @@ struct LeverRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     stage: Option<u8>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    tp: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     gpus: Option<u64>,
 }
 
@@ -400,6 +402,7 @@ impl From<Lever> for LeverRow {
             seq: None,
             rank: None,
             stage: None,
+            tp: None,
             gpus: None,
         };
         match lever {
@@ -407,6 +410,7 @@ impl From<Lever> for LeverRow {
             Lever::Seq { seq } => row.seq = Some(seq),
             Lever::Lora { rank } | Lever::Qlora { rank } => row.rank = Some(rank),
             Lever::Zero { stage, gpus } => (row.stage, row.gpus) = (Some(stage), Some(gpus)),
+            Lever::Tp { tp } => row.tp = Some(tp),
             _ => {}
         }
         row
@@ -433,6 +437,8 @@ struct CostRow {
     accumulation_steps: u64,
     tokens_per_step: u128,
     tokens_per_step_lost: u128,
+    /// Inference: sequences served at once fewer than before.
+    sequences_lost: u64,
 }
 
 impl From<Cost> for CostRow {
@@ -453,22 +459,26 @@ impl From<Cost> for CostRow {
             accumulation_steps: a.accumulation,
             tokens_per_step: a.step_tokens,
             tokens_per_step_lost: cost.tokens_lost(),
+            sequences_lost: cost.sequences_lost(),
         }
     }
 }
 
-fn lever_label(lever: Lever) -> String {
+/// A lever in words; inference's batch is the sequences served at once.
+fn lever_label(lever: Lever, inference: bool) -> String {
     match lever {
         Lever::Seq { seq } => format!("sequence {}", group_thousands(seq)),
         Lever::Lora { rank } => format!("LoRA r={rank} over a frozen 16-bit base"),
         Lever::Qlora { rank } => format!("QLoRA r={rank} (NF4 base, double quantization)"),
         Lever::Zero { stage, gpus } => format!("ZeRO-{stage} over {gpus} GPUs"),
+        Lever::Tp { tp } => format!("tensor parallelism over {tp} GPUs"),
         Lever::ParamOffload => "parameters offloaded to CPU".to_owned(),
         Lever::Offload => "optimizer offloaded to CPU".to_owned(),
         Lever::ActOffload => "activations offloaded to CPU".to_owned(),
         Lever::SelectiveRecompute => "selective recomputation".to_owned(),
         Lever::FullRecompute => "full recomputation".to_owned(),
         Lever::Checkpointing => "gradient checkpointing".to_owned(),
+        Lever::Batch { batch } if inference => format!("batch {batch} (sequences at once)"),
         Lever::Batch { batch } => format!("micro-batch {batch}"),
         Lever::Bf16 => "BF16".to_owned(),
         Lever::Adam8bit => "8-bit AdamW".to_owned(),
@@ -517,7 +527,16 @@ fn cost_text(cost: &Cost, units: Units) -> String {
             percent_bp(cost.trainable_share_bp())
         ));
     }
-    if (after.samples, after.accumulation) != (before.samples, before.accumulation) {
+    if after.inference {
+        if after.samples != before.samples {
+            parts.push(format!(
+                "{} sequence{} at once instead of {}",
+                after.samples,
+                plural(u128::from(after.samples)),
+                before.samples,
+            ));
+        }
+    } else if (after.samples, after.accumulation) != (before.samples, before.accumulation) {
         parts.push(format!(
             "{} micro-step{} of {} sample{} per optimizer step",
             after.accumulation,
@@ -528,8 +547,13 @@ fn cost_text(cost: &Cost, units: Units) -> String {
     }
     if after.tokens != before.tokens {
         parts.push(format!(
-            "{} tokens per micro-step instead of {}",
+            "{} tokens {} instead of {}",
             u64::try_from(after.tokens).map_or_else(|_| after.tokens.to_string(), group_thousands),
+            if after.inference {
+                "at once"
+            } else {
+                "per micro-step"
+            },
             u64::try_from(before.tokens)
                 .map_or_else(|_| before.tokens.to_string(), group_thousands),
         ));
@@ -552,6 +576,7 @@ fn cost_text(cost: &Cost, units: Units) -> String {
 fn change_name(change: Change) -> String {
     match change {
         Change::Zero3 { gpus } => format!("zero3_{gpus}_gpus"),
+        Change::Tp { tp } => format!("tp_{tp}"),
         other => other.name().to_owned(),
     }
 }
@@ -562,6 +587,7 @@ fn change_label(change: Change) -> String {
         Change::Checkpointing => "with gradient checkpointing".to_owned(),
         Change::Bf16 => "in BF16 instead of FP32".to_owned(),
         Change::Zero3 { gpus } => format!("with ZeRO-3 over {gpus} GPUs"),
+        Change::Tp { tp } => format!("with tensor parallelism over {tp} GPUs"),
         Change::HalfSeq => "with half the sequence length".to_owned(),
         Change::Lora => "with LoRA r=16 over a frozen 16-bit base".to_owned(),
         Change::Qlora => "with QLoRA (NF4 base, double quantization)".to_owned(),
@@ -1110,7 +1136,11 @@ pub fn text(config: &Config) -> String {
                 out.push_str("Smallest changes that fit, the least costly first:\n");
             }
             for (n, fix) in fixes.iter().enumerate() {
-                let levers: Vec<String> = fix.levers.iter().map(|&l| lever_label(l)).collect();
+                let levers: Vec<String> = fix
+                    .levers
+                    .iter()
+                    .map(|&l| lever_label(l, fix.cost.after.inference))
+                    .collect();
                 out.push_str(&format!(
                     "  {}. {}: {} required\n",
                     n + 1,

@@ -1194,6 +1194,53 @@ fn measured_bad_input_exits_2_naming_the_file_and_line() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }
+/// Issue 28: inference is advised as inference. Qwen2.5-7B serving 4 ×
+/// 32,768 tokens on one RTX 4090: tensor parallelism over 2 GPUs is a
+/// what-if and a fix, and nothing offers ZeRO or counts tokens per
+/// optimizer step; a smaller batch costs sequences served at once.
+#[test]
+fn inference_advice_offers_tensor_parallelism_and_no_zero() {
+    let query = "form=transformer&model=qwen2.5-7b&mode=inference&batch=4&seq=32768&gpu=rtx-4090";
+    let report = json(&["--json", query]);
+    assert_eq!(report["fits"], false);
+    let what_ifs = report["what_ifs"].as_array().expect("what_ifs");
+    let tp = what_ifs
+        .iter()
+        .find(|w| w["change"] == "tp_2")
+        .expect("tensor parallelism over 2 GPUs");
+    assert_eq!(tp["fits"], true);
+    assert!(tp["query"].as_str().expect("query").contains("tp=2"));
+    assert!(
+        what_ifs
+            .iter()
+            .all(|w| !w["change"].as_str().expect("name").starts_with("zero"))
+    );
+    let fixes = report["fixes"].as_array().expect("fixes");
+    assert!(
+        fixes
+            .iter()
+            .any(|f| f["levers"] == serde_json::json!([{ "name": "tp", "tp": 2 }]))
+    );
+    for fix in fixes {
+        assert_eq!(fix["costs"]["tokens_per_step_lost"], 0, "{fix}");
+        for lever in fix["levers"].as_array().expect("levers") {
+            assert_ne!(lever["name"], "zero", "{fix}");
+        }
+        let again = json(&["--json", fix["query"].as_str().expect("query")]);
+        assert_eq!(again["fits"], true, "{fix}");
+    }
+    let batch = fixes
+        .iter()
+        .find(|f| f["levers"][0]["name"] == "batch")
+        .expect("a smaller batch");
+    assert_eq!(batch["costs"]["sequences_lost"], 3);
+    let text = String::from_utf8(batchfit(&[query]).stdout).expect("utf-8");
+    assert!(text.contains("tensor parallelism over 2 GPUs"), "{text}");
+    assert!(text.contains("batch 1 (sequences at once)"), "{text}");
+    assert!(!text.contains("per optimizer step"), "{text}");
+    assert!(!text.contains("ZeRO"), "{text}");
+}
+
 /// Issue 16: Llama-3.1-8B in AMP on one H100. Every single change but QLoRA
 /// is still too big; `fixes` lists combinations that fit, each with its
 /// query (which fits when run again) and what it costs.

@@ -34,6 +34,7 @@ pub fn fixes(state: State) -> El {
                                 Change::Checkpointing
                                     | Change::Bf16
                                     | Change::Zero3 { .. }
+                                    | Change::Tp { .. }
                                     | Change::Fp8Kv
                             )
                     })
@@ -76,7 +77,7 @@ fn item(state: State, fix: &Fix, lang: Lang, units: Units) -> El {
     let label: Vec<String> = fix
         .levers
         .iter()
-        .map(|l| lever(lang, *l, transformer))
+        .map(|l| lever(lang, *l, transformer, fix.cost.after.inference))
         .collect();
     let config = fix.config;
     let href = location::url_for(&query::to_query(&config));
@@ -107,8 +108,9 @@ fn item(state: State, fix: &Fix, lang: Lang, units: Units) -> El {
 }
 
 /// A lever in words, with its value (BF16 is the pure-BF16 recipe in the
-/// transformer form, the precision in the napkin forms).
-pub fn lever(lang: Lang, lever: Lever, transformer: bool) -> String {
+/// transformer form, the precision in the napkin forms; inference's batch
+/// is the sequences served at once).
+pub fn lever(lang: Lang, lever: Lever, transformer: bool, inference: bool) -> String {
     let w = i18n::words(lang);
     let n = |v: u64| i18n::group(lang, u128::from(v));
     match lever {
@@ -116,11 +118,13 @@ pub fn lever(lang: Lang, lever: Lever, transformer: bool) -> String {
         Lever::Lora { rank } => format!("LoRA r = {rank}"),
         Lever::Qlora { rank } => format!("QLoRA r = {rank}"),
         Lever::Zero { stage, gpus } => format!("ZeRO-{stage} × {}", n(gpus)),
+        Lever::Tp { tp } => format!("{} × {}", w.lever_tp, n(tp)),
         Lever::ParamOffload => w.lever_param_offload.to_owned(),
         Lever::Offload => w.lever_offload.to_owned(),
         Lever::ActOffload => w.lever_act_offload.to_owned(),
         Lever::SelectiveRecompute => w.lever_selective.to_owned(),
         Lever::FullRecompute | Lever::Checkpointing => w.checkpointing.to_owned(),
+        Lever::Batch { batch } if inference => format!("{} {}", w.lever_serving_batch, n(batch)),
         Lever::Batch { batch } => format!("{} {}", w.lever_batch, n(batch)),
         Lever::Bf16 if transformer => w.lever_bf16.to_owned(),
         Lever::Bf16 => w.bf16.to_owned(),
@@ -176,6 +180,13 @@ pub fn costs(lang: Lang, cost: &Cost, units: Units) -> String {
             w.cost_tokens
         };
         out.push(format!("−{} {unit}", n(cost.tokens_lost())));
+    }
+    if cost.sequences_lost() > 0 {
+        out.push(format!(
+            "−{} {}",
+            n(u128::from(cost.sequences_lost())),
+            w.cost_sequences
+        ));
     }
     if after.accumulation > before.accumulation {
         out.push(format!(

@@ -52,8 +52,12 @@ pub enum Lever {
     /// QLoRA: the frozen base in NF4 with double quantization under the
     /// adapters: changes what is trained, and the base's numbers.
     Qlora { rank: u64 },
-    /// ZeRO stage `stage` over `gpus` data-parallel ranks (each of `tp` GPUs).
+    /// ZeRO stage `stage` over `gpus` data-parallel ranks (each of `tp` GPUs):
+    /// training only.
     Zero { stage: u8, gpus: u64 },
+    /// Tensor parallelism over `tp` GPUs: inference's way to more GPUs
+    /// (each holds 1/tp of the weights and of the KV cache's heads).
+    Tp { tp: u64 },
     /// Parameters, gradients and the optimizer step in CPU memory.
     ParamOffload,
     /// Optimizer state and step in CPU memory (ZeRO-Offload).
@@ -85,6 +89,7 @@ impl Lever {
             Self::Lora { .. } => "lora",
             Self::Qlora { .. } => "qlora",
             Self::Zero { .. } => "zero",
+            Self::Tp { .. } => "tp",
             Self::ParamOffload => "param_offload",
             Self::Offload => "offload",
             Self::ActOffload => "act_offload",
@@ -126,6 +131,7 @@ impl Lever {
             Self::Lora { .. } => *config = with_adapters(config, BaseQuant::None),
             Self::Qlora { .. } => *config = with_adapters(config, BaseQuant::Nf4),
             Self::Zero { stage, gpus } => (t.zero, t.gpus) = (stage, gpus),
+            Self::Tp { tp } => t.tp = tp,
             Self::ParamOffload => t.param_offload = true,
             Self::Offload => t.offload = true,
             Self::ActOffload => t.act_offload = true,
@@ -167,6 +173,25 @@ fn replicas(config: &Config) -> u64 {
         Form::Activations | Form::Parameters => 1,
     }
 }
+
+/// The tensor-parallel degrees above `t.tp` that inference can take, the
+/// smallest first: in inference only, powers of two up to [`SERVING_TP`]
+/// that divide the attention heads and the key-value heads. vLLM refuses
+/// a degree that does not divide the heads (vllm/config.py
+/// `ModelConfig.verify_with_parallel_config`: "Total number of attention
+/// heads … must be divisible by tensor parallel size"); one above the
+/// key-value heads replicates them, which the estimate does not count.
+pub fn serving_tp(t: &TransformerInput) -> impl Iterator<Item = u64> {
+    let inference = t.mode == Mode::Inference;
+    let (heads, kv_heads) = (t.arch.heads.max(1), t.arch.kv_heads.max(1));
+    (1..=SERVING_TP.ilog2())
+        .map(|power| 1u64 << power)
+        .filter(move |&tp| inference && tp > t.tp && heads % tp == 0 && kv_heads % tp == 0)
+}
+
+/// The largest tensor-parallel degree inference's advice proposes: the
+/// GPUs of one node joined by NVLink, over which tensor parallelism is run.
+pub const SERVING_TP: u64 = 8;
 
 /// `config` with `levers` applied, and what no longer applies beside them
 /// reset as a link to it would be (query/rules.rs): under LoRA, Megatron's
@@ -228,11 +253,14 @@ fn strongest_levers(config: &Config) -> Vec<Lever> {
             }
             let ep = t.gpus_multiple().max(1);
             let most = GPUS.max / ep * ep;
-            if most > t.gpus || t.zero < 3 {
+            if train && (most > t.gpus || t.zero < 3) {
                 levers.push(Lever::Zero {
                     stage: 3,
                     gpus: most.max(t.gpus),
                 });
+            }
+            if let Some(tp) = serving_tp(t).last() {
+                levers.push(Lever::Tp { tp });
             }
             if train && !t.param_offload {
                 levers.push(Lever::ParamOffload);
@@ -322,6 +350,9 @@ fn relax(strongest: Lever, others: &Config, original: &Config, device: u128) -> 
                     .find(|&lever| fits(&with(lever), device))
             })
         }
+        Lever::Tp { .. } => serving_tp(&original.transformer)
+            .map(|tp| Lever::Tp { tp })
+            .find(|&lever| fits(&with(lever), device)),
         Lever::Lora { rank } | Lever::Qlora { rank } => {
             let lora = (original.transformer.lora_rank == 0).then_some(Lever::Lora { rank });
             lora.into_iter()
@@ -358,7 +389,8 @@ pub struct Fix {
 impl Fix {
     /// The order of docs/model.md §5: fixes that keep the task first, then
     /// the fewest levers, the fewest GPUs added, the fewest tokens per
-    /// optimizer step lost, the least recomputation, the least PCIe
+    /// optimizer step (in inference, sequences at once) lost, the least
+    /// recomputation, the least PCIe
     /// traffic, the fewest changed number formats, the fewest micro-steps.
     fn rank(&self) -> Rank {
         let c = &self.cost;
@@ -367,6 +399,7 @@ impl Fix {
             self.levers.len(),
             c.extra_gpus(),
             c.tokens_lost(),
+            c.sequences_lost(),
             c.recompute_share_bp(),
             c.after.pcie_bytes,
             self.levers.iter().filter(|l| l.changes_numerics()).count(),
@@ -377,7 +410,18 @@ impl Fix {
 }
 
 /// [`Fix::rank`]'s key.
-type Rank = (bool, usize, u64, u128, u128, u128, usize, u64, Vec<Lever>);
+type Rank = (
+    bool,
+    usize,
+    u64,
+    u128,
+    u64,
+    u128,
+    u128,
+    usize,
+    u64,
+    Vec<Lever>,
+);
 
 /// The combinations of changes that make `config` fit its device, at most
 /// [`FIXES`] of them and each of at most [`MAX_LEVERS`] levers, the least
@@ -538,8 +582,10 @@ pub struct Profile {
     /// Micro-steps per optimizer step (gradient accumulation).
     pub accumulation: u64,
     /// Tokens per optimizer step over all GPUs (samples in the parameters
-    /// form).
+    /// form); 0 in inference, which takes no optimizer step.
     pub step_tokens: u128,
+    /// Inference: `samples` are the sequences served at once.
+    pub inference: bool,
 }
 
 impl Profile {
@@ -598,12 +644,16 @@ pub fn profile(config: &Config) -> Profile {
                 Mode::Inference => (0, 0),
             };
             let steps = u128::from(accumulation);
+            let inference = t.mode == Mode::Inference;
+            let profile = with_tokens(tokens, count.total, trainable);
             Profile {
                 flops: flops.saturating_mul(steps),
                 recompute_flops: recompute_flops.saturating_mul(steps),
                 pcie_bytes: pcie_bytes(t, &count, steps),
                 gpus: t.gpus.saturating_mul(t.tp),
-                ..with_tokens(tokens, count.total, trainable)
+                step_tokens: if inference { 0 } else { profile.step_tokens },
+                inference,
+                ..profile
             }
         }
     }
@@ -792,7 +842,18 @@ impl Cost {
         share_bp(self.after.trainable, self.after.parameters)
     }
 
-    /// Tokens per optimizer step fewer than before (0 when as many or more).
+    /// Sequences served at once fewer than before, in inference (0 in
+    /// training, and when as many or more).
+    pub fn sequences_lost(&self) -> u64 {
+        if self.after.inference {
+            self.before.samples.saturating_sub(self.after.samples)
+        } else {
+            0
+        }
+    }
+
+    /// Tokens per optimizer step fewer than before (0 when as many or more;
+    /// 0 in inference, [`Self::sequences_lost`]).
     pub fn tokens_lost(&self) -> u128 {
         self.before
             .step_tokens

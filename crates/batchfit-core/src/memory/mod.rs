@@ -308,7 +308,8 @@ pub use what_ifs::{Change, WhatIf, what_ifs};
 
 mod fixes;
 pub use fixes::{
-    Cost, FIXES, Fix, Lever, MAX_LEVERS, PCIE_BYTES_PER_SECOND, Profile, cost, fixes, profile,
+    Cost, FIXES, Fix, Lever, MAX_LEVERS, PCIE_BYTES_PER_SECOND, Profile, SERVING_TP, cost, fixes,
+    profile, serving_tp,
 };
 
 mod timeline;

@@ -16,8 +16,11 @@ pub enum Change {
     /// BF16 instead of FP32: the precision of the activations and parameters
     /// forms, the pure-BF16 recipe in the transformer form.
     Bf16,
-    /// ZeRO stage 3 over the smallest number of GPUs that fits.
+    /// ZeRO stage 3 over the smallest number of GPUs that fits (training).
     Zero3 { gpus: u64 },
+    /// Tensor parallelism over the fewest GPUs that fits (inference,
+    /// [`serving_tp`](super::serving_tp)).
+    Tp { tp: u64 },
     /// Half the sequence length (rounded up).
     HalfSeq,
     /// LoRA of rank 16 on the targets as set (PEFT `LoraConfig(r=16)`) over
@@ -40,6 +43,7 @@ impl Change {
             Self::Checkpointing => "checkpointing",
             Self::Bf16 => "bf16",
             Self::Zero3 { .. } => "zero3",
+            Self::Tp { .. } => "tp",
             Self::HalfSeq => "half_seq",
             Self::Lora => "lora",
             Self::Qlora => "qlora",
@@ -98,7 +102,18 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
     }
     push(Change::Bf16, changed);
 
-    if config.form == Form::Transformer {
+    if config.form == Form::Transformer && config.transformer.mode == Mode::Inference {
+        let fitting = super::serving_tp(&config.transformer).find(|&tp| {
+            let mut changed = *config;
+            changed.transformer.tp = tp;
+            estimate(&changed).fits == Some(true)
+        });
+        if let Some(tp) = fitting {
+            let mut changed = *config;
+            changed.transformer.tp = tp;
+            push(Change::Tp { tp }, changed);
+        }
+    } else if config.form == Form::Transformer {
         let mut zero3 = *config;
         zero3.transformer.zero = 3;
         if let Some(gpus) = gpus_needed(&zero3).filter(|&g| g > 1) {

@@ -260,6 +260,8 @@ pub struct Words {
     pub checkpointing: &'static str,
     pub bf16: &'static str,
     pub zero3: &'static str,
+    /// Tensor parallelism over more GPUs: inference's what-if.
+    pub tensor_parallel: &'static str,
     pub half_seq: &'static str,
     pub with_lora: &'static str,
     pub with_qlora: &'static str,
@@ -277,12 +279,16 @@ pub struct Words {
     pub fixes_title: &'static str,
     pub lever_seq: &'static str,
     pub lever_batch: &'static str,
+    /// Inference's batch: the sequences served at once, no micro-steps.
+    pub lever_serving_batch: &'static str,
     pub lever_param_offload: &'static str,
     pub lever_offload: &'static str,
     pub lever_act_offload: &'static str,
     pub lever_selective: &'static str,
     pub lever_adam8bit: &'static str,
     pub lever_bf16: &'static str,
+    /// "tensor parallel" before "× 4".
+    pub lever_tp: &'static str,
     /// "fits" inside a sentence.
     pub fits_lower: &'static str,
     pub cost_compute: &'static str,
@@ -293,6 +299,8 @@ pub struct Words {
     /// The same, in the parameters form, which has no sequence.
     pub cost_samples: &'static str,
     pub cost_micro_steps: &'static str,
+    /// Inference: a smaller batch serves fewer sequences at once.
+    pub cost_sequences: &'static str,
     /// "Compare with a measurement": a pasted reading beside the estimate.
     pub measure_title: &'static str,
     /// While a section's code is being fetched (dom::Chunk).

@@ -75,6 +75,7 @@ fn change_label(lang: Lang, option: &WhatIf) -> String {
         Change::Checkpointing => w.checkpointing.to_owned(),
         Change::Bf16 => w.bf16.to_owned(),
         Change::Zero3 { gpus } => format!("{} ({gpus})", w.zero3),
+        Change::Tp { tp } => format!("{} ({tp})", w.tensor_parallel),
         Change::HalfSeq => {
             let seq = match option.config.form {
                 Form::Transformer => option.config.transformer.seq,

@@ -392,9 +392,79 @@ fn check_fixes(config: &Config) -> Result<(), TestCaseError> {
         prop_assert_eq!(&back.problems, &vec![]);
         prop_assert_eq!(estimate(&back.config), fix.estimate);
     }
+    // Inference is advised as inference: tensor parallelism over a degree
+    // that divides the heads, never ZeRO, no optimizer step to lose tokens
+    // of; training is never advised tensor parallelism.
+    let inference = config.form == Form::Transformer && config.transformer.mode == Mode::Inference;
+    for fix in &found {
+        for lever in &fix.levers {
+            match *lever {
+                Lever::Zero { .. } => prop_assert!(!inference, "{:?}", fix.levers),
+                Lever::Tp { tp } => {
+                    prop_assert!(inference, "{:?}", fix.levers);
+                    prop_assert!(
+                        tp.is_power_of_two() && tp <= SERVING_TP && tp > config.transformer.tp
+                    );
+                    prop_assert_eq!(fix.config.transformer.arch.heads % tp, 0);
+                }
+                _ => {}
+            }
+        }
+        if inference {
+            prop_assert_eq!(fix.cost.tokens_lost(), 0);
+        }
+    }
+    for option in what_ifs(config) {
+        match option.change {
+            Change::Zero3 { .. } => prop_assert!(!inference),
+            Change::Tp { tp } => {
+                prop_assert!(inference);
+                prop_assert_eq!(option.estimate.fits, Some(true));
+                // The fewest GPUs: half the degree does not fit.
+                let mut half = *config;
+                half.transformer.tp = tp / 2;
+                prop_assert!(tp / 2 <= config.transformer.tp || estimate(&half).fits != Some(true));
+            }
+            _ => {}
+        }
+    }
     // The least costly first.
     prop_assert!(found.windows(2).all(|w| w[0].rank() <= w[1].rank()));
     Ok(())
+}
+
+/// Qwen2.5-7B serving 4 × 32,768 tokens on one RTX 4090 (issue 28): the
+/// advice is tensor parallelism over 2 GPUs (28 query and 4 key-value
+/// heads: 2 and 4 divide both, 8 does not), a smaller batch or a shorter
+/// prompt; never ZeRO, which is training's, nor tokens per optimizer step.
+#[test]
+fn inference_is_advised_tensor_parallelism() {
+    let c =
+        config("form=transformer&model=qwen2.5-7b&mode=inference&batch=4&seq=32768&gpu=rtx-4090");
+    assert_eq!(
+        serving_tp(&c.transformer).collect::<Vec<_>>(),
+        [2, 4],
+        "28 heads, 4 key-value heads"
+    );
+    let found = fixes(&c);
+    let tp = found
+        .iter()
+        .find(|f| f.levers == [Lever::Tp { tp: 2 }])
+        .expect("tensor parallelism over 2 GPUs fits");
+    assert_eq!(tp.cost.extra_gpus(), 1);
+    // Each GPU caches 2 of the 4 key-value heads.
+    assert_eq!(tp.estimate.kv_cache * 2, estimate(&c).kv_cache);
+    let batch = found
+        .iter()
+        .find(|f| matches!(f.levers[..], [Lever::Batch { .. }]))
+        .expect("a smaller batch fits");
+    assert_eq!(batch.cost.sequences_lost(), 3);
+    assert_eq!(batch.cost.tokens_lost(), 0);
+    assert!(
+        what_ifs(&c)
+            .iter()
+            .any(|w| w.change == Change::Tp { tp: 2 } && w.estimate.fits == Some(true))
+    );
 }
 
 proptest! {
