@@ -66,6 +66,21 @@ pub enum Problem {
     /// training, `base_quant` without LoRA): reported rather than silently
     /// ignored, and the default is used.
     OnlyWith { param: Param, value: Needed },
+    /// The model's layers do not divide evenly over the pipeline's
+    /// (virtual) stages and no `pp_layout` says how to split them; the
+    /// degree is read as before (`pp=1`, `vpp=1`).
+    Indivisible { layers: u64, stages: u64 },
+}
+
+/// A split of `layers` over `stages` as even as it goes, the larger stages
+/// first: `pp_layout`'s text for an example ("8,8,8,8,8,7,7,7" for 61 over 8).
+pub fn even_layout(layers: u64, stages: u64) -> String {
+    let stages = stages.max(1);
+    let (each, extra) = (layers / stages, layers % stages);
+    (0..stages)
+        .map(|k| (each + u64::from(k < extra)).to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 impl Problem {
@@ -198,6 +213,12 @@ impl fmt::Display for ParamError {
             Problem::OnlyWith { param, value } => {
                 write!(f, "`{name}` applies only with {}={value}", param.name())
             }
+            Problem::Indivisible { layers, stages } => write!(
+                f,
+                "the model's {layers} layers do not divide evenly over {stages} stages (`{name}`); \
+                 give their split with pp_layout, e.g. pp_layout={}",
+                even_layout(*layers, *stages)
+            ),
         }
     }
 }

@@ -563,11 +563,15 @@ fn pipeline_values(t: &mut TransformerInput, report: &mut impl FnMut(Param, Prob
     // over the stages (`num_layers % pipeline_model_parallel_size == 0`) and
     // over each rank's model chunks, unless a layout says otherwise.
     if t.pp > 1 && t.pp_layout.is_even() {
+        let indivisible = |stages: u64| Problem::Indivisible {
+            layers: t.arch.layers,
+            stages,
+        };
         if !t.arch.layers.is_multiple_of(t.pp) {
-            report(Param::Pp, conflict(Param::Layers));
+            report(Param::Pp, indivisible(t.pp));
             t.pp = 1;
         } else if !t.arch.layers.is_multiple_of(t.pp * t.vpp) {
-            report(Param::Vpp, conflict(Param::Layers));
+            report(Param::Vpp, indivisible(t.pp * t.vpp));
             (t.vpp, t.pp_schedule) = (1, Schedule::OneFOneB);
         }
     }

@@ -1381,3 +1381,41 @@ fn recompute_modules_are_validated_and_written_back() {
         format!("{llama}&recompute=selective")
     );
 }
+
+/// DeepSeek-V3's 61 layers over 8 pipeline stages (issue 28): the report
+/// names the real cause, not a `layers` the link never gave, and the
+/// example layout it suggests is read without a problem.
+#[test]
+fn layers_that_do_not_divide_over_the_stages_are_named() {
+    let parsed = parse("form=transformer&model=deepseek-v3&pp=8");
+    let problem = Problem::Indivisible {
+        layers: 61,
+        stages: 8,
+    };
+    assert_eq!(parsed.problems, [ParamError::new(Param::Pp, problem.clone())]);
+    assert_eq!(parsed.config.transformer.pp, 1);
+    assert_eq!(crate::fields::even_layout(61, 8), "8,8,8,8,8,7,7,7");
+    assert_eq!(crate::fields::even_layout(64, 8), "8,8,8,8,8,8,8,8");
+    assert_eq!(
+        parsed.problems[0].to_string(),
+        "the model's 61 layers do not divide evenly over 8 stages (`pp`); give their split \
+         with pp_layout, e.g. pp_layout=8,8,8,8,8,7,7,7"
+    );
+    let fixed = parse("form=transformer&model=deepseek-v3&pp=8&pp_layout=8,8,8,8,8,7,7,7");
+    assert_eq!(fixed.problems, []);
+    assert_eq!(fixed.config.transformer.pp, 8);
+    // Over virtual stages: 32 layers, pp 4 × vpp 3.
+    let parsed = parse(
+        "form=transformer&model=llama-3.1-8b&pp=4&vpp=3&pp_schedule=interleaved",
+    );
+    assert_eq!(
+        parsed.problems,
+        [ParamError::new(
+            Param::Vpp,
+            Problem::Indivisible {
+                layers: 32,
+                stages: 12
+            }
+        )]
+    );
+}

@@ -1,7 +1,7 @@
 //! English: the field texts, the option labels, the page's other words, the
 //! questions of "How it works", and the sentences that word the core's data.
 
-use batchfit_core::fields::{Needed, Problem, Range};
+use batchfit_core::fields::{self, Needed, Problem, Range};
 use batchfit_core::import::hf;
 use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::import::{self};
@@ -1212,6 +1212,7 @@ pub(super) static ENGLISH: Language = Language {
     faq: FAQ_EN,
     problem,
     needs: |needs| format!("Needs {needs}"),
+    needs_per_gpu: |needs| format!("Needs {needs} per GPU"),
     sum_needs: |needs| format!("= needs {needs}"),
     degree: |name, degree| format!("{name} {degree}"),
     gpus_needed: |n, parts| match parts {
@@ -1219,6 +1220,7 @@ pub(super) static ENGLISH: Language = Language {
         None => format!("no, {n} GPUs needed"),
     },
     fits_on: |name, answer| format!("fits on {name}: {answer}"),
+    fits_on_each: |gpus, name, answer| format!("fits on each of {gpus} × {name}: {answer}"),
     spare: |spare| format!("{spare} to spare"),
     unified_memory: |gb| format!("Apple silicon, {gb} GB unified"),
     cpu_ram: |gb| format!("CPU, {gb} GB RAM"),
@@ -1270,6 +1272,10 @@ fn problem(label: &str, problem: &Problem) -> String {
                 needed(*value)
             )
         }
+        Problem::Indivisible { layers, stages } => format!(
+            "{label}: the model's {layers} layers do not divide evenly over {stages} stages. Give their split in “pp_layout”, for example {}.",
+            fields::even_layout(*layers, *stages)
+        ),
     }
 }
 

@@ -7,7 +7,7 @@
 //! navegador"): it was the majority when the two were unified, 18 forms in
 //! 14 texts against 13 forms of *tú* in 10.
 
-use batchfit_core::fields::{Needed, Problem, Range};
+use batchfit_core::fields::{self, Needed, Problem, Range};
 use batchfit_core::import::hf;
 use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::import::{self};
@@ -1383,6 +1383,7 @@ pub(super) static SPANISH: Language = Language {
     faq: FAQ_ES,
     problem,
     needs: |needs| format!("Necesita {needs}"),
+    needs_per_gpu: |needs| format!("Necesita {needs} por GPU"),
     sum_needs: |needs| format!("= necesita {needs}"),
     degree: |name, degree| format!("{degree} {name}"),
     gpus_needed: |n, parts| match parts {
@@ -1390,6 +1391,9 @@ pub(super) static SPANISH: Language = Language {
         None => format!("no, hacen falta {n} GPUs"),
     },
     fits_on: |name, answer| format!("¿cabe en {name}? {answer}"),
+    fits_on_each: |gpus, name, answer| {
+        format!("¿cabe en cada una de las {gpus} × {name}? {answer}")
+    },
     spare: |spare| format!("sobran {spare}"),
     unified_memory: |gb| format!("Apple silicon, {gb} GB de memoria unificada"),
     cpu_ram: |gb| format!("CPU, {gb} GB de RAM"),
@@ -1441,6 +1445,10 @@ fn problem(label: &str, problem: &Problem) -> String {
                 needed(*value)
             )
         }
+        Problem::Indivisible { layers, stages } => format!(
+            "{label}: las {layers} capas del modelo no se reparten por igual entre {stages} etapas. Indique su reparto en “pp_layout”, por ejemplo {}.",
+            fields::even_layout(*layers, *stages)
+        ),
     }
 }
 

@@ -63,6 +63,8 @@ pub struct Language {
     pub problem: fn(&str, &Problem) -> String,
     /// "Needs 98.4 GB", the headline.
     pub needs: fn(&str) -> String,
+    /// "Needs 16.1 GB per GPU", the headline of a job on several GPUs.
+    pub needs_per_gpu: fn(&str) -> String,
     /// "= needs 98.4 GB", the end of the activations form's sum.
     pub sum_needs: fn(&str) -> String,
     /// One parallel degree beside its name: "tensor-parallel 4".
@@ -71,6 +73,9 @@ pub struct Language {
     pub gpus_needed: fn(u64, Option<&str>) -> String,
     /// "fits on H100 80GB: yes", from the device's name and the answer.
     pub fits_on: fn(&str, &str) -> String,
+    /// "fits on each of 32 × H100 80GB: yes", from the job's GPUs, the
+    /// device's name and the answer.
+    pub fits_on_each: fn(u64, &str, &str) -> String,
     /// The badge's detail when it fits: "3.2 GB to spare".
     pub spare: fn(&str) -> String,
     /// The unified-memory and CPU presets' names, from their GB.

@@ -31,7 +31,7 @@ fn split(lang: Lang, config: &Config, ranks: u64) -> Option<String> {
 /// form headlines its rule's number instead ("Activations 85.90 GB"); what a
 /// GPU needs beyond it is [`additions`]. A result that is not current
 /// (`stale`) says nothing about fitting: its headline has no verdict.
-fn headline(
+pub(super) fn headline(
     lang: Lang,
     config: &Config,
     estimate: &Estimate,
@@ -47,14 +47,33 @@ fn headline(
             units::format_bytes(estimate.activations, units)
         );
     }
-    let needs = (i18n::language(lang).needs)(&short(estimate.required, units));
+    let needs = needs(lang, config, estimate);
     match verdict(lang, config, estimate, gpus).filter(|_| !stale) {
         Some(verdict) => format!("{needs} — {verdict}"),
         None => needs,
     }
 }
 
-/// "fits on H100 80GB: no, 16 GPUs needed", when a device is chosen.
+/// The GPUs of the transformer form's job, where there are several: the
+/// estimate is then one GPU's.
+fn job_gpus(config: &Config) -> Option<u64> {
+    (config.form == Form::Transformer)
+        .then(|| memory::total_gpus(config, config.transformer.gpus))
+        .filter(|&gpus| gpus > 1)
+}
+
+/// "Needs 98.4 GB", or "Needs 16.1 GB per GPU" for a job on several GPUs.
+fn needs(lang: Lang, config: &Config, estimate: &Estimate) -> String {
+    let language = i18n::language(lang);
+    let required = short(estimate.required, config.units);
+    match job_gpus(config) {
+        Some(_) => (language.needs_per_gpu)(&required),
+        None => (language.needs)(&required),
+    }
+}
+
+/// "fits on H100 80GB: no, 16 GPUs needed", when a device is chosen; "fits
+/// on each of 32 × H100 80GB: yes" for a job on several GPUs.
 fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) -> Option<String> {
     let name = device_name(lang, config.device?);
     let language = i18n::language(lang);
@@ -70,7 +89,10 @@ fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) 
             None => "no".to_owned(),
         }
     };
-    Some((language.fits_on)(&name, &answer))
+    Some(match job_gpus(config) {
+        Some(job) => (language.fits_on_each)(job, &name, &answer),
+        None => (language.fits_on)(&name, &answer),
+    })
 }
 
 /// Under the activations form's headline: what a GPU needs beyond the rule's
@@ -133,7 +155,7 @@ pub fn mini_summary(state: State) -> El {
         .child(el("span").class("mini-headline").bind_text(rx(move || {
             let (lang, config, e) = (lang.get(), config.get(), estimate.get());
             let units = config.units;
-            let needs = (i18n::language(lang).needs)(&short(e.required, units));
+            let needs = needs(lang, &config, &e);
             match config.form {
                 // The rule's number, then what a GPU needs.
                 Form::Activations => format!(

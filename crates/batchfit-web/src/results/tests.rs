@@ -1,5 +1,5 @@
 use super::breakdown::{not_at_peak, phase_words, term_bytes};
-use super::summary::{additions, percent};
+use super::summary::{additions, headline, percent};
 use crate::charts::Component;
 use crate::format::short_count;
 use crate::i18n::{self, Lang};
@@ -95,4 +95,35 @@ fn a_term_partly_at_the_peak_is_said_to_be() {
         not_at_peak(w, &vit, Component::Gradients),
         Some(w.partly_at_peak)
     );
+}
+
+/// A job on several GPUs (issue 28): the headline says its number is one
+/// GPU's and names the job's count, in both languages; a job on one GPU
+/// keeps the short form.
+#[test]
+fn a_multi_gpu_headline_is_per_gpu_and_names_the_job() {
+    let query = "form=transformer&model=mixtral-8x7b&gpus=8&tp=2&pp=2&ep=8&gpu=h100-80gb";
+    let config = batchfit_core::query::parse(query).config;
+    assert_eq!(memory::total_gpus(&config, 8), 32);
+    let e = memory::estimate(&config);
+    let needs = crate::format::short(e.required, config.units);
+    let answer = if e.fits == Some(true) { "yes" } else { "no" };
+    assert_eq!(
+        headline(Lang::En, &config, &e, None, false),
+        format!("Needs {needs} per GPU — fits on each of 32 × NVIDIA H100 80GB SXM: {answer}")
+    );
+    assert!(
+        headline(Lang::Es, &config, &e, None, false)
+            .contains("por GPU — ¿cabe en cada una de las 32 × NVIDIA H100 80GB SXM?")
+    );
+    // Not current: the number, still per GPU, and no verdict.
+    assert_eq!(
+        headline(Lang::En, &config, &e, None, true),
+        format!("Needs {needs} per GPU")
+    );
+    let one =
+        batchfit_core::query::parse("form=transformer&model=llama-3.1-8b&gpu=h100-80gb").config;
+    let e = memory::estimate(&one);
+    assert!(headline(Lang::En, &one, &e, None, false).starts_with("Needs "));
+    assert!(!headline(Lang::En, &one, &e, None, false).contains("per GPU"));
 }

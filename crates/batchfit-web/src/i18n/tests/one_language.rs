@@ -245,6 +245,10 @@ fn every_problem() -> Vec<Problem> {
             param: Param::Recipe,
             value: Needed::SixteenBitRecipe,
         },
+        Problem::Indivisible {
+            layers: 61,
+            stages: 8,
+        },
     ]
 }
 
@@ -454,6 +458,8 @@ fn every_headline(language: &Language) -> Vec<String> {
     );
     vec![
         (language.needs)("98.4 GB"),
+        (language.needs_per_gpu)("98.4 GB"),
+        (language.fits_on_each)(32, "H100 80GB", w.yes),
         (language.sum_needs)("98.4 GB"),
         (language.fits_on)("H100 80GB", w.yes),
         (language.fits_on)("H100 80GB", &(language.gpus_needed)(16, Some(&parts))),
