@@ -1392,10 +1392,13 @@ fn layers_that_do_not_divide_over_the_stages_are_named() {
         layers: 61,
         stages: 8,
     };
-    assert_eq!(parsed.problems, [ParamError::new(Param::Pp, problem.clone())]);
+    assert_eq!(
+        parsed.problems,
+        [ParamError::new(Param::Pp, problem.clone())]
+    );
     assert_eq!(parsed.config.transformer.pp, 1);
-    assert_eq!(crate::fields::even_layout(61, 8), "8,8,8,8,8,7,7,7");
-    assert_eq!(crate::fields::even_layout(64, 8), "8,8,8,8,8,8,8,8");
+    assert_eq!(fields::even_layout(61, 8), "8,8,8,8,8,7,7,7");
+    assert_eq!(fields::even_layout(64, 8), "8,8,8,8,8,8,8,8");
     assert_eq!(
         parsed.problems[0].to_string(),
         "the model's 61 layers do not divide evenly over 8 stages (`pp`); give their split \
@@ -1405,9 +1408,7 @@ fn layers_that_do_not_divide_over_the_stages_are_named() {
     assert_eq!(fixed.problems, []);
     assert_eq!(fixed.config.transformer.pp, 8);
     // Over virtual stages: 32 layers, pp 4 × vpp 3.
-    let parsed = parse(
-        "form=transformer&model=llama-3.1-8b&pp=4&vpp=3&pp_schedule=interleaved",
-    );
+    let parsed = parse("form=transformer&model=llama-3.1-8b&pp=4&vpp=3&pp_schedule=interleaved");
     assert_eq!(
         parsed.problems,
         [ParamError::new(
