@@ -601,7 +601,8 @@ fn phase_label(phase: Phase) -> &'static str {
         Phase::Backward => "the backward pass",
         Phase::OptimizerStep => "the optimizer step",
         Phase::Loss => "the loss: its logit-sized tensors and their gradients",
-        Phase::Generation => "generation: the prefill",
+        Phase::Generation => "the end of generation: the whole KV cache and one decoding step",
+        Phase::Prefill => "the prefill: the prompt's KV cache and working set",
     }
 }
 
@@ -736,6 +737,9 @@ fn not_at_peak(component: Component, alive: bool, partly: bool) -> &'static str 
         }
         (Component::OptimizerStep, false) => "runs inside the backward pass, with the activations",
         (Component::Weights, false) => "autocast's 16-bit copies are freed with the activations",
+        (Component::KvCache, true) => {
+            "the prompt's share: the generated tokens are cached after the prefill's peak"
+        }
         _ => "freed by the backward pass before the gradients peak",
     }
 }

@@ -37,8 +37,12 @@ choice! {
         /// The loss: a decoder's log-softmax and gradients of logit size on top
         /// of the activations, at the start of the backward pass.
         Loss = "loss",
-        /// Inference: the prefill's transients on top of the weights and KV cache.
+        /// Inference, the end of generation: the whole KV cache and one
+        /// decoding step's working set.
         Generation = "generation",
+        /// Inference, the prefill: the prompt's KV cache and the prefill's
+        /// working set, which the no-grad forward frees before generating.
+        Prefill = "prefill",
     }
     default Backward
 }

@@ -76,7 +76,13 @@ pub(super) struct Parts {
     /// ([`transformer::kept_outputs`]): alive at every moment of the step,
     /// counted with the activations.
     kept_outputs: u128,
+    /// The KV cache per sample: its own size (every position), and what of
+    /// it is alive at the activations' moment (the prompt's at the
+    /// prefill, [`transformer::InferenceMoments`]).
     pub(super) kv_per_sample: u128,
+    pub(super) kv_alive_per_sample: u128,
+    /// Inference: the prefill, not the end of generation, sets the peak.
+    pub(super) prefill_peaks: bool,
     /// Batch-independent tensors alive with the activations only (DoRA's B·A
     /// and weight norm, FP8 training's weight copies), counted with the
     /// buffers.
@@ -325,6 +331,8 @@ static EMPTY_PARTS: Parts = Parts {
     activations_per_sample: 0,
     kept_outputs: 0,
     kv_per_sample: 0,
+    kv_alive_per_sample: 0,
+    prefill_peaks: false,
     working: 0,
     layer_activations_per_sample: 0,
     layers: 0,
@@ -398,6 +406,7 @@ impl Parts {
         });
         let unfused = transformer::unfused_gradients(input, ends);
         let per_sample = transformer::PerSample::new(input);
+        let inference = transformer::InferenceMoments::of(input);
         let (activations_per_sample, layer_activations_per_sample, unfused_moments) = match rank {
             Some(rank) => rank_activations(config, rank, unfused.is_some()),
             None => {
@@ -526,6 +535,8 @@ impl Parts {
             layer_activations_per_sample,
             layers: input.arch.layers,
             kv_per_sample: transformer::kv_cache_per_sample(input),
+            kv_alive_per_sample: inference.at_peak().0,
+            prefill_peaks: input.mode == Mode::Inference && inference.prefill_peaks(),
             // A quantized base's forward (bitsandbytes' product,
             // then DoRA's norm) and its backward dequantize one map
             // at a time: the larger working set counts.
@@ -556,6 +567,7 @@ impl Parts {
                 let mut input = config.transformer;
                 input.seq = seq;
                 let per_sample = transformer::PerSample::new(&input);
+                let inference = transformer::InferenceMoments::of(&input);
                 let (forward_per_sample, forward_layers_per_sample) = if self.forward_per_sample > 0
                 {
                     per_sample.forward()
@@ -591,6 +603,8 @@ impl Parts {
                     activations_per_sample: per_sample.activations(),
                     kept_outputs,
                     kv_per_sample: transformer::kv_cache_per_sample(&input),
+                    kv_alive_per_sample: inference.at_peak().0,
+                    prefill_peaks: input.mode == Mode::Inference && inference.prefill_peaks(),
                     layers_backward,
                     head_backward,
                     end_per_sample,
@@ -620,7 +634,7 @@ impl Parts {
 
     /// What grows with the batch: activations, and the KV cache in inference.
     fn per_batch(&self, batch: u64) -> u128 {
-        (self.activations_per_sample + self.kv_per_sample) * u128::from(batch)
+        (self.activations_per_sample + self.kv_alive_per_sample) * u128::from(batch)
     }
 
     /// The model's output a loop keeps at `batch`, alive at every moment
@@ -802,7 +816,7 @@ impl Parts {
             Instant::Gradients => (0, 0),
         };
         let kv_cache = if alive {
-            self.kv_per_sample * u128::from(batch)
+            self.kv_alive_per_sample * u128::from(batch)
         } else {
             0
         };
@@ -844,6 +858,7 @@ impl Parts {
         let t = &config.transformer;
         let winner = self.winner(batch);
         match config.form {
+            Form::Transformer if t.mode == Mode::Inference && self.prefill_peaks => Phase::Prefill,
             Form::Transformer if t.mode == Mode::Inference => Phase::Generation,
             _ if winner == Instant::ForwardEnd => Phase::Forward,
             _ if matches!(winner, Instant::LayersBackward | Instant::BackwardEnd) => {

@@ -601,7 +601,9 @@ fn three_readings_and_the_phase_of_the_peak() {
         e.peak_allocated + (e.gradients + e.optimizer_step).div_ceil(10)
     );
     // A decoder peaks at the loss (FP32 logits and their gradient), an encoder at
-    // the start of the backward pass, generation in the prefill.
+    // the start of the backward pass, generation in the prefill (2,048 prompt
+    // tokens' working set against 256 more tokens' cache) or, with a long
+    // generation after a short prompt, at its end.
     let phase = |q| estimate_of(q).peak_phase;
     assert_eq!(
         phase("form=transformer&model=llama-2-7b&batch=1&seq=4096"),
@@ -613,6 +615,10 @@ fn three_readings_and_the_phase_of_the_peak() {
     );
     assert_eq!(
         phase("form=transformer&model=qwen2.5-7b&mode=inference"),
+        Phase::Prefill
+    );
+    assert_eq!(
+        phase("form=transformer&model=qwen2.5-7b&mode=inference&seq=128&gen=8192"),
         Phase::Generation
     );
     assert_eq!(phase("form=activations"), Phase::Forward);
@@ -1006,9 +1012,42 @@ fn inference_has_weights_kv_cache_and_prefill_only() {
     assert_eq!(e.weights, 2 * 7_615_616_512);
     assert_eq!(e.kv_cache, 2 * 28 * 4 * 128 * 32_768 * 2);
     // Residual + normed copy, then the gated MLP's three ffn-wide tensors, plus last-token logits.
+    let prefill = 2 * 30_720 * 2 * 3584 + 3 * 30_720 * 2 * 18_944 + 4 * 152_064;
+    assert_eq!(e.activations, prefill);
+    // The prefill sets the peak: the prompt's cache only, the 2,048
+    // generated tokens' not yet.
+    assert_eq!(e.peak_phase, Phase::Prefill);
+    let prompt_cache = 2 * 28 * 4 * 128 * 30_720 * 2;
+    assert_eq!(e.at_peak.kv_cache, prompt_cache);
+    assert_eq!(e.peak_allocated, e.weights + prompt_cache + prefill);
+    // The end of generation: the whole cache beside one token's block (its
+    // stream 2 × 2 × 3,584, the MLP's 3 × 2 × 18,944, the logits) and the
+    // concatenation's second copy of one layer's keys, 32,767 positions ×
+    // 4 heads × 128 × 2 bytes (transformers `DynamicLayer.update`).
+    let moments = transformer::InferenceMoments::of(
+        &config("form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048")
+            .transformer,
+    );
+    let decode = 2 * 2 * 3584 + 3 * 2 * 18_944 + 4 * 152_064 + 32_767 * 4 * 128 * 2;
     assert_eq!(
-        e.activations,
-        2 * 30_720 * 2 * 3584 + 3 * 30_720 * 2 * 18_944 + 4 * 152_064
+        moments,
+        transformer::InferenceMoments {
+            prefill_cache: prompt_cache,
+            prefill,
+            cache: e.kv_cache,
+            decode,
+        }
+    );
+    // The timeline frees the prefill's working set before generating.
+    let points = timeline(&config(
+        "form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048",
+    ));
+    assert_eq!(points[0].bytes.activations, prefill);
+    let last = points.last().expect("generation");
+    assert_eq!(last.moment, Moment::Generation);
+    assert_eq!(
+        (last.bytes.kv_cache, last.bytes.activations),
+        (e.kv_cache, decode)
     );
 }
 
@@ -1025,7 +1064,7 @@ fn the_longest_context_that_fits() {
     );
     // 16.06 GB of BF16 weights leave about 6 GB for the cache: 128 KiB a token
     // in BF16 (2 × 32 layers × 8 × 128 × 2 bytes), half in FP8.
-    assert_eq!((bf16, fp8), (33_973, 47_231)); // docs/model.md §5
+    assert_eq!((bf16, fp8), (34_116, 47_330)); // docs/model.md §5
     assert!(int4 > fp8, "{fp8} {int4}");
     for (extra, max) in [("", bf16), ("&kv_dtype=fp8", fp8), ("&kv_dtype=int4", int4)] {
         let at = |seq: u64| estimate_of(&format!("{base}{extra}&seq={}", seq - 256)).fits;
@@ -1141,7 +1180,9 @@ proptest! {
     fn the_peak_lies_between_its_moments(config in any_config(), batch in 1u64..100_000) {
         let e = estimate(&config.with_batch(batch));
         let fixed = e.model_states() + e.buffers;
-        let per_batch = e.activations + e.kv_cache;
+        // The KV cache alive at the peak: the prompt's, where the prefill
+        // sets it.
+        let per_batch = e.activations + e.at_peak.kv_cache;
         let freed_copies = match transformer::loss_weight_copies(&config.transformer) {
             Some(copies) if config.form == Form::Transformer => e.weights - copies.min(e.weights),
             _ => 0,
@@ -1170,7 +1211,13 @@ proptest! {
         prop_assert!(p.buffers <= e.buffers);
         if p.activations_alive {
             prop_assert_eq!(p.buffers, e.buffers);
-            prop_assert_eq!(p.kv_cache, e.kv_cache);
+            // The prefill holds the prompt's cache, the end of generation
+            // all of it.
+            if e.peak_phase == Phase::Prefill {
+                prop_assert!(p.kv_cache <= e.kv_cache);
+            } else {
+                prop_assert_eq!(p.kv_cache, e.kv_cache);
+            }
             // A moment inside the backward pass (the last layer's working
             // set, the output layer's backward) holds at most the loss's
             // activations, and so does the forward pass's end under full
@@ -1502,7 +1549,7 @@ fn framework_profiles_worked_examples() {
     // generate: BF16 weights and the KV cache, nothing of training.
     let e = estimate_of(&format!("{base}&framework=hf_generate"));
     assert_eq!((e.weights, e.gradients, e.optimizer_states), (2 * P, 0, 0));
-    assert_eq!(e.peak_phase, Phase::Generation);
+    assert_eq!(e.peak_phase, Phase::Prefill);
     // A profile's defaults give way to the URL's settings.
     let e = estimate_of(&format!("{base}&framework=pytorch&step=fused"));
     assert_eq!(e.optimizer_step, 0);

@@ -202,29 +202,35 @@ fn partial_kept(config: &Config, layers: u64) -> Option<Vec<u128>> {
     (kept.len() as u64 == layers + 1).then_some(kept)
 }
 
-/// Inference: the prefill with the prompt's share of the cache, then the
-/// cache filling in quarters of the generated tokens, the prefill's (or a
-/// quantized cache's dequantizing) temporaries throughout, as the estimate
-/// counts them.
+/// Inference: the prefill with the prompt's cache and the prefill's working
+/// set, then the cache filling in quarters of the generated tokens beside
+/// one decoding step's working set, as the estimate counts them
+/// ([`transformer::InferenceMoments`]): the no-grad prefill's temporaries
+/// are freed before generation starts.
 fn generation(
     config: &Config,
     act: AtPeak,
     point: impl Fn(Moment, u64, AtPeak) -> TimelinePoint,
 ) -> Vec<TimelinePoint> {
     let t = &config.transformer;
-    let context = t.seq.saturating_add(t.generated);
-    let prompt = share(act.kv_cache, t.seq, context);
-    let at = |cache| AtPeak {
+    let moments = transformer::InferenceMoments::of(t);
+    let batch = u128::from(config.batch());
+    let at = |cache: u128, activations: u128| AtPeak {
         kv_cache: cache,
+        activations: activations * batch,
         ..act
     };
-    let mut points = vec![point(Moment::Prefill, 0, at(prompt))];
+    let prompt = moments.prefill_cache * batch;
+    let mut points = vec![point(Moment::Prefill, 0, at(prompt, moments.prefill))];
     if t.generated > 0 {
         points.extend((1..=4).map(|quarter| {
             point(
                 Moment::Generation,
                 quarter,
-                at(between(prompt, act.kv_cache, quarter, 4)),
+                at(
+                    between(prompt, moments.cache * batch, quarter, 4),
+                    moments.decode,
+                ),
             )
         }));
     }

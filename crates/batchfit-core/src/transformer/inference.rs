@@ -4,11 +4,20 @@ use super::input::TransformerInput;
 use super::options::{Attention, Kind, KvDtype, Mlp, Mode};
 use crate::arith::div_ceil;
 
-/// Inference holds no activations between layers: the peak is the largest
-/// block's temporaries during the prefill of the prompt.
+/// Inference holds no activations between layers: the prefill's working set
+/// is the largest block's temporaries over the prompt, with the last
+/// position's logits.
 pub(super) fn prefill_activations(input: &TransformerInput) -> u128 {
-    let arch = &input.arch;
     let s = u128::from(input.tokens());
+    working_set(input, s, s)
+}
+
+/// One forward pass's largest block under no_grad, per sample and GPU, over
+/// `s` new tokens that attend to `context` positions: the residual stream
+/// and its normed copy, the larger of the attention's and the MLP's
+/// temporaries, and the last position's FP32 logits.
+fn working_set(input: &TransformerInput, s: u128, context: u128) -> u128 {
+    let arch = &input.arch;
     let e = input.activation_bytes();
     let t = u128::from(input.tp);
     let h = u128::from(arch.hidden);
@@ -17,10 +26,11 @@ pub(super) fn prefill_activations(input: &TransformerInput) -> u128 {
     // The residual stream and its normed copy.
     let stream = 2 * s * e * h;
     // Q, K, V and the attention output; eager attention adds the scores and
-    // their softmax.
+    // their softmax, one row per new token and a column per position
+    // attended to.
     // (Gemma 2's soft-capping adds its tanh output.)
     let scores = match input.kernel() {
-        Attention::Eager => (2 + u128::from(arch.attn_softcap)) * e * a * s * s,
+        Attention::Eager => (2 + u128::from(arch.attn_softcap)) * e * a * s * context,
         Attention::Flash => 0,
     };
     let attention = s * e * (widths.q + widths.k + widths.v + widths.output) + scores;
@@ -60,6 +70,90 @@ pub(super) fn prefill_activations(input: &TransformerInput) -> u128 {
         Kind::Encoder | Kind::Vision => 0,
     };
     stream + div_ceil(attention.max(mlp), t) + logits
+}
+
+/// Inference's two moments, per sample and GPU (docs/model.md §3.4).
+/// `generate()` runs the prompt through the model under no_grad, which
+/// keeps no activation once a block returns, then one token at a time:
+///
+/// - the prefill: the prompt's cache, and the prefill's working set
+///   ([`prefill_activations`]);
+/// - the end of generation: the whole cache, and one decoding step's
+///   working set: one token's block attending to every position, the last
+///   logits, a quantized cache's 16-bit copies of the layer that attends
+///   ([`kv_dequantized_per_sample`]), and the growth of the default cache
+///   by concatenation. transformers cache_utils.py `DynamicLayer.update`:
+///   `self.keys = torch.cat([self.keys, key_states], dim=-2)`, then the
+///   same for the values: the new tensor is allocated while the old one is
+///   referenced, so one layer's keys (or values) exist twice for a moment.
+///
+/// Without generated tokens only the prefill is a moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InferenceMoments {
+    pub prefill_cache: u128,
+    pub prefill: u128,
+    pub cache: u128,
+    pub decode: u128,
+}
+
+impl InferenceMoments {
+    pub fn of(input: &TransformerInput) -> Self {
+        if input.mode != Mode::Inference {
+            return Self::default();
+        }
+        let prompt = TransformerInput {
+            generated: 0,
+            ..*input
+        };
+        let (prefill_cache, prefill) = (kv_cache_per_sample(&prompt), prefill_activations(input));
+        if input.generated == 0 || input.arch.kind != Kind::Decoder {
+            return Self {
+                prefill_cache,
+                prefill,
+                cache: prefill_cache,
+                decode: 0,
+            };
+        }
+        let (_, tokens) = kv_shape(input);
+        let concatenated = match input.kv_dtype {
+            // The cache's largest layer, keys or values, for the positions
+            // before the last token: a sliding layer holds fewer.
+            KvDtype::Bf16 => {
+                let arch = &input.arch;
+                let widths = arch.attention_widths();
+                let largest = div_ceil(widths.k.max(widths.v), u128::from(input.tp));
+                let positions = if arch.windowed_layers() < arch.layers {
+                    tokens
+                } else {
+                    tokens.min(u128::from(input.seq).max(u128::from(arch.window)))
+                };
+                largest * (positions - 1) * input.activation_bytes()
+            }
+            // The quantized caches keep their recent tokens in a residual
+            // (at most 128) and requantize; the FP8 cache is preallocated.
+            KvDtype::Fp8 | KvDtype::Int8 | KvDtype::Int4 => 0,
+        };
+        Self {
+            prefill_cache,
+            prefill,
+            cache: kv_cache_per_sample(input),
+            decode: working_set(input, 1, tokens) + kv_dequantized_per_sample(input) + concatenated,
+        }
+    }
+
+    /// Whether the prefill sets the peak; on a tie it does, being first.
+    pub fn prefill_peaks(&self) -> bool {
+        self.prefill_cache + self.prefill >= self.cache + self.decode
+    }
+
+    /// The (cache, activations) alive at the peak, per sample.
+    pub fn at_peak(&self) -> (u128, u128) {
+        if self.prefill_peaks() {
+            (self.prefill_cache, self.prefill)
+        } else {
+            (self.cache, self.decode)
+        }
+    }
 }
 
 /// Tokens the quantized cache of [`KvDtype::Int4`] keeps in the compute dtype

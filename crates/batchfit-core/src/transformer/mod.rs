@@ -40,7 +40,7 @@ pub use bounds::{
     Q_LORA_RANK, QK_NOPE_HEAD_DIM, QK_ROPE_HEAD_DIM, RECOMPUTE_LAYERS, SHARED_EXPERTS, SHARED_FFN,
     TOKEN_TYPES, TP, V_HEAD_DIM, VOCAB, WINDOW, ZERO,
 };
-pub use inference::{kv_cache_per_sample, kv_dequantized_per_sample};
+pub use inference::{InferenceMoments, kv_cache_per_sample, kv_dequantized_per_sample};
 pub use input::TransformerInput;
 pub use options::{
     Attention, BaseQuant, Block, Fp8, Framework, FusedProj, Kind, KvDtype, Logits, LoraTargets,

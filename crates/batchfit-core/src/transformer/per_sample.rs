@@ -6,7 +6,7 @@
 use std::cell::OnceCell;
 
 use super::backward::{gradients_beside_layers, layers_backward, unfused_moments};
-use super::inference::{kv_dequantized_per_sample, prefill_activations};
+use super::inference::InferenceMoments;
 use super::input::TransformerInput;
 use super::options::Mode;
 use super::saved::{Saved, backward_start, kept_in_layers, training_saved};
@@ -55,11 +55,9 @@ impl<'a> PerSample<'a> {
                 let (kept, loss, layer) = backward_start(self.input, self.saved());
                 kept + loss.max(layer)
             }
-            // The prefill's temporaries, or a quantized cache's dequantized
-            // copy of one layer when the last token attends: the larger.
-            Mode::Inference => {
-                prefill_activations(self.input).max(kv_dequantized_per_sample(self.input))
-            }
+            // The prefill's working set, or one decoding step's, whichever
+            // moment sets the peak.
+            Mode::Inference => InferenceMoments::of(self.input).at_peak().1,
         }
     }
 

@@ -235,6 +235,8 @@ pub struct Words {
     pub not_at_peak_step_inside: &'static str,
     pub not_at_peak_freed: &'static str,
     pub partly_at_peak: &'static str,
+    /// The KV cache at a prefill's peak: the prompt's share only.
+    pub prompt_cache_at_peak: &'static str,
     pub not_at_peak_casts: &'static str,
     /// The bar's caption: its segments add up to the required memory.
     pub bar_sums: &'static str,
@@ -246,7 +248,7 @@ pub struct Words {
     /// A tap or click shows the exact bytes.
     pub tap_for_bytes: &'static str,
     /// Names of `memory::Phase` values, in `Phase::ALL` order.
-    pub phases: [&'static str; 5],
+    pub phases: [&'static str; 6],
     pub moments: [&'static str; 6],
     pub step_title: &'static str,
     pub step_note: &'static str,

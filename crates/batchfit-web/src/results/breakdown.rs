@@ -55,6 +55,7 @@ pub(super) fn not_at_peak(w: &Words, e: &Estimate, component: Component) -> Opti
         Component::OptimizerStep if alive => w.not_at_peak_step_after,
         Component::OptimizerStep => w.not_at_peak_step_inside,
         Component::Weights => w.not_at_peak_casts,
+        Component::KvCache if e.peak_phase == Phase::Prefill => w.prompt_cache_at_peak,
         // Alive at the peak, but larger at a moment that is not it (the
         // forward's end sets the peak; a recomputed layer comes after).
         _ if at > 0 => w.partly_at_peak,

@@ -81,6 +81,21 @@ fn a_term_partly_at_the_peak_is_said_to_be() {
         not_at_peak(w, &at_step, Component::Activations),
         Some(w.not_at_peak_freed)
     );
+    // Inference with a long prompt peaks at the prefill: the prompt's share
+    // of the cache is alive, the generated tokens' comes after.
+    let prefill = memory::estimate(
+        &batchfit_core::query::parse(
+            "form=transformer&model=qwen2.5-7b&mode=inference&seq=30720&gen=2048",
+        )
+        .config,
+    );
+    assert_eq!(prefill.peak_phase, Phase::Prefill);
+    let (at, own) = term_bytes(&prefill, Component::KvCache);
+    assert!(0 < at && at < own, "{at} {own}");
+    assert_eq!(
+        not_at_peak(w, &prefill, Component::KvCache),
+        Some(w.prompt_cache_at_peak)
+    );
     // A ViT's peak is its last layer's backward pass: the gradients
     // created by then are alive, the others come after.
     let vit = memory::estimate(

@@ -41,7 +41,8 @@ pub(super) fn estimated_phase(phase: Phase) -> &'static str {
         Phase::Forward => "forward",
         Phase::Loss | Phase::Backward => "backward",
         Phase::OptimizerStep => "optimizer step",
-        Phase::Generation => "generation",
+        // The measured runs time `generate()` as one phase.
+        Phase::Generation | Phase::Prefill => "generation",
     }
 }
 

@@ -621,7 +621,7 @@ fn gpu_rows_compare_both_readings_and_the_phase() {
         "{g035}"
     );
     assert!(row("G044").contains("| generation | generation |"));
-    assert_eq!(e044.peak_phase, Phase::Generation);
+    assert_eq!(e044.peak_phase, Phase::Prefill);
     assert!(row("G044").contains("qwen2.5-0.5b, generate, bf16, 16 × (512 + 256 generated)"));
     // A run that failed is listed, not compared.
     assert!(
