@@ -4,7 +4,7 @@
 //! same panels' contents are checked against the core by the browser tests
 //! (crates/batchfit-web/tests/browser.rs), on a build without the split.
 
-use batchfit_core::{measured, memory, query};
+use batchfit_core::{advice, measured, memory, query};
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
 
 /// The `.wasm` files the page has fetched so far, by name without the hash
@@ -73,7 +73,7 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
     // search's chunk, then the core's list.
     let q = "form=transformer&model=llama-3.1-8b&recipe=amp&batch=16&seq=2048&gpu=h100-80gb";
     browser.open(&server.url(&format!("/?{q}"))).await;
-    let expected = memory::fixes(&query::parse(q).config);
+    let expected = advice::fixes(&query::parse(q).config);
     assert!(!expected.is_empty());
     browser
         .wait_until("the smallest changes that fit", || async {
@@ -89,7 +89,7 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
         .await;
     assert_eq!(
         first.as_str(),
-        Some(expected[0].estimate.required.to_string().as_str())
+        Some(expected[0].fix.estimate.required.to_string().as_str())
     );
     let fetched = fetched_modules(&browser).await;
     assert!(fetched.iter().any(|n| n == "split_fixes"), "{fetched:?}");

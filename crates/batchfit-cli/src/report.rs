@@ -1,6 +1,7 @@
 //! The ways the CLI prints: text for people, JSON for scripts. Every number comes
 //! from batchfit-core; this module only lays them out.
 
+use batchfit_core::advice;
 use batchfit_core::confidence::{self, Basis, Fit, Range, Reading, Verdict};
 use batchfit_core::fields::{format_hundredths, group_thousands};
 use batchfit_core::memory::{
@@ -373,6 +374,12 @@ struct FixRow {
     levers: Vec<LeverRow>,
     query: String,
     required: u128,
+    /// It fits even at the pessimistic end of the validation range.
+    fits_pessimistic: bool,
+    /// CPU memory the fix's offloads need, per GPU's process.
+    cpu_memory: u128,
+    /// The same over the job's processes on one host.
+    host_memory: u128,
     costs: CostRow,
 }
 
@@ -655,13 +662,16 @@ pub fn json(config: &Config) -> String {
                 costs: w.cost(config).into(),
             })
             .collect(),
-        fixes: memory::fixes(config)
+        fixes: advice::fixes(config)
             .into_iter()
-            .map(|f| FixRow {
-                levers: f.levers.iter().map(|&l| l.into()).collect(),
-                query: batchfit_core::query::to_query(&f.config),
-                required: f.estimate.required,
-                costs: f.cost.into(),
+            .map(|a| FixRow {
+                levers: a.fix.levers.iter().map(|&l| l.into()).collect(),
+                query: batchfit_core::query::to_query(&a.fix.config),
+                required: a.fix.estimate.required,
+                fits_pessimistic: a.fits_pessimistic,
+                cpu_memory: a.fix.estimate.cpu_memory,
+                host_memory: a.host_memory,
+                costs: a.fix.cost.into(),
             })
             .collect(),
         timeline: memory::timeline(config)
@@ -1135,22 +1145,39 @@ pub fn text(config: &Config) -> String {
                     out.push_str(&format!("    costs: {costs}\n"));
                 }
             }
-            let fixes = memory::fixes(config);
-            if !fixes.is_empty() {
-                out.push_str("Smallest changes that fit, the least costly first:\n");
+            let advice = advice::fixes(config);
+            if !advice.is_empty() {
+                out.push_str("Smallest changes that fit, the least costly first (those that fit even at the pessimistic end first):\n");
             }
-            for (n, fix) in fixes.iter().enumerate() {
+            for (n, a) in advice.iter().enumerate() {
+                let fix = &a.fix;
                 let levers: Vec<String> = fix
                     .levers
                     .iter()
                     .map(|&l| lever_label(l, fix.cost.after.inference))
                     .collect();
                 out.push_str(&format!(
-                    "  {}. {}: {} required\n",
+                    "  {}. {}: {} required{}\n",
                     n + 1,
                     levers.join(" + "),
-                    size(fix.estimate.required, units)
+                    size(fix.estimate.required, units),
+                    if a.fits_pessimistic {
+                        ""
+                    } else {
+                        ", fits only towards the optimistic end"
+                    }
                 ));
+                if a.host_memory > 0 {
+                    out.push_str(&format!(
+                        "    needs {} of host RAM{}\n",
+                        size(a.host_memory, units),
+                        if config.host_gb == 0 {
+                            " (give host_gb to bound the advice)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
                 let costs = cost_text(&fix.cost, units);
                 if !costs.is_empty() {
                     out.push_str(&format!("    costs: {costs}\n"));

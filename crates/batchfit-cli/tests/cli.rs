@@ -1200,7 +1200,7 @@ fn measured_bad_input_exits_2_naming_the_file_and_line() {
 /// optimizer step; a smaller batch costs sequences served at once.
 #[test]
 fn inference_advice_offers_tensor_parallelism_and_no_zero() {
-    let query = "form=transformer&model=qwen2.5-7b&mode=inference&batch=4&seq=32768&gpu=rtx-4090";
+    let query = "form=transformer&model=qwen2.5-7b&mode=inference&batch=4&seq=32768&gpu=rtx-4090&max_gpus=8";
     let report = json(&["--json", query]);
     assert_eq!(report["fits"], false);
     let what_ifs = report["what_ifs"].as_array().expect("what_ifs");
@@ -1243,7 +1243,9 @@ fn inference_advice_offers_tensor_parallelism_and_no_zero() {
 
 /// Issue 16: Llama-3.1-8B in AMP on one H100. Every single change but QLoRA
 /// is still too big; `fixes` lists combinations that fit, each with its
-/// query (which fits when run again) and what it costs.
+/// query (which fits when run again) and what it costs. Issue 28: on the
+/// one GPU the job has, those that fit even at the pessimistic end of the
+/// validation range first, each with the host RAM its offloads need.
 #[test]
 fn fixes_combine_levers_and_say_what_each_costs() {
     let query = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&recipe=amp";
@@ -1254,22 +1256,36 @@ fn fixes_combine_levers_and_say_what_each_costs() {
     let first = &fixes[0];
     assert_eq!(
         first["levers"],
-        serde_json::json!([{ "name": "batch", "batch": 1 }, { "name": "bf16" }])
+        serde_json::json!([{ "name": "param_offload" }, { "name": "batch", "batch": 2 }])
     );
-    assert_eq!(first["required"], 83_261_029_684_u64);
+    assert_eq!(first["fits_pessimistic"], true);
+    // The FP32 parameters, gradients and Adam moments on the host: 16 bytes
+    // for each of the 8,030,261,248 parameters.
+    assert_eq!(first["cpu_memory"], 16 * 8_030_261_248_u64);
+    assert_eq!(first["host_memory"], first["cpu_memory"]);
     let costs = &first["costs"];
     assert_eq!(
         (&costs["accumulation_steps"], &costs["tokens_per_step"]),
-        (&serde_json::json!(16), &serde_json::json!(32_768))
+        (&serde_json::json!(8), &serde_json::json!(32_768))
     );
     assert_eq!(
         (&costs["extra_gpus"], &costs["pcie_bytes"]),
-        (&serde_json::json!(0), &serde_json::json!(0))
+        (
+            &serde_json::json!(0),
+            &serde_json::json!(513_936_719_872_u64)
+        )
     );
+    let mut seen_optimistic = false;
     for fix in fixes {
         let again = json(&["--json", fix["query"].as_str().expect("query")]);
         assert_eq!(again["fits"], true, "{fix}");
         assert_eq!(again["required"], fix["required"]);
+        assert_eq!(again["cpu_memory"], fix["cpu_memory"]);
+        // Those that fit at the pessimistic end come first.
+        let sure = fix["fits_pessimistic"].as_bool().expect("a bool");
+        assert!(!(sure && seen_optimistic), "{fix}");
+        seen_optimistic |= !sure;
+        assert_eq!(fix["costs"]["extra_gpus"], 0, "{fix}");
     }
     // The single changes carry their costs too: full recomputation adds
     // 31.16 % of the step's FLOPs.
@@ -1284,11 +1300,11 @@ fn fixes_combine_levers_and_say_what_each_costs() {
     let out = batchfit(&[query]);
     let text = String::from_utf8(out.stdout).expect("utf-8");
     assert!(
-        text.contains("Smallest changes that fit, the least costly first:\n  1. micro-batch 1 + BF16: 83.26 GB required"),
+        text.contains("the pessimistic end first):\n  1. parameters offloaded to CPU + micro-batch 2: 46.72 GB required\n    needs 128.48 GB of host RAM (give host_gb to bound the advice)"),
         "{text}"
     );
     assert!(
-        text.contains("    query: form=transformer&model=llama-3.1-8b&batch=1&seq=2048&recipe=bf16&gpu=h100-80gb&global_batch=16"),
+        text.contains("    query: form=transformer&model=llama-3.1-8b&batch=2&seq=2048&param_offload=1&gpu=h100-80gb&global_batch=16"),
         "{text}"
     );
     assert!(

@@ -30,6 +30,7 @@
 //! ```
 
 pub mod activations;
+pub mod advice;
 pub mod confidence;
 pub mod fields;
 pub mod import;

@@ -123,6 +123,8 @@ choice! {
         Compile = "compile",
         Gpu = "gpu",
         GpuGb = "gpu_gb",
+        MaxGpus = "max_gpus",
+        HostGb = "host_gb",
         OverheadGb = "overhead_gb",
         Margin = "margin",
         GlobalBatch = "global_batch",
@@ -183,11 +185,10 @@ impl Param {
             | Prefetch | DsPrefetch | DsLive | DsPersist | GlobalBatch | LoraRank | Window
             | GlobalEvery | Experts | ExpertsActive | ExpertFfn | SharedExperts | SharedFfn
             | FirstDenseLayers | MoeEvery | Ep | Etp | KvLoraRank | QLoraRank | QkRopeHeadDim
-            | QkNopeHeadDim | VHeadDim | Pp | Vpp | Microbatches | Cp | RecomputeLayers => {
-                Input::Whole
-            }
+            | QkNopeHeadDim | VHeadDim | Pp | Vpp | Microbatches | Cp | RecomputeLayers
+            | MaxGpus => Input::Whole,
             PpLayout | PpStage | RecomputeModules => Input::List,
-            K | ActMb | GpuGb | OverheadGb | Margin | CapacityFactor => Input::Decimal,
+            K | ActMb | GpuGb | HostGb | OverheadGb | Margin | CapacityFactor => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
             | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap

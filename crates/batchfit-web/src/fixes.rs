@@ -1,11 +1,13 @@
-//! "The smallest changes that fit": when the setup does not fit and no
-//! single what-if that keeps the task does either, the few
-//! combinations of levers that do (`memory::fixes`, the same list as the
-//! CLI's), least costly first, each a link that applies it, each with what
-//! it costs besides memory (`memory::Cost`, docs/model.md §5).
+//! "The smallest changes that fit": when the setup does not fit, the few
+//! combinations of levers that do within the GPUs and host RAM the user has
+//! (`advice::fixes`, the same list as the CLI's), those that fit even at
+//! the pessimistic end of the validation range first, each a link that
+//! applies it, each with the host RAM its offloads need and what it costs
+//! besides memory (`memory::Cost`, docs/model.md §5).
 
 use crate::prelude::*;
-use batchfit_core::memory::{self, Change, Cost, Fix, Lever, PCIE_BYTES_PER_SECOND};
+use batchfit_core::advice::{self, Advice};
+use batchfit_core::memory::{Cost, Lever, PCIE_BYTES_PER_SECOND};
 use batchfit_core::query::{self, Config, Form};
 use batchfit_core::units::Units;
 
@@ -22,27 +24,12 @@ pub fn fixes(state: State) -> El {
         .attr("data-testid", "fixes")
         .rebuild(
             rx(move || {
-                // Searched when no single change that keeps the task fits
-                // (issue 16): one that does is already the answer, one line
-                // up. LoRA, QLoRA and a shorter sequence or batch change what
-                // is trained, so they do not stop the search.
-                let one_fits = state.what_ifs.with(|options| {
-                    options.iter().any(|o| {
-                        o.estimate.fits == Some(true)
-                            && matches!(
-                                o.change,
-                                Change::Checkpointing
-                                    | Change::Bf16
-                                    | Change::Zero3 { .. }
-                                    | Change::Tp { .. }
-                                    | Change::Fp8Kv
-                            )
-                    })
-                });
-                // The search is a chunk of the split build (dom::Chunk),
-                // fetched the first time a setup needs it.
+                // Searched whenever the setup does not fit, as the CLI
+                // lists it (issue 28), whatever single what-if fits. The
+                // search is a chunk of the split build (dom::Chunk), fetched
+                // the first time a setup needs it.
                 let list = match state.estimate.with(|e| e.fits) {
-                    Some(false) if !state.stale() && !one_fits && chunk.ready() => {
+                    Some(false) if !state.stale() && chunk.ready() => {
                         dom::now(search(state.config.get()))
                     }
                     _ => Vec::new(),
@@ -56,7 +43,7 @@ pub fn fixes(state: State) -> El {
                 let w = i18n::words(*lang);
                 vec![
                     el("h3").text(w.fixes_title),
-                    el("ol").children(list.iter().map(|fix| item(state, fix, *lang, *units))),
+                    el("ol").children(list.iter().map(|a| item(state, a, *lang, *units))),
                 ]
             }),
         )
@@ -67,12 +54,13 @@ pub fn fixes(state: State) -> El {
     batchfit_split,
     wasm_split_helpers::wasm_split(fixes, fallible, preload(#[allow(unsafe_code)] preload_fixes))
 )]
-fn search(config: Config) -> Result<Vec<Fix>, dom::ChunkMissing> {
-    Ok(memory::fixes(&config))
+fn search(config: Config) -> Result<Vec<Advice>, dom::ChunkMissing> {
+    Ok(advice::fixes(&config))
 }
 
-fn item(state: State, fix: &Fix, lang: Lang, units: Units) -> El {
+fn item(state: State, advice: &Advice, lang: Lang, units: Units) -> El {
     let w = i18n::words(lang);
+    let fix = &advice.fix;
     let transformer = fix.config.form == Form::Transformer;
     let label: Vec<String> = fix
         .levers
@@ -81,8 +69,26 @@ fn item(state: State, fix: &Fix, lang: Lang, units: Units) -> El {
         .collect();
     let config = fix.config;
     let href = location::url_for(&query::to_query(&config));
+    let host = (advice.host_memory > 0).then(|| {
+        el("span").class("legend host").text(&format!(
+            "{} {}",
+            w.fix_host_needs,
+            short(advice.host_memory, units)
+        ))
+    });
+    let optimistic = (!advice.fits_pessimistic).then(|| {
+        el("span")
+            .class("legend optimistic")
+            .text(w.fix_fits_optimistic)
+    });
     el("li")
         .attr("data-required", &fix.estimate.required.to_string())
+        .attr("data-bytes", &fix.estimate.required.to_string())
+        .attr("data-host-bytes", &advice.host_memory.to_string())
+        .attr(
+            "data-fits-pessimistic",
+            &advice.fits_pessimistic.to_string(),
+        )
         .child(
             el("a")
                 .attr("href", &href)
@@ -100,6 +106,8 @@ fn item(state: State, fix: &Fix, lang: Lang, units: Units) -> El {
             short(fix.estimate.required, units),
             w.fits_lower
         )))
+        .children(optimistic)
+        .children(host)
         .child(
             el("span")
                 .class("legend cost")
@@ -204,6 +212,8 @@ mod tests {
 
     /// Halving the batch loses tokens where the form has a sequence, and
     /// samples where it has none (the parameters form).
+    use batchfit_core::memory;
+
     #[test]
     fn a_smaller_step_is_counted_in_what_the_form_has() {
         for (query, half, lost) in [
@@ -227,5 +237,15 @@ mod tests {
             &query::parse("form=parameters&params=7B&batch=4").config,
         );
         assert!(costs(Lang::Es, &cost, Units::Decimal).contains("−4 muestras por paso"));
+        // Inference takes no optimizer step: a smaller batch serves fewer
+        // sequences at once.
+        let cost = memory::cost(
+            &query::parse("form=transformer&model=qwen2.5-7b&mode=inference&batch=4").config,
+            &query::parse("form=transformer&model=qwen2.5-7b&mode=inference&batch=1").config,
+        );
+        let said = costs(Lang::En, &cost, Units::Decimal);
+        assert!(said.contains("−3 sequences at once"), "{said}");
+        assert!(!said.contains("per step"), "{said}");
+        assert!(costs(Lang::Es, &cost, Units::Decimal).contains("−3 secuencias a la vez"));
     }
 }

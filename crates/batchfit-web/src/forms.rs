@@ -587,6 +587,8 @@ fn device_panel(state: State) -> Vec<El> {
             "hidden",
             rx(move || device.with(|d| d != CUSTOM_DEVICE).then(String::new)),
         ),
+        number_field(state, Param::MaxGpus),
+        number_field(state, Param::HostGb),
         number_field(state, Param::OverheadGb),
         number_field(state, Param::Margin),
         number_field(state, Param::GlobalBatch),

@@ -788,23 +788,34 @@ async fn a_measured_differences_terms_are_in_the_pages_language() {
     }
 }
 
-/// The smallest changes that fit: the core's list, in its order, each with
-/// its cost; a click applies it and the page then fits.
+/// The smallest changes that fit: the core's list (`advice::fixes`, the
+/// CLI's), in its order, each with its required memory, the host RAM it
+/// needs and its cost; a click applies it and the page then fits.
 #[wasm_bindgen_test]
 async fn the_smallest_changes_that_fit_are_the_cores_and_apply_in_one_click() {
-    use batchfit_core::{memory, query};
+    use batchfit_core::{advice, memory, query};
     let q = "form=transformer&model=llama-3.1-8b&recipe=amp&batch=16&seq=2048&gpu=h100-80gb";
-    let expected = memory::fixes(&query::parse(q).config);
+    let expected = advice::fixes(&query::parse(q).config);
     assert!(!expected.is_empty());
     let (host, _app) = mount_with(q);
     settle().await;
     let items = all(&host, "[data-testid=\"fixes\"] li");
     assert_eq!(items.len(), expected.len());
-    for (li, fix) in items.iter().zip(&expected) {
+    for (li, a) in items.iter().zip(&expected) {
+        let required = a.fix.estimate.required.to_string();
+        assert_eq!(li.get_attribute("data-bytes"), Some(required.clone()));
+        assert_eq!(li.get_attribute("data-required"), Some(required));
         assert_eq!(
-            li.get_attribute("data-required"),
-            Some(fix.estimate.required.to_string())
+            li.get_attribute("data-host-bytes"),
+            Some(a.host_memory.to_string())
         );
+        assert_eq!(
+            li.get_attribute("data-fits-pessimistic"),
+            Some(a.fits_pessimistic.to_string())
+        );
+        // An offload says the host RAM it needs.
+        let host_note = li.query_selector(".host").ok().flatten().is_some();
+        assert_eq!(host_note, a.host_memory > 0);
     }
     // The first keeps the global batch by accumulation: its cost says so.
     let cost = find(&host, "[data-testid=\"fixes\"] li .cost")
@@ -822,13 +833,14 @@ async fn the_smallest_changes_that_fit_are_the_cores_and_apply_in_one_click() {
     settle().await;
     assert_eq!(
         bytes(&host, "required"),
-        expected[0].estimate.required.to_string()
+        expected[0].fix.estimate.required.to_string()
     );
     let fits = find(&host, "[data-testid=\"fits\"]").get_attribute("data-value");
     assert_eq!(fits.as_deref(), Some("true"));
     assert!(all(&host, "[data-testid=\"fixes\"] li").is_empty());
-    // When one change that keeps the task fits (recomputation here), it is
-    // the answer: no search.
+    // When one change that keeps the task fits (recomputation here), the
+    // list is still the CLI's (issue 28), and the what-if is a link that
+    // applies it.
     let q = "form=transformer&model=llama-3.1-8b&recipe=bf16&batch=4&seq=4096&gpu=h100-80gb";
     let config = query::parse(q).config;
     assert_eq!(memory::estimate(&config).fits, Some(false));
@@ -839,7 +851,15 @@ async fn the_smallest_changes_that_fit_are_the_cores_and_apply_in_one_click() {
     assert_eq!(one.estimate.fits, Some(true));
     let (host, _app) = mount_with(q);
     settle().await;
-    assert!(all(&host, "[data-testid=\"fixes\"] li").is_empty());
+    assert_eq!(
+        all(&host, "[data-testid=\"fixes\"] li").len(),
+        advice::fixes(&config).len()
+    );
+    find(&host, "[data-change=\"checkpointing\"] a")
+        .unchecked_into::<HtmlElement>()
+        .click();
+    settle().await;
+    assert_eq!(bytes(&host, "required"), one.estimate.required.to_string());
 }
 
 /// Pipeline parallelism: every stage's memory is the core's, the answer's

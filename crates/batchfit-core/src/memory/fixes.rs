@@ -14,8 +14,7 @@
 //! fixes and for every [`WhatIf`].
 
 use super::{
-    Estimate, Model, Parts, WhatIf, accumulation_steps, estimate, gpus_needed, max_batch_within,
-    max_seq, required, with_adapters,
+    Estimate, Parts, WhatIf, accumulation_steps, estimate, required, total_gpus, with_adapters,
 };
 use crate::Precision;
 use crate::parameters;
@@ -189,6 +188,19 @@ pub fn serving_tp(t: &TransformerInput) -> impl Iterator<Item = u64> {
         .filter(move |&tp| inference && tp > t.tp && heads % tp == 0 && kv_heads % tp == 0)
 }
 
+/// [`serving_tp`]'s degrees whose job stays within [`gpu_budget`].
+fn tp_within_budget(config: &Config) -> impl Iterator<Item = u64> {
+    let t = config.transformer;
+    let (budget, per_degree) = (
+        gpu_budget(config),
+        t.gpus.saturating_mul(t.pp).saturating_mul(t.cp),
+    );
+    serving_tp(&config.transformer)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .filter(move |&tp| per_degree.saturating_mul(tp) <= budget)
+}
+
 /// The largest tensor-parallel degree inference's advice proposes: the
 /// GPUs of one node joined by NVLink, over which tensor parallelism is run.
 pub const SERVING_TP: u64 = 8;
@@ -205,10 +217,53 @@ fn applied(original: &Config, levers: &[Lever]) -> Config {
     rules::normalize(config)
 }
 
-/// Whether `config` fits `device` bytes: the estimate's `required`, without
+/// What every fix must fit, as two tests of a changed configuration.
+pub struct Target<'a> {
+    /// The device alone: it prunes the search, optimistic about the host.
+    pub device: &'a dyn Fn(&Config) -> bool,
+    /// The device and the host's RAM: what every fix is checked against.
+    pub fits: &'a dyn Fn(&Config) -> bool,
+}
+
+impl std::fmt::Debug for Target<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Target { device: <test>, fits: <test> }")
+    }
+}
+
+/// Whether `config`'s estimate fits `device` bytes: its `required`, without
 /// the rest of the estimate.
-fn fits(config: &Config, device: u128) -> bool {
+fn fits_device(config: &Config, device: u128) -> bool {
     required(Parts::of(config).reserved(config.batch()), config) <= device
+}
+
+/// Whether `cpu_memory` (one GPU's process) fits the host's RAM where the
+/// query gives it (`host_gb`), with the job's other processes on the host.
+pub fn fits_host(config: &Config, cpu_memory: u128) -> bool {
+    config.host_gb == 0 || host_memory(config, cpu_memory) <= host_bytes(config)
+}
+
+/// The GPUs of one host: the job's processes beyond it run on other hosts.
+/// Eight, the GPUs of a DGX or HGX node and of most cloud instances with
+/// more than one.
+pub const GPUS_PER_HOST: u64 = 8;
+
+/// The host RAM the offloads need: `cpu_memory` (one GPU's process) for
+/// each of the job's processes on one host ([`GPUS_PER_HOST`] at most).
+pub fn host_memory(config: &Config, cpu_memory: u128) -> u128 {
+    let processes = total_gpus(config, replicas(config)).clamp(1, GPUS_PER_HOST);
+    cpu_memory.saturating_mul(u128::from(processes))
+}
+
+/// `host_gb` in bytes.
+fn host_bytes(config: &Config) -> u128 {
+    u128::from(config.host_gb) * 10_000_000
+}
+
+/// The most GPUs a fix may take: `max_gpus`, or the job's own where it is
+/// not given (or is fewer).
+pub fn gpu_budget(config: &Config) -> u64 {
+    total_gpus(config, replicas(config)).max(config.max_gpus)
 }
 
 /// The lever kinds that apply to `config`, in the order they are relaxed:
@@ -251,15 +306,18 @@ fn strongest_levers(config: &Config) -> Vec<Lever> {
                 let rank = if t.lora_rank > 0 { t.lora_rank } else { 16 };
                 levers.push(Lever::Qlora { rank });
             }
+            // The data-parallel ranks the GPU budget allows, in multiples
+            // of what expert parallelism needs.
             let ep = t.gpus_multiple().max(1);
-            let most = GPUS.max / ep * ep;
-            if train && (most > t.gpus || t.zero < 3) {
+            let per_rank = t.tp.saturating_mul(t.pp).saturating_mul(t.cp).max(1);
+            let most = (gpu_budget(config) / per_rank).min(GPUS.max) / ep * ep;
+            if train && (most > t.gpus || (t.zero < 3 && t.gpus > 1)) {
                 levers.push(Lever::Zero {
                     stage: 3,
                     gpus: most.max(t.gpus),
                 });
             }
-            if let Some(tp) = serving_tp(t).last() {
+            if let Some(tp) = tp_within_budget(config).last() {
                 levers.push(Lever::Tp { tp });
             }
             if train && !t.param_offload {
@@ -301,8 +359,9 @@ enum Relaxed {
 
 /// The cheapest setting of `strongest`'s kind that fits with `others`
 /// applied, weakest first; the strongest fits by the caller's check.
-fn relax(strongest: Lever, others: &Config, original: &Config, device: u128) -> Relaxed {
-    if fits(others, device) {
+fn relax(strongest: Lever, others: &Config, original: &Config, target: &Target<'_>) -> Relaxed {
+    let fits = target.fits;
+    if fits(others) {
         return Relaxed::Unneeded;
     }
     let with = |lever: Lever| {
@@ -311,53 +370,46 @@ fn relax(strongest: Lever, others: &Config, original: &Config, device: u128) -> 
         rules::normalize(config)
     };
     let found = match strongest {
-        Lever::Batch { .. } => {
-            let config = with(strongest);
-            let largest = max_batch_within(&Model::of(&config), &config, device);
-            (largest > 0).then(|| Lever::Batch {
-                batch: largest.min(original.batch() - 1),
-            })
-        }
+        Lever::Batch { .. } => largest(1, original.batch() - 1, |batch| {
+            fits(&with(Lever::Batch { batch }))
+        })
+        .map(|batch| Lever::Batch { batch }),
         Lever::Seq { .. } => {
-            let generated = match original.form {
-                Form::Transformer if original.transformer.mode == Mode::Inference => {
-                    original.transformer.generated
-                }
-                Form::Activations | Form::Parameters | Form::Transformer => 0,
-            };
             let now = match original.form {
                 Form::Activations => original.activations.seq,
                 Form::Parameters | Form::Transformer => original.transformer.seq,
             };
-            max_seq(others)
-                .map(|longest| longest.saturating_sub(generated))
-                .filter(|&seq| seq > 0)
-                .map(|seq| Lever::Seq {
-                    seq: seq.min(now - 1),
-                })
+            largest(1, now - 1, |seq| fits(&with(Lever::Seq { seq }))).map(|seq| Lever::Seq { seq })
         }
-        Lever::Zero { .. } => {
+        Lever::Zero { gpus: most, .. } => {
             let t = &original.transformer;
-            let mut zero3 = *others;
-            zero3.transformer.zero = 3;
-            gpus_needed(&zero3).and_then(|needed| {
-                let gpus = needed.max(t.gpus);
-                // The fewest GPUs, at the lowest stage that fits with them:
-                // ZeRO-3 moves 1.5 times the data of stages 1 and 2 per step
-                // (Rajbhandari et al. 2020, §7.2).
+            // The fewest data-parallel ranks, in multiples of what expert
+            // parallelism needs, at which ZeRO-3 fits.
+            let ep = t.gpus_multiple().max(1);
+            let zero3 = |groups: u64| {
+                fits(&with(Lever::Zero {
+                    stage: 3,
+                    gpus: groups * ep,
+                }))
+            };
+            smallest(t.gpus.div_ceil(ep), most / ep, zero3).and_then(|groups| {
+                let gpus = (groups * ep).max(t.gpus);
+                // The lowest stage that fits with them: ZeRO-3 moves 1.5
+                // times the data of stages 1 and 2 per step (Rajbhandari et
+                // al. 2020, §7.2).
                 (t.zero.max(1)..=3)
                     .map(|stage| Lever::Zero { stage, gpus })
-                    .find(|&lever| fits(&with(lever), device))
+                    .find(|&lever| fits(&with(lever)))
             })
         }
-        Lever::Tp { .. } => serving_tp(&original.transformer)
+        Lever::Tp { .. } => tp_within_budget(original)
             .map(|tp| Lever::Tp { tp })
-            .find(|&lever| fits(&with(lever), device)),
+            .find(|&lever| fits(&with(lever))),
         Lever::Lora { rank } | Lever::Qlora { rank } => {
             let lora = (original.transformer.lora_rank == 0).then_some(Lever::Lora { rank });
             lora.into_iter()
                 .chain([Lever::Qlora { rank }])
-                .find(|&lever| fits(&with(lever), device))
+                .find(|&lever| fits(&with(lever)))
         }
         Lever::FullRecompute => {
             let selective = (original.transformer.recompute == Recompute::None)
@@ -365,11 +417,54 @@ fn relax(strongest: Lever, others: &Config, original: &Config, device: u128) -> 
             selective
                 .into_iter()
                 .chain([Lever::FullRecompute])
-                .find(|&lever| fits(&with(lever), device))
+                .find(|&lever| fits(&with(lever)))
         }
-        other => fits(&with(other), device).then_some(other),
+        other => fits(&with(other)).then_some(other),
     };
     found.map_or(Relaxed::Nothing, Relaxed::To)
+}
+
+/// The largest value in `low..=high` for which `fits` holds, where it holds
+/// for every value up to some point and for none beyond (a binary search);
+/// `None` when it does not hold at `low`.
+fn largest(low: u64, high: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
+    if low > high || !fits(low) {
+        return None;
+    }
+    if fits(high) {
+        return Some(high);
+    }
+    let (mut fitting, mut too_much) = (low, high);
+    while too_much - fitting > 1 {
+        let middle = fitting + (too_much - fitting) / 2;
+        if fits(middle) {
+            fitting = middle;
+        } else {
+            too_much = middle;
+        }
+    }
+    Some(fitting)
+}
+
+/// The smallest value in `low..=high` for which `fits` holds, where it holds
+/// from some point on; `None` when it does not hold at `high`.
+fn smallest(low: u64, high: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
+    if low > high || !fits(high) {
+        return None;
+    }
+    if fits(low) {
+        return Some(low);
+    }
+    let (mut too_few, mut enough) = (low, high);
+    while enough - too_few > 1 {
+        let middle = too_few + (enough - too_few) / 2;
+        if fits(middle) {
+            enough = middle;
+        } else {
+            too_few = middle;
+        }
+    }
+    Some(enough)
 }
 
 /// One combination of changes that makes a configuration fit.
@@ -437,10 +532,29 @@ type Rank = (
 /// wrong one).
 /// Deterministic.
 pub fn fixes(config: &Config) -> Vec<Fix> {
+    let device = config.device.map_or(0, |d| d.bytes());
+    let on_device = |c: &Config| fits_device(c, device);
+    let with_host = |c: &Config| {
+        let parts = Parts::of(c);
+        fits_device(c, device) && fits_host(c, parts.cpu_memory(c.batch()))
+    };
+    fixes_for(
+        config,
+        &Target {
+            device: &on_device,
+            fits: &with_host,
+        },
+    )
+}
+
+/// [`fixes`] against another target: every fix passes `target.fits`
+/// (and fits its device by the estimate). Empty where `config` fits its
+/// device by the estimate, or has none.
+pub fn fixes_for(config: &Config, target: &Target<'_>) -> Vec<Fix> {
     let Some(device) = config.device.map(|d| d.bytes()) else {
         return Vec::new();
     };
-    if fits(config, device) {
+    if fits_device(config, device) {
         return Vec::new();
     }
     let kinds = strongest_levers(config);
@@ -454,7 +568,7 @@ pub fn fixes(config: &Config) -> Vec<Fix> {
             .collect();
         let levers_of =
             |subset: &[usize]| -> Vec<Lever> { subset.iter().map(|&i| kinds[i]).collect() };
-        if !could_fit(config, &levers_of(&pool), device) {
+        if !could_fit(config, &levers_of(&pool), target) {
             continue;
         }
         for size in 1..=MAX_LEVERS.min(pool.len()) {
@@ -467,7 +581,7 @@ pub fn fixes(config: &Config) -> Vec<Fix> {
                 if levers.iter().any(|l| l.changes_task()) != changing_task || contains_a_fix {
                     continue;
                 }
-                if let Some(fix) = search(config, levers, device) {
+                if let Some(fix) = search(config, levers, target) {
                     fitted.push(subset);
                     if !found.iter().any(|f| f.config == fix.config) {
                         found.push(fix);
@@ -492,7 +606,7 @@ pub fn fixes(config: &Config) -> Vec<Fix> {
 /// (a smaller batch with accumulation keeps the gradients alive at the loss;
 /// parameter offload holds whole layers in flight, more than ZeRO-3's shard
 /// over many GPUs), so the pool is checked with and without each of those.
-fn could_fit(config: &Config, pool: &[Lever], device: u128) -> bool {
+fn could_fit(config: &Config, pool: &[Lever], target: &Target<'_>) -> bool {
     [(true, true), (true, false), (false, true), (false, false)]
         .into_iter()
         .any(|(with_batch, with_param_offload)| {
@@ -505,7 +619,8 @@ fn could_fit(config: &Config, pool: &[Lever], device: u128) -> bool {
                     _ => true,
                 })
                 .collect();
-            fits(&applied(config, &levers), device)
+            // Optimistic: the host's RAM is checked on each fix.
+            (target.device)(&applied(config, &levers))
         })
 }
 
@@ -528,8 +643,9 @@ fn subsets(n: usize, size: usize) -> Vec<Vec<usize>> {
 
 /// The fix these lever kinds give, if their strongest settings fit: each
 /// relaxed in turn, then checked to fit and to need every lever.
-fn search(original: &Config, mut levers: Vec<Lever>, device: u128) -> Option<Fix> {
-    if !fits(&applied(original, &levers), device) {
+fn search(original: &Config, mut levers: Vec<Lever>, target: &Target<'_>) -> Option<Fix> {
+    let fits = target.fits;
+    if !fits(&applied(original, &levers)) {
         return None;
     }
     let without = |levers: &[Lever], i: usize| {
@@ -542,14 +658,14 @@ fn search(original: &Config, mut levers: Vec<Lever>, device: u128) -> Option<Fix
         applied(original, &others)
     };
     for i in 0..levers.len() {
-        match relax(levers[i], &without(&levers, i), original, device) {
+        match relax(levers[i], &without(&levers, i), original, target) {
             Relaxed::To(lever) => levers[i] = lever,
             Relaxed::Unneeded | Relaxed::Nothing => return None,
         }
     }
     let config = applied(original, &levers);
     let estimate = estimate(&config);
-    let needs_each = (0..levers.len()).all(|i| !fits(&without(&levers, i), device));
+    let needs_each = (0..levers.len()).all(|i| !fits(&without(&levers, i)));
     (estimate.fits == Some(true) && needs_each).then(|| Fix {
         cost: cost(original, &config),
         levers,

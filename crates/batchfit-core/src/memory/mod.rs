@@ -287,7 +287,7 @@ fn estimate_of(config: &Config, model: &Model) -> Estimate {
         fits: device_bytes.map(|d| required_bytes <= d),
         max_batch: device_bytes.map(|d| max_batch_within(model, config, d)),
         accumulation_steps: accumulation_steps(config),
-        cpu_memory: parts.cpu + parts.cpu_per_sample * u128::from(batch),
+        cpu_memory: parts.cpu_memory(batch),
         optimizer_may_spill: config.form == Form::Transformer
             && config.transformer.mode == Mode::Train
             && config.transformer.optimizer.paged()
@@ -312,8 +312,8 @@ pub use what_ifs::{Change, WhatIf, what_ifs};
 
 mod fixes;
 pub use fixes::{
-    Cost, FIXES, Fix, Lever, MAX_LEVERS, PCIE_BYTES_PER_SECOND, Profile, SERVING_TP, cost, fixes,
-    profile, serving_tp,
+    Cost, FIXES, Fix, GPUS_PER_HOST, Lever, MAX_LEVERS, PCIE_BYTES_PER_SECOND, Profile, SERVING_TP,
+    Target, cost, fits_host, fixes, fixes_for, gpu_budget, host_memory, profile, serving_tp,
 };
 
 mod timeline;

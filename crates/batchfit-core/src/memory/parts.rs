@@ -632,6 +632,11 @@ impl Parts {
             + self.dummy_wgrads
     }
 
+    /// CPU memory the offloads need at `batch`, for this GPU's process.
+    pub(super) fn cpu_memory(&self, batch: u64) -> u128 {
+        self.cpu + self.cpu_per_sample * u128::from(batch)
+    }
+
     /// What grows with the batch: activations, and the KV cache in inference.
     fn per_batch(&self, batch: u64) -> u128 {
         (self.activations_per_sample + self.kv_alive_per_sample) * u128::from(batch)

@@ -52,6 +52,23 @@ pub const GPU_GB: HundredthsField = HundredthsField {
     max: 100_000_000,
     default: 8_000,
 };
+/// The GPUs the user can use, for the advice (`memory::fixes` never
+/// proposes a job on more); 0: the job's own GPUs.
+pub const MAX_GPUS: WholeField = WholeField {
+    param: Param::MaxGpus,
+    min: 0,
+    max: 1_048_576,
+    default: 0,
+};
+/// The host's RAM in hundredths of a GB, for the advice (an offload that
+/// needs more is not proposed); 0: unknown, and every offload says what it
+/// needs.
+pub const HOST_GB: HundredthsField = HundredthsField {
+    param: Param::HostGb,
+    min: 0,
+    max: 100_000_000,
+    default: 0,
+};
 /// CUDA context and framework buffers, in hundredths of a GB: what nvidia-smi
 /// shows beyond the allocator's reserved bytes. The default, 1 GB, is a CUDA
 /// context with cuBLAS/cuDNN handles (0.3–0.5 GB with lazy module loading,
@@ -88,6 +105,10 @@ pub struct Config {
     /// The model preset the transformer form started from, if any.
     pub model: Option<&'static ModelPreset>,
     pub device: Option<Device>,
+    /// The GPUs the advice may use ([`MAX_GPUS`]); 0: the job's own.
+    pub max_gpus: u64,
+    /// The host's RAM in hundredths of a GB ([`HOST_GB`]); 0: unknown.
+    pub host_gb: u64,
     /// Hundredths of a GB.
     pub overhead: u64,
     /// Hundredths of a percent.
@@ -108,6 +129,8 @@ impl Default for Config {
             transformer: TransformerInput::default(),
             model: None,
             device: None,
+            max_gpus: MAX_GPUS.default,
+            host_gb: HOST_GB.default,
             overhead: OVERHEAD_GB.default,
             margin: MARGIN.default,
             global_batch: GLOBAL_BATCH.default,
@@ -321,6 +344,8 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Fp8,
     Param::TrainEmbeddings,
     Param::Compile,
+    Param::MaxGpus,
+    Param::HostGb,
 ];
 /// Parameters every form takes, in order.
 pub const COMMON_PARAMETERS: &[Param] = &[
@@ -650,6 +675,8 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
                 hundredths_gb: GPU_GB.parse(value)?,
             })
         }
+        Param::MaxGpus => config.max_gpus = MAX_GPUS.parse(value)?,
+        Param::HostGb => config.host_gb = HOST_GB.parse(value)?,
         Param::OverheadGb => config.overhead = OVERHEAD_GB.parse(value)?,
         Param::Margin => config.margin = MARGIN.parse(value)?,
         Param::GlobalBatch => config.global_batch = GLOBAL_BATCH.parse(value)?,

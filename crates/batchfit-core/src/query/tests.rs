@@ -554,6 +554,7 @@ prop_compose! {
         device in proptest::option::of(prop_oneof![(0..presets::DEVICES.len()).prop_map(|i| Device::Preset(&presets::DEVICES[i])), (GPU_GB.min..=GPU_GB.max).prop_map(|h| Device::Custom { hundredths_gb: h })]),
         overhead in OVERHEAD_GB.min..=OVERHEAD_GB.max, margin in MARGIN.min..=MARGIN.max, global_batch in whole(GLOBAL_BATCH),
         units in pick(&[Units::Decimal, Units::Binary]), lang in proptest::option::of(pick(Lang::ALL)), embed in any::<bool>(),
+        max_gpus in prop_oneof![Just(0u64), 1u64..=64], host_gb in prop_oneof![Just(0u64), HOST_GB.min..=HOST_GB.max],
     ) -> Config {
         let (batch, seq, hidden, layers, precision, k, checkpointing) = act;
         let (params, par_precision, optimizer, par_batch, act_mb) = par;
@@ -564,6 +565,8 @@ prop_compose! {
             transformer,
             model,
             device,
+            max_gpus,
+            host_gb,
             overhead,
             margin,
             global_batch,
@@ -589,6 +592,7 @@ proptest! {
             Form::Transformer => {
                 prop_assert_eq!(back.transformer, config.transformer);
                 prop_assert_eq!(back.model, config.model);
+                prop_assert_eq!((back.max_gpus, back.host_gb), (config.max_gpus, config.host_gb));
             }
         }
         prop_assert_eq!((back.device, back.overhead, back.margin, back.global_batch), (config.device, config.overhead, config.margin, config.global_batch));

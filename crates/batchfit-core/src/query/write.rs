@@ -218,6 +218,8 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Compile, bit(t.compile)),
         (Param::Reentrant, bit(t.reentrant)),
         (Param::GradAccumFusion, bit(t.grad_accum_fusion)),
+        (Param::MaxGpus, config.max_gpus.to_string()),
+        (Param::HostGb, fields::format_hundredths(config.host_gb)),
     ]);
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),

@@ -746,6 +746,22 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
     ),
     (Param::GpuGb, f("Custom capacity", "GB", "GB = 10⁹ bytes.")),
     (
+        Param::MaxGpus,
+        f(
+            "GPUs you can use",
+            "",
+            "The most GPUs a suggested change may take; 0: the job's own.",
+        ),
+    ),
+    (
+        Param::HostGb,
+        f(
+            "Host RAM",
+            "GB",
+            "One machine's RAM, for offloading; 0: unknown, and each offload says what it needs.",
+        ),
+    ),
+    (
         Param::OverheadGb,
         f(
             "Overhead",
@@ -1075,6 +1091,8 @@ pub(super) static EN: Words = Words {
     lever_bf16: "pure BF16 (BF16 weights and optimizer)",
     lever_tp: "tensor parallel",
     fits_lower: "fits",
+    fix_host_needs: "needs host RAM:",
+    fix_fits_optimistic: "fits only towards the optimistic end of the range",
     cost_compute: "compute (recomputation)",
     cost_pcie: "over PCIe per step",
     cost_at: "at",

@@ -881,6 +881,22 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f("Capacidad personalizada", "GB", "GB = 10⁹ bytes."),
     ),
     (
+        Param::MaxGpus,
+        f(
+            "GPUs disponibles",
+            "",
+            "Las GPUs que como máximo puede tomar un cambio sugerido; 0: las del trabajo.",
+        ),
+    ),
+    (
+        Param::HostGb,
+        f(
+            "RAM del equipo",
+            "GB",
+            "La RAM de una máquina, para descargar; 0: desconocida, y cada descarga dice cuánta necesita.",
+        ),
+    ),
+    (
         Param::OverheadGb,
         f(
             "Sobrecarga",
@@ -1244,6 +1260,8 @@ pub(super) static ES: Words = Words {
     lever_bf16: "BF16 puro (pesos y optimizador en BF16)",
     lever_tp: "paralelismo tensorial",
     fits_lower: "cabe",
+    fix_host_needs: "necesita RAM del equipo:",
+    fix_fits_optimistic: "cabe solo hacia el extremo optimista del rango",
     cost_compute: "de cómputo (recomputación)",
     cost_pcie: "por PCIe en cada paso",
     cost_at: "a",

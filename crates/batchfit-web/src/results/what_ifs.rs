@@ -1,14 +1,16 @@
 //! For a configuration that does not fit: the same estimate with one change
-//! each.
+//! each, each a link that applies it.
 
 use crate::prelude::*;
 use batchfit_core::memory::{Change, WhatIf};
 use batchfit_core::query::Form;
 
-use crate::dom::{self, El, el, rx};
+use crate::dom::{self, El, Ev, el, rx};
 use crate::format::short;
 use crate::i18n::{self, Lang};
+use crate::location;
 use crate::state::State;
+use batchfit_core::query;
 
 /// For a configuration that does not fit: the same estimate with one change
 /// each. The items read their change by position, so an edit updates them in
@@ -18,13 +20,31 @@ pub(super) fn what_ifs(state: State) -> El {
     // One binding writes an item, and only when its change, the language or
     // the units changed.
     let item = move |index: usize| {
-        let (label, value) = (el("span"), el("span").class("value"));
+        // The change is a link to the changed configuration; a click applies
+        // it in place, as a fix's does.
+        let label = el("a").on(
+            Ev::Click,
+            Box::new(move |event| {
+                event.prevent_default();
+                let changed = state
+                    .what_ifs
+                    .with_untracked(|options| options.get(index).map(|o| o.config));
+                if let Some(config) = changed {
+                    state.apply(&config);
+                }
+            }),
+        );
+        let value = el("span").class("value");
         let cost = el("span").class("legend cost");
         let li = el("li")
             .child(label.clone())
             .child(value.clone())
             .child(cost.clone());
-        let (element, value_element) = (li.node().clone(), value.node().clone());
+        let (element, value_element, link) = (
+            li.node().clone(),
+            value.node().clone(),
+            label.node().clone(),
+        );
         let (label, value, cost) = (label.text_node(), value.text_node(), cost.text_node());
         dom::bind(
             rx(move || {
@@ -45,6 +65,8 @@ pub(super) fn what_ifs(state: State) -> El {
                 let fits = option.estimate.fits == Some(true);
                 let _ = element.class_list().toggle_with_force("fits", fits);
                 let _ = element.set_attribute("data-change", option.change.name());
+                let href = location::url_for(&query::to_query(&option.config));
+                let _ = link.set_attribute("href", &href);
                 let required = option.estimate.required;
                 let _ = value_element.set_attribute("data-bytes", &required.to_string());
                 label.set_data(&change_label(lang, &option));

@@ -1,5 +1,5 @@
 use super::*;
-use crate::memory::{Change, FRAGMENTATION_PERCENT, what_ifs};
+use crate::memory::{Change, FRAGMENTATION_PERCENT, gpus_needed, what_ifs};
 use crate::presets;
 use crate::query::{parse, tests::any_config, to_query};
 use crate::transformer::RecomputeMethod;
@@ -235,7 +235,7 @@ fn more_gpus_are_a_count_and_parameter_offload_moves_the_weights_twice() {
     // Llama-3.1-70B in BF16 with full recomputation, 1 × 4,096 tokens, on
     // H100s: the fixes that keep the task add GPUs or offload.
     let c = config(
-        "form=transformer&model=llama-3.1-70b&recipe=bf16&recompute=full&batch=1&seq=4096&gpu=h100-80gb",
+        "form=transformer&model=llama-3.1-70b&recipe=bf16&recompute=full&batch=1&seq=4096&gpu=h100-80gb&max_gpus=64",
     );
     let found = fixes(&c);
     assert!(!found.is_empty());
@@ -316,7 +316,7 @@ fn the_other_forms_and_inference_have_their_own_levers() {
 /// bench (`cargo bench -p batchfit-core --bench estimate -- fixes`) times it.
 #[test]
 fn the_search_is_bounded() {
-    let kinds = strongest_levers(&config(LLAMA_AMP_H100)).len();
+    let kinds = strongest_levers(&config(&format!("{LLAMA_AMP_H100}&max_gpus=64"))).len();
     let sets: usize = (1..=MAX_LEVERS).map(|k| subsets(kinds, k).len()).sum();
     assert_eq!(kinds, 10);
     assert_eq!(sets, 10 + 45 + 120 + 210);
@@ -359,6 +359,12 @@ fn pick<T: Copy + std::fmt::Debug + 'static>(all: &'static [T]) -> impl Strategy
     (0..all.len()).prop_map(move |i| all[i])
 }
 
+/// Whether `config` fits `device` and the host, by its whole estimate.
+fn fits(config: &Config, device: u128) -> bool {
+    let e = estimate(config);
+    e.required <= device && fits_host(config, e.cpu_memory)
+}
+
 /// The properties of [`fixes`] on one configuration.
 fn check_fixes(config: &Config) -> Result<(), TestCaseError> {
     let found = fixes(config);
@@ -391,6 +397,28 @@ fn check_fixes(config: &Config) -> Result<(), TestCaseError> {
         let back = parse(&to_query(&fix.config));
         prop_assert_eq!(&back.problems, &vec![]);
         prop_assert_eq!(estimate(&back.config), fix.estimate);
+    }
+    // Bounded by what the user has: no fix takes more GPUs than `max_gpus`
+    // (or the job's own), nor more host RAM than `host_gb` where given.
+    for fix in &found {
+        let t = &fix.config.transformer;
+        prop_assert!(
+            total_gpus(&fix.config, replicas(&fix.config)) <= gpu_budget(config),
+            "{:?}: {} × {} × {} × {} GPUs",
+            fix.levers,
+            t.gpus,
+            t.tp,
+            t.pp,
+            t.cp
+        );
+        if config.host_gb > 0 {
+            prop_assert!(
+                host_memory(&fix.config, fix.estimate.cpu_memory)
+                    <= u128::from(config.host_gb) * 10_000_000,
+                "{:?}",
+                fix.levers
+            );
+        }
     }
     // Inference is advised as inference: tensor parallelism over a degree
     // that divides the heads, never ZeRO, no optimizer step to lose tokens
@@ -433,14 +461,20 @@ fn check_fixes(config: &Config) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// Qwen2.5-7B serving 4 × 32,768 tokens on one RTX 4090 (issue 28): the
-/// advice is tensor parallelism over 2 GPUs (28 query and 4 key-value
-/// heads: 2 and 4 divide both, 8 does not), a smaller batch or a shorter
-/// prompt; never ZeRO, which is training's, nor tokens per optimizer step.
+/// Qwen2.5-7B serving 4 × 32,768 tokens on one RTX 4090 (issue 28): with
+/// GPUs to spare (`max_gpus`), the advice is tensor parallelism over 2 GPUs
+/// (28 query and 4 key-value heads: 2 and 4 divide both, 8 does not), a
+/// smaller batch or a shorter prompt; never ZeRO, which is training's, nor
+/// tokens per optimizer step. On the one card alone, no fix adds a GPU.
 #[test]
 fn inference_is_advised_tensor_parallelism() {
-    let c =
+    let one_card =
         config("form=transformer&model=qwen2.5-7b&mode=inference&batch=4&seq=32768&gpu=rtx-4090");
+    assert!(!fixes(&one_card).is_empty());
+    assert!(fixes(&one_card).iter().all(|f| f.cost.extra_gpus() == 0));
+    let c = config(
+        "form=transformer&model=qwen2.5-7b&mode=inference&batch=4&seq=32768&gpu=rtx-4090&max_gpus=8",
+    );
     assert_eq!(
         serving_tp(&c.transformer).collect::<Vec<_>>(),
         [2, 4],

@@ -1,0 +1,81 @@
+use super::*;
+use crate::query::{parse, tests::any_config};
+use proptest::prelude::*;
+
+fn config(query: &str) -> Config {
+    let parsed = parse(query);
+    assert_eq!(parsed.problems, [], "{query}");
+    parsed.config
+}
+
+/// The one-card user of issue 28: Llama-3.1-8B, full fine-tune in AMP, 16 ×
+/// 2,048 tokens on an RTX 4090. Before, the first fix fitted with 30 MB to
+/// spare and only at the optimistic end, and needed 128 GB of host RAM
+/// unsaid; ZeRO over 31 GPUs came next. Now no fix adds a GPU, the first
+/// fit even at the pessimistic end, and each says the host RAM it needs.
+#[test]
+fn a_one_card_user_is_advised_on_one_card_with_a_margin() {
+    let c = config("form=transformer&model=llama-3.1-8b&gpu=rtx-4090");
+    let device = c.device.map(|d| d.bytes()).expect("a device");
+    let advice = fixes(&c);
+    assert!(!advice.is_empty());
+    assert!(advice[0].fits_pessimistic, "{:?}", advice[0].fix.levers);
+    for a in &advice {
+        assert_eq!(a.fix.cost.extra_gpus(), 0, "{:?}", a.fix.levers);
+        let e = &a.fix.estimate;
+        let fit = confidence::fit(&a.fix.config, e).expect("a range");
+        assert_eq!(a.fits_pessimistic, fit.pessimistic <= device);
+        assert_eq!(
+            a.host_memory,
+            memory::host_memory(&a.fix.config, e.cpu_memory)
+        );
+    }
+    // With 64 GB of host RAM, no fix needs more.
+    let small_host = config("form=transformer&model=llama-3.1-8b&gpu=rtx-4090&host_gb=64");
+    for a in fixes(&small_host) {
+        assert!(a.host_memory <= 64_000_000_000, "{:?}", a.fix.levers);
+    }
+}
+
+/// docs/model.md §5's example: on one H100, the estimate's cheapest fix
+/// (micro-batch 1 in pure BF16, 83.26 GB of 85.52) does not fit at the
+/// pessimistic end; the first piece of advice is parameter offload at
+/// micro-batch 2, which needs 16 bytes per parameter on the host.
+#[test]
+fn the_documented_one_h100_example() {
+    let c = config("form=transformer&model=llama-3.1-8b&gpu=h100-80gb&recipe=amp");
+    let cheapest = &memory::fixes(&c)[0];
+    assert_eq!(cheapest.estimate.required, 83_261_029_684);
+    assert!(!fits_pessimistic(&cheapest.config, true));
+    let first = &fixes(&c)[0];
+    assert_eq!(
+        first.fix.levers,
+        [
+            memory::Lever::ParamOffload,
+            memory::Lever::Batch { batch: 2 }
+        ]
+    );
+    assert!(first.fits_pessimistic);
+    assert_eq!(first.host_memory, 16 * 8_030_261_248);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Every piece of advice is a fix of the configuration, those that fit
+    /// at the pessimistic end first; each says truly whether it does.
+    #[test]
+    fn sure_fixes_come_first_and_each_says_what_it_is(config in any_config()) {
+        let advice = fixes(&config);
+        prop_assert!(advice.len() <= memory::FIXES);
+        if memory::estimate(&config).fits != Some(false) {
+            prop_assert!(advice.is_empty());
+        }
+        prop_assert!(advice.windows(2).all(|w| w[0].fits_pessimistic >= w[1].fits_pessimistic));
+        for a in &advice {
+            prop_assert_eq!(a.fix.estimate.fits, Some(true));
+            prop_assert_eq!(a.fits_pessimistic, fits_pessimistic(&a.fix.config, true));
+            prop_assert!(memory::fits_host(&a.fix.config, a.fix.estimate.cpu_memory));
+        }
+    }
+}
