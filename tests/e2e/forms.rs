@@ -285,7 +285,7 @@ async fn the_language_switch_translates_and_keeps_the_numbers() {
     browser.click("lang-es").await;
     browser
         .wait_until("the Spanish headline", || async {
-            browser.text("headline").await == "Activaciones 85.90 GB"
+            browser.text("headline").await == "Activaciones 85,90 GB"
         })
         .await;
     assert!(
@@ -298,8 +298,35 @@ async fn the_language_switch_translates_and_keeps_the_numbers() {
         browser.js("return document.title").await,
         "batchfit — ¿cabe este lote?"
     );
-    assert_eq!(browser.text("activations-per-sample").await, "5.369 GB");
-    assert_eq!(browser.text("activations").await, "85.90 GB");
+    // Spanish writes the decimal comma (issue 28): "5,369 GB" is five point
+    // three, not five thousand.
+    assert_eq!(browser.text("activations-per-sample").await, "5,369 GB");
+    assert_eq!(browser.text("activations").await, "85,90 GB");
+    // And reads it: k = 9,5 is 9.5, the address keeps the URL's notation,
+    // and back in English the field says 9.5.
+    browser.type_into("k", "9,5").await;
+    browser
+        .wait_until("k = 9.5 in the address", || async {
+            browser
+                .js("return location.search")
+                .await
+                .as_str()
+                .is_some_and(|q| q.contains("k=9.5"))
+        })
+        .await;
+    assert!(!browser.stale().await);
+    browser.click("lang-en").await;
+    browser
+        .wait_until("the English field", || async {
+            browser.field_value("k").await == "9.5"
+        })
+        .await;
+    browser.click("lang-es").await;
+    browser
+        .wait_until("the Spanish field", || async {
+            browser.field_value("k").await == "9,5"
+        })
+        .await;
     assert_eq!(
         browser.js("return document.documentElement.lang").await,
         "es"

@@ -196,7 +196,7 @@ fn table(a: &Config, b: &Config, lang: Lang) -> El {
         .child(el("td"));
     let body = rows(w, (a, &ea), (b, &eb)).into_iter().map(|row| {
         let show = |n: u128| match (row.bytes, n) {
-            (true, n) => short(n, units),
+            (true, n) => short(lang, n, units),
             (false, 0) => "–".to_owned(),
             (false, n) => i18n::group(lang, n),
         };
@@ -234,7 +234,7 @@ fn difference(lang: Lang, units: Units, row: &Row) -> String {
         ('−', row.a - row.b)
     };
     let amount = if row.bytes {
-        short(size, units)
+        short(lang, size, units)
     } else {
         i18n::group(lang, size)
     };

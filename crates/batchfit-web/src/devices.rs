@@ -89,11 +89,11 @@ fn table(
         let id = fit.device.id;
         let spare = fit.spare();
         let spare = match u128::try_from(spare) {
-            Ok(bytes) => short(bytes, units),
+            Ok(bytes) => short(lang, bytes, units),
             Err(_) => format!(
                 "{} {}",
                 w.devices_short_by,
-                short(spare.unsigned_abs(), units)
+                short(lang, spare.unsigned_abs(), units)
             ),
         };
         let tr = el("tr")
@@ -117,7 +117,7 @@ fn table(
                     .text(&preset_name(lang, fit.device)),
             ),
         )
-        .child(el("td").text(&short(fit.device.bytes, units)))
+        .child(el("td").text(&short(lang, fit.device.bytes, units)))
         .child(el("td").text(if fit.fits { "✓" } else { "✗" }))
         .child(
             el("td")

@@ -19,7 +19,7 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
     let w = language.words;
     // A word of the formula: the table's heading, in lower case.
     let term = |heading: &str| heading.to_lowercase();
-    let s = |bytes| short(bytes, units);
+    let s = |bytes| short(lang, bytes, units);
     match config.form {
         Form::Activations => {
             let a = &config.activations;
@@ -38,7 +38,7 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
                 a.hidden,
                 layers,
                 a.precision.bytes(),
-                format_hundredths(a.k.hundredths()),
+                i18n::decimal(lang, &format_hundredths(a.k.hundredths())),
                 s(e.activations)
             )];
             lines.push(w.formula_rule.to_owned());
@@ -76,7 +76,7 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
                 "{} = {} × {} MB = {}",
                 term(w.activations),
                 p.batch,
-                format_hundredths(p.act_mb),
+                i18n::decimal(lang, &format_hundredths(p.act_mb)),
                 s(e.activations)
             ));
             lines
@@ -133,7 +133,7 @@ fn peak_line(lang: Lang, e: &Estimate, units: Units) -> String {
             format!(
                 "{} {}",
                 crate::format::component_label(w, c).to_ascii_lowercase(),
-                short(bytes, units)
+                short(lang, bytes, units)
             )
         })
         .collect();
@@ -141,7 +141,7 @@ fn peak_line(lang: Lang, e: &Estimate, units: Units) -> String {
         "{} = {} = {}",
         w.peak_allocated.to_ascii_lowercase(),
         parts.join(" + "),
-        short(e.peak_allocated, units)
+        short(lang, e.peak_allocated, units)
     )
 }
 

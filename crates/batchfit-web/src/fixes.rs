@@ -73,7 +73,7 @@ fn item(state: State, advice: &Advice, lang: Lang, units: Units) -> El {
         el("span").class("legend host").text(&format!(
             "{} {}",
             w.fix_host_needs,
-            short(advice.host_memory, units)
+            short(lang, advice.host_memory, units)
         ))
     });
     let optimistic = (!advice.fits_pessimistic).then(|| {
@@ -103,7 +103,7 @@ fn item(state: State, advice: &Advice, lang: Lang, units: Units) -> El {
         )
         .child(el("span").class("value").text(&format!(
             "{} — ✓ {}",
-            short(fix.estimate.required, units),
+            short(lang, fix.estimate.required, units),
             w.fits_lower
         )))
         .children(optimistic)
@@ -141,10 +141,15 @@ pub fn lever(lang: Lang, lever: Lever, transformer: bool, inference: bool) -> St
     }
 }
 
-/// A hundredths-of-a-percent share as "31.2 %".
-fn share(bp: u128) -> String {
+/// A hundredths-of-a-percent share as "31.2 %" ("31,2 %" in Spanish).
+fn share(lang: Lang, bp: u128) -> String {
     let tenths = (bp + 5) / 10;
-    format!("{}.{} %", tenths / 10, tenths % 10)
+    format!(
+        "{}{}{} %",
+        tenths / 10,
+        i18n::decimal_point(lang),
+        tenths % 10
+    )
 }
 
 /// What a change costs besides memory, in words: only the figures that are
@@ -155,16 +160,17 @@ pub fn costs(lang: Lang, cost: &Cost, units: Units) -> String {
     let mut out: Vec<String> = Vec::new();
     let recompute = cost.recompute_share_bp();
     if recompute > 0 && cost.after.recompute_flops > cost.before.recompute_flops {
-        out.push(format!("+{} {}", share(recompute), w.cost_compute));
+        out.push(format!("+{} {}", share(lang, recompute), w.cost_compute));
     }
     let (before, after) = (&cost.before, &cost.after);
     if after.pcie_bytes > before.pcie_bytes {
         let tenths = after.pcie_micros().div_ceil(100_000);
         out.push(format!(
-            "{} {} ({}.{} s {} {} GB/s)",
-            short(after.pcie_bytes, units),
+            "{} {} ({}{}{} s {} {} GB/s)",
+            short(lang, after.pcie_bytes, units),
             w.cost_pcie,
             tenths / 10,
+            i18n::decimal_point(lang),
             tenths % 10,
             w.cost_at,
             PCIE_BYTES_PER_SECOND / 1_000_000_000
@@ -177,7 +183,7 @@ pub fn costs(lang: Lang, cost: &Cost, units: Units) -> String {
         out.push(format!(
             "{} {}",
             w.cost_trains,
-            share(cost.trainable_share_bp())
+            share(lang, cost.trainable_share_bp())
         ));
     }
     if cost.tokens_lost() > 0 {

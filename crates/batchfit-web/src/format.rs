@@ -15,15 +15,16 @@ use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n::{self, Lang, Words};
 use crate::state::State;
 
-/// Three significant figures, for prose: "98.4 GB", "5.37 GB", "171 GB".
-pub fn short(bytes: u128, units: Units) -> String {
+/// Three significant figures, for prose, in the reader's notation: "98.4
+/// GB", "5.37 GB", "171 GB"; in Spanish "98,4 GB".
+pub fn short(lang: Lang, bytes: u128, units: Units) -> String {
     let size = units::size(bytes, units);
     let decimals = match size.value() {
         v if size.unit == "B" || v >= 100.0 => 0,
         v if v >= 10.0 => 1,
         _ => 2,
     };
-    size.with_decimals(decimals).to_string()
+    i18n::decimal(lang, &size.with_decimals(decimals).to_string())
 }
 
 /// A labelled size with its exact bytes in `data-bytes` and in the tooltip.
@@ -41,7 +42,7 @@ pub fn size(state: State, testid: &str, bytes: Rc<dyn Fn() -> u128>) -> El {
         Box::new(move |&(bytes, units, lang)| {
             let _ = element.set_attribute("data-bytes", &bytes.to_string());
             let _ = element.set_attribute("title", &i18n::exact_bytes(lang, bytes));
-            text.set_data(&units::format_bytes(bytes, units));
+            text.set_data(&i18n::decimal(lang, &units::format_bytes(bytes, units)));
         }),
     );
     span
@@ -78,7 +79,10 @@ pub fn device_name(lang: Lang, device: Device) -> String {
         Device::Custom { hundredths_gb } => {
             format!(
                 "{} GB",
-                batchfit_core::fields::format_hundredths(hundredths_gb)
+                i18n::decimal(
+                    lang,
+                    &batchfit_core::fields::format_hundredths(hundredths_gb)
+                )
             )
         }
     }

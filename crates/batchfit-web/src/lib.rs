@@ -438,7 +438,7 @@ fn top_bar(state: State) -> El {
     let units = state.text(Param::Units);
     let switch_lang = move |to: Lang| {
         let switch = move || {
-            lang.set(to);
+            state.set_lang(to);
             state.text(Param::Lang).set(to.name().to_owned());
         };
         if i18n::ready(to) {

@@ -122,13 +122,13 @@ fn panel(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
 }
 
 /// A difference in bytes with its sign ("−32.1 GB", "+1.20 GB", "0 B").
-fn signed(bytes: i128, units: Units) -> String {
+fn signed(lang: Lang, bytes: i128, units: Units) -> String {
     let sign = match bytes {
         0 => "",
         ..0 => "−",
         _ => "+",
     };
-    format!("{sign}{}", short(bytes.unsigned_abs(), units))
+    format!("{sign}{}", short(lang, bytes.unsigned_abs(), units))
 }
 
 /// One reading: measured beside predicted, the difference, what could explain it.
@@ -146,16 +146,21 @@ fn result(c: &Comparison, lang: Lang, units: Units) -> El {
     };
     let percent = c.error_tenths.map_or(String::new(), |t| {
         let a = t.unsigned_abs();
-        format!(" ({sign}{}.{} %)", a / 10, a % 10)
+        format!(
+            " ({sign}{}{}{} %)",
+            a / 10,
+            i18n::decimal_point(lang),
+            a % 10
+        )
     });
     let line = format!(
         "{reading}: {} {} · {} {} · {} {sign}{}{percent}",
         w.measure_measured,
-        short(c.measured.bytes, units),
+        short(lang, c.measured.bytes, units),
         w.measure_predicted,
-        short(c.predicted, units),
+        short(lang, c.predicted, units),
         w.measure_difference,
-        short(size, units),
+        short(lang, size, units),
     );
     let terms = c.explanations.iter().map(|x| {
         let how = match x.fit {
@@ -167,8 +172,8 @@ fn result(c: &Comparison, lang: Lang, units: Units) -> El {
         let how = match x.range {
             Some((lo, hi)) => format!(
                 "{how} ({} … {} {})",
-                signed(lo, units),
-                signed(hi, units),
+                signed(lang, lo, units),
+                signed(lang, hi, units),
                 w.measure_here
             ),
             None => how.to_owned(),

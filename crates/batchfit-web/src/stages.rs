@@ -52,8 +52,8 @@ pub fn stages(state: State) -> El {
                     };
                     tr.child(el("th").attr("scope", "row").text(&stage.index.to_string()))
                         .child(el("td").text(&what))
-                        .child(el("td").text(&short(stage.estimate.peak_allocated, *units)))
-                        .child(el("td").text(&short(stage.estimate.required, *units)))
+                        .child(el("td").text(&short(*lang, stage.estimate.peak_allocated, *units)))
+                        .child(el("td").text(&short(*lang, stage.estimate.required, *units)))
                 };
                 vec![
                     el("h3").text(w.stages_title),

@@ -12,6 +12,7 @@ use std::time::Duration;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 
+use crate::i18n;
 use crate::prelude::*;
 
 /// The device select's value for "type a capacity".
@@ -264,10 +265,34 @@ impl State {
         self.commit();
     }
 
+    /// Switches the page's language, rewriting every number in the fields in
+    /// its notation ("9,5" in Spanish is "9.5" in English); a field whose
+    /// text is not a number keeps it, as typed.
+    pub fn set_lang(&self, to: Lang) {
+        let from = self.lang.get_untracked();
+        if from != to {
+            for &param in Param::ALL {
+                if numeric(param) {
+                    let signal = self.text(param);
+                    let text = signal.get_untracked();
+                    if let Some(machine) = in_url_notation(from, &text) {
+                        let renotated = localized(to, param, machine);
+                        if renotated != text {
+                            signal.set(renotated);
+                        }
+                    }
+                }
+            }
+        }
+        self.lang.set(to);
+    }
+
     /// Fills every field from `config` (at start, and when a preset or a pasted
     /// config.json replaces the architecture).
     pub fn load(&self, config: &Config) {
+        let lang = self.lang.get_untracked();
         for (param, value) in query::values(config) {
+            let value = localized(lang, param, value);
             let signal = self.text(param);
             // Only the texts that change: a preset rewrites a handful of the
             // sixty fields, and each set wakes that field's views.
@@ -285,10 +310,10 @@ impl State {
 
 /// What the fields say, read by the core as a query (`query::parse_fields`):
 /// the form, its own parameters and the common ones. Empty optional choices
-/// (no preset, no device, the browser's language) send nothing. In Spanish, a
-/// whole number written with dots for thousands ("2.048") is sent as its
-/// digits: a whole-number field has no other reading of it
-/// (`fields::dots_as_grouping`).
+/// (no preset, no device, the browser's language) send nothing. In Spanish,
+/// numbers are read as Spanish writes them, the decimal comma and dots or
+/// spaces between thousands ("9,5", "2.048": `fields::spanish_number`),
+/// and sent in the URL's notation.
 fn parse_fields(texts: &Texts, form: Form, lang: Lang) -> query::Parsed {
     let device = texts[Param::Gpu.index()].get();
     query::parse_fields(form, |param| {
@@ -299,11 +324,46 @@ fn parse_fields(texts: &Texts, form: Form, lang: Lang) -> query::Parsed {
             Param::GpuGb => device == CUSTOM_DEVICE,
             _ => true,
         };
-        sends.then(|| match (lang, param.input()) {
-            (Lang::Es, Input::Whole) => fields::dots_as_grouping(&value).unwrap_or(value),
-            _ => value,
+        sends.then(|| match lang {
+            Lang::Es if numeric(param) => fields::spanish_number(&value).unwrap_or(value),
+            Lang::Es | Lang::En => value,
         })
     })
+}
+
+/// Whether a parameter's field holds a number, which each language writes
+/// in its own notation.
+fn numeric(param: Param) -> bool {
+    matches!(param.input(), Input::Whole | Input::Decimal | Input::Count)
+}
+
+/// A number typed in `lang`'s notation, in the URL's; `None` where the text
+/// is not a number (it stays as typed).
+fn in_url_notation(lang: Lang, text: &str) -> Option<String> {
+    let number = |text: &str| {
+        let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        fields::parse_number(digits).is_ok()
+    };
+    match lang {
+        Lang::Es => fields::spanish_number(text).filter(|machine| number(machine)),
+        // English groups with commas and spaces, which the URL's notation
+        // leaves out; a number parses only with them between thousands.
+        Lang::En => number(text).then(|| {
+            text.trim()
+                .chars()
+                .filter(|c| !matches!(c, ',' | ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}'))
+                .collect()
+        }),
+    }
+}
+
+/// A field's text in `lang`'s notation, from the URL's.
+fn localized(lang: Lang, param: Param, value: String) -> String {
+    if numeric(param) {
+        i18n::decimal(lang, &value)
+    } else {
+        value
+    }
 }
 
 /// Whether the user's system asks for a dark theme, kept current by the media

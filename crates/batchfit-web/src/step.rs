@@ -10,7 +10,7 @@ use crate::charts::{self, Component, TimelineChart};
 use crate::dom::{El, Ev, el, rx};
 use crate::fields::event_value;
 use crate::format::{device_name, short};
-use crate::i18n::{self, Words};
+use crate::i18n::{self, Lang, Words};
 use crate::state::State;
 use wasm_bindgen::JsCast;
 
@@ -46,7 +46,12 @@ fn peak_index(points: &[TimelinePoint]) -> usize {
 
 /// Each phase with its largest total, in order: "forward pass up to 40.1 GB;
 /// the loss 52.3 GB (the peak); …".
-fn summary(w: &Words, points: &[TimelinePoint], units: batchfit_core::units::Units) -> String {
+fn summary(
+    lang: Lang,
+    w: &Words,
+    points: &[TimelinePoint],
+    units: batchfit_core::units::Units,
+) -> String {
     let peak = peak_index(points);
     let mut phases: Vec<(Moment, u128, bool)> = Vec::new();
     for (i, point) in points.iter().enumerate() {
@@ -63,7 +68,11 @@ fn summary(w: &Words, points: &[TimelinePoint], units: batchfit_core::units::Uni
         .iter()
         .map(|&(moment, most, is_peak)| {
             let peak = if is_peak { w.step_is_peak } else { "" };
-            format!("{} {}{peak}", moment_name(w, moment), short(most, units))
+            format!(
+                "{} {}{peak}",
+                moment_name(w, moment),
+                short(lang, most, units)
+            )
         })
         .collect();
     format!("{}: {}.", w.step_title, text.join("; "))
@@ -98,13 +107,14 @@ pub fn step(state: State) -> El {
                     .map(|d| (device_name(lang.get(), d), d.bytes())),
                 y_label: w.step_axis.to_owned(),
                 units: config.units,
+                lang: lang.get(),
                 dark: state.dark.get(),
             }
         }
     };
     let chart_label = rx(move || {
         let units = state.config.get().units;
-        summary(w(), &points(), units)
+        summary(lang.get(), w(), &points(), units)
     });
     // The chart's data for tests and tools: its points and its largest total.
     let canvas = charts::timeline_canvas(rx(make_chart), chart_label)
@@ -153,14 +163,14 @@ pub fn step(state: State) -> El {
                             format!(
                                 "{} {}",
                                 crate::format::component_label(w, c),
-                                short(bytes, units)
+                                short(lang.get(), bytes, units)
                             )
                         })
                         .collect();
                     format!(
                         "{}: {} ({})",
                         point_name(w, point),
-                        short(point.bytes.sum(), units),
+                        short(lang.get(), point.bytes.sum(), units),
                         items.join(" + ")
                     )
                 })

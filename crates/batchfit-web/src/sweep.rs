@@ -35,10 +35,10 @@ pub fn markdown(lang: Lang, rows: &[SweepRow], units: Units) -> String {
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} |\n",
             i18n::group(lang, u128::from(row.batch)),
-            units::format_bytes(row.model_states, units),
-            units::format_bytes(row.activations, units),
-            units::format_bytes(row.total, units),
-            units::format_bytes(row.required, units),
+            i18n::decimal(lang, &units::format_bytes(row.model_states, units)),
+            i18n::decimal(lang, &units::format_bytes(row.activations, units)),
+            i18n::decimal(lang, &units::format_bytes(row.total, units)),
+            i18n::decimal(lang, &units::format_bytes(row.required, units)),
         ));
     }
     out
@@ -83,6 +83,7 @@ pub fn sweep(state: State) -> El {
             x_label: w().sweep_batch.to_owned(),
             y_label: w().sweep_axis.to_owned(),
             units: config.units,
+            lang: lang.get(),
             dark: state.dark.get(),
         }
     });
@@ -92,7 +93,7 @@ pub fn sweep(state: State) -> El {
             .sweep
             .get()
             .iter()
-            .map(|r| format!("{} → {}", r.batch, short(r.required, units)))
+            .map(|r| format!("{} → {}", r.batch, short(lang.get(), r.required, units)))
             .collect();
         format!("{}: {}", w().sweep_title, points.join(", "))
     });
@@ -250,7 +251,7 @@ fn row(state: State, index: usize) -> El {
                 let _ = cell
                     .node()
                     .set_attribute("title", &i18n::exact_bytes(lang, bytes));
-                text.set_data(&units::format_bytes(bytes, units));
+                text.set_data(&i18n::decimal(lang, &units::format_bytes(bytes, units)));
             }
         }),
     );

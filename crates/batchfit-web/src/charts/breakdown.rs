@@ -1,5 +1,6 @@
 //! The stacked breakdown bar with the device's capacity.
 
+use crate::i18n;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_backend::text_anchor::{HPos, VPos};
@@ -56,11 +57,12 @@ pub(super) fn breakdown<DB: DrawingBackend>(
     }
 
     segment(area, (left, axis), (right, axis), theme.fg.into())?;
-    let room = f64::from(right - left) / f64::from(text_width(&tick(x_max, unit)) + 16);
+    let room = f64::from(right - left)
+        / f64::from(text_width(&i18n::decimal(chart.lang, &tick(x_max, unit))) + 16);
     for value in round_ticks(x_max, room.clamp(2.0, 8.0) as usize) {
         let at = x.at(value);
         segment(area, (at, axis), (at, axis + 3), theme.fg.into())?;
-        let text = tick(value, unit);
+        let text = i18n::decimal(chart.lang, &tick(value, unit));
         // Centred under its tick, but never past the canvas's edges.
         let half = text_width(&text) / 2;
         let centre = at.min(width - half).max(half);

@@ -18,6 +18,8 @@ mod timeline;
 
 use batchfit_core::units::Units;
 
+use crate::i18n::Lang;
+
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_backend::BackendCoord;
@@ -62,6 +64,8 @@ pub struct BreakdownChart {
     /// (device name such as "H100 80GB", bytes).
     pub capacity: Option<(String, u128)>,
     pub units: Units,
+    /// The page's language: the decimal separator of the numbers drawn.
+    pub lang: Lang,
     /// Light text and axes, for a dark background.
     pub dark: bool,
 }
@@ -78,6 +82,8 @@ pub struct SweepChart {
     pub x_label: String,
     pub y_label: String,
     pub units: Units,
+    /// The page's language: the decimal separator of the numbers drawn.
+    pub lang: Lang,
     pub dark: bool,
 }
 
@@ -94,6 +100,8 @@ pub struct TimelineChart {
     pub capacity: Option<(String, u128)>,
     pub y_label: String,
     pub units: Units,
+    /// The page's language: the decimal separator of the numbers drawn.
+    pub lang: Lang,
     pub dark: bool,
 }
 

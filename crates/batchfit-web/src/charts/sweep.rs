@@ -1,5 +1,6 @@
 //! Memory against batch size, on a log2 axis, with the capacity line.
 
+use crate::i18n;
 use batchfit_core::units::format_bytes;
 
 use plotters::coord::Shift;
@@ -59,7 +60,7 @@ pub(super) fn sweep<DB: DrawingBackend>(
     // it: the batch labels, then the horizontal axis's name.
     let y_ticks: Vec<(f64, String)> = round_ticks(y_max, (height / 40).clamp(2, 8) as usize)
         .into_iter()
-        .map(|value| (value, tick(value, unit)))
+        .map(|value| (value, i18n::decimal(chart.lang, &tick(value, unit))))
         .collect();
     let widest_y = y_ticks.iter().map(|t| text_width(&t.1)).max().unwrap_or(0);
     let (left, right) = (8 + (widest_y + 26).min(width / 2), width - 8);
@@ -164,7 +165,11 @@ pub(super) fn sweep<DB: DrawingBackend>(
         } else {
             (HPos::Left, 8)
         };
-        let text = format!("{}: {}", chosen.0, format_bytes(chosen.1, chart.units));
+        let text = format!(
+            "{}: {}",
+            chosen.0,
+            i18n::decimal(chart.lang, &format_bytes(chosen.1, chart.units))
+        );
         draw_label(
             area,
             &text,

@@ -85,6 +85,7 @@ fn breakdown_chart(capacity: Option<u128>) -> BreakdownChart {
         ],
         capacity: capacity.map(|bytes| ("H100 80GB".into(), bytes)),
         units: Units::Decimal,
+        lang: Lang::En,
         dark: false,
     }
 }
@@ -101,6 +102,7 @@ fn sweep_chart(capacity: Option<u128>) -> SweepChart {
         x_label: "Batch size".into(),
         y_label: "Memory".into(),
         units: Units::Binary,
+        lang: Lang::En,
         dark: false,
     }
 }
@@ -218,6 +220,7 @@ fn timeline_chart(capacity: Option<u128>) -> TimelineChart {
         capacity: capacity.map(|c| ("H100 80GB".to_owned(), c)),
         y_label: "Allocated".into(),
         units: Units::Decimal,
+        lang: Lang::En,
         dark: false,
     }
 }
@@ -458,6 +461,7 @@ fn extreme_inputs_draw_or_not_but_never_panic() {
                     segments: segments.clone(),
                     capacity: capacity.map(|c| ("GPU".into(), c)),
                     units,
+                    lang: Lang::En,
                     dark: true,
                 };
                 let (drawn, svg) = render(size, |a| draw_breakdown(a, &chart, &width));

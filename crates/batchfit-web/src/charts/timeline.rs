@@ -1,5 +1,6 @@
 //! The step as a timeline: what is alive at each moment, stacked.
 
+use crate::i18n;
 use batchfit_core::units::format_bytes;
 
 use plotters::coord::Shift;
@@ -43,7 +44,7 @@ impl TimelineLayout {
         };
         let ticks: Vec<(f64, String)> = round_ticks(y_max, (height / 40).clamp(2, 6) as usize)
             .into_iter()
-            .map(|value| (value, tick(value, unit)))
+            .map(|value| (value, i18n::decimal(chart.lang, &tick(value, unit))))
             .collect();
         let widest = ticks.iter().map(|t| text_width(&t.1)).max().unwrap_or(0);
         Self {
@@ -172,7 +173,10 @@ pub(super) fn timeline<DB: DrawingBackend>(
         let total: u128 = point.iter().map(|c| c.1).sum();
         let peak_y = y.at(total as f64 / layout.unit_bytes);
         segment(area, (at, top - 4), (at, peak_y), theme.fg.stroke_width(2))?;
-        let text = format!("{label}: {}", format_bytes(total, chart.units));
+        let text = format!(
+            "{label}: {}",
+            i18n::decimal(chart.lang, &format_bytes(total, chart.units))
+        );
         let (side, dx) = if at > (left + right) / 2 {
             (HPos::Right, -4)
         } else {

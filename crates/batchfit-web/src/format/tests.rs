@@ -49,6 +49,11 @@ fn prose_sizes_have_three_significant_figures() {
         (171_798_691_840, "172 GB"),
         (999, "999 B"),
     ] {
-        assert_eq!(short(bytes, Units::Decimal), want);
+        assert_eq!(short(Lang::En, bytes, Units::Decimal), want);
+        // Spanish writes the decimal comma (issue 28): "98,4 GB".
+        assert_eq!(
+            short(Lang::Es, bytes, Units::Decimal),
+            want.replace('.', ",")
+        );
     }
 }

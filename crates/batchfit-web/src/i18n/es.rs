@@ -59,7 +59,7 @@ fn term(term: Term) -> &'static str {
 fn term_note(term: Term) -> &'static str {
     match term {
         Term::AllocatorSlack => {
-            "la holgura medida allí: del 1.2 % al 27.8 % sobre el pico asignado"
+            "la holgura medida allí: del 1,2 % al 27,8 % sobre el pico asignado"
         }
         Term::CudaContext => "su tabla de contextos medidos",
         Term::NcclBuffers => "cientos de MB",
@@ -69,7 +69,7 @@ fn term_note(term: Term) -> &'static str {
             "la pérdida cuenta la copia de la cabeza y la de una capa, que nunca viven a la vez"
         }
         Term::BackwardWorkspace => {
-            "sus tensores de trabajo y gradientes más allá de los términos modelados: 1.3 % (G039)"
+            "sus tensores de trabajo y gradientes más allá de los términos modelados: 1,3 % (G039)"
         }
         Term::Zero3Buffers => {
             "el cubo de ZeRO-3, los parámetros en tránsito y la partición de gradientes sí se modelan (§3.2)"
@@ -144,7 +144,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "Parámetros",
             "",
-            "Cantidad, p. ej. 7B, 7000M, 125M o 1.3e9.",
+            "Cantidad, p. ej. 7B, 7000M, 125M o 1,3e9.",
         ),
     ),
     (
@@ -901,7 +901,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "Sobrecarga",
             "GB",
-            "Contexto CUDA y búferes del framework; 0.5–2 GB en la práctica.",
+            "Contexto CUDA y búferes del framework; 0,5–2 GB en la práctica.",
         ),
     ),
     (
@@ -1387,7 +1387,7 @@ pub static FAQ_ES: &[(&str, &str)] = &[
     ),
     (
         "¿Por qué nvidia-smi muestra más?",
-        "nvidia-smi muestra todo el proceso: el contexto CUDA (unos 0.3–1.3 GB), los búferes del framework y la memoria que el asignador de PyTorch retiene tras liberar tensores. Eso representan la sobrecarga y el margen de seguridad; los tensores del modelo son el total.",
+        "nvidia-smi muestra todo el proceso: el contexto CUDA (unos 0,3–1,3 GB), los búferes del framework y la memoria que el asignador de PyTorch retiene tras liberar tensores. Eso representan la sobrecarga y el margen de seguridad; los tensores del modelo son el total.",
     ),
     (
         "¿Qué tan exacto es?",

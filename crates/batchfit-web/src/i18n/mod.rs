@@ -18,7 +18,7 @@ use batchfit_core::param::COUNT;
 pub use batchfit_core::query::Lang;
 use batchfit_core::query::Param;
 
-pub use numbers::{bound, exact_bytes, group};
+pub use numbers::{bound, decimal, decimal_point, exact_bytes, group};
 
 /// The label, unit and one-line hint of a form field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

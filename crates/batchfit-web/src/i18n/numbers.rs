@@ -1,9 +1,11 @@
-//! Numbers: both languages write the decimal point (as the worked examples read,
-//! "5.369 GB" in either language: the usage of Mexico, Central America and most
-//! machine-learning writing in Spanish). English groups thousands with commas;
-//! Spanish groups numbers of five or more digits with a narrow no-break space,
-//! as the RAE and ISO 80000 recommend ("1 000 000"), and leaves four-digit
-//! numbers whole ("2048").
+//! Numbers in the reader's notation, one rule for what is printed and what
+//! is typed (docs/url-parameters.md, "Numbers on the page"): English writes
+//! the decimal point and groups thousands with commas ("1,234.5"); Spanish
+//! writes the decimal comma ("85,90 GB") and groups numbers of five or more
+//! digits with a narrow no-break space, as the RAE and ISO 80000 recommend
+//! ("1 000 000"), leaving four-digit numbers whole ("2048"). The Spanish
+//! page reads its fields the same way (`fields::spanish_number`); links and
+//! the CLI keep the URL's notation, the decimal point.
 
 use batchfit_core::fields::{Bound, format_count, format_hundredths_with};
 
@@ -35,12 +37,45 @@ pub fn group(lang: Lang, n: u128) -> String {
 }
 
 /// A field's bound as the language writes it: whole numbers grouped, decimals
-/// with their point and their whole part grouped, counts with their scale
-/// ("1000T").
+/// with their decimal separator and their whole part grouped, counts with
+/// their scale ("1000T").
 pub fn bound(lang: Lang, bound: Bound) -> String {
     match bound {
         Bound::Whole(n) => group(lang, u128::from(n)),
-        Bound::Hundredths(h) => format_hundredths_with(h, |w| group(lang, u128::from(w))),
-        Bound::Count(n) => format_count(n),
+        Bound::Hundredths(h) => decimal(
+            lang,
+            &format_hundredths_with(h, |w| group(lang, u128::from(w))),
+        ),
+        Bound::Count(n) => decimal(lang, &format_count(n)),
     }
+}
+
+/// The language's decimal separator.
+pub fn decimal_point(lang: Lang) -> char {
+    match lang {
+        Lang::En => '.',
+        Lang::Es => ',',
+    }
+}
+
+/// `text`, a number in the URL's notation (or one inside a label, "85.90
+/// GB"), with the language's decimal separator: every point between two
+/// digits is one, since neither notation groups with a point.
+pub fn decimal(lang: Lang, text: &str) -> String {
+    if lang == Lang::En || !text.contains('.') {
+        return text.to_owned();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let digit = |i: Option<&char>| i.is_some_and(char::is_ascii_digit);
+    chars
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if c == '.' && i > 0 && digit(chars.get(i - 1)) && digit(chars.get(i + 1)) {
+                ','
+            } else {
+                c
+            }
+        })
+        .collect()
 }

@@ -22,7 +22,8 @@ fn every_term_that_can_explain_a_measurement_has_a_name_in_both_languages() {
         assert_eq!(names[0], info.term.label(), "{:?}", info.term);
         assert_eq!(term_note(Lang::En, info), info.note, "{:?}", info.term);
         // A note in English has its Spanish, and only then, with the
-        // same figures written the same way (the page's decimal point).
+        // same figures, each in its language's notation (the decimal comma
+        // in Spanish).
         let spanish = term_note(Lang::Es, info);
         assert_eq!(spanish.is_empty(), info.note.is_empty(), "{:?}", info.term);
         let figures = info
@@ -31,7 +32,14 @@ fn every_term_that_can_explain_a_measurement_has_a_name_in_both_languages() {
             .map(|f| f.trim_end_matches('.'))
             .filter(|f| f.starts_with(|c: char| c.is_ascii_digit()));
         for figure in figures {
-            assert!(spanish.contains(figure), "{:?}: {figure}", info.term);
+            // A section of docs/model.md ("§3.2") is a reference, not a
+            // decimal: it stays as written.
+            let written = if info.note.contains(&format!("§{figure}")) {
+                figure.to_owned()
+            } else {
+                decimal(Lang::Es, figure)
+            };
+            assert!(spanish.contains(&written), "{:?}: {written}", info.term);
         }
     }
 }
@@ -76,6 +84,38 @@ fn every_option_label_has_its_spanish_label() {
     assert_eq!(option(Lang::En, Param::Optimizer, "adam8bit"), "Adam 8-bit");
 }
 
+/// One rule for what is typed and what is printed (issue 28): every number
+/// the Spanish page prints in its notation reads back, through the core's
+/// reading of Spanish fields, as the same number in the URL's notation.
+#[test]
+fn a_printed_spanish_number_reads_back() {
+    use batchfit_core::fields::{format_hundredths, spanish_number};
+    for hundredths in [
+        0,
+        1,
+        5,
+        50,
+        99,
+        100,
+        950,
+        104_857,
+        1_000_000_050,
+        12_345_678_901,
+    ] {
+        let machine = format_hundredths(hundredths);
+        let printed = bound(Lang::Es, Bound::Hundredths(hundredths));
+        assert_eq!(
+            spanish_number(&printed).as_deref(),
+            Some(machine.as_str()),
+            "{printed:?}"
+        );
+        assert_eq!(decimal(Lang::Es, &machine), machine.replace('.', ","));
+    }
+    assert_eq!(decimal(Lang::Es, "85.90 GB"), "85,90 GB");
+    assert_eq!(decimal(Lang::Es, "v1.5 of 2."), "v1,5 of 2.");
+    assert_eq!(decimal(Lang::En, "85.90 GB"), "85.90 GB");
+}
+
 #[test]
 fn numbers_are_grouped_as_each_language_writes_them() {
     assert_eq!(group(Lang::En, 1_000_000), "1,000,000");
@@ -87,12 +127,14 @@ fn numbers_are_grouped_as_each_language_writes_them() {
         bound(Lang::Es, Bound::Whole(1_000_000_000)),
         "1\u{202F}000\u{202F}000\u{202F}000"
     );
-    assert_eq!(bound(Lang::Es, Bound::Hundredths(1)), "0.01");
+    // Spanish writes the decimal comma.
+    assert_eq!(bound(Lang::Es, Bound::Hundredths(1)), "0,01");
+    assert_eq!(bound(Lang::En, Bound::Hundredths(1)), "0.01");
     // A decimal bound's whole part is grouped as a whole bound is.
     assert_eq!(bound(Lang::En, Bound::Hundredths(100_000_000)), "1,000,000");
     assert_eq!(
         bound(Lang::Es, Bound::Hundredths(100_000_050)),
-        "1\u{202F}000\u{202F}000.5"
+        "1\u{202F}000\u{202F}000,5"
     );
     assert_eq!(
         bound(Lang::En, Bound::Count(1_000_000_000_000_000)),

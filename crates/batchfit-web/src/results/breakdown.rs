@@ -120,6 +120,7 @@ pub(super) fn breakdown(state: State) -> El {
             segments: estimate.with(bar_segments),
             capacity: c.device.map(|d| (device_name(lang.get(), d), d.bytes())),
             units: c.units,
+            lang: lang.get(),
             dark: state.dark.get(),
         }
     });
@@ -129,12 +130,18 @@ pub(super) fn breakdown(state: State) -> El {
         let w = w();
         let parts: Vec<String> = bar_segments(&e)
             .into_iter()
-            .map(|(c, bytes)| format!("{} {}", component_label(w, c), short(bytes, units)))
+            .map(|(c, bytes)| {
+                format!(
+                    "{} {}",
+                    component_label(w, c),
+                    short(lang.get(), bytes, units)
+                )
+            })
             .collect();
         format!(
             "{} {}: {}.",
             w.required,
-            short(e.required, units),
+            short(lang.get(), e.required, units),
             parts.join(" + ")
         )
     });
@@ -255,7 +262,11 @@ pub(super) fn breakdown_table(state: State) -> El {
                                         let units = state.config.with(|c| c.units);
                                         estimate.with(|e| {
                                             let why = not_at_peak(w(), e, component);
-                                            let own = short(term_bytes(e, component).1, units);
+                                            let own = short(
+                                                lang.get(),
+                                                term_bytes(e, component).1,
+                                                units,
+                                            );
                                             why.map_or_else(String::new, |why| {
                                                 format!("{why} {} {own}.", w().own_size)
                                             })

@@ -44,7 +44,7 @@ pub(super) fn headline(
         return format!(
             "{} {}",
             w.activations,
-            units::format_bytes(estimate.activations, units)
+            i18n::decimal(lang, &units::format_bytes(estimate.activations, units))
         );
     }
     let needs = needs(lang, config, estimate);
@@ -65,7 +65,7 @@ fn job_gpus(config: &Config) -> Option<u64> {
 /// "Needs 98.4 GB", or "Needs 16.1 GB per GPU" for a job on several GPUs.
 fn needs(lang: Lang, config: &Config, estimate: &Estimate) -> String {
     let language = i18n::language(lang);
-    let required = short(estimate.required, config.units);
+    let required = short(lang, estimate.required, config.units);
     match job_gpus(config) {
         Some(_) => (language.needs_per_gpu)(&required),
         None => (language.needs)(&required),
@@ -118,22 +118,22 @@ pub(super) fn additions(lang: Lang, config: &Config, e: &Estimate, gpus: Option<
     let w = i18n::words(lang);
     let mut parts = vec![format!(
         "+ {} {}",
-        short(e.allocator_cache(), units),
+        short(lang, e.allocator_cache(), units),
         w.allocator_cache.to_ascii_lowercase()
     )];
     parts.push(format!(
         "+ {} {}",
-        short(e.overhead, units),
+        short(lang, e.overhead, units),
         w.overhead.to_ascii_lowercase()
     ));
     if e.margin_bytes() > 0 {
         parts.push(format!(
             "+ {} {}",
-            short(e.margin_bytes(), units),
+            short(lang, e.margin_bytes(), units),
             w.margin.to_ascii_lowercase()
         ));
     }
-    let total = (i18n::language(lang).sum_needs)(&short(e.required, units));
+    let total = (i18n::language(lang).sum_needs)(&short(lang, e.required, units));
     let line = format!("{} {total}", parts.join(" "));
     match verdict(lang, config, e, gpus) {
         Some(verdict) => format!("{line} — {verdict}"),
@@ -161,7 +161,7 @@ pub fn mini_summary(state: State) -> El {
                 Form::Activations => format!(
                     "{} {} · {needs}",
                     i18n::words(lang).activations,
-                    short(e.activations, units),
+                    short(lang, e.activations, units),
                 ),
                 Form::Parameters | Form::Transformer => needs,
             }
@@ -311,7 +311,10 @@ fn confidence_text(lang: Lang, fit: &Fit, verdict: Option<Verdict>, units: Units
         out.push_str(&format!("; {} {name}", w.confidence_pooled));
     }
     out.push_str(". ");
-    let (low, high) = (short(fit.optimistic, units), short(fit.pessimistic, units));
+    let (low, high) = (
+        short(lang, fit.optimistic, units),
+        short(lang, fit.pessimistic, units),
+    );
     out.push_str(&match verdict {
         None => format!("{} {low} … {high}.", w.confidence_needs),
         Some(Verdict::Fits) => format!("{} ({high}).", w.confidence_fits),
@@ -345,9 +348,9 @@ fn fits_badge(state: State, fits: bool) -> El {
             let units = state.config.with(|c| c.units);
             let language = i18n::language(lang.get());
             let detail = if fits {
-                (language.spare)(&short(device.saturating_sub(e.required), units))
+                (language.spare)(&short(lang.get(), device.saturating_sub(e.required), units))
             } else {
-                let short_by = short(e.required.saturating_sub(device), units);
+                let short_by = short(lang.get(), e.required.saturating_sub(device), units);
                 format!("{} {short_by}", language.words.devices_short_by)
             };
             format!(" — {detail}")

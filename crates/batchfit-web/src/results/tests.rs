@@ -121,7 +121,7 @@ fn a_multi_gpu_headline_is_per_gpu_and_names_the_job() {
     let config = batchfit_core::query::parse(query).config;
     assert_eq!(memory::total_gpus(&config, 8), 32);
     let e = memory::estimate(&config);
-    let needs = crate::format::short(e.required, config.units);
+    let needs = crate::format::short(Lang::En, e.required, config.units);
     let answer = if e.fits == Some(true) { "yes" } else { "no" };
     assert_eq!(
         headline(Lang::En, &config, &e, None, false),

@@ -77,7 +77,10 @@ pub(super) fn what_ifs(state: State) -> El {
                     w.still_does_not_fit
                 };
                 let mark = if fits { "✓ " } else { "✗ " };
-                value.set_data(&format!("{} — {mark}{verdict}", short(required, units)));
+                value.set_data(&format!(
+                    "{} — {mark}{verdict}",
+                    short(lang, required, units)
+                ));
             }),
         );
         li
