@@ -530,54 +530,26 @@ fn ungroup(text: &str) -> Option<String> {
 
 /// A number as a Spanish reader writes it, in the URL's notation: the
 /// decimal comma ("9,5" → "9.5", "1,3B" → "1.3B"), thousands grouped with
-/// dots or spaces ("2.048" → "2048", "1 000 000" → "1000000", "1.234,5" →
-/// "1234.5"). A dot that does not begin a group of three digits can only
-/// be a decimal point ("2.5", "0.01": the usage of Mexico and of most
-/// machine-learning writing in Spanish) and is kept. `None` where the text
-/// is not a number written so (two commas, a group of other than three
-/// digits before a comma); the caller then reads the text as it is, and
-/// its error names the field. The page reads its fields this way in
-/// Spanish; URLs always use the decimal point.
-pub fn spanish_number(text: &str) -> Option<String> {
-    let text = text.trim();
-    let (whole, fraction) = match text.split_once(',') {
-        Some((whole, fraction)) if !fraction.contains(',') => (whole, Some(fraction)),
-        Some(_) => return None,
-        None => (text, None),
-    };
-    // The whole part: digits, grouped by dots or spaces in threes, after an
-    // optional sign.
-    let unsigned = whole.strip_prefix(['+', '-']).unwrap_or(whole);
-    let sign = whole.get(..whole.len() - unsigned.len()).unwrap_or("");
-    let grouped = |separator: fn(char) -> bool| -> Option<String> {
-        let mut groups = unsigned.split(separator);
-        let first = groups.next().filter(|g| (1..=3).contains(&g.len()))?;
-        let mut out = first.to_owned();
-        for group in groups {
-            if group.len() != 3 {
-                return None;
-            }
-            out.push_str(group);
-        }
-        out.bytes().all(|b| b.is_ascii_digit()).then_some(out)
-    };
-    let spaces = |c: char| matches!(c, ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}');
-    let whole = if unsigned.contains('.') {
-        match grouped(|c| c == '.') {
-            Some(digits) => digits,
-            // Not groups of three: a decimal point, if nothing else follows.
-            None if fraction.is_none() => return Some(text.to_owned()),
-            None => return None,
-        }
-    } else if unsigned.contains(spaces) {
-        grouped(spaces)?
+/// dots or spaces ("2.048" → "2,048", "1.234,5" → "1,234.5", which
+/// [`parse_number`] reads as the URL's notation). The dots and commas swap
+/// roles; but a text without a comma whose dots do not group digits in
+/// threes ("2.5", "0.01": the usage of Mexico and of much machine-learning
+/// writing in Spanish) keeps its dot as the decimal point. The page reads
+/// its fields this way in Spanish; URLs always use the decimal point.
+pub fn spanish_number(text: &str) -> String {
+    let swapped: String = text
+        .chars()
+        .map(|c| match c {
+            '.' => ',',
+            ',' => '.',
+            c => c,
+        })
+        .collect();
+    if text.contains(',') || ungroup(swapped.trim()).is_some() {
+        swapped
     } else {
-        unsigned.to_owned()
-    };
-    Some(match fraction {
-        Some(fraction) => format!("{sign}{whole}.{fraction}"),
-        None => format!("{sign}{whole}"),
-    })
+        text.to_owned()
+    }
 }
 
 /// Reads a number from user text: surrounding spaces, thousands separators
@@ -853,27 +825,33 @@ mod tests {
     #[test]
     fn spanish_numbers_read_with_the_decimal_comma() {
         for (text, want) in [
-            ("2.048", Some("2048")),
-            (" 1.000.000 ", Some("1000000")),
-            ("12.345", Some("12345")),
-            ("9,5", Some("9.5")),
-            ("1.234,5", Some("1234.5")),
-            ("1 000 000", Some("1000000")),
-            ("1\u{202f}000,25", Some("1000.25")),
-            ("1,3B", Some("1.3B")),
-            ("0,01", Some("0.01")),
-            ("-2,5", Some("-2.5")),
+            ("2.048", Some(2048.0)),
+            (" 1.000.000 ", Some(1_000_000.0)),
+            ("12.345", Some(12_345.0)),
+            ("9,5", Some(9.5)),
+            ("1.234,5", Some(1234.5)),
+            ("1 000 000", Some(1_000_000.0)),
+            ("1\u{202f}000,25", Some(1000.25)),
+            ("0,01", Some(0.01)),
             // A dot before other than three digits is a decimal point.
-            ("2.5", Some("2.5")),
-            ("0.01", Some("0.01")),
-            ("2048", Some("2048")),
-            // Not a number written so: read as typed, and reported.
+            ("2.5", Some(2.5)),
+            ("0.01", Some(0.01)),
+            ("2048", Some(2048.0)),
+            // Not a number written so.
             ("1,2,3", None),
             ("2.04,5", None),
             ("20 48", None),
+            ("abc", None),
         ] {
-            assert_eq!(spanish_number(text).as_deref(), want, "{text:?}");
+            let read = spanish_number(text);
+            let value = match parse_number(&read) {
+                Ok(Number::Whole(n)) => Some(n as f64),
+                Ok(Number::Fraction(f)) => Some(f),
+                _ => None,
+            };
+            assert_eq!(value, want, "{text:?} read as {read:?}");
         }
+        assert_eq!(spanish_number("1,3B"), "1.3B");
     }
 
     #[test]

@@ -474,6 +474,18 @@ fn paste_box(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
                 match import::files(&files, &context) {
                     Ok(read) => {
                         state.form.set(Form::Transformer);
+                        // The file's framework profile first, as picking it
+                        // does and as the CLI reads the file: the settings
+                        // the file leaves unsaid are the profile's, not the
+                        // form's earlier ones (docs/url-parameters.md).
+                        let framework = read
+                            .params
+                            .iter()
+                            .find(|(param, _)| *param == Param::Framework)
+                            .and_then(|(_, name)| tf::Framework::parse(name));
+                        if let Some(framework) = framework {
+                            state.load_with(|config| framework.apply(&mut config.transformer));
+                        }
                         for (param, value) in read.params {
                             state.text(param).set(value);
                         }

@@ -325,7 +325,7 @@ fn parse_fields(texts: &Texts, form: Form, lang: Lang) -> query::Parsed {
             _ => true,
         };
         sends.then(|| match lang {
-            Lang::Es if numeric(param) => fields::spanish_number(&value).unwrap_or(value),
+            Lang::Es if numeric(param) => fields::spanish_number(&value),
             Lang::Es | Lang::En => value,
         })
     })
@@ -345,7 +345,7 @@ fn in_url_notation(lang: Lang, text: &str) -> Option<String> {
         fields::parse_number(digits).is_ok()
     };
     match lang {
-        Lang::Es => fields::spanish_number(text).filter(|machine| number(machine)),
+        Lang::Es => Some(fields::spanish_number(text)).filter(|machine| number(machine)),
         // English groups with commas and spaces, which the URL's notation
         // leaves out; a number parses only with them between thousands.
         Lang::En => number(text).then(|| {

@@ -982,6 +982,87 @@ async fn a_pasted_deepspeed_config_or_training_arguments_sets_the_training_setti
     );
 }
 
+/// One reading of a pasted file (issue 28): every checked-in DeepSpeed
+/// config and TrainingArguments pasted on a page gives the estimate the CLI
+/// gives for the same file with the page's link as its query (the file's
+/// values, the link's over them where it names the same parameter). A
+/// DeepSpeed config whose precision is "auto" keeps its profile's `amp16`,
+/// not the form's earlier recipe.
+#[wasm_bindgen_test]
+async fn a_pasted_file_reads_as_the_cli_reads_it() {
+    use batchfit_core::{import, memory, query};
+    let base = "form=transformer&model=llama-3.1-8b&gpus=8&gpu=h100-80gb";
+    let samples = [
+        (
+            include_str!("../../batchfit-core/tests/data/deepspeed_zero2_offload.json"),
+            true,
+        ),
+        (
+            include_str!("../../batchfit-core/tests/data/hf_zero2_auto.json"),
+            true,
+        ),
+        (
+            include_str!("../../batchfit-core/tests/data/hf_zero3_auto.json"),
+            true,
+        ),
+        (
+            include_str!("../../batchfit-core/tests/data/training_args.json"),
+            false,
+        ),
+        (
+            include_str!("../../batchfit-core/tests/data/training_args_fsdp.json"),
+            false,
+        ),
+    ];
+    for (text, is_deepspeed) in samples {
+        let files = import::Files {
+            deepspeed: is_deepspeed.then_some(text),
+            training_args: (!is_deepspeed).then_some(text),
+        };
+        let context = import::Context {
+            hidden: Some(4096),
+            gpus: 8,
+        };
+        let read = import::files(&files, &context).expect("the sample reads");
+        // The CLI's query: the file's values, then the link's (docs/cli.md).
+        let named: Vec<&str> = base
+            .split('&')
+            .filter_map(|kv| kv.split('=').next())
+            .collect();
+        let cli = read
+            .params
+            .iter()
+            .filter(|(p, _)| !named.contains(&p.name()))
+            .map(|(p, v)| format!("{}={}", p.name(), query::encode(v)))
+            .chain([base.to_owned()])
+            .collect::<Vec<_>>()
+            .join("&");
+        let parsed = query::parse(&cli);
+        assert_eq!(parsed.problems, [], "{cli}");
+        let expected = memory::estimate(&parsed.config);
+        let (host, _app) = mount_with(base);
+        settle().await;
+        open(&host, "[data-testid=\"paste-box\"]").await;
+        let area: web_sys::HtmlTextAreaElement =
+            find(&host, "textarea[name=\"config_json\"]").unchecked_into();
+        area.set_value(text);
+        area.dispatch_event(&web_sys::Event::new("input").expect("an input event"))
+            .expect("dispatch");
+        settle().await;
+        assert_eq!(
+            bytes(&host, "required"),
+            expected.required.to_string(),
+            "{cli}"
+        );
+        let recipe: HtmlInputElement = find(&host, "[name=\"recipe\"]").unchecked_into();
+        assert_eq!(
+            recipe.value(),
+            parsed.config.transformer.recipe.name(),
+            "{cli}"
+        );
+    }
+}
+
 /// A dense single-GPU setup sees parallelism only if it opens "Multi-GPU";
 /// a setup on several GPUs has it open.
 #[wasm_bindgen_test]

@@ -51,10 +51,10 @@ pub fn bound(lang: Lang, bound: Bound) -> String {
 }
 
 /// The language's decimal separator.
-pub fn decimal_point(lang: Lang) -> char {
+pub fn decimal_point(lang: Lang) -> &'static str {
     match lang {
-        Lang::En => '.',
-        Lang::Es => ',',
+        Lang::En => ".",
+        Lang::Es => ",",
     }
 }
 
@@ -62,20 +62,18 @@ pub fn decimal_point(lang: Lang) -> char {
 /// GB"), with the language's decimal separator: every point between two
 /// digits is one, since neither notation groups with a point.
 pub fn decimal(lang: Lang, text: &str) -> String {
-    if lang == Lang::En || !text.contains('.') {
+    if lang == Lang::En {
         return text.to_owned();
     }
-    let chars: Vec<char> = text.chars().collect();
-    let digit = |i: Option<&char>| i.is_some_and(char::is_ascii_digit);
-    chars
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| {
-            if c == '.' && i > 0 && digit(chars.get(i - 1)) && digit(chars.get(i + 1)) {
-                ','
-            } else {
-                c
-            }
-        })
-        .collect()
+    let bytes = text.as_bytes();
+    let digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        out.push(if c == '.' && i > 0 && digit(i - 1) && digit(i + 1) {
+            ','
+        } else {
+            c
+        });
+    }
+    out
 }
