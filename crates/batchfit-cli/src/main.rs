@@ -38,7 +38,7 @@ const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL | batchfit presets [-
      batchfit check QUERY [--gpu ID] | batchfit devices QUERY [--json] | \
      batchfit compare QUERY_A QUERY_B [--json] | \
      batchfit measured QUERY FILE|- [--reading allocated|reserved|nvidia_smi] [--json]; \
-     QUERY may be replaced or completed by --deepspeed FILE, --training-args FILE, --config FILE   (see docs/cli.md)";
+     QUERY may be replaced or completed by --deepspeed FILE, --training-args FILE, --config FILE (-v: print the query they make)   (see docs/cli.md)";
 
 /// What the command line asks for.
 enum Command {
@@ -69,6 +69,8 @@ struct FileArgs {
     deepspeed: Option<String>,
     training_args: Option<String>,
     config: Option<String>,
+    /// `-v`: the query the files make, on stderr.
+    verbose: bool,
 }
 
 impl FileArgs {
@@ -194,6 +196,7 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
         match arg.as_str() {
             "--json" => json = true,
             "--strict" => strict = true,
+            "-v" | "--verbose" => files.verbose = true,
             "-h" | "--help" => return Ok(None),
             "--gpu" => gpu = Some(args.next().ok_or("--gpu needs a device id")?),
             "--deepspeed" => files.deepspeed = Some(args.next().ok_or("--deepspeed needs a file")?),
@@ -369,7 +372,9 @@ fn imported(text: &str, gpu: Option<&str>, files: &FileArgs) -> Result<Config, V
     for note in &from_files.notes {
         eprintln!("batchfit: note: {note}");
     }
-    eprintln!("batchfit: query: {}", query::to_query(&config));
+    if files.verbose {
+        eprintln!("batchfit: query: {}", query::to_query(&config));
+    }
     Ok(config)
 }
 

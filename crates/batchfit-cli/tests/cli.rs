@@ -888,7 +888,11 @@ fn imported_files_give_a_query_that_opens_the_same_configuration() {
     let args = sample("training_args.json");
     let query = "model=llama-3.1-8b&seq=4096&gpus=8&gpu=h100-80gb";
     let flags = ["--deepspeed", &zero3, "--training-args", &args];
-    let out = batchfit(&[&["--json", query][..], &flags].concat());
+    // Quiet unless asked: without -v no query on stderr.
+    let quiet = batchfit(&[&["--json", query][..], &flags].concat());
+    assert!(quiet.status.success(), "{quiet:?}");
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("batchfit: query:"));
+    let out = batchfit(&[&["--json", "-v", query][..], &flags].concat());
     assert!(out.status.success(), "{out:?}");
     let link = reported_query(&out);
     assert_eq!(
@@ -932,6 +936,7 @@ fn the_query_completes_and_overrides_the_files() {
     // The query's batch wins over per_device_train_batch_size; the rest is the file's.
     let out = batchfit(&[
         "--json",
+        "--verbose",
         "model=llama-3.1-8b&batch=1&gpus=2",
         "--training-args",
         &args,

@@ -131,7 +131,7 @@ pub fn lever(lang: Lang, lever: Lever, transformer: bool, inference: bool) -> St
         Lever::Offload => w.lever_offload.to_owned(),
         Lever::ActOffload => w.lever_act_offload.to_owned(),
         Lever::SelectiveRecompute => w.lever_selective.to_owned(),
-        Lever::FullRecompute | Lever::Checkpointing => w.checkpointing.to_owned(),
+        Lever::FullRecompute | Lever::Checkpointing => w.lever_checkpointing.to_owned(),
         Lever::Batch { batch } if inference => format!("{} {}", w.lever_serving_batch, n(batch)),
         Lever::Batch { batch } => format!("{} {}", w.lever_batch, n(batch)),
         Lever::Bf16 if transformer => w.lever_bf16.to_owned(),
@@ -141,15 +141,16 @@ pub fn lever(lang: Lang, lever: Lever, transformer: bool, inference: bool) -> St
     }
 }
 
-/// A hundredths-of-a-percent share as "31.2 %" ("31,2 %" in Spanish).
+/// A hundredths-of-a-percent share as "31.2 %" ("31,2 %" in Spanish), or
+/// under 1 % to the hundredth ("0.08 %": LoRA's share of a large model is
+/// not "0.0 %").
 fn share(lang: Lang, bp: u128) -> String {
+    let point = i18n::decimal_point(lang);
+    if bp < 100 {
+        return format!("0{point}{bp:02} %");
+    }
     let tenths = (bp + 5) / 10;
-    format!(
-        "{}{}{} %",
-        tenths / 10,
-        i18n::decimal_point(lang),
-        tenths % 10
-    )
+    format!("{}{point}{} %", tenths / 10, tenths % 10)
 }
 
 /// What a change costs besides memory, in words: only the figures that are
@@ -253,5 +254,16 @@ mod tests {
         assert!(said.contains("−3 sequences at once"), "{said}");
         assert!(!said.contains("per step"), "{said}");
         assert!(costs(Lang::Es, &cost, Units::Decimal).contains("−3 secuencias a la vez"));
+    }
+
+    /// A share under 1 % keeps its hundredths (LoRA on Mixtral trains
+    /// 0.08 %, not "0.0 %"); above, tenths; each in the reader's notation.
+    #[test]
+    fn shares_keep_their_first_figure() {
+        assert_eq!(share(Lang::En, 8), "0.08 %");
+        assert_eq!(share(Lang::Es, 8), "0,08 %");
+        assert_eq!(share(Lang::En, 3116), "31.2 %");
+        assert_eq!(share(Lang::En, 100), "1.0 %");
+        assert_eq!(share(Lang::Es, 4522), "45,2 %");
     }
 }

@@ -266,25 +266,16 @@ impl State {
     }
 
     /// Switches the page's language, rewriting every number in the fields in
-    /// its notation ("9,5" in Spanish is "9.5" in English); a field whose
-    /// text is not a number keeps it, as typed.
+    /// its notation ("9,5" in Spanish is "9.5" in English) from the setup
+    /// they make; while a field does not read, every field stays as typed.
     pub fn set_lang(&self, to: Lang) {
-        let from = self.lang.get_untracked();
-        if from != to {
-            for &param in Param::ALL {
-                if numeric(param) {
-                    let signal = self.text(param);
-                    let text = signal.get_untracked();
-                    if let Some(machine) = in_url_notation(from, &text) {
-                        let renotated = localized(to, param, machine);
-                        if renotated != text {
-                            signal.set(renotated);
-                        }
-                    }
-                }
-            }
-        }
+        // Read in the notation the fields were typed in, before the switch.
+        let valid = self.problems.with_untracked(Vec::is_empty);
+        let config = self.config.get_untracked();
         self.lang.set(to);
+        if valid {
+            self.load(&config);
+        }
     }
 
     /// Fills every field from `config` (at start, and when a preset or a pasted
@@ -335,26 +326,6 @@ fn parse_fields(texts: &Texts, form: Form, lang: Lang) -> query::Parsed {
 /// in its own notation.
 fn numeric(param: Param) -> bool {
     matches!(param.input(), Input::Whole | Input::Decimal | Input::Count)
-}
-
-/// A number typed in `lang`'s notation, in the URL's; `None` where the text
-/// is not a number (it stays as typed).
-fn in_url_notation(lang: Lang, text: &str) -> Option<String> {
-    let number = |text: &str| {
-        let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        fields::parse_number(digits).is_ok()
-    };
-    match lang {
-        Lang::Es => Some(fields::spanish_number(text)).filter(|machine| number(machine)),
-        // English groups with commas and spaces, which the URL's notation
-        // leaves out; a number parses only with them between thousands.
-        Lang::En => number(text).then(|| {
-            text.trim()
-                .chars()
-                .filter(|c| !matches!(c, ',' | ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}'))
-                .collect()
-        }),
-    }
 }
 
 /// A field's text in `lang`'s notation, from the URL's.

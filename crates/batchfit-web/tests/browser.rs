@@ -193,6 +193,23 @@ fn value(host: &Element, testid: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The parameters form's dead end is said (issue 28): 7B with AdamW on an
+/// H100 holds 98 GB of model states, more than the card; 1B does not.
+#[wasm_bindgen_test]
+async fn the_parameters_form_says_when_the_model_states_alone_exceed_the_device() {
+    let (host, _app) =
+        mount_with("form=parameters&params=7B&precision=fp16&optimizer=adamw&gpu=h100-80gb");
+    settle().await;
+    let note = find(&host, "[data-testid=\"states-exceed\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(note.contains("98.0 GB"), "{note}");
+    let (host, _app) =
+        mount_with("form=parameters&params=1B&precision=fp16&optimizer=adamw&gpu=h100-80gb");
+    settle().await;
+    assert!(all(&host, "[data-testid=\"states-exceed\"]").is_empty());
+}
+
 #[wasm_bindgen_test]
 async fn the_parameters_form_shows_its_worked_example() {
     let (host, _app) =

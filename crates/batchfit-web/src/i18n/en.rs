@@ -1087,6 +1087,7 @@ pub(super) static EN: Words = Words {
     lever_offload: "optimizer offloaded to CPU",
     lever_act_offload: "activations offloaded to CPU",
     lever_selective: "selective recomputation",
+    lever_checkpointing: "gradient checkpointing",
     lever_adam8bit: "8-bit AdamW",
     lever_bf16: "pure BF16 (BF16 weights and optimizer)",
     lever_tp: "tensor parallel",
@@ -1241,6 +1242,11 @@ pub(super) static ENGLISH: Language = Language {
     },
     fits_on: |name, answer| format!("fits on {name}: {answer}"),
     fits_on_each: |gpus, name, answer| format!("fits on each of {gpus} × {name}: {answer}"),
+    states_exceed: |states, device| {
+        format!(
+            "The weights, gradients and optimizer state alone take {states}, more than {device} holds: no batch fits on one card. The Transformer form splits them over GPUs (ZeRO, tensor parallelism) and offers 8-bit optimizers, LoRA and QLoRA."
+        )
+    },
     spare: |spare| format!("{spare} to spare"),
     unified_memory: |gb| format!("Apple silicon, {gb} GB unified"),
     cpu_ram: |gb| format!("CPU, {gb} GB RAM"),

@@ -1256,6 +1256,7 @@ pub(super) static ES: Words = Words {
     lever_offload: "optimizador descargado a la CPU",
     lever_act_offload: "activaciones descargadas a la CPU",
     lever_selective: "recomputación selectiva",
+    lever_checkpointing: "checkpointing de gradientes",
     lever_adam8bit: "AdamW de 8 bits",
     lever_bf16: "BF16 puro (pesos y optimizador en BF16)",
     lever_tp: "paralelismo tensorial",
@@ -1413,6 +1414,11 @@ pub(super) static SPANISH: Language = Language {
     fits_on: |name, answer| format!("¿cabe en {name}? {answer}"),
     fits_on_each: |gpus, name, answer| {
         format!("¿cabe en cada una de las {gpus} × {name}? {answer}")
+    },
+    states_exceed: |states, device| {
+        format!(
+            "Los pesos, los gradientes y el estado del optimizador ocupan por sí solos {states}, más de lo que cabe en {device}: ningún lote cabe en una sola tarjeta. El formulario Transformer los reparte entre GPUs (ZeRO, paralelismo tensorial) y ofrece optimizadores de 8 bits, LoRA y QLoRA."
+        )
     },
     spare: |spare| format!("sobran {spare}"),
     unified_memory: |gb| format!("Apple silicon, {gb} GB de memoria unificada"),

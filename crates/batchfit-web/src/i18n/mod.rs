@@ -73,6 +73,9 @@ pub struct Language {
     pub gpus_needed: fn(u64, Option<&str>) -> String,
     /// "fits on H100 80GB: yes", from the device's name and the answer.
     pub fits_on: fn(&str, &str) -> String,
+    /// The parameters form, when the model states alone exceed the device:
+    /// from their size and the device's name.
+    pub states_exceed: fn(&str, &str) -> String,
     /// "fits on each of 32 × H100 80GB: yes", from the job's GPUs, the
     /// device's name and the answer.
     pub fits_on_each: fn(u64, &str, &str) -> String,
@@ -292,6 +295,8 @@ pub struct Words {
     pub lever_offload: &'static str,
     pub lever_act_offload: &'static str,
     pub lever_selective: &'static str,
+    /// Full recomputation inside a fix's list: "gradient checkpointing".
+    pub lever_checkpointing: &'static str,
     pub lever_adam8bit: &'static str,
     pub lever_bf16: &'static str,
     /// "tensor parallel" before "× 4".

@@ -7,9 +7,11 @@ mod summary;
 mod what_ifs;
 
 use crate::prelude::*;
+use batchfit_core::query::Form;
 use batchfit_core::units::Units;
 
 use crate::dom::{El, el, rx};
+use crate::format::{device_name, short};
 use crate::i18n;
 use crate::state::State;
 
@@ -30,6 +32,35 @@ pub fn results(state: State) -> El {
         .child(breakdown(state))
         .child(breakdown_table(state))
         .child(crate::stages::stages(state))
+        // The parameters form's dead end, said: no batch can fit where the
+        // model states alone exceed the device.
+        .show(
+            rx(move || {
+                let exceeds = |e: &batchfit_core::memory::Estimate| {
+                    e.device_bytes
+                        .is_some_and(|device| e.model_states() + e.overhead > device)
+                };
+                state.config.with(|c| c.form == Form::Parameters) && state.estimate.with(exceeds)
+            }),
+            Box::new(move || {
+                vec![
+                    el("p")
+                        .class("legend")
+                        .attr("data-testid", "states-exceed")
+                        .bind_text(rx(move || {
+                            let lang = state.lang.get();
+                            let (e, config) = (state.estimate.get(), state.config.get());
+                            let device = config
+                                .device
+                                .map_or_else(String::new, |d| device_name(lang, d));
+                            (i18n::language(lang).states_exceed)(
+                                &short(lang, e.model_states(), config.units),
+                                &device,
+                            )
+                        })),
+                ]
+            }),
+        )
         .show(
             rx(move || state.estimate.with(|e| e.optimizer_may_spill)),
             Box::new(move || {
