@@ -105,9 +105,9 @@ pub(super) fn additions(lang: Lang, config: &Config, e: &Estimate, gpus: Option<
         let w = i18n::words(lang);
         return format!(
             "{} {} ({} {})",
-            short_count(e.parameters),
+            i18n::decimal(lang, &short_count(e.parameters)),
             w.parameters.to_ascii_lowercase(),
-            short_count(e.active_parameters),
+            i18n::decimal(lang, &short_count(e.active_parameters)),
             w.active
         );
     }

@@ -28,7 +28,7 @@ fn a_mixture_of_experts_shows_its_active_parameters() {
     );
     assert_eq!(
         additions(Lang::Es, &config, &e, None),
-        "46.7B parámetros (12.9B activos)"
+        "46,7B parámetros (12,9B activos)"
     );
     let dense = batchfit_core::query::parse("form=transformer&model=llama-3.1-8b").config;
     let e = memory::estimate(&dense);
