@@ -10,7 +10,11 @@
 //! batchfit compare 'QUERY_A&b.NAME=VALUE…' [--json]
 //! batchfit measured QUERY FILE|- [--reading allocated|reserved|nvidia_smi] [--json]
 //! batchfit [check|devices] [QUERY] --deepspeed ds_config.json --training-args args.json --config config.json
+//! batchfit completions bash|zsh|fish|elvish|powershell
 //! ```
+//!
+//! `batchfit --help` and `batchfit <command> --help` say the same, with
+//! examples (args.rs, clap).
 //!
 //! The argument is the page's URL query string (or a whole URL); the format is
 //! documented in docs/url-parameters.md, the commands in docs/cli.md. Exit
@@ -20,25 +24,20 @@
 
 use std::process::ExitCode;
 
+use clap::{CommandFactory, Parser};
+
 use batchfit_core::import::hf;
 use batchfit_core::import::{self, Context, Files, Source};
 use batchfit_core::measured::Reading;
 use batchfit_core::param::Param;
 use batchfit_core::query::{self, Config, Form};
 
+mod args;
 mod check;
 mod compare;
 mod devices;
 mod measured;
 mod report;
-
-const USAGE: &str = "usage: batchfit [--json] QUERY_OR_URL | batchfit presets [--json] | \
-     batchfit check QUERY [--gpu ID] [--strict] | batchfit devices QUERY [--json] | \
-     batchfit compare QUERY_A QUERY_B | QUERY_WITH_B [--json]; \
-     batchfit check QUERY [--gpu ID] | batchfit devices QUERY [--json] | \
-     batchfit compare QUERY_A QUERY_B [--json] | \
-     batchfit measured QUERY FILE|- [--reading allocated|reserved|nvidia_smi] [--json]; \
-     QUERY may be replaced or completed by --deepspeed FILE, --training-args FILE, --config FILE (-v: print the query they make)   (see docs/cli.md)";
 
 /// What the command line asks for.
 enum Command {
@@ -63,29 +62,20 @@ struct Args {
     files: FileArgs,
 }
 
-/// The configuration files named on the command line, by path.
-#[derive(Default)]
-struct FileArgs {
-    deepspeed: Option<String>,
-    training_args: Option<String>,
-    config: Option<String>,
-    /// `-v`: the query the files make, on stderr.
-    verbose: bool,
-}
-
-impl FileArgs {
-    fn any(&self) -> bool {
-        self.deepspeed.is_some() || self.training_args.is_some() || self.config.is_some()
-    }
-}
+use args::Files as FileArgs;
 
 fn main() -> ExitCode {
-    let args = match read_args(std::env::args().skip(1)) {
-        Ok(Some(args)) => args,
-        Ok(None) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and --version on stdout with 0; a usage error on stderr with 2.
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
         }
+    };
+    let args = match read_args(cli) {
+        Ok(Some(args)) => args,
+        Ok(None) => return ExitCode::SUCCESS,
         Err(what) => return usage_error(&what),
     };
     match args.command {
@@ -182,51 +172,60 @@ fn main() -> ExitCode {
     }
 }
 
-/// Reads the arguments; `Ok(None)` is a request for help. A first positional
-/// argument naming a subcommand selects it; anything else is a query.
-fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
-    let mut json = false;
-    let mut strict = false;
-    let mut gpu = None;
-    let mut reading = None;
-    let mut files = FileArgs::default();
-    let mut positional = Vec::new();
-    let mut args = args;
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--json" => json = true,
-            "--strict" => strict = true,
-            "-v" | "--verbose" => files.verbose = true,
-            "-h" | "--help" => return Ok(None),
-            "--gpu" => gpu = Some(args.next().ok_or("--gpu needs a device id")?),
-            "--deepspeed" => files.deepspeed = Some(args.next().ok_or("--deepspeed needs a file")?),
-            "--training-args" => {
-                files.training_args = Some(args.next().ok_or("--training-args needs a file")?)
-            }
-            "--config" => files.config = Some(args.next().ok_or("--config needs a file")?),
-            "--reading" => {
-                let name = args.next().ok_or("--reading needs a reading")?;
-                let parsed = Reading::parse(&name).ok_or_else(|| {
-                    format!("--reading must be one of: {}", Reading::NAMES.join(", "))
-                })?;
-                reading = Some(parsed);
-            }
-            _ if arg.starts_with("--") => return Err(format!("unknown option `{arg}`")),
-            _ => positional.push(arg),
+/// The command line clap read, checked for what the commands need beyond
+/// its shape; `Ok(None)` when the command is done (completions written).
+fn read_args(cli: args::Cli) -> Result<Option<Args>, String> {
+    use args::Sub;
+    let files = cli.files;
+    let (command, queries, json, gpu, strict, reading) = match cli.command {
+        None => (
+            Command::Estimate,
+            cli.query.into_iter().collect(),
+            cli.json,
+            None,
+            false,
+            None,
+        ),
+        Some(Sub::Completions { shell }) => {
+            args::completions(shell);
+            return Ok(None);
         }
-    }
-    let command = match positional.first().map(String::as_str) {
-        Some("presets") => Command::Presets,
-        Some("check") => Command::Check,
-        Some("devices") => Command::Devices,
-        Some("compare") => Command::Compare,
-        Some("measured") => Command::Measured,
-        Some(_) => Command::Estimate,
-        None if files.any() => Command::Estimate,
-        None => return Err("needs a query string or URL".to_owned()),
+        Some(Sub::Presets { json }) => (Command::Presets, vec![], json, None, false, None),
+        Some(Sub::Check { query, gpu, strict }) => (
+            Command::Check,
+            query.into_iter().collect(),
+            false,
+            gpu,
+            strict,
+            None,
+        ),
+        Some(Sub::Devices { query, json }) => (
+            Command::Devices,
+            query.into_iter().collect(),
+            json,
+            None,
+            false,
+            None,
+        ),
+        Some(Sub::Compare { queries, json }) => {
+            (Command::Compare, queries, json, None, false, None)
+        }
+        Some(Sub::Measured {
+            query,
+            file,
+            reading,
+            json,
+        }) => (
+            Command::Measured,
+            vec![query, file],
+            json,
+            None,
+            false,
+            reading.map(Reading::from),
+        ),
     };
-    if !matches!(command, Command::Estimate) {
-        positional.remove(0);
+    if matches!(command, Command::Estimate) && queries.is_empty() && !files.any() {
+        return Err("needs a query string or URL".to_owned());
     }
     if files.any()
         && matches!(
@@ -236,26 +235,13 @@ fn read_args(args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
     {
         return Err("--deepspeed, --training-args and --config apply to one query".into());
     }
-    match command {
-        Command::Check if json => return Err("`check` prints one line; it has no --json".into()),
-        Command::Presets if !positional.is_empty() => {
-            return Err("`presets` takes no query".into());
-        }
-        Command::Check => {}
-        _ if gpu.is_some() => return Err("--gpu belongs to `check`".into()),
-        _ if strict => return Err("--strict belongs to `check`".into()),
-        _ => {}
-    }
-    if reading.is_some() && !matches!(command, Command::Measured) {
-        return Err("--reading belongs to `measured`".into());
-    }
     Ok(Some(Args {
         command,
         json,
         gpu,
         strict,
         reading,
-        queries: positional,
+        queries,
         files,
     }))
 }
@@ -446,6 +432,9 @@ fn written(text: &str) -> bool {
 }
 
 fn usage_error(what: &str) -> ExitCode {
-    eprintln!("batchfit: {what}; {USAGE}");
+    eprintln!(
+        "batchfit: {what}\n\n{}\nFor more, try 'batchfit --help'.",
+        args::Cli::command().render_usage()
+    );
     ExitCode::from(2)
 }

@@ -84,11 +84,58 @@ fn bad_input_exits_2_with_one_line_naming_the_parameter() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `--help` and each command's help list the commands, options, examples
+/// and exit codes (issue 28); completions are written for the shells.
+#[test]
+fn help_and_completions_are_what_a_practitioner_expects() {
+    let out = batchfit(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    for expected in [
+        "Usage: batchfit [OPTIONS] [QUERY_OR_URL]",
+        "Commands:",
+        "check",
+        "devices",
+        "compare",
+        "measured",
+        "completions",
+        "--deepspeed <FILE>",
+        "Examples:",
+        "Exit codes: 0 ok",
+    ] {
+        assert!(help.contains(expected), "{expected}: {help}");
+    }
+    let out = batchfit(&["check", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("--strict") && help.contains("--gpu <ID>"),
+        "{help}"
+    );
+    assert!(help.contains("Exit codes: 0 it fits"), "{help}");
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef batchfit"),
+        ("fish", "complete -c batchfit"),
+    ] {
+        let out = batchfit(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains(marker), "{shell}: {script}");
+        assert!(script.contains("measured"), "{shell}");
+    }
+    let out = batchfit(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = batchfit(&["--version"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("batchfit "));
+}
+
 #[test]
 fn missing_argument_is_a_usage_error() {
     let out = batchfit(&[]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("usage: batchfit"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: batchfit"));
 }
 
 #[test]
@@ -623,12 +670,12 @@ fn check_exits_2_on_bad_input_naming_the_parameter() {
         ),
         (
             vec!["check".into(), SHARDED.into(), "--gpu".into()],
-            "--gpu needs a device id",
+            "a value is required for '--gpu <ID>'",
         ),
         (vec!["check".into()], "`check` takes one query"),
         (
             vec!["check".into(), SHARDED.into(), "--json".into()],
-            "no --json",
+            "unexpected argument '--json'",
         ),
     ] {
         let out = batchfit(&args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -1018,7 +1065,10 @@ fn file_problems_exit_2_naming_the_file_and_key() {
             vec!["compare", "batch=1", "batch=2", "--training-args", &args],
             "apply to one query".to_owned(),
         ),
-        (vec!["--deepspeed"], "--deepspeed needs a file".to_owned()),
+        (
+            vec!["--deepspeed"],
+            "a value is required for '--deepspeed <FILE>'".to_owned(),
+        ),
     ] {
         let out = batchfit(&argv);
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -1177,15 +1227,15 @@ fn measured_bad_input_exits_2_naming_the_file_and_line() {
         ),
         (
             vec!["measured", RUN],
-            "`measured` takes a query string or URL and a file",
+            "the following required arguments were not provided:\n  <FILE>",
         ),
         (
             vec!["measured", RUN, "-", "--reading", "peak"],
-            "--reading must be one of: allocated, reserved, nvidia_smi",
+            "[possible values: allocated, reserved, nvidia_smi]",
         ),
         (
             vec!["devices", RUN, "--reading", "allocated"],
-            "--reading belongs to `measured`",
+            "unexpected argument '--reading'",
         ),
         (
             vec!["measured", "batch=-1", &run_sample("print_bytes.txt")],
