@@ -4,7 +4,7 @@
 //! page, shared links and the CLI can never disagree about what a value means.
 
 use batchfit_core::fields::{self, ParamError, Problem};
-use batchfit_core::memory::{self, Estimate, SweepRow, WhatIf};
+use batchfit_core::memory::{self, Estimate, SweepRow};
 use batchfit_core::param::{self, Input};
 use batchfit_core::presets::Device;
 use batchfit_core::query::{self, Config, Form, Lang, Param};
@@ -51,7 +51,7 @@ pub struct State {
     pub config: Memo<Config>,
     pub estimate: Memo<Estimate>,
     pub sweep: Memo<Vec<SweepRow>>,
-    pub what_ifs: Memo<Vec<WhatIf>>,
+
     pub gpus_needed: Memo<Option<u64>>,
     /// The longest sequence (inference: context) that fits at the batch.
     pub max_seq: Memo<Option<u64>>,
@@ -85,10 +85,6 @@ impl State {
         let problems = Memo::new(move |_| parsed.with(|p| p.problems.clone()));
         let estimate = Memo::new(move |_| memory::estimate(&config.get()));
         let sweep = Memo::new(move |_| memory::sweep(&config.get()));
-        let what_ifs = Memo::new(move |_| match estimate.get().fits {
-            Some(false) => memory::what_ifs(&config.get()),
-            _ => Vec::new(),
-        });
         let gpus_needed = Memo::new(move |_| memory::gpus_needed(&config.get()));
         let max_seq = Memo::new(move |_| memory::max_seq(&config.get()));
         let state = Self {
@@ -102,7 +98,6 @@ impl State {
             config,
             estimate,
             sweep,
-            what_ifs,
             gpus_needed,
             max_seq,
             other: RwSignal::new(None),

@@ -953,7 +953,7 @@ fn bundle_table(site: &Site) -> String {
     let mut out = files_table(&site.files, "total");
     if !site.on_demand.is_empty() {
         out.push_str(
-            "\nFetched the first time a panel needs them (the module's chunks, `split.rs`; the fix search's, `split_fixes`, as soon as a setup does not fit and no single change rescues it, as on the page the timings below load):\n\n",
+            "\nFetched the first time a panel needs them (the module's chunks, `split.rs`; the what-ifs' and the fix search's, `split_fixes`, as soon as a setup does not fit, as on the page the timings below load):\n\n",
         );
         out.push_str(&files_table(&site.on_demand, "all chunks"));
     }

@@ -80,10 +80,7 @@ pub fn results(state: State) -> El {
             };
             format!("{units} {}", w.tap_for_bytes)
         })))
-        .show(
-            rx(move || state.what_ifs.with(|options| !options.is_empty())),
-            Box::new(move || vec![what_ifs(state)]),
-        )
+        .child(what_ifs(state))
         .child(crate::fixes::fixes(state))
         .child(crate::compare::compare(state))
         .child(crate::devices::devices(state))

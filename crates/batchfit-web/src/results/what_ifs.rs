@@ -1,95 +1,115 @@
 //! For a configuration that does not fit: the same estimate with one change
-//! each, each a link that applies it.
+//! each, each a link that applies it. The what-ifs are computed and worded
+//! in the fix search's chunk (`split_fixes`), fetched the first time a setup
+//! does not fit: a setup that fits loads none of their code.
 
 use crate::prelude::*;
-use batchfit_core::memory::{Change, WhatIf};
-use batchfit_core::query::Form;
+use batchfit_core::memory::{self, Change, WhatIf};
+use batchfit_core::query::{self, Config, Form};
 
 use crate::dom::{self, El, Ev, el, rx};
 use crate::format::short;
 use crate::i18n::{self, Lang};
 use crate::location;
 use crate::state::State;
-use batchfit_core::query;
+
+/// One what-if, worded: what the section shows of it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Row {
+    change: &'static str,
+    label: String,
+    /// "283 GB — ✗ still does not fit".
+    value: String,
+    cost: String,
+    href: String,
+    fits: bool,
+    required: u128,
+    config: Config,
+}
+
+/// The what-ifs of `config`, worded in `lang` (the chunk's code).
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(fixes, fallible, preload(#[allow(unsafe_code)] preload_what_ifs))
+)]
+fn rows(config: Config, lang: Lang) -> Result<Vec<Row>, dom::ChunkMissing> {
+    let w = i18n::words(lang);
+    let units = config.units;
+    Ok(memory::what_ifs(&config)
+        .into_iter()
+        .map(|option| {
+            let fits = option.estimate.fits == Some(true);
+            let required = option.estimate.required;
+            let (mark, verdict) = if fits {
+                ("✓ ", w.fits_lower)
+            } else {
+                ("✗ ", w.still_does_not_fit)
+            };
+            Row {
+                change: option.change.name(),
+                label: change_label(lang, &option),
+                value: format!("{} — {mark}{verdict}", short(lang, required, units)),
+                cost: crate::fixes::costs(lang, &option.cost(&config), units),
+                href: location::url_for(&query::to_query(&option.config)),
+                fits,
+                required,
+                config: option.config,
+            }
+        })
+        .collect())
+}
 
 /// For a configuration that does not fit: the same estimate with one change
-/// each. The items read their change by position, so an edit updates them in
-/// place.
+/// each, a link that applies it in place.
 pub(super) fn what_ifs(state: State) -> El {
-    let lang = state.lang;
-    // One binding writes an item, and only when its change, the language or
-    // the units changed.
-    let item = move |index: usize| {
-        // The change is a link to the changed configuration; a click applies
-        // it in place, as a fix's does.
-        let label = el("a").on(
-            Ev::Click,
-            Box::new(move |event| {
-                event.prevent_default();
-                let changed = state
-                    .what_ifs
-                    .with_untracked(|options| options.get(index).map(|o| o.config));
-                if let Some(config) = changed {
-                    state.apply(&config);
-                }
-            }),
-        );
-        let value = el("span").class("value");
-        let cost = el("span").class("legend cost");
-        let li = el("li")
-            .child(label.clone())
-            .child(value.clone())
-            .child(cost.clone());
-        let (element, value_element, link) = (
-            li.node().clone(),
-            value.node().clone(),
-            label.node().clone(),
-        );
-        let (label, value, cost) = (label.text_node(), value.text_node(), cost.text_node());
-        dom::bind(
-            rx(move || {
-                let option = state.what_ifs.with(|options| options.get(index).copied());
-                (option, lang.get(), state.config.get())
-            }),
-            Box::new(move |&(option, lang, config)| {
-                // An item the shorter list no longer has is empty until the list
-                // removes it.
-                let Some(option) = option else {
-                    label.set_data("");
-                    value.set_data("");
-                    cost.set_data("");
-                    return;
-                };
-                let units = config.units;
-                cost.set_data(&crate::fixes::costs(lang, &option.cost(&config), units));
-                let fits = option.estimate.fits == Some(true);
-                let _ = element.class_list().toggle_with_force("fits", fits);
-                let _ = element.set_attribute("data-change", option.change.name());
-                let href = location::url_for(&query::to_query(&option.config));
-                let _ = link.set_attribute("href", &href);
-                let required = option.estimate.required;
-                let _ = value_element.set_attribute("data-bytes", &required.to_string());
-                label.set_data(&change_label(lang, &option));
-                let w = i18n::words(lang);
-                let verdict = if fits {
-                    w.fits_lower
-                } else {
-                    w.still_does_not_fit
-                };
-                let mark = if fits { "✓ " } else { "✗ " };
-                value.set_data(&format!(
-                    "{} — {mark}{verdict}",
-                    short(lang, required, units)
-                ));
-            }),
-        );
-        li
-    };
+    let chunk = dom::chunk!(preload_what_ifs);
     el("section")
         .class("what-ifs")
         .attr("data-testid", "what-ifs")
-        .child(el("h3").bind_text(i18n::tr(lang, |w| w.what_if_title)))
-        .child(el("ul").list(rx(move || state.what_ifs.with(Vec::len)), Box::new(item)))
+        .rebuild(
+            rx(move || match state.estimate.with(|e| e.fits) {
+                Some(false) if chunk.ready() => {
+                    dom::now(rows(state.config.get(), state.lang.get()))
+                }
+                _ => Vec::new(),
+            }),
+            Box::new(move |rows: &Vec<Row>| {
+                if rows.is_empty() {
+                    return Vec::new();
+                }
+                let lang = state.lang.get_untracked();
+                vec![
+                    el("h3").text(i18n::words(lang).what_if_title),
+                    el("ul").children(rows.iter().map(|row| item(state, row))),
+                ]
+            }),
+        )
+}
+
+fn item(state: State, row: &Row) -> El {
+    let config = row.config;
+    let li = el("li").attr("data-change", row.change);
+    let li = if row.fits { li.class("fits") } else { li };
+    li.child(
+        el("a")
+            .attr("href", &row.href)
+            .on(
+                Ev::Click,
+                Box::new(move |event| {
+                    event.prevent_default();
+                    state.apply(&config);
+                }),
+            )
+            .text(&row.label),
+    )
+    .child(
+        el("span")
+            .class("value")
+            .attr("data-bytes", &row.required.to_string())
+            .text(&row.value),
+    )
+    .child(el("span").class("legend cost").text(&row.cost))
 }
 
 /// The change in words, with the value it changes to.
