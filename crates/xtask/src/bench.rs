@@ -41,11 +41,12 @@ const BUNDLE_GZIP_BUDGET: u64 = 170_000;
 /// are not part of it (`Site::on_demand`). The bench reports the budget
 /// itself. Raised from 199,000 B to 205,000 B by issue 27's restructure
 /// (204.6 KB measured), lowered to 201,000 B once the bytes were found
-/// (200.4 KB), then 205,000 B for issue 28's inference moments, advice,
-/// fields and the reader's notation (204.9 KB; docs/performance-log.md,
-/// "The restructure's weight" and "Issue 28's weight"), to come back down
-/// to 199,000 B with issue 31's split.
-const BUNDLE_GZIP_CEILING: u64 = 205_000;
+/// (200.4 KB), raised again to 205,000 B for issue 28's inference moments,
+/// advice, fields and the reader's notation (204.9 KB), and back at
+/// 199,000 B once the what-ifs moved to the fix search's chunk (198.7 KB;
+/// docs/performance-log.md, "The restructure's weight" and "Issue 28's
+/// weight").
+const BUNDLE_GZIP_CEILING: u64 = 199_000;
 const CORE_BUDGET_NS: f64 = 20_000.0;
 const COLD_LOAD_MEDIAN_BUDGET_MS: f64 = 200.0;
 const EDIT_P95_BUDGET_MS: f64 = 8.0;
