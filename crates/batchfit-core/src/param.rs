@@ -116,6 +116,7 @@ choice! {
         BaseQuant = "base_quant",
         DoubleQuant = "double_quant",
         KvDtype = "kv_dtype",
+        KvLayout = "kv_layout",
         ParamOffload = "param_offload",
         LoraVariant = "lora_variant",
         Fp8 = "fp8",
@@ -196,8 +197,9 @@ impl Param {
             | GradAccumFusion => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | Outputs
-            | NormKernel | FusedProj | LoraTargets | BaseQuant | KvDtype | LoraVariant | Fp8
-            | Gpu | Units | Lang | Block | PpSchedule | CpKind | RecomputeMethod => Input::Choice,
+            | NormKernel | FusedProj | LoraTargets | BaseQuant | KvDtype | KvLayout
+            | LoraVariant | Fp8 | Gpu | Units | Lang | Block | PpSchedule | CpKind
+            | RecomputeMethod => Input::Choice,
         }
     }
 }

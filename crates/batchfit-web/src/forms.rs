@@ -223,7 +223,7 @@ fn transformer_form(state: State) -> Vec<El> {
             .bind_text(i18n::tr(lang, |w| w.training_title)),
         framework_picker(state),
         group(&[Mode, Batch, Seq]),
-        group(&[Gen, Quant, KvDtype]),
+        group(&[Gen, Quant, KvDtype, KvLayout]),
         group(&[Recipe]),
         group(&[Fp8]),
         group(&[

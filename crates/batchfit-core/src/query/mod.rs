@@ -339,6 +339,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::BaseQuant,
     Param::DoubleQuant,
     Param::KvDtype,
+    Param::KvLayout,
     Param::ParamOffload,
     Param::LoraVariant,
     Param::Fp8,
@@ -657,6 +658,9 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         }
         Param::DoubleQuant => t.double_quant = switch(name, value)?,
         Param::KvDtype => t.kv_dtype = option(name, tf::KvDtype::parse(value), tf::KvDtype::NAMES)?,
+        Param::KvLayout => {
+            t.kv_layout = option(name, tf::KvLayout::parse(value), tf::KvLayout::NAMES)?
+        }
         Param::ParamOffload => t.param_offload = switch(name, value)?,
         Param::Fp8 => t.fp8 = option(name, tf::Fp8::parse(value), tf::Fp8::NAMES)?,
         Param::TrainEmbeddings => t.train_embeddings = switch(name, value)?,
@@ -718,6 +722,7 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::LoraTargets => tf::LoraTargets::NAMES,
         Param::BaseQuant => tf::BaseQuant::NAMES,
         Param::KvDtype => tf::KvDtype::NAMES,
+        Param::KvLayout => tf::KvLayout::NAMES,
         Param::LoraVariant => tf::LoraVariant::NAMES,
         Param::Fp8 => tf::Fp8::NAMES,
         Param::PpSchedule => Schedule::NAMES,

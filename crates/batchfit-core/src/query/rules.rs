@@ -123,6 +123,7 @@ pub const RULES: &[Rule] = &[
     quiet(Param::Gen, Param::Mode, Is("inference"), inference, Profile),
     rule(Param::Quant, Param::Mode, Is("inference"), inference, Default),
     rule(Param::KvDtype, Param::Mode, Is("inference"), inference, Default),
+    rule(Param::KvLayout, Param::Mode, Is("inference"), inference, Default),
     // Training's: the optimizer step, the backward pass and what they hold.
     rule(Param::Fp8, Param::Mode, Is("train"), training, Default),
     // The saved tensors Inductor's partitioner chooses exist in training
@@ -169,6 +170,7 @@ pub const RULES: &[Rule] = &[
     rule(Param::CapacityPad, Param::CapacityFactor, Above(0), |t| t.capacity_factor > 0, Default),
     // MLA's sizes mean nothing without its latent.
     rule(Param::QLoraRank, Param::KvLoraRank, AtLeast(1), mla, Default),
+    rule(Param::KvLayout, Param::KvLoraRank, AtLeast(1), mla, Default),
     rule(Param::QkRopeHeadDim, Param::KvLoraRank, AtLeast(1), mla, Default),
     rule(Param::QkNopeHeadDim, Param::KvLoraRank, AtLeast(1), mla, Default),
     rule(Param::VHeadDim, Param::KvLoraRank, AtLeast(1), mla, Default),
@@ -316,6 +318,7 @@ fn copy(param: Param, from: &TransformerInput, to: &mut TransformerInput) {
         Param::Gen => to.generated = from.generated,
         Param::Quant => to.quant = from.quant,
         Param::KvDtype => to.kv_dtype = from.kv_dtype,
+        Param::KvLayout => to.kv_layout = from.kv_layout,
         Param::Fp8 => to.fp8 = from.fp8,
         Param::Compile => to.compile = from.compile,
         Param::Optimizer => to.optimizer = from.optimizer,

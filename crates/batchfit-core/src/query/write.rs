@@ -211,6 +211,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::BaseQuant, t.base_quant.name().to_owned()),
         (Param::DoubleQuant, bit(t.double_quant)),
         (Param::KvDtype, t.kv_dtype.name().to_owned()),
+        (Param::KvLayout, t.kv_layout.name().to_owned()),
         (Param::ParamOffload, bit(t.param_offload)),
         (Param::LoraVariant, t.lora_variant.name().to_owned()),
         (Param::Fp8, t.fp8.name().to_owned()),

@@ -1,7 +1,7 @@
 //! Inference (docs/model.md §3.4): the prefill's activations and the KV cache.
 
 use super::input::TransformerInput;
-use super::options::{Attention, Kind, KvDtype, Mlp, Mode};
+use super::options::{Attention, Kind, KvDtype, KvLayout, Mlp, Mode};
 use crate::arith::div_ceil;
 
 /// Inference holds no activations between layers: the prefill's working set
@@ -116,6 +116,8 @@ impl InferenceMoments {
         }
         let (_, tokens) = kv_shape(input);
         let concatenated = match input.kv_dtype {
+            // The engines that store the latent preallocate their pool.
+            KvDtype::Bf16 if latent(input) => 0,
             // The cache's largest layer, keys or values, for the positions
             // before the last token: a sliding layer holds fewer.
             KvDtype::Bf16 => {
@@ -163,14 +165,28 @@ const KV_RESIDUAL: u128 = 127;
 
 /// K and V elements per token of one layer on one GPU, and the tokens cached.
 fn kv_shape(input: &TransformerInput) -> (u128, u128) {
+    let tokens = u128::from(input.seq) + u128::from(input.generated);
+    if latent(input) {
+        // The latent and the rotary key, one "head" on every rank.
+        let arch = &input.arch;
+        return (
+            u128::from(arch.kv_lora_rank + arch.qk_rope_head_dim),
+            tokens,
+        );
+    }
     // K and V per layer and token (transformers' DeepseekV3Attention caches
     // the decompressed keys and values: `past_key_value.update(key_states,
     // value_states, …)` after kv_b_proj); tensor parallelism splits the
     // heads over the ranks.
     let widths = input.arch.attention_widths();
     let per_token = div_ceil(widths.k + widths.v, u128::from(input.tp));
-    let tokens = u128::from(input.seq) + u128::from(input.generated);
     (per_token, tokens)
+}
+
+/// A latent-attention model's cache as the serving engines store it
+/// ([`KvLayout::Latent`]).
+fn latent(input: &TransformerInput) -> bool {
+    input.arch.mla() && input.kv_layout == KvLayout::Latent
 }
 
 /// KV cache per sample per GPU: 2 (K and V) × layers × kv_heads × head_dim ×
@@ -211,12 +227,17 @@ pub fn kv_cache_per_sample(input: &TransformerInput) -> u128 {
         KvDtype::Fp8 => per_token * positions,
         // One 16-bit scale per token and cached head, for K and for V.
         KvDtype::Int8 => {
-            let heads = if arch.mla() {
-                arch.heads
+            let scales = if latent(input) {
+                // One scale per token for the one latent "head", on every rank.
+                2
             } else {
-                arch.kv_heads
+                let heads = if arch.mla() {
+                    arch.heads
+                } else {
+                    arch.kv_heads
+                };
+                div_ceil(2 * u128::from(heads), u128::from(input.tp))
             };
-            let scales = div_ceil(2 * u128::from(heads), u128::from(input.tp));
             layers * tokens * (per_token + 2 * scales)
         }
         KvDtype::Int4 => {

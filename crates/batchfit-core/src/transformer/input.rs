@@ -7,9 +7,9 @@ use super::bounds::{
     PREFETCH, RECOMPUTE_LAYERS, TP,
 };
 use super::options::{
-    Attention, BaseQuant, Block, Fp8, Framework, Kind, KvDtype, Logits, LoraTargets, LoraVariant,
-    Loss, Mode, NormKernel, Optimizer, Outputs, Quant, Recipe, Recompute, RecomputeMethod,
-    RecomputeModules, Step, ZeroGrad,
+    Attention, BaseQuant, Block, Fp8, Framework, Kind, KvDtype, KvLayout, Logits, LoraTargets,
+    LoraVariant, Loss, Mode, NormKernel, Optimizer, Outputs, Quant, Recipe, Recompute,
+    RecomputeMethod, RecomputeModules, Step, ZeroGrad,
 };
 use super::pipeline::{self, CpKind, Layout, Schedule, StageChoice};
 use crate::arith::div_ceil;
@@ -117,6 +117,8 @@ pub struct TransformerInput {
     pub double_quant: bool,
     /// The KV cache's number format in inference.
     pub kv_dtype: KvDtype,
+    /// What a latent-attention model caches per token in inference.
+    pub kv_layout: KvLayout,
     /// Parameters, gradients and the optimizer step in CPU memory (FSDP
     /// `CPUOffload(offload_params=True)`, DeepSpeed ZeRO-3 `offload_param`):
     /// the GPU holds the layers in flight.
@@ -199,6 +201,7 @@ impl Default for TransformerInput {
             base_quant: BaseQuant::default(),
             double_quant: false,
             kv_dtype: KvDtype::default(),
+            kv_layout: KvLayout::default(),
             param_offload: false,
             lora_variant: LoraVariant::default(),
             fp8: Fp8::default(),

@@ -43,9 +43,9 @@ pub use bounds::{
 pub use inference::{InferenceMoments, kv_cache_per_sample, kv_dequantized_per_sample};
 pub use input::TransformerInput;
 pub use options::{
-    Attention, BaseQuant, Block, Fp8, Framework, FusedProj, Kind, KvDtype, Logits, LoraTargets,
-    LoraVariant, Loss, Mlp, Mode, Norm, NormKernel, Optimizer, Outputs, Quant, Recipe, Recompute,
-    RecomputeMethod, RecomputeModules, Step, ZeroGrad,
+    Attention, BaseQuant, Block, Fp8, Framework, FusedProj, Kind, KvDtype, KvLayout, Logits,
+    LoraTargets, LoraVariant, Loss, Mlp, Mode, Norm, NormKernel, Optimizer, Outputs, Quant, Recipe,
+    Recompute, RecomputeMethod, RecomputeModules, Step, ZeroGrad,
 };
 pub use per_sample::{
     PerSample, activations_per_sample, layer_activations_per_sample,

@@ -423,6 +423,25 @@ choice! {
 }
 
 choice! {
+    /// What a multi-head latent attention model (`kv_lora_rank` ≥ 1) caches
+    /// per token and layer in inference (`kv_layout`).
+    pub enum KvLayout {
+        /// The decompressed keys and values, as transformers' `generate()`
+        /// stores them (`DeepseekV3Attention`: `past_key_value.update` after
+        /// `kv_b_proj`), split over the tensor-parallel ranks by head.
+        Full = "full",
+        /// The compressed latent and the shared rotary key, `kv_lora_rank` +
+        /// `qk_rope_head_dim` values, as vLLM and SGLang store it: one "head"
+        /// the same on every tensor-parallel rank (vllm/v1/kv_cache_interface.py
+        /// `MLAAttentionSpec`, built by the MLA attention layer's
+        /// `get_kv_cache_spec` with `num_kv_heads=1` and `head_size =
+        /// kv_lora_rank + qk_rope_head_dim`; SGLang's `MLATokenToKVPool`).
+        Latent = "latent",
+    }
+    default Full
+}
+
+choice! {
     /// Which linear maps of each block carry LoRA adapters (PEFT `target_modules`).
     pub enum LoraTargets {
         /// `q_proj` and `v_proj`: PEFT's default for Llama-, Mistral- and

@@ -721,6 +721,14 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         ),
     ),
     (
+        Param::KvLayout,
+        f(
+            "Latent KV cache",
+            "",
+            "What a latent-attention model caches.",
+        ),
+    ),
+    (
         Param::ZeroGrad,
         f(
             "Gradients between steps",
@@ -913,6 +921,8 @@ pub(super) static OPTIONS: &[(Param, &str, &str)] = &[
         "Every linear map, experts and router too",
     ),
     (Param::KvDtype, "bf16", "16-bit, unquantized"),
+    (Param::KvLayout, "full", "Keys and values (generate())"),
+    (Param::KvLayout, "latent", "The latent (vLLM, SGLang)"),
     (Param::Fp8, "none", "Off"),
     (Param::Fp8, "te", "Transformer Engine (delayed scaling)"),
     (Param::Fp8, "torchao", "torchao float8"),

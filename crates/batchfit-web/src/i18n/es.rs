@@ -837,6 +837,14 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         ),
     ),
     (
+        Param::KvLayout,
+        f(
+            "Caché KV latente",
+            "",
+            "Lo que guarda un modelo de atención latente.",
+        ),
+    ),
+    (
         Param::LoraDropout,
         f(
             "Dropout de LoRA",
@@ -1063,6 +1071,8 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
         "Todas las capas lineales, también expertos y router",
     ),
     (Param::KvDtype, "bf16", "16 bits, sin cuantizar"),
+    (Param::KvLayout, "full", "Claves y valores (generate())"),
+    (Param::KvLayout, "latent", "El latente (vLLM, SGLang)"),
     (Param::Fp8, "none", "No"),
     (Param::Fp8, "te", "Transformer Engine (escalado diferido)"),
     (Param::Fp8, "torchao", "torchao float8"),

@@ -281,3 +281,37 @@ proptest::proptest! {
         }
     }
 }
+
+/// KV bytes per token, byte for byte (issue 29): Llama-3.1-8B in BF16
+/// keeps 2 × 8 heads × 128 × 2 bytes × 32 layers = 131,072 a token, 65,536
+/// with an FP8 cache and 65,536 per GPU at tp = 2; Qwen2.5-7B 2 × 4 × 128 ×
+/// 2 × 28 = 57,344. DeepSeek-V3 as `generate()` caches it, decompressed: 61
+/// × (128 × 192 + 128 × 128) × 2 = 4,997,120 a token, split by head over 8
+/// ranks; as vLLM and SGLang cache the latent: (512 + 64) × 2 × 61 = 70,272,
+/// the same on each of the 8 ranks.
+#[test]
+fn kv_bytes_per_token_worked_examples() {
+    let per_token = |query: &str| {
+        let parsed = crate::query::parse(&format!(
+            "form=transformer&mode=inference&batch=1&seq=1&gen=0&{query}"
+        ));
+        assert_eq!(parsed.problems, [], "{query}");
+        kv_cache_per_sample(&parsed.config.transformer)
+    };
+    assert_eq!(per_token("model=llama-3.1-8b"), 131_072);
+    assert_eq!(per_token("model=llama-3.1-8b&kv_dtype=fp8"), 65_536);
+    assert_eq!(per_token("model=llama-3.1-8b&tp=2"), 65_536);
+    assert_eq!(per_token("model=qwen2.5-7b"), 57_344);
+    assert_eq!(per_token("model=deepseek-v3&tp=8"), 4_997_120 / 8);
+    assert_eq!(per_token("model=deepseek-v3&tp=8&kv_layout=latent"), 70_272);
+    assert_eq!(per_token("model=deepseek-v3&kv_layout=latent"), 70_272);
+    // A model without latent attention has no latent to cache: the layout
+    // is reported and reset.
+    let parsed =
+        crate::query::parse("form=transformer&model=llama-3.1-8b&mode=inference&kv_layout=latent");
+    assert_eq!(parsed.problems.len(), 1);
+    assert_eq!(
+        parsed.config.transformer.kv_layout,
+        crate::transformer::KvLayout::Full
+    );
+}
