@@ -1164,7 +1164,7 @@ pub fn text(config: &Config) -> String {
                     if a.fits_pessimistic {
                         ""
                     } else {
-                        ", fits only towards the optimistic end"
+                        ", fits only at the optimistic end"
                     }
                 ));
                 if a.host_memory > 0 {

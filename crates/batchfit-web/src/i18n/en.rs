@@ -758,7 +758,7 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f(
             "GPUs you can use",
             "",
-            "The most GPUs a suggested change may take; 0: the job's own.",
+            "For suggested changes; 0: the job's own.",
         ),
     ),
     (
@@ -766,7 +766,7 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f(
             "Host RAM",
             "GB",
-            "One machine's RAM, for offloading; 0: unknown, and each offload says what it needs.",
+            "One machine's, for offloading; 0: unknown.",
         ),
     ),
     (
@@ -1036,7 +1036,7 @@ pub(super) static EN: Words = Words {
     not_at_peak_step_inside: "Not in the peak: runs inside the backward pass, next to the activations.",
     not_at_peak_freed: "Not in the peak: the backward pass frees them before the gradients' peak.",
     partly_at_peak: "Partly in the peak: they are largest at another moment of the step, when fewer other tensors are alive.",
-    prompt_cache_at_peak: "The prompt's share is in the peak: the prefill sets it, and the generated tokens are cached after it, once the prefill's working set is freed.",
+    prompt_cache_at_peak: "Only the prompt's share is in the peak, the prefill's; the generated tokens are cached after it.",
     not_at_peak_casts: "Partly not in the peak: autocast's 16-bit copies are freed with the activations.",
     bar_sums: "Alive at the peak, then what is added: the segments sum to the required memory.",
     no_batch_fits: "None (not even 1)",
@@ -1103,7 +1103,7 @@ pub(super) static EN: Words = Words {
     lever_tp: "tensor parallel",
     fits_lower: "fits",
     fix_host_needs: "needs host RAM:",
-    fix_fits_optimistic: "fits only towards the optimistic end of the range",
+    fix_fits_optimistic: "fits only at the optimistic end",
     cost_compute: "compute (recomputation)",
     cost_pcie: "over PCIe per step",
     cost_at: "at",
@@ -1254,7 +1254,7 @@ pub(super) static ENGLISH: Language = Language {
     fits_on_each: |gpus, name, answer| format!("fits on each of {gpus} × {name}: {answer}"),
     states_exceed: |states, device| {
         format!(
-            "The weights, gradients and optimizer state alone take {states}, more than {device} holds: no batch fits on one card. The Transformer form splits them over GPUs (ZeRO, tensor parallelism) and offers 8-bit optimizers, LoRA and QLoRA."
+            "Weights, gradients and optimizer state alone take {states}, more than {device}: no batch fits. The Transformer form splits them over GPUs and offers 8-bit optimizers and LoRA."
         )
     },
     spare: |spare| format!("{spare} to spare"),

@@ -893,7 +893,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "GPUs disponibles",
             "",
-            "Las GPUs que como máximo puede tomar un cambio sugerido; 0: las del trabajo.",
+            "Para los cambios sugeridos; 0: las del trabajo.",
         ),
     ),
     (
@@ -901,7 +901,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "RAM del equipo",
             "GB",
-            "La RAM de una máquina, para descargar; 0: desconocida, y cada descarga dice cuánta necesita.",
+            "La de una máquina, para descargar; 0: desconocida.",
         ),
     ),
     (
@@ -1205,7 +1205,7 @@ pub(super) static ES: Words = Words {
     not_at_peak_step_inside: "Fuera del pico: se ejecuta dentro del paso hacia atrás, junto a las activaciones.",
     not_at_peak_freed: "Fuera del pico: el paso hacia atrás las libera antes del pico de los gradientes.",
     partly_at_peak: "En parte en el pico: son máximas en otro momento del paso, con menos tensores vivos.",
-    prompt_cache_at_peak: "La parte del prompt está en el pico: lo fija el prefill, y los tokens generados se guardan después, una vez liberado su conjunto de trabajo.",
+    prompt_cache_at_peak: "Solo la parte del prompt está en el pico, el del prefill; los tokens generados se guardan después.",
     not_at_peak_casts: "En parte fuera del pico: las copias de 16 bits de autocast se liberan con las activaciones.",
     bar_sums: "Lo vivo en el pico y lo añadido: los segmentos suman la memoria necesaria.",
     no_batch_fits: "Ninguno (ni siquiera 1)",
@@ -1272,7 +1272,7 @@ pub(super) static ES: Words = Words {
     lever_tp: "paralelismo tensorial",
     fits_lower: "cabe",
     fix_host_needs: "necesita RAM del equipo:",
-    fix_fits_optimistic: "cabe solo hacia el extremo optimista del rango",
+    fix_fits_optimistic: "cabe solo en el extremo optimista",
     cost_compute: "de cómputo (recomputación)",
     cost_pcie: "por PCIe en cada paso",
     cost_at: "a",
@@ -1427,7 +1427,7 @@ pub(super) static SPANISH: Language = Language {
     },
     states_exceed: |states, device| {
         format!(
-            "Los pesos, los gradientes y el estado del optimizador ocupan por sí solos {states}, más de lo que cabe en {device}: ningún lote cabe en una sola tarjeta. El formulario Transformer los reparte entre GPUs (ZeRO, paralelismo tensorial) y ofrece optimizadores de 8 bits, LoRA y QLoRA."
+            "Pesos, gradientes y estado del optimizador ocupan por sí solos {states}, más que {device}: ningún lote cabe. El formulario Transformer los reparte entre GPUs y ofrece optimizadores de 8 bits y LoRA."
         )
     },
     spare: |spare| format!("sobran {spare}"),

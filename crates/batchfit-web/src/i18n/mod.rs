@@ -305,7 +305,7 @@ pub struct Words {
     pub fits_lower: &'static str,
     /// Before the host RAM a fix's offloads need.
     pub fix_host_needs: &'static str,
-    /// A fix that fits only towards the optimistic end of the range.
+    /// A fix that fits only at the optimistic end of the range.
     pub fix_fits_optimistic: &'static str,
     pub cost_compute: &'static str,
     pub cost_pcie: &'static str,
