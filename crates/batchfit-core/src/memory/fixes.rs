@@ -14,7 +14,8 @@
 //! fixes and for every [`WhatIf`].
 
 use super::{
-    Estimate, Parts, WhatIf, accumulation_steps, estimate, required, total_gpus, with_adapters,
+    Estimate, Parts, WhatIf, accumulation_steps, estimate, largest, required, smallest, total_gpus,
+    with_adapters,
 };
 use crate::Precision;
 use crate::parameters;
@@ -422,49 +423,6 @@ fn relax(strongest: Lever, others: &Config, original: &Config, target: &Target<'
         other => fits(&with(other)).then_some(other),
     };
     found.map_or(Relaxed::Nothing, Relaxed::To)
-}
-
-/// The largest value in `low..=high` for which `fits` holds, where it holds
-/// for every value up to some point and for none beyond (a binary search);
-/// `None` when it does not hold at `low`.
-fn largest(low: u64, high: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
-    if low > high || !fits(low) {
-        return None;
-    }
-    if fits(high) {
-        return Some(high);
-    }
-    let (mut fitting, mut too_much) = (low, high);
-    while too_much - fitting > 1 {
-        let middle = fitting + (too_much - fitting) / 2;
-        if fits(middle) {
-            fitting = middle;
-        } else {
-            too_much = middle;
-        }
-    }
-    Some(fitting)
-}
-
-/// The smallest value in `low..=high` for which `fits` holds, where it holds
-/// from some point on; `None` when it does not hold at `high`.
-fn smallest(low: u64, high: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
-    if low > high || !fits(high) {
-        return None;
-    }
-    if fits(low) {
-        return Some(low);
-    }
-    let (mut too_few, mut enough) = (low, high);
-    while enough - too_few > 1 {
-        let middle = too_few + (enough - too_few) / 2;
-        if fits(middle) {
-            enough = middle;
-        } else {
-            too_few = middle;
-        }
-    }
-    Some(enough)
 }
 
 /// One combination of changes that makes a configuration fit.

@@ -12,22 +12,50 @@ use crate::transformer::{GPUS, Kind, Mode};
 /// a search over powers of two.
 pub(super) fn max_batch_within(model: &Model, config: &Config, device: u128) -> u64 {
     let fits = |batch: u64| required(model.at(batch).1.reserved(batch), config) <= device;
-    if !fits(1) {
-        return 0;
+    largest(1, BATCH.max, fits).unwrap_or(0)
+}
+
+/// The largest value in `low..=high` for which `fits` holds, where it holds
+/// for every value up to some point and for none beyond (a binary search);
+/// `None` when it does not hold at `low`.
+pub(super) fn largest(low: u64, high: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
+    if low > high || !fits(low) {
+        return None;
     }
-    let (mut fitting, mut too_big) = (1u64, BATCH.max + 1);
-    if fits(BATCH.max) {
-        return BATCH.max;
+    if fits(high) {
+        return Some(high);
     }
-    while too_big - fitting > 1 {
-        let middle = fitting + (too_big - fitting) / 2;
+    let (mut fitting, mut too_much) = (low, high);
+    while too_much - fitting > 1 {
+        let middle = fitting + (too_much - fitting) / 2;
         if fits(middle) {
             fitting = middle;
         } else {
-            too_big = middle;
+            too_much = middle;
         }
     }
-    fitting
+    Some(fitting)
+}
+
+/// The smallest value in `low..=high` for which `fits` holds, where it holds
+/// from some point on; `None` when it does not hold at `high`.
+pub(super) fn smallest(low: u64, high: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
+    if low > high || !fits(high) {
+        return None;
+    }
+    if fits(low) {
+        return Some(low);
+    }
+    let (mut too_few, mut enough) = (low, high);
+    while enough - too_few > 1 {
+        let middle = too_few + (enough - too_few) / 2;
+        if fits(middle) {
+            enough = middle;
+        } else {
+            too_few = middle;
+        }
+    }
+    Some(enough)
 }
 
 /// The longest sequence that fits the device at the chosen batch: in training
@@ -60,22 +88,7 @@ pub fn max_seq(config: &Config) -> Option<u64> {
         };
         required(parts.reserved(batch), config) <= device
     };
-    if !fits(SEQ.min) {
-        return Some(0);
-    }
-    if fits(SEQ.max) {
-        return Some(SEQ.max.saturating_add(generated));
-    }
-    let (mut fitting, mut too_long) = (SEQ.min, SEQ.max);
-    while too_long - fitting > 1 {
-        let middle = fitting + (too_long - fitting) / 2;
-        if fits(middle) {
-            fitting = middle;
-        } else {
-            too_long = middle;
-        }
-    }
-    Some(fitting.saturating_add(generated))
+    Some(largest(SEQ.min, SEQ.max, fits).map_or(0, |seq| seq.saturating_add(generated)))
 }
 
 /// One row of the batch sweep, at-peak quantities: `model_states +
@@ -148,20 +161,7 @@ pub fn gpus_needed(config: &Config) -> Option<u64> {
         let batch = trial.batch();
         required(Model::of(&trial).at(batch).1.reserved(batch), &trial) <= device
     };
-    let most = GPUS.max / ep;
-    if most == 0 || !fits(most) {
-        return None;
-    }
-    let (mut too_few, mut enough) = (0u64, most);
-    while enough - too_few > 1 {
-        let middle = too_few + (enough - too_few) / 2;
-        if fits(middle) {
-            enough = middle;
-        } else {
-            too_few = middle;
-        }
-    }
-    Some(enough * ep)
+    smallest(1, GPUS.max / ep, fits).map(|groups| groups * ep)
 }
 
 /// One device preset's answer for a configuration: [`devices`].
