@@ -26,72 +26,110 @@ pub fn fixes(state: State) -> El {
             rx(move || {
                 // Searched whenever the setup does not fit, as the CLI
                 // lists it (issue 28), whatever single what-if fits. The
-                // search is a chunk of the split build (dom::Chunk), fetched
-                // the first time a setup needs it.
-                let list = match state.estimate.with(|e| e.fits) {
+                // search and its words are a chunk of the split build
+                // (dom::Chunk), fetched the first time a setup needs it.
+                match state.estimate.with(|e| e.fits) {
                     Some(false) if !state.stale() && chunk.ready() => {
-                        dom::now(search(state.config.get()))
+                        dom::now(search(state.config.get(), state.lang.get()))
                     }
                     _ => Vec::new(),
-                };
-                (list, state.lang.get(), state.config.with(|c| c.units))
+                }
             }),
-            Box::new(move |(list, lang, units)| {
-                if list.is_empty() {
+            Box::new(move |rows: &Vec<Row>| {
+                if rows.is_empty() {
                     return Vec::new();
                 }
-                let w = i18n::words(*lang);
+                let w = i18n::words(state.lang.get_untracked());
                 vec![
                     el("h3").text(w.fixes_title),
-                    el("ol").children(list.iter().map(|a| item(state, a, *lang, *units))),
+                    el("ol").children(rows.iter().map(|row| item(state, row))),
                 ]
             }),
         )
 }
 
+/// One fix, worded: what the list shows of it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Row {
+    label: String,
+    /// "17.0 GB — ✓ fits".
+    value: String,
+    /// "needs host RAM: 175 GB", or empty.
+    host: String,
+    /// "fits only at the optimistic end", or empty.
+    optimistic: String,
+    cost: String,
+    href: String,
+    required: u128,
+    host_bytes: u128,
+    fits_pessimistic: bool,
+    config: Config,
+}
+
+/// The smallest changes that fit `config`, worded in `lang` (the chunk's
+/// code: the search, the levers', costs' and sizes' words).
 #[cfg_attr(batchfit_split, allow(unsafe_code))]
 #[cfg_attr(
     batchfit_split,
     wasm_split_helpers::wasm_split(fixes, fallible, preload(#[allow(unsafe_code)] preload_fixes))
 )]
-fn search(config: Config) -> Result<Vec<Advice>, dom::ChunkMissing> {
-    Ok(advice::fixes(&config))
+fn search(config: Config, lang: Lang) -> Result<Vec<Row>, dom::ChunkMissing> {
+    let w = i18n::words(lang);
+    let units = config.units;
+    Ok(advice::fixes(&config)
+        .into_iter()
+        .map(|advice: Advice| {
+            let fix = &advice.fix;
+            let transformer = fix.config.form == Form::Transformer;
+            let label: Vec<String> = fix
+                .levers
+                .iter()
+                .map(|l| lever(lang, *l, transformer, fix.cost.after.inference))
+                .collect();
+            Row {
+                label: label.join(" + "),
+                value: format!(
+                    "{} — ✓ {}",
+                    short(lang, fix.estimate.required, units),
+                    w.fits_lower
+                ),
+                host: if advice.host_memory > 0 {
+                    format!(
+                        "{} {}",
+                        w.fix_host_needs,
+                        short(lang, advice.host_memory, units)
+                    )
+                } else {
+                    String::new()
+                },
+                optimistic: if advice.fits_pessimistic {
+                    String::new()
+                } else {
+                    w.fix_fits_optimistic.to_owned()
+                },
+                cost: costs(lang, &fix.cost, units),
+                href: location::url_for(&query::to_query(&fix.config)),
+                required: fix.estimate.required,
+                host_bytes: advice.host_memory,
+                fits_pessimistic: advice.fits_pessimistic,
+                config: fix.config,
+            }
+        })
+        .collect())
 }
 
-fn item(state: State, advice: &Advice, lang: Lang, units: Units) -> El {
-    let w = i18n::words(lang);
-    let fix = &advice.fix;
-    let transformer = fix.config.form == Form::Transformer;
-    let label: Vec<String> = fix
-        .levers
-        .iter()
-        .map(|l| lever(lang, *l, transformer, fix.cost.after.inference))
-        .collect();
-    let config = fix.config;
-    let href = location::url_for(&query::to_query(&config));
-    let host = (advice.host_memory > 0).then(|| {
-        el("span").class("legend host").text(&format!(
-            "{} {}",
-            w.fix_host_needs,
-            short(lang, advice.host_memory, units)
-        ))
-    });
-    let optimistic = (!advice.fits_pessimistic).then(|| {
-        el("span")
-            .class("legend optimistic")
-            .text(w.fix_fits_optimistic)
-    });
+fn item(state: State, row: &Row) -> El {
+    let config = row.config;
+    let note =
+        |class: &str, text: &str| (!text.is_empty()).then(|| el("span").class(class).text(text));
     el("li")
-        .attr("data-required", &fix.estimate.required.to_string())
-        .attr("data-bytes", &fix.estimate.required.to_string())
-        .attr("data-host-bytes", &advice.host_memory.to_string())
-        .attr(
-            "data-fits-pessimistic",
-            &advice.fits_pessimistic.to_string(),
-        )
+        .attr("data-required", &row.required.to_string())
+        .attr("data-bytes", &row.required.to_string())
+        .attr("data-host-bytes", &row.host_bytes.to_string())
+        .attr("data-fits-pessimistic", &row.fits_pessimistic.to_string())
         .child(
             el("a")
-                .attr("href", &href)
+                .attr("href", &row.href)
                 .on(
                     Ev::Click,
                     Box::new(move |event| {
@@ -99,20 +137,12 @@ fn item(state: State, advice: &Advice, lang: Lang, units: Units) -> El {
                         state.apply(&config);
                     }),
                 )
-                .text(&label.join(" + ")),
+                .text(&row.label),
         )
-        .child(el("span").class("value").text(&format!(
-            "{} — ✓ {}",
-            short(lang, fix.estimate.required, units),
-            w.fits_lower
-        )))
-        .children(optimistic)
-        .children(host)
-        .child(
-            el("span")
-                .class("legend cost")
-                .text(&costs(lang, &fix.cost, units)),
-        )
+        .child(el("span").class("value").text(&row.value))
+        .children(note("legend optimistic", &row.optimistic))
+        .children(note("legend host", &row.host))
+        .child(el("span").class("legend cost").text(&row.cost))
 }
 
 /// A lever in words, with its value (BF16 is the pure-BF16 recipe in the
