@@ -4,6 +4,7 @@
 use batchfit_core::advice;
 use batchfit_core::confidence::{self, Basis, Fit, Range, Reading, Verdict};
 use batchfit_core::fields::{format_hundredths, group_thousands};
+use batchfit_core::hardware;
 use batchfit_core::memory::{
     self, AtPeak, Change, Component, Cost, Estimate, Lever, Phase, SweepRow,
 };
@@ -81,6 +82,8 @@ struct Report {
     what_ifs: Vec<WhatIfRow>,
     /// The smallest combinations of changes that fit, the least costly first.
     fixes: Vec<FixRow>,
+    /// Settings the device cannot run (`hardware::warnings`).
+    warnings: Vec<WarningRow>,
     /// The step, point by point: its largest `total` is `peak_allocated`.
     timeline: Vec<TimelineRow>,
     /// What runs like this one measured in validation (transformer form only).
@@ -367,6 +370,29 @@ struct WhatIfRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     fits: Option<bool>,
     costs: CostRow,
+}
+
+/// A setting the device cannot run.
+#[derive(Serialize)]
+struct WarningRow {
+    name: &'static str,
+    message: String,
+}
+
+/// A warning in one English sentence.
+fn warning_text(warning: hardware::Warning) -> String {
+    match warning {
+        hardware::Warning::Bf16 {
+            capability: (major, minor),
+        } => format!(
+            "the device (compute capability {major}.{minor}) has no BF16: vLLM refuses it and PyTorch emulates it; FP16 needs the same memory"
+        ),
+        hardware::Warning::Fp8 {
+            capability: (major, minor),
+        } => format!(
+            "FP8 training needs compute capability 8.9 (Ada, Hopper); the device has {major}.{minor}: Transformer Engine refuses it"
+        ),
+    }
 }
 
 #[derive(Serialize)]
@@ -660,6 +686,13 @@ pub fn json(config: &Config) -> String {
                 required: w.estimate.required,
                 fits: w.estimate.fits,
                 costs: w.cost(config).into(),
+            })
+            .collect(),
+        warnings: hardware::warnings(config)
+            .into_iter()
+            .map(|w| WarningRow {
+                name: w.name(),
+                message: warning_text(w),
             })
             .collect(),
         fixes: advice::fixes(config)
@@ -1081,6 +1114,9 @@ pub fn text(config: &Config) -> String {
         out.push_str(
             "Optimizer states: paged (CUDA unified memory): counted on the GPU in full, they may spill to CPU under pressure.\n",
         );
+    }
+    for warning in hardware::warnings(config) {
+        out.push_str(&format!("warning: {}\n", warning_text(warning)));
     }
     confidence_text(&mut out, config, &e);
     if let (Some(device), Some(bytes), Some(fits), Some(max_batch)) =

@@ -84,6 +84,35 @@ fn bad_input_exits_2_with_one_line_naming_the_parameter() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// Settings the device cannot run are warned about (issue 29): BF16 on a
+/// T4, FP8 training on an A100; nothing on a card that runs them.
+#[test]
+fn settings_the_device_cannot_run_are_warned_about() {
+    let t4 = json(&["--json", "form=transformer&model=llama-3.2-1b&gpu=t4"]);
+    assert_eq!(t4["warnings"][0]["name"], "bf16_unsupported");
+    assert!(
+        t4["warnings"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("compute capability 7.5"))
+    );
+    let a100 = json(&[
+        "--json",
+        "form=transformer&model=llama-3.1-8b&recipe=bf16&fp8=te&gpu=a100-80gb",
+    ]);
+    assert_eq!(a100["warnings"][0]["name"], "fp8_unsupported");
+    let h100 = json(&[
+        "--json",
+        "form=transformer&model=llama-3.1-8b&gpu=h100-80gb",
+    ]);
+    assert_eq!(h100["warnings"], serde_json::json!([]));
+    let out = batchfit(&["form=transformer&model=llama-3.2-1b&gpu=t4"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("warning: the device (compute capability 7.5) has no BF16"),
+        "{text}"
+    );
+}
+
 /// `--help` and each command's help list the commands, options, examples
 /// and exit codes (issue 28); completions are written for the shells.
 #[test]

@@ -33,6 +33,7 @@ pub mod activations;
 pub mod advice;
 pub mod confidence;
 pub mod fields;
+pub mod hardware;
 pub mod import;
 pub mod measured;
 pub mod memory;

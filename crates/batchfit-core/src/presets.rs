@@ -28,6 +28,11 @@ pub struct DevicePreset {
     pub name: &'static str,
     pub kind: DeviceKind,
     pub bytes: u128,
+    /// An NVIDIA card's compute capability (major, minor), which decides the
+    /// number formats its tensor cores run (NVIDIA, "CUDA GPUs – Compute
+    /// Capability", developer.nvidia.com/cuda-gpus); `None` for AMD, Apple
+    /// silicon and CPUs.
+    pub capability: Option<(u8, u8)>,
     /// How the memory figure was read (not in the page's WebAssembly).
     #[cfg(not(target_arch = "wasm32"))]
     pub source: &'static str,
@@ -796,6 +801,19 @@ pub const MODELS: &[ModelPreset] = &[
     ),
 ];
 
+/// An NVIDIA card of compute capability `capability`.
+const fn nvidia(
+    id: &'static str,
+    name: &'static str,
+    bytes: u128,
+    capability: (u8, u8),
+) -> DevicePreset {
+    DevicePreset {
+        capability: Some(capability),
+        ..preset(DeviceKind::Gpu, id, name, bytes, SMI)
+    }
+}
+
 const fn gpu(
     id: &'static str,
     name: &'static str,
@@ -833,6 +851,7 @@ const fn preset(
         name,
         kind,
         bytes,
+        capability: None,
         #[cfg(not(target_arch = "wasm32"))]
         source,
     }
@@ -841,18 +860,18 @@ const fn preset(
 const SMI: &str = "nvidia-smi memory.total as the driver reports it";
 
 pub const DEVICES: &[DevicePreset] = &[
-    gpu("t4", "NVIDIA T4 16GB", 15_360 * MIB, SMI),
-    gpu("v100-16gb", "NVIDIA V100 16GB", 16_160 * MIB, SMI),
-    gpu("v100-32gb", "NVIDIA V100 32GB", 32_510 * MIB, SMI),
-    gpu("rtx-3090", "NVIDIA RTX 3090 24GB", 24_576 * MIB, SMI),
-    gpu("rtx-4090", "NVIDIA RTX 4090 24GB", 24_564 * MIB, SMI),
-    gpu("a10g", "NVIDIA A10G 24GB", 23_028 * MIB, SMI),
-    gpu("l4", "NVIDIA L4 24GB", 23_034 * MIB, SMI),
-    gpu("l40s", "NVIDIA L40S 48GB", 46_068 * MIB, SMI),
-    gpu("a100-40gb", "NVIDIA A100 40GB", 40_960 * MIB, SMI),
-    gpu("a100-80gb", "NVIDIA A100 80GB", 81_920 * MIB, SMI),
-    gpu("h100-80gb", "NVIDIA H100 80GB SXM", 81_559 * MIB, SMI),
-    gpu("h200", "NVIDIA H200 141GB", 143_771 * MIB, SMI),
+    nvidia("t4", "NVIDIA T4 16GB", 15_360 * MIB, (7, 5)),
+    nvidia("v100-16gb", "NVIDIA V100 16GB", 16_160 * MIB, (7, 0)),
+    nvidia("v100-32gb", "NVIDIA V100 32GB", 32_510 * MIB, (7, 0)),
+    nvidia("rtx-3090", "NVIDIA RTX 3090 24GB", 24_576 * MIB, (8, 6)),
+    nvidia("rtx-4090", "NVIDIA RTX 4090 24GB", 24_564 * MIB, (8, 9)),
+    nvidia("a10g", "NVIDIA A10G 24GB", 23_028 * MIB, (8, 6)),
+    nvidia("l4", "NVIDIA L4 24GB", 23_034 * MIB, (8, 9)),
+    nvidia("l40s", "NVIDIA L40S 48GB", 46_068 * MIB, (8, 9)),
+    nvidia("a100-40gb", "NVIDIA A100 40GB", 40_960 * MIB, (8, 0)),
+    nvidia("a100-80gb", "NVIDIA A100 80GB", 81_920 * MIB, (8, 0)),
+    nvidia("h100-80gb", "NVIDIA H100 80GB SXM", 81_559 * MIB, (9, 0)),
+    nvidia("h200", "NVIDIA H200 141GB", 143_771 * MIB, (9, 0)),
     gpu(
         "mi300x",
         "AMD Instinct MI300X 192GB",

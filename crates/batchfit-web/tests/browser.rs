@@ -193,6 +193,24 @@ fn value(host: &Element, testid: &str) -> String {
         .unwrap_or_default()
 }
 
+/// A setting the device cannot run is said beside the estimate (issue 29),
+/// in the page's language: BF16 on a T4; nothing on an H100.
+#[wasm_bindgen_test]
+async fn settings_the_device_cannot_run_are_said() {
+    let (host, _app) = mount_with("form=transformer&model=llama-3.2-1b&gpu=t4&lang=es");
+    settle().await;
+    let warning = find(&host, "[data-testid=\"hardware-warning\"]");
+    assert_eq!(
+        warning.get_attribute("data-warning").as_deref(),
+        Some("bf16_unsupported")
+    );
+    let text = warning.text_content().unwrap_or_default();
+    assert!(text.contains("capacidad de cómputo 7.5"), "{text}");
+    let (host, _app) = mount_with("form=transformer&model=llama-3.2-1b&gpu=h100-80gb");
+    settle().await;
+    assert!(all(&host, "[data-testid=\"hardware-warning\"]").is_empty());
+}
+
 /// The parameters form's dead end is said (issue 28): 7B with AdamW on an
 /// H100 holds 98 GB of model states, more than the card; 1B does not.
 #[wasm_bindgen_test]

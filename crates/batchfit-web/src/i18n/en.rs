@@ -2,6 +2,7 @@
 //! questions of "How it works", and the sentences that word the core's data.
 
 use batchfit_core::fields::{self, Needed, Problem, Range};
+use batchfit_core::hardware;
 use batchfit_core::import::hf;
 use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::import::{self};
@@ -1252,6 +1253,18 @@ pub(super) static ENGLISH: Language = Language {
     },
     fits_on: |name, answer| format!("fits on {name}: {answer}"),
     fits_on_each: |gpus, name, answer| format!("fits on each of {gpus} × {name}: {answer}"),
+    hardware: |warning| match warning {
+        hardware::Warning::Bf16 {
+            capability: (major, minor),
+        } => format!(
+            "This card (compute capability {major}.{minor}) has no BF16: vLLM refuses it, PyTorch emulates it. FP16 takes the same memory."
+        ),
+        hardware::Warning::Fp8 {
+            capability: (major, minor),
+        } => format!(
+            "FP8 training needs compute capability 8.9 (Ada, Hopper); this card has {major}.{minor}: Transformer Engine refuses it."
+        ),
+    },
     states_exceed: |states, device| {
         format!(
             "Weights, gradients and optimizer state alone take {states}, more than {device}: no batch fits. The Transformer form splits them over GPUs and offers 8-bit optimizers and LoRA."

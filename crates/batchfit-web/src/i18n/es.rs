@@ -8,6 +8,7 @@
 //! 14 texts against 13 forms of *tú* in 10.
 
 use batchfit_core::fields::{self, Needed, Problem, Range};
+use batchfit_core::hardware;
 use batchfit_core::import::hf;
 use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::import::{self};
@@ -1424,6 +1425,18 @@ pub(super) static SPANISH: Language = Language {
     fits_on: |name, answer| format!("¿cabe en {name}? {answer}"),
     fits_on_each: |gpus, name, answer| {
         format!("¿cabe en cada una de las {gpus} × {name}? {answer}")
+    },
+    hardware: |warning| match warning {
+        hardware::Warning::Bf16 {
+            capability: (major, minor),
+        } => format!(
+            "Esta tarjeta (capacidad de cómputo {major}.{minor}) no tiene BF16: vLLM lo rechaza y PyTorch lo emula. FP16 ocupa la misma memoria."
+        ),
+        hardware::Warning::Fp8 {
+            capability: (major, minor),
+        } => format!(
+            "El entrenamiento en FP8 necesita capacidad de cómputo 8.9 (Ada, Hopper); esta tarjeta tiene {major}.{minor}: Transformer Engine lo rechaza."
+        ),
     },
     states_exceed: |states, device| {
         format!(

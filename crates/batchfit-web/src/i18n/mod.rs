@@ -12,6 +12,7 @@ mod tests;
 
 use crate::prelude::{Get, RwSignal};
 use batchfit_core::fields::{Problem, Range};
+use batchfit_core::hardware;
 use batchfit_core::import;
 use batchfit_core::measured::{self, Term};
 use batchfit_core::param::COUNT;
@@ -73,6 +74,8 @@ pub struct Language {
     pub gpus_needed: fn(u64, Option<&str>) -> String,
     /// "fits on H100 80GB: yes", from the device's name and the answer.
     pub fits_on: fn(&str, &str) -> String,
+    /// A setting the device cannot run (`hardware::Warning`).
+    pub hardware: fn(hardware::Warning) -> String,
     /// The parameters form, when the model states alone exceed the device:
     /// from their size and the device's name.
     pub states_exceed: fn(&str, &str) -> String,

@@ -32,6 +32,29 @@ pub fn results(state: State) -> El {
         .child(breakdown(state))
         .child(breakdown_table(state))
         .child(crate::stages::stages(state))
+        // Settings the device cannot run: the estimate stands, the stack
+        // refuses or emulates them there.
+        .rebuild(
+            rx(move || {
+                (
+                    state.config.with(batchfit_core::hardware::warnings),
+                    state.lang.get(),
+                )
+            }),
+            Box::new(move |(warnings, lang)| {
+                let language = i18n::language(*lang);
+                warnings
+                    .iter()
+                    .map(|&warning| {
+                        el("p")
+                            .class("legend")
+                            .attr("data-testid", "hardware-warning")
+                            .attr("data-warning", warning.name())
+                            .text(&(language.hardware)(warning))
+                    })
+                    .collect()
+            }),
+        )
         // The parameters form's dead end, said: no batch can fit where the
         // model states alone exceed the device.
         .show(

@@ -1,0 +1,72 @@
+use super::*;
+use crate::query::parse;
+
+fn warned(query: &str) -> Vec<Warning> {
+    let parsed = parse(query);
+    assert_eq!(parsed.problems, [], "{query}");
+    warnings(&parsed.config)
+}
+
+/// BF16 on a T4 or V100, FP8 training before Ada: each named with the
+/// card's compute capability; what the card runs is not warned about.
+#[test]
+fn settings_the_device_cannot_run_are_named() {
+    assert_eq!(
+        warned("form=transformer&model=llama-3.2-1b&gpu=t4"),
+        [Warning::Bf16 { capability: (7, 5) }]
+    );
+    assert_eq!(
+        warned("form=transformer&model=llama-3.2-1b&mode=inference&gpu=v100-32gb"),
+        [Warning::Bf16 { capability: (7, 0) }]
+    );
+    assert_eq!(
+        warned("form=transformer&model=llama-3.2-1b&recipe=fp32&gpu=t4"),
+        []
+    );
+    assert_eq!(
+        warned("form=parameters&params=1B&precision=bf16&gpu=t4"),
+        [Warning::Bf16 { capability: (7, 5) }]
+    );
+    assert_eq!(
+        warned("form=parameters&params=1B&precision=fp16&gpu=t4"),
+        []
+    );
+    // FP8 training: Transformer Engine needs 8.9 (an RTX 4090 or L4 has
+    // it, an A100 has not).
+    assert_eq!(
+        warned("form=transformer&model=llama-3.1-8b&recipe=bf16&fp8=te&gpu=a100-80gb"),
+        [Warning::Fp8 { capability: (8, 0) }]
+    );
+    assert_eq!(
+        warned("form=transformer&model=llama-3.1-8b&recipe=bf16&fp8=torchao&gpu=rtx-4090"),
+        []
+    );
+    assert_eq!(
+        warned("form=transformer&model=llama-3.1-8b&recipe=bf16&fp8=te&gpu=v100-32gb"),
+        [
+            Warning::Bf16 { capability: (7, 0) },
+            Warning::Fp8 { capability: (7, 0) }
+        ]
+    );
+    // No compute capability batchfit knows: no warning.
+    assert_eq!(warned("form=transformer&model=llama-3.2-1b&gpu=mi300x"), []);
+    assert_eq!(warned("form=transformer&model=llama-3.2-1b&gpu_gb=16"), []);
+    assert_eq!(warned("form=transformer&model=llama-3.2-1b"), []);
+    assert_eq!(
+        Warning::Bf16 { capability: (7, 5) }.name(),
+        "bf16_unsupported"
+    );
+}
+
+/// Every NVIDIA preset has its compute capability, and only those.
+#[test]
+fn nvidia_presets_carry_their_compute_capability() {
+    for device in crate::presets::DEVICES {
+        assert_eq!(
+            device.capability.is_some(),
+            device.name.starts_with("NVIDIA"),
+            "{}",
+            device.id
+        );
+    }
+}
