@@ -51,7 +51,8 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
                 > Some(0)
         })
         .await;
-    let estimate = memory::estimate(&query::parse(q).config);
+    let config = query::parse(q).config;
+    let estimate = memory::estimate(&config);
     let read = measured::parse(text, None).expect("the sample reads");
     let predicted = browser
         .js("return document.querySelector('.measure-one').dataset.predicted")
@@ -59,7 +60,7 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
     assert_eq!(
         predicted.as_str(),
         Some(
-            measured::compare(&estimate, &read[0])
+            measured::compare(&config, &estimate, &read[0])
                 .predicted
                 .to_string()
                 .as_str()

@@ -76,7 +76,10 @@ pub fn report(
 ) -> Result<String, String> {
     let read = measured::parse(text, unlabelled).map_err(|e| problem(file, &e))?;
     let e = memory::estimate(config);
-    let comparisons: Vec<Comparison> = read.iter().map(|m| measured::compare(&e, m)).collect();
+    let comparisons: Vec<Comparison> = read
+        .iter()
+        .map(|m| measured::compare(config, &e, m))
+        .collect();
     if json {
         let report = Report {
             query: query::to_query(config),

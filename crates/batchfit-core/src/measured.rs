@@ -22,12 +22,14 @@
 //! assert_eq!(read[0].reading, Reading::Allocated);
 //! assert_eq!(read[0].bytes, 20_937_965_568);
 //! let config = query::parse("form=transformer&model=llama-3.2-1b&batch=4&seq=2048").config;
-//! let c = measured::compare(&memory::estimate(&config), &read[0]);
+//! let c = measured::compare(&config, &memory::estimate(&config), &read[0]);
 //! assert_eq!(c.error, c.predicted as i128 - 20_937_965_568);
 //! ```
 
 use crate::choice::choice;
-use crate::memory::Estimate;
+use crate::memory::{self, Estimate};
+use crate::query::{self, Config};
+use crate::transformer::{Attention, FusedProj, Kind, Mode, Recompute};
 
 /// The longest text read: a memory summary is about 3 KB, an nvidia-smi
 /// table of eight GPUs about 4 KB.
@@ -614,6 +616,60 @@ choice! {
 }
 
 impl Term {
+    /// Whether the term can apply to `config` at all: the measurement panel
+    /// and `batchfit measured` name only those (a dense single-GPU run has
+    /// no expert routing, pipeline or vision tower to blame).
+    pub fn applies(self, config: &Config) -> bool {
+        let t = &config.transformer;
+        let arch = &t.arch;
+        let transformer = config.form == query::Form::Transformer;
+        let train = match config.form {
+            query::Form::Transformer => t.mode == Mode::Train,
+            query::Form::Parameters => {
+                config.parameters.optimizer != crate::parameters::Optimizer::None
+            }
+            query::Form::Activations => true,
+        };
+        let inference = transformer && t.mode == Mode::Inference;
+        let several = memory::total_gpus(config, t.gpus) > 1 && transformer;
+        match self {
+            Self::AllocatorSlack | Self::CudaContext => true,
+            Self::NcclBuffers => several,
+            Self::LiveGradients | Self::BackwardWorkspace | Self::LigerKernels => train,
+            Self::KeptOutputs => train && transformer && arch.kind == Kind::Decoder,
+            Self::RecomputeCasts => {
+                train && transformer && t.recompute == Recompute::Full && t.autocast()
+            }
+            Self::Fp32Softmax => transformer && t.kernel() == Attention::Eager,
+            Self::NormStatistics => transformer,
+            Self::RepeatedKv => {
+                transformer && t.kernel() == Attention::Eager && arch.kv_heads < arch.heads
+            }
+            Self::Zero3Buffers => train && transformer && (several || t.zero > 0),
+            Self::PipelineContextParallel => transformer && (t.pp > 1 || t.cp > 1),
+            Self::MoeRouting => transformer && arch.moe(),
+            Self::ExpertAdapters => train && transformer && arch.moe() && t.lora(),
+            Self::WindowedAttention => transformer && arch.windowed_layers() > 0,
+            Self::LatentCache => inference && arch.mla(),
+            Self::Fp8Recipes => train && transformer && t.fp8 != crate::transformer::Fp8::None,
+            Self::PagedOptimizer => train && transformer && t.optimizer.paged(),
+            Self::TorchCompile => transformer && t.compiled(),
+            // Gemma 3's vision tower: for an architecture batchfit cannot
+            // tell is text-only, a custom or pasted one, or one that
+            // interleaves local and global attention as Gemma 3's does.
+            Self::VisionTower => {
+                transformer
+                    && arch.kind == Kind::Decoder
+                    && (config.model.is_none() || arch.global_every > 0)
+            }
+            Self::PreallocatedCache => inference,
+            Self::FusedLora => {
+                train && transformer && t.lora() && arch.fused_proj != FusedProj::None
+            }
+            Self::QkNormTp => transformer && arch.qk_norm && t.tp > 1,
+        }
+    }
+
     /// The term's name in English, as the page and the CLI show it beside a
     /// measured difference (the page's Spanish is in its own texts).
     pub const fn label(self) -> &'static str {
@@ -1035,14 +1091,16 @@ fn range(info: &TermInfo, e: &Estimate, measured: u128) -> Option<(i128, i128)> 
     }
 }
 
-/// `measured` beside the estimate's reading, and the terms of [`TERMS`] that
-/// show in that reading and could explain the difference.
-pub fn compare(e: &Estimate, measured: &Measured) -> Comparison {
+/// `measured` beside the estimate of `config`, `e`, and the terms of
+/// [`TERMS`] that can apply to `config` ([`Term::applies`]), show in that
+/// reading and could explain the difference.
+pub fn compare(config: &Config, e: &Estimate, measured: &Measured) -> Comparison {
     let predicted = measured.reading.predicted(e);
     let error = signed(predicted) - signed(measured.bytes);
     let mut explanations: Vec<Explanation> = TERMS
         .iter()
         .filter(|info| error != 0 && info.from.level() <= measured.reading.level())
+        .filter(|info| info.term.applies(config))
         .filter_map(|info| {
             let range = range(info, e, measured.bytes);
             let fit = match range {

@@ -91,11 +91,11 @@ fn panel(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
                     let read = pasted.with(|text| {
                         (!text.trim().is_empty()).then(|| measured::parse(text, reading))
                     });
-                    let estimate = state.estimate.get();
+                    let (estimate, config) = (state.estimate.get(), state.config.get());
                     let compared = read.map(|r| {
                         r.map(|all| {
                             all.iter()
-                                .map(|m| measured::compare(&estimate, m))
+                                .map(|m| measured::compare(&config, &estimate, m))
                                 .collect::<Vec<_>>()
                         })
                     });

@@ -737,7 +737,8 @@ async fn paste_measurement(host: &Element, text: &str) {
 async fn a_pasted_measurement_is_compared_with_the_estimate() {
     use batchfit_core::{measured, memory, query};
     let q = "form=transformer&model=llama-3.1-8b&batch=4&seq=4096&zero=3&gpus=8&recompute=full&gpu=h100-80gb";
-    let estimate = memory::estimate(&query::parse(q).config);
+    let config = query::parse(q).config;
+    let estimate = memory::estimate(&config);
     let (host, _app) = mount_with(q);
     settle().await;
     open(&host, "[data-testid=\"measure\"]").await;
@@ -747,7 +748,7 @@ async fn a_pasted_measurement_is_compared_with_the_estimate() {
     let shown = all(&host, ".measure-one");
     assert_eq!(shown.len(), expected.len());
     for (one, m) in shown.iter().zip(&expected) {
-        let c = measured::compare(&estimate, m);
+        let c = measured::compare(&config, &estimate, m);
         assert_eq!(
             one.get_attribute("data-reading").as_deref(),
             Some(m.reading.name())
@@ -788,9 +789,10 @@ async fn a_measured_differences_terms_are_in_the_pages_language() {
         let q = format!(
             "form=transformer&model=llama-3.1-8b&batch=1&seq=2048&gpu=h100-80gb&lang={lang}"
         );
-        let estimate = memory::estimate(&query::parse(&q).config);
+        let config = query::parse(&q).config;
+        let estimate = memory::estimate(&config);
         let read = measured::parse(pasted, None).expect("the text reads");
-        let comparison = measured::compare(&estimate, &read[0]);
+        let comparison = measured::compare(&config, &estimate, &read[0]);
         let (host, _app) = mount_with(&q);
         settle().await;
         open(&host, "[data-testid=\"measure\"]").await;

@@ -378,6 +378,17 @@ fn long_pastes_are_refused_whole() {
 
 /// 102 GB allocated (28 GB of gradients), 102.4 GB reserved (0.4 GB of
 /// allocator cache), 103.4 GB on nvidia-smi (1 GB overhead).
+/// A configuration every term of these tests can apply to: a decoder in
+/// training under autocast on 8 GPUs with ZeRO-3, full recomputation, a
+/// paged optimizer, compiled.
+fn every_term() -> Config {
+    let parsed = query::parse(
+        "form=transformer&model=llama-3.1-8b&recipe=amp&gpus=8&zero=3&compile=1&recompute=full&optimizer=paged_adamw_8bit",
+    );
+    assert_eq!(parsed.problems, []);
+    parsed.config
+}
+
 fn napkin() -> Estimate {
     let config = query::parse(
         "form=parameters&params=7B&precision=fp16&optimizer=adamw&batch=4&act_mb=1000",
@@ -413,17 +424,17 @@ fn fit_of(c: &Comparison, term: Term) -> Option<Fit> {
 #[test]
 fn the_error_is_the_estimate_minus_the_run_over_the_run() {
     let e = napkin();
-    let c = compare(&e, &m(Allocated, true, 105_000_000_000, 1));
+    let c = compare(&every_term(), &e, &m(Allocated, true, 105_000_000_000, 1));
     assert_eq!(c.predicted, 102_000_000_000);
     assert_eq!(c.error, -3_000_000_000);
     // −3 / 105 = −2.857 %: −28.6 tenths, rounded away from zero.
     assert_eq!(c.error_tenths, Some(-29));
-    let c = compare(&e, &m(Reserved, true, 100_000_000_000, 1));
+    let c = compare(&every_term(), &e, &m(Reserved, true, 100_000_000_000, 1));
     assert_eq!((c.error, c.error_tenths), (2_400_000_000, Some(24)));
-    let c = compare(&e, &m(NvidiaSmi, false, 0, 1));
+    let c = compare(&every_term(), &e, &m(NvidiaSmi, false, 0, 1));
     assert_eq!(c.error_tenths, None);
     // No difference: nothing to explain.
-    let c = compare(&e, &m(Allocated, true, 102_000_000_000, 1));
+    let c = compare(&every_term(), &e, &m(Allocated, true, 102_000_000_000, 1));
     assert!(c.explanations.is_empty());
 }
 
@@ -433,7 +444,7 @@ fn terms_of_the_difference_s_sign_and_size_explain_it() {
     // The run 3 % above the estimate's 102 GB: 105.15 GB. What is left of
     // the backward pass's working tensors (1.3 % on G039) explains part of
     // it, gradients alive through the run all of it.
-    let c = compare(&e, &m(Allocated, true, 105_154_639_175, 1));
+    let c = compare(&every_term(), &e, &m(Allocated, true, 105_154_639_175, 1));
     assert_eq!(c.error_tenths, Some(-30));
     assert_eq!(fit_of(&c, Term::LiveGradients), Some(Fit::Within));
     assert_eq!(fit_of(&c, Term::BackwardWorkspace), Some(Fit::Part));
@@ -454,18 +465,18 @@ fn terms_of_the_difference_s_sign_and_size_explain_it() {
     assert!(order.is_sorted(), "{order:?}");
     // 1.2 % above: within what is left of the backward pass's working
     // tensors.
-    let c = compare(&e, &m(Allocated, true, 103_238_866_397, 1));
+    let c = compare(&every_term(), &e, &m(Allocated, true, 103_238_866_397, 1));
     assert_eq!(c.error_tenths, Some(-12));
     assert_eq!(fit_of(&c, Term::BackwardWorkspace), Some(Fit::Within));
     // 5 % above: more than the backward pass's 1.3 % can make alone.
-    let c = compare(&e, &m(Allocated, true, 107_368_421_053, 1));
+    let c = compare(&every_term(), &e, &m(Allocated, true, 107_368_421_053, 1));
     assert_eq!(c.error_tenths, Some(-50));
     assert_eq!(fit_of(&c, Term::BackwardWorkspace), Some(Fit::Part));
     assert_eq!(fit_of(&c, Term::LiveGradients), Some(Fit::Within));
     // The estimate 5 % high: terms the estimate counts and a run may not
     // hold (autocast's copies under recomputation, of no stated size),
     // nothing the run would hold beyond the estimate.
-    let c = compare(&e, &m(Allocated, true, 97_142_857_143, 1));
+    let c = compare(&every_term(), &e, &m(Allocated, true, 97_142_857_143, 1));
     assert_eq!(c.error_tenths, Some(50));
     assert_eq!(fit_of(&c, Term::RecomputeCasts), Some(Fit::Unsized));
     assert_eq!(fit_of(&c, Term::PagedOptimizer), Some(Fit::Unsized));
@@ -485,7 +496,7 @@ fn the_allocator_and_the_context_explain_either_way_within_their_ranges() {
     let e = napkin();
     let slack = |measured| {
         fit_of(
-            &compare(&e, &m(Reserved, true, measured, 1)),
+            &compare(&every_term(), &e, &m(Reserved, true, measured, 1)),
             Term::AllocatorSlack,
         )
     };
@@ -499,7 +510,7 @@ fn the_allocator_and_the_context_explain_either_way_within_their_ranges() {
     // A context of 0.3 GB to 1,343 MiB against the 1 GB overhead.
     let context = |measured| {
         fit_of(
-            &compare(&e, &m(NvidiaSmi, false, measured, 1)),
+            &compare(&every_term(), &e, &m(NvidiaSmi, false, measured, 1)),
             Term::CudaContext,
         )
     };
@@ -507,7 +518,7 @@ fn the_allocator_and_the_context_explain_either_way_within_their_ranges() {
     assert_eq!(context(103_800_000_000), Some(Fit::Within));
     assert_eq!(context(104_000_000_000), Some(Fit::Part));
     assert_eq!(context(102_600_000_000), Some(Fit::Part));
-    let c = compare(&e, &m(NvidiaSmi, false, 103_000_000_000, 1));
+    let c = compare(&every_term(), &e, &m(NvidiaSmi, false, 103_000_000_000, 1));
     let range = c
         .explanations
         .iter()
@@ -644,7 +655,7 @@ proptest! {
         if let Ok(read) = parse(&text, hint) {
             let e = napkin();
             for r in &read {
-                let c = compare(&e, r);
+                let c = compare(&every_term(), &e, r);
                 prop_assert_eq!(c.error, c.predicted as i128 - r.bytes as i128);
             }
         }
@@ -658,5 +669,43 @@ proptest! {
         let exact = u128::from(whole * 100 + hundredths) * bytes;
         let rounded = exact / 100 + u128::from(exact % 100 >= 50);
         prop_assert_eq!(parse(&text, None), Ok(vec![m(Reserved, true, rounded, 1)]));
+    }
+}
+
+/// Only the terms that can apply to the run are named (issue 28): a dense
+/// single-GPU QLoRA run has no expert routing, pipeline, vision tower, NCCL
+/// or latent cache to blame; a Mixtral run over 8 GPUs with a pipeline has.
+#[test]
+fn only_terms_that_can_apply_are_named() {
+    let qlora = query::parse(
+        "form=transformer&model=llama-3.1-8b&recipe=bf16&lora_rank=16&base_quant=nf4&recompute=full&gpu=rtx-4090",
+    )
+    .config;
+    let e = memory::estimate(&qlora);
+    let low = compare(&qlora, &e, &m(Allocated, true, e.peak_allocated * 3 / 2, 1));
+    let named: Vec<Term> = fits(&low).into_iter().map(|(t, _)| t).collect();
+    for absent in [
+        Term::MoeRouting,
+        Term::ExpertAdapters,
+        Term::PipelineContextParallel,
+        Term::VisionTower,
+        Term::NcclBuffers,
+        Term::LatentCache,
+        Term::Zero3Buffers,
+        Term::PreallocatedCache,
+        Term::Fp8Recipes,
+    ] {
+        assert!(!named.contains(&absent), "{absent:?} in {named:?}");
+    }
+    assert!(named.contains(&Term::LiveGradients), "{named:?}");
+    let moe = query::parse(
+        "form=transformer&model=mixtral-8x7b&recipe=bf16&gpus=8&ep=8&pp=2&gpu=h100-80gb",
+    )
+    .config;
+    let e = memory::estimate(&moe);
+    let low = compare(&moe, &e, &m(Allocated, true, e.peak_allocated * 3 / 2, 1));
+    let named: Vec<Term> = fits(&low).into_iter().map(|(t, _)| t).collect();
+    for present in [Term::MoeRouting, Term::PipelineContextParallel] {
+        assert!(named.contains(&present), "{present:?} not in {named:?}");
     }
 }
