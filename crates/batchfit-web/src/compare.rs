@@ -195,10 +195,13 @@ fn table(a: &Config, b: &Config, lang: Lang) -> El {
         .child(el("td").text(&fits(&eb)))
         .child(el("td"));
     let body = rows(w, (a, &ea), (b, &eb)).into_iter().map(|row| {
-        let show = |n: u128| match (row.bytes, n) {
-            (true, n) => short(lang, n, units),
-            (false, 0) => "–".to_owned(),
-            (false, n) => i18n::group(lang, n),
+        // A count of 0 is an answer, "none": no batch, or no number of
+        // GPUs up to the most batchfit tries, fits.
+        let show = |n: u128| match (row.bytes, n, row.key) {
+            (true, n, _) => short(lang, n, units),
+            (false, 0, "gpus_needed") => w.gpus_none.to_owned(),
+            (false, 0, _) => w.no_batch_fits.to_owned(),
+            (false, n, _) => i18n::group(lang, n),
         };
         let difference = difference(lang, units, &row);
         el("tr")
@@ -227,6 +230,10 @@ fn table(a: &Config, b: &Config, lang: Lang) -> El {
 fn difference(lang: Lang, units: Units, row: &Row) -> String {
     if row.a == row.b {
         return "=".to_owned();
+    }
+    // "None" on one side: no difference to count.
+    if !row.bytes && (row.a == 0 || row.b == 0) {
+        return "–".to_owned();
     }
     let (sign, size) = if row.b > row.a {
         ('+', row.b - row.a)

@@ -576,6 +576,26 @@ fn address() -> String {
         .unwrap_or_default()
 }
 
+/// A count that is "none" reads so, and has no difference to count (issue
+/// 28): B's sequence of 2 million tokens fits on no number of GPUs.
+#[wasm_bindgen_test]
+async fn a_count_of_none_reads_none_in_the_comparison() {
+    use batchfit_core::{memory, query};
+    let both = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&b.seq=2000000";
+    let pair = query::parse_pair(both);
+    let b = pair.b.expect("a setup B").config;
+    assert_eq!(memory::gpus_needed(&b), None);
+    let (host, _app) = mount_with(both);
+    settle().await;
+    let row = find(
+        &host,
+        "[data-testid=\"compare-table\"] tr[data-row=\"gpus_needed\"]",
+    );
+    let text = row.text_content().unwrap_or_default();
+    assert!(text.contains("None fits"), "{text}");
+    assert!(!text.contains("−"), "{text}");
+}
+
 /// "Compare with…": an address with a setup B opens on B beside A, each
 /// number the core's; the form switches between them and the address keeps
 /// both; stopping keeps the setup shown.

@@ -1041,6 +1041,7 @@ pub(super) static EN: Words = Words {
     not_at_peak_casts: "Partly not in the peak: autocast's 16-bit copies are freed with the activations.",
     bar_sums: "Alive at the peak, then what is added: the segments sum to the required memory.",
     no_batch_fits: "None (not even 1)",
+    gpus_none: "None fits",
     max_seq: "Longest context that fits at this batch (tokens)",
     no_seq_fits: "None (not even 1 token)",
     job_gpus: "GPUs in this job (data-parallel × tensor × pipeline × context)",

@@ -1209,6 +1209,7 @@ pub(super) static ES: Words = Words {
     prompt_cache_at_peak: "Solo la parte del prompt está en el pico, el del prefill; los tokens generados se guardan después.",
     not_at_peak_casts: "En parte fuera del pico: las copias de 16 bits de autocast se liberan con las activaciones.",
     bar_sums: "Lo vivo en el pico y lo añadido: los segmentos suman la memoria necesaria.",
+    gpus_none: "No cabe con ninguna cantidad",
     no_batch_fits: "Ninguno (ni siquiera 1)",
     max_seq: "Contexto más largo que cabe con este lote (tokens)",
     no_seq_fits: "Ninguno (ni 1 token)",

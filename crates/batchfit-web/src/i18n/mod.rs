@@ -248,6 +248,8 @@ pub struct Words {
     pub bar_sums: &'static str,
     /// The largest batch when not even one sample fits.
     pub no_batch_fits: &'static str,
+    /// GPUs needed when no number of them fits.
+    pub gpus_none: &'static str,
     pub max_seq: &'static str,
     pub no_seq_fits: &'static str,
     pub job_gpus: &'static str,
