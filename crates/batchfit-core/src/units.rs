@@ -69,6 +69,8 @@ pub struct Size {
     bytes: u128,
     /// Bytes per `unit`.
     divisor: u128,
+    /// Printed rounded down, never above the exact size ([`Self::down`]).
+    down: bool,
 }
 
 impl Size {
@@ -84,6 +86,13 @@ impl Size {
             ..self
         }
     }
+
+    /// The same size printed rounded down: a need that fits a capacity is
+    /// never printed above it ("25.7 GB — fits" on a 25.76 GB card, not
+    /// "25.8 GB").
+    pub fn down(self) -> Self {
+        Self { down: true, ..self }
+    }
 }
 
 impl fmt::Display for Size {
@@ -97,7 +106,7 @@ impl fmt::Display for Size {
                 // remainder < divisor ≤ 2^40, so doubling cannot overflow.
                 let twice = remainder * 2;
                 let up = twice > self.divisor || (twice == self.divisor && quotient % 2 == 1);
-                quotient + u128::from(up)
+                quotient + u128::from(up && !self.down)
             }
             // Beyond 3 × 10^35 bytes: whole units, the decimals shown as zeros.
             None => (self.bytes / self.divisor).saturating_mul(scale),
@@ -163,6 +172,7 @@ pub fn size(bytes: u128, units: Units) -> Size {
         decimals,
         bytes,
         divisor,
+        down: false,
     }
 }
 
@@ -173,6 +183,24 @@ pub fn format_bytes(bytes: u128, units: Units) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// A need printed rounded down is never above the exact size: a fix of
+    /// 25.75 GB on an RTX 4090 (24,564 MiB = 25.76 GB) reads "25.7 GB", not
+    /// the "25.8 GB" nearest rounding gives (issue 28).
+    #[test]
+    fn a_size_rounded_down_never_reads_above_it() {
+        let need = size(25_750_000_000, Units::Decimal).with_decimals(1);
+        assert_eq!(need.to_string(), "25.8 GB");
+        assert_eq!(need.down().to_string(), "25.7 GB");
+        assert_eq!(
+            size(25_700_000_000, Units::Decimal)
+                .with_decimals(1)
+                .down()
+                .to_string(),
+            "25.7 GB"
+        );
+        assert_eq!(format_bytes(24_564 << 20, Units::Decimal), "25.76 GB");
+    }
     use super::*;
 
     #[test]

@@ -12,7 +12,7 @@ use batchfit_core::query::{self, Config, Form};
 use batchfit_core::units::Units;
 
 use crate::dom::{self, El, Ev, el, rx};
-use crate::format::short;
+use crate::format::{short, short_down};
 use crate::i18n::{self, Lang};
 use crate::location;
 use crate::state::State;
@@ -90,7 +90,7 @@ fn search(config: Config, lang: Lang) -> Result<Vec<Row>, dom::ChunkMissing> {
                 label: label.join(" + "),
                 value: format!(
                     "{} — ✓ {}",
-                    short(lang, fix.estimate.required, units),
+                    short_down(lang, fix.estimate.required, units),
                     w.fits_lower
                 ),
                 host: if advice.host_memory > 0 {

@@ -18,13 +18,23 @@ use crate::state::State;
 /// Three significant figures, for prose, in the reader's notation: "98.4
 /// GB", "5.37 GB", "171 GB"; in Spanish "98,4 GB".
 pub fn short(lang: Lang, bytes: u128, units: Units) -> String {
+    i18n::decimal(lang, &three_figures(bytes, units).to_string())
+}
+
+/// [`short`] rounded down, for a need said to fit: never printed above the
+/// capacity it fits ("25.7 GB — ✓ fits" on a 25.76 GB card).
+pub fn short_down(lang: Lang, bytes: u128, units: Units) -> String {
+    i18n::decimal(lang, &three_figures(bytes, units).down().to_string())
+}
+
+fn three_figures(bytes: u128, units: Units) -> units::Size {
     let size = units::size(bytes, units);
     let decimals = match size.value() {
         v if size.unit == "B" || v >= 100.0 => 0,
         v if v >= 10.0 => 1,
         _ => 2,
     };
-    i18n::decimal(lang, &size.with_decimals(decimals).to_string())
+    size.with_decimals(decimals)
 }
 
 /// A labelled size with its exact bytes in `data-bytes` and in the tooltip.

@@ -8,7 +8,7 @@ use batchfit_core::memory::{self, Change, WhatIf};
 use batchfit_core::query::{self, Config, Form};
 
 use crate::dom::{self, El, Ev, el, rx};
-use crate::format::short;
+use crate::format::{short, short_down};
 use crate::i18n::{self, Lang};
 use crate::location;
 use crate::state::State;
@@ -49,7 +49,15 @@ fn rows(config: Config, lang: Lang) -> Result<Vec<Row>, dom::ChunkMissing> {
             Row {
                 change: option.change.name(),
                 label: change_label(lang, &option),
-                value: format!("{} — {mark}{verdict}", short(lang, required, units)),
+                // A need that fits is never printed above the capacity.
+                value: format!(
+                    "{} — {mark}{verdict}",
+                    if fits {
+                        short_down(lang, required, units)
+                    } else {
+                        short(lang, required, units)
+                    }
+                ),
                 cost: crate::fixes::costs(lang, &option.cost(&config), units),
                 href: location::url_for(&query::to_query(&option.config)),
                 fits,
