@@ -249,7 +249,7 @@ fn difference(lang: Lang, units: Units, row: &Row) -> String {
         (true, a) if a > 0 => {
             // Whole percent, rounded half away from zero, in integers.
             let percent = (size.saturating_mul(200) / a).div_ceil(2);
-            format!("{sign}{amount} ({sign}{percent} %)")
+            format!("{sign}{amount} ({sign}{percent}\u{a0}%)")
         }
         _ => format!("{sign}{amount}"),
     }

@@ -177,10 +177,10 @@ pub fn lever(lang: Lang, lever: Lever, transformer: bool, inference: bool) -> St
 fn share(lang: Lang, bp: u128) -> String {
     let point = i18n::decimal_point(lang);
     if bp < 100 {
-        return format!("0{point}{bp:02} %");
+        return format!("0{point}{bp:02}\u{a0}%");
     }
     let tenths = (bp + 5) / 10;
-    format!("{}{point}{} %", tenths / 10, tenths % 10)
+    format!("{}{point}{}\u{a0}%", tenths / 10, tenths % 10)
 }
 
 /// What a change costs besides memory, in words: only the figures that are
@@ -290,10 +290,10 @@ mod tests {
     /// 0.08 %, not "0.0 %"); above, tenths; each in the reader's notation.
     #[test]
     fn shares_keep_their_first_figure() {
-        assert_eq!(share(Lang::En, 8), "0.08 %");
-        assert_eq!(share(Lang::Es, 8), "0,08 %");
-        assert_eq!(share(Lang::En, 3116), "31.2 %");
-        assert_eq!(share(Lang::En, 100), "1.0 %");
-        assert_eq!(share(Lang::Es, 4522), "45,2 %");
+        assert_eq!(share(Lang::En, 8), "0.08\u{a0}%");
+        assert_eq!(share(Lang::Es, 8), "0,08\u{a0}%");
+        assert_eq!(share(Lang::En, 3116), "31.2\u{a0}%");
+        assert_eq!(share(Lang::En, 100), "1.0\u{a0}%");
+        assert_eq!(share(Lang::Es, 4522), "45,2\u{a0}%");
     }
 }

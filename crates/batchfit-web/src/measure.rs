@@ -147,7 +147,7 @@ fn result(c: &Comparison, lang: Lang, units: Units) -> El {
     let percent = c.error_tenths.map_or(String::new(), |t| {
         let a = t.unsigned_abs();
         format!(
-            " ({sign}{}{}{} %)",
+            " ({sign}{}{}{}\u{a0}%)",
             a / 10,
             i18n::decimal_point(lang),
             a % 10

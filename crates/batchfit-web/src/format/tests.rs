@@ -63,6 +63,12 @@ fn prose_sizes_have_three_significant_figures() {
 #[test]
 fn a_need_that_fits_is_never_printed_above_the_capacity() {
     assert_eq!(short(Lang::En, 25_750_000_000, Units::Decimal), "25.8 GB");
-    assert_eq!(short_down(Lang::En, 25_750_000_000, Units::Decimal), "25.7 GB");
-    assert_eq!(short_down(Lang::Es, 25_750_000_000, Units::Decimal), "25,7 GB");
+    assert_eq!(
+        short_down(Lang::En, 25_750_000_000, Units::Decimal),
+        "25.7 GB"
+    );
+    assert_eq!(
+        short_down(Lang::Es, 25_750_000_000, Units::Decimal),
+        "25,7 GB"
+    );
 }

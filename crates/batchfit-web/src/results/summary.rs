@@ -281,9 +281,9 @@ pub(super) fn percent(basis_points: i32, up: bool) -> String {
         basis_points.div_euclid(100)
     };
     match whole {
-        0 => "0 %".to_owned(),
-        w if w > 0 => format!("+{w} %"),
-        w => format!("−{} %", w.unsigned_abs()),
+        0 => "0\u{a0}%".to_owned(),
+        w if w > 0 => format!("+{w}\u{a0}%"),
+        w => format!("−{}\u{a0}%", w.unsigned_abs()),
     }
 }
 

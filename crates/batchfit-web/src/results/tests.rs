@@ -7,13 +7,13 @@ use batchfit_core::memory::{self, Phase};
 
 #[test]
 fn a_validation_percent_is_rounded_away_from_the_estimate() {
-    assert_eq!(percent(-1022, false), "−11 %");
-    assert_eq!(percent(3120, true), "+32 %");
-    assert_eq!(percent(8, false), "0 %");
-    assert_eq!(percent(8, true), "+1 %");
-    assert_eq!(percent(-8, true), "0 %");
-    assert_eq!(percent(-100, false), "−1 %");
-    assert_eq!(percent(300, true), "+3 %");
+    assert_eq!(percent(-1022, false), "−11\u{a0}%");
+    assert_eq!(percent(3120, true), "+32\u{a0}%");
+    assert_eq!(percent(8, false), "0\u{a0}%");
+    assert_eq!(percent(8, true), "+1\u{a0}%");
+    assert_eq!(percent(-8, true), "0\u{a0}%");
+    assert_eq!(percent(-100, false), "−1\u{a0}%");
+    assert_eq!(percent(300, true), "+3\u{a0}%");
 }
 
 /// A mixture of experts shows its total and active parameters under the
