@@ -907,7 +907,8 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     t.loss.name(),
                 ),
                 Mode::Inference => format!(
-                    "inference: {} × ({} prompt + {} generated) tokens per GPU, recipe {}, weights {}, attention {}\n",
+                    "inference as transformers' generate() runs it (a KV cache of {}): {} × ({} prompt + {} generated) tokens per GPU, recipe {}, weights {}, attention {}\n",
+                    t.kv_layout.name(),
                     t.batch,
                     t.tokens(),
                     t.generated,

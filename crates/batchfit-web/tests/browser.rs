@@ -193,6 +193,21 @@ fn value(host: &Element, testid: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Inference names the stack it assumes (issue 28): transformers'
+/// `generate()`; training says nothing of it.
+#[wasm_bindgen_test]
+async fn inference_names_the_stack_it_assumes() {
+    let (host, _app) = mount_with("form=transformer&model=qwen2.5-7b&mode=inference");
+    settle().await;
+    let note = find(&host, "[data-testid=\"inference-stack\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(note.contains("generate()"), "{note}");
+    let (host, _app) = mount_with("form=transformer&model=qwen2.5-7b");
+    settle().await;
+    assert!(all(&host, "[data-testid=\"inference-stack\"]").is_empty());
+}
+
 /// A setting the device cannot run is said beside the estimate (issue 29),
 /// in the page's language: BF16 on a T4; nothing on an H100.
 #[wasm_bindgen_test]

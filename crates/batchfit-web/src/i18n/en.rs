@@ -1114,6 +1114,7 @@ pub(super) static EN: Words = Words {
     cost_samples: "samples per step",
     cost_micro_steps: "micro-steps per optimizer step",
     cost_sequences: "sequences at once",
+    inference_stack: "As transformers' generate() runs it: the prompt in one prefill, then one token at a time into a growing KV cache. vLLM and SGLang reserve a KV pool instead.",
     measure_title: "Compare with a measurement",
     loading: "Loading…",
     chunk_failed: "This section could not be loaded. Check the connection, then close and reopen it.",

@@ -1283,6 +1283,7 @@ pub(super) static ES: Words = Words {
     cost_samples: "muestras por paso",
     cost_micro_steps: "micropasos por paso del optimizador",
     cost_sequences: "secuencias a la vez",
+    inference_stack: "Como lo ejecuta generate() de transformers: el prompt en un solo prefill y luego un token cada vez en una caché KV que crece. vLLM y SGLang reservan en cambio un pool de KV.",
     measure_title: "Comparar con una medición",
     loading: "Cargando…",
     chunk_failed: "No se pudo cargar esta sección. Compruebe la conexión y luego ciérrela y vuelva a abrirla.",

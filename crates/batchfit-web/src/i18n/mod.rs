@@ -320,6 +320,8 @@ pub struct Words {
     /// The same, in the parameters form, which has no sequence.
     pub cost_samples: &'static str,
     pub cost_micro_steps: &'static str,
+    /// Inference: the stack the estimate assumes.
+    pub inference_stack: &'static str,
     /// Inference: a smaller batch serves fewer sequences at once.
     pub cost_sequences: &'static str,
     /// "Compare with a measurement": a pasted reading beside the estimate.

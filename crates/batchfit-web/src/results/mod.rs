@@ -32,6 +32,23 @@ pub fn results(state: State) -> El {
         .child(breakdown(state))
         .child(breakdown_table(state))
         .child(crate::stages::stages(state))
+        // Inference: the stack the estimate assumes (issue 28).
+        .show(
+            rx(move || {
+                state.config.with(|c| {
+                    c.form == Form::Transformer
+                        && c.transformer.mode == batchfit_core::transformer::Mode::Inference
+                })
+            }),
+            Box::new(move || {
+                vec![
+                    el("p")
+                        .class("legend")
+                        .attr("data-testid", "inference-stack")
+                        .bind_text(i18n::tr(state.lang, |w| w.inference_stack)),
+                ]
+            }),
+        )
         // Settings the device cannot run: the estimate stands, the stack
         // refuses or emulates them there.
         .rebuild(
