@@ -41,6 +41,7 @@ pub mod param;
 pub mod parameters;
 pub mod presets;
 pub mod query;
+pub mod serving;
 pub mod transformer;
 pub mod units;
 

@@ -122,6 +122,12 @@ choice! {
         Fp8 = "fp8",
         TrainEmbeddings = "train_embeddings",
         Compile = "compile",
+        GpuMemoryUtilization = "gpu_memory_utilization",
+        MaxModelLen = "max_model_len",
+        MaxNumSeqs = "max_num_seqs",
+        MaxNumBatchedTokens = "max_num_batched_tokens",
+        BlockSize = "block_size",
+        EnforceEager = "enforce_eager",
         Gpu = "gpu",
         GpuGb = "gpu_gb",
         MaxGpus = "max_gpus",
@@ -174,7 +180,15 @@ impl Param {
     /// suffix: `seq=32k` is 32,768, `gen=1M` 1,048,576
     /// ([`crate::fields::WholeField::parse`]).
     pub const fn counts_tokens(self) -> bool {
-        matches!(self, Self::Seq | Self::Gen | Self::Positions | Self::Window)
+        matches!(
+            self,
+            Self::Seq
+                | Self::Gen
+                | Self::Positions
+                | Self::Window
+                | Self::MaxModelLen
+                | Self::MaxNumBatchedTokens
+        )
     }
 
     /// What the parameter's value is.
@@ -187,14 +201,15 @@ impl Param {
             | GlobalEvery | Experts | ExpertsActive | ExpertFfn | SharedExperts | SharedFfn
             | FirstDenseLayers | MoeEvery | Ep | Etp | KvLoraRank | QLoraRank | QkRopeHeadDim
             | QkNopeHeadDim | VHeadDim | Pp | Vpp | Microbatches | Cp | RecomputeLayers
-            | MaxGpus => Input::Whole,
+            | MaxGpus | MaxModelLen | MaxNumSeqs | MaxNumBatchedTokens | BlockSize => Input::Whole,
             PpLayout | PpStage | RecomputeModules => Input::List,
-            K | ActMb | GpuGb | HostGb | OverheadGb | Margin | CapacityFactor => Input::Decimal,
+            K | ActMb | GpuGb | HostGb | OverheadGb | Margin | CapacityFactor
+            | GpuMemoryUtilization => Input::Decimal,
             Params => Input::Count,
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
             | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap
             | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings | Compile | Reentrant
-            | GradAccumFusion => Input::Switch,
+            | GradAccumFusion | EnforceEager => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | Outputs
             | NormKernel | FusedProj | LoraTargets | BaseQuant | KvDtype | KvLayout

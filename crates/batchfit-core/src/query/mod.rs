@@ -345,6 +345,12 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::Fp8,
     Param::TrainEmbeddings,
     Param::Compile,
+    Param::GpuMemoryUtilization,
+    Param::MaxModelLen,
+    Param::MaxNumSeqs,
+    Param::MaxNumBatchedTokens,
+    Param::BlockSize,
+    Param::EnforceEager,
     Param::MaxGpus,
     Param::HostGb,
 ];
@@ -667,6 +673,16 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::Compile => t.compile = switch(name, value)?,
         Param::Reentrant => t.reentrant = switch(name, value)?,
         Param::GradAccumFusion => t.grad_accum_fusion = switch(name, value)?,
+        Param::GpuMemoryUtilization => {
+            t.engine.gpu_memory_utilization = tf::GPU_MEMORY_UTILIZATION.parse(value)?
+        }
+        Param::MaxModelLen => t.engine.max_model_len = tf::MAX_MODEL_LEN.parse(value)?,
+        Param::MaxNumSeqs => t.engine.max_num_seqs = tf::MAX_NUM_SEQS.parse(value)?,
+        Param::MaxNumBatchedTokens => {
+            t.engine.max_num_batched_tokens = tf::MAX_NUM_BATCHED_TOKENS.parse(value)?
+        }
+        Param::BlockSize => t.engine.block_size = tf::BLOCK_SIZE.parse(value)?,
+        Param::EnforceEager => t.engine.enforce_eager = switch(name, value)?,
         Param::LoraVariant => {
             t.lora_variant = option(name, tf::LoraVariant::parse(value), tf::LoraVariant::NAMES)?
         }

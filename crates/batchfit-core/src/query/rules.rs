@@ -97,6 +97,10 @@ fn inference(t: &TransformerInput) -> bool {
     t.mode == Mode::Inference
 }
 
+fn vllm(t: &TransformerInput) -> bool {
+    t.framework == tf::Framework::Vllm
+}
+
 fn moe(t: &TransformerInput) -> bool {
     t.arch.moe()
 }
@@ -124,6 +128,19 @@ pub const RULES: &[Rule] = &[
     rule(Param::Quant, Param::Mode, Is("inference"), inference, Default),
     rule(Param::KvDtype, Param::Mode, Is("inference"), inference, Default),
     rule(Param::KvLayout, Param::Mode, Is("inference"), inference, Default),
+    // A serving engine's flags, under its profile in inference.
+    rule(Param::GpuMemoryUtilization, Param::Framework, Is("vllm"), vllm, Default),
+    rule(Param::MaxModelLen, Param::Framework, Is("vllm"), vllm, Default),
+    rule(Param::MaxNumSeqs, Param::Framework, Is("vllm"), vllm, Default),
+    rule(Param::MaxNumBatchedTokens, Param::Framework, Is("vllm"), vllm, Default),
+    rule(Param::BlockSize, Param::Framework, Is("vllm"), vllm, Default),
+    rule(Param::EnforceEager, Param::Framework, Is("vllm"), vllm, Default),
+    rule(Param::GpuMemoryUtilization, Param::Mode, Is("inference"), inference, Default),
+    rule(Param::MaxModelLen, Param::Mode, Is("inference"), inference, Default),
+    rule(Param::MaxNumSeqs, Param::Mode, Is("inference"), inference, Default),
+    rule(Param::MaxNumBatchedTokens, Param::Mode, Is("inference"), inference, Default),
+    rule(Param::BlockSize, Param::Mode, Is("inference"), inference, Default),
+    rule(Param::EnforceEager, Param::Mode, Is("inference"), inference, Default),
     // Training's: the optimizer step, the backward pass and what they hold.
     rule(Param::Fp8, Param::Mode, Is("train"), training, Default),
     // The saved tensors Inductor's partitioner chooses exist in training
@@ -319,6 +336,16 @@ fn copy(param: Param, from: &TransformerInput, to: &mut TransformerInput) {
         Param::Quant => to.quant = from.quant,
         Param::KvDtype => to.kv_dtype = from.kv_dtype,
         Param::KvLayout => to.kv_layout = from.kv_layout,
+        Param::GpuMemoryUtilization => {
+            to.engine.gpu_memory_utilization = from.engine.gpu_memory_utilization
+        }
+        Param::MaxModelLen => to.engine.max_model_len = from.engine.max_model_len,
+        Param::MaxNumSeqs => to.engine.max_num_seqs = from.engine.max_num_seqs,
+        Param::MaxNumBatchedTokens => {
+            to.engine.max_num_batched_tokens = from.engine.max_num_batched_tokens
+        }
+        Param::BlockSize => to.engine.block_size = from.engine.block_size,
+        Param::EnforceEager => to.engine.enforce_eager = from.engine.enforce_eager,
         Param::Fp8 => to.fp8 = from.fp8,
         Param::Compile => to.compile = from.compile,
         Param::Optimizer => to.optimizer = from.optimizer,

@@ -501,6 +501,7 @@ prop_compose! {
         ds in (whole(tf::DS_PREFETCH), whole(tf::DS_LIVE), whole(tf::DS_PERSIST)),
         plan in (pick(tf::RecomputeMethod::ALL), prop_oneof![Just(1u64), 1u64..=8, whole(tf::RECOMPUTE_LAYERS)]),
         modules in proptest::sample::subsequence(tf::RecomputeModules::NAMES.to_vec(), 1..=tf::RecomputeModules::NAMES.len()),
+        engine in (tf::GPU_MEMORY_UTILIZATION.min..=tf::GPU_MEMORY_UTILIZATION.max, whole(tf::MAX_MODEL_LEN), whole(tf::MAX_NUM_SEQS), whole(tf::MAX_NUM_BATCHED_TOKENS), whole(tf::BLOCK_SIZE), any::<bool>()),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload, compile, reentrant, fused] = switches;
         // `etp` divides gpus × tp, `ep` the gpus × tp / etp ranks left and
@@ -516,6 +517,8 @@ prop_compose! {
         let (ds_prefetch, ds_live, ds_persist) = ds;
         let (recompute_method, recompute_layers) = plan;
         let grad_accum_fusion = fused;
+        let (gpu_memory_utilization, max_model_len, max_num_seqs, max_num_batched_tokens, block_size, enforce_eager) = engine;
+        let engine = tf::EngineSettings { gpu_memory_utilization, max_model_len, max_num_seqs, max_num_batched_tokens, block_size, enforce_eager };
         // An uneven layout: one layer moved from the last virtual stage to the first.
         let stages = pp * vpp;
         let pp_layout = if uneven && stages > 1 && stages <= arch.layers && stages <= pipeline::MAX_LAYOUT as u64 {
@@ -539,7 +542,7 @@ prop_compose! {
             i => StageChoice::Index(i - 6),
         };
         let recompute_modules = tf::RecomputeModules::parse(&modules.join(",")).unwrap_or_default();
-        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, outputs, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, kv_layout, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion }
+        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, outputs, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, kv_layout, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion, engine }
     }
 }
 

@@ -219,6 +219,18 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Compile, bit(t.compile)),
         (Param::Reentrant, bit(t.reentrant)),
         (Param::GradAccumFusion, bit(t.grad_accum_fusion)),
+        (
+            Param::GpuMemoryUtilization,
+            fields::format_hundredths(t.engine.gpu_memory_utilization),
+        ),
+        (Param::MaxModelLen, t.engine.max_model_len.to_string()),
+        (Param::MaxNumSeqs, t.engine.max_num_seqs.to_string()),
+        (
+            Param::MaxNumBatchedTokens,
+            t.engine.max_num_batched_tokens.to_string(),
+        ),
+        (Param::BlockSize, t.engine.block_size.to_string()),
+        (Param::EnforceEager, bit(t.engine.enforce_eager)),
         (Param::MaxGpus, config.max_gpus.to_string()),
         (Param::HostGb, fields::format_hundredths(config.host_gb)),
     ]);

@@ -4,8 +4,8 @@
 use super::bounds::PREFETCH;
 use super::input::TransformerInput;
 use super::options::{
-    BaseQuant, Framework, LoraTargets, Loss, Mode, NormKernel, Outputs, Recipe, Recompute, Step,
-    ZeroGrad,
+    Attention, BaseQuant, Framework, KvLayout, LoraTargets, Loss, Mode, NormKernel, Outputs,
+    Recipe, Recompute, Step, ZeroGrad,
 };
 
 impl Framework {
@@ -107,6 +107,16 @@ impl Framework {
             // transformers/generation/utils.py: inference in the model's dtype.
             Framework::HfGenerate => {
                 input.mode = Mode::Inference;
+                (Recipe::Bf16, Step::Fused, Loss::Full, 0)
+            }
+            // vllm/config/model.py (`dtype="auto"`: the checkpoint's 16-bit
+            // dtype), vllm/v1/kv_cache_interface.py `MLAAttentionSpec` (the
+            // latent, one head on every rank); the paged attention kernels
+            // (FlashAttention, FlashInfer) keep no score matrix.
+            Framework::Vllm => {
+                input.mode = Mode::Inference;
+                input.kv_layout = KvLayout::Latent;
+                input.attention = Attention::Flash;
                 (Recipe::Bf16, Step::Fused, Loss::Full, 0)
             }
             // pytorch/torchtitan torchtitan/config/job_config.py

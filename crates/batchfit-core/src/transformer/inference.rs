@@ -65,11 +65,71 @@ fn working_set(input: &TransformerInput, s: u128, context: u128) -> u128 {
     };
     let mlp = dense.max(moe);
     // Generation needs the logits of the last position only, in FP32.
+    stream + div_ceil(attention.max(mlp), t) + last_logits(input)
+}
+
+/// The KV cache of one token over every layer on one GPU, as a serving
+/// engine's pool stores it: one block's page per layer holds `block_size`
+/// tokens of K and V (vllm/v1/kv_cache_interface.py `AttentionSpec.
+/// page_size_bytes`: `2 * block_size * num_kv_heads * head_size *
+/// dtype_size`; `MLAAttentionSpec`: the latent once, no factor 2). The
+/// engine's FP8 cache keeps one byte per value; its per-layer scales are
+/// left out. A windowed layer is counted as a full one.
+pub fn kv_bytes_per_token(input: &TransformerInput) -> u128 {
+    if input.arch.kind != Kind::Decoder {
+        return 0;
+    }
+    let (per_token, _) = kv_shape(input);
+    let values = per_token * u128::from(input.arch.layers);
+    match input.kv_dtype {
+        KvDtype::Bf16 => values * input.activation_bytes(),
+        KvDtype::Fp8 | KvDtype::Int8 => values,
+        KvDtype::Int4 => div_ceil(values, 2),
+    }
+}
+
+/// A serving engine's forward pass over `tokens` tokens of a step, on one
+/// GPU, under no_grad: the flattened batch's largest block with paged
+/// attention, which keeps no score matrix (vllm/v1/worker/gpu_model_runner.py
+/// `_dummy_run`: one `[tokens, hidden]` batch). No logits: the engine
+/// computes them apart, for the requests' last tokens ([`engine_sampler`]).
+pub fn engine_forward(input: &TransformerInput, tokens: u64) -> u128 {
+    let flash = TransformerInput {
+        attention: Attention::Flash,
+        ..*input
+    };
+    let s = u128::from(tokens);
+    working_set(&flash, s, s) - last_logits(input)
+}
+
+/// What sampling `requests` next tokens holds on one GPU, with the step's
+/// hidden states alive (vllm/v1/worker/gpu_model_runner.py `profile_run`
+/// keeps `hidden_states` while `_dummy_sampler_run` samples from
+/// `last_hidden_states`): per request and vocabulary entry, the logits in
+/// the model's dtype (`compute_logits`, gathered whole on every rank), their
+/// FP32 copy (vllm/v1/sample/sampler.py), and at the PyTorch sampler's
+/// top-p (vllm/v1/sample/ops/topk_topp_sampler.py `apply_top_k_top_p`, the
+/// default on CUDA): the sorted FP32 values, their int64 indices, the
+/// softmax summed in place, the top-k and top-p masks (a byte each) and the
+/// FP32 scatter back: 2 + 4 + 4 + 8 + 4 + 1 + 1 + 4 = 28 bytes.
+pub fn engine_sampler(input: &TransformerInput, tokens: u64, requests: u64) -> u128 {
+    let arch = &input.arch;
+    let e = input.activation_bytes();
+    let h = u128::from(arch.hidden);
+    let hidden = (u128::from(tokens) + u128::from(requests)) * h * e;
     let logits = match arch.kind {
-        Kind::Decoder => div_ceil(4 * u128::from(arch.vocab), t),
+        Kind::Decoder => 28 * u128::from(requests) * u128::from(arch.vocab),
         Kind::Encoder | Kind::Vision => 0,
     };
-    stream + div_ceil(attention.max(mlp), t) + logits
+    hidden + logits
+}
+
+/// The last position's FP32 logits [`working_set`] counts, on one GPU.
+fn last_logits(input: &TransformerInput) -> u128 {
+    match input.arch.kind {
+        Kind::Decoder => div_ceil(4 * u128::from(input.arch.vocab), u128::from(input.tp)),
+        Kind::Encoder | Kind::Vision => 0,
+    }
 }
 
 /// Inference's two moments, per sample and GPU (docs/model.md §3.4).

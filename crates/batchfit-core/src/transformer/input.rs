@@ -6,6 +6,7 @@ use super::bounds::{
     BUCKET_M, CAPACITY_FACTOR, DS_LIVE, DS_PERSIST, DS_PREFETCH, EP, ETP, GEN, GPUS, LORA_RANK,
     PREFETCH, RECOMPUTE_LAYERS, TP,
 };
+use super::engine::EngineSettings;
 use super::options::{
     Attention, BaseQuant, Block, Fp8, Framework, Kind, KvDtype, KvLayout, Logits, LoraTargets,
     LoraVariant, Loss, Mode, NormKernel, Optimizer, Outputs, Quant, Recipe, Recompute,
@@ -146,6 +147,8 @@ pub struct TransformerInput {
     /// exists until the buffer takes it ([`unfused_gradients`](super::unfused_gradients)). Meaningful
     /// with `recipe=main_fp32` in training.
     pub grad_accum_fusion: bool,
+    /// A serving engine's settings (`framework=vllm`).
+    pub engine: EngineSettings,
 }
 
 impl Default for TransformerInput {
@@ -209,6 +212,7 @@ impl Default for TransformerInput {
             compile: false,
             reentrant: false,
             grad_accum_fusion: true,
+            engine: EngineSettings::default(),
         }
     }
 }

@@ -15,6 +15,7 @@ mod adapters;
 mod architecture;
 mod backward;
 mod bounds;
+mod engine;
 mod framework;
 mod inference;
 mod input;
@@ -40,7 +41,14 @@ pub use bounds::{
     Q_LORA_RANK, QK_NOPE_HEAD_DIM, QK_ROPE_HEAD_DIM, RECOMPUTE_LAYERS, SHARED_EXPERTS, SHARED_FFN,
     TOKEN_TYPES, TP, V_HEAD_DIM, VOCAB, WINDOW, ZERO,
 };
-pub use inference::{InferenceMoments, kv_cache_per_sample, kv_dequantized_per_sample};
+pub use engine::{
+    BLOCK_SIZE, EngineSettings, GPU_MEMORY_UTILIZATION, LARGE_DEVICE_BYTES, MAX_MODEL_LEN,
+    MAX_NUM_BATCHED_TOKENS, MAX_NUM_SEQS,
+};
+pub use inference::{
+    InferenceMoments, engine_forward, engine_sampler, kv_bytes_per_token, kv_cache_per_sample,
+    kv_dequantized_per_sample,
+};
 pub use input::TransformerInput;
 pub use options::{
     Attention, BaseQuant, Block, Fp8, Framework, FusedProj, Kind, KvDtype, KvLayout, Logits,

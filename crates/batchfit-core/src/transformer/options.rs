@@ -724,6 +724,11 @@ choice! {
         /// its offloaded gradient checkpointing, and its own RMSNorm and
         /// LoRA kernels, which save fewer tensors.
         Unsloth = "unsloth",
+        /// vLLM (`vllm serve`, V1 engine): the model in BF16, a KV-cache
+        /// pool in blocks filling what the weights and the profiling run
+        /// leave of `gpu_memory_utilization` × the device; a latent-attention
+        /// model caches its latent (`kv_layout=latent`).
+        Vllm = "vllm",
     }
     default Custom
 }

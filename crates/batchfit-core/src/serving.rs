@@ -1,0 +1,199 @@
+//! A serving engine's memory plan (`framework=vllm`, docs/model.md §3.5):
+//! what `vllm serve` takes of the device, what is left for its KV-cache pool,
+//! how many requests of `max_model_len` tokens that pool holds at once, and
+//! the reason the engine gives where it refuses to start.
+//!
+//! vLLM (vllm/v1/worker/gpu_worker.py `determine_available_memory` and
+//! vllm/utils/mem_utils.py `memory_profiling`, V1 engine) plans within
+//! `gpu_memory_utilization` × the device's memory, the budget. From it, the
+//! weights, the PyTorch peak of one profiling step (a forward pass over
+//! `max_num_batched_tokens` tokens, then sampling one token for each of
+//! `min(max_num_seqs, max_num_batched_tokens)` requests) and the memory the
+//! step took outside PyTorch are taken; the rest is the KV-cache pool, cut
+//! into blocks of `block_size` tokens on every layer
+//! (vllm/v1/core/kv_cache_utils.py). The CUDA context and the communication
+//! buffers, made before the engine's first memory snapshot, and the CUDA
+//! graphs, captured after the pool is allocated, lie outside the budget.
+//!
+//! ```
+//! use batchfit_core::{query, serving};
+//!
+//! let config = query::parse("form=transformer&model=llama-3.1-8b&framework=vllm&gpu=h100-80gb&max_model_len=8192").config;
+//! let plan = serving::plan(&config).unwrap();
+//! // The parts of the plan fill the budget exactly.
+//! assert_eq!(plan.weights + plan.activation_peak + plan.non_torch + plan.kv_cache_pool, plan.budget);
+//! assert_eq!(plan.kv_bytes_per_token, 131_072);
+//! assert!(plan.refusal.is_none());
+//! ```
+
+use crate::arith::div_ceil;
+use crate::memory;
+use crate::presets::Device;
+use crate::query::{Config, Form};
+use crate::transformer::{
+    EngineSettings, Framework, Mode, engine_forward, engine_sampler, kv_bytes_per_token,
+};
+
+/// The memory plan of one GPU of a serving engine, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// `gpu_memory_utilization` × the device's memory.
+    pub budget: u128,
+    /// The model's weights on this GPU.
+    pub weights: u128,
+    /// The profiling step's PyTorch peak above the weights: the larger of its
+    /// forward pass and its sampling.
+    pub activation_peak: u128,
+    /// What the profiling step allocated outside PyTorch: not estimated
+    /// (0); vLLM logs it as "non-torch memory".
+    pub non_torch: u128,
+    /// What is left of the budget for the KV cache: the budget less the
+    /// three terms above, so that the four sum to it exactly; 0 where they
+    /// exceed it (and the engine refuses, [`Refusal::NoCacheMemory`]).
+    pub kv_cache_pool: u128,
+    /// The CUDA graphs' memory pool, outside the budget: the forward pass at
+    /// the largest captured batch (0 with `enforce_eager`).
+    pub cuda_graphs: u128,
+    /// The CUDA context and libraries' memory before the engine starts
+    /// (`overhead_gb`), outside the budget.
+    pub outside: u128,
+    /// The KV cache of one token on this GPU, every layer.
+    pub kv_bytes_per_token: u128,
+    /// The settings as the engine runs them, defaults filled in.
+    pub max_model_len: u64,
+    pub max_num_seqs: u64,
+    pub max_num_batched_tokens: u64,
+    pub block_size: u64,
+    /// Blocks in the pool (each `block_size` tokens on every layer).
+    pub blocks: u128,
+    /// Tokens the pool holds: `blocks × block_size`.
+    pub pool_tokens: u128,
+    /// Requests of `max_model_len` tokens the pool holds at once, in
+    /// hundredths, as vLLM logs "Maximum concurrency for N tokens per
+    /// request: X.XXx": blocks over the blocks one such request needs.
+    pub max_concurrency_hundredths: u128,
+    /// The longest single request the pool holds, in tokens.
+    pub max_seq: u128,
+    /// Why the engine would not start, if it would not.
+    pub refusal: Option<Refusal>,
+}
+
+/// Why `vllm serve` stops before serving, with its own reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// "Free memory on device (free/total GiB) on startup is less than
+    /// desired GPU memory utilization (u, budget GiB)" (gpu_worker.py
+    /// `init_device`): the memory outside the budget does not leave it.
+    Startup { free: u128, total: u128 },
+    /// "No available memory for the cache blocks. Try increasing
+    /// `gpu_memory_utilization`" (kv_cache_utils.py
+    /// `check_enough_kv_cache_memory`): the weights and the profiling step
+    /// fill the budget.
+    NoCacheMemory,
+    /// "To serve at least one request with the models's max seq len
+    /// (max_model_len), (needed GiB KV cache is needed, which is larger than
+    /// the available KV cache memory (available GiB). Based on the available
+    /// memory, the estimated maximum model length is estimate."
+    MaxModelLen { needed: u128, estimate: u128 },
+}
+
+impl Plan {
+    /// Whole requests of `max_model_len` tokens at once, as the pool allows
+    /// and `max_num_seqs` caps them.
+    pub fn concurrent_requests(&self) -> u128 {
+        (self.max_concurrency_hundredths / 100).min(u128::from(self.max_num_seqs))
+    }
+
+    /// What the engine's process holds once serving, as nvidia-smi shows
+    /// it: the budget, the memory outside it and the CUDA graphs.
+    pub fn process(&self) -> u128 {
+        self.budget + self.outside + self.cuda_graphs
+    }
+}
+
+/// The engine a configuration serves with, if any: the transformer form in
+/// inference under an engine profile, on a device.
+pub fn plan(config: &Config) -> Option<Plan> {
+    let input = &config.transformer;
+    if config.form != Form::Transformer
+        || input.mode != Mode::Inference
+        || input.framework != Framework::Vllm
+    {
+        return None;
+    }
+    let device = config.device?;
+    let name = match device {
+        Device::Preset(preset) => preset.name,
+        Device::Custom { .. } => "",
+    };
+    let total = device.bytes();
+    let settings = input.engine;
+    let large = EngineSettings::large_defaults(total, name);
+    let batched = settings.max_num_batched_tokens(large);
+    let seqs = settings.max_num_seqs(large);
+    let requests = seqs.min(batched);
+    let max_model_len = match settings.max_model_len {
+        0 => input.seq.saturating_add(input.generated),
+        given => given,
+    };
+    let block_size = settings.block_size;
+    let budget = total * u128::from(settings.gpu_memory_utilization) / 100;
+    let weights = memory::estimate(config).weights;
+    let activation_peak =
+        engine_forward(input, batched).max(engine_sampler(input, batched, requests));
+    let non_torch = 0;
+    // vllm/config/vllm.py `_set_cudagraph_sizes`: the largest capture is
+    // min(2 × max_num_seqs, 512), at most the batched tokens; the graphs
+    // share one memory pool, captured from the largest down.
+    let cuda_graphs = if settings.enforce_eager {
+        0
+    } else {
+        engine_forward(input, (2 * seqs).min(512).min(batched))
+    };
+    let outside = config.overhead_bytes();
+    let kv_bytes_per_token = kv_bytes_per_token(input);
+    let pool = budget.saturating_sub(weights + activation_peak + non_torch);
+    // kv_cache_utils.py `get_num_blocks`: available // page_size //
+    // num_layers, a page being one layer's block.
+    let block_bytes = (kv_bytes_per_token * u128::from(block_size)).max(1);
+    let blocks = pool / block_bytes;
+    let request_blocks = div_ceil(u128::from(max_model_len), u128::from(block_size)).max(1);
+    let needed = request_blocks * block_bytes;
+    let refusal = if total.saturating_sub(outside) < budget {
+        Some(Refusal::Startup {
+            free: total.saturating_sub(outside),
+            total,
+        })
+    } else if pool == 0 {
+        Some(Refusal::NoCacheMemory)
+    } else if needed > pool {
+        Some(Refusal::MaxModelLen {
+            needed,
+            estimate: blocks * u128::from(block_size),
+        })
+    } else {
+        None
+    };
+    Some(Plan {
+        budget,
+        weights,
+        activation_peak,
+        non_torch,
+        kv_cache_pool: pool,
+        cuda_graphs,
+        outside,
+        kv_bytes_per_token,
+        max_model_len,
+        max_num_seqs: seqs,
+        max_num_batched_tokens: batched,
+        block_size,
+        blocks,
+        pool_tokens: blocks * u128::from(block_size),
+        max_concurrency_hundredths: blocks * 100 / request_blocks,
+        max_seq: blocks * u128::from(block_size),
+        refusal,
+    })
+}
+
+#[cfg(test)]
+mod tests;

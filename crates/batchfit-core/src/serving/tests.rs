@@ -1,0 +1,200 @@
+use super::*;
+use crate::query::{self, tests::any_config};
+use proptest::prelude::*;
+
+fn served(query: &str) -> Plan {
+    let parsed = query::parse(&format!("form=transformer&framework=vllm&{query}"));
+    assert!(parsed.problems.is_empty(), "{query}: {:?}", parsed.problems);
+    plan(&parsed.config).expect("a serving plan")
+}
+
+/// The KV cache per token the pool stores, on one GPU (issue 29's worked
+/// examples; docs/model.md §3.5).
+#[test]
+fn kv_bytes_per_token_worked_examples() {
+    for (query, bytes) in [
+        // 2 × 8 heads × 128 × 2 B × 32 layers.
+        ("model=llama-3.1-8b&gpu=h100-80gb", 131_072),
+        ("model=llama-3.1-8b&gpu=h100-80gb&kv_dtype=fp8", 65_536),
+        ("model=llama-3.1-8b&gpu=h100-80gb&tp=2", 65_536),
+        // 2 × 4 heads × 128 × 2 B × 28 layers.
+        ("model=qwen2.5-7b&gpu=h100-80gb", 57_344),
+        // (512 + 64) × 2 B × 61 layers, the same on each of 8 ranks.
+        ("model=deepseek-v3&gpu=h200&tp=8", 70_272),
+    ] {
+        assert_eq!(served(query).kv_bytes_per_token, bytes, "{query}");
+    }
+}
+
+/// docs/model.md §3.5's worked example, term by term: Llama-3.1-8B on an
+/// RTX 4090 at vLLM's defaults for a card under 70 GiB.
+#[test]
+fn the_rtx_4090_worked_example() {
+    let plan = served("model=llama-3.1-8b&gpu=rtx-4090&max_model_len=8192");
+    // 0.9 × 25,757,220,864 bytes (24,564 MiB), rounded down.
+    assert_eq!(plan.budget, 23_181_498_777);
+    // 8,030,261,248 parameters × 2 bytes.
+    assert_eq!(plan.weights, 16_060_522_496);
+    assert_eq!(
+        (plan.max_num_batched_tokens, plan.max_num_seqs),
+        (2_048, 256)
+    );
+    // Sampling 256 requests outweighs the forward pass over 2,048 tokens:
+    // (2,048 + 256) × 4,096 × 2 B of hidden states and 28 B × 256 × 128,256.
+    assert_eq!(plan.activation_peak, 18_874_368 + 919_339_008);
+    assert!(engine_forward(&parsed("model=llama-3.1-8b"), 2_048) < plan.activation_peak);
+    assert_eq!(plan.kv_cache_pool, 6_182_762_905);
+    // Blocks of 16 tokens × 131,072 bytes.
+    assert_eq!(plan.blocks, 6_182_762_905 / 2_097_152);
+    assert_eq!(plan.blocks, 2_948);
+    assert_eq!(plan.pool_tokens, 47_168);
+    // 2,948 blocks over the 512 an 8,192-token request needs: 5.75×.
+    assert_eq!(plan.max_concurrency_hundredths, 575);
+    assert_eq!(plan.concurrent_requests(), 5);
+    assert_eq!(plan.max_seq, 47_168);
+    assert_eq!(plan.refusal, None);
+}
+
+fn parsed(query: &str) -> tf::TransformerInput {
+    query::parse(&format!("form=transformer&framework=vllm&{query}"))
+        .config
+        .transformer
+}
+
+use crate::transformer as tf;
+
+#[test]
+fn the_engine_refuses_as_it_would() {
+    // The model's full context does not fit the pool: vLLM names the
+    // longest that does.
+    let plan = served("model=llama-3.1-8b&gpu=rtx-4090&max_model_len=131072");
+    assert_eq!(
+        plan.refusal,
+        Some(Refusal::MaxModelLen {
+            needed: 131_072 * 131_072,
+            estimate: 47_168
+        })
+    );
+    // Half the card is less than the weights.
+    let plan = served("model=llama-3.1-8b&gpu=rtx-4090&gpu_memory_utilization=0.5");
+    assert_eq!(plan.refusal, Some(Refusal::NoCacheMemory));
+    assert_eq!(plan.kv_cache_pool, 0);
+    assert_eq!(plan.max_concurrency_hundredths, 0);
+    // The whole card, with the CUDA context already on it.
+    let plan = served("model=llama-3.1-8b&gpu=rtx-4090&gpu_memory_utilization=1");
+    assert_eq!(
+        plan.refusal,
+        Some(Refusal::Startup {
+            free: 25_757_220_864 - 1_000_000_000,
+            total: 25_757_220_864
+        })
+    );
+}
+
+#[test]
+fn only_an_engine_profile_in_inference_on_a_device_has_a_plan() {
+    for query in [
+        "form=transformer&model=llama-3.1-8b&mode=inference&gpu=h100-80gb",
+        "form=transformer&model=llama-3.1-8b&framework=vllm",
+        "form=parameters&gpu=h100-80gb",
+    ] {
+        assert_eq!(plan(&query::parse(query).config), None, "{query}");
+    }
+    // The profile switches to inference; training drops the engine's flags.
+    let parsed = query::parse("form=transformer&framework=vllm&mode=train&max_num_seqs=8");
+    assert_eq!(plan(&parsed.config), None);
+    assert_eq!(parsed.problems.len(), 1, "{:?}", parsed.problems);
+}
+
+#[test]
+fn cuda_graphs_follow_enforce_eager() {
+    let graphs = served("model=llama-3.1-8b&gpu=h100-80gb").cuda_graphs;
+    // The largest capture: min(2 × 1,024, 512) tokens.
+    assert_eq!(graphs, engine_forward(&parsed("model=llama-3.1-8b"), 512));
+    assert_eq!(
+        served("model=llama-3.1-8b&gpu=h100-80gb&enforce_eager=1").cuda_graphs,
+        0
+    );
+}
+
+/// A configuration served by vLLM on a device.
+fn any_served() -> impl Strategy<Value = Config> {
+    (any_config(), 0..crate::presets::DEVICES.len()).prop_map(|(mut config, device)| {
+        config.form = Form::Transformer;
+        Framework::Vllm.apply(&mut config.transformer);
+        if config.device.is_none() {
+            config.device = Some(Device::Preset(&crate::presets::DEVICES[device]));
+        }
+        config
+    })
+}
+
+/// A preset model served by vLLM on a preset device, at any utilization,
+/// block size, batch limits and cache format.
+fn any_preset_served() -> impl Strategy<Value = Config> {
+    (
+        0..crate::presets::MODELS.len(),
+        0..crate::presets::DEVICES.len(),
+        (1u64..=100, 1u64..=256, 0u64..=2_048, 0u64..=65_536),
+        proptest::sample::select(vec!["bf16", "fp8"]),
+        1u64..=8,
+    )
+        .prop_map(|(model, device, (util, block, seqs, tokens), kv, tp)| {
+            let query = format!(
+                "form=transformer&framework=vllm&model={}&gpu={}&gpu_memory_utilization={}&block_size={block}&max_num_seqs={seqs}&max_num_batched_tokens={tokens}&kv_dtype={kv}&tp={tp}",
+                crate::presets::MODELS[model].id,
+                crate::presets::DEVICES[device].id,
+                crate::fields::format_hundredths(util),
+            );
+            query::parse(&query).config
+        })
+}
+
+proptest! {
+    #[test]
+    fn the_plan_fills_the_budget_and_counts_its_blocks(config in any_served()) {
+        let plan = plan(&config).expect("a plan");
+        let taken = plan.weights + plan.activation_peak + plan.non_torch;
+        if taken < plan.budget {
+            prop_assert_eq!(taken + plan.kv_cache_pool, plan.budget);
+        } else {
+            prop_assert_eq!(plan.kv_cache_pool, 0);
+            prop_assert_eq!(plan.refusal.is_some(), true);
+        }
+        let block = plan.kv_bytes_per_token * u128::from(plan.block_size);
+        let request = plan.max_model_len.div_ceil(plan.block_size).max(1);
+        prop_assert_eq!(plan.blocks, plan.kv_cache_pool / block.max(1));
+        prop_assert_eq!(plan.max_concurrency_hundredths, plan.blocks * 100 / u128::from(request));
+        prop_assert!(plan.concurrent_requests() <= u128::from(plan.max_num_seqs));
+    }
+
+    #[test]
+    fn a_lower_utilization_never_grows_the_pool(config in any_served(), lower in 1u64..=100) {
+        let high = plan(&config).expect("a plan");
+        let mut less = config;
+        less.transformer.engine.gpu_memory_utilization =
+            lower.min(config.transformer.engine.gpu_memory_utilization);
+        let low = plan(&less).expect("a plan");
+        prop_assert!(low.kv_cache_pool <= high.kv_cache_pool);
+        prop_assert!(low.max_seq <= high.max_seq);
+    }
+
+    #[test]
+    fn max_seq_fits_and_one_more_token_does_not(config in any_preset_served()) {
+        let Some(plan) = plan(&config) else {
+            // A model the engine does not generate with (an encoder).
+            return Ok(());
+        };
+        // The start's own check comes first; a pool of no block holds nothing.
+        prop_assume!(!matches!(plan.refusal, Some(Refusal::Startup { .. })));
+        prop_assume!(plan.blocks > 0 && plan.max_seq < u128::from(tf::MAX_MODEL_LEN.max));
+        let with = |len: u128| {
+            let mut c = config;
+            c.transformer.engine.max_model_len = u64::try_from(len).unwrap_or(u64::MAX);
+            super::plan(&c).expect("a plan").refusal
+        };
+        let refused = |refusal: Option<Refusal>| matches!(refusal, Some(Refusal::MaxModelLen { .. }));
+        prop_assert!(!refused(with(plan.max_seq)));
+        prop_assert!(refused(with(plan.max_seq + 1)));
+    }
+}
