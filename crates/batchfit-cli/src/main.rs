@@ -38,6 +38,7 @@ mod compare;
 mod devices;
 mod measured;
 mod report;
+mod serving;
 
 /// What the command line asks for.
 enum Command {

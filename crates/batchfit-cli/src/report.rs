@@ -10,6 +10,7 @@ use batchfit_core::memory::{
 };
 use batchfit_core::presets::{self, Device};
 use batchfit_core::query::{Config, Form};
+use batchfit_core::serving;
 use batchfit_core::transformer::{self, Mode};
 use batchfit_core::units::{self, Units};
 use serde::Serialize;
@@ -84,6 +85,9 @@ struct Report {
     fixes: Vec<FixRow>,
     /// Settings the device cannot run (`hardware::warnings`).
     warnings: Vec<WarningRow>,
+    /// A serving engine's memory plan (`framework=vllm` on a device).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    serving: Option<crate::serving::Row>,
     /// The step, point by point: its largest `total` is `peak_allocated`.
     timeline: Vec<TimelineRow>,
     /// What runs like this one measured in validation (transformer form only).
@@ -695,6 +699,9 @@ pub fn json(config: &Config) -> String {
                 message: warning_text(w),
             })
             .collect(),
+        serving: serving::plan(config)
+            .as_ref()
+            .map(crate::serving::Row::from),
         fixes: advice::fixes(config)
             .into_iter()
             .map(|a| FixRow {
@@ -822,7 +829,7 @@ fn group_bytes(bytes: u128) -> String {
     u64::try_from(bytes).map_or_else(|_| bytes.to_string(), group_thousands)
 }
 
-fn line(out: &mut String, label: &str, bytes: u128, units: Units) {
+pub fn line(out: &mut String, label: &str, bytes: u128, units: Units) {
     out.push_str(&format!(
         "  {label:<28}{:>14}   ({} bytes)\n",
         size(bytes, units),
@@ -905,6 +912,16 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     t.recompute.name(),
                     t.attention.name(),
                     t.loss.name(),
+                ),
+                Mode::Inference if t.framework == transformer::Framework::Vllm => format!(
+                    "served by vLLM (V1 engine): a KV-cache pool in blocks of {}, weights {}, KV cache {}\n",
+                    if t.arch.mla() && t.kv_layout == transformer::KvLayout::Latent {
+                        "the latent"
+                    } else {
+                        "keys and values"
+                    },
+                    t.quant.name(),
+                    t.kv_dtype.name(),
                 ),
                 Mode::Inference => format!(
                     "inference as transformers' generate() runs it (a KV cache of {}): {} × ({} prompt + {} generated) tokens per GPU, recipe {}, weights {}, attention {}\n",
@@ -1044,6 +1061,16 @@ pub fn text(config: &Config) -> String {
     let units = config.units;
     let e = memory::estimate(config);
     let mut out = describe(config, &e);
+    // A serving engine plans its memory itself: the plan is the answer, and
+    // generate()'s peak at a batch does not apply.
+    if let Some(plan) = serving::plan(config) {
+        crate::serving::text(&mut out, &plan, units);
+        for warning in hardware::warnings(config) {
+            out.push_str(&format!("warning: {}\n", warning_text(warning)));
+        }
+        out.push_str(legend(units));
+        return out;
+    }
     out.push('\n');
     let p = e.at_peak;
     out.push_str(&format!(
@@ -1119,6 +1146,7 @@ pub fn text(config: &Config) -> String {
     for warning in hardware::warnings(config) {
         out.push_str(&format!("warning: {}\n", warning_text(warning)));
     }
+
     confidence_text(&mut out, config, &e);
     if let (Some(device), Some(bytes), Some(fits), Some(max_batch)) =
         (config.device, e.device_bytes, e.fits, e.max_batch)
@@ -1243,11 +1271,16 @@ pub fn text(config: &Config) -> String {
             size(row.required, units)
         ));
     }
-    out.push_str(match units {
+    out.push_str(legend(units));
+    out
+}
+
+/// The unit the text's sizes are in.
+fn legend(units: Units) -> &'static str {
+    match units {
         Units::Decimal => "\nGB = 10^9 bytes.",
         Units::Binary => "\nGiB = 2^30 bytes.",
-    });
-    out
+    }
 }
 
 #[derive(Serialize)]

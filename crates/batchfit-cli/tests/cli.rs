@@ -1396,3 +1396,61 @@ fn fixes_combine_levers_and_say_what_each_costs() {
         "{text}"
     );
 }
+
+/// Issue 29: `framework=vllm` answers with vLLM's memory plan: its parts fill
+/// the budget, its concurrency is the one the engine logs, and where the
+/// engine would refuse to start the text gives the engine's own reason.
+#[test]
+fn vllm_states_its_plan_and_its_refusals() {
+    let query = "form=transformer&model=llama-3.1-8b&framework=vllm&gpu=rtx-4090&max_model_len=8k";
+    let plan = &json(&["--json", query])["serving"];
+    let at = |key: &str| {
+        plan[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{key}: {plan}"))
+    };
+    assert_eq!(
+        at("weights") + at("activation_peak") + at("non_torch") + at("kv_cache_pool"),
+        at("budget")
+    );
+    assert_eq!(at("budget"), 23_181_498_777);
+    assert_eq!(at("kv_bytes_per_token"), 131_072);
+    assert_eq!(at("kv_cache_tokens"), 47_168);
+    assert_eq!(plan["max_concurrency"], 5.75);
+    assert_eq!(at("concurrent_requests"), 5);
+    assert_eq!(at("max_seq"), 47_168);
+    assert_eq!(
+        at("process"),
+        at("budget") + at("outside_budget") + at("cuda_graphs")
+    );
+    assert!(plan.get("refusal").is_none(), "{plan}");
+    let text = String::from_utf8(batchfit(&[query]).stdout).expect("utf-8");
+    assert!(
+        text.contains("Serves 5 requests of 8,192 tokens at once (maximum concurrency 5.75x"),
+        "{text}"
+    );
+    // generate()'s batch does not apply to a serving engine.
+    assert!(!text.contains("Largest batch"), "{text}");
+
+    let long = "form=transformer&model=llama-3.1-8b&framework=vllm&gpu=rtx-4090&max_model_len=128k";
+    let refusal = &json(&["--json", long])["serving"]["refusal"];
+    assert_eq!(refusal["reason"], "max_model_len");
+    assert!(
+        refusal["message"]
+            .as_str()
+            .expect("message")
+            .contains("the estimated maximum model length is 47168"),
+        "{refusal}"
+    );
+    let text = String::from_utf8(batchfit(&[long]).stdout).expect("utf-8");
+    assert!(
+        text.contains("vLLM would not start: To serve at least one request"),
+        "{text}"
+    );
+    // Without the profile, no plan.
+    let generate = json(&[
+        "--json",
+        "form=transformer&model=llama-3.1-8b&mode=inference&gpu=rtx-4090",
+    ]);
+    assert!(generate.get("serving").is_none());
+}
