@@ -9,8 +9,31 @@ use crate::fields;
 use crate::presets::Device;
 use crate::transformer::{self as tf, Architecture, TransformerInput};
 
-fn bit(value: bool) -> String {
-    u8::from(value).to_string()
+/// A value before it is written: each kind is written by one call, not one
+/// per parameter.
+enum Value {
+    Whole(u64),
+    Name(&'static str),
+    Hundredths(u64),
+    Bit(bool),
+    Text(String),
+}
+
+impl Value {
+    fn written(self) -> String {
+        match self {
+            Self::Whole(n) => n.to_string(),
+            Self::Name(name) => name.to_owned(),
+            Self::Hundredths(n) => fields::format_hundredths(n),
+            Self::Bit(on) => u8::from(on).to_string(),
+            Self::Text(text) => text,
+        }
+    }
+}
+
+/// `list` with each value written.
+fn written<const N: usize>(list: [(Param, Value); N]) -> [(Param, String); N] {
+    list.map(|(param, value)| (param, value.written()))
 }
 
 /// Writes `config` as a query string (no leading `?`): the form, every parameter
@@ -81,49 +104,52 @@ pub(super) const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).
 /// The architecture's parameters, in the documented order, each written as
 /// [`parse`](super::parse) reads it back: what a config.json import (`hf::import`) sets.
 pub fn arch_values(arch: &Architecture) -> [(Param, String); 41] {
-    [
-        (Param::Kind, arch.kind.name().to_owned()),
-        (Param::Layers, arch.layers.to_string()),
-        (Param::Hidden, arch.hidden.to_string()),
-        (Param::Heads, arch.heads.to_string()),
-        (Param::KvHeads, arch.kv_heads.to_string()),
-        (Param::HeadDim, arch.head_dim.to_string()),
-        (Param::Ffn, arch.ffn.to_string()),
-        (Param::Mlp, arch.mlp.name().to_owned()),
-        (Param::Norm, arch.norm.name().to_owned()),
-        (Param::Vocab, arch.vocab.to_string()),
-        (Param::Tied, bit(arch.tied)),
-        (Param::Bias, bit(arch.bias)),
-        (Param::QkvBias, bit(arch.qkv_bias)),
-        (Param::QkNorm, bit(arch.qk_norm)),
-        (Param::Positions, arch.positions.to_string()),
-        (Param::TokenTypes, arch.token_types.to_string()),
-        (Param::Labels, arch.labels.to_string()),
-        (Param::Dropout, bit(arch.dropout)),
-        (Param::Image, arch.image.to_string()),
-        (Param::Patch, arch.patch.to_string()),
-        (Param::Channels, arch.channels.to_string()),
-        (Param::QkNormFull, bit(arch.qk_norm_full)),
-        (Param::Block, arch.block.name().to_owned()),
-        (Param::Window, arch.window.to_string()),
-        (Param::GlobalEvery, arch.global_every.to_string()),
-        (Param::Softcap, bit(arch.softcap)),
-        (Param::AttnSoftcap, bit(arch.attn_softcap)),
-        (Param::AttnSinks, bit(arch.attn_sinks)),
-        (Param::Experts, arch.experts.to_string()),
-        (Param::ExpertsActive, arch.experts_active.to_string()),
-        (Param::ExpertFfn, arch.expert_ffn.to_string()),
-        (Param::SharedExperts, arch.shared_experts.to_string()),
-        (Param::SharedFfn, arch.shared_ffn.to_string()),
-        (Param::FirstDenseLayers, arch.first_dense_layers.to_string()),
-        (Param::MoeEvery, arch.moe_every.to_string()),
-        (Param::KvLoraRank, arch.kv_lora_rank.to_string()),
-        (Param::QLoraRank, arch.q_lora_rank.to_string()),
-        (Param::QkRopeHeadDim, arch.qk_rope_head_dim.to_string()),
-        (Param::QkNopeHeadDim, arch.qk_nope_head_dim.to_string()),
-        (Param::VHeadDim, arch.v_head_dim.to_string()),
-        (Param::FusedProj, arch.fused_proj.name().to_owned()),
-    ]
+    written([
+        (Param::Kind, Value::Name(arch.kind.name())),
+        (Param::Layers, Value::Whole(arch.layers)),
+        (Param::Hidden, Value::Whole(arch.hidden)),
+        (Param::Heads, Value::Whole(arch.heads)),
+        (Param::KvHeads, Value::Whole(arch.kv_heads)),
+        (Param::HeadDim, Value::Whole(arch.head_dim)),
+        (Param::Ffn, Value::Whole(arch.ffn)),
+        (Param::Mlp, Value::Name(arch.mlp.name())),
+        (Param::Norm, Value::Name(arch.norm.name())),
+        (Param::Vocab, Value::Whole(arch.vocab)),
+        (Param::Tied, Value::Bit(arch.tied)),
+        (Param::Bias, Value::Bit(arch.bias)),
+        (Param::QkvBias, Value::Bit(arch.qkv_bias)),
+        (Param::QkNorm, Value::Bit(arch.qk_norm)),
+        (Param::Positions, Value::Whole(arch.positions)),
+        (Param::TokenTypes, Value::Whole(arch.token_types)),
+        (Param::Labels, Value::Whole(arch.labels)),
+        (Param::Dropout, Value::Bit(arch.dropout)),
+        (Param::Image, Value::Whole(arch.image)),
+        (Param::Patch, Value::Whole(arch.patch)),
+        (Param::Channels, Value::Whole(arch.channels)),
+        (Param::QkNormFull, Value::Bit(arch.qk_norm_full)),
+        (Param::Block, Value::Name(arch.block.name())),
+        (Param::Window, Value::Whole(arch.window)),
+        (Param::GlobalEvery, Value::Whole(arch.global_every)),
+        (Param::Softcap, Value::Bit(arch.softcap)),
+        (Param::AttnSoftcap, Value::Bit(arch.attn_softcap)),
+        (Param::AttnSinks, Value::Bit(arch.attn_sinks)),
+        (Param::Experts, Value::Whole(arch.experts)),
+        (Param::ExpertsActive, Value::Whole(arch.experts_active)),
+        (Param::ExpertFfn, Value::Whole(arch.expert_ffn)),
+        (Param::SharedExperts, Value::Whole(arch.shared_experts)),
+        (Param::SharedFfn, Value::Whole(arch.shared_ffn)),
+        (
+            Param::FirstDenseLayers,
+            Value::Whole(arch.first_dense_layers),
+        ),
+        (Param::MoeEvery, Value::Whole(arch.moe_every)),
+        (Param::KvLoraRank, Value::Whole(arch.kv_lora_rank)),
+        (Param::QLoraRank, Value::Whole(arch.q_lora_rank)),
+        (Param::QkRopeHeadDim, Value::Whole(arch.qk_rope_head_dim)),
+        (Param::QkNopeHeadDim, Value::Whole(arch.qk_nope_head_dim)),
+        (Param::VHeadDim, Value::Whole(arch.v_head_dim)),
+        (Param::FusedProj, Value::Name(arch.fused_proj.name())),
+    ])
 }
 
 /// Every parameter this version knows, with `config`'s value written the way
@@ -135,123 +161,122 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
     let act = &config.activations;
     let par = &config.parameters;
     let t = &config.transformer;
-    let mut out: Vec<(Param, String)> = vec![
-        (Param::Form, config.form.name().to_owned()),
-        (Param::Batch, config.batch().to_string()),
-        (Param::Seq, act.seq.to_string()),
-        (Param::Hidden, act.hidden.to_string()),
-        (Param::Layers, act.layers.to_string()),
-        (Param::Precision, act.precision.name().to_owned()),
-        (Param::K, fields::format_hundredths(act.k.hundredths())),
-        (Param::Ckpt, bit(act.checkpointing)),
-        (Param::Params, fields::format_count(par.params)),
-        (Param::ActMb, fields::format_hundredths(par.act_mb)),
+    let mut out: Vec<(Param, String)> = Vec::from(written([
+        (Param::Form, Value::Name(config.form.name())),
+        (Param::Batch, Value::Whole(config.batch())),
+        (Param::Seq, Value::Whole(act.seq)),
+        (Param::Hidden, Value::Whole(act.hidden)),
+        (Param::Layers, Value::Whole(act.layers)),
+        (Param::Precision, Value::Name(act.precision.name())),
+        (Param::K, Value::Hundredths(act.k.hundredths())),
+        (Param::Ckpt, Value::Bit(act.checkpointing)),
+        (Param::Params, Value::Text(fields::format_count(par.params))),
+        (Param::ActMb, Value::Hundredths(par.act_mb)),
         (
             Param::Optimizer,
-            match config.form {
+            Value::Name(match config.form {
                 Form::Parameters => par.optimizer.name(),
                 Form::Activations | Form::Transformer => t.optimizer.name(),
-            }
-            .to_owned(),
+            }),
         ),
-        (Param::Model, config.model.map_or("", |m| m.id).to_owned()),
-        (Param::Framework, t.framework.name().to_owned()),
-    ];
+        (Param::Model, Value::Name(config.model.map_or("", |m| m.id))),
+        (Param::Framework, Value::Name(t.framework.name())),
+    ]));
     out.extend(
         arch_values(&t.arch)
             .into_iter()
             .filter(|(name, _)| !matches!(name, Param::Layers | Param::Hidden)),
     );
-    out.extend([
-        (Param::Recipe, t.recipe.name().to_owned()),
-        (Param::Recompute, t.recompute.name().to_owned()),
-        (Param::RecomputeMethod, t.recompute_method.name().to_owned()),
-        (Param::RecomputeLayers, t.recompute_layers.to_string()),
-        (Param::RecomputeModules, t.recompute_modules.text()),
-        (Param::Attn, t.attention.name().to_owned()),
-        (Param::Mode, t.mode.name().to_owned()),
-        (Param::Gen, t.generated.to_string()),
-        (Param::Quant, t.quant.name().to_owned()),
-        (Param::Gpus, t.gpus.to_string()),
-        (Param::Zero, t.zero.to_string()),
-        (Param::Tp, t.tp.to_string()),
-        (Param::Ep, t.ep.to_string()),
-        (Param::Etp, t.etp.to_string()),
+    out.extend(written([
+        (Param::Recipe, Value::Name(t.recipe.name())),
+        (Param::Recompute, Value::Name(t.recompute.name())),
         (
-            Param::CapacityFactor,
-            fields::format_hundredths(t.capacity_factor),
+            Param::RecomputeMethod,
+            Value::Name(t.recompute_method.name()),
         ),
-        (Param::CapacityPad, bit(t.capacity_pad)),
-        (Param::Pp, t.pp.to_string()),
-        (Param::PpSchedule, t.pp_schedule.name().to_owned()),
-        (Param::Vpp, t.vpp.to_string()),
-        (Param::Microbatches, t.microbatches.to_string()),
-        (Param::PpLayout, t.pp_layout.text()),
-        (Param::PpStage, t.pp_stage.text()),
-        (Param::Cp, t.cp.to_string()),
-        (Param::CpKind, t.cp_kind.name().to_owned()),
-        (Param::Sp, bit(t.sp)),
-        (Param::Foreach, bit(t.foreach)),
-        (Param::Step, t.step.name().to_owned()),
-        (Param::Loss, t.loss.name().to_owned()),
-        (Param::Offload, bit(t.offload)),
-        (Param::BucketM, t.bucket_m.to_string()),
-        (Param::Prefetch, t.prefetch.to_string()),
-        (Param::DsPrefetch, t.ds_prefetch.to_string()),
-        (Param::DsLive, t.ds_live.to_string()),
-        (Param::DsPersist, t.ds_persist.to_string()),
-        (Param::ActOffload, bit(t.act_offload)),
-        (Param::Logits, t.logits.name().to_owned()),
-        (Param::ZeroGrad, t.zero_grad.name().to_owned()),
-        (Param::Outputs, t.outputs.name().to_owned()),
-        (Param::NormKernel, t.norm_kernel.name().to_owned()),
-        (Param::LoraRank, t.lora_rank.to_string()),
-        (Param::LoraTargets, t.lora_targets.name().to_owned()),
-        (Param::LoraDropout, bit(t.lora_dropout)),
-        (Param::BaseQuant, t.base_quant.name().to_owned()),
-        (Param::DoubleQuant, bit(t.double_quant)),
-        (Param::KvDtype, t.kv_dtype.name().to_owned()),
-        (Param::KvLayout, t.kv_layout.name().to_owned()),
-        (Param::ParamOffload, bit(t.param_offload)),
-        (Param::LoraVariant, t.lora_variant.name().to_owned()),
-        (Param::Fp8, t.fp8.name().to_owned()),
-        (Param::TrainEmbeddings, bit(t.train_embeddings)),
-        (Param::Compile, bit(t.compile)),
-        (Param::Reentrant, bit(t.reentrant)),
-        (Param::GradAccumFusion, bit(t.grad_accum_fusion)),
+        (Param::RecomputeLayers, Value::Whole(t.recompute_layers)),
+        (
+            Param::RecomputeModules,
+            Value::Text(t.recompute_modules.text()),
+        ),
+        (Param::Attn, Value::Name(t.attention.name())),
+        (Param::Mode, Value::Name(t.mode.name())),
+        (Param::Gen, Value::Whole(t.generated)),
+        (Param::Quant, Value::Name(t.quant.name())),
+        (Param::Gpus, Value::Whole(t.gpus)),
+        (Param::Zero, Value::Whole(u64::from(t.zero))),
+        (Param::Tp, Value::Whole(t.tp)),
+        (Param::Ep, Value::Whole(t.ep)),
+        (Param::Etp, Value::Whole(t.etp)),
+        (Param::CapacityFactor, Value::Hundredths(t.capacity_factor)),
+        (Param::CapacityPad, Value::Bit(t.capacity_pad)),
+        (Param::Pp, Value::Whole(t.pp)),
+        (Param::PpSchedule, Value::Name(t.pp_schedule.name())),
+        (Param::Vpp, Value::Whole(t.vpp)),
+        (Param::Microbatches, Value::Whole(t.microbatches)),
+        (Param::PpLayout, Value::Text(t.pp_layout.text())),
+        (Param::PpStage, Value::Text(t.pp_stage.text())),
+        (Param::Cp, Value::Whole(t.cp)),
+        (Param::CpKind, Value::Name(t.cp_kind.name())),
+        (Param::Sp, Value::Bit(t.sp)),
+        (Param::Foreach, Value::Bit(t.foreach)),
+        (Param::Step, Value::Name(t.step.name())),
+        (Param::Loss, Value::Name(t.loss.name())),
+        (Param::Offload, Value::Bit(t.offload)),
+        (Param::BucketM, Value::Whole(t.bucket_m)),
+        (Param::Prefetch, Value::Whole(t.prefetch)),
+        (Param::DsPrefetch, Value::Whole(t.ds_prefetch)),
+        (Param::DsLive, Value::Whole(t.ds_live)),
+        (Param::DsPersist, Value::Whole(t.ds_persist)),
+        (Param::ActOffload, Value::Bit(t.act_offload)),
+        (Param::Logits, Value::Name(t.logits.name())),
+        (Param::ZeroGrad, Value::Name(t.zero_grad.name())),
+        (Param::Outputs, Value::Name(t.outputs.name())),
+        (Param::NormKernel, Value::Name(t.norm_kernel.name())),
+        (Param::LoraRank, Value::Whole(t.lora_rank)),
+        (Param::LoraTargets, Value::Name(t.lora_targets.name())),
+        (Param::LoraDropout, Value::Bit(t.lora_dropout)),
+        (Param::BaseQuant, Value::Name(t.base_quant.name())),
+        (Param::DoubleQuant, Value::Bit(t.double_quant)),
+        (Param::KvDtype, Value::Name(t.kv_dtype.name())),
+        (Param::KvLayout, Value::Name(t.kv_layout.name())),
+        (Param::ParamOffload, Value::Bit(t.param_offload)),
+        (Param::LoraVariant, Value::Name(t.lora_variant.name())),
+        (Param::Fp8, Value::Name(t.fp8.name())),
+        (Param::TrainEmbeddings, Value::Bit(t.train_embeddings)),
+        (Param::Compile, Value::Bit(t.compile)),
+        (Param::Reentrant, Value::Bit(t.reentrant)),
+        (Param::GradAccumFusion, Value::Bit(t.grad_accum_fusion)),
         (
             Param::GpuMemoryUtilization,
-            fields::format_hundredths(t.engine.gpu_memory_utilization),
+            Value::Hundredths(t.engine.gpu_memory_utilization),
         ),
-        (Param::MaxModelLen, t.engine.max_model_len.to_string()),
-        (Param::MaxNumSeqs, t.engine.max_num_seqs.to_string()),
+        (Param::MaxModelLen, Value::Whole(t.engine.max_model_len)),
+        (Param::MaxNumSeqs, Value::Whole(t.engine.max_num_seqs)),
         (
             Param::MaxNumBatchedTokens,
-            t.engine.max_num_batched_tokens.to_string(),
+            Value::Whole(t.engine.max_num_batched_tokens),
         ),
-        (Param::BlockSize, t.engine.block_size.to_string()),
-        (Param::EnforceEager, bit(t.engine.enforce_eager)),
-        (Param::MaxGpus, config.max_gpus.to_string()),
-        (Param::HostGb, fields::format_hundredths(config.host_gb)),
-    ]);
+        (Param::BlockSize, Value::Whole(t.engine.block_size)),
+        (Param::EnforceEager, Value::Bit(t.engine.enforce_eager)),
+        (Param::MaxGpus, Value::Whole(config.max_gpus)),
+        (Param::HostGb, Value::Hundredths(config.host_gb)),
+    ]));
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),
         Some(Device::Custom { hundredths_gb }) => ("", hundredths_gb),
         None => ("", GPU_GB.default),
     };
-    out.extend([
-        (Param::Gpu, gpu.to_owned()),
-        (Param::GpuGb, fields::format_hundredths(gpu_gb)),
-        (
-            Param::OverheadGb,
-            fields::format_hundredths(config.overhead),
-        ),
-        (Param::Margin, fields::format_hundredths(config.margin)),
-        (Param::GlobalBatch, config.global_batch.to_string()),
-        (Param::Units, config.units.name().to_owned()),
-        (Param::Lang, config.lang.map_or("", Lang::name).to_owned()),
-        (Param::Embed, bit(config.embed)),
-    ]);
+    out.extend(written([
+        (Param::Gpu, Value::Name(gpu)),
+        (Param::GpuGb, Value::Hundredths(gpu_gb)),
+        (Param::OverheadGb, Value::Hundredths(config.overhead)),
+        (Param::Margin, Value::Hundredths(config.margin)),
+        (Param::GlobalBatch, Value::Whole(config.global_batch)),
+        (Param::Units, Value::Name(config.units.name())),
+        (Param::Lang, Value::Name(config.lang.map_or("", Lang::name))),
+        (Param::Embed, Value::Bit(config.embed)),
+    ]));
     out
 }
 
