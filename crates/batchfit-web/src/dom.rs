@@ -295,6 +295,21 @@ pub fn now<T: Default>(value: Result<T, ChunkMissing>) -> T {
     value.unwrap_or_default()
 }
 
+/// A call into a chunk from async code (a click's action): its value once
+/// the chunk is here, fetched first if need be.
+#[cfg(batchfit_split)]
+pub async fn later<T>(
+    call: impl Future<Output = Result<T, ChunkMissing>>,
+) -> Result<T, ChunkMissing> {
+    call.await
+}
+
+/// Without the split, the call's value as it is.
+#[cfg(not(batchfit_split))]
+pub async fn later<T>(value: Result<T, ChunkMissing>) -> Result<T, ChunkMissing> {
+    value
+}
+
 /// The line that stands for a [`Chunk`]'s content until it is here: a status
 /// while it is on its way, an alert if it could not be fetched.
 pub fn chunk_status(failed: bool, text: Rx<String>) -> El {

@@ -1,12 +1,14 @@
 //! Sharing and exporting: copy the link, copy the sweep as Markdown, download it
 //! as CSV, and an `<iframe>` snippet for embedding. Each action confirms what it
 //! did; where the clipboard is unavailable (an insecure context, a denied
-//! permission) the text is shown selected for the user to copy by hand.
+//! permission) the text is shown selected for the user to copy by hand. The
+//! table, the CSV and the snippet are written by a chunk of the split build
+//! (`split_export`), fetched at the first click that needs one.
 
 use crate::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::dom::{El, Ev, el, rx};
+use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n;
 use crate::location;
 use crate::state::State;
@@ -20,6 +22,33 @@ enum Outcome {
     Downloaded,
     /// The clipboard failed: show this text, selected.
     Fallback(String),
+    /// The code that writes the text could not be fetched.
+    Missing,
+}
+
+/// What an action writes.
+#[derive(Clone, Copy)]
+enum Export {
+    Markdown,
+    Csv,
+    Embed,
+}
+
+/// The text of an action (the chunk's code): the sweep as a Markdown table or
+/// as CSV, or the embedding snippet, in the page's language.
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(export, fallible, preload(#[allow(unsafe_code)] preload_export))
+)]
+fn export(what: Export, state: State) -> Result<String, dom::ChunkMissing> {
+    let lang = state.lang.get_untracked();
+    let rows = state.sweep.get_untracked();
+    Ok(match what {
+        Export::Markdown => sweep::markdown(lang, &rows, state.config.get_untracked().units),
+        Export::Csv => sweep::csv(lang, &rows),
+        Export::Embed => embed_snippet(lang, &location::url_for(&untrack(|| state.query(true)))),
+    })
 }
 
 /// Writes `text` to the clipboard; `Err` when there is no clipboard or it refused.
@@ -105,15 +134,15 @@ pub fn share(state: State) -> El {
             );
         });
     };
-    let markdown = move || {
-        let config = state.config.get_untracked();
-        sweep::markdown(
-            lang.get_untracked(),
-            &state.sweep.get_untracked(),
-            config.units,
-        )
+    // Writes `what`, then does `then` with it (or says the code is missing).
+    let written = move |what: Export, then: Box<dyn FnOnce(String)>| {
+        any_spawner::Executor::spawn_local(async move {
+            match dom::later(export(what, state)).await {
+                Ok(text) => then(text),
+                Err(dom::ChunkMissing) => outcome.set(Some(Outcome::Missing)),
+            }
+        });
     };
-    let csv = move || sweep::csv(state.lang.get_untracked(), &state.sweep.get_untracked());
     let button = |testid: &str,
                   label: fn(&i18n::Words) -> &'static str,
                   act: Box<dyn FnMut(web_sys::Event)>| {
@@ -147,29 +176,39 @@ pub fn share(state: State) -> El {
                 .child(button(
                     "copy-table",
                     |w| w.copy_table,
-                    Box::new(move |_| copy("copy-table", markdown())),
+                    Box::new(move |_| {
+                        written(
+                            Export::Markdown,
+                            Box::new(move |text| copy("copy-table", text)),
+                        )
+                    }),
                 ))
                 .child(button(
                     "download-csv",
                     |w| w.download_csv,
                     Box::new(move |_| {
-                        let done = download("batchfit-sweep.csv", &csv());
-                        outcome.set(Some(match done {
-                            Ok(()) => Outcome::Downloaded,
-                            Err(_) => Outcome::Fallback(csv()),
-                        }));
+                        written(
+                            Export::Csv,
+                            Box::new(move |csv| {
+                                outcome.set(Some(match download("batchfit-sweep.csv", &csv) {
+                                    Ok(()) => Outcome::Downloaded,
+                                    Err(_) => Outcome::Fallback(csv),
+                                }));
+                            }),
+                        )
                     }),
                 ))
                 .child(button(
                     "embed",
                     |w| w.embed,
                     Box::new(move |_| {
-                        let text = embed_snippet(
-                            lang.get_untracked(),
-                            &location::url_for(&untrack(|| state.query(true))),
-                        );
-                        snippet.set(Some(text.clone()));
-                        copy("embed", text);
+                        written(
+                            Export::Embed,
+                            Box::new(move |text| {
+                                snippet.set(Some(text.clone()));
+                                copy("embed", text);
+                            }),
+                        )
                     }),
                 )),
         )
@@ -186,6 +225,7 @@ pub fn share(state: State) -> El {
                         Some(Outcome::Copied(_)) => w.copied_embed,
                         Some(Outcome::Downloaded) => w.downloaded,
                         Some(Outcome::Fallback(_)) => w.copy_fallback,
+                        Some(Outcome::Missing) => w.chunk_failed,
                         None => "",
                     }
                     .to_owned()
