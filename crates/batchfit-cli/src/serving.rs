@@ -8,8 +8,8 @@ use batchfit_core::units::Units;
 use serde::Serialize;
 
 /// `serving::Plan` in the JSON report: bytes per GPU, tokens and requests.
-/// `weights + activation_peak + non_torch + kv_cache_pool = budget` exactly
-/// where the pool is not empty.
+/// `weights + activation_peak + non_torch + cuda_graphs + kv_cache_pool =
+/// budget` exactly where the pool is not empty.
 #[derive(Serialize)]
 pub struct Row {
     engine: &'static str,
@@ -19,13 +19,14 @@ pub struct Row {
     activation_peak: u128,
     /// Not estimated: 0.
     non_torch: u128,
-    kv_cache_pool: u128,
-    /// Outside the budget.
+    /// Measured by vLLM (since 0.21 taken from the budget); not estimated: 0.
     cuda_graphs: u128,
+    /// `enforce_eager`: no CUDA graphs, none missing from the plan.
+    enforce_eager: bool,
+    kv_cache_pool: u128,
     /// The CUDA context and libraries (`overhead_gb`), outside the budget.
     outside_budget: u128,
-    /// What nvidia-smi shows once the engine serves: budget + outside +
-    /// CUDA graphs.
+    /// What nvidia-smi shows once the engine serves: budget + outside.
     process: u128,
     kv_bytes_per_token: u128,
     max_model_len: u64,
@@ -60,8 +61,9 @@ impl From<&Plan> for Row {
             weights: plan.weights,
             activation_peak: plan.activation_peak,
             non_torch: plan.non_torch,
-            kv_cache_pool: plan.kv_cache_pool,
             cuda_graphs: plan.cuda_graphs,
+            enforce_eager: plan.eager,
+            kv_cache_pool: plan.kv_cache_pool,
             outside_budget: plan.outside,
             process: plan.process(),
             kv_bytes_per_token: plan.kv_bytes_per_token,
@@ -137,11 +139,25 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
         units,
     );
     line(out, "Non-torch (not estimated)", plan.non_torch, units);
+    line(
+        out,
+        if plan.eager {
+            "CUDA graphs (enforce_eager)"
+        } else {
+            "CUDA graphs (not estimated)"
+        },
+        plan.cuda_graphs,
+        units,
+    );
     line(out, "KV-cache pool", plan.kv_cache_pool, units);
     line(out, "= Budget (utilization)", plan.budget, units);
     line(out, "+ CUDA context and libraries", plan.outside, units);
-    line(out, "+ CUDA graphs", plan.cuda_graphs, units);
     line(out, "= nvidia-smi once serving", plan.process(), units);
+    if !plan.eager {
+        out.push_str(
+            "    vLLM 0.21 and later measure their CUDA graphs at start and take them from the budget (0.3 GiB to several GiB in published logs): the pool is that much smaller.\n",
+        );
+    }
     out.push_str(&format!(
         "KV cache: {} per token, {} blocks of {} tokens: {} tokens.\n",
         size(plan.kv_bytes_per_token, units),

@@ -1410,7 +1410,11 @@ fn vllm_states_its_plan_and_its_refusals() {
             .unwrap_or_else(|| panic!("{key}: {plan}"))
     };
     assert_eq!(
-        at("weights") + at("activation_peak") + at("non_torch") + at("kv_cache_pool"),
+        at("weights")
+            + at("activation_peak")
+            + at("non_torch")
+            + at("cuda_graphs")
+            + at("kv_cache_pool"),
         at("budget")
     );
     assert_eq!(at("budget"), 23_181_498_777);

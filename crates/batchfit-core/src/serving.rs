@@ -1,4 +1,4 @@
-//! A serving engine's memory plan (`framework=vllm`, docs/model.md §3.5):
+//! A serving engine's memory plan (`framework=vllm`, docs/model.md §3.12):
 //! what `vllm serve` takes of the device, what is left for its KV-cache pool,
 //! how many requests of `max_model_len` tokens that pool holds at once, and
 //! the reason the engine gives where it refuses to start.
@@ -9,11 +9,12 @@
 //! weights, the PyTorch peak of one profiling step (a forward pass over
 //! `max_num_batched_tokens` tokens, then sampling one token for each of
 //! `min(max_num_seqs, max_num_batched_tokens)` requests) and the memory the
-//! step took outside PyTorch are taken; the rest is the KV-cache pool, cut
+//! step took outside PyTorch are taken, and since vLLM 0.21 the memory its
+//! CUDA graphs were measured to take; the rest is the KV-cache pool, cut
 //! into blocks of `block_size` tokens on every layer
 //! (vllm/v1/core/kv_cache_utils.py). The CUDA context and the communication
-//! buffers, made before the engine's first memory snapshot, and the CUDA
-//! graphs, captured after the pool is allocated, lie outside the budget.
+//! buffers, made before the engine's first memory snapshot, lie outside the
+//! budget.
 //!
 //! ```
 //! use batchfit_core::{query, serving};
@@ -21,7 +22,7 @@
 //! let config = query::parse("form=transformer&model=llama-3.1-8b&framework=vllm&gpu=h100-80gb&max_model_len=8192").config;
 //! let plan = serving::plan(&config).unwrap();
 //! // The parts of the plan fill the budget exactly.
-//! assert_eq!(plan.weights + plan.activation_peak + plan.non_torch + plan.kv_cache_pool, plan.budget);
+//! assert_eq!(plan.weights + plan.activation_peak + plan.non_torch + plan.cuda_graphs + plan.kv_cache_pool, plan.budget);
 //! assert_eq!(plan.kv_bytes_per_token, 131_072);
 //! assert!(plan.refusal.is_none());
 //! ```
@@ -48,12 +49,16 @@ pub struct Plan {
     /// (0); vLLM logs it as "non-torch memory".
     pub non_torch: u128,
     /// What is left of the budget for the KV cache: the budget less the
-    /// three terms above, so that the four sum to it exactly; 0 where they
-    /// exceed it (and the engine refuses, [`Refusal::NoCacheMemory`]).
+    /// weights, the activation peak, `non_torch` and `cuda_graphs`, so that
+    /// the five sum to it exactly; 0 where they exceed it (and the engine
+    /// refuses, [`Refusal::NoCacheMemory`]).
     pub kv_cache_pool: u128,
-    /// The CUDA graphs' memory pool, outside the budget: the forward pass at
-    /// the largest captured batch (0 with `enforce_eager`).
+    /// The CUDA graphs' memory, which vLLM measures by capturing them
+    /// (`profile_cudagraph_memory`, taken from the budget since 0.21): not
+    /// estimated (0); none with `enforce_eager` ([`Plan::eager`]).
     pub cuda_graphs: u128,
+    /// `enforce_eager`: no CUDA graphs, so none is missing from the plan.
+    pub eager: bool,
     /// The CUDA context and libraries' memory before the engine starts
     /// (`overhead_gb`), outside the budget.
     pub outside: u128,
@@ -105,30 +110,40 @@ impl Plan {
     }
 
     /// What the engine's process holds once serving, as nvidia-smi shows
-    /// it: the budget, the memory outside it and the CUDA graphs.
+    /// it: the budget and the memory outside it.
     pub fn process(&self) -> u128 {
-        self.budget + self.outside + self.cuda_graphs
+        self.budget + self.outside
     }
 }
 
 /// The engine a configuration serves with, if any: the transformer form in
 /// inference under an engine profile, on a device.
 pub fn plan(config: &Config) -> Option<Plan> {
+    plan_from(config, &memory::estimate(config))
+}
+
+/// Whether `config` is served by an engine that plans its memory: the
+/// transformer form in inference under an engine profile, on a device. Its
+/// answer is then the [`plan`], not the estimate.
+pub fn serves(config: &Config) -> bool {
     let input = &config.transformer;
-    if config.form != Form::Transformer
-        || input.mode != Mode::Inference
-        || input.framework != Framework::Vllm
-    {
-        return None;
-    }
-    let device = config.device?;
-    let name = match device {
-        Device::Preset(preset) => preset.name,
-        Device::Custom { .. } => "",
+    config.form == Form::Transformer
+        && input.mode == Mode::Inference
+        && input.framework == Framework::Vllm
+        && config.device.is_some()
+}
+
+/// [`plan`] with `config`'s estimate already at hand (its weights).
+pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
+    let input = &config.transformer;
+    let device = config.device.filter(|_| serves(config))?;
+    let capability = match device {
+        Device::Preset(preset) => preset.capability,
+        Device::Custom { .. } => None,
     };
     let total = device.bytes();
     let settings = input.engine;
-    let large = EngineSettings::large_defaults(total, name);
+    let large = EngineSettings::large_defaults(total, capability);
     let batched = settings.max_num_batched_tokens(large);
     let seqs = settings.max_num_seqs(large);
     let requests = seqs.min(batched);
@@ -138,21 +153,15 @@ pub fn plan(config: &Config) -> Option<Plan> {
     };
     let block_size = settings.block_size;
     let budget = total * u128::from(settings.gpu_memory_utilization) / 100;
-    let weights = memory::estimate(config).weights;
+    let weights = estimate.weights;
     let activation_peak =
         engine_forward(input, batched).max(engine_sampler(input, batched, requests));
-    let non_torch = 0;
-    // vllm/config/vllm.py `_set_cudagraph_sizes`: the largest capture is
-    // min(2 × max_num_seqs, 512), at most the batched tokens; the graphs
-    // share one memory pool, captured from the largest down.
-    let cuda_graphs = if settings.enforce_eager {
-        0
-    } else {
-        engine_forward(input, (2 * seqs).min(512).min(batched))
-    };
+    // Measured by the engine, not derived from the model: published logs
+    // give 0.3 to 1.6 GiB ("Estimated CUDA graph memory"), docs/model.md.
+    let (non_torch, cuda_graphs) = (0, 0);
     let outside = config.overhead_bytes();
     let kv_bytes_per_token = kv_bytes_per_token(input);
-    let pool = budget.saturating_sub(weights + activation_peak + non_torch);
+    let pool = budget.saturating_sub(weights + activation_peak + non_torch + cuda_graphs);
     // kv_cache_utils.py `get_num_blocks`: available // page_size //
     // num_layers, a page being one layer's block.
     let block_bytes = (kv_bytes_per_token * u128::from(block_size)).max(1);
@@ -181,6 +190,7 @@ pub fn plan(config: &Config) -> Option<Plan> {
         non_torch,
         kv_cache_pool: pool,
         cuda_graphs,
+        eager: settings.enforce_eager,
         outside,
         kv_bytes_per_token,
         max_model_len,

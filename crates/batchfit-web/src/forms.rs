@@ -224,6 +224,15 @@ fn transformer_form(state: State) -> Vec<El> {
         framework_picker(state),
         group(&[Mode, Batch, Seq]),
         group(&[Gen, Quant, KvDtype, KvLayout]),
+        // vLLM's flags, under its profile.
+        group(&[
+            GpuMemoryUtilization,
+            MaxModelLen,
+            MaxNumSeqs,
+            MaxNumBatchedTokens,
+            BlockSize,
+            EnforceEager,
+        ]),
         group(&[Recipe]),
         group(&[Fp8]),
         group(&[

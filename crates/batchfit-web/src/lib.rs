@@ -32,6 +32,7 @@ mod location;
 mod measure;
 mod messages;
 mod results;
+mod serving;
 mod share;
 mod stages;
 mod state;
@@ -418,8 +419,11 @@ fn below_the_fold(state: State, page: El) {
         move || {
             owner.with(|| {
                 let tr = |pick| i18n::tr(state.lang, pick);
-                page.child(step::step(state))
-                    .child(sweep::sweep(state))
+                // generate()'s step and batch sweep, hidden under a serving
+                // engine's plan (issue 29).
+                let serves = move || serving::serves(state);
+                page.child(step::step(state).bind_class("serving", rx(serves)))
+                    .child(sweep::sweep(state).bind_class("serving", rx(serves)))
                     .child(share::share(state))
                     .child(faq::how_it_works(state))
                     .child(

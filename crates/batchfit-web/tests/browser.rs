@@ -208,6 +208,84 @@ async fn inference_names_the_stack_it_assumes() {
     assert!(all(&host, "[data-testid=\"inference-stack\"]").is_empty());
 }
 
+/// vLLM answers with its memory plan (issue 29), the same as the CLI's: the
+/// requests served at once, its terms summing to the budget, the result card
+/// marked so that generate()'s answer is hidden; in Spanish, the engine's
+/// refusal with the longest request that fits.
+#[wasm_bindgen_test]
+async fn vllm_answers_with_its_plan_in_both_languages() {
+    let base = "form=transformer&model=llama-3.1-8b&framework=vllm&gpu=rtx-4090";
+    let (host, _app) = mount_with(&format!("{base}&max_model_len=8192"));
+    settle().await;
+    let answer = find(&host, "[data-testid=\"serving-answer\"]");
+    assert_eq!(
+        answer.get_attribute("data-refused").as_deref(),
+        Some("false")
+    );
+    assert_eq!(
+        answer
+            .get_attribute("data-concurrency-hundredths")
+            .as_deref(),
+        Some("575")
+    );
+    let text = answer.text_content().unwrap_or_default();
+    assert_eq!(text, "Serves 5 requests of 8,192 tokens at once");
+    let term = |id: &str| -> u128 { bytes(&host, id).parse().expect("bytes") };
+    assert_eq!(
+        term("plan-weights")
+            + term("plan-activation")
+            + term("plan-non-torch")
+            + term("plan-graphs")
+            + term("plan-pool"),
+        term("plan-budget")
+    );
+    assert_eq!(term("plan-budget"), 23_181_498_777);
+    assert_eq!(term("plan-pool"), 6_182_762_905);
+    let pool = find(&host, "[data-testid=\"serving-pool\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(
+        pool.contains("2,948 blocks of 16 tokens hold 47,168 tokens"),
+        "{pool}"
+    );
+    let card = find(&host, "[data-testid=\"results\"]");
+    assert!(card.class_list().contains("serving"));
+    // Not generate()'s stack note: the plan is the answer.
+    assert!(all(&host, "[data-testid=\"inference-stack\"]").is_empty());
+
+    let (host, _app) = mount_with(&format!("{base}&max_model_len=131072&lang=es"));
+    settle().await;
+    settle().await;
+    let answer = find(&host, "[data-testid=\"serving-answer\"]");
+    assert_eq!(
+        answer.get_attribute("data-refused").as_deref(),
+        Some("true")
+    );
+    assert_eq!(
+        answer.text_content().unwrap_or_default(),
+        "✗ vLLM no arrancaría"
+    );
+    let text = find(&host, "[data-testid=\"serving-reason\"]")
+        .text_content()
+        .unwrap_or_default();
+    // Spanish groups thousands with a narrow no-break space.
+    assert!(
+        text.contains("La más larga que cabe es de 47\u{202f}168 tokens"),
+        "{text:?}"
+    );
+
+    // generate() itself, or no device: no plan.
+    let (host, _app) =
+        mount_with("form=transformer&model=llama-3.1-8b&mode=inference&gpu=rtx-4090");
+    settle().await;
+    assert!(all(&host, "[data-testid=\"serving-answer\"]").is_empty());
+    assert!(
+        !find(&host, "[data-testid=\"results\"]")
+            .class_list()
+            .contains("serving")
+    );
+}
+
 /// A setting the device cannot run is said beside the estimate (issue 29),
 /// in the page's language: BF16 on a T4; nothing on an H100.
 #[wasm_bindgen_test]

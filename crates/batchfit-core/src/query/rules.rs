@@ -98,7 +98,7 @@ fn inference(t: &TransformerInput) -> bool {
 }
 
 fn vllm(t: &TransformerInput) -> bool {
-    t.framework == tf::Framework::Vllm
+    t.framework == tf::Framework::Vllm && inference(t)
 }
 
 fn moe(t: &TransformerInput) -> bool {
@@ -128,19 +128,14 @@ pub const RULES: &[Rule] = &[
     rule(Param::Quant, Param::Mode, Is("inference"), inference, Default),
     rule(Param::KvDtype, Param::Mode, Is("inference"), inference, Default),
     rule(Param::KvLayout, Param::Mode, Is("inference"), inference, Default),
-    // A serving engine's flags, under its profile in inference.
+    // A serving engine's flags, under its profile (which generates: a
+    // training setup has no engine).
     rule(Param::GpuMemoryUtilization, Param::Framework, Is("vllm"), vllm, Default),
     rule(Param::MaxModelLen, Param::Framework, Is("vllm"), vllm, Default),
     rule(Param::MaxNumSeqs, Param::Framework, Is("vllm"), vllm, Default),
     rule(Param::MaxNumBatchedTokens, Param::Framework, Is("vllm"), vllm, Default),
     rule(Param::BlockSize, Param::Framework, Is("vllm"), vllm, Default),
     rule(Param::EnforceEager, Param::Framework, Is("vllm"), vllm, Default),
-    rule(Param::GpuMemoryUtilization, Param::Mode, Is("inference"), inference, Default),
-    rule(Param::MaxModelLen, Param::Mode, Is("inference"), inference, Default),
-    rule(Param::MaxNumSeqs, Param::Mode, Is("inference"), inference, Default),
-    rule(Param::MaxNumBatchedTokens, Param::Mode, Is("inference"), inference, Default),
-    rule(Param::BlockSize, Param::Mode, Is("inference"), inference, Default),
-    rule(Param::EnforceEager, Param::Mode, Is("inference"), inference, Default),
     // Training's: the optimizer step, the backward pass and what they hold.
     rule(Param::Fp8, Param::Mode, Is("train"), training, Default),
     // The saved tensors Inductor's partitioner chooses exist in training

@@ -69,10 +69,12 @@ pub const LARGE_DEVICE_BYTES: u128 = 70 << 30;
 
 impl EngineSettings {
     /// Whether `vllm serve` gives a device its larger defaults: at least
-    /// 70 GiB and not an A100 (vllm/engine/arg_utils.py: "Setting large
-    /// `max_num_batched_tokens` for A100 reduces throughput").
-    pub fn large_defaults(device_bytes: u128, device_name: &str) -> bool {
-        device_bytes >= LARGE_DEVICE_BYTES && !device_name.to_ascii_lowercase().contains("a100")
+    /// 70 GiB and not an A100 (vllm/engine/arg_utils.py: `"a100" not in
+    /// device_name`, as "Setting large `max_num_batched_tokens` for A100
+    /// reduces throughput"). The A100 is told by its compute capability, 8.0,
+    /// which no other card of 70 GiB or more has among the presets.
+    pub fn large_defaults(device_bytes: u128, capability: Option<(u8, u8)>) -> bool {
+        device_bytes >= LARGE_DEVICE_BYTES && capability != Some((8, 0))
     }
 
     /// `--max-num-batched-tokens` as the engine runs it: the user's, or the

@@ -10,7 +10,9 @@ use batchfit_core::measured::{self, Term};
 use batchfit_core::param::COUNT;
 use batchfit_core::query::Param;
 
-use super::{FieldText, Lang, Language, Panels, Words, bad_value, bound, by_param, f, group};
+use super::{
+    FieldText, Lang, Language, Panels, Refused, Words, bad_value, bound, by_param, f, group,
+};
 
 pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
     (
@@ -730,6 +732,42 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         ),
     ),
     (
+        Param::GpuMemoryUtilization,
+        f(
+            "gpu_memory_utilization",
+            "",
+            "Share of the GPU vLLM plans within.",
+        ),
+    ),
+    (
+        Param::MaxModelLen,
+        f(
+            "max_model_len",
+            "tokens",
+            "Longest request; 0: prompt + generated.",
+        ),
+    ),
+    (
+        Param::MaxNumSeqs,
+        f("max_num_seqs", "", "Requests per step; 0: vLLM's default."),
+    ),
+    (
+        Param::MaxNumBatchedTokens,
+        f(
+            "max_num_batched_tokens",
+            "tokens",
+            "Tokens per step; 0: vLLM's default.",
+        ),
+    ),
+    (
+        Param::BlockSize,
+        f("block_size", "tokens", "Tokens per KV block."),
+    ),
+    (
+        Param::EnforceEager,
+        f("enforce_eager", "", "No CUDA graphs."),
+    ),
+    (
         Param::ZeroGrad,
         f(
             "Gradients between steps",
@@ -905,6 +943,7 @@ pub(super) static OPTIONS: &[(Param, &str, &str)] = &[
         "PyTorch FSDP1 (FullyShardedDataParallel)",
     ),
     (Param::Framework, "unsloth", "Unsloth QLoRA"),
+    (Param::Framework, "vllm", "vLLM (server)"),
     (Param::Logits, "fp32", "FP32"),
     (Param::Logits, "bf16", "BF16"),
     (Param::LoraTargets, "qv", "Q and V (PEFT's default)"),
@@ -1114,7 +1153,8 @@ pub(super) static EN: Words = Words {
     cost_samples: "samples per step",
     cost_micro_steps: "micro-steps per optimizer step",
     cost_sequences: "sequences at once",
-    inference_stack: "As transformers' generate() runs it: the prompt in one prefill, then one token at a time into a growing KV cache. vLLM and SGLang reserve a KV pool instead.",
+    inference_stack: "As transformers' generate() runs it: the prompt in one prefill, then one token at a time into a growing KV cache. vLLM reserves a KV pool: pick its profile.",
+    serving_title: "vLLM's memory plan, per GPU",
     measure_title: "Compare with a measurement",
     loading: "Loading…",
     chunk_failed: "This section could not be loaded. Check the connection, then close and reopen it.",
@@ -1286,6 +1326,33 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
     measured_error,
     term,
     term_note,
+    serving_refused: "✗ vLLM would not start",
+    plan_weights: "Weights",
+    plan_activation: "Profiling step's peak",
+    plan_non_torch: "Outside PyTorch (not estimated)",
+    plan_graphs: "CUDA graphs (measured by vLLM 0.21+; not estimated)",
+    plan_graphs_eager: "CUDA graphs (none: enforce_eager)",
+    plan_pool: "KV-cache pool",
+    plan_budget: "= gpu_memory_utilization × the GPU",
+    plan_outside: "+ CUDA context, outside it",
+    plan_process: "= nvidia-smi once serving",
+    serves: |requests, tokens| format!("Serves {requests} requests of {tokens} tokens at once"),
+    kv_pool: |per_token, blocks, block, tokens| {
+        format!(
+            "KV cache {per_token} per token: {blocks} blocks of {block} tokens hold {tokens} tokens, the longest single request."
+        )
+    },
+    refused: |refused| match refused {
+        Refused::Startup(free, total, budget) => format!(
+            "Only {free} of {total} is free at start, less than gpu_memory_utilization × the GPU ({budget})."
+        ),
+        Refused::NoCacheMemory(budget) => format!(
+            "The weights and the profiling step fill the budget ({budget}), leaving nothing for the KV cache. Raise gpu_memory_utilization."
+        ),
+        Refused::MaxModelLen(len, needed, pool, longest) => format!(
+            "One request of max_model_len = {len} tokens needs {needed} of KV cache, more than the pool's {pool}. The longest that fits is {longest} tokens: lower max_model_len or raise gpu_memory_utilization."
+        ),
+    },
 };
 
 fn problem(label: &str, problem: &Problem) -> String {

@@ -16,7 +16,9 @@ use batchfit_core::measured::{self, Term};
 use batchfit_core::param::COUNT;
 use batchfit_core::query::Param;
 
-use super::{FieldText, Lang, Language, Panels, Words, bad_value, bound, by_param, f, group};
+use super::{
+    FieldText, Lang, Language, Panels, Refused, Words, bad_value, bound, by_param, f, group,
+};
 
 /// The name of a term of docs/model.md that can explain a measured
 /// difference (`measured::TERMS`).
@@ -846,6 +848,42 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         ),
     ),
     (
+        Param::GpuMemoryUtilization,
+        f(
+            "gpu_memory_utilization",
+            "",
+            "Parte de la GPU que vLLM planifica.",
+        ),
+    ),
+    (
+        Param::MaxModelLen,
+        f(
+            "max_model_len",
+            "tokens",
+            "Petición más larga; 0: prompt + generados.",
+        ),
+    ),
+    (
+        Param::MaxNumSeqs,
+        f("max_num_seqs", "", "Peticiones por paso; 0: lo de vLLM."),
+    ),
+    (
+        Param::MaxNumBatchedTokens,
+        f(
+            "max_num_batched_tokens",
+            "tokens",
+            "Tokens por paso; 0: lo de vLLM.",
+        ),
+    ),
+    (
+        Param::BlockSize,
+        f("block_size", "tokens", "Tokens por bloque KV."),
+    ),
+    (
+        Param::EnforceEager,
+        f("enforce_eager", "", "Sin grafos CUDA."),
+    ),
+    (
         Param::LoraDropout,
         f(
             "Dropout de LoRA",
@@ -1055,6 +1093,7 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
         "PyTorch FSDP1 (FullyShardedDataParallel)",
     ),
     (Param::Framework, "unsloth", "Unsloth QLoRA"),
+    (Param::Framework, "vllm", "vLLM (servidor)"),
     (Param::Logits, "fp32", "FP32"),
     (Param::Logits, "bf16", "BF16"),
     (Param::LoraTargets, "qv", "Q y V (por defecto en PEFT)"),
@@ -1283,7 +1322,8 @@ pub(super) static ES: Words = Words {
     cost_samples: "muestras por paso",
     cost_micro_steps: "micropasos por paso del optimizador",
     cost_sequences: "secuencias a la vez",
-    inference_stack: "Como lo ejecuta generate() de transformers: el prompt en un solo prefill y luego un token cada vez en una caché KV que crece. vLLM y SGLang reservan en cambio un pool de KV.",
+    inference_stack: "Como lo ejecuta generate() de transformers: el prompt en un solo prefill y luego un token cada vez en una caché KV que crece. vLLM reserva un pool de KV: elija su perfil.",
+    serving_title: "El plan de memoria de vLLM, por GPU",
     measure_title: "Comparar con una medición",
     loading: "Cargando…",
     chunk_failed: "No se pudo cargar esta sección. Compruebe la conexión y luego ciérrela y vuelva a abrirla.",
@@ -1459,6 +1499,33 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
     measured_error,
     term,
     term_note,
+    serving_refused: "✗ vLLM no arrancaría",
+    plan_weights: "Pesos",
+    plan_activation: "Pico del paso de perfilado",
+    plan_non_torch: "Fuera de PyTorch (sin estimar)",
+    plan_graphs: "Grafos CUDA (los mide vLLM 0.21+; sin estimar)",
+    plan_graphs_eager: "Grafos CUDA (ninguno: enforce_eager)",
+    plan_pool: "Pool de caché KV",
+    plan_budget: "= gpu_memory_utilization × la GPU",
+    plan_outside: "+ contexto CUDA, fuera de él",
+    plan_process: "= nvidia-smi ya sirviendo",
+    serves: |requests, tokens| format!("Atiende {requests} peticiones de {tokens} tokens a la vez"),
+    kv_pool: |per_token, blocks, block, tokens| {
+        format!(
+            "Caché KV de {per_token} por token: {blocks} bloques de {block} tokens guardan {tokens} tokens, la petición más larga."
+        )
+    },
+    refused: |refused| match refused {
+        Refused::Startup(free, total, budget) => format!(
+            "Al inicio hay {free} libres de {total}, menos que gpu_memory_utilization × la GPU ({budget})."
+        ),
+        Refused::NoCacheMemory(budget) => format!(
+            "Los pesos y el paso de perfilado llenan el presupuesto ({budget}) y no queda nada para la caché KV. Suba gpu_memory_utilization."
+        ),
+        Refused::MaxModelLen(len, needed, pool, longest) => format!(
+            "Una petición de max_model_len = {len} tokens necesita {needed} de caché KV, más que los {pool} del pool. La más larga que cabe es de {longest} tokens: baje max_model_len o suba gpu_memory_utilization."
+        ),
+    },
 };
 
 fn problem(label: &str, problem: &Problem) -> String {

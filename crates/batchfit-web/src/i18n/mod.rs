@@ -92,6 +92,18 @@ pub struct Language {
     pub kept_layers: fn(u64, &str) -> String,
 }
 
+/// Why vLLM would not start (`serving::Refusal`), its numbers written in the
+/// page's notation.
+pub enum Refused {
+    /// Free at start, the device, the budget.
+    Startup(String, String, String),
+    /// The budget.
+    NoCacheMemory(String),
+    /// `max_model_len`, the KV cache it needs, the pool, the longest that
+    /// fits.
+    MaxModelLen(String, String, String, String),
+}
+
 /// The sentences of the panels whose code is fetched when first opened (the
 /// file import, the measurement), one value per language as [`Language`] is:
 /// apart from it, which every page loads, so that they travel with their
@@ -110,6 +122,27 @@ pub struct Panels {
     /// What the sources say of a term; empty where the sections are the
     /// whole reference.
     pub term_note: fn(Term) -> &'static str,
+    /// vLLM's plan: the names of its terms.
+    /// "✗ vLLM would not start", before its reason.
+    pub serving_refused: &'static str,
+    pub plan_weights: &'static str,
+    pub plan_activation: &'static str,
+    pub plan_non_torch: &'static str,
+    /// The CUDA graphs, not estimated; none under `enforce_eager`.
+    pub plan_graphs: &'static str,
+    pub plan_graphs_eager: &'static str,
+    pub plan_pool: &'static str,
+    pub plan_budget: &'static str,
+    pub plan_outside: &'static str,
+    pub plan_process: &'static str,
+    /// vLLM's plan: "Serves 5 requests of 8,192 tokens at once", from the
+    /// requests and the tokens of each.
+    pub serves: fn(&str, &str) -> String,
+    /// vLLM's pool: from the KV cache per token, the blocks, the tokens per
+    /// block and the tokens in all.
+    pub kv_pool: fn(&str, &str, u64, &str) -> String,
+    /// Why vLLM would not start, after [`Panels::serving_refused`].
+    pub refused: fn(&Refused) -> String,
 }
 
 /// `lang`'s panel sentences. Called only from the panels' own code, so that
@@ -322,6 +355,8 @@ pub struct Words {
     pub cost_micro_steps: &'static str,
     /// Inference: the stack the estimate assumes.
     pub inference_stack: &'static str,
+    /// vLLM's plan: its title.
+    pub serving_title: &'static str,
     /// Inference: a smaller batch serves fewer sequences at once.
     pub cost_sequences: &'static str,
     /// "Compare with a measurement": a pasted reading beside the estimate.

@@ -13,6 +13,7 @@ use batchfit_core::units::Units;
 use crate::dom::{El, el, rx};
 use crate::format::{device_name, short};
 use crate::i18n;
+use crate::serving;
 use crate::state::State;
 
 use breakdown::{breakdown, breakdown_table};
@@ -26,18 +27,24 @@ pub fn results(state: State) -> El {
     el("div")
         .class("result-card")
         .bind_class("stale", rx(move || state.stale()))
+        // A serving engine plans its own memory: its plan is the answer, and
+        // generate()'s estimate at a batch, with what would make it fit, is
+        // hidden (issue 29).
+        .bind_class("serving", rx(move || serving::serves(state)))
         .attr("data-testid", "results")
         .bind_attr("data-stale", rx(move || Some(state.stale().to_string())))
         .child(summary(state))
         .child(breakdown(state))
         .child(breakdown_table(state))
         .child(crate::stages::stages(state))
+        .child(serving::serving(state))
         // Inference: the stack the estimate assumes (issue 28).
         .show(
             rx(move || {
                 state.config.with(|c| {
                     c.form == Form::Transformer
                         && c.transformer.mode == batchfit_core::transformer::Mode::Inference
+                        && c.transformer.framework != batchfit_core::transformer::Framework::Vllm
                 })
             }),
             Box::new(move || {

@@ -154,6 +154,10 @@ pub fn mini_summary(state: State) -> El {
         .bind_class("stale", rx(move || state.stale()))
         .child(el("span").class("mini-headline").bind_text(rx(move || {
             let (lang, config, e) = (lang.get(), config.get(), estimate.get());
+            // vLLM's plan, which the results show in its own words.
+            if crate::serving::serves(state) {
+                return i18n::words(lang).serving_title.to_owned();
+            }
             let units = config.units;
             let needs = needs(lang, &config, &e);
             match config.form {
@@ -168,6 +172,10 @@ pub fn mini_summary(state: State) -> El {
         })))
         .child(el("span").class("mini-verdict").bind_text(rx(move || {
             let w = i18n::words(lang.get());
+            // vLLM's plan says its answer in the results.
+            if crate::serving::serves(state) && !state.stale() {
+                return String::new();
+            }
             match (state.stale(), estimate.with(|e| e.fits)) {
                 (true, _) => w.not_current.to_owned(),
                 (false, Some(true)) => format!("✓ {}", w.fits),

@@ -1,0 +1,135 @@
+//! vLLM's memory plan (`framework=vllm` on a device, `serving::plan`, the
+//! same as the CLI's): in place of `generate()`'s estimate, the requests of
+//! `max_model_len` tokens served at once, the longest request, the budget's
+//! terms and the memory outside it, or the engine's own reason for not
+//! starting. Every size carries its bytes in `data-bytes`. The plan is
+//! computed and shown by a chunk of its own (`split_serving`), fetched the
+//! first time a setup names the engine: no other setup loads its code.
+
+use crate::prelude::*;
+use batchfit_core::query::Config;
+use batchfit_core::serving::{self, Refusal};
+
+use crate::dom::{self, El, el, rx};
+use crate::format::short;
+use crate::i18n::{self, Lang, group};
+use crate::state::State;
+
+/// Whether the page answers with vLLM's plan instead of an estimate: the
+/// result card and the sections below then show it alone (`.serving` in
+/// the style sheet hides generate()'s answer, step and sweep).
+pub fn serves(state: State) -> bool {
+    state.config.with(serving::serves)
+}
+
+/// The plan of `config`, shown in `lang` (the chunk's code).
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(serving, fallible, preload(#[allow(unsafe_code)] preload_serving))
+)]
+fn view(config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkMissing> {
+    let Some(plan) = serving::plan(&config) else {
+        return Ok(Vec::new());
+    };
+    let p = i18n::panels(lang);
+    let size = |bytes: u128| short(lang, bytes, config.units);
+    // The answer, and where vLLM would not start, its reason under it.
+    let (answer, reason) = match plan.refusal {
+        None => (
+            (p.serves)(
+                &group(lang, plan.concurrent_requests()),
+                &group(lang, u128::from(plan.max_model_len)),
+            ),
+            None,
+        ),
+        Some(refusal) => {
+            let reason = match refusal {
+                Refusal::Startup { free, total } => {
+                    i18n::Refused::Startup(size(free), size(total), size(plan.budget))
+                }
+                Refusal::NoCacheMemory => i18n::Refused::NoCacheMemory(size(plan.budget)),
+                Refusal::MaxModelLen { needed, estimate } => i18n::Refused::MaxModelLen(
+                    group(lang, u128::from(plan.max_model_len)),
+                    size(needed),
+                    size(plan.kv_cache_pool),
+                    group(lang, estimate),
+                ),
+            };
+            (p.serving_refused.to_owned(), Some((p.refused)(&reason)))
+        }
+    };
+    let term = |testid: &str, label: &str, bytes: u128| {
+        el("li")
+            .attr("data-testid", testid)
+            .attr("data-bytes", &bytes.to_string())
+            .text(&format!("{label}: {}", size(bytes)))
+    };
+    let mut shown = vec![
+        el("h3").text(i18n::words(lang).serving_title),
+        el("p")
+            .class("headline")
+            .attr("data-testid", "serving-answer")
+            .attr("data-refused", &plan.refusal.is_some().to_string())
+            .attr(
+                "data-concurrency-hundredths",
+                &plan.max_concurrency_hundredths.to_string(),
+            )
+            .text(&answer),
+    ];
+    shown.extend(reason.map(|reason| el("p").attr("data-testid", "serving-reason").text(&reason)));
+    shown.extend([
+        el("p")
+            .attr("data-testid", "serving-pool")
+            .text(&(p.kv_pool)(
+                &size(plan.kv_bytes_per_token),
+                &group(lang, plan.blocks),
+                plan.block_size,
+                &group(lang, plan.pool_tokens),
+            )),
+        el("ul").children([
+            term("plan-weights", p.plan_weights, plan.weights),
+            term("plan-activation", p.plan_activation, plan.activation_peak),
+            term("plan-non-torch", p.plan_non_torch, plan.non_torch),
+            term(
+                "plan-graphs",
+                if plan.eager {
+                    p.plan_graphs_eager
+                } else {
+                    p.plan_graphs
+                },
+                plan.cuda_graphs,
+            ),
+            term("plan-pool", p.plan_pool, plan.kv_cache_pool),
+            term("plan-budget", p.plan_budget, plan.budget),
+            term("plan-outside", p.plan_outside, plan.outside),
+            term("plan-process", p.plan_process, plan.process()),
+        ]),
+    ]);
+    Ok(shown)
+}
+
+pub fn serving(state: State) -> El {
+    let chunk = dom::chunk!(preload_serving);
+    el("section")
+        .class("serving")
+        .attr("data-testid", "serving")
+        .rebuild(
+            rx(move || {
+                let shown = serves(state);
+                (
+                    shown.then(|| state.config.get()),
+                    shown && chunk.ready(),
+                    state.lang.get(),
+                )
+            }),
+            Box::new(move |(setup, ready, lang)| match (setup, ready) {
+                (Some(config), true) => dom::now(view(*config, *lang)),
+                (Some(_), false) => vec![dom::chunk_status(
+                    chunk.failed(),
+                    i18n::tr(state.lang, |w| w.loading),
+                )],
+                (None, _) => Vec::new(),
+            }),
+        )
+}
