@@ -10,16 +10,18 @@ use batchfit_core::measured::{
 };
 use batchfit_core::memory;
 use batchfit_core::query::{self, Config};
+use batchfit_core::serving::{self, log};
 use batchfit_core::units::Units;
 use serde::Serialize;
 
 use crate::report::{signed_percent, signed_size, size};
 
-/// The text of `path` (`-`: stdin), refused past the core's limit without
-/// reading all of it.
+/// The text of `path` (`-`: stdin), refused past the core's limits (a
+/// measurement's, or a vLLM start-up log's, the longer) without reading all
+/// of it.
 pub fn read(path: &str) -> Result<String, String> {
     let mut bytes = Vec::new();
-    let limit = measured::MAX_BYTES as u64 + 1;
+    let limit = measured::MAX_BYTES.max(log::MAX_BYTES) as u64 + 1;
     let read = if path == "-" {
         std::io::stdin().take(limit).read_to_end(&mut bytes)
     } else {
@@ -74,6 +76,10 @@ pub fn report(
     unlabelled: Option<Reading>,
     json: bool,
 ) -> Result<String, String> {
+    // A vLLM setup is checked against its start-up log, term by term.
+    if let Some(plan) = serving::plan(config) {
+        return crate::serving::log_report(config, &plan, file, text, json);
+    }
     let read = measured::parse(text, unlabelled).map_err(|e| problem(file, &e))?;
     let e = memory::estimate(config);
     let comparisons: Vec<Comparison> = read

@@ -3,7 +3,8 @@
 
 use crate::report::{line, size};
 use batchfit_core::fields::group_thousands;
-use batchfit_core::serving::{Plan, Refusal};
+use batchfit_core::query::{self, Config};
+use batchfit_core::serving::{Plan, Refusal, log};
 use batchfit_core::units::Units;
 use serde::Serialize;
 
@@ -178,5 +179,124 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
             plan.max_num_seqs,
             group(plan.max_seq),
         )),
+    }
+}
+
+/// One term of a start-up log beside the plan, in the JSON report.
+#[derive(Serialize)]
+struct LogRow {
+    term: &'static str,
+    line: u32,
+    /// Bytes, tokens, or the concurrency in hundredths.
+    logged: u128,
+    planned: u128,
+    /// Plan − log; 0 within the log's last printed digit.
+    error: i128,
+    /// `error` over the logged value, in percent to a tenth.
+    error_percent: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct LogReport {
+    query: String,
+    terms: Vec<LogRow>,
+}
+
+/// A vLLM start-up log (`batchfit measured` on a `framework=vllm` query)
+/// beside the plan, term by term; the log's problem named with `file`.
+pub fn log_report(
+    config: &Config,
+    plan: &Plan,
+    file: &str,
+    text: &str,
+    json: bool,
+) -> Result<String, String> {
+    let started = log::read(text).map_err(|e| log_problem(file, e))?;
+    let compared = log::compare(plan, &started);
+    let percent = |c: &log::Compared| {
+        (c.logged.value > 0).then(|| {
+            let tenths = c.error * 1000 / i128::try_from(c.logged.value).unwrap_or(i128::MAX);
+            tenths as f64 / 10.0
+        })
+    };
+    if json {
+        let report = LogReport {
+            query: query::to_query(config),
+            terms: compared
+                .iter()
+                .map(|c| LogRow {
+                    term: c.term.name(),
+                    line: c.logged.line,
+                    logged: c.logged.value,
+                    planned: c.planned,
+                    error: c.error,
+                    error_percent: percent(c),
+                })
+                .collect(),
+        };
+        return Ok(serde_json::to_string_pretty(&report).expect("strings and integers"));
+    }
+    let units = config.units;
+    let mut out = format!(
+        "query: {}\nvLLM's start-up log beside batchfit's plan (plan − log; 0 within the log's last digit):\n",
+        query::to_query(config)
+    );
+    if compared.is_empty() {
+        out.push_str(
+            "  nothing to compare: the log's concurrency is for another max_model_len than the query's.\n",
+        );
+    }
+    for c in &compared {
+        let (logged, planned, error) = match c.term {
+            log::Term::KvCacheTokens => (
+                format!("{} tokens", group(c.logged.value)),
+                format!("{} tokens", group(c.planned)),
+                format!(
+                    "{}{} tokens",
+                    if c.error < 0 { "−" } else { "+" },
+                    group(c.error.unsigned_abs())
+                ),
+            ),
+            log::Term::MaxConcurrency => (
+                format!("{:.2}x", hundredths(c.logged.value)),
+                format!("{:.2}x", hundredths(c.planned)),
+                format!("{:+.2}x", c.error as f64 / 100.0),
+            ),
+            log::Term::Weights | log::Term::CudaGraphs | log::Term::KvCacheMemory => (
+                size(c.logged.value, units),
+                size(c.planned, units),
+                crate::report::signed_size(c.error, units),
+            ),
+        };
+        let label = match c.term {
+            log::Term::Weights => "weights",
+            log::Term::CudaGraphs => "CUDA graphs",
+            log::Term::KvCacheMemory => "KV-cache memory",
+            log::Term::KvCacheTokens => "KV-cache size",
+            log::Term::MaxConcurrency => "maximum concurrency",
+        };
+        let percent = percent(c).map_or(String::new(), |p| format!(" ({p:+.1} %)"));
+        out.push_str(&format!(
+            "  {label:<20} log {logged} (line {}), plan {planned}: {error}{percent}\n",
+            c.logged.line
+        ));
+    }
+    out.pop();
+    Ok(out)
+}
+
+/// A start-up log's problem, in one line naming the file.
+fn log_problem(file: &str, error: log::Error) -> String {
+    match error {
+        log::Error::TooLong => format!("{file}: longer than {} bytes", log::MAX_BYTES),
+        log::Error::NothingFound => format!(
+            "{file}: no line of vLLM's start-up memory plan (\"Model loading took\", \"Available KV cache memory\", \"GPU KV cache size\", \"Maximum concurrency for\")"
+        ),
+        log::Error::Unreadable { line } => {
+            format!("{file}:{line}: a line of the memory plan whose number cannot be read")
+        }
+        log::Error::TwoValues { line, first } => {
+            format!("{file}:{line}: a second, different value for what line {first} states")
+        }
     }
 }

@@ -1458,3 +1458,51 @@ fn vllm_states_its_plan_and_its_refusals() {
     ]);
     assert!(generate.get("serving").is_none());
 }
+
+/// Issue 29: `batchfit measured` on a vLLM setup reads the engine's
+/// start-up log and puts each stated term beside the plan.
+#[test]
+fn measured_reads_a_vllm_start_up_log() {
+    let query =
+        "form=transformer&model=llama-3.1-8b&framework=vllm&gpu=rtx-4090&max_model_len=8192";
+    let dir = std::env::temp_dir().join(format!("batchfit-vllm-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let log = dir.join("vllm.log");
+    std::fs::write(
+        &log,
+        "INFO [gpu_model_runner.py:2007] Model loading took 14.96 GiB memory and 4.2 seconds\n\
+         INFO [gpu_worker.py:298] Available KV cache memory: 5.20 GiB\n\
+         INFO [kv_cache_utils.py:864] GPU KV cache size: 42,592 tokens\n\
+         INFO [kv_cache_utils.py:868] Maximum concurrency for 8,192 tokens per request: 5.20x\n",
+    )
+    .expect("the log");
+    let path = log.to_str().expect("a UTF-8 path");
+    let report = json(&["measured", query, path, "--json"]);
+    let terms = report["terms"].as_array().expect("terms");
+    let term = |name: &str| {
+        terms
+            .iter()
+            .find(|t| t["term"] == name)
+            .unwrap_or_else(|| panic!("{name}: {report}"))
+    };
+    assert_eq!(term("weights")["error"], 0);
+    assert_eq!(term("kv_cache_tokens")["planned"], 47_168);
+    assert_eq!(term("kv_cache_tokens")["error"], 47_168 - 42_592);
+    assert_eq!(term("max_concurrency")["logged"], 520);
+    let text = String::from_utf8(batchfit(&["measured", query, path]).stdout).expect("utf-8");
+    assert!(
+        text.contains(
+            "KV-cache size        log 42,592 tokens (line 3), plan 47,168 tokens: +4,576 tokens"
+        ),
+        "{text}"
+    );
+    // A file with none of the plan's lines is an error naming the file.
+    std::fs::write(&log, "Loading safetensors checkpoint shards\n").expect("the log");
+    let out = batchfit(&["measured", query, path]);
+    // Bad input.
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no line of vLLM's start-up memory plan")
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

@@ -205,5 +205,7 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
     })
 }
 
+pub mod log;
+
 #[cfg(test)]
 mod tests;

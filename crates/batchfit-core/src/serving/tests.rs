@@ -199,3 +199,139 @@ proptest! {
         prop_assert!(refused(with(plan.max_seq + 1)));
     }
 }
+
+mod startup_log {
+    use super::super::log::{self, Compared, Error, Logged, Term};
+    use super::served;
+
+    /// vllm-project/vllm issue #25350 (vLLM V1, 2025-09): a start-up with an
+    /// FP8 cache, then the refusal of a longer `max_model_len`.
+    const FP8_CACHE: &str = "\
+INFO [gpu_worker.py:298] Available KV cache memory: 10.55 GiB
+INFO [kv_cache_utils.py:864] GPU KV cache size: 230,528 tokens
+INFO [kv_cache_utils.py:868] Maximum concurrency for 100,000 tokens per request: 2.31x
+";
+
+    /// vllm-project/vllm pull request #12569 (2025-01): the older wording of
+    /// the weights (GiB printed as \"GB\") and of the concurrency.
+    const OLDER: &str = "\
+INFO 01-30 03:18:12 gpu_model_runner.py:848] Loading model weights took 67.7229 GB
+INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381
+INFO 01-30 03:19:14 kv_cache_utils.py:398] Maximum concurrency for 2048 tokens per request: 10.79x
+";
+
+    /// vllm-project/vllm issue #46462 (2026): vLLM 0.21's CUDA-graph line,
+    /// among lines that state nothing of the plan.
+    const GRAPHS: &str = "\
+(EngineCore pid=29723) INFO 06-23 10:27:14 [monitor.py:81] Initial profiling/warmup run took 0.14 s
+(EngineCore pid=29723) INFO 06-23 10:27:28 [gpu_model_runner.py:6042] Estimated CUDA graph memory: 6.24 GiB total
+(EngineCore pid=29723) INFO 06-23 10:27:28 [gpu_worker.py:440] Available KV cache memory: 5.16 GiB
+";
+
+    #[test]
+    fn published_start_up_lines_are_read() {
+        let fp8 = log::read(FP8_CACHE).expect("a log");
+        assert_eq!(
+            fp8.kv_cache_memory,
+            Some(Logged {
+                value: 11_327_976_243, // 10.55 × 2^30, rounded
+                half_unit: 5_368_709,
+                line: 1
+            })
+        );
+        assert_eq!(fp8.kv_cache_tokens.map(|t| t.value), Some(230_528));
+        let (concurrency, tokens) = fp8.max_concurrency.expect("the concurrency");
+        assert_eq!((concurrency.value, tokens), (231, 100_000));
+        assert_eq!(fp8.weights, None);
+
+        let older = log::read(OLDER).expect("a log");
+        // 67.7229 "GB", which vLLM computed as GiB.
+        assert_eq!(
+            older.weights.map(|w| (w.value, w.half_unit)),
+            Some((72_716_910_173, 53_687))
+        );
+        assert_eq!(
+            older.max_concurrency.map(|(c, t)| (c.value, t)),
+            Some((1_079, 2_048))
+        );
+
+        let graphs = log::read(GRAPHS).expect("a log");
+        assert_eq!(
+            graphs.cuda_graphs.map(|g| g.value),
+            Some(6_700_148_982) // 6.24 × 2^30, rounded
+        );
+        assert_eq!(graphs.kv_cache_memory.map(|m| m.line), Some(3));
+    }
+
+    #[test]
+    fn a_log_that_cannot_be_read_says_where() {
+        assert_eq!(
+            log::read("Loading safetensors shards\n"),
+            Err(Error::NothingFound)
+        );
+        assert_eq!(log::read(""), Err(Error::NothingFound));
+        assert_eq!(
+            log::read("ok\nAvailable KV cache memory: lots GiB"),
+            Err(Error::Unreadable { line: 2 })
+        );
+        assert_eq!(
+            log::read("GPU KV cache size: -5 tokens"),
+            Err(Error::Unreadable { line: 1 })
+        );
+        assert_eq!(
+            log::read("Maximum concurrency for 8,192 tokens per request: NaNx"),
+            Err(Error::Unreadable { line: 1 })
+        );
+        // Two ranks printing the same value are one value; two values are not.
+        assert!(log::read("GPU KV cache size: 10 tokens\nGPU KV cache size: 10 tokens").is_ok());
+        assert_eq!(
+            log::read("GPU KV cache size: 10 tokens\nx\nGPU KV cache size: 12 tokens"),
+            Err(Error::TwoValues { line: 3, first: 1 })
+        );
+        assert_eq!(
+            log::read(&"Available KV cache memory: 1 GiB\n".repeat(10_000)),
+            Err(Error::TooLong)
+        );
+        // Huge numbers are refused, never wrapped.
+        assert_eq!(
+            log::read(&format!(
+                "Available KV cache memory: {} GiB",
+                "9".repeat(30)
+            )),
+            Err(Error::Unreadable { line: 1 })
+        );
+    }
+
+    #[test]
+    fn the_log_is_compared_with_the_plan_term_by_term() {
+        // The RTX 4090 worked example as vLLM would print it.
+        let plan = served("model=llama-3.1-8b&gpu=rtx-4090&max_model_len=8192");
+        let text = "\
+Model loading took 14.96 GiB memory and 4.2 seconds
+Available KV cache memory: 5.76 GiB
+GPU KV cache size: 47,168 tokens
+Maximum concurrency for 8,192 tokens per request: 5.76x
+";
+        let compared = log::compare(&plan, &log::read(text).expect("a log"));
+        let error = |term: Term| {
+            compared
+                .iter()
+                .find(|c: &&Compared| c.term == term)
+                .map(|c| c.error)
+        };
+        // 16,060,522,496 bytes are 14.957 GiB: within 14.96's half unit.
+        assert_eq!(error(Term::Weights), Some(0));
+        assert_eq!(error(Term::KvCacheMemory), Some(0));
+        assert_eq!(error(Term::KvCacheTokens), Some(0));
+        // 5.7578 printed rounded, planned rounded down: one hundredth apart.
+        assert_eq!(error(Term::MaxConcurrency), Some(0));
+        assert_eq!(error(Term::CudaGraphs), None);
+        // A log whose pool is 1,000 tokens larger: the plan is low by that.
+        let larger = log::read("GPU KV cache size: 48,168 tokens").expect("a log");
+        assert_eq!(log::compare(&plan, &larger)[0].error, -1_000, "plan − log");
+        // A concurrency for another request length is not compared.
+        let other =
+            log::read("Maximum concurrency for 4,096 tokens per request: 11.51x").expect("a log");
+        assert!(log::compare(&plan, &other).is_empty());
+    }
+}
