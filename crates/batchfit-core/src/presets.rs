@@ -865,6 +865,9 @@ pub const DEVICES: &[DevicePreset] = &[
     nvidia("v100-32gb", "NVIDIA V100 32GB", 32_510 * MIB, (7, 0)),
     nvidia("rtx-3090", "NVIDIA RTX 3090 24GB", 24_576 * MIB, (8, 6)),
     nvidia("rtx-4090", "NVIDIA RTX 4090 24GB", 24_564 * MIB, (8, 9)),
+    // nvidia-smi's total on a GeForce RTX 5090 (github.com/noonghunna/club-3090
+    // issue #1229); Blackwell consumer cards are compute capability 12.0.
+    nvidia("rtx-5090", "NVIDIA RTX 5090 32GB", 32_607 * MIB, (12, 0)),
     nvidia("a10g", "NVIDIA A10G 24GB", 23_028 * MIB, (8, 6)),
     nvidia("l4", "NVIDIA L4 24GB", 23_034 * MIB, (8, 9)),
     nvidia("l40s", "NVIDIA L40S 48GB", 46_068 * MIB, (8, 9)),
@@ -1109,6 +1112,7 @@ mod tests {
             ("h100-80gb", 81_559),
             ("h200", 143_771),
             ("rtx-4090", 24_564),
+            ("rtx-5090", 32_607),
         ] {
             assert_eq!(device(id).map(|d| d.bytes), Some(mib * MIB), "{id}");
         }
