@@ -1,7 +1,9 @@
 //! `batchfit devices`: one configuration against every device preset.
 
+use batchfit_core::fields::group_thousands;
 use batchfit_core::memory;
 use batchfit_core::query::Config;
+use batchfit_core::serving;
 use serde::Serialize;
 
 use crate::report::size;
@@ -37,8 +39,76 @@ fn rows(config: &Config) -> Vec<Row> {
         .collect()
 }
 
-/// The table for people, or a JSON array of [`Row`]s.
+/// One GPU's serving plan (`framework=vllm`).
+#[derive(Serialize)]
+struct ServingRow {
+    id: &'static str,
+    name: &'static str,
+    bytes: u128,
+    /// Whether vLLM starts: one request of `max_model_len` fits the pool.
+    starts: bool,
+    kv_cache_pool: u128,
+    kv_cache_tokens: u128,
+    max_concurrency: f64,
+    concurrent_requests: u128,
+    max_seq: u128,
+}
+
+/// Every GPU preset's vLLM plan, as a table or JSON.
+fn serving_table(config: &Config, json: bool) -> String {
+    let plans = serving::devices(config);
+    let rows: Vec<ServingRow> = plans
+        .iter()
+        .map(|(device, plan)| ServingRow {
+            id: device.id,
+            name: device.name,
+            bytes: device.bytes,
+            starts: plan.refusal.is_none(),
+            kv_cache_pool: plan.kv_cache_pool,
+            kv_cache_tokens: plan.pool_tokens,
+            max_concurrency: plan.max_concurrency_hundredths as f64 / 100.0,
+            concurrent_requests: plan.concurrent_requests(),
+            max_seq: plan.max_seq,
+        })
+        .collect();
+    if json {
+        return serde_json::to_string_pretty(&rows).expect("strings, integers and booleans");
+    }
+    let units = config.units;
+    let len = plans.first().map_or(0, |(_, plan)| plan.max_model_len);
+    let mut out = format!(
+        "vLLM's plan on each GPU, for requests of {} tokens:\n\n",
+        group_thousands(len)
+    );
+    out.push_str(&format!(
+        "  {:<12} {:<30} {:>12} {:>12} {:>16} {:>16}\n",
+        "id", "device", "memory", "KV pool", "requests at once", "longest request"
+    ));
+    for row in &rows {
+        out.push_str(&format!(
+            "  {:<12} {:<30} {:>12} {:>12} {:>16} {:>16}\n",
+            row.id,
+            row.name,
+            size(row.bytes, units),
+            size(row.kv_cache_pool, units),
+            if row.starts {
+                group_thousands(u64::try_from(row.concurrent_requests).unwrap_or(u64::MAX))
+            } else {
+                "does not start".to_owned()
+            },
+            group_thousands(u64::try_from(row.max_seq).unwrap_or(u64::MAX)),
+        ));
+    }
+    out.pop();
+    out
+}
+
+/// The table for people, or a JSON array of [`Row`]s; under `framework=vllm`
+/// the serving plan's table.
 pub fn table(config: &Config, json: bool) -> String {
+    if serving::engine(config) {
+        return serving_table(config, json);
+    }
     let rows = rows(config);
     if json {
         return serde_json::to_string_pretty(&rows).expect("strings, integers and booleans");

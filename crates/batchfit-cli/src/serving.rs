@@ -4,7 +4,7 @@
 use crate::report::{line, size};
 use batchfit_core::fields::group_thousands;
 use batchfit_core::query::{self, Config};
-use batchfit_core::serving::{Plan, Refusal, log};
+use batchfit_core::serving::{self, Plan, Refusal, log};
 use batchfit_core::units::Units;
 use serde::Serialize;
 
@@ -45,6 +45,18 @@ pub struct Row {
     max_seq: u128,
     #[serde(skip_serializing_if = "Option::is_none")]
     refusal: Option<RefusalRow>,
+    /// The plan over request lengths (`serving::sweep`).
+    sweep: Vec<LengthRow>,
+}
+
+/// One request length of the sweep.
+#[derive(Serialize)]
+struct LengthRow {
+    max_model_len: u64,
+    max_concurrency: f64,
+    concurrent_requests: u128,
+    /// Whether one request of this length fits the pool (vLLM starts).
+    fits: bool,
 }
 
 #[derive(Serialize)]
@@ -85,6 +97,15 @@ impl From<&Plan> for Row {
                 },
                 message: refusal_text(plan, refusal),
             }),
+            sweep: serving::sweep(plan)
+                .into_iter()
+                .map(|row| LengthRow {
+                    max_model_len: row.max_model_len,
+                    max_concurrency: hundredths(row.concurrency_hundredths),
+                    concurrent_requests: row.requests,
+                    fits: row.fits,
+                })
+                .collect(),
         }
     }
 }
@@ -179,6 +200,25 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
             plan.max_num_seqs,
             group(plan.max_seq),
         )),
+    }
+    out.push_str("\n  max_model_len   requests at once   maximum concurrency\n");
+    for row in serving::sweep(plan) {
+        let requests = if row.fits {
+            group(row.requests)
+        } else {
+            "does not start".to_owned()
+        };
+        out.push_str(&format!(
+            "  {:>13}   {:>16}   {:>18.2}x{}\n",
+            group_thousands(row.max_model_len),
+            requests,
+            hundredths(row.concurrency_hundredths),
+            if row.max_model_len == plan.max_model_len {
+                "   <- max_model_len"
+            } else {
+                ""
+            },
+        ));
     }
 }
 

@@ -1451,6 +1451,25 @@ fn vllm_states_its_plan_and_its_refusals() {
         text.contains("vLLM would not start: To serve at least one request"),
         "{text}"
     );
+    // The sweep over request lengths: 8,192 tokens is the plan's own row.
+    let sweep = plan["sweep"].as_array().expect("sweep");
+    let row = sweep
+        .iter()
+        .find(|r| r["max_model_len"] == 8_192)
+        .expect("the 8,192-token row");
+    assert_eq!(row["concurrent_requests"], 5);
+    assert_eq!(sweep.last().expect("a last row")["fits"], false);
+    // Every GPU's plan: the RTX 4090 holds 47,168 tokens, the T4 does not start.
+    let devices = json(&["devices", query, "--json"]);
+    let rows = devices.as_array().expect("rows");
+    let on = |id: &str| {
+        rows.iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id}: {devices}"))
+    };
+    assert_eq!(on("rtx-4090")["kv_cache_tokens"], 47_168);
+    assert_eq!(on("t4")["starts"], false);
+    assert!(rows.iter().all(|r| r["id"] != "apple-64gb"));
     // Without the profile, no plan.
     let generate = json(&[
         "--json",

@@ -29,7 +29,7 @@
 
 use crate::arith::div_ceil;
 use crate::memory;
-use crate::presets::Device;
+use crate::presets::{DEVICES_BY_CAPACITY, Device, DeviceKind, DevicePreset};
 use crate::query::{Config, Form};
 use crate::transformer::{
     EngineSettings, Framework, Mode, engine_forward, engine_sampler, kv_bytes_per_token,
@@ -126,11 +126,16 @@ pub fn plan(config: &Config) -> Option<Plan> {
 /// transformer form in inference under an engine profile, on a device. Its
 /// answer is then the [`plan`], not the estimate.
 pub fn serves(config: &Config) -> bool {
+    engine(config) && config.device.is_some()
+}
+
+/// Whether `config` names an engine that plans its memory (the transformer
+/// form in inference under an engine profile), on a device or not.
+pub fn engine(config: &Config) -> bool {
     let input = &config.transformer;
     config.form == Form::Transformer
         && input.mode == Mode::Inference
         && input.framework == Framework::Vllm
-        && config.device.is_some()
 }
 
 /// [`plan`] with `config`'s estimate already at hand (its weights).
@@ -203,6 +208,70 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
         max_seq: blocks * u128::from(block_size),
         refusal,
     })
+}
+
+/// One request length of the [`sweep`]: the requests of that many tokens the
+/// pool holds at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LengthRow {
+    pub max_model_len: u64,
+    /// As vLLM would log it for this `max_model_len`, in hundredths.
+    pub concurrency_hundredths: u128,
+    /// Whole requests at once, at most `max_num_seqs`.
+    pub requests: u128,
+    /// Whether one request of this length fits the pool (vLLM starts).
+    pub fits: bool,
+}
+
+/// The plan over request lengths, the serving counterpart of the batch
+/// sweep: powers of two from 1,024 tokens to the first that no longer fits
+/// (at most 2^27), and the plan's own `max_model_len`. The pool does not
+/// depend on `max_model_len` (the profiling step is `max_num_batched_tokens`
+/// long), so one plan gives every row.
+pub fn sweep(plan: &Plan) -> Vec<LengthRow> {
+    let block = u128::from(plan.block_size);
+    let row = |len: u64| {
+        let blocks = div_ceil(u128::from(len), block).max(1);
+        let concurrency_hundredths = plan.blocks * 100 / blocks;
+        LengthRow {
+            max_model_len: len,
+            concurrency_hundredths,
+            requests: (concurrency_hundredths / 100).min(u128::from(plan.max_num_seqs)),
+            fits: u128::from(len) <= plan.max_seq,
+        }
+    };
+    let mut lengths: Vec<u64> = Vec::new();
+    let mut len: u64 = 1_024;
+    while len <= 1 << 27 {
+        lengths.push(len);
+        if u128::from(len) > plan.max_seq {
+            break;
+        }
+        len *= 2;
+    }
+    if !lengths.contains(&plan.max_model_len) && plan.max_model_len > 0 {
+        lengths.push(plan.max_model_len);
+        lengths.sort_unstable();
+    }
+    lengths.into_iter().map(row).collect()
+}
+
+/// The plan on every GPU preset (Apple silicon and CPUs excluded: vLLM's
+/// engine runs on CUDA and ROCm GPUs): which cards serve
+/// the setup, and how many requests each holds (the smallest card first).
+pub fn devices(config: &Config) -> Vec<(&'static DevicePreset, Plan)> {
+    let estimate = memory::estimate(config);
+    DEVICES_BY_CAPACITY
+        .iter()
+        .filter(|device| device.kind == DeviceKind::Gpu)
+        .filter_map(|&device| {
+            let on = Config {
+                device: Some(Device::Preset(device)),
+                ..*config
+            };
+            plan_from(&on, &estimate).map(|plan| (device, plan))
+        })
+        .collect()
 }
 
 pub mod log;

@@ -106,7 +106,102 @@ fn view(config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkMissing> {
             term("plan-process", p.plan_process, plan.process()),
         ]),
     ]);
+    shown.extend(lengths(lang, &plan));
+    shown.extend(devices(lang, &config));
     Ok(shown)
+}
+
+/// Hundredths as "5.75×" in the page's notation.
+fn times(lang: Lang, hundredths: u128) -> String {
+    i18n::decimal(
+        lang,
+        &format!("{}.{:02}×", group(lang, hundredths / 100), hundredths % 100),
+    )
+}
+
+/// A table of `header` and `rows`, the row of `current` marked.
+fn table(testid: &str, header: [&str; 3], rows: Vec<([String; 3], bool)>) -> El {
+    let cells = |tag: &str, texts: &[String; 3]| {
+        texts
+            .iter()
+            .map(move |t| el(tag).text(t))
+            .collect::<Vec<_>>()
+    };
+    el("table")
+        .class("serving-table")
+        .attr("data-testid", testid)
+        .child(el("thead").child(el("tr").children(cells("th", &header.map(str::to_owned)))))
+        .child(
+            el("tbody").children(rows.into_iter().map(|(texts, current)| {
+                let row = el("tr").children(cells("td", &texts));
+                if current {
+                    row.attr("aria-current", "true")
+                } else {
+                    row
+                }
+            })),
+        )
+}
+
+/// The plan over request lengths (`serving::sweep`).
+fn lengths(lang: Lang, plan: &serving::Plan) -> Vec<El> {
+    let p = i18n::panels(lang);
+    let rows = serving::sweep(plan)
+        .into_iter()
+        .map(|row| {
+            let requests = if row.fits {
+                group(lang, row.requests)
+            } else {
+                p.serving_does_not_start.to_owned()
+            };
+            (
+                [
+                    group(lang, u128::from(row.max_model_len)),
+                    requests,
+                    times(lang, row.concurrency_hundredths),
+                ],
+                row.max_model_len == plan.max_model_len,
+            )
+        })
+        .collect();
+    vec![
+        el("h4").text(p.serving_lengths),
+        table(
+            "serving-lengths",
+            ["max_model_len", p.serving_requests, p.serving_concurrency],
+            rows,
+        ),
+    ]
+}
+
+/// The plan on each GPU preset (`serving::devices`).
+fn devices(lang: Lang, config: &Config) -> Vec<El> {
+    let p = i18n::panels(lang);
+    let rows = serving::devices(config)
+        .into_iter()
+        .map(|(device, plan)| {
+            let requests = match plan.refusal {
+                None => group(lang, plan.concurrent_requests()),
+                Some(_) => p.serving_does_not_start.to_owned(),
+            };
+            (
+                [
+                    crate::format::preset_name(lang, device),
+                    requests,
+                    group(lang, plan.max_seq),
+                ],
+                config.device == Some(batchfit_core::presets::Device::Preset(device)),
+            )
+        })
+        .collect();
+    vec![
+        el("h4").text(p.serving_devices),
+        table(
+            "serving-devices",
+            [p.serving_gpu, p.serving_requests, p.serving_longest],
+            rows,
+        ),
+    ]
 }
 
 pub fn serving(state: State) -> El {

@@ -250,6 +250,17 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
     );
     let card = find(&host, "[data-testid=\"results\"]");
     assert!(card.class_list().contains("serving"));
+    // The plan over request lengths and on each GPU, the current row marked.
+    let current = |testid: &str| {
+        find(
+            &host,
+            &format!("[data-testid=\"{testid}\"] tr[aria-current]"),
+        )
+        .text_content()
+        .unwrap_or_default()
+    };
+    assert_eq!(current("serving-lengths"), "8,19255.75×");
+    assert_eq!(current("serving-devices"), "NVIDIA RTX 4090 24GB547,168");
     // Not generate()'s stack note: the plan is the answer.
     assert!(all(&host, "[data-testid=\"inference-stack\"]").is_empty());
 

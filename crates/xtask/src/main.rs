@@ -172,7 +172,12 @@ fn run_all_checks(root: &Path, passed: &mut usize) -> Result<(), String> {
             ["test", "-p", "batchfit-web"],
         )
         .args(wasm)
-        .env("CHROMEDRIVER", &browser.chromedriver),
+        .env("CHROMEDRIVER", &browser.chromedriver)
+        // wasm-bindgen-test-runner gives the whole suite 20 s by default
+        // (wasm_bindgen_test_runner.rs `timeout_from_env`); the 27 tests of
+        // the debug build take about that on this 2-core machine, and a run
+        // past it is killed as if it had failed.
+        .env("WASM_BINDGEN_TEST_TIMEOUT", "180"),
     ];
     for step in steps {
         env.run(step.cwd(root))?;

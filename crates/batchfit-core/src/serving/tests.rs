@@ -335,3 +335,63 @@ Maximum concurrency for 8,192 tokens per request: 5.76x
         assert!(log::compare(&plan, &other).is_empty());
     }
 }
+
+/// The RTX 4090 example over request lengths: 1,024 to 65,536 tokens, the
+/// last no longer fitting the 47,168-token pool.
+#[test]
+fn the_sweep_over_request_lengths() {
+    let plan = served("model=llama-3.1-8b&gpu=rtx-4090&max_model_len=8192");
+    let rows = sweep(&plan);
+    let lengths: Vec<u64> = rows.iter().map(|r| r.max_model_len).collect();
+    assert_eq!(
+        lengths,
+        [1_024, 2_048, 4_096, 8_192, 16_384, 32_768, 65_536]
+    );
+    let at = |len: u64| *rows.iter().find(|r| r.max_model_len == len).expect("a row");
+    // 2,948 blocks over 64 a 1,024-token request needs: 46.06×, 46 requests.
+    assert_eq!(
+        (at(1_024).concurrency_hundredths, at(1_024).requests),
+        (4_606, 46)
+    );
+    assert_eq!(
+        at(8_192).concurrency_hundredths,
+        plan.max_concurrency_hundredths
+    );
+    assert!(at(32_768).fits && !at(65_536).fits);
+    // A max_model_len between powers of two has its own row.
+    let odd = sweep(&served(
+        "model=llama-3.1-8b&gpu=rtx-4090&max_model_len=5000",
+    ));
+    assert!(odd.iter().any(|r| r.max_model_len == 5_000));
+}
+
+#[test]
+fn every_gpu_preset_gets_its_plan() {
+    let config =
+        query::parse("form=transformer&model=llama-3.1-8b&framework=vllm&max_model_len=8192")
+            .config;
+    let plans = devices(&config);
+    assert!(plans.iter().all(|(d, _)| d.kind == DeviceKind::Gpu));
+    assert!(plans.iter().any(|(d, _)| d.id == "h100-80gb"));
+    for (device, plan) in &plans {
+        let on = Config {
+            device: Some(Device::Preset(device)),
+            ..config
+        };
+        assert_eq!(Some(*plan), super::plan(&on), "{}", device.id);
+    }
+    // 16 GB cards cannot hold 16 GB of weights and a pool: vLLM refuses.
+    let t4 = plans.iter().find(|(d, _)| d.id == "t4").expect("the T4");
+    assert_eq!(t4.1.refusal, Some(Refusal::NoCacheMemory));
+}
+
+proptest! {
+    #[test]
+    fn a_sweep_row_fits_exactly_when_the_pool_holds_its_request(config in any_preset_served()) {
+        let Some(plan) = plan(&config) else { return Ok(()) };
+        for row in sweep(&plan) {
+            prop_assert_eq!(row.fits, u128::from(row.max_model_len) <= plan.max_seq);
+            prop_assert!(row.requests <= u128::from(plan.max_num_seqs));
+        }
+    }
+}

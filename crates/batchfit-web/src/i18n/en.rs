@@ -1353,6 +1353,13 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
             "One request of max_model_len = {len} tokens needs {needed} of KV cache, more than the pool's {pool}. The longest that fits is {longest} tokens: lower max_model_len or raise gpu_memory_utilization."
         ),
     },
+    serving_lengths: "By request length",
+    serving_requests: "requests at once",
+    serving_concurrency: "maximum concurrency",
+    serving_does_not_start: "does not start",
+    serving_devices: "On each GPU",
+    serving_gpu: "GPU",
+    serving_longest: "longest request",
 };
 
 fn problem(label: &str, problem: &Problem) -> String {

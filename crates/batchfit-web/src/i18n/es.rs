@@ -1526,6 +1526,13 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
             "Una petición de max_model_len = {len} tokens necesita {needed} de caché KV, más que los {pool} del pool. La más larga que cabe es de {longest} tokens: baje max_model_len o suba gpu_memory_utilization."
         ),
     },
+    serving_lengths: "Por longitud de petición",
+    serving_requests: "peticiones a la vez",
+    serving_concurrency: "concurrencia máxima",
+    serving_does_not_start: "no arranca",
+    serving_devices: "En cada GPU",
+    serving_gpu: "GPU",
+    serving_longest: "petición más larga",
 };
 
 fn problem(label: &str, problem: &Problem) -> String {

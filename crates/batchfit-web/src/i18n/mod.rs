@@ -143,6 +143,14 @@ pub struct Panels {
     pub kv_pool: fn(&str, &str, u64, &str) -> String,
     /// Why vLLM would not start, after [`Panels::serving_refused`].
     pub refused: fn(&Refused) -> String,
+    /// The plan over request lengths, and on each GPU: titles and columns.
+    pub serving_lengths: &'static str,
+    pub serving_requests: &'static str,
+    pub serving_concurrency: &'static str,
+    pub serving_does_not_start: &'static str,
+    pub serving_devices: &'static str,
+    pub serving_gpu: &'static str,
+    pub serving_longest: &'static str,
 }
 
 /// `lang`'s panel sentences. Called only from the panels' own code, so that
