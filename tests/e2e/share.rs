@@ -100,6 +100,12 @@ async fn the_csv_download_holds_the_sweep_in_exact_bytes() {
         .js("window.__blobs = []; const create = URL.createObjectURL; URL.createObjectURL = b => { window.__blobs.push(b); return create(b); };")
         .await;
     browser.click("download-csv").await;
+    // The CSV is written by the export chunk, fetched at the first click.
+    browser
+        .wait_until("the CSV's blob", || async {
+            browser.js("return window.__blobs.length").await.as_u64() == Some(1)
+        })
+        .await;
     let csv = browser
         .client
         .execute_async("window.__blobs[0].text().then(arguments[0])", vec![])

@@ -699,9 +699,7 @@ pub fn json(config: &Config) -> String {
                 message: warning_text(w),
             })
             .collect(),
-        serving: serving::plan(config)
-            .as_ref()
-            .map(crate::serving::Row::from),
+        serving: serving::plan(config).map(|plan| crate::serving::Row::of(config, &plan)),
         fixes: advice::fixes(config)
             .into_iter()
             .map(|a| FixRow {
@@ -1065,6 +1063,7 @@ pub fn text(config: &Config) -> String {
     // generate()'s peak at a batch does not apply.
     if let Some(plan) = serving::plan(config) {
         crate::serving::text(&mut out, &plan, units);
+        crate::serving::what_ifs_text(&mut out, config);
         for warning in hardware::warnings(config) {
             out.push_str(&format!("warning: {}\n", warning_text(warning)));
         }

@@ -47,6 +47,20 @@ pub struct Row {
     refusal: Option<RefusalRow>,
     /// The plan over request lengths (`serving::sweep`).
     sweep: Vec<LengthRow>,
+    /// What would make it start or serve more requests (`serving::what_ifs`).
+    what_ifs: Vec<WhatIfRow>,
+}
+
+/// One change and the plan it gives.
+#[derive(Serialize)]
+struct WhatIfRow {
+    change: &'static str,
+    /// As vLLM's command line spells it.
+    flag: String,
+    query: String,
+    concurrent_requests: u128,
+    max_concurrency: f64,
+    max_seq: u128,
 }
 
 /// One request length of the sweep.
@@ -66,8 +80,8 @@ struct RefusalRow {
     message: String,
 }
 
-impl From<&Plan> for Row {
-    fn from(plan: &Plan) -> Self {
+impl Row {
+    pub fn of(config: &Config, plan: &Plan) -> Self {
         Self {
             engine: "vllm",
             budget: plan.budget,
@@ -106,7 +120,29 @@ impl From<&Plan> for Row {
                     fits: row.fits,
                 })
                 .collect(),
+            what_ifs: serving::what_ifs(config)
+                .into_iter()
+                .map(|w| WhatIfRow {
+                    change: w.change.name(),
+                    flag: flag(w.change),
+                    query: query::to_query(&w.config),
+                    concurrent_requests: w.plan.concurrent_requests(),
+                    max_concurrency: hundredths(w.plan.max_concurrency_hundredths),
+                    max_seq: w.plan.max_seq,
+                })
+                .collect(),
         }
+    }
+}
+
+/// A change as vLLM's command line spells it.
+fn flag(change: serving::Change) -> String {
+    match change {
+        serving::Change::KvFp8 => "--kv-cache-dtype fp8".to_owned(),
+        serving::Change::Int4 => "4-bit weights (an AWQ or GPTQ checkpoint)".to_owned(),
+        serving::Change::Tp(tp) => format!("--tensor-parallel-size {tp}"),
+        serving::Change::Utilization95 => "--gpu-memory-utilization 0.95".to_owned(),
+        serving::Change::MaxModelLen(len) => format!("--max-model-len {len}"),
     }
 }
 
@@ -193,8 +229,13 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
             refusal_text(plan, refusal)
         )),
         None => out.push_str(&format!(
-            "Serves {} requests of {} tokens at once (maximum concurrency {:.2}x, at most max_num_seqs = {}); the longest single request: {} tokens.\n",
+            "Serves {} {} of {} tokens at once (maximum concurrency {:.2}x, at most max_num_seqs = {}); the longest single request: {} tokens.\n",
             group(plan.concurrent_requests()),
+            if plan.concurrent_requests() == 1 {
+                "request"
+            } else {
+                "requests"
+            },
             group_thousands(plan.max_model_len),
             hundredths(plan.max_concurrency_hundredths),
             plan.max_num_seqs,
@@ -218,6 +259,29 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
             } else {
                 ""
             },
+        ));
+    }
+}
+
+/// What would make the setup start or serve more, one change each.
+pub fn what_ifs_text(out: &mut String, config: &Config) {
+    let found = serving::what_ifs(config);
+    if found.is_empty() {
+        return;
+    }
+    out.push_str("\nWhat would serve more (one change each):\n");
+    for w in found {
+        out.push_str(&format!(
+            "  {:<44} {} {} of {} tokens at once; the longest request {} tokens\n",
+            flag(w.change),
+            group(w.plan.concurrent_requests()),
+            if w.plan.concurrent_requests() == 1 {
+                "request"
+            } else {
+                "requests"
+            },
+            group_thousands(w.plan.max_model_len),
+            group(w.plan.max_seq),
         ));
     }
 }

@@ -1446,6 +1446,23 @@ fn vllm_states_its_plan_and_its_refusals() {
             .contains("the estimated maximum model length is 47168"),
         "{refusal}"
     );
+    // What would make it start: the longest max_model_len that fits.
+    let what_ifs = json(&["--json", long])["serving"]["what_ifs"].clone();
+    let shorter = what_ifs
+        .as_array()
+        .expect("what_ifs")
+        .iter()
+        .find(|w| w["change"] == "max_model_len")
+        .unwrap_or_else(|| panic!("{what_ifs}"))
+        .clone();
+    assert_eq!(shorter["flag"], "--max-model-len 47168");
+    assert_eq!(shorter["concurrent_requests"], 1);
+    assert!(
+        shorter["query"]
+            .as_str()
+            .expect("query")
+            .contains("max_model_len=47168")
+    );
     let text = String::from_utf8(batchfit(&[long]).stdout).expect("utf-8");
     assert!(
         text.contains("vLLM would not start: To serve at least one request"),

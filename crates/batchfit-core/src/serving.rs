@@ -274,6 +274,102 @@ pub fn devices(config: &Config) -> Vec<(&'static DevicePreset, Plan)> {
         .collect()
 }
 
+/// One change to a served setup and the plan it gives ([`what_ifs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WhatIf {
+    pub change: Change,
+    pub config: Config,
+    pub plan: Plan,
+}
+
+/// The changes [`what_ifs`] tries, as the engine's flags name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// `kv_cache_dtype=fp8`: one byte per cached value.
+    KvFp8,
+    /// The weights in 4 bits (AWQ, GPTQ).
+    Int4,
+    /// Tensor parallelism over this many GPUs: the smallest degree above the
+    /// setup's that divides the heads (memory::serving_tp), within the GPUs
+    /// the user has (`max_gpus`).
+    Tp(u64),
+    /// `gpu_memory_utilization=0.95`.
+    Utilization95,
+    /// `max_model_len` down to the longest request the pool holds, a whole
+    /// number of blocks, where vLLM refuses the setup's.
+    MaxModelLen(u64),
+}
+
+impl Change {
+    /// The change's name in the CLI's JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::KvFp8 => "kv_fp8",
+            Self::Int4 => "int4",
+            Self::Tp(_) => "tp",
+            Self::Utilization95 => "utilization_95",
+            Self::MaxModelLen(_) => "max_model_len",
+        }
+    }
+}
+
+/// What would make a served setup start, or serve more requests at once:
+/// each change alone, kept where it does either, the most requests first.
+pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
+    let Some(base) = plan(config) else {
+        return Vec::new();
+    };
+    let t = &config.transformer;
+    let mut changes = Vec::new();
+    if t.kv_dtype == crate::transformer::KvDtype::Bf16 {
+        changes.push(Change::KvFp8);
+    }
+    if t.quant == crate::transformer::Quant::None {
+        changes.push(Change::Int4);
+    }
+    if let Some(tp) = memory::serving_tp(t).next() {
+        let per_degree = t.gpus.saturating_mul(t.pp).saturating_mul(t.cp);
+        if per_degree.saturating_mul(tp) <= memory::gpu_budget(config) {
+            changes.push(Change::Tp(tp));
+        }
+    }
+    if t.engine.gpu_memory_utilization < 95 {
+        changes.push(Change::Utilization95);
+    }
+    if let Some(Refusal::MaxModelLen { estimate, .. }) = base.refusal
+        && let Ok(len) = u64::try_from(estimate)
+        && len > 0
+    {
+        changes.push(Change::MaxModelLen(len));
+    }
+    let mut found: Vec<WhatIf> = changes
+        .into_iter()
+        .filter_map(|change| {
+            let mut changed = *config;
+            let e = &mut changed.transformer;
+            match change {
+                Change::KvFp8 => e.kv_dtype = crate::transformer::KvDtype::Fp8,
+                Change::Int4 => e.quant = crate::transformer::Quant::Int4,
+                Change::Tp(tp) => e.tp = tp,
+                Change::Utilization95 => e.engine.gpu_memory_utilization = 95,
+                Change::MaxModelLen(len) => e.engine.max_model_len = len,
+            }
+            let changed = crate::query::rules::normalize(changed);
+            let plan = plan(&changed)?;
+            let starts = plan.refusal.is_none() && base.refusal.is_some();
+            let more =
+                plan.refusal.is_none() && plan.concurrent_requests() > base.concurrent_requests();
+            (starts || more).then_some(WhatIf {
+                change,
+                config: changed,
+                plan,
+            })
+        })
+        .collect();
+    found.sort_by_key(|w| std::cmp::Reverse(w.plan.concurrent_requests()));
+    found
+}
+
 pub mod log;
 
 #[cfg(test)]

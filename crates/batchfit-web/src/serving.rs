@@ -10,7 +10,7 @@ use crate::prelude::*;
 use batchfit_core::query::Config;
 use batchfit_core::serving::{self, Refusal};
 
-use crate::dom::{self, El, el, rx};
+use crate::dom::{self, El, Ev, el, rx};
 use crate::format::short;
 use crate::i18n::{self, Lang, group};
 use crate::state::State;
@@ -28,7 +28,7 @@ pub fn serves(state: State) -> bool {
     batchfit_split,
     wasm_split_helpers::wasm_split(serving, fallible, preload(#[allow(unsafe_code)] preload_serving))
 )]
-fn view(config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkMissing> {
+fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkMissing> {
     let Some(plan) = serving::plan(&config) else {
         return Ok(Vec::new());
     };
@@ -106,9 +106,56 @@ fn view(config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkMissing> {
             term("plan-process", p.plan_process, plan.process()),
         ]),
     ]);
+    shown.extend(what_ifs(state, lang, &config));
     shown.extend(lengths(lang, &plan));
     shown.extend(devices(lang, &config));
     Ok(shown)
+}
+
+/// What would make the setup start or serve more (`serving::what_ifs`),
+/// each a link that applies it.
+fn what_ifs(state: State, lang: Lang, config: &Config) -> Vec<El> {
+    let p = i18n::panels(lang);
+    let found = serving::what_ifs(config);
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let items = found.into_iter().map(|w| {
+        let flag = match w.change {
+            serving::Change::KvFp8 => "--kv-cache-dtype fp8".to_owned(),
+            serving::Change::Int4 => p.serving_int4.to_owned(),
+            serving::Change::Tp(tp) => format!("--tensor-parallel-size {tp}"),
+            serving::Change::Utilization95 => i18n::decimal(lang, "--gpu-memory-utilization 0.95"),
+            serving::Change::MaxModelLen(len) => format!("--max-model-len {len}"),
+        };
+        let serves = (p.serves)(
+            &group(lang, w.plan.concurrent_requests()),
+            &group(lang, u128::from(w.plan.max_model_len)),
+        );
+        let changed = w.config;
+        el("li").attr("data-change", w.change.name()).child(
+            el("a")
+                .attr(
+                    "href",
+                    &crate::location::url_for(&batchfit_core::query::to_query(&changed)),
+                )
+                .on(
+                    Ev::Click,
+                    Box::new(move |event| {
+                        event.prevent_default();
+                        state.apply(&changed);
+                    }),
+                )
+                .text(&format!("{flag}: {serves}")),
+        )
+    });
+    vec![
+        el("h4").text(p.serving_what_ifs),
+        el("ul")
+            .class("serving-what-ifs")
+            .attr("data-testid", "serving-what-ifs")
+            .children(items),
+    ]
 }
 
 /// Hundredths as "5.75×" in the page's notation.
@@ -219,7 +266,7 @@ pub fn serving(state: State) -> El {
                 )
             }),
             Box::new(move |(setup, ready, lang)| match (setup, ready) {
-                (Some(config), true) => dom::now(view(*config, *lang)),
+                (Some(config), true) => dom::now(view(state, *config, *lang)),
                 (Some(_), false) => vec![dom::chunk_status(
                     chunk.failed(),
                     i18n::tr(state.lang, |w| w.loading),

@@ -261,6 +261,23 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
     };
     assert_eq!(current("serving-lengths"), "8,19255.75×");
     assert_eq!(current("serving-devices"), "NVIDIA RTX 4090 24GB547,168");
+    // What would serve more: an FP8 cache, one click away.
+    let fp8: HtmlElement = find(
+        &host,
+        "[data-testid=\"serving-what-ifs\"] li[data-change=\"kv_fp8\"] a",
+    )
+    .unchecked_into();
+    assert!(
+        fp8.text_content()
+            .unwrap_or_default()
+            .starts_with("--kv-cache-dtype fp8: Serves 11 requests of 8,192 tokens")
+    );
+    fp8.click();
+    settle().await;
+    let after = find(&host, "[data-testid=\"serving-answer\"]")
+        .get_attribute("data-concurrency-hundredths")
+        .unwrap_or_default();
+    assert_eq!(after, "1151");
     // Not generate()'s stack note: the plan is the answer.
     assert!(all(&host, "[data-testid=\"inference-stack\"]").is_empty());
 

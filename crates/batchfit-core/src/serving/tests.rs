@@ -395,3 +395,47 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn what_would_make_it_serve() {
+    // Refused at 131,072 tokens: the longest that fits starts it.
+    let config = query::parse(
+        "form=transformer&framework=vllm&model=llama-3.1-8b&gpu=rtx-4090&max_model_len=131072",
+    )
+    .config;
+    let found = what_ifs(&config);
+    let names: Vec<&str> = found.iter().map(|w| w.change.name()).collect();
+    assert!(names.contains(&"max_model_len"), "{names:?}");
+    for w in &found {
+        assert_eq!(w.plan.refusal, None, "{:?}", w.change);
+        assert_eq!(Some(w.plan), plan(&w.config));
+    }
+    let shorter = found
+        .iter()
+        .find(|w| w.change == Change::MaxModelLen(47_168))
+        .expect("max_model_len = 47,168");
+    assert_eq!(shorter.plan.concurrent_requests(), 1);
+    // At 8,192 tokens every kept change serves more requests; tensor
+    // parallelism only within the GPUs the user has.
+    let config = query::parse(
+        "form=transformer&framework=vllm&model=llama-3.1-8b&gpu=rtx-4090&max_model_len=8192",
+    )
+    .config;
+    let base = plan(&config).expect("a plan").concurrent_requests();
+    let found = what_ifs(&config);
+    assert!(found.iter().all(|w| w.plan.concurrent_requests() > base));
+    assert!(found.iter().any(|w| w.change == Change::KvFp8));
+    assert!(!found.iter().any(|w| matches!(w.change, Change::Tp(_))));
+    let two = Config {
+        max_gpus: 2,
+        ..config
+    };
+    let tp = what_ifs(&two)
+        .into_iter()
+        .find(|w| w.change == Change::Tp(2))
+        .expect("tp=2 within 2 GPUs");
+    assert_eq!(tp.config.transformer.tp, 2);
+    // Sorted: the most requests first.
+    let counts: Vec<u128> = found.iter().map(|w| w.plan.concurrent_requests()).collect();
+    assert!(counts.windows(2).all(|p| p[0] >= p[1]), "{counts:?}");
+}

@@ -1336,7 +1336,10 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
     plan_budget: "= gpu_memory_utilization × the GPU",
     plan_outside: "+ CUDA context, outside it",
     plan_process: "= nvidia-smi once serving",
-    serves: |requests, tokens| format!("Serves {requests} requests of {tokens} tokens at once"),
+    serves: |requests, tokens| match requests {
+        "1" => format!("Serves 1 request of {tokens} tokens at once"),
+        _ => format!("Serves {requests} requests of {tokens} tokens at once"),
+    },
     kv_pool: |per_token, blocks, block, tokens| {
         format!(
             "KV cache {per_token} per token: {blocks} blocks of {block} tokens hold {tokens} tokens, the longest single request."
@@ -1360,6 +1363,8 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
     serving_devices: "On each GPU",
     serving_gpu: "GPU",
     serving_longest: "longest request",
+    serving_what_ifs: "What would serve more",
+    serving_int4: "4-bit weights (AWQ, GPTQ)",
 };
 
 fn problem(label: &str, problem: &Problem) -> String {

@@ -1509,7 +1509,10 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
     plan_budget: "= gpu_memory_utilization × la GPU",
     plan_outside: "+ contexto CUDA, fuera de él",
     plan_process: "= nvidia-smi ya sirviendo",
-    serves: |requests, tokens| format!("Atiende {requests} peticiones de {tokens} tokens a la vez"),
+    serves: |requests, tokens| match requests {
+        "1" => format!("Atiende 1 petición de {tokens} tokens a la vez"),
+        _ => format!("Atiende {requests} peticiones de {tokens} tokens a la vez"),
+    },
     kv_pool: |per_token, blocks, block, tokens| {
         format!(
             "Caché KV de {per_token} por token: {blocks} bloques de {block} tokens guardan {tokens} tokens, la petición más larga."
@@ -1533,6 +1536,8 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
     serving_devices: "En cada GPU",
     serving_gpu: "GPU",
     serving_longest: "petición más larga",
+    serving_what_ifs: "Qué atendería más",
+    serving_int4: "pesos de 4 bits (AWQ, GPTQ)",
 };
 
 fn problem(label: &str, problem: &Problem) -> String {

@@ -151,6 +151,9 @@ pub struct Panels {
     pub serving_devices: &'static str,
     pub serving_gpu: &'static str,
     pub serving_longest: &'static str,
+    /// What would serve more: its title, and the 4-bit weights' name.
+    pub serving_what_ifs: &'static str,
+    pub serving_int4: &'static str,
 }
 
 /// `lang`'s panel sentences. Called only from the panels' own code, so that
