@@ -39,12 +39,12 @@ fn three_figures(bytes: u128, units: Units) -> units::Size {
 
 /// A labelled size with its exact bytes in `data-bytes` and in the tooltip.
 /// One binding writes all three, and formats only when the bytes, the units
-/// or the language changed.
+/// or the language changed. It is no tab stop: a click or tap shows its
+/// bytes, and the keyboard has one button for every size ([`exact_toggle`]).
 pub fn size(state: State, testid: &str, bytes: Rc<dyn Fn() -> u128>) -> El {
     let span = el("span")
         .class("value")
         .attr("data-testid", testid)
-        .attr("tabindex", "0")
         .on(Ev::Click, Box::new(toggle_exact));
     let (element, text) = (span.node().clone(), span.text_node());
     dom::bind(
@@ -56,6 +56,22 @@ pub fn size(state: State, testid: &str, bytes: Rc<dyn Fn() -> u128>) -> El {
         }),
     );
     span
+}
+
+/// The one switch that shows every size's exact bytes beside it, and hides
+/// them again: a native checkbox (one tab stop, its state announced), which
+/// the style sheet reads (`:root:has(.exact-toggle input:checked)`), so it
+/// needs no code. The keyboard's way to the bytes, instead of one tab stop
+/// per size.
+pub fn exact_toggle(state: State) -> El {
+    el("label")
+        .class("exact-toggle")
+        .child(
+            el("input")
+                .attr("type", "checkbox")
+                .attr("data-testid", "exact-toggle"),
+        )
+        .bind_text(i18n::tr(state.lang, |w| w.exact_bytes_toggle))
 }
 
 /// A tap or click on a size shows its exact bytes beside it (the tooltip of

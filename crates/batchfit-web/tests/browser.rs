@@ -314,6 +314,33 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
     );
 }
 
+/// Sizes are no tab stops (issue 28): one checkbox shows every size's exact
+/// bytes, for the keyboard as for the mouse, and hides them again.
+#[wasm_bindgen_test]
+async fn one_switch_shows_every_exact_size() {
+    let (host, _app) = mount_with("form=transformer&model=llama-3.2-1b&gpu=h100-80gb");
+    settle().await;
+    let sizes = all(&host, ".value[data-bytes]");
+    assert!(sizes.len() > 5, "{}", sizes.len());
+    assert!(sizes.iter().all(|s| s.get_attribute("tabindex").is_none()));
+    let toggle: HtmlInputElement = find(&host, "[data-testid=\"exact-toggle\"]").unchecked_into();
+    assert_eq!(toggle.type_(), "checkbox");
+    let shown = || {
+        web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+            .and_then(|root| root.matches(":has(.exact-toggle input:checked)").ok())
+            .unwrap_or(false)
+    };
+    assert!(!shown());
+    toggle.click();
+    settle().await;
+    assert!(toggle.checked() && shown());
+    toggle.click();
+    settle().await;
+    assert!(!toggle.checked() && !shown());
+}
+
 /// A setting the device cannot run is said beside the estimate (issue 29),
 /// in the page's language: BF16 on a T4; nothing on an H100.
 #[wasm_bindgen_test]

@@ -1085,6 +1085,7 @@ pub(super) static EN: Words = Words {
     no_seq_fits: "None (not even 1 token)",
     job_gpus: "GPUs in this job (data-parallel × tensor × pipeline × context)",
     tap_for_bytes: "Hover, tap or click a size for its exact bytes.",
+    exact_bytes_toggle: "Show exact bytes",
     moments: [
         "forward",
         "loss",

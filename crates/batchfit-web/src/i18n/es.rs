@@ -1254,6 +1254,7 @@ pub(super) static ES: Words = Words {
     no_seq_fits: "Ninguno (ni 1 token)",
     job_gpus: "GPUs de este trabajo (datos × tensorial × tubería × contexto)",
     tap_for_bytes: "Pase el puntero, toque o haga clic en un tamaño para ver sus bytes exactos.",
+    exact_bytes_toggle: "Mostrar bytes exactos",
     moments: [
         "hacia delante",
         "pérdida",

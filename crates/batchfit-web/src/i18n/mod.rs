@@ -299,6 +299,8 @@ pub struct Words {
     pub job_gpus: &'static str,
     /// A tap or click shows the exact bytes.
     pub tap_for_bytes: &'static str,
+    /// The button that shows every size's exact bytes.
+    pub exact_bytes_toggle: &'static str,
     /// Names of `memory::Phase` values, in `Phase::ALL` order.
     pub phases: [&'static str; 6],
     pub moments: [&'static str; 6],

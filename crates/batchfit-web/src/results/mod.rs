@@ -119,14 +119,19 @@ pub fn results(state: State) -> El {
                 ]
             }),
         )
-        .child(el("p").class("units-note").bind_text(rx(move || {
-            let w = i18n::words(state.lang.get());
-            let units = match state.config.get().units {
-                Units::Decimal => w.units_note_gb,
-                Units::Binary => w.units_note_gib,
-            };
-            format!("{units} {}", w.tap_for_bytes)
-        })))
+        .child(
+            el("p")
+                .class("units-note")
+                .bind_text(rx(move || {
+                    let w = i18n::words(state.lang.get());
+                    let units = match state.config.get().units {
+                        Units::Decimal => w.units_note_gb,
+                        Units::Binary => w.units_note_gib,
+                    };
+                    format!("{units} {} ", w.tap_for_bytes)
+                }))
+                .child(crate::format::exact_toggle(state)),
+        )
         .child(what_ifs(state))
         .child(crate::fixes::fixes(state))
         .child(crate::compare::compare(state))
