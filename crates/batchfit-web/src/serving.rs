@@ -60,10 +60,18 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
         }
     };
     let term = |testid: &str, label: &str, bytes: u128| {
+        // The bar's segments are named by their colour.
+        let swatch = match testid {
+            "plan-weights" => Some("swatch c-weights"),
+            "plan-activation" => Some("swatch c-activations"),
+            "plan-pool" => Some("swatch c-kv-cache"),
+            _ => None,
+        };
         el("li")
             .attr("data-testid", testid)
             .attr("data-bytes", &bytes.to_string())
-            .text(&format!("{label}: {}", size(bytes)))
+            .children(swatch.map(|class| el("span").class(class)))
+            .child(el("span").text(&format!("{label}: {}", size(bytes))))
     };
     let mut shown = vec![
         el("h3").text(i18n::words(lang).serving_title),
@@ -79,6 +87,7 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
     ];
     shown.extend(reason.map(|reason| el("p").attr("data-testid", "serving-reason").text(&reason)));
     shown.extend([
+        bar(&plan, size),
         el("p")
             .attr("data-testid", "serving-pool")
             .text(&(p.kv_pool)(
@@ -110,6 +119,56 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
     shown.extend(lengths(lang, &plan));
     shown.extend(devices(lang, &config));
     Ok(shown)
+}
+
+/// The plan as a bar: the weights, the profiling peak and the pool side by
+/// side, their widths their shares of the budget (the two terms not
+/// estimated are 0 and drawn as nothing). Where the first ones exceed the
+/// budget (vLLM refuses), the bar spans their sum and a mark shows where the
+/// budget ends.
+fn bar(plan: &serving::Plan, size: impl Fn(u128) -> String) -> El {
+    let taken = plan.weights + plan.activation_peak + plan.non_torch + plan.cuda_graphs;
+    let whole = (taken + plan.kv_cache_pool).max(plan.budget).max(1);
+    // A share of the whole in hundredths of a percent, as CSS reads it.
+    let percent = |bytes: u128| {
+        let basis = bytes * 10_000 / whole;
+        format!("{}.{:02}%", basis / 100, basis % 100)
+    };
+    // Through the CSSOM: the page's Content-Security-Policy refuses style
+    // attributes (docs/security.md).
+    let styled = |el: El, property: &str, value: String| {
+        let _ = el
+            .as_::<web_sys::HtmlElement>()
+            .style()
+            .set_property(property, &value);
+        el
+    };
+    let segment = |class: &str, bytes: u128| {
+        styled(
+            el("span")
+                .class(class)
+                .attr("data-bytes", &bytes.to_string())
+                .attr("title", &size(bytes)),
+            "width",
+            percent(bytes),
+        )
+    };
+    let mut bar = el("div")
+        .class("plan-bar")
+        .attr("data-testid", "plan-bar")
+        .children([
+            segment("c-weights", plan.weights),
+            segment("c-activations", plan.activation_peak),
+            segment("c-kv-cache", plan.kv_cache_pool),
+        ]);
+    if whole > plan.budget {
+        bar = bar.child(styled(
+            el("span").class("plan-budget-mark"),
+            "left",
+            percent(plan.budget),
+        ));
+    }
+    bar
 }
 
 /// What would make the setup start or serve more (`serving::what_ifs`),

@@ -241,6 +241,24 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
     );
     assert_eq!(term("plan-budget"), 23_181_498_777);
     assert_eq!(term("plan-pool"), 6_182_762_905);
+    // The plan as a bar: its three segments' bytes are the plan's terms.
+    let segments: Vec<u128> = all(&host, "[data-testid=\"plan-bar\"] > span[data-bytes]")
+        .iter()
+        .map(|s| {
+            s.get_attribute("data-bytes")
+                .unwrap_or_default()
+                .parse()
+                .expect("bytes")
+        })
+        .collect();
+    assert_eq!(
+        segments,
+        [
+            term("plan-weights"),
+            term("plan-activation"),
+            term("plan-pool")
+        ]
+    );
     let pool = find(&host, "[data-testid=\"serving-pool\"]")
         .text_content()
         .unwrap_or_default();
