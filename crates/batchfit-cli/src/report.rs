@@ -964,7 +964,12 @@ fn describe(config: &Config, e: &Estimate) -> String {
                         } else {
                             ""
                         };
-                        format!(" in {}{double}", t.base_quant.name())
+                        let prepared = if t.kbit_prepared() {
+                            "; embedding, head and norms FP32 (prepare_model_for_kbit_training)"
+                        } else {
+                            ""
+                        };
+                        format!(" in {}{double}{prepared}", t.base_quant.name())
                     } else {
                         String::new()
                     }

@@ -112,6 +112,8 @@ pub enum Needed {
     Above(u64),
     /// A recipe that computes in 16 bits (`bf16`, `amp16`…).
     SixteenBitRecipe,
+    /// Any URL spelling but this one (`base_quant` other than `none`).
+    Not(&'static str),
 }
 
 impl fmt::Display for Needed {
@@ -122,6 +124,7 @@ impl fmt::Display for Needed {
             Self::AtLeast(n) => write!(f, "{n} or more"),
             Self::Above(n) => write!(f, "above {n}"),
             Self::SixteenBitRecipe => f.write_str("a 16-bit recipe"),
+            Self::Not(value) => write!(f, "other than {value}"),
         }
     }
 }

@@ -115,6 +115,7 @@ choice! {
         LoraDropout = "lora_dropout",
         BaseQuant = "base_quant",
         DoubleQuant = "double_quant",
+        PrepareKbit = "prepare_kbit",
         KvDtype = "kv_dtype",
         KvLayout = "kv_layout",
         ParamOffload = "param_offload",
@@ -209,7 +210,7 @@ impl Param {
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
             | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap
             | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings | Compile | Reentrant
-            | GradAccumFusion | EnforceEager => Input::Switch,
+            | GradAccumFusion | EnforceEager | PrepareKbit => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | Outputs
             | NormKernel | FusedProj | LoraTargets | BaseQuant | KvDtype | KvLayout

@@ -253,6 +253,7 @@ fn transformer_form(state: State) -> Vec<El> {
             LoraDropout,
             BaseQuant,
             DoubleQuant,
+            PrepareKbit,
             TrainEmbeddings,
         ]),
         group(&[ActOffload, Offload, ParamOffload]),

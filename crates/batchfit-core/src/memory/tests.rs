@@ -950,8 +950,9 @@ fn what_ifs_name_each_change_and_its_estimate() {
 }
 
 /// Issue 13's RTX 4090 user: Llama-3.1-8B does not fit one 24 GB card for
-/// full fine-tuning, nor with LoRA alone (the activations of 4 × 2,048
-/// tokens), and fits with QLoRA as PEFT's recipe runs it.
+/// full fine-tuning, nor with LoRA alone at any batch (the activations of
+/// 2,048 tokens), and QLoRA as PEFT's recipe runs it (its FP32 embedding,
+/// head and residual stream, `prepare_kbit`) fits 3 of the 4 sequences.
 #[test]
 fn adapters_are_what_ifs_with_their_real_numbers() {
     let c = config("form=transformer&model=llama-3.1-8b&batch=4&seq=2048&gpu=rtx-4090");
@@ -965,11 +966,23 @@ fn adapters_are_what_ifs_with_their_real_numbers() {
     );
     let q = qlora.config.transformer;
     assert_eq!(
-        (q.lora_rank, q.base_quant, q.double_quant, q.recompute),
-        (16, BaseQuant::Nf4, true, Recompute::Full)
+        (
+            q.lora_rank,
+            q.base_quant,
+            q.double_quant,
+            q.recompute,
+            q.prepare_kbit
+        ),
+        (16, BaseQuant::Nf4, true, Recompute::Full, true)
     );
-    assert_eq!(lora.estimate.fits, Some(false));
-    assert_eq!(qlora.estimate.fits, Some(true));
+    assert_eq!(
+        (lora.estimate.fits, lora.estimate.max_batch),
+        (Some(false), Some(0))
+    );
+    assert_eq!(
+        (qlora.estimate.fits, qlora.estimate.max_batch),
+        (Some(false), Some(3))
+    );
     assert!(qlora.estimate.weights < lora.estimate.weights);
     // Already LoRA: only QLoRA is offered; already QLoRA: neither.
     let lora_now = config(&format!(
@@ -2697,4 +2710,63 @@ fn one_more_layer_never_regroups_the_moe_layers() {
         assert!(big.activations >= small.activations, "{model}");
         assert!(big.total >= small.total, "{model}");
     }
+}
+
+/// docs/model.md §3.8's worked example of `prepare_kbit`: fitcheck's
+/// QLoRA run of Qwen2.5-7B on a T4 (validation row V314), with and without
+/// PEFT's `prepare_model_for_kbit_training`. The cast makes every parameter
+/// the NF4 base leaves unquantized FP32: the embedding and the untied head
+/// (2 × 152,064 × 3,584), the norms ((2 × 28 + 1) × 3,584) and the q, k, v
+/// biases (28 × (3,584 + 2 × 512)), 1,090,328,064 parameters, 2 bytes more
+/// each. The FP32 embedding makes the residual stream FP32: the 28 layers'
+/// checkpointed inputs and the final norm's (29 × 1,024 × 3,584), 2 bytes
+/// more each. The FP32 head writes FP32 logits, which the kept output holds
+/// (1,024 × 152,064), 2 bytes more each.
+#[test]
+fn prepare_kbit_worked_example() {
+    let qlora = "form=transformer&mlp=swiglu&norm=rmsnorm&qkv_bias=1&tied=0&layers=28\
+                 &hidden=3584&heads=28&kv_heads=4&ffn=18944&vocab=152064&seq=1024\
+                 &recipe=bf16&optimizer=adamw&step=foreach&batch=1&recompute=full\
+                 &reentrant=0&attn=eager&outputs=kept&lora_rank=16&lora_targets=attn\
+                 &lora_dropout=0&base_quant=nf4&double_quant=0";
+    let before = estimate_of(qlora);
+    let after = estimate_of(&format!("{qlora}&prepare_kbit=1"));
+    let unquantized = 2 * 152_064 * 3_584 + (2 * 28 + 1) * 3_584 + 28 * (3_584 + 2 * 512);
+    assert_eq!(unquantized, 1_090_328_064);
+    assert_eq!(after.weights - before.weights, 2 * unquantized);
+    assert_eq!(
+        after.activations_per_sample - before.activations_per_sample,
+        2 * 29 * 1_024 * 3_584
+    );
+    assert_eq!(
+        after.kept_outputs - before.kept_outputs,
+        2 * 1_024 * 152_064
+    );
+    assert_eq!(
+        after.activations - before.activations,
+        2 * 29 * 1_024 * 3_584 + 2 * 1_024 * 152_064
+    );
+    // Nothing that trains changes: the adapters were FP32 already.
+    assert_eq!(
+        (after.gradients, after.optimizer_states),
+        (before.gradients, before.optimizer_states)
+    );
+    assert_eq!(after.peak_allocated, 11_227_846_656);
+}
+
+/// `prepare_kbit` applies to a quantized LoRA base only: with a 16-bit base
+/// or without adapters the parser reports it and resets it.
+#[test]
+fn prepare_kbit_needs_a_quantized_base() {
+    let lora = "form=transformer&model=llama-3.1-8b&lora_rank=16";
+    for query in [lora, "form=transformer&model=llama-3.1-8b"] {
+        let parsed = parse(&format!("{query}&prepare_kbit=1"));
+        assert_eq!(parsed.problems.len(), 1, "{query}");
+        assert_eq!(parsed.config, config(query), "{query}");
+    }
+    assert!(
+        config(&format!("{lora}&base_quant=nf4&prepare_kbit=1"))
+            .transformer
+            .prepare_kbit
+    );
 }

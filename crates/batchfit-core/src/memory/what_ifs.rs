@@ -141,6 +141,9 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
             // use_gradient_checkpointing=True)`: the QLoRA recipe turns on
             // gradient checkpointing by default.
             qlora.transformer.recompute = Recompute::Full;
+            // … after casting what stays unquantized to FP32 (docs/model.md
+            // §3.8, `prepare_kbit`).
+            qlora.transformer.prepare_kbit = true;
             qlora.transformer.recompute_modules = transformer::RecomputeModules::default();
             push(Change::Qlora, qlora);
         }

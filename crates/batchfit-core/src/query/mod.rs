@@ -338,6 +338,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::LoraDropout,
     Param::BaseQuant,
     Param::DoubleQuant,
+    Param::PrepareKbit,
     Param::KvDtype,
     Param::KvLayout,
     Param::ParamOffload,
@@ -663,6 +664,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
             t.base_quant = option(name, tf::BaseQuant::parse(value), tf::BaseQuant::NAMES)?
         }
         Param::DoubleQuant => t.double_quant = switch(name, value)?,
+        Param::PrepareKbit => t.prepare_kbit = switch(name, value)?,
         Param::KvDtype => t.kv_dtype = option(name, tf::KvDtype::parse(value), tf::KvDtype::NAMES)?,
         Param::KvLayout => {
             t.kv_layout = option(name, tf::KvLayout::parse(value), tf::KvLayout::NAMES)?

@@ -26,7 +26,7 @@ use crate::transformer::pipeline::{CpKind, Schedule, StageChoice};
 use crate::transformer::{
     self as tf, Architecture, BaseQuant, Kind, Loss, Mode, Recipe, Recompute, TransformerInput,
 };
-use Needed::{Above, AtLeast, Either, Is, SixteenBitRecipe};
+use Needed::{Above, AtLeast, Either, Is, Not, SixteenBitRecipe};
 
 /// `param` applies only where `holds`; the report names what it needs as
 /// `needs=value`.
@@ -226,6 +226,9 @@ pub const RULES: &[Rule] = &[
     // bitsandbytes double-quantizes the absmaxes of a 4-bit code only
     // (`compress_statistics` of `Linear4bit`).
     quiet(Param::DoubleQuant, Param::BaseQuant, Either("nf4", "fp4"), four_bit, Profile),
+    // PEFT's preparation casts what a quantized base leaves unquantized.
+    rule(Param::PrepareKbit, Param::LoraRank, AtLeast(1), lora, Default),
+    rule(Param::PrepareKbit, Param::BaseQuant, Not("none"), |t| t.base_quant != BaseQuant::None, Default),
     // `modules_to_save` beside adapters: full training trains the embedding
     // and head already; a vision transformer has neither; parameter
     // offload's in-flight copies of them are not modelled.
@@ -391,6 +394,7 @@ fn copy(param: Param, from: &TransformerInput, to: &mut TransformerInput) {
         Param::LoraDropout => to.lora_dropout = from.lora_dropout,
         Param::BaseQuant => to.base_quant = from.base_quant,
         Param::DoubleQuant => to.double_quant = from.double_quant,
+        Param::PrepareKbit => to.prepare_kbit = from.prepare_kbit,
         Param::TrainEmbeddings => to.train_embeddings = from.train_embeddings,
         Param::Outputs => to.outputs = from.outputs,
         Param::PpSchedule => to.pp_schedule = from.pp_schedule,

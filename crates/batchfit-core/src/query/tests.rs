@@ -488,7 +488,7 @@ prop_compose! {
         arch in any_arch(), batch in whole(activations::BATCH), seq in whole(activations::SEQ),
         recipe in pick(Recipe::ALL), optimizer in pick(Optimizer::ALL), recompute in pick(Recompute::ALL),
         attention in pick(Attention::ALL), mode in pick(Mode::ALL), generated in whole(tf::GEN), quant in pick(Quant::ALL),
-        gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 7]>(),
+        gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 8]>(),
         framework in pick(tf::Framework::ALL), step in pick(tf::Step::ALL), loss in pick(tf::Loss::ALL),
         bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
         zero_grad in pick(tf::ZeroGrad::ALL), outputs in pick(tf::Outputs::ALL), norm_kernel in pick(tf::NormKernel::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
@@ -503,7 +503,7 @@ prop_compose! {
         modules in proptest::sample::subsequence(tf::RecomputeModules::NAMES.to_vec(), 1..=tf::RecomputeModules::NAMES.len()),
         engine in (tf::GPU_MEMORY_UTILIZATION.min..=tf::GPU_MEMORY_UTILIZATION.max, whole(tf::MAX_MODEL_LEN), whole(tf::MAX_NUM_SEQS), whole(tf::MAX_NUM_BATCHED_TOKENS), whole(tf::BLOCK_SIZE), any::<bool>()),
     ) -> TransformerInput {
-        let [sp, foreach, offload, act_offload, compile, reentrant, fused] = switches;
+        let [sp, foreach, offload, act_offload, compile, reentrant, fused, prepare_kbit] = switches;
         // `etp` divides gpus × tp, `ep` the gpus × tp / etp ranks left and
         // `experts`, and only a MoE model has experts to split.
         let (ep, etp) = expert_parallel;
@@ -542,7 +542,7 @@ prop_compose! {
             i => StageChoice::Index(i - 6),
         };
         let recompute_modules = tf::RecomputeModules::parse(&modules.join(",")).unwrap_or_default();
-        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, outputs, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, kv_dtype, kv_layout, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion, engine }
+        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, outputs, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, prepare_kbit, kv_dtype, kv_layout, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion, engine }
     }
 }
 

@@ -238,6 +238,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::LoraDropout, Value::Bit(t.lora_dropout)),
         (Param::BaseQuant, Value::Name(t.base_quant.name())),
         (Param::DoubleQuant, Value::Bit(t.double_quant)),
+        (Param::PrepareKbit, Value::Bit(t.prepare_kbit)),
         (Param::KvDtype, Value::Name(t.kv_dtype.name())),
         (Param::KvLayout, Value::Name(t.kv_layout.name())),
         (Param::ParamOffload, Value::Bit(t.param_offload)),

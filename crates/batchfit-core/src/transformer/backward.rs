@@ -357,7 +357,9 @@ pub fn dummy_wgrads(input: &TransformerInput, ends: Ends) -> u128 {
 pub fn kept_outputs(input: &TransformerInput, ends: Ends) -> u128 {
     let bytes = match input.outputs {
         Outputs::Dropped => return 0,
-        Outputs::Kept => input.activation_bytes(),
+        // The head's dtype: FP32 once `prepare_model_for_kbit_training`
+        // cast it ([`TransformerInput::kbit_prepared`]).
+        Outputs::Kept => input.unquantized_bytes(),
         Outputs::KeptFp32 => 4,
     };
     if input.mode != Mode::Train

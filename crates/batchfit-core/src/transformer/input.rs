@@ -116,6 +116,9 @@ pub struct TransformerInput {
     pub base_quant: BaseQuant,
     /// bitsandbytes' double quantization of the 4-bit absmaxes.
     pub double_quant: bool,
+    /// PEFT's `prepare_model_for_kbit_training` was called on the quantized
+    /// base ([`TransformerInput::kbit_prepared`]).
+    pub prepare_kbit: bool,
     /// The KV cache's number format in inference.
     pub kv_dtype: KvDtype,
     /// What a latent-attention model caches per token in inference.
@@ -203,6 +206,7 @@ impl Default for TransformerInput {
             lora_dropout: false,
             base_quant: BaseQuant::default(),
             double_quant: false,
+            prepare_kbit: false,
             kv_dtype: KvDtype::default(),
             kv_layout: KvLayout::default(),
             param_offload: false,
@@ -259,7 +263,7 @@ impl TransformerInput {
     /// each matrix product's input is cast to 16 bits. Inference loads the
     /// model in its compute precision.
     pub fn residual_bytes(&self) -> u128 {
-        if self.autocast() {
+        if self.autocast() || self.kbit_prepared() {
             4
         } else {
             self.activation_bytes()
@@ -434,6 +438,30 @@ impl TransformerInput {
 
     /// The layers' linear maps are stored quantized: in inference (`quant`),
     /// or as the frozen base of LoRA training (`base_quant`, QLoRA).
+    /// A quantized LoRA base that PEFT's `prepare_model_for_kbit_training`
+    /// prepared (`prepare_kbit`; huggingface/peft src/peft/utils/other.py:
+    /// "cast all non INT8 parameters to fp32", every FP16 or BF16 parameter
+    /// that is not a bitsandbytes `Params4bit` goes to FP32). The embedding,
+    /// the output head and the norms, which transformers leaves unquantized,
+    /// are then FP32 ([`TransformerInput::unquantized_bytes`]); the
+    /// embedding's FP32 output makes the residual stream FP32 (an FP32 plus a
+    /// 16-bit tensor promotes; [`TransformerInput::residual_bytes`]), and the
+    /// FP32 head writes FP32 logits ([`kept_outputs`](super::kept_outputs)).
+    pub fn kbit_prepared(&self) -> bool {
+        self.prepare_kbit && self.mode == Mode::Train && self.quantized()
+    }
+
+    /// Bytes per parameter of what a quantized base leaves unquantized (the
+    /// embedding, the head, the norms): FP32 once
+    /// [`TransformerInput::kbit_prepared`], else the compute dtype.
+    pub fn unquantized_bytes(&self) -> u128 {
+        if self.kbit_prepared() {
+            4
+        } else {
+            self.activation_bytes()
+        }
+    }
+
     pub fn quantized(&self) -> bool {
         match self.mode {
             Mode::Inference => self.quant != Quant::None,

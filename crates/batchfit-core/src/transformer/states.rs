@@ -265,7 +265,7 @@ fn trained_states(
             _ if input.double_quant => div_ceil(linear, 2) + blocks + 4 * div_ceil(blocks, 256),
             BaseQuant::None | BaseQuant::Nf4 | BaseQuant::Fp4 => div_ceil(linear, 2) + 4 * blocks,
         };
-        packed + rest * compute_bytes
+        packed + rest * input.unquantized_bytes()
     } else if training && input.recipe == Recipe::Fsdp {
         // FSDP2 keeps the (sharded) parameters in their FP32 dtype; the BF16
         // copies are all-gathered per layer (`buffers` below).

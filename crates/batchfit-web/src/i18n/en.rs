@@ -684,6 +684,14 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f("Double quantization", "", "4-bit bases: 8-bit absmaxes."),
     ),
     (
+        Param::PrepareKbit,
+        f(
+            "prepare_model_for_kbit_training",
+            "",
+            "PEFT's: embedding, head and norms in FP32.",
+        ),
+    ),
+    (
         Param::TrainEmbeddings,
         f(
             "Train embedding and head",
@@ -1657,5 +1665,6 @@ fn needed(value: Needed) -> String {
         Needed::AtLeast(n) => format!("{n} or more"),
         Needed::Above(n) => format!("above {n}"),
         Needed::SixteenBitRecipe => "a 16-bit recipe".to_owned(),
+        Needed::Not(spelling) => format!("other than {spelling}"),
     }
 }

@@ -800,6 +800,14 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         ),
     ),
     (
+        Param::PrepareKbit,
+        f(
+            "prepare_model_for_kbit_training",
+            "",
+            "De PEFT: embedding, cabeza y normas en FP32.",
+        ),
+    ),
+    (
         Param::TrainEmbeddings,
         f(
             "Entrenar embedding y cabeza",
@@ -1767,5 +1775,6 @@ fn needed(value: Needed) -> String {
         Needed::AtLeast(n) => format!("{n} o más"),
         Needed::Above(n) => format!("más de {n}"),
         Needed::SixteenBitRecipe => "una receta de 16 bits".to_owned(),
+        Needed::Not(spelling) => format!("distinto de {spelling}"),
     }
 }
