@@ -381,16 +381,23 @@ pub(super) fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActi
     // or in FP32 under autocast (pytorch/pytorch aten/src/ATen/autocast_mode.cpp
     // `KERNEL_CUDA2(softmax, int, fp32_set_opt_dtype)`: autocast runs softmax
     // in FP32 and returns FP32).
+    // Hugging Face's eager attention computes it in FP32 whatever the
+    // recipe ([`TransformerInput::fp32_softmax`]).
     // Under torch.compile the FP32 softmax is recomputed from the scores the
     // first product wrote in the compute dtype (saved: a matrix product's
     // output), e bytes in place of 4.
-    let upcast = input.autocast();
+    let upcast = input.fp32_softmax();
     let softmax = if upcast && !input.compiled() { 4 } else { e };
     // The product with V needs its left operand in the compute dtype: the
     // dropout's output, or without dropout a 16-bit copy of an FP32 softmax
-    // (autocast casts it; Hugging Face's eager Llama writes
-    // `.to(query.dtype)`), or the softmax output itself.
-    let product_input = if arch.dropout || upcast { e } else { 0 };
+    // (autocast casts it; Hugging Face's eager attention writes
+    // `.to(query.dtype)`, a copy unless the compute dtype is FP32), or the
+    // softmax output itself.
+    let product_input = if arch.dropout || (upcast && e < 4) {
+        e
+    } else {
+        0
+    };
     // Gemma 2's eager attention soft-caps the scores before the softmax
     // (transformers models/gemma2/modeling_gemma2.py `eager_attention_forward`:
     // divide, `torch.tanh`, multiply): tanh saves its output; the division
@@ -505,7 +512,7 @@ pub(super) fn working_sets(input: &TransformerInput, ffn: Ffn) -> (u128, u128) {
     };
     let attention = match input.kernel() {
         Attention::Eager => {
-            let softmax = if input.autocast() && !input.compiled() {
+            let softmax = if input.fp32_softmax() && !input.compiled() {
                 4
             } else {
                 e

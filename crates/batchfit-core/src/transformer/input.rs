@@ -438,6 +438,25 @@ impl TransformerInput {
 
     /// The layers' linear maps are stored quantized: in inference (`quant`),
     /// or as the frozen base of LoRA training (`base_quant`, QLoRA).
+    /// Whether eager attention's softmax runs in FP32: under autocast
+    /// (pytorch/pytorch aten/src/ATen/autocast_mode.cpp `KERNEL_CUDA2(softmax,
+    /// int, fp32_set_opt_dtype)`), and in Hugging Face's eager attention
+    /// whatever the recipe (transformers models/llama/modeling_llama.py
+    /// `eager_attention_forward`, copied by its other models:
+    /// `nn.functional.softmax(attn_weights, dim=-1,
+    /// dtype=torch.float32).to(query.dtype)`), which `attn=eager` names.
+    /// Megatron-LM's core attention has its own softmax
+    /// (`FusedScaleMaskSoftmax`, in the compute dtype unless
+    /// `--attention-softmax-in-fp32`): not under `framework=megatron`, nor
+    /// under its recipe (`recipe=main_fp32`, Megatron's `Float16Module`),
+    /// which no Hugging Face loop runs.
+    pub fn fp32_softmax(&self) -> bool {
+        self.autocast()
+            || (self.attention == Attention::Eager
+                && self.framework != Framework::Megatron
+                && self.recipe != Recipe::MainFp32)
+    }
+
     /// A quantized LoRA base that PEFT's `prepare_model_for_kbit_training`
     /// prepared (`prepare_kbit`; huggingface/peft src/peft/utils/other.py:
     /// "cast all non INT8 parameters to fp32", every FP16 or BF16 parameter

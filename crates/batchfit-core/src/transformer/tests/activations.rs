@@ -83,6 +83,47 @@ fn autocast_keeps_the_residual_stream_in_fp32() {
     assert_eq!(generate.residual_bytes(), 2);
 }
 
+/// Hugging Face's eager attention in a 16-bit model without autocast
+/// (transformers models/llama/modeling_llama.py `eager_attention_forward`:
+/// `softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype)`):
+/// the FP32 softmax output (4 bytes per score) and its 16-bit copy, which
+/// the product with V saves (2), where Megatron's 16-bit softmax keeps 2;
+/// the softmax backward's two score-sized tensors are FP32 too. In FP32
+/// the `.to` copies nothing.
+#[test]
+fn hugging_face_eager_attention_keeps_an_fp32_softmax_and_a_16_bit_copy() {
+    // One layer, 8 heads, 16 tokens, no dropout: a·s² = 2,048 scores.
+    let megatron = gpt_like(8, 16, 64, false);
+    let hf = TransformerInput {
+        framework: Framework::Custom,
+        ..megatron
+    };
+    assert!(!megatron.fp32_softmax() && hf.fp32_softmax());
+    assert_eq!(layer_activations(&megatron, Ffn::Dense).scores, 2_048 * 2);
+    assert_eq!(layer_activations(&hf, Ffn::Dense).scores, 2_048 * (4 + 2));
+    assert_eq!(working_sets(&megatron, Ffn::Dense).1, 2 * 2 * 2_048);
+    assert_eq!(working_sets(&hf, Ffn::Dense).1, 2 * 4 * 2_048);
+    // Megatron's recipe is Megatron's stack, whatever the profile says.
+    let main_fp32 = TransformerInput {
+        recipe: Recipe::MainFp32,
+        ..hf
+    };
+    assert!(!main_fp32.fp32_softmax());
+    // FP32: the softmax is the compute dtype, and no copy.
+    let fp32 = TransformerInput {
+        recipe: Recipe::Fp32,
+        ..hf
+    };
+    assert_eq!(layer_activations(&fp32, Ffn::Dense).scores, 2_048 * 4);
+    // The user's `attn=flash` that falls back to the math kernel is not
+    // Hugging Face's eager code.
+    let flash = TransformerInput {
+        attention: Attention::Flash,
+        ..hf
+    };
+    assert!(!flash.fp32_softmax());
+}
+
 /// Eager attention under autocast: the softmax runs in FP32, and the
 /// product with V needs a 16-bit copy.
 #[test]

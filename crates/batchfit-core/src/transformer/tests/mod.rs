@@ -2,7 +2,7 @@
 
 use super::activations::{
     autocast_casts, backward_working, layer_activations, lora_saved, moe_saved, op_saved,
-    residual_gradient,
+    residual_gradient, working_sets,
 };
 use super::adapters::Adapters;
 use super::architecture::{
@@ -63,8 +63,10 @@ fn gpt_like(a: u64, s: u64, h: u64, dropout: bool) -> TransformerInput {
         },
         seq: s,
         batch: 1,
-        // Korthikanti et al. count a model computing in 16 bits throughout.
+        // Korthikanti et al. count Megatron-LM computing in 16 bits
+        // throughout, its softmax included.
         recipe: Recipe::Bf16,
+        framework: Framework::Megatron,
         attention: Attention::Eager,
         ..TransformerInput::default()
     }
