@@ -315,3 +315,45 @@ fn kv_bytes_per_token_worked_examples() {
         crate::transformer::KvLayout::Full
     );
 }
+
+/// The prefill's eager scores (docs/model.md §3.4): Hugging Face's eager
+/// attention holds the 16-bit scores and the FP32 softmax written from them
+/// (2 + 4 bytes per score in FP16), where a softmax in the compute dtype
+/// holds 2 + 2. One layer, 8 heads of 8, a small MLP, 1,024 tokens: the
+/// attention is the largest block, eager or not.
+#[test]
+fn eager_prefill_holds_the_scores_and_their_fp32_softmax() {
+    let hf = TransformerInput {
+        arch: Architecture {
+            layers: 1,
+            hidden: 64,
+            heads: 8,
+            kv_heads: 8,
+            ffn: 64,
+            vocab: 16,
+            ..Architecture::default()
+        },
+        mode: Mode::Inference,
+        seq: 1024,
+        recipe: Recipe::Bf16,
+        attention: Attention::Eager,
+        ..TransformerInput::default()
+    };
+    let flash = TransformerInput {
+        attention: Attention::Flash,
+        ..hf
+    };
+    let megatron = TransformerInput {
+        framework: Framework::Megatron,
+        ..hf
+    };
+    let scores = 8 * 1024 * 1024;
+    assert_eq!(
+        prefill_activations(&hf) - prefill_activations(&flash),
+        (2 + 4) * scores
+    );
+    assert_eq!(
+        prefill_activations(&megatron) - prefill_activations(&flash),
+        (2 + 2) * scores
+    );
+}
