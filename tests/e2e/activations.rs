@@ -217,6 +217,13 @@ async fn how_it_works_shows_the_formula_with_the_current_numbers() {
         "",
         "closed, the formula is not written"
     );
+    let questions =
+        "return document.querySelectorAll('[data-testid=how-it-works] details.faq').length";
+    assert_eq!(
+        browser.js(questions).await.as_u64(),
+        Some(0),
+        "closed, the questions are not written (their words are the formula's chunk)"
+    );
     browser
         .js("document.querySelector('[data-testid=how-it-works] summary').click()")
         .await;
@@ -225,6 +232,11 @@ async fn how_it_works_shows_the_formula_with_the_current_numbers() {
             browser.js(lines).await.as_str().is_some_and(|t| {
                 t.contains("activations = 16 × 2048 × 4096 × 32 × 2 × 10 = 85.9 GB")
             })
+        })
+        .await;
+    browser
+        .wait_until("the questions, written from the chunk", || async {
+            browser.js(questions).await.as_u64() == Some(10)
         })
         .await;
     browser.type_into("batch", "32").await;

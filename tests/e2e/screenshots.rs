@@ -4,7 +4,7 @@
 
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
 
-const FORMS: [(&str, &str); 4] = [
+const FORMS: [(&str, &str); 5] = [
     (
         "activations",
         "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10&gpu=a100-80gb",
@@ -21,6 +21,11 @@ const FORMS: [(&str, &str); 4] = [
     (
         "compare",
         "form=transformer&model=llama-3.1-8b&batch=8&seq=4096&gpu=h100-80gb&b.zero=3&b.gpus=8",
+    ),
+    // "How it works" opened: the formula and the questions its chunk writes.
+    (
+        "how",
+        "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10&gpu=a100-80gb",
     ),
 ];
 
@@ -42,6 +47,14 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                                  const rows = () => d.querySelectorAll('tbody tr').length; \
                                  return new Promise(r => { const t0 = performance.now(); \
                                    const poll = () => rows() > 0 || performance.now() - t0 > 5000 ? r(rows()) : setTimeout(poll, 20); poll(); })")
+                            .await;
+                    }
+                    if name == "how" {
+                        browser
+                            .js("const d = document.querySelector('[data-testid=how-it-works]'); d.open = true; \
+                                 const n = () => d.querySelectorAll('details.faq').length; \
+                                 return new Promise(r => { const t0 = performance.now(); \
+                                   const poll = () => n() > 0 || performance.now() - t0 > 5000 ? (d.scrollIntoView(), r(n())) : setTimeout(poll, 20); poll(); })")
                             .await;
                     }
                     // Saved first, so that a failing layout can be looked at.

@@ -159,17 +159,24 @@ fn formula_now(
     Ok(formula(lang, &config, &estimate))
 }
 
-/// Question and answer pairs.
-fn faq(lang: Lang) -> &'static [(&'static str, &'static str)] {
-    i18n::language(lang).faq
+/// Question and answer pairs: a chunk of the split build, with the formula
+/// (the English ones too, `i18n::panels`).
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(formula, fallible, preload(#[allow(unsafe_code)] preload_faq))
+)]
+fn faq(lang: Lang) -> Result<&'static [(&'static str, &'static str)], dom::ChunkMissing> {
+    Ok(i18n::panels(lang).faq)
 }
 
 /// "How it works" and the FAQ.
 pub fn how_it_works(state: State) -> El {
     let lang = state.lang;
-    // The formula's code is a chunk of the split build (dom::Chunk), fetched
-    // when the section is first opened.
+    // The formula's code and the questions are a chunk of the split build
+    // (dom::Chunk), fetched when the section is first opened.
     let chunk = dom::chunk!(preload_formula);
+    let questions = dom::chunk!(preload_faq);
     // The formula with the current numbers is written only while the section is
     // open: closed, an edit would rebuild text nobody reads. `toggle` fires
     // after the state changes (once for several quick changes), so the handler
@@ -182,57 +189,59 @@ pub fn how_it_works(state: State) -> El {
             .and_then(|v| v.as_bool());
         if now == Some(true) {
             chunk.retry();
+            questions.retry();
         }
         open.set(now.unwrap_or(false));
     };
-    el("section")
-        .class("explain")
-        .child(
-            el("details")
-                .attr("data-testid", "how-it-works")
-                .on(Ev::Toggle, Box::new(toggled))
-                .child(el("summary").bind_text(i18n::tr(lang, |w| w.how_title)))
-                .child(
-                    el("div")
-                        .class("formula")
-                        .attr("data-testid", "formula")
-                        .rebuild(
-                            rx(move || match open.get() && chunk.ready() {
-                                true => dom::now(formula_now(
-                                    lang.get(),
-                                    state.config.get(),
-                                    state.estimate.get(),
-                                )),
-                                false => Vec::new(),
-                            }),
-                            Box::new(|lines| {
-                                lines
-                                    .iter()
-                                    .map(|line| el("p").child(el("code").text(line)))
-                                    .collect()
-                            }),
-                        ),
-                ),
-        )
-        .child(
-            el("h2")
-                .class("faq-title")
-                .bind_text(i18n::tr(lang, |w| w.faq_title)),
-        )
-        .rebuild(
-            rx(move || lang.get()),
-            Box::new(move |&lang| {
-                faq(lang)
-                    .iter()
-                    .map(|(question, answer)| {
-                        el("details")
-                            .class("faq")
-                            .child(el("summary").text(question))
-                            .child(el("p").text(answer))
-                    })
-                    .collect()
-            }),
-        )
+    el("section").class("explain").child(
+        el("details")
+            .attr("data-testid", "how-it-works")
+            .on(Ev::Toggle, Box::new(toggled))
+            .child(el("summary").bind_text(i18n::tr(lang, |w| w.how_title)))
+            .child(
+                el("div")
+                    .class("formula")
+                    .attr("data-testid", "formula")
+                    .rebuild(
+                        rx(move || match open.get() && chunk.ready() {
+                            true => dom::now(formula_now(
+                                lang.get(),
+                                state.config.get(),
+                                state.estimate.get(),
+                            )),
+                            false => Vec::new(),
+                        }),
+                        Box::new(|lines| {
+                            lines
+                                .iter()
+                                .map(|line| el("p").child(el("code").text(line)))
+                                .collect()
+                        }),
+                    ),
+            )
+            .child(
+                el("h2")
+                    .class("faq-title")
+                    .bind_text(i18n::tr(lang, |w| w.faq_title)),
+            )
+            .rebuild(
+                rx(move || (open.get() && questions.ready()).then(|| lang.get())),
+                Box::new(move |shown| {
+                    let Some(lang) = *shown else {
+                        return Vec::new();
+                    };
+                    dom::now(faq(lang))
+                        .iter()
+                        .map(|(question, answer)| {
+                            el("details")
+                                .class("faq")
+                                .child(el("summary").text(question))
+                                .child(el("p").text(answer))
+                        })
+                        .collect()
+                }),
+            ),
+    )
 }
 
 #[cfg(test)]
@@ -267,6 +276,7 @@ mod tests {
 
     #[test]
     fn both_languages_answer_the_same_questions() {
+        let faq = |lang| i18n::panels(lang).faq;
         assert_eq!(faq(Lang::En).len(), faq(Lang::Es).len());
         for ((q_en, _), (q_es, _)) in faq(Lang::En).iter().zip(faq(Lang::Es)) {
             assert_ne!(q_en, q_es);

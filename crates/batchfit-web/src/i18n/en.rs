@@ -1292,7 +1292,6 @@ pub(super) static ENGLISH: Language = Language {
     words: &EN,
     fields: &FIELDS_EN,
     options: OPTIONS,
-    faq: FAQ_EN,
     problem,
     needs: |needs| format!("Needs {needs}"),
     needs_per_gpu: |needs| format!("Needs {needs} per GPU"),
@@ -1330,6 +1329,7 @@ pub(super) static ENGLISH: Language = Language {
 };
 
 pub(super) static ENGLISH_PANELS: Panels = Panels {
+    faq: FAQ_EN,
     file_error,
     file_note,
     measured_error,

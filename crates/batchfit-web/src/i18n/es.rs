@@ -1463,7 +1463,6 @@ pub(super) static SPANISH: Language = Language {
     words: &ES,
     fields: &FIELDS_ES,
     options: OPTIONS_ES,
-    faq: FAQ_ES,
     problem,
     needs: |needs| format!("Necesita {needs}"),
     needs_per_gpu: |needs| format!("Necesita {needs} por GPU"),
@@ -1503,6 +1502,7 @@ pub(super) static SPANISH: Language = Language {
 };
 
 pub(super) static SPANISH_PANELS: Panels = Panels {
+    faq: FAQ_ES,
     file_error,
     file_note,
     measured_error,

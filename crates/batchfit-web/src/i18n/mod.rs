@@ -58,8 +58,6 @@ pub struct Language {
     pub fields: &'static [FieldText; COUNT],
     /// The label of each select field's option, by its URL spelling.
     pub options: &'static [(Param, &'static str, &'static str)],
-    /// The questions and answers of "How it works".
-    pub faq: &'static [(&'static str, &'static str)],
     /// The message under a field, naming it with the label given.
     pub problem: fn(&str, &Problem) -> String,
     /// "Needs 98.4 GB", the headline.
@@ -154,6 +152,8 @@ pub struct Panels {
     /// What would serve more: its title, and the 4-bit weights' name.
     pub serving_what_ifs: &'static str,
     pub serving_int4: &'static str,
+    /// The questions and answers of "How it works", written by its chunk.
+    pub faq: &'static [(&'static str, &'static str)],
 }
 
 /// `lang`'s panel sentences. Called only from the panels' own code, so that

@@ -520,7 +520,7 @@ fn every_text_is_in_one_language() {
         let options = language.options.iter().map(|&(_, _, label)| label);
         // Names of devices, which may have no word of either language.
         let presets = [(language.unified_memory)(16), (language.cpu_ram)(16)];
-        let faq = language.faq.iter().flat_map(|&(q, a)| [q, a]);
+        let faq = panels.faq.iter().flat_map(|&(q, a)| [q, a]);
         let terms = measured::Term::ALL
             .iter()
             .flat_map(|&t| [(panels.term)(t), (panels.term_note)(t)]);
