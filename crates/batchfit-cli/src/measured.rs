@@ -137,6 +137,7 @@ fn row(c: &Comparison) -> Row {
                     Size::AllocatorSlack => "allocator_slack",
                     Size::CudaContext => "cuda_context",
                     Size::PerToken { .. } => "per_token",
+                    Size::KbitPreparation => "kbit_preparation",
                     Size::NotStated => "not_stated",
                 },
                 up_to_percent: match x.info.size {
@@ -258,6 +259,7 @@ fn size_label(s: Size) -> String {
         Size::AllocatorSlack => "0 % to 25 % of the transient bytes, against 10 %".to_owned(),
         Size::CudaContext => "a context of 0.3 GB to 1,343 MiB, against overhead_gb".to_owned(),
         Size::PerToken { min, max } => format!("{min}–{max} bytes per token"),
+        Size::KbitPreparation => "the estimate with prepare_kbit=1, exactly".to_owned(),
         Size::NotStated => "no size stated".to_owned(),
     }
 }

@@ -29,7 +29,7 @@
 use crate::choice::choice;
 use crate::memory::{self, Estimate};
 use crate::query::{self, Config};
-use crate::transformer::{Attention, FusedProj, Kind, Mode, Recompute};
+use crate::transformer::{Attention, FusedProj, Kind, Mode, Outputs, Recompute};
 
 /// The longest text read: a memory summary is about 3 KB, an nvidia-smi
 /// table of eight GPUs about 4 KB.
@@ -611,6 +611,9 @@ choice! {
         /// QK-norm's weights over the whole projection, counted on every
         /// tensor-parallel rank.
         QkNormTp = "qk_norm_tp",
+        /// PEFT's `prepare_model_for_kbit_training` on a quantized base where
+        /// the query does not say so (`prepare_kbit=1`, docs/model.md §3.8).
+        KbitPreparation = "kbit_preparation",
     }
     default AllocatorSlack
 }
@@ -636,11 +639,19 @@ impl Term {
             Self::AllocatorSlack | Self::CudaContext => true,
             Self::NcclBuffers => several,
             Self::LiveGradients | Self::BackwardWorkspace | Self::LigerKernels => train,
-            Self::KeptOutputs => train && transformer && arch.kind == Kind::Decoder,
+            // Only where the query does not say the loop keeps it.
+            Self::KeptOutputs => {
+                train && transformer && arch.kind == Kind::Decoder && t.outputs == Outputs::Dropped
+            }
             Self::RecomputeCasts => {
                 train && transformer && t.recompute == Recompute::Full && t.autocast()
             }
-            Self::Fp32Softmax => transformer && t.kernel() == Attention::Eager,
+            // Hugging Face's eager attention in training is counted
+            // (`TransformerInput::fp32_softmax`); the prefill's conversion
+            // copies, Megatron's FP32 option and the math kernel's are not.
+            Self::Fp32Softmax => {
+                transformer && t.kernel() == Attention::Eager && (!t.fp32_softmax() || inference)
+            }
             Self::NormStatistics => transformer,
             Self::RepeatedKv => {
                 transformer && t.kernel() == Attention::Eager && arch.kv_heads < arch.heads
@@ -667,6 +678,7 @@ impl Term {
                 train && transformer && t.lora() && arch.fused_proj != FusedProj::None
             }
             Self::QkNormTp => transformer && arch.qk_norm && t.tp > 1,
+            Self::KbitPreparation => train && transformer && t.quantized() && !t.prepare_kbit,
         }
     }
 
@@ -700,6 +712,9 @@ impl Term {
             Self::PreallocatedCache => "A preallocated (static) KV cache",
             Self::FusedLora => "LoRA on fused projections (qkv_proj)",
             Self::QkNormTp => "QK-norm per tensor-parallel rank",
+            Self::KbitPreparation => {
+                "PEFT's prepare_model_for_kbit_training (FP32 embedding, head and norms)"
+            }
         }
     }
 }
@@ -741,6 +756,9 @@ pub enum Size {
     CudaContext,
     /// Bytes per token, which no total of the estimate states.
     PerToken { min: u8, max: u8 },
+    /// The reading's difference with `prepare_kbit=1`, which the model
+    /// states exactly.
+    KbitPreparation,
     /// The source gives no size.
     NotStated,
 }
@@ -1007,6 +1025,17 @@ pub const TERMS: &[TermInfo] = {
             Size::NotStated,
             SECTION_6,
         ),
+        row(
+            Term::KbitPreparation,
+            Modelled,
+            Low,
+            Allocated,
+            Size::KbitPreparation,
+            (
+                "docs/model.md §3.8",
+                "the embedding, head, norms and biases in FP32, and with them the residual stream and the logits; prepare_kbit=1 states it",
+            ),
+        ),
     ]
 };
 
@@ -1069,15 +1098,21 @@ fn tenths_of(part: i128, whole: u128) -> Option<i128> {
     })
 }
 
-/// The error range a term can make for this estimate and reading.
-fn range(info: &TermInfo, e: &Estimate, measured: u128) -> Option<(i128, i128)> {
+/// The error range a term can make for this estimate of `config` and the
+/// reading measured.
+fn range(
+    info: &TermInfo,
+    config: &Config,
+    e: &Estimate,
+    measured: &Measured,
+) -> Option<(i128, i128)> {
     let up_to = |bytes: i128| match info.direction {
         Direction::Low => (-bytes, 0),
         Direction::High => (0, bytes),
         Direction::Either => (-bytes, bytes),
     };
     match info.size {
-        Size::Share { tenths } => Some(up_to(signed(measured) * i128::from(tenths) / 1000)),
+        Size::Share { tenths } => Some(up_to(signed(measured.bytes) * i128::from(tenths) / 1000)),
         Size::Gradients => Some(up_to(signed(e.gradients))),
         Size::AllocatorSlack => {
             let cache = signed(e.allocator_cache());
@@ -1086,6 +1121,14 @@ fn range(info: &TermInfo, e: &Estimate, measured: u128) -> Option<(i128, i128)> 
         Size::CudaContext => {
             let overhead = signed(e.overhead);
             Some((overhead - 1343 * (1 << 20), overhead - 300_000_000))
+        }
+        Size::KbitPreparation => {
+            let mut prepared = *config;
+            prepared.transformer.prepare_kbit = true;
+            let reading = measured.reading.predicted(&memory::estimate(&prepared));
+            Some(up_to(
+                signed(reading) - signed(measured.reading.predicted(e)),
+            ))
         }
         Size::PerToken { .. } | Size::NotStated => None,
     }
@@ -1102,7 +1145,7 @@ pub fn compare(config: &Config, e: &Estimate, measured: &Measured) -> Comparison
         .filter(|info| error != 0 && info.from.level() <= measured.reading.level())
         .filter(|info| info.term.applies(config))
         .filter_map(|info| {
-            let range = range(info, e, measured.bytes);
+            let range = range(info, config, e, measured);
             let fit = match range {
                 Some((lo, hi)) if (lo..=hi).contains(&error) => Fit::Within,
                 Some((lo, _)) if error < lo && lo < 0 => Fit::Part,

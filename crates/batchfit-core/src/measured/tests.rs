@@ -709,3 +709,32 @@ fn only_terms_that_can_apply_are_named() {
         assert!(named.contains(&present), "{present:?} not in {named:?}");
     }
 }
+
+/// fitcheck's QLoRA run V314 (docs/model.md §3.8) read without
+/// `prepare_kbit`: 10,584.77 MiB measured, 8,522,902,528 B estimated. PEFT's
+/// preparation is named with its exact size, the estimate with it less the
+/// estimate without (2,704,944,128 B), and the difference is within it. It
+/// is no cause once the query states it, nor without a quantized base.
+#[test]
+fn an_unstated_kbit_preparation_is_named_with_its_size() {
+    let qlora = "form=transformer&mlp=swiglu&norm=rmsnorm&qkv_bias=1&tied=0&layers=28\
+                 &hidden=3584&heads=28&kv_heads=4&ffn=18944&vocab=152064&seq=1024\
+                 &recipe=bf16&optimizer=adamw&step=foreach&batch=1&recompute=full\
+                 &reentrant=0&attn=eager&outputs=kept&lora_rank=16&lora_targets=attn\
+                 &lora_dropout=0&base_quant=nf4&double_quant=0";
+    let run = m(Allocated, true, 11_098_933_248, 1);
+    let config = query::parse(qlora).config;
+    let e = memory::estimate(&config);
+    let found = compare(&config, &e, &run);
+    let kbit = found
+        .explanations
+        .iter()
+        .find(|x| x.info.term == Term::KbitPreparation)
+        .expect("named");
+    assert_eq!(kbit.fit, Fit::Within);
+    assert_eq!(kbit.range, Some((-2_704_944_128, 0)));
+    let stated = query::parse(&format!("{qlora}&prepare_kbit=1")).config;
+    assert!(!Term::KbitPreparation.applies(&stated));
+    let lora = query::parse(&qlora.replace("&base_quant=nf4&double_quant=0", "")).config;
+    assert!(!Term::KbitPreparation.applies(&lora));
+}

@@ -1613,6 +1613,9 @@ fn term(term: Term) -> &'static str {
         Term::PreallocatedCache => "A preallocated (static) KV cache",
         Term::FusedLora => "LoRA on fused projections (qkv_proj)",
         Term::QkNormTp => "QK-norm per tensor-parallel rank",
+        Term::KbitPreparation => {
+            "PEFT's prepare_model_for_kbit_training (FP32 embedding, head and norms)"
+        }
     }
 }
 
@@ -1654,6 +1657,9 @@ fn term_note(term: Term) -> &'static str {
         | Term::PreallocatedCache
         | Term::FusedLora
         | Term::QkNormTp => "",
+        Term::KbitPreparation => {
+            "the embedding, head, norms and biases in FP32, and with them the residual stream and the logits; prepare_kbit=1 states it"
+        }
     }
 }
 

@@ -54,6 +54,9 @@ fn term(term: Term) -> &'static str {
         Term::PreallocatedCache => "Una caché KV reservada de antemano (estática)",
         Term::FusedLora => "LoRA en proyecciones fusionadas (qkv_proj)",
         Term::QkNormTp => "QK-norm por rango de paralelismo de tensores",
+        Term::KbitPreparation => {
+            "prepare_model_for_kbit_training de PEFT (embedding, cabeza y normas en FP32)"
+        }
     }
 }
 
@@ -97,6 +100,9 @@ fn term_note(term: Term) -> &'static str {
         | Term::PreallocatedCache
         | Term::FusedLora
         | Term::QkNormTp => "",
+        Term::KbitPreparation => {
+            "el embedding, la cabeza, las normas y los sesgos en FP32, y con ellos el flujo residual y los logits; prepare_kbit=1 lo indica"
+        }
     }
 }
 
