@@ -2770,3 +2770,22 @@ fn prepare_kbit_needs_a_quantized_base() {
             .prepare_kbit
     );
 }
+
+/// `framework=hf_peft` prepares a quantized base as PEFT's quantization
+/// guide does (docs/frameworks.md); `prepare_kbit=0` says a run did not.
+#[test]
+fn hf_peft_prepares_a_quantized_base() {
+    let peft = "form=transformer&model=llama-3.1-8b&framework=hf_peft";
+    assert!(
+        config(&format!("{peft}&base_quant=nf4"))
+            .transformer
+            .kbit_prepared()
+    );
+    assert!(
+        !config(&format!("{peft}&base_quant=nf4&prepare_kbit=0"))
+            .transformer
+            .kbit_prepared()
+    );
+    // Without a quantized base there is nothing to prepare.
+    assert!(!config(peft).transformer.kbit_prepared());
+}

@@ -227,8 +227,8 @@ pub const RULES: &[Rule] = &[
     // (`compress_statistics` of `Linear4bit`).
     quiet(Param::DoubleQuant, Param::BaseQuant, Either("nf4", "fp4"), four_bit, Profile),
     // PEFT's preparation casts what a quantized base leaves unquantized.
-    rule(Param::PrepareKbit, Param::LoraRank, AtLeast(1), lora, Default),
-    rule(Param::PrepareKbit, Param::BaseQuant, Not("none"), |t| t.base_quant != BaseQuant::None, Default),
+    rule(Param::PrepareKbit, Param::LoraRank, AtLeast(1), lora, Profile),
+    rule(Param::PrepareKbit, Param::BaseQuant, Not("none"), |t| t.base_quant != BaseQuant::None, Profile),
     // `modules_to_save` beside adapters: full training trains the embedding
     // and head already; a vision transformer has neither; parameter
     // offload's in-flight copies of them are not modelled.

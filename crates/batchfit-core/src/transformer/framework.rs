@@ -61,10 +61,16 @@ impl Framework {
             // Trainer's side is `hf_trainer`'s; `gradient_checkpointing`
             // defaults to False (transformers training_args.py), so
             // recomputation stays the user's.
+            // A quantized base is prepared as PEFT's quantization guide runs
+            // it (docs/source/developer_guides/quantization.md: "you should
+            // call the prepare_model_for_kbit_training function to
+            // preprocess the quantized model"): `prepare_kbit`, which
+            // applies once `base_quant` is set.
             Framework::HfPeft => {
                 input.lora_rank = 8;
                 input.lora_targets = LoraTargets::Qv;
                 input.lora_dropout = false;
+                input.prepare_kbit = true;
                 (Recipe::Amp, Step::Fused, Loss::Full, 0)
             }
             // pytorch/torchtune recipes/configs/llama3_1/8B_lora_single_device.yaml:
