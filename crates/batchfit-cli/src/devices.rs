@@ -76,8 +76,12 @@ fn serving_table(config: &Config, json: bool) -> String {
     }
     let units = config.units;
     let len = plans.first().map_or(0, |(_, plan)| plan.max_model_len);
+    let engine = match config.transformer.framework {
+        batchfit_core::transformer::Framework::Sglang => "SGLang",
+        _ => "vLLM",
+    };
     let mut out = format!(
-        "vLLM's plan on each GPU, for requests of {} tokens:\n\n",
+        "{engine}'s plan on each GPU, for requests of {} tokens:\n\n",
         group_thousands(len)
     );
     out.push_str(&format!(

@@ -911,6 +911,16 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     t.attention.name(),
                     t.loss.name(),
                 ),
+                Mode::Inference if t.framework == transformer::Framework::Sglang => format!(
+                    "served by SGLang: a static share of the memory for the weights and a KV-cache pool of {}, weights {}, KV cache {}\n",
+                    if t.arch.mla() && t.kv_layout == transformer::KvLayout::Latent {
+                        "the latent"
+                    } else {
+                        "keys and values"
+                    },
+                    t.quant.name(),
+                    t.kv_dtype.name(),
+                ),
                 Mode::Inference if t.framework == transformer::Framework::Vllm => format!(
                     "served by vLLM (V1 engine): a KV-cache pool in blocks of {}, weights {}, KV cache {}\n",
                     if t.arch.mla() && t.kv_layout == transformer::KvLayout::Latent {

@@ -5,6 +5,7 @@ use crate::report::{line, size};
 use batchfit_core::fields::group_thousands;
 use batchfit_core::query::{self, Config};
 use batchfit_core::serving::{self, Plan, Refusal, log};
+use batchfit_core::transformer::Framework;
 use batchfit_core::units::Units;
 use serde::Serialize;
 
@@ -13,9 +14,17 @@ use serde::Serialize;
 /// budget` exactly where the pool is not empty.
 #[derive(Serialize)]
 pub struct Row {
+    /// `vllm` or `sglang`.
     engine: &'static str,
-    /// `gpu_memory_utilization` × the device's memory.
+    /// vLLM's `gpu_memory_utilization`, SGLang's `mem_fraction_static`, as
+    /// the engine runs it (given, or its default).
+    memory_fraction: f64,
+    /// vLLM: `gpu_memory_utilization` × the device's memory. SGLang:
+    /// `mem_fraction_static` × the memory free before the weights load.
     budget: u128,
+    /// SGLang: what the static fraction leaves for the activations and the
+    /// CUDA graphs, outside the budget (not estimated); vLLM: 0.
+    reserve: u128,
     weights: u128,
     activation_peak: u128,
     /// Not estimated: 0.
@@ -83,8 +92,10 @@ struct RefusalRow {
 impl Row {
     pub fn of(config: &Config, plan: &Plan) -> Self {
         Self {
-            engine: "vllm",
+            engine: engine(plan),
+            memory_fraction: plan.fraction_thousandths as f64 / 1000.0,
             budget: plan.budget,
+            reserve: plan.reserve,
             weights: plan.weights,
             activation_peak: plan.activation_peak,
             non_torch: plan.non_torch,
@@ -108,6 +119,7 @@ impl Row {
                     Refusal::Startup { .. } => "startup_free_memory",
                     Refusal::NoCacheMemory => "no_cache_memory",
                     Refusal::MaxModelLen { .. } => "max_model_len",
+                    Refusal::NotEnoughMemory => "not_enough_memory",
                 },
                 message: refusal_text(plan, refusal),
             }),
@@ -124,7 +136,7 @@ impl Row {
                 .into_iter()
                 .map(|w| WhatIfRow {
                     change: w.change.name(),
-                    flag: flag(w.change),
+                    flag: flag(plan, w.change),
                     query: query::to_query(&w.config),
                     concurrent_requests: w.plan.concurrent_requests(),
                     max_concurrency: hundredths(w.plan.max_concurrency_hundredths),
@@ -135,11 +147,32 @@ impl Row {
     }
 }
 
-/// A change as vLLM's command line spells it.
-fn flag(change: serving::Change) -> String {
+/// The engine's name in the JSON.
+fn engine(plan: &Plan) -> &'static str {
+    if plan.engine == Framework::Sglang {
+        "sglang"
+    } else {
+        "vllm"
+    }
+}
+
+/// The engine's name in the text.
+fn engine_name(plan: &Plan) -> &'static str {
+    if plan.engine == Framework::Sglang {
+        "SGLang"
+    } else {
+        "vLLM"
+    }
+}
+
+/// A change as the engine's command line spells it.
+fn flag(plan: &Plan, change: serving::Change) -> String {
+    let sglang = plan.engine == Framework::Sglang;
     match change {
+        serving::Change::KvFp8 if sglang => "--kv-cache-dtype fp8_e4m3".to_owned(),
         serving::Change::KvFp8 => "--kv-cache-dtype fp8".to_owned(),
         serving::Change::Int4 => "4-bit weights (an AWQ or GPTQ checkpoint)".to_owned(),
+        serving::Change::Tp(tp) if sglang => format!("--tp-size {tp}"),
         serving::Change::Tp(tp) => format!("--tensor-parallel-size {tp}"),
         serving::Change::Utilization95 => "--gpu-memory-utilization 0.95".to_owned(),
         serving::Change::MaxModelLen(len) => format!("--max-model-len {len}"),
@@ -183,12 +216,69 @@ fn refusal_text(plan: &Plan, refusal: Refusal) -> String {
             gib(plan.kv_cache_pool),
             estimate,
         ),
+        Refusal::NotEnoughMemory => format!(
+            "Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static={}",
+            plan.fraction_thousandths as f64 / 1000.0,
+        ),
     }
 }
 
 /// The plan as text: the budget's terms, the pool, what it serves.
 pub fn text(out: &mut String, plan: &Plan, units: Units) {
-    out.push_str("\nvLLM's memory plan, per GPU:\n");
+    out.push_str(&format!(
+        "\n{}'s memory plan, per GPU:\n",
+        engine_name(plan)
+    ));
+    if plan.engine == Framework::Sglang {
+        sglang_terms(out, plan, units);
+    } else {
+        vllm_terms(out, plan, units);
+    }
+    let pool = if plan.block_size == 1 {
+        format!("{} tokens", group(plan.pool_tokens))
+    } else {
+        format!(
+            "{} blocks of {} tokens: {} tokens",
+            group(plan.blocks),
+            plan.block_size,
+            group(plan.pool_tokens),
+        )
+    };
+    out.push_str(&format!(
+        "KV cache: {} per token, {pool}.\n",
+        size(plan.kv_bytes_per_token, units),
+    ));
+    rest(out, plan);
+}
+
+/// SGLang's static memory and what it leaves outside.
+fn sglang_terms(out: &mut String, plan: &Plan, units: Units) {
+    line(out, "Weights", plan.weights, units);
+    line(out, "KV-cache pool", plan.kv_cache_pool, units);
+    line(
+        out,
+        &format!(
+            "= Static memory (mem_fraction_static {})",
+            plan.fraction_thousandths as f64 / 1000.0
+        ),
+        plan.budget,
+        units,
+    );
+    line(
+        out,
+        "+ Left for activations and CUDA graphs",
+        plan.reserve,
+        units,
+    );
+    line(out, "+ CUDA context and libraries", plan.outside, units);
+    out.push_str(&format!(
+        "    SGLang's max_running_requests: {}; chunked_prefill_size {} tokens.\n",
+        plan.max_num_seqs, plan.max_num_batched_tokens
+    ));
+}
+
+/// vLLM's budget, term by term.
+fn vllm_terms(out: &mut String, plan: &Plan, units: Units) {
     line(out, "Weights", plan.weights, units);
     line(
         out,
@@ -216,20 +306,19 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
             "    vLLM 0.21 and later measure their CUDA graphs at start and take them from the budget (0.3 GiB to several GiB in published logs): the pool is that much smaller.\n",
         );
     }
-    out.push_str(&format!(
-        "KV cache: {} per token, {} blocks of {} tokens: {} tokens.\n",
-        size(plan.kv_bytes_per_token, units),
-        group(plan.blocks),
-        plan.block_size,
-        group(plan.pool_tokens),
-    ));
+}
+
+/// What the plan serves, or why the engine would not start, and the plan by
+/// request length.
+fn rest(out: &mut String, plan: &Plan) {
     match plan.refusal {
         Some(refusal) => out.push_str(&format!(
-            "vLLM would not start: {}\n",
+            "{} would not start: {}\n",
+            engine_name(plan),
             refusal_text(plan, refusal)
         )),
         None => out.push_str(&format!(
-            "Serves {} {} of {} tokens at once (maximum concurrency {:.2}x, at most max_num_seqs = {}); the longest single request: {} tokens.\n",
+            "Serves {} {} of {} tokens at once (maximum concurrency {:.2}x, at most {} = {}); the longest single request: {} tokens.\n",
             group(plan.concurrent_requests()),
             if plan.concurrent_requests() == 1 {
                 "request"
@@ -238,6 +327,11 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
             },
             group_thousands(plan.max_model_len),
             hundredths(plan.max_concurrency_hundredths),
+            if plan.engine == Framework::Sglang {
+                "max_running_requests"
+            } else {
+                "max_num_seqs"
+            },
             plan.max_num_seqs,
             group(plan.max_seq),
         )),
@@ -246,6 +340,8 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
     for row in serving::sweep(plan) {
         let requests = if row.fits {
             group(row.requests)
+        } else if plan.engine == Framework::Sglang {
+            "does not fit".to_owned()
         } else {
             "does not start".to_owned()
         };
@@ -273,7 +369,7 @@ pub fn what_ifs_text(out: &mut String, config: &Config) {
     for w in found {
         out.push_str(&format!(
             "  {:<44} {} {} of {} tokens at once; the longest request {} tokens\n",
-            flag(w.change),
+            flag(&w.plan, w.change),
             group(w.plan.concurrent_requests()),
             if w.plan.concurrent_requests() == 1 {
                 "request"

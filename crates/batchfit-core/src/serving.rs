@@ -38,8 +38,21 @@ use crate::transformer::{
 /// The memory plan of one GPU of a serving engine, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
-    /// `gpu_memory_utilization` × the device's memory.
+    /// The engine that plans: `Framework::Vllm` or `Framework::Sglang`.
+    pub engine: Framework,
+    /// The share of memory the budget is, in thousandths, as the engine
+    /// runs it: vLLM's `gpu_memory_utilization` of the device; SGLang's
+    /// `mem_fraction_static` of the memory free before the weights load,
+    /// given or derived from the card ([`sglang_mem_fraction`]).
+    pub fraction_thousandths: u64,
+    /// vLLM: `gpu_memory_utilization` × the device's memory. SGLang:
+    /// `mem_fraction_static` × the memory free before loading, the static
+    /// memory of the weights and the pool.
     pub budget: u128,
+    /// SGLang: what `mem_fraction_static` leaves of the free memory for the
+    /// activations and the CUDA graphs, outside the budget; vLLM: 0 (its
+    /// profiling step is inside the budget).
+    pub reserve: u128,
     /// The model's weights on this GPU.
     pub weights: u128,
     /// The profiling step's PyTorch peak above the weights: the larger of its
@@ -100,6 +113,10 @@ pub enum Refusal {
     /// the available KV cache memory (available GiB). Based on the available
     /// memory, the estimated maximum model length is estimate."
     MaxModelLen { needed: u128, estimate: u128 },
+    /// SGLang: "Not enough memory. Please try to increase
+    /// --mem-fraction-static." (pool_configurator.py `MemoryPoolConfig`):
+    /// the weights fill the static memory, no token fits the pool.
+    NotEnoughMemory,
 }
 
 impl Plan {
@@ -110,7 +127,8 @@ impl Plan {
     }
 
     /// What the engine's process holds once serving, as nvidia-smi shows
-    /// it: the budget and the memory outside it.
+    /// it: the budget and the memory outside it (SGLang's activations and
+    /// CUDA graphs, in its reserve, come on top).
     pub fn process(&self) -> u128 {
         self.budget + self.outside
     }
@@ -133,15 +151,16 @@ pub fn serves(config: &Config) -> bool {
 /// form in inference under an engine profile), on a device or not.
 pub fn engine(config: &Config) -> bool {
     let input = &config.transformer;
-    config.form == Form::Transformer
-        && input.mode == Mode::Inference
-        && input.framework == Framework::Vllm
+    config.form == Form::Transformer && input.mode == Mode::Inference && input.framework.engine()
 }
 
 /// [`plan`] with `config`'s estimate already at hand (its weights).
 pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
     let input = &config.transformer;
     let device = config.device.filter(|_| serves(config))?;
+    if input.framework == Framework::Sglang {
+        return Some(sglang_plan(config, device.bytes(), estimate));
+    }
     let capability = match device {
         Device::Preset(preset) => preset.capability,
         Device::Custom { .. } => None,
@@ -157,7 +176,12 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
         given => given,
     };
     let block_size = settings.block_size;
-    let budget = total * u128::from(settings.gpu_memory_utilization) / 100;
+    // 0: vLLM's default, 0.9.
+    let utilization = match settings.gpu_memory_utilization {
+        0 => super::transformer::GPU_MEMORY_UTILIZATION.default,
+        given => given,
+    };
+    let budget = total * u128::from(utilization) / 100;
     let weights = estimate.weights;
     let activation_peak =
         engine_forward(input, batched).max(engine_sampler(input, batched, requests));
@@ -189,7 +213,10 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
         None
     };
     Some(Plan {
+        engine: Framework::Vllm,
+        fraction_thousandths: utilization * 10,
         budget,
+        reserve: 0,
         weights,
         activation_peak,
         non_torch,
@@ -208,6 +235,113 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
         max_seq: blocks * u128::from(block_size),
         refusal,
     })
+}
+
+/// SGLang's defaults for a card of `gpu_mib` MiB (`get_device_memory_capacity`)
+/// and `tp` GPUs, as `_handle_gpu_memory_settings` chooses them
+/// (python/sglang/srt/server_args.py, read in the Ascend/sglang mirror at
+/// 1d201cb8): `chunked_prefill_size` and `cuda_graph_max_bs` by the card's
+/// memory.
+pub fn sglang_defaults(gpu_mib: u128, tp: u64) -> (u64, u64) {
+    let small_tp = tp < 4;
+    match gpu_mib {
+        m if m < 20 * 1024 => (2_048, 8),
+        m if m < 35 * 1024 => (2_048, if small_tp { 24 } else { 80 }),
+        m if m < 60 * 1024 => (4_096, if small_tp { 32 } else { 160 }),
+        m if m < 160 * 1024 => (8_192, if small_tp { 256 } else { 512 }),
+        _ => (16_384, 512),
+    }
+}
+
+/// SGLang's `mem_fraction_static` when it is not given, in thousandths:
+/// `round((gpu_mem − reserved_mem) / gpu_mem, 3)` with, in MiB, `reserved_mem
+/// = 512 + max(chunked_prefill_size, 2048) × 1.5 + cuda_graph_max_bs × 2 +
+/// tp × pp / 8 × 1024`, at least 10,240 on a card above 60 GiB (the memory
+/// its activations and CUDA graphs are left; server_args.py
+/// `_handle_gpu_memory_settings`, without speculative decoding, data-
+/// parallel attention or piecewise CUDA graphs). Rounded half up.
+pub fn sglang_mem_fraction(gpu_mib: u128, chunked: u64, graph_bs: u64, tp: u64, pp: u64) -> u64 {
+    // Everything in eighths of a MiB, to keep 1.5× and tp × pp / 8 whole.
+    let chunked = u128::from(chunked.max(2_048));
+    let mut reserved = 8 * 512
+        + 12 * chunked
+        + 16 * u128::from(graph_bs)
+        + u128::from(tp) * u128::from(pp) * 1_024;
+    if gpu_mib > 60 * 1024 {
+        reserved = reserved.max(8 * 10_240);
+    }
+    let gpu = (8 * gpu_mib).max(1);
+    let free = gpu.saturating_sub(reserved);
+    u64::try_from((free * 1_000 * 2 + gpu) / (2 * gpu)).unwrap_or(0)
+}
+
+/// SGLang's plan (docs/model.md §3.12): the static memory is
+/// `mem_fraction_static` of the memory free before the weights load (the
+/// device less the CUDA context, `overhead_gb`); the weights take their
+/// share and the pool the rest (python/sglang/srt/model_executor/
+/// model_runner_kv_cache_mixin.py `_profile_available_bytes` at 273fdead:
+/// the free memory after loading less the free memory before × (1 −
+/// mem_fraction_static)). The pool holds whole pages of `page_size`
+/// (`block_size`) tokens; `max_running_requests` (`max_num_seqs`), unless
+/// given, is `min(clamp(tokens / context_len × 512, 2048, 4096), tokens / 2)`
+/// (`_resolve_max_num_reqs`).
+fn sglang_plan(config: &Config, total: u128, estimate: &memory::Estimate) -> Plan {
+    let input = &config.transformer;
+    let settings = input.engine;
+    let gpu_mib = total >> 20;
+    let (chunked_default, graph_bs) = sglang_defaults(gpu_mib, input.tp);
+    let chunked = match settings.max_num_batched_tokens {
+        0 => chunked_default,
+        given => given,
+    };
+    let fraction = match settings.gpu_memory_utilization {
+        0 => sglang_mem_fraction(gpu_mib, chunked, graph_bs, input.tp, input.pp),
+        given => given * 10,
+    };
+    let outside = config.overhead_bytes();
+    let free = total.saturating_sub(outside);
+    let budget = free * u128::from(fraction) / 1_000;
+    let weights = estimate.weights;
+    let pool = budget.saturating_sub(weights);
+    let kv_bytes_per_token = kv_bytes_per_token(input);
+    let page = u128::from(settings.block_size.max(1));
+    let tokens = pool / kv_bytes_per_token.max(1) / page * page;
+    let context_len = match settings.max_model_len {
+        0 => input.seq.saturating_add(input.generated),
+        given => given,
+    };
+    let running = match settings.max_num_seqs {
+        0 => {
+            let estimated = (tokens * 512 / u128::from(context_len.max(1))).clamp(2_048, 4_096);
+            u64::try_from(estimated.min(tokens / 2)).unwrap_or(u64::MAX)
+        }
+        given => given,
+    };
+    let blocks = tokens / page;
+    let request_blocks = div_ceil(u128::from(context_len), page).max(1);
+    Plan {
+        engine: Framework::Sglang,
+        fraction_thousandths: fraction,
+        budget,
+        reserve: free - budget,
+        weights,
+        activation_peak: 0,
+        non_torch: 0,
+        kv_cache_pool: pool,
+        cuda_graphs: 0,
+        eager: settings.enforce_eager,
+        outside,
+        kv_bytes_per_token,
+        max_model_len: context_len,
+        max_num_seqs: running,
+        max_num_batched_tokens: chunked,
+        block_size: settings.block_size.max(1),
+        blocks,
+        pool_tokens: tokens,
+        max_concurrency_hundredths: blocks * 100 / request_blocks,
+        max_seq: tokens,
+        refusal: (tokens == 0).then_some(Refusal::NotEnoughMemory),
+    }
 }
 
 /// One request length of the [`sweep`]: the requests of that many tokens the
@@ -333,7 +467,10 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
             changes.push(Change::Tp(tp));
         }
     }
-    if t.engine.gpu_memory_utilization < 95 {
+    // vLLM plans its profiling step inside the budget; SGLang leaves its
+    // activations and CUDA graphs outside, so a larger static share could
+    // fail at the first long prefill, which its plan does not check.
+    if t.framework == Framework::Vllm && t.engine.gpu_memory_utilization < 95 {
         changes.push(Change::Utilization95);
     }
     if let Some(Refusal::MaxModelLen { estimate, .. }) = base.refusal

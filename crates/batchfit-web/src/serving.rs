@@ -9,6 +9,7 @@
 use crate::prelude::*;
 use batchfit_core::query::Config;
 use batchfit_core::serving::{self, Refusal};
+use batchfit_core::transformer::Framework;
 
 use crate::dom::{self, El, Ev, el, rx};
 use crate::format::short;
@@ -34,7 +35,9 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
     };
     let p = i18n::panels(lang);
     let size = |bytes: u128| short(lang, bytes, config.units);
-    // The answer, and where vLLM would not start, its reason under it.
+    let sglang = plan.engine == Framework::Sglang;
+    let engine = if sglang { "SGLang" } else { "vLLM" };
+    // The answer, and where the engine would not start, its reason under it.
     let (answer, reason) = match plan.refusal {
         None => (
             (p.serves)(
@@ -55,8 +58,9 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
                     size(plan.kv_cache_pool),
                     group(lang, estimate),
                 ),
+                Refusal::NotEnoughMemory => i18n::Refused::NotEnoughMemory(size(plan.budget)),
             };
-            (p.serving_refused.to_owned(), Some((p.refused)(&reason)))
+            ((p.serving_refused)(engine), Some((p.refused)(&reason)))
         }
     };
     let term = |testid: &str, label: &str, bytes: u128| {
@@ -74,7 +78,7 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
             .child(el("span").text(&format!("{label}: {}", size(bytes))))
     };
     let mut shown = vec![
-        el("h3").text(i18n::words(lang).serving_title),
+        el("h3").text(&(p.serving_title)(engine)),
         el("p")
             .class("headline")
             .attr("data-testid", "serving-answer")
@@ -90,30 +94,49 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
         bar(&plan, size),
         el("p")
             .attr("data-testid", "serving-pool")
-            .text(&(p.kv_pool)(
-                &size(plan.kv_bytes_per_token),
-                &group(lang, plan.blocks),
-                plan.block_size,
-                &group(lang, plan.pool_tokens),
-            )),
-        el("ul").children([
-            term("plan-weights", p.plan_weights, plan.weights),
-            term("plan-activation", p.plan_activation, plan.activation_peak),
-            term("plan-non-torch", p.plan_non_torch, plan.non_torch),
-            term(
-                "plan-graphs",
-                if plan.eager {
-                    p.plan_graphs_eager
-                } else {
-                    p.plan_graphs
-                },
-                plan.cuda_graphs,
-            ),
-            term("plan-pool", p.plan_pool, plan.kv_cache_pool),
-            term("plan-budget", p.plan_budget, plan.budget),
-            term("plan-outside", p.plan_outside, plan.outside),
-            term("plan-process", p.plan_process, plan.process()),
-        ]),
+            .text(&if plan.block_size == 1 {
+                (p.kv_tokens)(
+                    &size(plan.kv_bytes_per_token),
+                    &group(lang, plan.pool_tokens),
+                )
+            } else {
+                (p.kv_pool)(
+                    &size(plan.kv_bytes_per_token),
+                    &group(lang, plan.blocks),
+                    plan.block_size,
+                    &group(lang, plan.pool_tokens),
+                )
+            }),
+        // SGLang's static memory holds the weights and the pool; its
+        // activations and CUDA graphs are left outside it, in the reserve.
+        el("ul").children(if sglang {
+            vec![
+                term("plan-weights", p.plan_weights, plan.weights),
+                term("plan-pool", p.plan_pool, plan.kv_cache_pool),
+                term("plan-budget", p.plan_static, plan.budget),
+                term("plan-reserve", p.plan_reserve, plan.reserve),
+                term("plan-outside", p.plan_outside, plan.outside),
+            ]
+        } else {
+            vec![
+                term("plan-weights", p.plan_weights, plan.weights),
+                term("plan-activation", p.plan_activation, plan.activation_peak),
+                term("plan-non-torch", p.plan_non_torch, plan.non_torch),
+                term(
+                    "plan-graphs",
+                    if plan.eager {
+                        p.plan_graphs_eager
+                    } else {
+                        p.plan_graphs
+                    },
+                    plan.cuda_graphs,
+                ),
+                term("plan-pool", p.plan_pool, plan.kv_cache_pool),
+                term("plan-budget", p.plan_budget, plan.budget),
+                term("plan-outside", p.plan_outside, plan.outside),
+                term("plan-process", p.plan_process, plan.process()),
+            ]
+        }),
     ]);
     shown.extend(what_ifs(state, lang, &config));
     shown.extend(lengths(lang, &plan));
@@ -180,9 +203,13 @@ fn what_ifs(state: State, lang: Lang, config: &Config) -> Vec<El> {
         return Vec::new();
     }
     let items = found.into_iter().map(|w| {
+        // As the engine's command line spells them.
+        let sglang = w.plan.engine == Framework::Sglang;
         let flag = match w.change {
+            serving::Change::KvFp8 if sglang => "--kv-cache-dtype fp8_e4m3".to_owned(),
             serving::Change::KvFp8 => "--kv-cache-dtype fp8".to_owned(),
             serving::Change::Int4 => p.serving_int4.to_owned(),
+            serving::Change::Tp(tp) if sglang => format!("--tp-size {tp}"),
             serving::Change::Tp(tp) => format!("--tensor-parallel-size {tp}"),
             serving::Change::Utilization95 => i18n::decimal(lang, "--gpu-memory-utilization 0.95"),
             serving::Change::MaxModelLen(len) => format!("--max-model-len {len}"),
@@ -257,6 +284,8 @@ fn lengths(lang: Lang, plan: &serving::Plan) -> Vec<El> {
         .map(|row| {
             let requests = if row.fits {
                 group(lang, row.requests)
+            } else if plan.engine == Framework::Sglang {
+                p.serving_does_not_fit.to_owned()
             } else {
                 p.serving_does_not_start.to_owned()
             };

@@ -208,6 +208,63 @@ async fn inference_names_the_stack_it_assumes() {
     assert!(all(&host, "[data-testid=\"inference-stack\"]").is_empty());
 }
 
+/// SGLang answers with its own plan (issue 29), the core's: the weights and
+/// the pool fill `mem_fraction_static` of the free memory, the reserve for
+/// activations and CUDA graphs beside it, its own flags in the what-ifs, and
+/// in Spanish its refusal where the weights fill the static memory.
+#[wasm_bindgen_test]
+async fn sglang_answers_with_its_plan_in_both_languages() {
+    let query =
+        "form=transformer&model=llama-3.1-8b&framework=sglang&gpu=h100-80gb&max_model_len=8192";
+    let config = batchfit_core::query::parse(query).config;
+    let plan = batchfit_core::serving::plan(&config).expect("a plan");
+    let (host, _app) = mount_with(query);
+    settle().await;
+    let answer = find(&host, "[data-testid=\"serving-answer\"]");
+    assert_eq!(
+        answer.text_content().unwrap_or_default(),
+        format!(
+            "Serves {} requests of 8,192 tokens at once",
+            plan.concurrent_requests()
+        )
+    );
+    let title = find(&host, "[data-testid=\"serving\"] h3")
+        .text_content()
+        .unwrap_or_default();
+    assert_eq!(title, "SGLang's memory plan, per GPU");
+    let term = |id: &str| -> u128 { bytes(&host, id).parse().expect("bytes") };
+    assert_eq!(
+        term("plan-weights") + term("plan-pool"),
+        term("plan-budget")
+    );
+    assert_eq!(term("plan-budget"), plan.budget);
+    assert_eq!(term("plan-reserve"), plan.reserve);
+    // No profiling step inside SGLang's static memory.
+    assert!(all(&host, "[data-testid=\"plan-activation\"]").is_empty());
+    let fp8 = find(
+        &host,
+        "[data-testid=\"serving-what-ifs\"] li[data-change=\"kv_fp8\"] a",
+    )
+    .text_content()
+    .unwrap_or_default();
+    assert!(fp8.starts_with("--kv-cache-dtype fp8_e4m3: "), "{fp8}");
+
+    let (host, _app) =
+        mount_with("form=transformer&model=llama-3.1-70b&framework=sglang&gpu=rtx-4090&lang=es");
+    settle().await;
+    settle().await;
+    assert_eq!(
+        find(&host, "[data-testid=\"serving-answer\"]")
+            .text_content()
+            .unwrap_or_default(),
+        "✗ SGLang no arrancaría"
+    );
+    let reason = find(&host, "[data-testid=\"serving-reason\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(reason.contains("--mem-fraction-static"), "{reason}");
+}
+
 /// vLLM answers with its memory plan (issue 29), the same as the CLI's: the
 /// requests served at once, its terms summing to the budget, the result card
 /// marked so that generate()'s answer is hidden; in Spanish, the engine's

@@ -97,8 +97,10 @@ fn inference(t: &TransformerInput) -> bool {
     t.mode == Mode::Inference
 }
 
-fn vllm(t: &TransformerInput) -> bool {
-    t.framework == tf::Framework::Vllm && inference(t)
+/// A serving engine's profile in inference (vLLM, SGLang): their flags
+/// share the names vLLM gives them (docs/url-parameters.md).
+fn served(t: &TransformerInput) -> bool {
+    t.framework.engine() && inference(t)
 }
 
 fn moe(t: &TransformerInput) -> bool {
@@ -130,12 +132,12 @@ pub const RULES: &[Rule] = &[
     rule(Param::KvLayout, Param::Mode, Is("inference"), inference, Default),
     // A serving engine's flags, under its profile (which generates: a
     // training setup has no engine).
-    rule(Param::GpuMemoryUtilization, Param::Framework, Is("vllm"), vllm, Default),
-    rule(Param::MaxModelLen, Param::Framework, Is("vllm"), vllm, Default),
-    rule(Param::MaxNumSeqs, Param::Framework, Is("vllm"), vllm, Default),
-    rule(Param::MaxNumBatchedTokens, Param::Framework, Is("vllm"), vllm, Default),
-    rule(Param::BlockSize, Param::Framework, Is("vllm"), vllm, Default),
-    rule(Param::EnforceEager, Param::Framework, Is("vllm"), vllm, Default),
+    rule(Param::GpuMemoryUtilization, Param::Framework, Either("vllm", "sglang"), served, Default),
+    rule(Param::MaxModelLen, Param::Framework, Either("vllm", "sglang"), served, Default),
+    rule(Param::MaxNumSeqs, Param::Framework, Either("vllm", "sglang"), served, Default),
+    rule(Param::MaxNumBatchedTokens, Param::Framework, Either("vllm", "sglang"), served, Default),
+    rule(Param::BlockSize, Param::Framework, Either("vllm", "sglang"), served, Default),
+    rule(Param::EnforceEager, Param::Framework, Either("vllm", "sglang"), served, Default),
     // Training's: the optimizer step, the backward pass and what they hold.
     rule(Param::Fp8, Param::Mode, Is("train"), training, Default),
     // The saved tensors Inductor's partitioner chooses exist in training

@@ -439,3 +439,108 @@ fn what_would_make_it_serve() {
     let counts: Vec<u128> = found.iter().map(|w| w.plan.concurrent_requests()).collect();
     assert!(counts.windows(2).all(|p| p[0] >= p[1]), "{counts:?}");
 }
+
+fn sglang(query: &str) -> Plan {
+    let parsed = query::parse(&format!("form=transformer&framework=sglang&{query}"));
+    assert!(parsed.problems.is_empty(), "{query}: {:?}", parsed.problems);
+    plan(&parsed.config).expect("a serving plan")
+}
+
+/// SGLang's default `mem_fraction_static` by card (docs/model.md §3.12,
+/// server_args.py `_handle_gpu_memory_settings`): an H100 80GB (81,559 MiB)
+/// takes the 8,192-token chunks and 256 CUDA-graph batch sizes of its tier,
+/// reserved = 512 + 8,192 × 1.5 + 256 × 2 + 1 × 1 / 8 × 1,024 = 13,440 MiB,
+/// and (81,559 − 13,440) / 81,559 = 0.835; an RTX 4090 (24,564 MiB): 2,048
+/// and 24, reserved 512 + 3,072 + 48 + 128 = 3,760 MiB, 0.847; a T4 (15,360
+/// MiB): 2,048 and 8, 3,728 MiB, 0.757. An H200 with tp 8 (8,192 and 512):
+/// 512 + 12,288 + 1,024 + 8 / 8 × 1,024 = 14,848 MiB of 143,771, 0.897
+/// (above the 10,240 MiB floor of cards over 60 GiB).
+#[test]
+fn sglang_takes_its_static_fraction_from_the_card() {
+    assert_eq!(sglang_defaults(81_559, 1), (8_192, 256));
+    assert_eq!(sglang_mem_fraction(81_559, 8_192, 256, 1, 1), 835);
+    assert_eq!(sglang_defaults(24_564, 1), (2_048, 24));
+    assert_eq!(sglang_mem_fraction(24_564, 2_048, 24, 1, 1), 847);
+    assert_eq!(sglang_defaults(15_360, 1), (2_048, 8));
+    assert_eq!(sglang_mem_fraction(15_360, 2_048, 8, 1, 1), 757);
+    assert_eq!(sglang_defaults(143_771, 8), (8_192, 512));
+    assert_eq!(sglang_mem_fraction(143_771, 8_192, 512, 8, 1), 897);
+    // The floor: an A100 80GB with chunks of 2,048 given still reserves
+    // 10,240 MiB, (81,920 − 10,240) / 81,920 = 0.875.
+    assert_eq!(sglang_mem_fraction(81_920, 2_048, 256, 1, 1), 875);
+}
+
+/// docs/model.md §3.12's SGLang worked example: Llama-3.1-8B on an H100
+/// 80GB with `overhead_gb` = 1. The static memory is 0.835 of what is free
+/// before the weights load, the pool what the weights leave of it, in
+/// tokens of 131,072 B; `max_running_requests` is clamped to 4,096.
+#[test]
+fn the_sglang_h100_worked_example() {
+    let plan = sglang("model=llama-3.1-8b&gpu=h100-80gb&max_model_len=8192");
+    let free = 81_559 * (1u128 << 20) - 1_000_000_000;
+    assert_eq!(plan.engine, Framework::Sglang);
+    assert_eq!(plan.fraction_thousandths, 835);
+    assert_eq!(plan.budget, free * 835 / 1_000);
+    assert_eq!(plan.weights + plan.kv_cache_pool, plan.budget);
+    assert_eq!(plan.budget + plan.reserve, free);
+    assert_eq!(plan.kv_bytes_per_token, 131_072);
+    assert_eq!(plan.pool_tokens, plan.kv_cache_pool / 131_072);
+    assert_eq!(plan.max_num_seqs, 4_096);
+    assert_eq!(plan.block_size, 1);
+    assert_eq!(
+        (plan.weights, plan.pool_tokens, plan.concurrent_requests()),
+        (16_060_522_496, 415_911, 50)
+    );
+    assert_eq!(plan.concurrent_requests(), plan.pool_tokens / 8_192);
+    assert_eq!(plan.refusal, None);
+    // A given fraction is used as it is.
+    let given = sglang("model=llama-3.1-8b&gpu=h100-80gb&gpu_memory_utilization=0.7");
+    assert_eq!(given.budget, free * 700 / 1_000);
+    // vLLM's budget on the same card is 0.9 of the device.
+    let vllm = served("model=llama-3.1-8b&gpu=h100-80gb&max_model_len=8192");
+    assert_eq!(vllm.fraction_thousandths, 900);
+    assert_eq!(vllm.reserve, 0);
+}
+
+/// SGLang refuses where the weights fill the static memory, in its words;
+/// its `max_running_requests` follows the pool where it is small.
+#[test]
+fn sglang_refuses_when_no_token_fits() {
+    let plan = sglang("model=llama-3.1-70b&gpu=rtx-4090");
+    assert_eq!(plan.refusal, Some(Refusal::NotEnoughMemory));
+    assert_eq!((plan.kv_cache_pool, plan.pool_tokens), (0, 0));
+    let small = sglang("model=llama-3.1-8b&gpu=rtx-4090&max_model_len=131072");
+    assert_eq!(small.refusal, None);
+    assert_eq!(
+        u128::from(small.max_num_seqs),
+        (small.pool_tokens * 512 / 131_072)
+            .clamp(2_048, 4_096)
+            .min(small.pool_tokens / 2)
+    );
+    // A request longer than the pool does not fit: none at once.
+    assert_eq!(small.concurrent_requests(), 0);
+}
+
+proptest! {
+    /// SGLang's plan on any configuration: the weights and the pool fill the
+    /// static memory, which with the reserve is what was free before the
+    /// weights loaded; the pool's tokens are whole pages.
+    #[test]
+    fn the_sglang_plan_fills_the_static_memory(config in any_config(), device in 0..crate::presets::DEVICES.len()) {
+        let mut config = config;
+        config.form = Form::Transformer;
+        Framework::Sglang.apply(&mut config.transformer);
+        config.device = Some(Device::Preset(&crate::presets::DEVICES[device]));
+        let plan = plan(&config).expect("a plan");
+        let free = config.device.map_or(0, |d| d.bytes()).saturating_sub(config.overhead_bytes());
+        prop_assert_eq!(plan.budget + plan.reserve, free);
+        if plan.weights < plan.budget {
+            prop_assert_eq!(plan.weights + plan.kv_cache_pool, plan.budget);
+        } else {
+            prop_assert_eq!(plan.kv_cache_pool, 0);
+        }
+        prop_assert_eq!(plan.refusal.is_some(), plan.pool_tokens == 0);
+        prop_assert_eq!(plan.pool_tokens % u128::from(plan.block_size), 0);
+        prop_assert!(plan.pool_tokens * plan.kv_bytes_per_token <= plan.kv_cache_pool);
+    }
+}

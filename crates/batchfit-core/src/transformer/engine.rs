@@ -7,10 +7,11 @@ use crate::param::Param;
 
 /// `--gpu-memory-utilization`, in hundredths: the share of the device's
 /// memory the engine plans within (vllm/config/cache.py: `gt=0, le=1`,
-/// default 0.9).
+/// default 0.9); SGLang's `--mem-fraction-static`. 0: the engine's default
+/// (vLLM's 0.9; SGLang's from the card).
 pub const GPU_MEMORY_UTILIZATION: HundredthsField = HundredthsField {
     param: Param::GpuMemoryUtilization,
-    min: 1,
+    min: 0,
     max: 100,
     default: 90,
 };

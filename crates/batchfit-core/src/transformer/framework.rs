@@ -9,6 +9,12 @@ use super::options::{
 };
 
 impl Framework {
+    /// Whether the profile is a serving engine that plans its own memory
+    /// (`crate::serving`).
+    pub const fn engine(self) -> bool {
+        matches!(self, Self::Vllm | Self::Sglang)
+    }
+
     /// Sets the profile's defaults on `input`; the architecture and the batch
     /// are left alone. Each line names the source docs/frameworks.md quotes.
     pub fn apply(self, input: &mut TransformerInput) {
@@ -123,6 +129,20 @@ impl Framework {
                 input.mode = Mode::Inference;
                 input.kv_layout = KvLayout::Latent;
                 input.attention = Attention::Flash;
+                (Recipe::Bf16, Step::Fused, Loss::Full, 0)
+            }
+            // sgl-project/sglang python/sglang/srt/server_args.py (read in
+            // the Ascend/sglang mirror at 1d201cb8): `mem_fraction_static`
+            // None (0 here: derived from the card,
+            // `crate::serving::sglang_mem_fraction`), `page_size` 1 on CUDA;
+            // the paged attention backends keep no score matrix, and an MLA
+            // model's pool holds the latent (`MLATokenToKVPool`).
+            Framework::Sglang => {
+                input.mode = Mode::Inference;
+                input.kv_layout = KvLayout::Latent;
+                input.attention = Attention::Flash;
+                input.engine.gpu_memory_utilization = 0;
+                input.engine.block_size = 1;
                 (Recipe::Bf16, Step::Fused, Loss::Full, 0)
             }
             // pytorch/torchtitan torchtitan/config/job_config.py

@@ -729,6 +729,12 @@ choice! {
         /// leave of `gpu_memory_utilization` × the device; a latent-attention
         /// model caches its latent (`kv_layout=latent`).
         Vllm = "vllm",
+        /// SGLang (`sglang.launch_server`): the model in BF16, and a static
+        /// share of the device (`mem_fraction_static`, spelled
+        /// `gpu_memory_utilization`) for the weights and a KV-cache pool of
+        /// single-token pages; the rest is left for activations and CUDA
+        /// graphs; a latent-attention model caches its latent.
+        Sglang = "sglang",
     }
     default Custom
 }

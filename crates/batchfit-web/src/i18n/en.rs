@@ -744,7 +744,7 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f(
             "gpu_memory_utilization",
             "",
-            "Share of the GPU vLLM plans within.",
+            "Share of the GPU the engine plans within; 0: its default.",
         ),
     ),
     (
@@ -757,14 +757,18 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
     ),
     (
         Param::MaxNumSeqs,
-        f("max_num_seqs", "", "Requests per step; 0: vLLM's default."),
+        f(
+            "max_num_seqs",
+            "",
+            "Requests per step; 0: the engine's default.",
+        ),
     ),
     (
         Param::MaxNumBatchedTokens,
         f(
             "max_num_batched_tokens",
             "tokens",
-            "Tokens per step; 0: vLLM's default.",
+            "Tokens per step; 0: the engine's default.",
         ),
     ),
     (
@@ -952,6 +956,7 @@ pub(super) static OPTIONS: &[(Param, &str, &str)] = &[
     ),
     (Param::Framework, "unsloth", "Unsloth QLoRA"),
     (Param::Framework, "vllm", "vLLM (server)"),
+    (Param::Framework, "sglang", "SGLang (server)"),
     (Param::Logits, "fp32", "FP32"),
     (Param::Logits, "bf16", "BF16"),
     (Param::LoraTargets, "qv", "Q and V (PEFT's default)"),
@@ -1162,8 +1167,8 @@ pub(super) static EN: Words = Words {
     cost_samples: "samples per step",
     cost_micro_steps: "micro-steps per optimizer step",
     cost_sequences: "sequences at once",
-    inference_stack: "As transformers' generate() runs it: the prompt in one prefill, then one token at a time into a growing KV cache. vLLM reserves a KV pool: pick its profile.",
-    serving_title: "vLLM's memory plan, per GPU",
+    serving_plan: "The engine's memory plan, per GPU",
+    inference_stack: "As transformers' generate() runs it: the prompt in one prefill, then one token at a time into a growing KV cache. vLLM and SGLang reserve a KV pool: pick one's profile.",
     measure_title: "Compare with a measurement",
     loading: "Loading…",
     chunk_failed: "This section could not be loaded. Check the connection, then close and reopen it.",
@@ -1335,7 +1340,8 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
     measured_error,
     term,
     term_note,
-    serving_refused: "✗ vLLM would not start",
+    serving_title: |engine| format!("{engine}'s memory plan, per GPU"),
+    serving_refused: |engine| format!("✗ {engine} would not start"),
     plan_weights: "Weights",
     plan_activation: "Profiling step's peak",
     plan_non_torch: "Outside PyTorch (not estimated)",
@@ -1345,6 +1351,13 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
     plan_budget: "= gpu_memory_utilization × the GPU",
     plan_outside: "+ CUDA context, outside it",
     plan_process: "= nvidia-smi once serving",
+    plan_static: "= mem_fraction_static × the free memory",
+    plan_reserve: "Left for activations and CUDA graphs (not estimated)",
+    kv_tokens: |per_token, tokens| {
+        format!(
+            "KV cache {per_token} per token: the pool holds {tokens} tokens, the longest single request."
+        )
+    },
     serves: |requests, tokens| match requests {
         "1" => format!("Serves 1 request of {tokens} tokens at once"),
         _ => format!("Serves {requests} requests of {tokens} tokens at once"),
@@ -1364,11 +1377,15 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
         Refused::MaxModelLen(len, needed, pool, longest) => format!(
             "One request of max_model_len = {len} tokens needs {needed} of KV cache, more than the pool's {pool}. The longest that fits is {longest} tokens: lower max_model_len or raise gpu_memory_utilization."
         ),
+        Refused::NotEnoughMemory(budget) => format!(
+            "The weights fill the static memory ({budget}): no token fits the KV pool. Raise gpu_memory_utilization (SGLang's --mem-fraction-static)."
+        ),
     },
     serving_lengths: "By request length",
     serving_requests: "requests at once",
     serving_concurrency: "maximum concurrency",
     serving_does_not_start: "does not start",
+    serving_does_not_fit: "does not fit",
     serving_devices: "On each GPU",
     serving_gpu: "GPU",
     serving_longest: "longest request",

@@ -866,7 +866,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "gpu_memory_utilization",
             "",
-            "Parte de la GPU que vLLM planifica.",
+            "Parte de la GPU que planifica el motor; 0: la suya.",
         ),
     ),
     (
@@ -879,14 +879,14 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
     ),
     (
         Param::MaxNumSeqs,
-        f("max_num_seqs", "", "Peticiones por paso; 0: lo de vLLM."),
+        f("max_num_seqs", "", "Peticiones por paso; 0: lo del motor."),
     ),
     (
         Param::MaxNumBatchedTokens,
         f(
             "max_num_batched_tokens",
             "tokens",
-            "Tokens por paso; 0: lo de vLLM.",
+            "Tokens por paso; 0: lo del motor.",
         ),
     ),
     (
@@ -1108,6 +1108,7 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
     ),
     (Param::Framework, "unsloth", "Unsloth QLoRA"),
     (Param::Framework, "vllm", "vLLM (servidor)"),
+    (Param::Framework, "sglang", "SGLang (servidor)"),
     (Param::Logits, "fp32", "FP32"),
     (Param::Logits, "bf16", "BF16"),
     (Param::LoraTargets, "qv", "Q y V (por defecto en PEFT)"),
@@ -1337,8 +1338,8 @@ pub(super) static ES: Words = Words {
     cost_samples: "muestras por paso",
     cost_micro_steps: "micropasos por paso del optimizador",
     cost_sequences: "secuencias a la vez",
-    inference_stack: "Como lo ejecuta generate() de transformers: el prompt en un solo prefill y luego un token cada vez en una caché KV que crece. vLLM reserva un pool de KV: elija su perfil.",
-    serving_title: "El plan de memoria de vLLM, por GPU",
+    serving_plan: "El plan de memoria del motor, por GPU",
+    inference_stack: "Como lo ejecuta generate() de transformers: el prompt en un solo prefill y luego un token cada vez en una caché KV que crece. vLLM y SGLang reservan un pool de KV: elija el perfil de uno.",
     measure_title: "Comparar con una medición",
     loading: "Cargando…",
     chunk_failed: "No se pudo cargar esta sección. Compruebe la conexión y luego ciérrela y vuelva a abrirla.",
@@ -1514,7 +1515,8 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
     measured_error,
     term,
     term_note,
-    serving_refused: "✗ vLLM no arrancaría",
+    serving_title: |engine| format!("El plan de memoria de {engine}, por GPU"),
+    serving_refused: |engine| format!("✗ {engine} no arrancaría"),
     plan_weights: "Pesos",
     plan_activation: "Pico del paso de perfilado",
     plan_non_torch: "Fuera de PyTorch (sin estimar)",
@@ -1524,6 +1526,13 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
     plan_budget: "= gpu_memory_utilization × la GPU",
     plan_outside: "+ contexto CUDA, fuera de él",
     plan_process: "= nvidia-smi ya sirviendo",
+    plan_static: "= mem_fraction_static × la memoria libre",
+    plan_reserve: "Queda para activaciones y grafos CUDA (sin estimar)",
+    kv_tokens: |per_token, tokens| {
+        format!(
+            "Caché KV de {per_token} por token: el pool guarda {tokens} tokens, la petición más larga."
+        )
+    },
     serves: |requests, tokens| match requests {
         "1" => format!("Atiende 1 petición de {tokens} tokens a la vez"),
         _ => format!("Atiende {requests} peticiones de {tokens} tokens a la vez"),
@@ -1543,11 +1552,15 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
         Refused::MaxModelLen(len, needed, pool, longest) => format!(
             "Una petición de max_model_len = {len} tokens necesita {needed} de caché KV, más que los {pool} del pool. La más larga que cabe es de {longest} tokens: baje max_model_len o suba gpu_memory_utilization."
         ),
+        Refused::NotEnoughMemory(budget) => format!(
+            "Los pesos llenan la memoria estática ({budget}): no cabe ningún token en el pool KV. Suba gpu_memory_utilization (--mem-fraction-static de SGLang)."
+        ),
     },
     serving_lengths: "Por longitud de petición",
     serving_requests: "peticiones a la vez",
     serving_concurrency: "concurrencia máxima",
     serving_does_not_start: "no arranca",
+    serving_does_not_fit: "no cabe",
     serving_devices: "En cada GPU",
     serving_gpu: "GPU",
     serving_longest: "petición más larga",

@@ -100,6 +100,8 @@ pub enum Refused {
     /// `max_model_len`, the KV cache it needs, the pool, the longest that
     /// fits.
     MaxModelLen(String, String, String, String),
+    /// SGLang: the static memory, which the weights fill.
+    NotEnoughMemory(String),
 }
 
 /// The sentences of the panels whose code is fetched when first opened (the
@@ -120,9 +122,11 @@ pub struct Panels {
     /// What the sources say of a term; empty where the sections are the
     /// whole reference.
     pub term_note: fn(Term) -> &'static str,
-    /// vLLM's plan: the names of its terms.
+    /// A serving engine's plan, from the engine's name: its title, and
     /// "✗ vLLM would not start", before its reason.
-    pub serving_refused: &'static str,
+    pub serving_title: fn(&str) -> String,
+    pub serving_refused: fn(&str) -> String,
+    /// The names of its terms.
     pub plan_weights: &'static str,
     pub plan_activation: &'static str,
     pub plan_non_torch: &'static str,
@@ -133,6 +137,12 @@ pub struct Panels {
     pub plan_budget: &'static str,
     pub plan_outside: &'static str,
     pub plan_process: &'static str,
+    /// SGLang's static memory, and what it leaves outside it.
+    pub plan_static: &'static str,
+    pub plan_reserve: &'static str,
+    /// SGLang's pool, of single-token pages: from the KV cache per token
+    /// and the tokens it holds.
+    pub kv_tokens: fn(&str, &str) -> String,
     /// vLLM's plan: "Serves 5 requests of 8,192 tokens at once", from the
     /// requests and the tokens of each.
     pub serves: fn(&str, &str) -> String,
@@ -146,6 +156,8 @@ pub struct Panels {
     pub serving_requests: &'static str,
     pub serving_concurrency: &'static str,
     pub serving_does_not_start: &'static str,
+    /// A request longer than SGLang's pool, which starts all the same.
+    pub serving_does_not_fit: &'static str,
     pub serving_devices: &'static str,
     pub serving_gpu: &'static str,
     pub serving_longest: &'static str,
@@ -366,10 +378,10 @@ pub struct Words {
     /// The same, in the parameters form, which has no sequence.
     pub cost_samples: &'static str,
     pub cost_micro_steps: &'static str,
+    /// The phone's one-line summary under a serving engine's plan.
+    pub serving_plan: &'static str,
     /// Inference: the stack the estimate assumes.
     pub inference_stack: &'static str,
-    /// vLLM's plan: its title.
-    pub serving_title: &'static str,
     /// Inference: a smaller batch serves fewer sequences at once.
     pub cost_sequences: &'static str,
     /// "Compare with a measurement": a pasted reading beside the estimate.

@@ -44,7 +44,7 @@ pub fn results(state: State) -> El {
                 state.config.with(|c| {
                     c.form == Form::Transformer
                         && c.transformer.mode == batchfit_core::transformer::Mode::Inference
-                        && c.transformer.framework != batchfit_core::transformer::Framework::Vllm
+                        && !c.transformer.framework.engine()
                 })
             }),
             Box::new(move || {

@@ -154,9 +154,9 @@ pub fn mini_summary(state: State) -> El {
         .bind_class("stale", rx(move || state.stale()))
         .child(el("span").class("mini-headline").bind_text(rx(move || {
             let (lang, config, e) = (lang.get(), config.get(), estimate.get());
-            // vLLM's plan, which the results show in its own words.
+            // A serving engine's plan, which the results show in its own words.
             if crate::serving::serves(state) {
-                return i18n::words(lang).serving_title.to_owned();
+                return i18n::words(lang).serving_plan.to_owned();
             }
             let units = config.units;
             let needs = needs(lang, &config, &e);
