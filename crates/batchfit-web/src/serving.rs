@@ -113,7 +113,18 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
             vec![
                 term("plan-weights", p.plan_weights, plan.weights),
                 term("plan-pool", p.plan_pool, plan.kv_cache_pool),
-                term("plan-budget", p.plan_static, plan.budget),
+                term(
+                    "plan-budget",
+                    &(p.plan_static)(&i18n::decimal(
+                        lang,
+                        &format!(
+                            "{}.{:03}",
+                            plan.fraction_thousandths / 1_000,
+                            plan.fraction_thousandths % 1_000
+                        ),
+                    )),
+                    plan.budget,
+                ),
                 term("plan-reserve", p.plan_reserve, plan.reserve),
                 term("plan-outside", p.plan_outside, plan.outside),
             ]

@@ -239,6 +239,14 @@ async fn sglang_answers_with_its_plan_in_both_languages() {
     );
     assert_eq!(term("plan-budget"), plan.budget);
     assert_eq!(term("plan-reserve"), plan.reserve);
+    // The fraction SGLang derives for the card, as the engine would log it.
+    let budget = find(&host, "[data-testid=\"plan-budget\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(
+        budget.starts_with("= mem_fraction_static 0.835 × "),
+        "{budget}"
+    );
     // No profiling step inside SGLang's static memory.
     assert!(all(&host, "[data-testid=\"plan-activation\"]").is_empty());
     let fp8 = find(

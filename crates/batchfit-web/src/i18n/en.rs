@@ -1351,8 +1351,8 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
     plan_budget: "= gpu_memory_utilization × the GPU",
     plan_outside: "+ CUDA context, outside it",
     plan_process: "= nvidia-smi once serving",
-    plan_static: "= mem_fraction_static × the free memory",
-    plan_reserve: "Left for activations and CUDA graphs (not estimated)",
+    plan_static: |fraction| format!("= mem_fraction_static {fraction} × the free memory"),
+    plan_reserve: "+ left for activations and CUDA graphs (not estimated)",
     kv_tokens: |per_token, tokens| {
         format!(
             "KV cache {per_token} per token: the pool holds {tokens} tokens, the longest single request."

@@ -1526,8 +1526,8 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
     plan_budget: "= gpu_memory_utilization × la GPU",
     plan_outside: "+ contexto CUDA, fuera de él",
     plan_process: "= nvidia-smi ya sirviendo",
-    plan_static: "= mem_fraction_static × la memoria libre",
-    plan_reserve: "Queda para activaciones y grafos CUDA (sin estimar)",
+    plan_static: |fraction| format!("= mem_fraction_static {fraction} × la memoria libre"),
+    plan_reserve: "+ queda para activaciones y grafos CUDA (sin estimar)",
     kv_tokens: |per_token, tokens| {
         format!(
             "Caché KV de {per_token} por token: el pool guarda {tokens} tokens, la petición más larga."

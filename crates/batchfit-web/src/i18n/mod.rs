@@ -137,8 +137,9 @@ pub struct Panels {
     pub plan_budget: &'static str,
     pub plan_outside: &'static str,
     pub plan_process: &'static str,
-    /// SGLang's static memory, and what it leaves outside it.
-    pub plan_static: &'static str,
+    /// SGLang's static memory, from its fraction, and what it leaves
+    /// outside it.
+    pub plan_static: fn(&str) -> String,
     pub plan_reserve: &'static str,
     /// SGLang's pool, of single-token pages: from the KV cache per token
     /// and the tokens it holds.
