@@ -911,26 +911,29 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     t.attention.name(),
                     t.loss.name(),
                 ),
-                Mode::Inference if t.framework == transformer::Framework::Sglang => format!(
-                    "served by SGLang: a static share of the memory for the weights and a KV-cache pool of {}, weights {}, KV cache {}\n",
-                    if t.arch.mla() && t.kv_layout == transformer::KvLayout::Latent {
+                Mode::Inference if t.framework.engine() => {
+                    let cache = if t.arch.mla() && t.kv_layout == transformer::KvLayout::Latent {
                         "the latent"
                     } else {
                         "keys and values"
-                    },
-                    t.quant.name(),
-                    t.kv_dtype.name(),
-                ),
-                Mode::Inference if t.framework == transformer::Framework::Vllm => format!(
-                    "served by vLLM (V1 engine): a KV-cache pool in blocks of {}, weights {}, KV cache {}\n",
-                    if t.arch.mla() && t.kv_layout == transformer::KvLayout::Latent {
-                        "the latent"
+                    };
+                    let (engine, plan) = if t.framework == transformer::Framework::Sglang {
+                        (
+                            "SGLang",
+                            format!("the weights and a KV-cache pool of {cache} in a static share of the memory"),
+                        )
                     } else {
-                        "keys and values"
-                    },
-                    t.quant.name(),
-                    t.kv_dtype.name(),
-                ),
+                        (
+                            "vLLM (V1 engine)",
+                            format!("a KV-cache pool in blocks of {cache}"),
+                        )
+                    };
+                    format!(
+                        "served by {engine}: {plan}, weights {}, KV cache {}\n",
+                        t.quant.name(),
+                        t.kv_dtype.name(),
+                    )
+                }
                 Mode::Inference => format!(
                     "inference as transformers' generate() runs it (a KV cache of {}): {} × ({} prompt + {} generated) tokens per GPU, recipe {}, weights {}, attention {}\n",
                     t.kv_layout.name(),

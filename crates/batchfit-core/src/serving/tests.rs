@@ -2,10 +2,15 @@ use super::*;
 use crate::query::{self, tests::any_config};
 use proptest::prelude::*;
 
-fn served(query: &str) -> Plan {
-    let parsed = query::parse(&format!("form=transformer&framework=vllm&{query}"));
+/// The plan of `query` under `framework`'s profile.
+fn served_by(framework: &str, query: &str) -> Plan {
+    let parsed = query::parse(&format!("form=transformer&framework={framework}&{query}"));
     assert!(parsed.problems.is_empty(), "{query}: {:?}", parsed.problems);
     plan(&parsed.config).expect("a serving plan")
+}
+
+fn served(query: &str) -> Plan {
+    served_by("vllm", query)
 }
 
 /// The KV cache per token the pool stores, on one GPU (issue 29's worked
@@ -441,9 +446,7 @@ fn what_would_make_it_serve() {
 }
 
 fn sglang(query: &str) -> Plan {
-    let parsed = query::parse(&format!("form=transformer&framework=sglang&{query}"));
-    assert!(parsed.problems.is_empty(), "{query}: {:?}", parsed.problems);
-    plan(&parsed.config).expect("a serving plan")
+    served_by("sglang", query)
 }
 
 /// SGLang's default `mem_fraction_static` by card (docs/model.md §3.12,
