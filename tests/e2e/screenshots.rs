@@ -4,7 +4,7 @@
 
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
 
-const FORMS: [(&str, &str); 5] = [
+const FORMS: [(&str, &str); 7] = [
     (
         "activations",
         "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10&gpu=a100-80gb",
@@ -26,6 +26,16 @@ const FORMS: [(&str, &str); 5] = [
     (
         "how",
         "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10&gpu=a100-80gb",
+    ),
+    // QLoRA's group with PEFT's k-bit preparation, scrolled to.
+    (
+        "qlora",
+        "form=transformer&model=qwen2.5-7b&recipe=bf16&batch=1&seq=1024&lora_rank=16&base_quant=nf4&prepare_kbit=1&recompute=full&gpu=t4",
+    ),
+    // SGLang's plan, scrolled to.
+    (
+        "sglang",
+        "form=transformer&model=llama-3.1-8b&framework=sglang&gpu=h100-80gb&max_model_len=8192",
     ),
 ];
 
@@ -55,6 +65,21 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                                  const n = () => d.querySelectorAll('details.faq').length; \
                                  return new Promise(r => { const t0 = performance.now(); \
                                    const poll = () => n() > 0 || performance.now() - t0 > 5000 ? (d.scrollIntoView(), r(n())) : setTimeout(poll, 20); poll(); })")
+                            .await;
+                    }
+                    let scroll_to = match name {
+                        "qlora" => Some("[name=prepare_kbit]"),
+                        "sglang" => Some("[data-testid=serving]"),
+                        _ => None,
+                    };
+                    if let Some(selector) = scroll_to {
+                        browser
+                            .js(&format!(
+                                "return new Promise(r => {{ const t0 = performance.now(); \
+                                   const poll = () => {{ const f = document.querySelector('{selector}'); \
+                                     if (f && f.getBoundingClientRect().height > 0) {{ f.scrollIntoView({{ block: 'center' }}); r(true); }} \
+                                     else if (performance.now() - t0 > 5000) r(false); else setTimeout(poll, 20); }}; poll(); }})"
+                            ))
                             .await;
                     }
                     // Saved first, so that a failing layout can be looked at.
