@@ -314,7 +314,12 @@ fn lengths(lang: Lang, plan: &serving::Plan) -> Vec<El> {
         el("h4").text(p.serving_lengths),
         table(
             "serving-lengths",
-            ["max_model_len", p.serving_requests, p.serving_concurrency],
+            // Breakable after its underscores (zero-width spaces), not mid-word.
+            [
+                "max_\u{200b}model_\u{200b}len",
+                p.serving_requests,
+                p.serving_concurrency,
+            ],
             rows,
         ),
     ]
