@@ -577,8 +577,9 @@ fn paste_box(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
     ])
 }
 
-/// The device, the overhead and the safety margin: shared by every form.
-fn device_panel(state: State) -> Vec<El> {
+/// The device, first in every form: what people ask before anything else is
+/// whether their card holds it (issue 28). Its memory when it is custom.
+fn device_picker(state: State) -> Vec<El> {
     let device = state.text(Param::Gpu);
     let lang = state.lang;
     let select = el("select")
@@ -609,6 +610,13 @@ fn device_panel(state: State) -> Vec<El> {
             "hidden",
             rx(move || device.with(|d| d != CUSTOM_DEVICE).then(String::new)),
         ),
+    ]
+}
+
+/// What else the user has and the margin: the GPUs and host memory the
+/// advice may use, the overhead, the safety margin, the global batch.
+fn limits_panel(state: State) -> Vec<El> {
+    vec![
         number_field(state, Param::MaxGpus),
         number_field(state, Param::HostGb),
         number_field(state, Param::OverheadGb),
@@ -649,11 +657,12 @@ pub fn form_tabs(state: State) -> El {
         }))
 }
 
-/// The inputs of the current form, then the device panel.
+/// The device, the inputs of the current form, then the limits and margin.
 pub fn inputs(state: State) -> El {
     el("form")
         .class("form")
         .on(Ev::Submit, Box::new(|ev| ev.prevent_default()))
+        .children(device_picker(state))
         .rebuild(
             rx(move || state.form.get()),
             Box::new(move |form| match form {
@@ -667,7 +676,7 @@ pub fn inputs(state: State) -> El {
                 .class("group-title")
                 .bind_text(i18n::tr(state.lang, |w| w.device_title)),
         )
-        .children(device_panel(state))
+        .children(limits_panel(state))
 }
 
 #[cfg(test)]

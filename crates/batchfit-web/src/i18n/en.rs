@@ -1048,7 +1048,7 @@ pub(super) static EN: Words = Words {
     deepspeed_loaded: "Training settings read from the DeepSpeed config.",
     training_args_loaded: "Training settings read from the TrainingArguments.",
     custom_model: "Custom architecture",
-    device_title: "Device",
+    device_title: "Limits and margin",
     no_device: "No device (numbers only)",
     custom_device: "Custom capacity…",
     pipeline_more: "Pipeline and context-parallel details",

@@ -254,6 +254,8 @@ pub struct Words {
     pub deepspeed_loaded: &'static str,
     pub training_args_loaded: &'static str,
     pub custom_model: &'static str,
+    /// The group after the form's inputs: the GPUs and host memory the
+    /// advice may use, the overhead, the margin, the global batch.
     pub device_title: &'static str,
     pub no_device: &'static str,
     pub custom_device: &'static str,
