@@ -688,7 +688,7 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f(
             "prepare_model_for_kbit_training",
             "",
-            "PEFT's: embedding, head and norms in FP32.",
+            "Embedding, head and norms in FP32.",
         ),
     ),
     (
@@ -744,7 +744,7 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f(
             "gpu_memory_utilization",
             "",
-            "Share of the GPU the engine plans within; 0: its default.",
+            "The engine's share of the GPU; 0: its default.",
         ),
     ),
     (
@@ -1167,8 +1167,8 @@ pub(super) static EN: Words = Words {
     cost_samples: "samples per step",
     cost_micro_steps: "micro-steps per optimizer step",
     cost_sequences: "sequences at once",
-    serving_plan: "The engine's memory plan, per GPU",
-    inference_stack: "As transformers' generate() runs it: the prompt in one prefill, then one token at a time into a growing KV cache. vLLM and SGLang reserve a KV pool: pick one's profile.",
+    serving_plan: "Memory plan, per GPU",
+    inference_stack: "As transformers' generate() runs it: the prompt in one prefill, then one token at a time into a growing KV cache. vLLM and SGLang reserve a KV pool: pick one.",
     measure_title: "Compare with a measurement",
     loading: "Loading…",
     chunk_failed: "This section could not be loaded. Check the connection, then close and reopen it.",

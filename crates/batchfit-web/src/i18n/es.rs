@@ -810,7 +810,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "prepare_model_for_kbit_training",
             "",
-            "De PEFT: embedding, cabeza y normas en FP32.",
+            "Embedding, cabeza y normas en FP32.",
         ),
     ),
     (
@@ -866,7 +866,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "gpu_memory_utilization",
             "",
-            "Parte de la GPU que planifica el motor; 0: la suya.",
+            "La parte de la GPU del motor; 0: la suya.",
         ),
     ),
     (
@@ -1338,8 +1338,8 @@ pub(super) static ES: Words = Words {
     cost_samples: "muestras por paso",
     cost_micro_steps: "micropasos por paso del optimizador",
     cost_sequences: "secuencias a la vez",
-    serving_plan: "El plan de memoria del motor, por GPU",
-    inference_stack: "Como lo ejecuta generate() de transformers: el prompt en un solo prefill y luego un token cada vez en una caché KV que crece. vLLM y SGLang reservan un pool de KV: elija el perfil de uno.",
+    serving_plan: "Plan de memoria, por GPU",
+    inference_stack: "Como lo ejecuta generate() de transformers: el prompt en un solo prefill y luego un token cada vez en una caché KV que crece. vLLM y SGLang reservan un pool de KV: elija uno.",
     measure_title: "Comparar con una medición",
     loading: "Cargando…",
     chunk_failed: "No se pudo cargar esta sección. Compruebe la conexión y luego ciérrela y vuelva a abrirla.",
