@@ -4,7 +4,8 @@ use batchfit_core::confidence::{self, Verdict};
 use batchfit_core::memory;
 use batchfit_core::query::Config;
 
-use crate::report::{device_name, fit_ends, size, verdict_words};
+use crate::format::size;
+use crate::report::{device_name, fit_ends, verdict_words};
 
 /// Whether `config` fits its device, and the one line that says so:
 /// `fits: needs 53.18 GB of 85.52 GB (NVIDIA H100 80GB SXM); largest batch 7;

@@ -5,7 +5,7 @@ use batchfit_core::memory::{self, Estimate};
 use batchfit_core::query::{self, Config};
 use serde::Serialize;
 
-use crate::report::{signed_percent, signed_size, size};
+use crate::format::{signed_percent, signed_size, size};
 
 /// A compared quantity: its JSON name, its label, and how to read it.
 type Quantity = (&'static str, &'static str, fn(&Estimate) -> u128);

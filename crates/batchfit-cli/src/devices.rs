@@ -6,7 +6,7 @@ use batchfit_core::query::Config;
 use batchfit_core::serving;
 use serde::Serialize;
 
-use crate::report::size;
+use crate::format::size;
 
 /// One device's answer. `spare_bytes` is capacity − required: negative when
 /// the configuration is short of memory on it.

@@ -36,6 +36,7 @@ mod args;
 mod check;
 mod compare;
 mod devices;
+mod format;
 mod measured;
 mod report;
 mod serving;

@@ -14,7 +14,7 @@ use batchfit_core::serving::{self, log};
 use batchfit_core::units::Units;
 use serde::Serialize;
 
-use crate::report::{signed_percent, signed_size, size};
+use crate::format::{signed_percent, signed_size, size};
 
 /// The text of `path` (`-`: stdin), refused past the core's limits (a
 /// measurement's, or a vLLM start-up log's, the longer) without reading all

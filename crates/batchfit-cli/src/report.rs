@@ -12,8 +12,10 @@ use batchfit_core::presets::{self, Device};
 use batchfit_core::query::{Config, Form};
 use batchfit_core::serving;
 use batchfit_core::transformer::{self, Mode};
-use batchfit_core::units::{self, Units};
+use batchfit_core::units::Units;
 use serde::Serialize;
+
+use crate::format::{group_bytes, line, size};
 
 /// The JSON document. Byte counts are integers (never formatted, never floats).
 #[derive(Serialize)]
@@ -800,39 +802,6 @@ pub fn device_name(device: Device) -> String {
             format!("{} GB device", format_hundredths(hundredths_gb))
         }
     }
-}
-
-pub fn size(bytes: u128, units: Units) -> String {
-    units::format_bytes(bytes, units)
-}
-
-/// Tenths of a percent with their sign: "−0.1 %", "+12.5 %".
-pub fn signed_percent(tenths: i128) -> String {
-    let sign = if tenths < 0 { "−" } else { "+" };
-    let a = tenths.unsigned_abs();
-    format!("{sign}{}.{} %", a / 10, a % 10)
-}
-
-/// A difference with its sign: "+1.20 GB", "−512.00 MiB", "0 B".
-pub fn signed_size(bytes: i128, units: Units) -> String {
-    let sign = match bytes {
-        0 => "",
-        ..0 => "−",
-        _ => "+",
-    };
-    format!("{sign}{}", size(bytes.unsigned_abs(), units))
-}
-
-fn group_bytes(bytes: u128) -> String {
-    u64::try_from(bytes).map_or_else(|_| bytes.to_string(), group_thousands)
-}
-
-pub fn line(out: &mut String, label: &str, bytes: u128, units: Units) {
-    out.push_str(&format!(
-        "  {label:<28}{:>14}   ({} bytes)\n",
-        size(bytes, units),
-        group_bytes(bytes)
-    ));
 }
 
 fn describe(config: &Config, e: &Estimate) -> String {

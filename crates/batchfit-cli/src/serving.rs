@@ -1,7 +1,7 @@
 //! A serving engine's memory plan (`batchfit_core::serving`) in the JSON
 //! report and in the text.
 
-use crate::report::{line, size};
+use crate::format::{line, signed_size, size};
 use batchfit_core::fields::group_thousands;
 use batchfit_core::query::{self, Config};
 use batchfit_core::serving::{self, Plan, Refusal, log};
@@ -465,7 +465,7 @@ pub fn log_report(
             log::Term::Weights | log::Term::CudaGraphs | log::Term::KvCacheMemory => (
                 size(c.logged.value, units),
                 size(c.planned, units),
-                crate::report::signed_size(c.error, units),
+                signed_size(c.error, units),
             ),
         };
         let label = match c.term {
