@@ -76,14 +76,9 @@ pub fn report(
     unlabelled: Option<Reading>,
     json: bool,
 ) -> Result<String, String> {
-    // A vLLM setup is checked against its start-up log, term by term;
-    // SGLang's log is not read yet.
+    // A served setup is checked against its engine's start-up log, term by
+    // term.
     if let Some(plan) = serving::plan(config) {
-        if plan.engine == batchfit_core::transformer::Framework::Sglang {
-            return Err(format!(
-                "{file}: batchfit reads vLLM's start-up log; SGLang's is not read yet"
-            ));
-        }
         return crate::serving::log_report(config, &plan, file, text, json);
     }
     let read = measured::parse(text, unlabelled).map_err(|e| problem(file, &e))?;

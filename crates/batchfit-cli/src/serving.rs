@@ -438,8 +438,9 @@ pub fn log_report(
     }
     let units = config.units;
     let mut out = format!(
-        "query: {}\nvLLM's start-up log beside batchfit's plan (plan − log; 0 within the log's last digit):\n",
-        query::to_query(config)
+        "query: {}\n{}'s start-up log beside batchfit's plan (plan − log; 0 within the log's last digit):\n",
+        query::to_query(config),
+        engine_name(plan),
     );
     if compared.is_empty() {
         out.push_str(
@@ -453,6 +454,15 @@ pub fn log_report(
                 format!("{} tokens", group(c.planned)),
                 format!(
                     "{}{} tokens",
+                    if c.error < 0 { "−" } else { "+" },
+                    group(c.error.unsigned_abs())
+                ),
+            ),
+            log::Term::MaxRunningRequests => (
+                group(c.logged.value),
+                group(c.planned),
+                format!(
+                    "{}{}",
                     if c.error < 0 { "−" } else { "+" },
                     group(c.error.unsigned_abs())
                 ),
@@ -474,6 +484,7 @@ pub fn log_report(
             log::Term::KvCacheMemory => "KV-cache memory",
             log::Term::KvCacheTokens => "KV-cache size",
             log::Term::MaxConcurrency => "maximum concurrency",
+            log::Term::MaxRunningRequests => "max_running_requests",
         };
         let percent = percent(c).map_or(String::new(), |p| format!(" ({p:+.1} %)"));
         out.push_str(&format!(
@@ -490,7 +501,7 @@ fn log_problem(file: &str, error: log::Error) -> String {
     match error {
         log::Error::TooLong => format!("{file}: longer than {} bytes", log::MAX_BYTES),
         log::Error::NothingFound => format!(
-            "{file}: no line of vLLM's start-up memory plan (\"Model loading took\", \"Available KV cache memory\", \"GPU KV cache size\", \"Maximum concurrency for\")"
+            "{file}: no line of vLLM's start-up memory plan (\"Model loading took\", \"Available KV cache memory\", \"GPU KV cache size\", \"Maximum concurrency for\") or SGLang's (\"KV Cache is allocated\", \"max_total_num_tokens=\")"
         ),
         log::Error::Unreadable { line } => {
             format!("{file}:{line}: a line of the memory plan whose number cannot be read")

@@ -1542,3 +1542,39 @@ fn measured_reads_a_vllm_start_up_log() {
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// `batchfit measured` with an SGLang query reads SGLang's start-up lines
+/// (docs/cli.md): the pool's tokens and memory, and max_running_requests,
+/// beside the plan.
+#[test]
+fn measured_reads_an_sglang_start_up_log() {
+    let query =
+        "form=transformer&model=llama-3.1-8b&framework=sglang&gpu=h100-80gb&max_model_len=8192";
+    let dir = std::env::temp_dir().join(format!("batchfit-sglang-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let log = dir.join("sglang.log");
+    std::fs::write(
+        &log,
+        "[TP0] KV Cache is allocated. #tokens: 400000, K size: 24.41 GB, V size: 24.41 GB\n\
+         max_total_num_tokens=400000, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=4096, context_len=8192, available_gpu_mem=12.10 GB\n",
+    )
+    .expect("the log");
+    let path = log.to_str().expect("a UTF-8 path");
+    let report = json(&["measured", query, path, "--json"]);
+    let terms = report["terms"].as_array().expect("terms");
+    let term = |name: &str| {
+        terms
+            .iter()
+            .find(|t| t["term"] == name)
+            .unwrap_or_else(|| panic!("{name}: {report}"))
+    };
+    assert_eq!(term("kv_cache_tokens")["planned"], 415_911);
+    assert_eq!(term("kv_cache_tokens")["error"], 415_911 - 400_000);
+    assert_eq!(term("max_running_requests")["error"], 0);
+    let text = String::from_utf8(batchfit(&["measured", query, path]).stdout).expect("utf-8");
+    assert!(
+        text.contains("SGLang's start-up log beside batchfit's plan"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

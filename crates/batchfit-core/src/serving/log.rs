@@ -12,6 +12,16 @@
 //! - "GPU KV cache size: 436,048 tokens";
 //! - "Maximum concurrency for 8,192 tokens per request: 53.23x".
 //!
+//! And SGLang's (python/sglang/srt/mem_cache/memory_pool.py, whose `GB` is
+//! 2^30 bytes, and the scheduler's start-up line):
+//!
+//! - "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23
+//!   GB" (a latent cache: "KV size: 17.16 GB"): the pool's tokens and, K and
+//!   V together, its memory;
+//! - "max_total_num_tokens=2086558, chunked_prefill_size=8192, …,
+//!   max_running_requests=33, …": the pool's tokens and the requests at
+//!   once it allows.
+//!
 //! Each number is kept with the half unit of its last printed digit: a
 //! difference within it is no difference. A line that names one of these
 //! but whose number cannot be read, and two different values for one term
@@ -52,6 +62,8 @@ pub struct Started {
     pub kv_cache_tokens: Option<Logged>,
     /// The concurrency, in hundredths, and the request length it is for.
     pub max_concurrency: Option<(Logged, u128)>,
+    /// SGLang's `max_running_requests`.
+    pub max_running_requests: Option<Logged>,
 }
 
 /// Why a log could not be read.
@@ -75,6 +87,7 @@ pub enum Term {
     KvCacheMemory,
     KvCacheTokens,
     MaxConcurrency,
+    MaxRunningRequests,
 }
 
 impl Term {
@@ -86,6 +99,7 @@ impl Term {
             Self::KvCacheMemory => "kv_cache_memory",
             Self::KvCacheTokens => "kv_cache_tokens",
             Self::MaxConcurrency => "max_concurrency",
+            Self::MaxRunningRequests => "max_running_requests",
         }
     }
 }
@@ -142,6 +156,27 @@ pub fn read(text: &str) -> Result<Started, Error> {
         } else if let Some(rest) = after(line, "GPU KV cache size: ") {
             let tokens = rest.split(" tokens").next().and_then(whole);
             set(&mut started.kv_cache_tokens, tokens.map(|t| (t, 0)))?;
+        } else if let Some(rest) = after(line, "KV Cache is allocated. #tokens: ") {
+            let (tokens, sizes) = rest.split_once(',').ok_or(unreadable)?;
+            set(&mut started.kv_cache_tokens, whole(tokens).map(|t| (t, 0)))?;
+            // "K size: x GB, V size: y GB", or one "KV size: z GB".
+            let mut memory: Option<(u128, u128)> = Some((0, 0));
+            let mut terms = 0;
+            for part in sizes.split(',') {
+                if let Some((_, size)) = part.split_once("size: ") {
+                    let read = gib(size.split(" GB").next());
+                    memory = memory.zip(read).map(|((v, h), (rv, rh))| (v + rv, h + rh));
+                    terms += 1;
+                }
+            }
+            set(&mut started.kv_cache_memory, memory.filter(|_| terms > 0))?;
+        } else if let Some(rest) = after(line, "max_total_num_tokens=") {
+            let tokens = rest.split(',').next().and_then(whole);
+            set(&mut started.kv_cache_tokens, tokens.map(|t| (t, 0)))?;
+            if let Some(rest) = after(line, "max_running_requests=") {
+                let running = rest.split(',').next().and_then(whole);
+                set(&mut started.max_running_requests, running.map(|r| (r, 0)))?;
+            }
         } else if let Some(rest) = after(line, "Maximum concurrency for ") {
             let (tokens, times) = rest.split_once(" tokens per request: ").ok_or(unreadable)?;
             let tokens = whole(tokens).ok_or(unreadable)?;
@@ -242,6 +277,11 @@ pub fn compare(plan: &Plan, started: &Started) -> Vec<Compared> {
             Term::MaxConcurrency,
             concurrency,
             plan.max_concurrency_hundredths,
+        ),
+        (
+            Term::MaxRunningRequests,
+            started.max_running_requests,
+            u128::from(plan.max_num_seqs),
         ),
     ]
     .into_iter()

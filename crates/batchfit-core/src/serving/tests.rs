@@ -547,3 +547,51 @@ proptest! {
         prop_assert!(plan.pool_tokens * plan.kv_bytes_per_token <= plan.kv_cache_pool);
     }
 }
+
+/// SGLang's start-up lines, as published: the pool line quoted in
+/// vllm-project/vllm issue #21348 (Qwen3-235B-A22B-FP8, tp 4) and the
+/// scheduler's line in sgl-project/sglang issue #29575. Its `GB` is 2^30
+/// bytes; K and V are read together.
+#[test]
+fn sglang_start_up_lines_are_read() {
+    let pool =
+        log::read("[TP0] KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB")
+            .expect("read");
+    assert_eq!(pool.kv_cache_tokens.map(|t| t.value), Some(367_404));
+    let memory = pool.kv_cache_memory.expect("K and V");
+    assert_eq!(memory.value, 2 * 8_836_895_212);
+    assert_eq!(memory.half_unit, 2 * 5_368_709);
+    let latent =
+        log::read("KV Cache is allocated. #tokens: 524288, KV size: 17.16 GB").expect("read");
+    assert_eq!(
+        latent.kv_cache_memory.map(|m| m.value),
+        Some(18_425_409_700)
+    );
+    let scheduler = log::read(
+        "[2026-06-28 15:16:45] max_total_num_tokens=2086558, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=33, context_len=256000, available_gpu_mem=17.22 GB",
+    )
+    .expect("read");
+    assert_eq!(scheduler.kv_cache_tokens.map(|t| t.value), Some(2_086_558));
+    assert_eq!(scheduler.max_running_requests.map(|r| r.value), Some(33));
+    // The two lines of one start agree on the tokens; a second value is
+    // named.
+    assert_eq!(
+        log::read(
+            "KV Cache is allocated. #tokens: 10, K size: 1.00 GB, V size: 1.00 GB\nmax_total_num_tokens=11, max_running_requests=2"
+        ),
+        Err(log::Error::TwoValues { line: 2, first: 1 })
+    );
+    assert_eq!(
+        log::read("KV Cache is allocated. #tokens: ten, K size: 1 GB"),
+        Err(log::Error::Unreadable { line: 1 })
+    );
+    // Beside SGLang's plan: the tokens, the memory and max_running_requests.
+    let plan = sglang("model=llama-3.1-8b&gpu=h100-80gb&max_model_len=8192");
+    let compared = log::compare(&plan, &scheduler);
+    let running = compared
+        .iter()
+        .find(|c| c.term == log::Term::MaxRunningRequests)
+        .expect("compared");
+    assert_eq!(running.planned, 4_096);
+    assert_eq!(running.error, 4_096 - 33);
+}
