@@ -76,10 +76,7 @@ fn serving_table(config: &Config, json: bool) -> String {
     }
     let units = config.units;
     let len = plans.first().map_or(0, |(_, plan)| plan.max_model_len);
-    let engine = match config.transformer.framework {
-        batchfit_core::transformer::Framework::Sglang => "SGLang",
-        _ => "vLLM",
-    };
+    let engine = plans.first().map_or("vLLM", |(_, plan)| plan.engine_name());
     let mut out = format!(
         "{engine}'s plan on each GPU, for requests of {} tokens:\n\n",
         group_thousands(len)

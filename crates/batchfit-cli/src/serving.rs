@@ -92,7 +92,7 @@ struct RefusalRow {
 impl Row {
     pub fn of(config: &Config, plan: &Plan) -> Self {
         Self {
-            engine: engine(plan),
+            engine: plan.engine.name(),
             memory_fraction: plan.fraction_thousandths as f64 / 1000.0,
             budget: plan.budget,
             reserve: plan.reserve,
@@ -144,24 +144,6 @@ impl Row {
                 })
                 .collect(),
         }
-    }
-}
-
-/// The engine's name in the JSON.
-fn engine(plan: &Plan) -> &'static str {
-    if plan.engine == Framework::Sglang {
-        "sglang"
-    } else {
-        "vllm"
-    }
-}
-
-/// The engine's name in the text.
-fn engine_name(plan: &Plan) -> &'static str {
-    if plan.engine == Framework::Sglang {
-        "SGLang"
-    } else {
-        "vLLM"
     }
 }
 
@@ -227,7 +209,7 @@ fn refusal_text(plan: &Plan, refusal: Refusal) -> String {
 pub fn text(out: &mut String, plan: &Plan, units: Units) {
     out.push_str(&format!(
         "\n{}'s memory plan, per GPU:\n",
-        engine_name(plan)
+        plan.engine_name()
     ));
     if plan.engine == Framework::Sglang {
         sglang_terms(out, plan, units);
@@ -314,7 +296,7 @@ fn rest(out: &mut String, plan: &Plan) {
     match plan.refusal {
         Some(refusal) => out.push_str(&format!(
             "{} would not start: {}\n",
-            engine_name(plan),
+            plan.engine_name(),
             refusal_text(plan, refusal)
         )),
         None => out.push_str(&format!(
@@ -440,7 +422,7 @@ pub fn log_report(
     let mut out = format!(
         "query: {}\n{}'s start-up log beside batchfit's plan (plan − log; 0 within the log's last digit):\n",
         query::to_query(config),
-        engine_name(plan),
+        plan.engine_name(),
     );
     if compared.is_empty() {
         out.push_str(

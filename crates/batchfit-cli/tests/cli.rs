@@ -1497,30 +1497,40 @@ fn vllm_states_its_plan_and_its_refusals() {
 
 /// Issue 29: `batchfit measured` on a vLLM setup reads the engine's
 /// start-up log and puts each stated term beside the plan.
+/// An engine's start-up log in a temporary folder of its own: the folder
+/// (removed by the test) and the file.
+fn start_up_log(engine: &str, text: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("batchfit-{engine}-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let log = dir.join(format!("{engine}.log"));
+    std::fs::write(&log, text).expect("the log");
+    (dir, log)
+}
+
+/// One term of `batchfit measured --json`'s comparison with a start-up log.
+fn log_term<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    report["terms"]
+        .as_array()
+        .expect("terms")
+        .iter()
+        .find(|t| t["term"] == name)
+        .unwrap_or_else(|| panic!("{name}: {report}"))
+}
+
 #[test]
 fn measured_reads_a_vllm_start_up_log() {
     let query =
         "form=transformer&model=llama-3.1-8b&framework=vllm&gpu=rtx-4090&max_model_len=8192";
-    let dir = std::env::temp_dir().join(format!("batchfit-vllm-log-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let log = dir.join("vllm.log");
-    std::fs::write(
-        &log,
+    let (dir, log) = start_up_log(
+        "vllm",
         "INFO [gpu_model_runner.py:2007] Model loading took 14.96 GiB memory and 4.2 seconds\n\
          INFO [gpu_worker.py:298] Available KV cache memory: 5.20 GiB\n\
          INFO [kv_cache_utils.py:864] GPU KV cache size: 42,592 tokens\n\
          INFO [kv_cache_utils.py:868] Maximum concurrency for 8,192 tokens per request: 5.20x\n",
-    )
-    .expect("the log");
+    );
     let path = log.to_str().expect("a UTF-8 path");
     let report = json(&["measured", query, path, "--json"]);
-    let terms = report["terms"].as_array().expect("terms");
-    let term = |name: &str| {
-        terms
-            .iter()
-            .find(|t| t["term"] == name)
-            .unwrap_or_else(|| panic!("{name}: {report}"))
-    };
+    let term = |name: &str| log_term(&report, name);
     assert_eq!(term("weights")["error"], 0);
     assert_eq!(term("kv_cache_tokens")["planned"], 47_168);
     assert_eq!(term("kv_cache_tokens")["error"], 47_168 - 42_592);
@@ -1550,24 +1560,14 @@ fn measured_reads_a_vllm_start_up_log() {
 fn measured_reads_an_sglang_start_up_log() {
     let query =
         "form=transformer&model=llama-3.1-8b&framework=sglang&gpu=h100-80gb&max_model_len=8192";
-    let dir = std::env::temp_dir().join(format!("batchfit-sglang-log-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let log = dir.join("sglang.log");
-    std::fs::write(
-        &log,
+    let (dir, log) = start_up_log(
+        "sglang",
         "[TP0] KV Cache is allocated. #tokens: 400000, K size: 24.41 GB, V size: 24.41 GB\n\
          max_total_num_tokens=400000, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=4096, context_len=8192, available_gpu_mem=12.10 GB\n",
-    )
-    .expect("the log");
+    );
     let path = log.to_str().expect("a UTF-8 path");
     let report = json(&["measured", query, path, "--json"]);
-    let terms = report["terms"].as_array().expect("terms");
-    let term = |name: &str| {
-        terms
-            .iter()
-            .find(|t| t["term"] == name)
-            .unwrap_or_else(|| panic!("{name}: {report}"))
-    };
+    let term = |name: &str| log_term(&report, name);
     assert_eq!(term("kv_cache_tokens")["planned"], 415_911);
     assert_eq!(term("kv_cache_tokens")["error"], 415_911 - 400_000);
     assert_eq!(term("max_running_requests")["error"], 0);

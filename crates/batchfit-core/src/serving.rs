@@ -126,6 +126,15 @@ impl Plan {
         (self.max_concurrency_hundredths / 100).min(u128::from(self.max_num_seqs))
     }
 
+    /// The engine's name as people write it: "vLLM", "SGLang".
+    pub fn engine_name(&self) -> &'static str {
+        if self.engine == Framework::Sglang {
+            "SGLang"
+        } else {
+            "vLLM"
+        }
+    }
+
     /// What the engine's process holds once serving, as nvidia-smi shows
     /// it: the budget and the memory outside it (SGLang's activations and
     /// CUDA graphs, in its reserve, come on top).

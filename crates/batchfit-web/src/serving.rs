@@ -36,7 +36,7 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
     let p = i18n::panels(lang);
     let size = |bytes: u128| short(lang, bytes, config.units);
     let sglang = plan.engine == Framework::Sglang;
-    let engine = if sglang { "SGLang" } else { "vLLM" };
+    let engine = plan.engine_name();
     // The answer, and where the engine would not start, its reason under it.
     let (answer, reason) = match plan.refusal {
         None => (

@@ -717,11 +717,7 @@ fn only_terms_that_can_apply_are_named() {
 /// is no cause once the query states it, nor without a quantized base.
 #[test]
 fn an_unstated_kbit_preparation_is_named_with_its_size() {
-    let qlora = "form=transformer&mlp=swiglu&norm=rmsnorm&qkv_bias=1&tied=0&layers=28\
-                 &hidden=3584&heads=28&kv_heads=4&ffn=18944&vocab=152064&seq=1024\
-                 &recipe=bf16&optimizer=adamw&step=foreach&batch=1&recompute=full\
-                 &reentrant=0&attn=eager&outputs=kept&lora_rank=16&lora_targets=attn\
-                 &lora_dropout=0&base_quant=nf4&double_quant=0";
+    let qlora = crate::memory::tests::FITCHECK_V314;
     let run = m(Allocated, true, 11_098_933_248, 1);
     let config = query::parse(qlora).config;
     let e = memory::estimate(&config);

@@ -320,4 +320,4 @@ mod timeline;
 pub use timeline::{Moment, TimelinePoint, timeline};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -2712,6 +2712,14 @@ fn one_more_layer_never_regroups_the_moe_layers() {
     }
 }
 
+/// fitcheck's QLoRA run of Qwen2.5-7B on a T4, pre-registered as V314
+/// (validation/preregistered.csv), as registered: without `prepare_kbit`.
+pub(crate) const FITCHECK_V314: &str = "form=transformer&mlp=swiglu&norm=rmsnorm&qkv_bias=1&tied=0&layers=28\
+    &hidden=3584&heads=28&kv_heads=4&ffn=18944&vocab=152064&seq=1024\
+    &recipe=bf16&optimizer=adamw&step=foreach&batch=1&recompute=full\
+    &reentrant=0&attn=eager&outputs=kept&lora_rank=16&lora_targets=attn\
+    &lora_dropout=0&base_quant=nf4&double_quant=0";
+
 /// docs/model.md §3.8's worked example of `prepare_kbit`: fitcheck's
 /// QLoRA run of Qwen2.5-7B on a T4 (validation row V314), with and without
 /// PEFT's `prepare_model_for_kbit_training`. The cast makes every parameter
@@ -2724,11 +2732,7 @@ fn one_more_layer_never_regroups_the_moe_layers() {
 /// (1,024 × 152,064), 2 bytes more each.
 #[test]
 fn prepare_kbit_worked_example() {
-    let qlora = "form=transformer&mlp=swiglu&norm=rmsnorm&qkv_bias=1&tied=0&layers=28\
-                 &hidden=3584&heads=28&kv_heads=4&ffn=18944&vocab=152064&seq=1024\
-                 &recipe=bf16&optimizer=adamw&step=foreach&batch=1&recompute=full\
-                 &reentrant=0&attn=eager&outputs=kept&lora_rank=16&lora_targets=attn\
-                 &lora_dropout=0&base_quant=nf4&double_quant=0";
+    let qlora = FITCHECK_V314;
     let before = estimate_of(qlora);
     let after = estimate_of(&format!("{qlora}&prepare_kbit=1"));
     let unquantized = 2 * 152_064 * 3_584 + (2 * 28 + 1) * 3_584 + 28 * (3_584 + 2 * 512);
