@@ -125,7 +125,10 @@ fn sample(
         Reading::Allocated => Measured::Allocated,
         Reading::Reserved => Measured::Reserved,
         Reading::DeviceWithContext(_) | Reading::Device => Measured::NvidiaSmi,
-        Reading::AllocatedPlusOverhead => return None,
+        Reading::AllocatedPlusOverhead
+        | Reading::EngineWeights
+        | Reading::EngineActivationPeak
+        | Reading::EngineKvCachePool => return None,
     };
     Some(Sample {
         source: source.to_owned(),

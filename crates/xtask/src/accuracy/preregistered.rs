@@ -179,6 +179,11 @@ pub(super) fn preregistered_metric(row: &Row<'_>, p: &Preregistered) -> String {
         }
         (Reading::Device | Reading::DeviceWithContext(_), true) => "device-wide (NVML)".to_owned(),
         (Reading::Allocated, true) => "peak allocated".to_owned(),
+        (Reading::EngineWeights, true) => "engine log: weights loaded".to_owned(),
+        (Reading::EngineActivationPeak, true) => {
+            "engine log: profiling run's activation peak".to_owned()
+        }
+        (Reading::EngineKvCachePool, true) => "engine log: KV cache pool".to_owned(),
     };
     if p.gpus_summed > 1 {
         let _ = write!(text, ", summed over {} GPUs", p.gpus_summed);

@@ -2,14 +2,13 @@
 
 use std::fmt::Write as _;
 
-use batchfit_core::memory;
 use batchfit_core::query;
 use batchfit_core::units::{Units, format_bytes};
 
 use super::csv::{Row, measured_bytes, read_csv};
 use super::preregistered::{preregistered_metric, read_preregistered};
 use super::rows::{
-    Reading, estimated, reading, short_metric, source_key, stack, stack_label, to_query,
+    Answer, Reading, estimated, reading, short_metric, source_key, stack, stack_label, to_query,
 };
 use super::stats::{Headline, Summary, group_by, headline, median, percent_error, summarize};
 use super::{Evaluated, escape, sample};
@@ -144,16 +143,22 @@ fn compare_rows(csv: &str, preregistered_csv: &str) -> Result<Comparison, String
         let measured = measured_bytes(row.get("value"), row.get("unit"))
             .map_err(|e| format!("row {id}: {e}"))?;
         let source = source_key(row.get("source"));
-        // The estimate of a query, and the framework profile it names.
+        // batchfit's answer to a query, and the framework profile it names.
         let estimate_of = |text: &str| {
             let parsed = query::parse(text);
             match parsed.problems.first() {
                 Some(problem) => Err(format!("row {id}: the query {text} is invalid: {problem}")),
                 None => Ok((
-                    memory::estimate(&parsed.config),
+                    Answer::of(&parsed.config),
                     parsed.config.transformer.framework,
                 )),
             }
+        };
+        // Its number for the row's reading.
+        let reading_of = |answer: &Answer, reading: Reading| {
+            estimated(answer, reading).ok_or_else(|| {
+                format!("row {id}: an engine's reading needs a query with framework=vllm or sglang on a device")
+            })
         };
         if let Some(p) = preregistered.iter().find(|p| p.id == id) {
             // Compared with the query of registration, or with the one written
@@ -183,12 +188,17 @@ fn compare_rows(csv: &str, preregistered_csv: &str) -> Result<Comparison, String
                     continue;
                 }
             };
-            let (estimate, profile) = estimate_of(query)?;
+            let (answer, profile) = estimate_of(query)?;
             let gpus = f64::from(p.gpus_summed);
             samples.extend(sample(
-                &source, p.reading, &estimate, profile, measured, gpus,
+                &source,
+                p.reading,
+                &answer.estimate,
+                profile,
+                measured,
+                gpus,
             ));
-            let now = estimated(&estimate, p.reading) * gpus;
+            let now = reading_of(&answer, p.reading)? * gpus;
             compared.push(Compared {
                 metric: preregistered_metric(&row, p),
                 model: row.get("model").to_owned(),
@@ -218,7 +228,7 @@ fn compare_rows(csv: &str, preregistered_csv: &str) -> Result<Comparison, String
                 id,
             }),
             Ok(text) => {
-                let (estimate, framework) = estimate_of(&text)?;
+                let (answer, framework) = estimate_of(&text)?;
                 let reading = reading(&row).map_err(|e| format!("row {id}: {e}"))?;
                 // The profile comes first when parsed, so the row's own settings
                 // still override it. The validation sample is the row under its
@@ -228,14 +238,26 @@ fn compare_rows(csv: &str, preregistered_csv: &str) -> Result<Comparison, String
                 let profile = match &settings {
                     None => {
                         samples.extend(sample(
-                            &source, reading, &estimate, framework, measured, 1.0,
+                            &source,
+                            reading,
+                            &answer.estimate,
+                            framework,
+                            measured,
+                            1.0,
                         ));
                         None
                     }
                     Some(settings) => {
                         let (with, framework) = estimate_of(&format!("{text}&{settings}"))?;
-                        samples.extend(sample(&source, reading, &with, framework, measured, 1.0));
-                        Some((settings.clone(), estimated(&with, reading)))
+                        samples.extend(sample(
+                            &source,
+                            reading,
+                            &with.estimate,
+                            framework,
+                            measured,
+                            1.0,
+                        ));
+                        Some((settings.clone(), reading_of(&with, reading)?))
                     }
                 };
                 compared.push(Compared {
@@ -243,7 +265,7 @@ fn compare_rows(csv: &str, preregistered_csv: &str) -> Result<Comparison, String
                     model: row.get("model").to_owned(),
                     metric: short_metric(&row),
                     measured,
-                    estimated: estimated(&estimate, reading),
+                    estimated: reading_of(&answer, reading)?,
                     reading,
                     query: text,
                     stack: stack_label(settings.as_deref()).to_owned(),
@@ -690,6 +712,9 @@ fn write_published(compared: &[Compared], skipped: &[Skipped]) -> String {
                 format_bytes(b as u128, Units::Binary)
             ),
             Reading::Device => " (nvidia-smi reading)".to_owned(),
+            Reading::EngineWeights | Reading::EngineActivationPeak | Reading::EngineKvCachePool => {
+                String::new()
+            }
         };
         let profile = match &c.profile {
             Some((settings, bytes)) => format!(

@@ -1,7 +1,7 @@
 //! A published row turned into a batchfit query, with its reading, stack and source.
 
-use batchfit_core::memory;
 use batchfit_core::query;
+use batchfit_core::{memory, serving};
 
 use super::csv::{Row, first_number, measured_bytes, number_after};
 
@@ -258,6 +258,16 @@ pub(super) enum Reading {
     /// Device-wide without a measured context: the `nvidia_smi` reading, whose
     /// overhead is batchfit's default.
     Device,
+    /// A serving engine's start-up log: the weights it loaded ("Model loading
+    /// took", SGLang's "Load weight end … mem usage"): the plan's `weights`.
+    EngineWeights,
+    /// A serving engine's start-up log: its profiling run's activation peak
+    /// (vLLM 0.6–0.7's "PyTorch activation peak memory takes"): the plan's
+    /// `activation_peak`.
+    EngineActivationPeak,
+    /// A serving engine's start-up log: the KV cache pool ("Available KV cache
+    /// memory", SGLang's K size + V size): the plan's `kv_cache_pool`.
+    EngineKvCachePool,
 }
 
 impl Reading {
@@ -268,8 +278,12 @@ impl Reading {
             "reserved" => Ok(Reading::Reserved),
             "allocated+overhead" => Ok(Reading::AllocatedPlusOverhead),
             "nvidia_smi" => Ok(Reading::Device),
+            "engine_weights" => Ok(Reading::EngineWeights),
+            "engine_activation_peak" => Ok(Reading::EngineActivationPeak),
+            "engine_kv_cache_pool" => Ok(Reading::EngineKvCachePool),
             other => Err(format!(
-                "reading {other:?} is not one of allocated, reserved, allocated+overhead, nvidia_smi"
+                "reading {other:?} is not one of allocated, reserved, allocated+overhead, \
+                 nvidia_smi, engine_weights, engine_activation_peak, engine_kv_cache_pool"
             )),
         }
     }
@@ -293,15 +307,37 @@ pub(super) fn reading(row: &Row<'_>) -> Result<Reading, String> {
     }
 }
 
-/// batchfit's number for a row measured as `reading`.
-pub(super) fn estimated(estimate: &memory::Estimate, reading: Reading) -> f64 {
-    match reading {
+/// What batchfit answers for a query: its estimate, and the serving engine's
+/// plan where the query names an engine on a device.
+pub(super) struct Answer {
+    pub(super) estimate: memory::Estimate,
+    pub(super) plan: Option<serving::Plan>,
+}
+
+impl Answer {
+    /// batchfit's answer to a query that [`query::parse`] accepted.
+    pub(super) fn of(config: &query::Config) -> Answer {
+        let estimate = memory::estimate(config);
+        let plan = serving::plan_from(config, &estimate);
+        Answer { estimate, plan }
+    }
+}
+
+/// batchfit's number for a row measured as `reading`; `None` for an engine's
+/// reading where the query gives no serving plan.
+pub(super) fn estimated(answer: &Answer, reading: Reading) -> Option<f64> {
+    let estimate = &answer.estimate;
+    let plan = answer.plan.as_ref();
+    Some(match reading {
         Reading::Allocated => estimate.peak_allocated as f64,
         Reading::Reserved => estimate.peak_reserved as f64,
         Reading::AllocatedPlusOverhead => (estimate.peak_allocated + estimate.overhead) as f64,
         Reading::DeviceWithContext(context) => estimate.peak_reserved as f64 + context,
         Reading::Device => estimate.nvidia_smi as f64,
-    }
+        Reading::EngineWeights => plan?.weights as f64,
+        Reading::EngineActivationPeak => plan?.activation_peak as f64,
+        Reading::EngineKvCachePool => plan?.kv_cache_pool as f64,
+    })
 }
 
 /// The framework profile a row was measured under, read from its source and

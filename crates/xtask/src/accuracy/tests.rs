@@ -3,6 +3,7 @@ use std::path::Path;
 use batchfit_core::confidence::Reading as Measured;
 use batchfit_core::memory::{self, Phase};
 use batchfit_core::query;
+use batchfit_core::serving;
 use batchfit_core::transformer::Framework;
 use batchfit_core::units::{Units, format_bytes};
 
@@ -574,6 +575,53 @@ fn check_fails_when_a_generated_file_is_stale() {
         "{stale}"
     );
     std::fs::remove_dir_all(&root).expect("removed");
+}
+
+#[test]
+fn engine_log_rows_are_compared_with_the_serving_plan() {
+    let serve = "form=transformer&model=llama-3.1-8b&mode=inference&framework=vllm&gpu=h100-80gb&max_model_len=8192";
+    let plan = serving::plan(&query::parse(serve).config).expect("a plan");
+    let csv = format!(
+        "{HEADER}\n\
+         P1,vLLM log (one),ref,Llama-3.1-8B,8B,32,4096,32,8,14336,128256,8192,inference,n/a,bf16,none,1,,n/a,flash,1,none,H100,15,GiB,Model loading took,no,A,\n\
+         P2,vLLM log (one),ref,Llama-3.1-8B,8B,32,4096,32,8,14336,128256,8192,inference,n/a,bf16,none,1,,n/a,flash,1,none,H100,1.5,GiB,PyTorch activation peak memory takes,no,A,\n\
+         P3,vLLM log (one),ref,Llama-3.1-8B,8B,32,4096,32,8,14336,128256,8192,inference,n/a,bf16,none,1,,n/a,flash,1,none,H100,50,GiB,Available KV cache memory,no,A,\n"
+    );
+    let row = |id: &str, reading: &str, bytes: u128| {
+        format!("{id},vLLM log,vLLM V1,abcdef1234567890,{serve},{reading},1,{bytes},yes,,")
+    };
+    let prereg = format!(
+        "{PREREG_HEADER}\n{}\n{}\n{}\n",
+        row("P1", "engine_weights", plan.weights),
+        row("P2", "engine_activation_peak", plan.activation_peak),
+        row("P3", "engine_kv_cache_pool", plan.kv_cache_pool),
+    );
+    let report = report(&csv, &prereg).expect("a report");
+    let gib = |bytes: u128| format_bytes(bytes, Units::Binary);
+    for (id, metric, bytes) in [
+        ("P1", "engine log: weights loaded", plan.weights),
+        (
+            "P2",
+            "engine log: profiling run's activation peak",
+            plan.activation_peak,
+        ),
+        ("P3", "engine log: KV cache pool", plan.kv_cache_pool),
+    ] {
+        let line = report
+            .lines()
+            .find(|l| l.starts_with(&format!("| {id} | Llama-3.1-8B | {metric} |")))
+            .unwrap_or_else(|| panic!("{id}'s row in {report}"));
+        assert!(line.contains(&gib(bytes)), "{line}");
+    }
+    // Predicted exactly at registration and now: no change for P3.
+    let p3 = percent_error(plan.kv_cache_pool as f64, 50.0 * f64::from(1u32 << 30));
+    assert!(report.contains(&format!("{p3:+.1} %")), "{report}");
+    // An engine's reading needs a query that gives a plan.
+    let generate = "form=transformer&model=llama-3.1-8b&mode=inference&gpu=h100-80gb";
+    let prereg = format!(
+        "{PREREG_HEADER}\nP3,vLLM log,vLLM V1,abcdef1234567890,{generate},engine_kv_cache_pool,1,1,yes,,\n"
+    );
+    assert!(report_err(&csv, &prereg).contains("row P3: an engine's reading needs"));
 }
 
 fn report_err(csv: &str, prereg: &str) -> String {
