@@ -74,8 +74,12 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     let samples: Vec<Sample> = published.samples.into_iter().chain(gpu.samples).collect();
     let cells = confidence::cells(&samples)?;
     let mut docs = published.text;
-    docs.push_str(&confidence::markdown(&cells));
+    docs.push_str(&confidence::markdown(
+        &cells,
+        &confidence::held_out_coverage(&samples)?,
+    ));
     docs.push_str(&gpu.text);
+    readme_matches(&read("README.md")?, &docs)?;
     let outputs = [
         (DOCS_PATH, docs),
         (confidence::TABLE_PATH, confidence::table_rs(&cells)),
@@ -102,6 +106,41 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
         println!("wrote {}", out.display());
     }
     Ok(())
+}
+
+/// Every number in README.md's accuracy paragraph (from `**Accuracy.**` to
+/// the next blank line) must be one of the numbers of docs/accuracy.md's
+/// headline: the README says what the generated report says.
+fn readme_matches(readme: &str, docs: &str) -> Result<(), String> {
+    let paragraph = readme
+        .split("\n\n")
+        .find(|p| p.trim_start().starts_with("**Accuracy.**"))
+        .ok_or("README.md has no paragraph starting with **Accuracy.**")?;
+    let headline = docs
+        .split_once("## Headline")
+        .and_then(|(_, rest)| rest.split("\n## ").next())
+        .ok_or("docs/accuracy.md has no headline section")?;
+    let numbers = |text: &str| -> Vec<String> {
+        text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .map(|t| t.trim_matches('.'))
+            .filter(|t| !t.is_empty() && t.starts_with(|c: char| c.is_ascii_digit()))
+            .map(str::to_owned)
+            .collect()
+    };
+    let known = numbers(headline);
+    let stale: Vec<String> = numbers(paragraph)
+        .into_iter()
+        .filter(|n| !known.contains(n))
+        .collect();
+    if stale.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "README.md's accuracy paragraph gives {} that docs/accuracy.md's headline does not: \
+             write the headline's figures there",
+            stale.join(", ")
+        ))
+    }
 }
 
 /// A report's text and the validation samples its rows give.

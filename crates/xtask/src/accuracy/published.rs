@@ -393,7 +393,10 @@ fn write_published(compared: &[Compared], skipped: &[Skipped]) -> String {
          slack) plus the CUDA context measured in the same source, or batchfit's nvidia-smi reading \
          where no context was measured; rows that add the memory outside PyTorch to the peak \
          allocated with batchfit's peak allocated plus its overhead; rows whose metric the source \
-         does not state are kept, marked \"not stated\", and compared with the peak allocated. A \
+         does not state are kept, marked \"not stated\", and compared with the peak allocated; \
+         rows read from a serving engine's start-up log (vLLM, SGLang: the weights it loaded, its \
+         profiling run's activation peak, its KV-cache pool) with the term of the same name in \
+         batchfit's plan for that engine (docs/model.md §3.12), per GPU. A \
          value summed over GPUs is compared with the sum of batchfit's per-GPU readings. No constant \
          in batchfit was fitted to any row.\n"
     );

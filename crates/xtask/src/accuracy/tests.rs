@@ -13,7 +13,7 @@ use super::preregistered::read_preregistered;
 use super::published::evaluate;
 use super::rows::{Reading, source_key};
 use super::stats::{Summary, group_by, headline, median, percent_error, summarize};
-use super::{DOCS_PATH, run};
+use super::{DOCS_PATH, readme_matches, run};
 use crate::confidence::{self, Sample};
 
 fn report(csv: &str, preregistered_csv: &str) -> Result<String, String> {
@@ -554,6 +554,7 @@ fn check_fails_when_a_generated_file_is_stale() {
         "validation/preregistered.csv",
         "validation/gpu-measurements.csv",
         "validation/gpu-environment.json",
+        "README.md",
     ] {
         std::fs::copy(real.join(file), root.join(file)).expect("a copy");
     }
@@ -574,6 +575,15 @@ fn check_fails_when_a_generated_file_is_stale() {
         stale.starts_with(&format!("{} differs", confidence::TABLE_PATH)),
         "{stale}"
     );
+    // So is a README whose accuracy figures are not the headline's.
+    let readme = root.join("README.md");
+    let text = std::fs::read_to_string(&readme).expect("the README");
+    std::fs::write(
+        &readme,
+        text.replace("**Accuracy.**", "**Accuracy.** 99.9 %,"),
+    )
+    .expect("written");
+    assert!(run(&root, false).expect_err("stale").contains("99.9"));
     std::fs::remove_dir_all(&root).expect("removed");
 }
 
@@ -744,4 +754,22 @@ fn gpu_rows_compare_both_readings_and_the_phase() {
     // Bad input is an error, not a panic.
     assert!(gpu_report(&csv, "{").is_err());
     assert!(gpu_report(&format!("{GPU_HEADER}\nG1,gpt2,train,amp,adamw,foreach,none,sdpa,8,1024,0,1,1,lots,1,1,1,1,1,1,1,1,,form=transformer"), ENVIRONMENT).is_err());
+}
+
+#[test]
+fn the_readme_gives_the_headline_s_figures() {
+    let docs = "# A\n\n## Headline\n\n- median over 27 sources 11.4 %; 42 % within 10 %\n\n## Next\n\n99 %\n";
+    let readme = |text: &str| format!("# batchfit\n\n{text}\n\nmore 12.8 %\n");
+    assert_eq!(
+        readme_matches(
+            &readme("**Accuracy.** 11.4 % over 27 sources, 42 % within 10 %."),
+            docs
+        ),
+        Ok(())
+    );
+    // A figure from outside the headline, or an old one, is stale.
+    let err = readme_matches(&readme("**Accuracy.** 12.8 % over 27 sources, 99 %."), docs)
+        .expect_err("stale");
+    assert!(err.contains("12.8, 99"), "{err}");
+    assert!(readme_matches("# batchfit\n", docs).is_err());
 }
