@@ -205,12 +205,37 @@ fn percentile(values: &[f64], p: f64) -> f64 {
 
 /// Loads per site and network profile in the side-by-side benchmark.
 const SIDE_BY_SIDE_LOADS: usize = 15;
-/// The network profiles: a name, and Chromium's emulation (`None`: none).
-/// 10 Mbit/s is 1,250,000 bytes per second; the latency is per request, from
-/// sending it to the response's headers.
-const PROFILES: [(&str, Option<(u32, u32)>); 2] = [
-    ("unthrottled", None),
-    ("10 Mbit/s, 40 ms", Some((1_250_000, 40))),
+
+/// A network and CPU profile of the side-by-side benchmark.
+struct Profile {
+    name: &'static str,
+    /// Chromium's network emulation: bytes per second down and up, and the
+    /// latency per request in ms, from sending it to the response's headers.
+    /// `None`: none.
+    network: Option<(u32, u32)>,
+    /// Chromium's CPU throttling rate (`Emulation.setCPUThrottlingRate`: 4
+    /// runs the page's main thread four times slower); `None`: none.
+    cpu_slowdown: Option<u32>,
+}
+
+/// The profiles: issue 17's two (10 Mbit/s is 1,250,000 bytes per second),
+/// and issue 31's phone (1.6 Mbit/s is 200,000 bytes per second).
+const PROFILES: [Profile; 3] = [
+    Profile {
+        name: "unthrottled",
+        network: None,
+        cpu_slowdown: None,
+    },
+    Profile {
+        name: "10 Mbit/s, 40 ms",
+        network: Some((1_250_000, 40)),
+        cpu_slowdown: None,
+    },
+    Profile {
+        name: "phone: 4× CPU slowdown, 1.6 Mbit/s, 150 ms",
+        network: Some((200_000, 150)),
+        cpu_slowdown: Some(4),
+    },
 ];
 /// batchfit's first answer: the required memory, with its bytes, in the DOM.
 const BATCHFIT_ANSWER: &str = "[data-testid=required][data-bytes]";
@@ -317,74 +342,93 @@ async fn first_paint_and_answer_beside_gpu_poor() {
     // The DevTools client blocks; this flavour of runtime lets it.
     let mut devtools = tokio::task::block_in_place(|| DevTools::start(1280, 900));
     // One load of each first: the server compresses each file once, and the
-    // browser's own first page is behind it.
+    // browser's own first page is behind it. Then, once each, everything the
+    // page fetches without a user action (issue 31's budget).
+    let unthrottled = &PROFILES[0];
+    let mut fetched = serde_json::Map::new();
     for site in &sites {
-        tokio::task::block_in_place(|| one_load_in_context(&mut devtools, site, None));
+        tokio::task::block_in_place(|| one_load_in_context(&mut devtools, site, unthrottled));
+        let bytes = tokio::task::block_in_place(|| settled_bytes(&mut devtools, site));
+        println!("{}: {bytes} bytes fetched without a user action", site.name);
+        fetched.insert(site.name.to_owned(), json!(bytes));
     }
     let mut profiles = Vec::new();
-    for (profile, network) in PROFILES {
+    for profile in &PROFILES {
         for fresh in [Fresh::Context, Fresh::Browser] {
-            let mut figures: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
+            let mut figures: Vec<[Vec<f64>; 4]> =
                 sites.iter().map(|_| Default::default()).collect();
             for _ in 0..SIDE_BY_SIDE_LOADS {
-                for (site, (paint, answer, fcp)) in sites.iter().zip(&mut figures) {
+                for (site, [paint, answer, fcp, bytes]) in sites.iter().zip(&mut figures) {
                     let load = match fresh {
                         Fresh::Context => tokio::task::block_in_place(|| {
-                            one_load_in_context(&mut devtools, site, network)
+                            one_load_in_context(&mut devtools, site, profile)
                         }),
-                        Fresh::Browser => one_load_in_browser(site, network).await,
+                        Fresh::Browser => one_load_in_browser(site, profile).await,
                     };
                     paint.push(load.paint);
                     answer.push(load.answer);
                     fcp.push(load.first_contentful_paint);
+                    bytes.push(load.bytes_before_answer);
                 }
             }
             let by_site: serde_json::Map<String, Value> = sites
                 .iter()
                 .zip(&figures)
-                .map(|(site, (paint, answer, fcp))| {
+                .map(|(site, [paint, answer, fcp, bytes])| {
                     let figures = json!({
                         "paint_ms": paint,
                         "answer_ms": answer,
                         "first_contentful_paint_ms": fcp,
+                        "bytes_before_answer": bytes,
                         "paint_median_ms": percentile(paint, 50.0),
                         "answer_median_ms": percentile(answer, 50.0),
                         "first_contentful_paint_median_ms": percentile(fcp, 50.0),
+                        "bytes_before_answer_median": percentile(bytes, 50.0),
                     });
                     println!(
-                        "{profile}, a fresh {}: {} first paint {:.1} ms, first answer {:.1} ms \
-                         (medians of {})",
+                        "{}, a fresh {}: {} first paint {:.1} ms, first answer {:.1} ms \
+                         after {} bytes (medians of {})",
+                        profile.name,
                         fresh.name(),
                         site.name,
                         figures["paint_median_ms"],
                         figures["answer_median_ms"],
+                        figures["bytes_before_answer_median"],
                         paint.len()
                     );
                     (site.name.to_owned(), figures)
                 })
                 .collect();
-            profiles.push(json!({ "name": profile, "fresh": fresh.name(), "sites": by_site }));
+            profiles.push(json!({ "name": profile.name, "fresh": fresh.name(), "sites": by_site }));
         }
     }
-    let figures = json!({ "page": PAGE, "loads": SIDE_BY_SIDE_LOADS, "profiles": profiles });
+    let figures = json!({
+        "page": PAGE,
+        "loads": SIDE_BY_SIDE_LOADS,
+        "profiles": profiles,
+        "fetched_without_action": fetched,
+    });
     if let Some(out) = std::env::var_os("BATCHFIT_LOADS_OUT") {
         std::fs::write(&out, figures.to_string())
             .unwrap_or_else(|e| panic!("write {}: {e}", out.to_string_lossy()));
     }
 }
 
-/// One load's times from navigation start, in ms.
+/// One load's times from navigation start, in ms, and what it had fetched.
 struct Load {
     paint: f64,
     answer: f64,
     first_contentful_paint: f64,
+    /// The bodies, as sent (gzipped), of the document and of every resource
+    /// whose response had ended when the answer was in the DOM.
+    bytes_before_answer: f64,
 }
 
 /// The DevTools commands that prepare a load, before navigation: gpu_poor's
 /// request to Google's analytics (another origin, not part of either page's
-/// own load, and unreachable here) blocked, the network emulated (bytes per
-/// second down and up, latency in ms) when given, the observer installed.
-fn before_navigation(site: &Site, network: Option<(u32, u32)>) -> Vec<(&'static str, Value)> {
+/// own load, and unreachable here) blocked, the profile's network and CPU
+/// emulated, the observer installed.
+fn before_navigation(site: &Site, profile: &Profile) -> Vec<(&'static str, Value)> {
     let mut commands = vec![
         // The script below is installed only where the Page domain is on.
         ("Page.enable", json!({})),
@@ -394,7 +438,10 @@ fn before_navigation(site: &Site, network: Option<(u32, u32)>) -> Vec<(&'static 
             json!({ "urls": ["*://www.googletagmanager.com/*"] }),
         ),
     ];
-    if let Some((bytes_per_second, latency_ms)) = network {
+    if let Some(rate) = profile.cpu_slowdown {
+        commands.push(("Emulation.setCPUThrottlingRate", json!({ "rate": rate })));
+    }
+    if let Some((bytes_per_second, latency_ms)) = profile.network {
         commands.push((
             "Network.emulateNetworkConditions",
             json!({
@@ -415,34 +462,87 @@ fn before_navigation(site: &Site, network: Option<(u32, u32)>) -> Vec<(&'static 
     commands
 }
 
-/// A function of whether the site has an answer: the load's times once the
-/// observer has them all, else `null`.
-const READ_LOAD: &str = "(needsAnswer) => { const l = window.__load; \
-     const fcp = performance.getEntriesByName('first-contentful-paint')[0]; \
-     return l && l.paint !== null && (l.answer !== null || !needsAnswer) && fcp \
-       ? [l.paint, l.answer === null ? l.input : l.answer, fcp.startTime] : null; }";
+/// The bodies, as sent, of the document and of every resource whose response
+/// ended by `t` (ms from navigation start; `Infinity`: all). Same-origin, so
+/// Resource Timing gives each body's size; the servers send them gzipped.
+const BODIES: &str = "const bodies = (t) => performance.getEntriesByType('navigation') \
+     .concat(performance.getEntriesByType('resource')) \
+     .filter((e) => e.responseEnd <= t).reduce((sum, e) => sum + e.encodedBodySize, 0);";
 
-/// The times [`READ_LOAD`] returned, once there.
+/// A function of whether the site has an answer: the load's times and the
+/// bytes fetched before its answer once the observer has them all, else `null`.
+const READ_LOAD: &str = "(needsAnswer) => { BODIES const l = window.__load; \
+     const fcp = performance.getEntriesByName('first-contentful-paint')[0]; \
+     const answer = l && (l.answer === null ? l.input : l.answer); \
+     return l && l.paint !== null && (l.answer !== null || !needsAnswer) && fcp \
+       ? [l.paint, answer, fcp.startTime, bodies(answer)] : null; }";
+
+/// [`READ_LOAD`] as a function expression.
+fn read_load_script() -> String {
+    READ_LOAD.replace("BODIES", BODIES)
+}
+
+/// The times and bytes [`READ_LOAD`] returned, once there.
 fn read_load(value: &Value) -> Option<Load> {
     let times = value.as_array()?;
-    let [paint, answer, first_contentful_paint] =
-        [0, 1, 2].map(|i| times.get(i).and_then(Value::as_f64).unwrap_or(f64::NAN));
+    let [paint, answer, first_contentful_paint, bytes_before_answer] =
+        [0, 1, 2, 3].map(|i| times.get(i).and_then(Value::as_f64).unwrap_or(f64::NAN));
     Some(Load {
         paint,
         answer,
         first_contentful_paint,
+        bytes_before_answer,
     })
 }
 
-/// Loads `site` in a new browser context of the running browser, under
-/// `network` when given.
-fn one_load_in_context(devtools: &mut DevTools, site: &Site, network: Option<(u32, u32)>) -> Load {
+/// Everything `site` fetches without a user action, in bytes as sent: a load
+/// in a new browser context, unthrottled, read once its answer is in the DOM
+/// and no further response has ended for a second (at most 20 s).
+fn settled_bytes(devtools: &mut DevTools, site: &Site) -> f64 {
     let tab = devtools.new_tab(1280, 900);
-    for (method, params) in before_navigation(site, network) {
+    for (method, params) in before_navigation(site, &PROFILES[0]) {
         devtools.call(Some(&tab), method, params);
     }
     devtools.call(Some(&tab), "Page.navigate", json!({ "url": site.url }));
-    let read = format!("({READ_LOAD})({})", site.answer.is_some());
+    // Resource Timing lists a request once its response has ended.
+    let read = format!(
+        "(() => {{ {BODIES} const l = window.__load; \
+         return l && l.paint !== null && (l.answer !== null || {}) \
+           ? [performance.getEntriesByType('resource').length, bodies(Infinity)] : null; }})()",
+        site.answer.is_none()
+    );
+    let mut last: Option<(f64, u32)> = None;
+    for _ in 0..80 {
+        std::thread::sleep(Duration::from_millis(250));
+        let Some([count, bytes]) = devtools.evaluate(&tab, &read).and_then(|value| {
+            let v = value.as_array()?;
+            Some([v.first()?.as_f64()?, v.get(1)?.as_f64()?])
+        }) else {
+            continue;
+        };
+        last = match last {
+            Some((seen, quiet)) if seen == count => {
+                if quiet >= 4 {
+                    devtools.close_tab(tab);
+                    return bytes;
+                }
+                Some((count, quiet + 1))
+            }
+            _ => Some((count, 0)),
+        };
+    }
+    panic!("{}: still fetching after 20 s", site.name);
+}
+
+/// Loads `site` in a new browser context of the running browser, under
+/// `profile`.
+fn one_load_in_context(devtools: &mut DevTools, site: &Site, profile: &Profile) -> Load {
+    let tab = devtools.new_tab(1280, 900);
+    for (method, params) in before_navigation(site, profile) {
+        devtools.call(Some(&tab), method, params);
+    }
+    devtools.call(Some(&tab), "Page.navigate", json!({ "url": site.url }));
+    let read = format!("({})({})", read_load_script(), site.answer.is_some());
     for _ in 0..400 {
         // Between the old document and the new one there is no context to
         // evaluate in: that reads as not there yet.
@@ -462,15 +562,14 @@ fn one_load_in_context(devtools: &mut DevTools, site: &Site, network: Option<(u3
     );
 }
 
-/// Loads `site` in a fresh browser (a new profile: no cache), under `network`
-/// when given.
-async fn one_load_in_browser(site: &Site, network: Option<(u32, u32)>) -> Load {
+/// Loads `site` in a fresh browser (a new profile: no cache), under `profile`.
+async fn one_load_in_browser(site: &Site, profile: &Profile) -> Load {
     let browser = Browser::start(1280, 900).await;
-    for (method, params) in before_navigation(site, network) {
+    for (method, params) in before_navigation(site, profile) {
         browser.cdp(method, params).await;
     }
     browser.open(&site.url).await;
-    let read = format!("return ({READ_LOAD})(arguments[0]);");
+    let read = format!("return ({})(arguments[0]);", read_load_script());
     for _ in 0..400 {
         let value = browser
             .client
