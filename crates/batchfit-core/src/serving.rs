@@ -32,7 +32,8 @@ use crate::memory;
 use crate::presets::{DEVICES_BY_CAPACITY, Device, DeviceKind, DevicePreset};
 use crate::query::{Config, Form};
 use crate::transformer::{
-    EngineSettings, Framework, Mode, engine_forward, engine_sampler, kv_bytes_per_token,
+    EngineSettings, Framework, MAX_MODEL_LEN, Mode, TransformerInput, engine_forward,
+    engine_sampler, kv_bytes_per_token,
 };
 
 /// The memory plan of one GPU of a serving engine, in bytes.
@@ -82,9 +83,12 @@ pub struct Plan {
     pub max_num_seqs: u64,
     pub max_num_batched_tokens: u64,
     pub block_size: u64,
-    /// Blocks in the pool (each `block_size` tokens on every layer).
+    /// How the pool's blocks are shared among the layers ([`KvGroups`]).
+    pub groups: KvGroups,
+    /// Blocks in the pool (each `block_size` tokens on one group's layers).
     pub blocks: u128,
-    /// Tokens the pool holds: `blocks × block_size`.
+    /// Tokens the pool holds, as vLLM logs "GPU KV cache size": `blocks ÷
+    /// groups × block_size` (every layer's, with one group).
     pub pool_tokens: u128,
     /// Requests of `max_model_len` tokens the pool holds at once, in
     /// hundredths, as vLLM logs "Maximum concurrency for N tokens per
@@ -94,6 +98,82 @@ pub struct Plan {
     pub max_seq: u128,
     /// Why the engine would not start, if it would not.
     pub refusal: Option<Refusal>,
+}
+
+/// How vLLM shares the pool among a model's layers (vllm/v1/core/
+/// kv_cache_utils.py, the hybrid KV-cache manager; its design,
+/// docs/design/hybrid_kv_cache_manager.md, written at 458e74eb): the
+/// layers of one kind (full attention, sliding window) are cut into groups
+/// of as many layers as the kind with fewer has, the last padded, and a block
+/// of the pool is one `block_size`-token page of each layer of one group.
+/// A request holds, in each full-attention group, blocks for all its tokens
+/// (`FullAttentionSpec`), and in each sliding-window group blocks for the
+/// last `window − 1` tokens and one step's, one more where the window does
+/// not start on a block (`SlidingWindowSpec.max_memory_usage_bytes`). A
+/// model of one kind is one group of every layer. SGLang's plan counts a
+/// windowed layer as a full one (its separate sliding-window pool is not
+/// modelled), as does `generate()`'s cache in the other forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KvGroups {
+    /// Layers per group.
+    pub layers: u64,
+    /// Groups of full-attention layers.
+    pub full: u64,
+    /// Groups of sliding-window layers.
+    pub windowed: u64,
+    /// The window in tokens (0: none).
+    pub window: u64,
+}
+
+impl KvGroups {
+    /// vLLM's groups for `input` (`_get_kv_cache_groups_uniform_page_size`:
+    /// the group size is the smaller kind's layer count).
+    fn vllm(input: &TransformerInput) -> KvGroups {
+        let arch = &input.arch;
+        let windowed = arch.windowed_layers();
+        let full = arch.layers - windowed;
+        let layers = match (full, windowed) {
+            (0, w) => w,
+            (f, 0) => f,
+            (f, w) => f.min(w),
+        }
+        .max(1);
+        KvGroups {
+            layers,
+            full: full.div_ceil(layers),
+            windowed: windowed.div_ceil(layers),
+            window: arch.window,
+        }
+    }
+
+    /// Every layer in one group of full attention: SGLang's pool, and any
+    /// model without a window.
+    fn uniform(layers: u64) -> KvGroups {
+        KvGroups {
+            layers: layers.max(1),
+            full: 1,
+            windowed: 0,
+            window: 0,
+        }
+    }
+
+    fn count(&self) -> u128 {
+        u128::from(self.full + self.windowed).max(1)
+    }
+
+    /// Blocks one request of `len` tokens holds when steps schedule
+    /// `batched` tokens (`get_max_concurrency_for_kv_cache_config`: each
+    /// group's blocks, summed over the groups).
+    pub fn request_blocks(&self, len: u64, block_size: u64, batched: u64) -> u128 {
+        let block = u128::from(block_size.max(1));
+        let len = u128::from(len);
+        let windowed_tokens = u128::from(self.window.saturating_sub(1))
+            .saturating_add(u128::from(batched))
+            .min(len);
+        let full = div_ceil(len, block) * u128::from(self.full);
+        let windowed = (div_ceil(windowed_tokens, block) + 1) * u128::from(self.windowed);
+        (full + windowed).max(1)
+    }
 }
 
 /// Why `vllm serve` stops before serving, with its own reason.
@@ -120,6 +200,12 @@ pub enum Refusal {
 }
 
 impl Plan {
+    /// Blocks one request of `len` tokens holds in this plan's pool.
+    pub fn request_blocks(&self, len: u64) -> u128 {
+        self.groups
+            .request_blocks(len, self.block_size, self.max_num_batched_tokens)
+    }
+
     /// Whole requests of `max_model_len` tokens at once, as the pool allows
     /// and `max_num_seqs` caps them.
     pub fn concurrent_requests(&self) -> u128 {
@@ -201,11 +287,34 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
     let kv_bytes_per_token = kv_bytes_per_token(input);
     let pool = budget.saturating_sub(weights + activation_peak + non_torch + cuda_graphs);
     // kv_cache_utils.py `get_num_blocks`: available // page_size //
-    // num_layers, a page being one layer's block.
-    let block_bytes = (kv_bytes_per_token * u128::from(block_size)).max(1);
+    // num_layers, a page being one layer's block and num_layers a group's.
+    let groups = KvGroups::vllm(input);
+    let layers = u128::from(input.arch.layers.max(1));
+    let layer_block = kv_bytes_per_token * u128::from(block_size) / layers;
+    let block_bytes = (layer_block * u128::from(groups.layers)).max(1);
     let blocks = pool / block_bytes;
-    let request_blocks = div_ceil(u128::from(max_model_len), u128::from(block_size)).max(1);
-    let needed = request_blocks * block_bytes;
+    let request_blocks = groups.request_blocks(max_model_len, block_size, batched);
+    // `check_enough_kv_cache_memory`: every layer's own blocks, unpadded,
+    // for a request of `len` tokens; `estimate_max_model_len` searches the
+    // longest that fits the pool.
+    let windowed = u128::from(input.arch.windowed_layers());
+    let full_layers = layers - windowed;
+    let needed = |len: u64| {
+        let one = |full, windowed| KvGroups {
+            full,
+            windowed,
+            ..groups
+        };
+        let blocks = |kind: KvGroups| kind.request_blocks(len, block_size, batched);
+        (blocks(one(1, 0)) * full_layers + blocks(one(0, 1)) * windowed) * layer_block
+    };
+    let ceiling = match full_layers {
+        0 => MAX_MODEL_LEN.max,
+        n => u64::try_from(pool / (layer_block * n).max(1) * u128::from(block_size))
+            .unwrap_or(u64::MAX),
+    };
+    let max_seq = u128::from(memory::largest(1, ceiling, |len| needed(len) <= pool).unwrap_or(0));
+    let needed = needed(max_model_len);
     let refusal = if total.saturating_sub(outside) < budget {
         Some(Refusal::Startup {
             free: total.saturating_sub(outside),
@@ -216,7 +325,7 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
     } else if needed > pool {
         Some(Refusal::MaxModelLen {
             needed,
-            estimate: blocks * u128::from(block_size),
+            estimate: max_seq,
         })
     } else {
         None
@@ -238,10 +347,11 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
         max_num_seqs: seqs,
         max_num_batched_tokens: batched,
         block_size,
+        groups,
         blocks,
-        pool_tokens: blocks * u128::from(block_size),
+        pool_tokens: blocks / groups.count() * u128::from(block_size),
         max_concurrency_hundredths: blocks * 100 / request_blocks,
-        max_seq: blocks * u128::from(block_size),
+        max_seq,
         refusal,
     })
 }
@@ -345,6 +455,7 @@ fn sglang_plan(config: &Config, total: u128, estimate: &memory::Estimate) -> Pla
         max_num_seqs: running,
         max_num_batched_tokens: chunked,
         block_size: settings.block_size.max(1),
+        groups: KvGroups::uniform(input.arch.layers),
         blocks,
         pool_tokens: tokens,
         max_concurrency_hundredths: blocks * 100 / request_blocks,
@@ -372,9 +483,8 @@ pub struct LengthRow {
 /// depend on `max_model_len` (the profiling step is `max_num_batched_tokens`
 /// long), so one plan gives every row.
 pub fn sweep(plan: &Plan) -> Vec<LengthRow> {
-    let block = u128::from(plan.block_size);
     let row = |len: u64| {
-        let blocks = div_ceil(u128::from(len), block).max(1);
+        let blocks = plan.request_blocks(len);
         let concurrency_hundredths = plan.blocks * 100 / blocks;
         LengthRow {
             max_model_len: len,

@@ -303,8 +303,9 @@ use parts::{Instant, Model, Parts};
 pub use parts::{Stage, accumulation_steps, microbatches, stages};
 
 mod search;
+pub(crate) use search::largest;
 pub use search::{DeviceFit, SweepRow, devices, gpus_needed, max_seq, sweep, total_gpus};
-use search::{largest, max_batch_within, smallest};
+use search::{max_batch_within, smallest};
 
 mod what_ifs;
 use what_ifs::with_adapters;

@@ -18,7 +18,7 @@ pub(super) fn max_batch_within(model: &Model, config: &Config, device: u128) -> 
 /// The largest value in `low..=high` for which `fits` holds, where it holds
 /// for every value up to some point and for none beyond (a binary search);
 /// `None` when it does not hold at `low`.
-pub(super) fn largest(low: u64, high: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
+pub(crate) fn largest(low: u64, high: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
     if low > high || !fits(low) {
         return None;
     }

@@ -31,6 +31,61 @@ fn kv_bytes_per_token_worked_examples() {
     }
 }
 
+/// docs/model.md §3.12's hybrid examples: the pool's blocks shared by
+/// groups of layers, a sliding-window group holding only the window's and
+/// one step's blocks of a request.
+#[test]
+fn sliding_window_layers_hold_their_window_only() {
+    // gpt-oss-20b: 12 sliding (window 128) and 12 full layers, 2 × 8 heads
+    // × 64 × 2 B = 2,048 B a token and layer: two groups of 12, a block
+    // 12 × 16 × 2,048 = 393,216 B. At 131,072 tokens and 8,192 a step: 8,192
+    // blocks of the full group, ⌈(127 + 8,192) / 16⌉ + 1 = 521 of the other.
+    let plan = served("model=gpt-oss-20b&gpu=h100-80gb&max_model_len=131072");
+    assert_eq!(
+        plan.groups,
+        KvGroups {
+            layers: 12,
+            full: 1,
+            windowed: 1,
+            window: 128
+        }
+    );
+    assert_eq!(plan.kv_bytes_per_token, 49_152);
+    assert_eq!(plan.blocks, plan.kv_cache_pool / 393_216);
+    assert_eq!(plan.request_blocks(131_072), 8_713);
+    assert_eq!(plan.max_concurrency_hundredths, plan.blocks * 100 / 8_713);
+    // vLLM's "GPU KV cache size": the blocks over the two groups.
+    assert_eq!(plan.pool_tokens, plan.blocks / 2 * 16);
+    // A request shorter than the window and a step holds as many blocks in
+    // both groups, plus the window's one.
+    assert_eq!(plan.request_blocks(1_000), 63 + 64);
+    // Gemma 3 27B: 10 full and 52 sliding layers (window 1,024): groups of
+    // 10, the last sliding one padded; 8,192 + 6 × (⌈9,215 / 16⌉ + 1).
+    let gemma = served("model=gemma-3-27b&gpu=h200&max_model_len=131072");
+    assert_eq!(
+        (
+            gemma.groups.layers,
+            gemma.groups.full,
+            gemma.groups.windowed
+        ),
+        (10, 1, 6)
+    );
+    assert_eq!(gemma.request_blocks(131_072), 8_192 + 6 * 577);
+    assert_eq!(gemma.pool_tokens, gemma.blocks / 7 * 16);
+    // A model without a window is one group of every layer, as before.
+    let llama = served("model=llama-3.1-8b&gpu=h100-80gb&max_model_len=8192");
+    assert_eq!(
+        (
+            llama.groups.layers,
+            llama.groups.full,
+            llama.groups.windowed
+        ),
+        (32, 1, 0)
+    );
+    assert_eq!(llama.pool_tokens, llama.blocks * 16);
+    assert_eq!(llama.max_seq, llama.blocks * 16);
+}
+
 /// docs/model.md §3.12's worked example, term by term: Llama-3.1-8B on an
 /// RTX 4090 at vLLM's defaults for a card under 70 GiB.
 #[test]
@@ -60,13 +115,11 @@ fn the_rtx_4090_worked_example() {
     assert_eq!(plan.refusal, None);
 }
 
-fn parsed(query: &str) -> tf::TransformerInput {
+fn parsed(query: &str) -> TransformerInput {
     query::parse(&format!("form=transformer&framework=vllm&{query}"))
         .config
         .transformer
 }
-
-use crate::transformer as tf;
 
 #[test]
 fn the_engine_refuses_as_it_would() {
@@ -167,10 +220,25 @@ proptest! {
             prop_assert_eq!(plan.kv_cache_pool, 0);
             prop_assert_eq!(plan.refusal.is_some(), true);
         }
-        let block = plan.kv_bytes_per_token * u128::from(plan.block_size);
-        let request = plan.max_model_len.div_ceil(plan.block_size).max(1);
+        // A block is one page of each layer of a group; a request holds all
+        // its tokens' blocks in a full-attention group, the window's and one
+        // step's (and one more) in a sliding-window group.
+        let layers = u128::from(config.transformer.arch.layers.max(1));
+        let g = plan.groups;
+        let block = plan.kv_bytes_per_token * u128::from(plan.block_size) / layers
+            * u128::from(g.layers);
+        let (len, size) = (u128::from(plan.max_model_len), u128::from(plan.block_size));
+        let window = (u128::from(g.window.saturating_sub(1))
+            + u128::from(plan.max_num_batched_tokens))
+            .min(len);
+        let request = u128::from(g.full) * len.div_ceil(size)
+            + u128::from(g.windowed) * (window.div_ceil(size) + 1);
         prop_assert_eq!(plan.blocks, plan.kv_cache_pool / block.max(1));
-        prop_assert_eq!(plan.max_concurrency_hundredths, plan.blocks * 100 / u128::from(request));
+        prop_assert_eq!(plan.max_concurrency_hundredths, plan.blocks * 100 / request.max(1));
+        prop_assert_eq!(
+            plan.pool_tokens,
+            plan.blocks / u128::from(g.full + g.windowed) * size
+        );
         prop_assert!(plan.concurrent_requests() <= u128::from(plan.max_num_seqs));
     }
 
@@ -193,7 +261,7 @@ proptest! {
         };
         // The start's own check comes first; a pool of no block holds nothing.
         prop_assume!(!matches!(plan.refusal, Some(Refusal::Startup { .. })));
-        prop_assume!(plan.blocks > 0 && plan.max_seq < u128::from(tf::MAX_MODEL_LEN.max));
+        prop_assume!(plan.blocks > 0 && plan.max_seq < u128::from(MAX_MODEL_LEN.max));
         let with = |len: u128| {
             let mut c = config;
             c.transformer.engine.max_model_len = u64::try_from(len).unwrap_or(u64::MAX);

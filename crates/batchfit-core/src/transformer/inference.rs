@@ -82,7 +82,8 @@ fn working_set(input: &TransformerInput, s: u128, context: u128) -> u128 {
 /// page_size_bytes`: `2 * block_size * num_kv_heads * head_size *
 /// dtype_size`; `MLAAttentionSpec`: the latent once, no factor 2). The
 /// engine's FP8 cache keeps one byte per value; its per-layer scales are
-/// left out. A windowed layer is counted as a full one.
+/// left out. How many tokens a windowed layer keeps is the plan's
+/// (`serving::KvGroups`).
 pub fn kv_bytes_per_token(input: &TransformerInput) -> u128 {
     if input.arch.kind != Kind::Decoder {
         return 0;
