@@ -152,6 +152,47 @@ async fn the_address_form_and_values_show_before_the_app() {
     browser.close().await;
 }
 
+/// On a phone, before the app arrives, the bar that stays at the top says
+/// the calculator is loading, in the page's language, rather than being empty
+/// while the loading line sits below the whole form.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_phone_s_top_bar_says_it_is_loading() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(375, 800).await;
+    browser.cdp("Network.enable", json!({})).await;
+    browser
+        .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
+        .await;
+    browser
+        .open(&server.url(&format!("/?{}", opened_query())))
+        .await;
+    // In the first screen, and at the very top once the form is scrolled.
+    for (scroll, at_top) in [(0, false), (3_000, true)] {
+        let bar = browser
+            .js(&format!(
+                "window.scrollTo(0, {scroll}); \
+                 const bar = document.querySelector('.shell:not([hidden]) .mini-summary'); \
+                 const box = bar.getBoundingClientRect(); \
+                 return [bar.checkVisibility(), bar.textContent, \
+                   box.height > 0 && box.bottom <= innerHeight, box.top === 0]"
+            ))
+            .await;
+        assert_eq!(
+            [&bar[0], &bar[1], &bar[2]],
+            [
+                &json!(true),
+                &json!("Cargando la calculadora…"),
+                &json!(true)
+            ],
+            "scrolled {scroll}"
+        );
+        if at_top {
+            assert_eq!(bar[3], json!(true), "scrolled {scroll}: {bar}");
+        }
+    }
+    browser.close().await;
+}
+
 /// Once the app has mounted: no shell is left, each field is there once, and
 /// it holds the address's value.
 #[tokio::test(flavor = "multi_thread")]

@@ -28,6 +28,8 @@ const HELPER_FILE: &str = "__prerender.js";
 const SNAPSHOT_PATH: &str = "/__prerender";
 /// Where a snapshot's results line goes (the helper's placeholder).
 const LOADING_MARKER: &str = "<p data-shell-loading=\"\"></p>";
+/// The phone's summary bar as the snapshot has it before the first estimate.
+const EMPTY_SUMMARY: &str = "<div class=\"mini-summary\" aria-hidden=\"true\"></div>";
 /// How long the whole set of snapshots may take.
 const TIMEOUT: Duration = Duration::from_secs(120);
 const LANGS: [Lang; 2] = [Lang::En, Lang::Es];
@@ -81,9 +83,23 @@ fn with_shells(html: &str, snapshots: &[Snapshot]) -> Result<String, String> {
                 "the snapshot of ?{query} has no inputs or no results placeholder"
             ));
         }
+        // The bar that stays at the top of a phone's screen says it too, so
+        // that the loading line is not only below the whole form.
+        if !markup.contains(EMPTY_SUMMARY) {
+            return Err(format!("the snapshot of ?{query} has no empty summary bar"));
+        }
+        let summary = EMPTY_SUMMARY.replace(
+            "></div>",
+            &format!(
+                "><span class=\"boot-loading\">{}</span></div>",
+                text_in(&loading, "\"status\">", "</p>").unwrap_or_default()
+            ),
+        );
         shells.push_str(&format!(
             "<div class=\"shell\" data-form=\"{form}\" lang=\"{lang}\" hidden>{}</div>\n    ",
-            markup.replace(LOADING_MARKER, &loading)
+            markup
+                .replace(LOADING_MARKER, &loading)
+                .replace(EMPTY_SUMMARY, &summary)
         ));
     }
     Ok(format!(
@@ -283,8 +299,8 @@ mod tests {
     fn the_shells_replace_the_loading_block() {
         let markup = |value: &str| {
             format!(
-                "<header></header><div class=\"page\"><input name=\"batch\" value=\"{value}\">\
-                 <section class=\"results\"><h2>R</h2>{LOADING_MARKER}</section></div>"
+                "<header></header><div class=\"page\">{EMPTY_SUMMARY}<input name=\"batch\" \
+                 value=\"{value}\"><section class=\"results\"><h2>R</h2>{LOADING_MARKER}</section></div>"
             )
         };
         let snapshots = vec![
@@ -308,6 +324,10 @@ mod tests {
             "<h2>R</h2><p class=\"boot-loading\" role=\"status\">Cargando…</p></section>"
         ));
         assert!(!html.contains(LOADING_MARKER));
+        assert!(html.contains(
+            "<div class=\"mini-summary\" aria-hidden=\"true\"><span class=\"boot-loading\">Cargando…</span></div>"
+        ));
+        assert!(!html.contains(EMPTY_SUMMARY));
         assert!(html.ends_with("</div>\n    <noscript>x</noscript></body></html>"));
     }
 
