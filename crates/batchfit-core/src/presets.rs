@@ -875,6 +875,11 @@ pub const DEVICES: &[DevicePreset] = &[
     nvidia("a100-80gb", "NVIDIA A100 80GB", 81_920 * MIB, (8, 0)),
     nvidia("h100-80gb", "NVIDIA H100 80GB SXM", 81_559 * MIB, (9, 0)),
     nvidia("h200", "NVIDIA H200 141GB", 143_771 * MIB, (9, 0)),
+    // nvidia-smi's total on each of eight B200s (github.com/modal-labs/
+    // gpu-glossary gpu-glossary/host-software/nvidia-smi.md at e05d085c);
+    // compute capability 10.0 (the device query in pytorch/ao pull request
+    // #4002).
+    nvidia("b200", "NVIDIA B200 180GB", 183_359 * MIB, (10, 0)),
     gpu(
         "mi300x",
         "AMD Instinct MI300X 192GB",
@@ -1113,6 +1118,7 @@ mod tests {
             ("h200", 143_771),
             ("rtx-4090", 24_564),
             ("rtx-5090", 32_607),
+            ("b200", 183_359),
         ] {
             assert_eq!(device(id).map(|d| d.bytes), Some(mib * MIB), "{id}");
         }
