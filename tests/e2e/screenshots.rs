@@ -4,7 +4,7 @@
 
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
 
-const FORMS: [(&str, &str); 7] = [
+const FORMS: [(&str, &str); 8] = [
     (
         "activations",
         "form=activations&batch=16&seq=2048&hidden=4096&layers=32&precision=bf16&k=10&gpu=a100-80gb",
@@ -36,6 +36,11 @@ const FORMS: [(&str, &str); 7] = [
     (
         "sglang",
         "form=transformer&model=llama-3.1-8b&framework=sglang&gpu=h100-80gb&max_model_len=8192",
+    ),
+    // vLLM's plan for a model with sliding-window layers, scrolled to.
+    (
+        "vllm-hybrid",
+        "form=transformer&model=gpt-oss-20b&framework=vllm&gpu=h100-80gb&max_model_len=131072",
     ),
 ];
 
@@ -69,7 +74,7 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                     }
                     let scroll_to = match name {
                         "qlora" => Some("[name=prepare_kbit]"),
-                        "sglang" => Some("[data-testid=serving]"),
+                        "sglang" | "vllm-hybrid" => Some("[data-testid=serving]"),
                         _ => None,
                     };
                     if let Some(selector) = scroll_to {

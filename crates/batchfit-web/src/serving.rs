@@ -99,6 +99,15 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
                     &size(plan.kv_bytes_per_token),
                     &group(lang, plan.pool_tokens),
                 )
+            } else if plan.groups.full + plan.groups.windowed > 1 {
+                (p.kv_groups)(
+                    &size(plan.kv_bytes_per_token),
+                    &group(lang, plan.blocks),
+                    plan.block_size,
+                    plan.groups.full + plan.groups.windowed,
+                    &group(lang, plan.pool_tokens),
+                    &group(lang, plan.max_seq),
+                )
             } else {
                 (p.kv_pool)(
                     &size(plan.kv_bytes_per_token),

@@ -208,6 +208,35 @@ async fn inference_names_the_stack_it_assumes() {
     assert!(all(&host, "[data-testid=\"inference-stack\"]").is_empty());
 }
 
+/// A model with sliding-window layers under vLLM: the pool's blocks are
+/// shared by groups of layers, so the tokens vLLM logs and the longest single
+/// request are two numbers, each the core's.
+#[wasm_bindgen_test]
+async fn vllm_groups_sliding_window_layers() {
+    let query =
+        "form=transformer&model=gpt-oss-20b&framework=vllm&gpu=h100-80gb&max_model_len=131072";
+    let plan =
+        batchfit_core::serving::plan(&batchfit_core::query::parse(query).config).expect("a plan");
+    assert!(plan.max_seq > plan.pool_tokens);
+    let group = |n: u128| batchfit_core::fields::group_thousands(u64::try_from(n).expect("a u64"));
+    let (host, _app) = mount_with(query);
+    settle().await;
+    let pool = find(&host, "[data-testid=\"serving-pool\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(
+        pool.contains(&format!(
+            "{} blocks of 16 tokens shared by 2 groups of layers",
+            group(plan.blocks)
+        )) && pool.contains(&format!("vLLM counts {} tokens", group(plan.pool_tokens)))
+            && pool.contains(&format!(
+                "The longest single request: {} tokens.",
+                group(plan.max_seq)
+            )),
+        "{pool}"
+    );
+}
+
 /// SGLang answers with its own plan (issue 29), the core's: the weights and
 /// the pool fill `mem_fraction_static` of the free memory, the reserve for
 /// activations and CUDA graphs beside it, its own flags in the what-ifs, and

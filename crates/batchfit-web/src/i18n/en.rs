@@ -1367,6 +1367,11 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
             "KV cache {per_token} per token: {blocks} blocks of {block} tokens hold {tokens} tokens, the longest single request."
         )
     },
+    kv_groups: |per_token, blocks, block, groups, tokens, longest| {
+        format!(
+            "KV cache {per_token} per token: {blocks} blocks of {block} tokens shared by {groups} groups of layers, the sliding-window ones holding their window only; vLLM counts {tokens} tokens. The longest single request: {longest} tokens."
+        )
+    },
     refused: |refused| match refused {
         Refused::Startup(free, total, budget) => format!(
             "Only {free} of {total} is free at start, less than gpu_memory_utilization × the GPU ({budget})."

@@ -1542,6 +1542,11 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
             "Caché KV de {per_token} por token: {blocks} bloques de {block} tokens guardan {tokens} tokens, la petición más larga."
         )
     },
+    kv_groups: |per_token, blocks, block, groups, tokens, longest| {
+        format!(
+            "Caché KV de {per_token} por token: {blocks} bloques de {block} tokens repartidos entre {groups} grupos de capas, las de ventana deslizante con solo su ventana; vLLM cuenta {tokens} tokens. La petición más larga: {longest} tokens."
+        )
+    },
     refused: |refused| match refused {
         Refused::Startup(free, total, budget) => format!(
             "Al inicio hay {free} libres de {total}, menos que gpu_memory_utilization × la GPU ({budget})."
