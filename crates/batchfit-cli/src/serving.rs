@@ -44,6 +44,8 @@ pub struct Row {
     max_num_batched_tokens: u64,
     block_size: u64,
     blocks: u128,
+    /// How the blocks are shared among the layers (vLLM's hybrid allocator).
+    kv_cache_groups: GroupsRow,
     /// "GPU KV cache size: N tokens".
     kv_cache_tokens: u128,
     /// "Maximum concurrency for max_model_len tokens per request: X.XXx".
@@ -58,6 +60,16 @@ pub struct Row {
     sweep: Vec<LengthRow>,
     /// What would make it start or serve more requests (`serving::what_ifs`).
     what_ifs: Vec<WhatIfRow>,
+}
+
+/// vLLM's KV-cache groups (`serving::KvGroups`): a block is one page of
+/// each layer of a group.
+#[derive(Serialize)]
+struct GroupsRow {
+    layers_per_group: u64,
+    full_attention: u64,
+    sliding_window: u64,
+    window: u64,
 }
 
 /// One change and the plan it gives.
@@ -110,6 +122,12 @@ impl Row {
             max_num_batched_tokens: plan.max_num_batched_tokens,
             block_size: plan.block_size,
             blocks: plan.blocks,
+            kv_cache_groups: GroupsRow {
+                layers_per_group: plan.groups.layers,
+                full_attention: plan.groups.full,
+                sliding_window: plan.groups.windowed,
+                window: plan.groups.window,
+            },
             kv_cache_tokens: plan.pool_tokens,
             max_concurrency: hundredths(plan.max_concurrency_hundredths),
             concurrent_requests: plan.concurrent_requests(),
@@ -216,8 +234,18 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
     } else {
         vllm_terms(out, plan, units);
     }
+    let groups = plan.groups.full + plan.groups.windowed;
     let pool = if plan.block_size == 1 {
         format!("{} tokens", group(plan.pool_tokens))
+    } else if groups > 1 {
+        format!(
+            "{} blocks of {} tokens shared by {groups} groups of {} layers \
+             (sliding-window layers hold their window only): vLLM counts {} tokens",
+            group(plan.blocks),
+            plan.block_size,
+            plan.groups.layers,
+            group(plan.pool_tokens),
+        )
     } else {
         format!(
             "{} blocks of {} tokens: {} tokens",
