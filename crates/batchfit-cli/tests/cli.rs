@@ -1397,6 +1397,30 @@ fn fixes_combine_levers_and_say_what_each_costs() {
     );
 }
 
+/// A model with sliding-window layers under vLLM: its groups in the JSON,
+/// and the tokens vLLM counts (blocks ÷ groups × block size) apart from the
+/// longest request in the text.
+#[test]
+fn vllm_states_the_groups_of_a_hybrid_model() {
+    let query =
+        "form=transformer&model=gpt-oss-20b&framework=vllm&gpu=h100-80gb&max_model_len=131072";
+    let plan = &json(&["--json", query])["serving"];
+    assert_eq!(
+        plan["kv_cache_groups"],
+        serde_json::json!({
+            "layers_per_group": 12, "full_attention": 1, "sliding_window": 1, "window": 128
+        })
+    );
+    let blocks = plan["blocks"].as_u64().expect("blocks");
+    assert_eq!(plan["kv_cache_tokens"], blocks / 2 * 16);
+    assert!(plan["max_seq"].as_u64().expect("max_seq") > blocks / 2 * 16);
+    let text = String::from_utf8_lossy(&batchfit(&[query]).stdout).into_owned();
+    assert!(
+        text.contains("blocks of 16 tokens shared by 2 groups of 12 layers"),
+        "{text}"
+    );
+}
+
 /// Issue 29: `framework=vllm` answers with vLLM's memory plan: its parts fill
 /// the budget, its concurrency is the one the engine logs, and where the
 /// engine would refuse to start the text gives the engine's own reason.
