@@ -289,6 +289,14 @@ fn compare_rows(csv: &str, preregistered_csv: &str) -> Result<Comparison, String
 /// The Markdown report of `compared` and `skipped`: the headline, the errors
 /// by source and by source and stack, every row, the pre-registered
 /// predictions, the rows not comparable and the model's known gaps.
+/// The registrations of this round of issue 30 (new stacks, registered before
+/// any change for them), whose sources' figures the headline also gives on
+/// their own.
+const ROUND: &[&str] = &[
+    "50dc47ca866c7a34abecbaddb351bdfa1821f0f3",
+    "a6e935f88648c008ae47fcd0c59f81f83ece7ba1",
+];
+
 fn write_published(compared: &[Compared], skipped: &[Skipped]) -> String {
     // Per source (the headline's unit) and per source and stack.
     let mut sources: Vec<String> = Vec::new();
@@ -311,20 +319,31 @@ fn write_published(compared: &[Compared], skipped: &[Skipped]) -> String {
         Now,
         NowOnRegistered,
     }
+    let error_of = |c: &Compared, errors: Errors| match errors {
+        Errors::AtRegistration => c.error_before(),
+        Errors::NowOnRegistered => c.error_before().map(|_| c.error()),
+        Errors::Now => Some(c.error()),
+    };
     let split = |preregistered: bool, errors: Errors| -> Vec<(String, Vec<f64>)> {
         group_by(
             compared
                 .iter()
                 .filter(|c| is_preregistered(&c.source, compared, skipped) == preregistered)
-                .filter_map(|c| {
-                    let error = match errors {
-                        Errors::AtRegistration => c.error_before()?,
-                        Errors::NowOnRegistered => c.error_before().map(|_| c.error())?,
-                        Errors::Now => c.error(),
-                    };
-                    Some((c.source.clone(), error))
-                }),
+                .filter_map(|c| Some((c.source.clone(), error_of(c, errors)?))),
         )
+    };
+    // The sources registered in this round, on their own.
+    let round = |errors: Errors| {
+        headline(&group_by(
+            compared
+                .iter()
+                .filter(|c| {
+                    c.registered
+                        .as_deref()
+                        .is_some_and(|at| ROUND.contains(&at))
+                })
+                .filter_map(|c| Some((c.source.clone(), error_of(c, errors)?))),
+        ))
     };
     let seen = headline(&split(false, Errors::Now));
     let unseen_before = headline(&split(true, Errors::AtRegistration));
@@ -510,6 +529,23 @@ fn write_published(compared: &[Compared], skipped: &[Skipped]) -> String {
         "",
     );
     line(w, "All sources, the current model", &all, "");
+    let round_commits = ROUND
+        .iter()
+        .map(|at| format!("`{}`", short_commit(at)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    line(
+        w,
+        &format!("Sources registered in this round ({round_commits}), predictions at registration"),
+        &round(Errors::AtRegistration),
+        "",
+    );
+    line(
+        w,
+        &format!("Sources registered in this round ({round_commits}), the current model"),
+        &round(Errors::Now),
+        "",
+    );
     let _ = writeln!(
         w,
         "\n{} rows compared, {} not comparable (listed [below](#not-comparable)).\n",

@@ -626,6 +626,23 @@ fn engine_log_rows_are_compared_with_the_serving_plan() {
     // Predicted exactly at registration and now: no change for P3.
     let p3 = percent_error(plan.kv_cache_pool as f64, 50.0 * f64::from(1u32 << 30));
     assert!(report.contains(&format!("{p3:+.1} %")), "{report}");
+    // The round's lines count the rows registered at its commits only.
+    let at_round = prereg.replacen(
+        "P3,vLLM log,vLLM V1,abcdef1234567890",
+        "P3,vLLM log,vLLM V1,a6e935f88648c008ae47fcd0c59f81f83ece7ba1",
+        1,
+    );
+    let report = super::published::evaluate(&csv, &at_round)
+        .expect("a report")
+        .text;
+    assert!(
+        report.contains(&format!(
+            "- Sources registered in this round (`50dc47ca`, `a6e935f8`), predictions at \
+             registration: median over 1 source {:.1} %; 1 rows,",
+            p3.abs()
+        )),
+        "{report}"
+    );
     // An engine's reading needs a query that gives a plan.
     let generate = "form=transformer&model=llama-3.1-8b&mode=inference&gpu=h100-80gb";
     let prereg = format!(
