@@ -632,9 +632,7 @@ fn engine_log_rows_are_compared_with_the_serving_plan() {
         "P3,vLLM log,vLLM V1,a6e935f88648c008ae47fcd0c59f81f83ece7ba1",
         1,
     );
-    let report = super::published::evaluate(&csv, &at_round)
-        .expect("a report")
-        .text;
+    let report = evaluate(&csv, &at_round).expect("a report").text;
     assert!(
         report.contains(&format!(
             "- Sources registered in this round (`50dc47ca`, `a6e935f8`), predictions at \
