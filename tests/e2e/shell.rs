@@ -112,12 +112,11 @@ async fn the_served_page_holds_every_forms_inputs() {
     }
 }
 
-/// With the WebAssembly module blocked, the page shows the shell of the
-/// address's form and language, with the address's values, and no other.
-#[tokio::test(flavor = "multi_thread")]
-async fn the_address_form_and_values_show_before_the_app() {
+/// The opened address in a browser of `width` × `height` that is refused
+/// the WebAssembly module: the page as it is before the app arrives.
+async fn without_the_module(width: u32, height: u32) -> (StaticServer, Browser) {
     let server = StaticServer::start(dist_dir(), &["/"]);
-    let browser = Browser::start(1280, 900).await;
+    let browser = Browser::start(width, height).await;
     browser.cdp("Network.enable", json!({})).await;
     browser
         .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
@@ -125,6 +124,14 @@ async fn the_address_form_and_values_show_before_the_app() {
     browser
         .open(&server.url(&format!("/?{}", opened_query())))
         .await;
+    (server, browser)
+}
+
+/// With the WebAssembly module blocked, the page shows the shell of the
+/// address's form and language, with the address's values, and no other.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_address_form_and_values_show_before_the_app() {
+    let (_server, browser) = without_the_module(1280, 900).await;
     let shown = browser
         .js("const shells = [...document.querySelectorAll('.shell')]; \
              return shells.map(s => [s.dataset.form, s.lang, s.hidden, \
@@ -157,15 +164,7 @@ async fn the_address_form_and_values_show_before_the_app() {
 /// while the loading line sits below the whole form.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_phone_s_top_bar_says_it_is_loading() {
-    let server = StaticServer::start(dist_dir(), &["/"]);
-    let browser = Browser::start(375, 800).await;
-    browser.cdp("Network.enable", json!({})).await;
-    browser
-        .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
-        .await;
-    browser
-        .open(&server.url(&format!("/?{}", opened_query())))
-        .await;
+    let (_server, browser) = without_the_module(375, 800).await;
     // In the first screen, and at the very top once the form is scrolled.
     for (scroll, at_top) in [(0, false), (3_000, true)] {
         let bar = browser

@@ -569,16 +569,10 @@ fn browser_bench(root: &Path, work: &Path) -> Result<BrowserFigures, String> {
             .collect(),
         _ => Vec::new(),
     };
-    let edit_main_thread = match figures.get("edit_main_thread") {
-        Some(Json::Object(counters)) => counters
-            .iter()
-            .filter_map(|(name, v)| match v {
-                Json::Number(x) => Some((name.clone(), *x)),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let edit_main_thread = figures
+        .get("edit_main_thread")
+        .map(numbers_by_name)
+        .unwrap_or_default();
     let page = match figures.get("page") {
         Some(Json::String(page)) => page.clone(),
         _ => String::new(),
@@ -823,21 +817,29 @@ fn loads_bench(root: &Path, work: &Path, gpu_poor: Option<&Path>) -> Result<Load
             sites: by_site,
         });
     }
-    let fetched_without_action = match figures.get("fetched_without_action") {
-        Some(Json::Object(sites)) => sites
-            .iter()
-            .filter_map(|(site, bytes)| match bytes {
-                Json::Number(b) => Some((site.clone(), *b)),
-                _ => None,
-            })
-            .collect(),
-        _ => return Err(format!("{}: no fetched_without_action", out.display())),
-    };
+    let fetched_without_action = figures
+        .get("fetched_without_action")
+        .map(numbers_by_name)
+        .ok_or_else(|| format!("{}: no fetched_without_action", out.display()))?;
     Ok(LoadFigures {
         page,
         profiles: parsed,
         fetched_without_action,
     })
+}
+
+/// The numbers of a JSON object, by name (none from anything else).
+fn numbers_by_name(object: &Json) -> Vec<(String, f64)> {
+    match object {
+        Json::Object(entries) => entries
+            .iter()
+            .filter_map(|(name, v)| match v {
+                Json::Number(x) => Some((name.clone(), *x)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// One budget and where it stands.
