@@ -161,18 +161,25 @@ impl KvGroups {
         u128::from(self.full + self.windowed).max(1)
     }
 
-    /// Blocks one request of `len` tokens holds when steps schedule
-    /// `batched` tokens (`get_max_concurrency_for_kv_cache_config`: each
-    /// group's blocks, summed over the groups).
-    pub fn request_blocks(&self, len: u64, block_size: u64, batched: u64) -> u128 {
+    /// Blocks one layer holds for a request of `len` tokens when steps
+    /// schedule `batched` tokens: a full-attention layer's and a
+    /// sliding-window layer's (`FullAttentionSpec` and `SlidingWindowSpec`
+    /// `.max_memory_usage_bytes` over the page size).
+    fn layer_blocks(&self, len: u64, block_size: u64, batched: u64) -> (u128, u128) {
         let block = u128::from(block_size.max(1));
         let len = u128::from(len);
         let windowed_tokens = u128::from(self.window.saturating_sub(1))
             .saturating_add(u128::from(batched))
             .min(len);
-        let full = div_ceil(len, block) * u128::from(self.full);
-        let windowed = (div_ceil(windowed_tokens, block) + 1) * u128::from(self.windowed);
-        (full + windowed).max(1)
+        (div_ceil(len, block), div_ceil(windowed_tokens, block) + 1)
+    }
+
+    /// Blocks one request of `len` tokens holds when steps schedule
+    /// `batched` tokens (`get_max_concurrency_for_kv_cache_config`: each
+    /// group's blocks, summed over the groups).
+    pub fn request_blocks(&self, len: u64, block_size: u64, batched: u64) -> u128 {
+        let (full, windowed) = self.layer_blocks(len, block_size, batched);
+        (full * u128::from(self.full) + windowed * u128::from(self.windowed)).max(1)
     }
 }
 
@@ -300,13 +307,8 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
     let windowed = u128::from(input.arch.windowed_layers());
     let full_layers = layers - windowed;
     let needed = |len: u64| {
-        let one = |full, windowed| KvGroups {
-            full,
-            windowed,
-            ..groups
-        };
-        let blocks = |kind: KvGroups| kind.request_blocks(len, block_size, batched);
-        (blocks(one(1, 0)) * full_layers + blocks(one(0, 1)) * windowed) * layer_block
+        let (full, window) = groups.layer_blocks(len, block_size, batched);
+        (full * full_layers + window * windowed) * layer_block
     };
     let ceiling = match full_layers {
         0 => MAX_MODEL_LEN.max,
