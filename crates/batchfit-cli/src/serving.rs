@@ -234,7 +234,7 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
     } else {
         vllm_terms(out, plan, units);
     }
-    let groups = plan.groups.full + plan.groups.windowed;
+    let groups = plan.groups.count();
     let pool = if plan.block_size == 1 {
         format!("{} tokens", group(plan.pool_tokens))
     } else if groups > 1 {

@@ -157,8 +157,9 @@ impl KvGroups {
         }
     }
 
-    fn count(&self) -> u128 {
-        u128::from(self.full + self.windowed).max(1)
+    /// How many groups share the pool (at least one).
+    pub fn count(&self) -> u64 {
+        (self.full + self.windowed).max(1)
     }
 
     /// Blocks one layer holds for a request of `len` tokens when steps
@@ -351,7 +352,7 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
         block_size,
         groups,
         blocks,
-        pool_tokens: blocks / groups.count() * u128::from(block_size),
+        pool_tokens: blocks / u128::from(groups.count()) * u128::from(block_size),
         max_concurrency_hundredths: blocks * 100 / request_blocks,
         max_seq,
         refusal,

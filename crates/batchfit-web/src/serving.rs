@@ -99,12 +99,12 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
                     &size(plan.kv_bytes_per_token),
                     &group(lang, plan.pool_tokens),
                 )
-            } else if plan.groups.full + plan.groups.windowed > 1 {
+            } else if plan.groups.count() > 1 {
                 (p.kv_groups)(
                     &size(plan.kv_bytes_per_token),
                     &group(lang, plan.blocks),
                     plan.block_size,
-                    plan.groups.full + plan.groups.windowed,
+                    plan.groups.count(),
                     &group(lang, plan.pool_tokens),
                     &group(lang, plan.max_seq),
                 )
