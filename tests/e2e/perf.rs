@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use batchfit_e2e::{Browser, DevTools, StaticServer, dist_dir};
+use batchfit_e2e::{Browser, DevTools, StaticServer, Tab, dist_dir};
 use serde_json::{Value, json};
 
 /// The heaviest page state people open: a preset with every term, a device (so
@@ -495,15 +495,21 @@ fn read_load(value: &Value) -> Option<Load> {
     })
 }
 
+/// A new browser context's tab, prepared for `profile`, navigated to `site`.
+fn navigate_in_context(devtools: &mut DevTools, site: &Site, profile: &Profile) -> Tab {
+    let tab = devtools.new_tab(1280, 900);
+    for (method, params) in before_navigation(site, profile) {
+        devtools.call(Some(&tab), method, params);
+    }
+    devtools.call(Some(&tab), "Page.navigate", json!({ "url": site.url }));
+    tab
+}
+
 /// Everything `site` fetches without a user action, in bytes as sent: a load
 /// in a new browser context, unthrottled, read once its answer is in the DOM
 /// and no further response has ended for a second (at most 20 s).
 fn settled_bytes(devtools: &mut DevTools, site: &Site) -> f64 {
-    let tab = devtools.new_tab(1280, 900);
-    for (method, params) in before_navigation(site, &PROFILES[0]) {
-        devtools.call(Some(&tab), method, params);
-    }
-    devtools.call(Some(&tab), "Page.navigate", json!({ "url": site.url }));
+    let tab = navigate_in_context(devtools, site, &PROFILES[0]);
     // Resource Timing lists a request once its response has ended.
     let read = format!(
         "(() => {{ {BODIES} const l = window.__load; \
@@ -537,11 +543,7 @@ fn settled_bytes(devtools: &mut DevTools, site: &Site) -> f64 {
 /// Loads `site` in a new browser context of the running browser, under
 /// `profile`.
 fn one_load_in_context(devtools: &mut DevTools, site: &Site, profile: &Profile) -> Load {
-    let tab = devtools.new_tab(1280, 900);
-    for (method, params) in before_navigation(site, profile) {
-        devtools.call(Some(&tab), method, params);
-    }
-    devtools.call(Some(&tab), "Page.navigate", json!({ "url": site.url }));
+    let tab = navigate_in_context(devtools, site, profile);
     let read = format!("({})({})", read_load_script(), site.answer.is_some());
     for _ in 0..400 {
         // Between the old document and the new one there is no context to
