@@ -482,7 +482,9 @@ pub struct LengthRow {
 
 /// The plan over request lengths, the serving counterpart of the batch
 /// sweep: powers of two from 1,024 tokens to the first that no longer fits
-/// (at most 2^27), and the plan's own `max_model_len`. The pool does not
+/// (at most the URL format's bound on `max_model_len`, which a model of
+/// sliding-window layers only never reaches), and the plan's own
+/// `max_model_len`. The pool does not
 /// depend on `max_model_len` (the profiling step is `max_num_batched_tokens`
 /// long), so one plan gives every row.
 pub fn sweep(plan: &Plan) -> Vec<LengthRow> {
@@ -498,7 +500,7 @@ pub fn sweep(plan: &Plan) -> Vec<LengthRow> {
     };
     let mut lengths: Vec<u64> = Vec::new();
     let mut len: u64 = 1_024;
-    while len <= 1 << 27 {
+    while len <= MAX_MODEL_LEN.max {
         lengths.push(len);
         if u128::from(len) > plan.max_seq {
             break;

@@ -458,6 +458,19 @@ fn every_gpu_preset_gets_its_plan() {
     assert_eq!(t4.1.refusal, Some(Refusal::NoCacheMemory));
 }
 
+/// A model whose every layer has a window holds a request's window only:
+/// every length the URL format can ask for fits, and the sweep shows none
+/// beyond it (a row it could not link to, marked as not starting).
+#[test]
+fn a_windowed_only_model_fits_every_length() {
+    let plan = served("model=gpt-oss-20b&global_every=0&gpu=h100-80gb&max_model_len=131072");
+    assert_eq!((plan.groups.full, plan.groups.windowed), (0, 1));
+    assert_eq!(plan.max_seq, u128::from(MAX_MODEL_LEN.max));
+    let rows = sweep(&plan);
+    assert_eq!(rows.last().map(|r| r.max_model_len), Some(1 << 26));
+    assert!(rows.iter().all(|r| r.fits && r.requests >= 1), "{rows:?}");
+}
+
 proptest! {
     #[test]
     fn a_sweep_row_fits_exactly_when_the_pool_holds_its_request(config in any_preset_served()) {
