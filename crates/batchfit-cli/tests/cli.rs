@@ -29,6 +29,21 @@ fn json_carries_the_worked_example_as_integer_bytes() {
     assert!(report["activations"].is_u64());
 }
 
+/// The site's bare address reads as the page reads it: the first screen,
+/// written out in full (issue 28).
+#[test]
+fn the_bare_address_is_the_first_screen() {
+    for bare in ["", "https://example.org/batchfit/?lang=es"] {
+        let report = json(&["--json", bare]);
+        let query = report["query"].as_str().unwrap_or_default();
+        assert!(
+            query.starts_with(batchfit_core::query::FIRST_SCREEN),
+            "{bare}: {query}"
+        );
+        assert_eq!(report["fits"], true, "{bare}");
+    }
+}
+
 #[test]
 fn a_whole_url_reads_like_its_query() {
     let url = format!("https://example.org/batchfit/?{WORKED}&precision_unused_fragment#top");

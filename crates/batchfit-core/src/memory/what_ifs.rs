@@ -3,7 +3,7 @@
 use super::{Estimate, estimate, gpus_needed};
 use crate::Precision;
 use crate::query::{Config, Form, rules};
-use crate::transformer::{self, BaseQuant, KvDtype, Mode, Recipe, Recompute};
+use crate::transformer::{self, BaseQuant, KvDtype, Mode, Recipe};
 
 /// One change that might make a configuration fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -136,15 +136,8 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
             push(Change::Lora, with_adapters(config, BaseQuant::None));
         }
         if t.base_quant == BaseQuant::None {
-            let mut qlora = with_adapters(config, BaseQuant::Nf4);
-            // peft/utils/other.py `prepare_model_for_kbit_training(model,
-            // use_gradient_checkpointing=True)`: the QLoRA recipe turns on
-            // gradient checkpointing by default.
-            qlora.transformer.recompute = Recompute::Full;
-            // … after casting what stays unquantized to FP32 (docs/model.md
-            // §3.8, `prepare_kbit`).
-            qlora.transformer.prepare_kbit = true;
-            qlora.transformer.recompute_modules = transformer::RecomputeModules::default();
+            let mut qlora = *config;
+            transformer::Method::Qlora.apply(&mut qlora.transformer);
             push(Change::Qlora, qlora);
         }
     }
@@ -171,20 +164,12 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
         .collect()
 }
 
-/// Fine-tuning with adapters: LoRA of rank 16 (or the rank as set) over the
-/// frozen base, loaded in BF16 (a PEFT model over `torch_dtype=torch.bfloat16`)
-/// where the recipe would keep it in FP32, and stored in `base_quant` with
-/// double quantization for QLoRA.
+/// Fine-tuning with adapters (`TransformerInput::add_adapters`), the base
+/// stored in `base_quant` with double quantization for QLoRA.
 pub(super) fn with_adapters(config: &Config, base_quant: BaseQuant) -> Config {
     let mut changed = *config;
     let c = &mut changed.transformer;
-    if c.lora_rank == 0 {
-        c.lora_rank = 16;
-    }
-    // Recipes that would keep the frozen base in FP32.
-    if matches!(c.recipe, Recipe::Fp32 | Recipe::Amp | Recipe::Fsdp) {
-        c.recipe = Recipe::Bf16;
-    }
+    c.add_adapters();
     if base_quant != BaseQuant::None {
         c.base_quant = base_quant;
         c.double_quant = true;

@@ -37,6 +37,20 @@ choice! {
 }
 
 choice! {
+    /// How the page shows itself inside another page's iframe.
+    pub enum Embed {
+        /// Not embedded: the whole calculator with its top bar.
+        Off = "0",
+        /// The calculator without its top bar and below-the-fold sections.
+        Full = "1",
+        /// The answer alone, for a docs column: the headline, the verdict,
+        /// the bar and a link to the full page.
+        Compact = "compact",
+    }
+    default Off
+}
+
+choice! {
     /// The page's language; absent means the browser's.
     pub enum Lang {
         En = "en",
@@ -116,8 +130,8 @@ pub struct Config {
     pub global_batch: u64,
     pub units: Units,
     pub lang: Option<Lang>,
-    /// The page is embedded in an iframe (compact layout).
-    pub embed: bool,
+    /// Whether and how the page is embedded in an iframe.
+    pub embed: Embed,
 }
 
 impl Default for Config {
@@ -136,7 +150,7 @@ impl Default for Config {
             global_batch: GLOBAL_BATCH.default,
             units: Units::default(),
             lang: None,
-            embed: false,
+            embed: Embed::Off,
         }
     }
 }
@@ -386,14 +400,35 @@ pub fn query_part(text: &str) -> &str {
     query.split_once('#').map_or(query, |(q, _)| q)
 }
 
+/// The question the bare address answers (issue 28): a common model on a
+/// common card, fine-tuned as people do on one card (QLoRA with the settings
+/// the QLoRA what-if sets, full recomputation, micro-batch 2). An address
+/// that names no setup parameter (none at all, or only `lang`, `units` and
+/// `embed`) opens it; one that names any other keeps `form`'s default, the
+/// rule of thumb, so every link written before means what it meant.
+pub const FIRST_SCREEN: &str = "form=transformer&model=llama-3.1-8b&batch=2&seq=2048&recipe=bf16&recompute=full&lora_rank=16&base_quant=nf4&double_quant=1&prepare_kbit=1&gpu=rtx-4090";
+
+/// Whether `query` names no setup parameter (see [`FIRST_SCREEN`]).
+pub(super) fn opens_first_screen(query: &str) -> bool {
+    pairs(query).all(|(name, _)| {
+        name.starts_with(B_PREFIX)
+            || Param::from_name(&name)
+                .is_none_or(|p| matches!(p, Param::Lang | Param::Units | Param::Embed))
+    })
+}
+
 /// Reads a query string (with or without its leading `?`, or a whole URL).
 pub fn parse(text: &str) -> Parsed {
+    let query = query_part(text);
+    if opens_first_screen(query) {
+        return parse(&format!("{FIRST_SCREEN}&{query}"));
+    }
     // One slot per parameter, in the order the query was written: each has at
     // most one problem, and they are reported in that order.
     let mut problems: Vec<Option<ParamError>> = Vec::new();
     let mut known: Vec<(usize, Param, String)> = Vec::new();
     // Setup B's parameters are `parse_pair`'s.
-    let own = pairs(query_part(text)).filter(|(name, _)| !name.starts_with(B_PREFIX));
+    let own = pairs(query).filter(|(name, _)| !name.starts_with(B_PREFIX));
     for (index, (raw_name, value)) in own.enumerate() {
         problems.push(match Param::from_name(&raw_name) {
             None => Some(ParamError::unknown(raw_name)),
@@ -704,7 +739,17 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::GlobalBatch => config.global_batch = GLOBAL_BATCH.parse(value)?,
         Param::Units => config.units = option(name, value.parse().ok(), Units::NAMES)?,
         Param::Lang => config.lang = Some(option(name, Lang::parse(value), Lang::NAMES)?),
-        Param::Embed => config.embed = switch(name, value)?,
+        // The switch's spellings stay what they were: `1` is the full embed.
+        Param::Embed => {
+            config.embed = match Embed::parse(value) {
+                Some(embed) => embed,
+                None => match switch(name, value) {
+                    Ok(true) => Embed::Full,
+                    Ok(false) => Embed::Off,
+                    Err(_) => option(name, None, Embed::NAMES)?,
+                },
+            }
+        }
         // Read first, by `parse` itself; here for completeness of the match.
         Param::Form => config.form = option(name, Form::parse(value), Form::NAMES)?,
     }
@@ -747,6 +792,7 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::CpKind => CpKind::NAMES,
         Param::Units => Units::NAMES,
         Param::Lang => Lang::NAMES,
+        Param::Embed => Embed::NAMES,
         Param::Zero => &["0", "1", "2", "3"],
         _ => return None,
     })

@@ -10,8 +10,8 @@
 //! [`to_query_pair`] writes B with A's.
 
 use super::{
-    COMMON_PARAMETERS, Config, Form, Param, Parsed, encode, form_parameters, pairs, parse,
-    query_part, to_query, values,
+    COMMON_PARAMETERS, Config, FIRST_SCREEN, Form, Param, Parsed, encode, form_parameters,
+    opens_first_screen, pairs, parse, query_part, to_query, values,
 };
 
 /// What marks a parameter of setup B.
@@ -32,7 +32,13 @@ pub fn parse_pair(text: &str) -> Pair {
     let a = parse(query);
     let mut b_pairs: Vec<(String, String)> = Vec::new();
     let mut changes: Vec<(String, String)> = Vec::new();
-    for (name, value) in pairs(query) {
+    // B changes what A is, the first screen's setup where A names none.
+    let a_query = if opens_first_screen(query) {
+        format!("{FIRST_SCREEN}&{query}")
+    } else {
+        query.to_owned()
+    };
+    for (name, value) in pairs(&a_query) {
         match name.strip_prefix(B_PREFIX) {
             Some(name) => changes.push((name.to_owned(), value)),
             None => b_pairs.push((name, value)),

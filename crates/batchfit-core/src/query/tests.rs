@@ -309,7 +309,7 @@ fn every_knob_is_a_parameter() {
             c.lang,
             c.embed
         ),
-        (75, 1500, 512, Units::Binary, Some(Lang::Es), true)
+        (75, 1500, 512, Units::Binary, Some(Lang::Es), Embed::Full)
     );
     assert_eq!(to_query(&c), query);
 }
@@ -556,7 +556,7 @@ prop_compose! {
         model in proptest::option::of((0..presets::MODELS.len()).prop_map(|i| &presets::MODELS[i])),
         device in proptest::option::of(prop_oneof![(0..presets::DEVICES.len()).prop_map(|i| Device::Preset(&presets::DEVICES[i])), (GPU_GB.min..=GPU_GB.max).prop_map(|h| Device::Custom { hundredths_gb: h })]),
         overhead in OVERHEAD_GB.min..=OVERHEAD_GB.max, margin in MARGIN.min..=MARGIN.max, global_batch in whole(GLOBAL_BATCH),
-        units in pick(&[Units::Decimal, Units::Binary]), lang in proptest::option::of(pick(Lang::ALL)), embed in any::<bool>(),
+        units in pick(&[Units::Decimal, Units::Binary]), lang in proptest::option::of(pick(Lang::ALL)), embed in pick(Embed::ALL),
         max_gpus in prop_oneof![Just(0u64), 1u64..=64], host_gb in prop_oneof![Just(0u64), HOST_GB.min..=HOST_GB.max],
     ) -> Config {
         let (batch, seq, hidden, layers, precision, k, checkpointing) = act;
@@ -1426,4 +1426,118 @@ fn layers_that_do_not_divide_over_the_stages_are_named() {
             }
         )]
     );
+}
+
+/// The bare address answers the first screen's question (issue 28); an
+/// address that names any setup parameter without `form` keeps the rule
+/// of thumb, as every link written before.
+#[test]
+fn the_bare_address_opens_the_first_screen() {
+    let first = parse(FIRST_SCREEN);
+    assert_eq!(first.problems, []);
+    for bare in [
+        "",
+        "?",
+        "https://example.org/?#top",
+        "lang=es",
+        "units=gib&embed=compact",
+    ] {
+        let parsed = parse(bare);
+        assert_eq!(parsed.problems, [], "{bare}");
+        let c = parsed.config;
+        assert_eq!(c.form, Form::Transformer, "{bare}");
+        assert_eq!(
+            (c.transformer, c.model, c.device),
+            (
+                first.config.transformer,
+                first.config.model,
+                first.config.device
+            ),
+            "{bare}"
+        );
+    }
+    // Written back, it is the constant itself: the page's address after the
+    // first write, and what `batchfit --json ""` echoes.
+    assert_eq!(to_query(&parse("").config), FIRST_SCREEN);
+    assert_eq!(parse("lang=es").config.lang, Some(Lang::Es));
+    // An unknown name is reported, and the question still answered.
+    let parsed = parse("utm_source=docs");
+    assert_eq!(parsed.config.form, Form::Transformer);
+    assert_eq!(named(&parsed), [("utm_source", &Problem::Unknown)]);
+    // Any setup parameter: the documented default form, as before.
+    for old in ["batch=8", "gpu=h100-80gb", "seq=512&lang=es", "margin=10"] {
+        assert_eq!(parse(old).config.form, Form::Activations, "{old}");
+    }
+    // A written setup always names its form, so no written link opens the
+    // first screen unless it is the first screen.
+    assert!(to_query(&Config::default()).starts_with("form=activations"));
+}
+
+/// The first screen is what its task select states: QLoRA as the select
+/// (and the QLoRA what-if) sets it, on the preset's defaults.
+#[test]
+fn the_first_screen_is_qlora_as_the_select_sets_it() {
+    let first = parse(FIRST_SCREEN).config;
+    let mut by_select = first;
+    by_select.transformer = Config::default().transformer;
+    by_select.transformer.arch = first.transformer.arch;
+    by_select.transformer.batch = 2;
+    tf::Method::Qlora.apply(&mut by_select.transformer);
+    assert_eq!(by_select.transformer, first.transformer);
+    assert_eq!(tf::Method::of(&first.transformer), tf::Method::Qlora);
+}
+
+#[test]
+fn embed_reads_its_old_switch_and_compact() {
+    for (text, embed) in [
+        ("1", Embed::Full),
+        ("true", Embed::Full),
+        ("on", Embed::Full),
+        ("0", Embed::Off),
+        ("no", Embed::Off),
+        ("compact", Embed::Compact),
+        ("COMPACT", Embed::Compact),
+    ] {
+        let parsed = parse(&format!("form=activations&embed={text}"));
+        assert_eq!(parsed.problems, [], "{text}");
+        assert_eq!(parsed.config.embed, embed, "{text}");
+    }
+    let parsed = parse("form=activations&embed=small");
+    assert_eq!(
+        named(&parsed),
+        [(
+            "embed",
+            &Problem::NotAnOption {
+                allowed: Embed::NAMES
+            }
+        )]
+    );
+    assert_eq!(parsed.config.embed, Embed::Off);
+    let compact = parse("form=activations&embed=compact").config;
+    assert!(to_query(&compact).ends_with("&embed=compact"));
+}
+
+proptest! {
+    /// Each method, applied to any transformer input, is the method the
+    /// input then states, and applying it again changes nothing.
+    #[test]
+    fn a_method_applied_is_the_method_read(config in any_config(), method in pick(tf::Method::ALL)) {
+        let mut t = config.transformer;
+        method.apply(&mut t);
+        prop_assert_eq!(tf::Method::of(&t), method);
+        let once = t;
+        method.apply(&mut t);
+        prop_assert_eq!(t, once);
+    }
+}
+
+/// A `b.` change on the bare address changes the first screen's setup.
+#[test]
+fn setup_b_of_the_bare_address_changes_the_first_screen() {
+    let pair = parse_pair("b.batch=1");
+    let a = parse(FIRST_SCREEN).config;
+    assert_eq!(pair.a.config.transformer, a.transformer);
+    let b = pair.b.expect("a setup B").config;
+    assert_eq!(b.transformer, a.with_batch(1).transformer);
+    assert_eq!((b.form, b.model, b.device), (a.form, a.model, a.device));
 }

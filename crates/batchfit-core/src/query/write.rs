@@ -276,7 +276,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::GlobalBatch, Value::Whole(config.global_batch)),
         (Param::Units, Value::Name(config.units.name())),
         (Param::Lang, Value::Name(config.lang.map_or("", Lang::name))),
-        (Param::Embed, Value::Bit(config.embed)),
+        (Param::Embed, Value::Name(config.embed.name())),
     ]));
     out
 }

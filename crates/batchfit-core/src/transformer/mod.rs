@@ -19,6 +19,7 @@ mod engine;
 mod framework;
 mod inference;
 mod input;
+mod method;
 mod options;
 mod per_sample;
 pub mod pipeline;
@@ -50,6 +51,7 @@ pub use inference::{
     kv_dequantized_per_sample,
 };
 pub use input::TransformerInput;
+pub use method::Method;
 pub use options::{
     Attention, BaseQuant, Block, Fp8, Framework, FusedProj, Kind, KvDtype, KvLayout, Logits,
     LoraTargets, LoraVariant, Loss, Mlp, Mode, Norm, NormKernel, Optimizer, Outputs, Quant, Recipe,
