@@ -16,10 +16,28 @@
   if (lang === "es") document.title = "batchfit — ¿cabe este lote?";
   var shells = [].slice.call(document.querySelectorAll(".shell"));
   var mine = shells.filter(function (s) { return s.lang === lang; });
-  // An unknown form opens the first (the app's default, activations).
-  var shell = mine.filter(function (s) { return s.getAttribute("data-form") === query.get("form"); })[0] || mine[0];
+  // The app's rule (query::FIRST_SCREEN): an address that names no setup
+  // parameter opens the first screen, the transformer shell as pre-rendered;
+  // one that names a setup parameter without a form, the rule of thumb. A
+  // setup parameter is `form` or a field's name; lang, units and embed are
+  // the page's.
+  var setup = false;
+  query.forEach(function (value, name) {
+    var field = /^(lang|units|embed)$/.test(name) ? null : document.querySelector('.shell [name="' + CSS.escape(name) + '"]');
+    if (name === "form" || field) setup = true;
+  });
+  var form = setup ? query.get("form") || "activations" : "transformer";
+  var shell = mine.filter(function (s) { return s.getAttribute("data-form") === form; })[0] || mine[0];
   shells.forEach(function (s) { if (s !== shell) s.remove(); });
   if (!shell) return;
+  // The transformer shell shows the first screen's picks: on another
+  // address, a pick the address does not name is not known yet.
+  if (setup && form === "transformer") {
+    ["model", "gpu", "method"].forEach(function (name) {
+      var field = shell.querySelector('select[name="' + name + '"]');
+      if (field && !query.has(name)) field.add(new Option("", "", true, true));
+    });
+  }
   // The address's values become the fields' defaults: the app replays only
   // what differs from them, the visitor's own edits (lib.rs).
   [].forEach.call(shell.querySelectorAll("[name]"), function (field) {
@@ -27,16 +45,22 @@
     if (value === null) return;
     if (field.type === "checkbox") field.defaultChecked = value === "1";
     else if (field.tagName !== "SELECT") field.defaultValue = value;
-    else {
+    else if (field.value !== value) {
       // The shell keeps only each list's shown option: another is added,
       // named by its value until the app names it.
       [].forEach.call(field.options, function (o) { o.defaultSelected = false; });
       field.add(new Option(value, value, true, true));
     }
   });
-  if (query.get("embed") === "1") {
+  var embed = query.get("embed");
+  if (embed === "1" || embed === "compact") {
     shell.querySelector(".top-bar").remove();
     shell.querySelector(".page").classList.add("embed");
+  }
+  // The compact embed is the answer alone (lib.rs): no tabs, no form.
+  if (embed === "compact") {
+    shell.querySelector(".page").classList.add("compact");
+    [".tabs", ".inputs"].forEach(function (part) { shell.querySelector(part).remove(); });
   }
   shell.hidden = false;
 })();

@@ -82,7 +82,7 @@ async fn typing_updates_the_result_and_the_url_in_place() {
 async fn invalid_text_is_explained_and_the_last_good_result_stays() {
     let server = server();
     let browser = Browser::start(1280, 900).await;
-    browser.open(&server.url("/")).await;
+    browser.open(&server.url("/?form=activations")).await;
     assert_eq!(browser.bytes("activations").await, 85_899_345_920);
     // Typing goes key by key, and "1e30" passes through "1e3" (batch 1,000) on
     // its way: a keystroke that did not stand for half a second is not the

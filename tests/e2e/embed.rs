@@ -136,3 +136,77 @@ async fn the_embed_buttons_snippet_sizes_its_frame_and_shows_the_answer_first() 
     assert!(top < 720.0, "the headline ends {top} px down the frame");
     browser.close().await;
 }
+
+/// `embed=compact` in a docs column on another origin: the answer alone
+/// (headline with its verdict, the bar, a link to the full calculator),
+/// before and after the app arrives, in a frame that sizes itself to it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_compact_embed_is_the_answer_alone_in_a_small_frame() {
+    let app = StaticServer::start(dist_dir(), &["/"]);
+    let query = "form=transformer&model=llama-3.1-8b&batch=2&seq=2048&gpu=h100-80gb";
+    let src = app.url(&format!("/?{query}&embed=compact"));
+    // Before the module: the shell shows no form and no tabs either.
+    let browser = Browser::start(1280, 900).await;
+    browser.cdp("Network.enable", serde_json::json!({})).await;
+    browser
+        .cdp(
+            "Network.setBlockedURLs",
+            serde_json::json!({ "urls": ["*.wasm"] }),
+        )
+        .await;
+    browser.open(&src).await;
+    let shell = browser
+        .js("const s = document.querySelector('.shell:not([hidden])'); \
+             return [!!s, !!s.querySelector('.inputs, .tabs, .top-bar, input, select')]")
+        .await;
+    assert_eq!(shell, serde_json::json!([true, false]));
+    browser.close().await;
+
+    let host_dir = std::env::temp_dir().join(format!("batchfit-compact-{}", std::process::id()));
+    std::fs::create_dir_all(&host_dir).expect("host dir");
+    std::fs::write(
+        host_dir.join("index.html"),
+        format!(
+            "<!doctype html><title>docs</title><script>\
+             addEventListener('message', e => {{ if (e.data && e.data.type === 'batchfit:resize') \
+             document.getElementById('f').style.height = e.data.height + 'px'; }});</script>\
+             <iframe id=f src=\"{src}\" style=\"width:360px;border:0\"></iframe>"
+        ),
+    )
+    .expect("write host page");
+    let host = StaticServer::start(host_dir, &["/"]);
+    let browser = Browser::start(1000, 900).await;
+    browser.open(&host.url("/")).await;
+    browser
+        .wait_until("the compact widget's height", || async {
+            let height = browser
+                .js("return parseFloat(document.getElementById('f').style.height || '0')")
+                .await;
+            height.as_f64().unwrap_or(0.0) > 100.0
+        })
+        .await;
+    let height = browser
+        .js("return parseFloat(document.getElementById('f').style.height)")
+        .await
+        .as_f64()
+        .expect("a height");
+    assert!(height < 700.0, "the answer alone is {height} px tall");
+    browser
+        .client
+        .enter_frame(0)
+        .await
+        .expect("enter the iframe");
+    browser.testid("headline").await;
+    let parts = browser
+        .js(
+            "return [document.querySelectorAll('input, select, .tabs, .top-bar, .sweep').length, \
+                    document.querySelectorAll('.bar-legend [data-bytes]').length > 2, \
+                    document.querySelector('.open-full a').href]",
+        )
+        .await;
+    assert_eq!(parts[0], serde_json::json!(0), "{parts}");
+    assert_eq!(parts[1], serde_json::json!(true), "{parts}");
+    let link = parts[2].as_str().unwrap_or_default();
+    assert!(link.ends_with(&format!("?{query}")), "{link}");
+    browser.close().await;
+}

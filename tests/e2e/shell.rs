@@ -14,11 +14,9 @@ use std::net::TcpStream;
 const OPENED: &[(&str, &str)] = &[
     ("form", "transformer"),
     ("lang", "es"),
+    ("model", "qwen2.5-7b"),
     ("batch", "3"),
     ("seq", "1536"),
-    ("layers", "20"),
-    ("hidden", "2560"),
-    ("tied", "1"),
     ("gpu", "a100-80gb"),
 ];
 
@@ -62,14 +60,9 @@ async fn the_served_page_holds_every_forms_inputs() {
         (Form::Parameters, query::PARAMETERS_PARAMETERS),
         (
             Form::Transformer,
-            &[
-                Param::Model,
-                Param::Layers,
-                Param::Hidden,
-                Param::Batch,
-                Param::Seq,
-                Param::Tied,
-            ],
+            // The first screen's questions; the rest is in closed groups,
+            // whose fields the app brings (prerender.js).
+            &[Param::Model, Param::Gpus, Param::Batch, Param::Seq],
         ),
     ];
     for lang in ["en", "es"] {
@@ -79,12 +72,9 @@ async fn the_served_page_holds_every_forms_inputs() {
                 .iter()
                 .find(|s| s.starts_with(&opening))
                 .unwrap_or_else(|| panic!("no shell for {} in {lang}", form.name()));
-            // The device's capacity field shows only for a custom device.
-            let common = query::COMMON_PARAMETERS
-                .iter()
-                .take(4)
-                .filter(|&&p| p != Param::GpuGb);
-            for param in params.iter().chain(common) {
+            // The device comes first in every form; its limits and margin
+            // are a closed group.
+            for param in params.iter().chain(&[Param::Gpu]) {
                 assert!(
                     shell.contains(&format!("name=\"{}\"", param.name())),
                     "the {} shell in {lang} has no field {}",
@@ -139,6 +129,8 @@ async fn the_address_form_and_values_show_before_the_app() {
         .await;
     assert_eq!(shown, json!([["transformer", "es", false, true]]));
     let values = field_values(&browser).await;
+    // The first screen's task is not this address's: not shown until known.
+    assert_eq!(values["method"], vec![String::new()]);
     for (name, value) in OPENED
         .iter()
         .filter(|(n, _)| !matches!(*n, "form" | "lang"))
@@ -156,6 +148,53 @@ async fn the_address_form_and_values_show_before_the_app() {
         app, true,
         "the app did not run: the shell is HTML and CSS only"
     );
+    browser.close().await;
+}
+
+/// The bare address shows the first screen's shell before the app: the
+/// transformer form with the first screen's model, device, task and batch,
+/// named as the app names them.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_bare_address_shows_the_first_screen_before_the_app() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    browser.cdp("Network.enable", json!({})).await;
+    browser
+        .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
+        .await;
+    browser.open(&server.url("/?lang=en")).await;
+    let shown = browser
+        .js("return [...document.querySelectorAll('.shell')].map(s => [s.dataset.form, s.hidden])")
+        .await;
+    assert_eq!(shown, json!([["transformer", false]]));
+    let values = field_values(&browser).await;
+    let first = query::parse(query::FIRST_SCREEN).config;
+    let t = &first.transformer;
+    for (name, value) in [
+        ("model", first.model.map_or("", |m| m.id).to_owned()),
+        (
+            "gpu",
+            query::values(&first)
+                .into_iter()
+                .find(|(p, _)| *p == Param::Gpu)
+                .map(|(_, v)| v)
+                .unwrap_or_default(),
+        ),
+        (
+            "method",
+            batchfit_core::transformer::Method::of(t).name().to_owned(),
+        ),
+        ("batch", t.batch.to_string()),
+        ("seq", t.seq.to_string()),
+    ] {
+        assert_eq!(values[name], vec![value], "{name}");
+    }
+    // Named, not a raw id, and in view at 1280 × 900.
+    let model = browser
+        .js("const s = document.querySelector('.shell [name=model]'); \
+             return [s.options[s.selectedIndex].text, s.getBoundingClientRect().bottom <= innerHeight]")
+        .await;
+    assert_eq!(model, json!(["Llama 3.1 8B (8.03B)", true]));
     browser.close().await;
 }
 

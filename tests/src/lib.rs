@@ -353,10 +353,24 @@ impl Browser {
     pub async fn type_into(&self, name: &str, text: &str) {
         const SELECT_ALL_DELETE: &str = "\u{e009}a\u{e000}\u{e003}";
         let input = self.input(name).await;
+        self.reveal(&input).await;
         input
             .send_keys(&format!("{SELECT_ALL_DELETE}{text}"))
             .await
             .expect("type into the input");
+    }
+
+    /// Opens the closed groups (`<details>`) around `element`, as a user
+    /// clicks their titles to reach a field behind the first screen.
+    pub async fn reveal(&self, element: &fantoccini::elements::Element) {
+        self.client
+            .execute(
+                "for (let d = arguments[0].closest('details:not([open])'); d; \
+                   d = d.parentElement.closest('details:not([open])')) d.open = true;",
+                vec![serde_json::to_value(element).expect("an element")],
+            )
+            .await
+            .expect("open the groups around the field");
     }
 
     /// The current value of the form field `name`.

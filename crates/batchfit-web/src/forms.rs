@@ -157,6 +157,9 @@ fn params_field(state: State) -> El {
     fields::frame(state, Param::Params, vec![number, scale])
 }
 
+/// The transformer form as the first screen asks it (issue 28): the model,
+/// what is done with it, the GPUs, the batch and the sequence; everything
+/// else in closed groups, each saying its current values in one line.
 fn transformer_form(state: State) -> Vec<El> {
     use Param::*;
     let lang = state.lang;
@@ -165,101 +168,229 @@ fn transformer_form(state: State) -> Vec<El> {
     let group = |params: &'static [Param]| fields::group(state, params);
     vec![
         model_picker(state),
+        method_picker(state),
+        group(&[Gpus, Batch, Seq, Gen]),
         config_import(state),
-        group(&[Kind, Layers, Hidden, Heads, KvHeads, Ffn, Mlp]),
-        group(&[Vocab, Tied]),
-        group(&[Image, Patch]),
-        el("details")
-            .class("more")
-            .child(el("summary").bind_text(i18n::tr(lang, |w| w.more_architecture)))
-            .child(
+        advanced(
+            state,
+            |w| w.architecture_title,
+            &[Kind, Layers, Hidden, Heads, KvHeads, Experts],
+            vec![
+                group(&[Kind, Layers, Hidden, Heads, KvHeads, Ffn, Mlp]),
+                group(&[Vocab, Tied]),
+                group(&[Image, Patch]),
+                el("details")
+                    .class("more")
+                    .child(el("summary").bind_text(i18n::tr(lang, |w| w.more_architecture)))
+                    .child(
+                        group(&[
+                            HeadDim,
+                            Norm,
+                            Bias,
+                            QkvBias,
+                            QkNorm,
+                            QkNormFull,
+                            Positions,
+                            TokenTypes,
+                            Labels,
+                            Dropout,
+                            Channels,
+                            Block,
+                            Window,
+                            GlobalEvery,
+                            Softcap,
+                            AttnSoftcap,
+                            AttnSinks,
+                            FusedProj,
+                        ])
+                        .class("form-grid"),
+                    ),
+                // Collapsed, like the details above: a dense model's user
+                // never needs it open.
+                el("details")
+                    .class("more")
+                    .attr("data-testid", "moe-group")
+                    .child(el("summary").bind_text(i18n::tr(lang, |w| w.moe_title)))
+                    .child(
+                        group(&[
+                            Experts,
+                            ExpertsActive,
+                            ExpertFfn,
+                            SharedExperts,
+                            SharedFfn,
+                            FirstDenseLayers,
+                            MoeEvery,
+                            KvLoraRank,
+                            QLoraRank,
+                            QkRopeHeadDim,
+                            QkNopeHeadDim,
+                            VHeadDim,
+                        ])
+                        .class("form-grid"),
+                    ),
+            ],
+        ),
+        advanced(
+            state,
+            |w| w.training_title,
+            &[
+                Framework, Recipe, Optimizer, Recompute, LoraRank, BaseQuant, Quant, KvDtype,
+            ],
+            vec![
+                framework_picker(state),
+                group(&[Quant, KvDtype, KvLayout]),
+                // vLLM's flags, under its profile.
                 group(&[
-                    HeadDim,
-                    Norm,
-                    Bias,
-                    QkvBias,
-                    QkNorm,
-                    QkNormFull,
-                    Positions,
-                    TokenTypes,
-                    Labels,
-                    Dropout,
-                    Channels,
-                    Block,
-                    Window,
-                    GlobalEvery,
-                    Softcap,
-                    AttnSoftcap,
-                    AttnSinks,
-                    FusedProj,
-                ])
-                .class("form-grid"),
-            ),
-        // Collapsed, like the details above: a dense model's user never
-        // needs it open.
-        el("details")
-            .class("more")
-            .attr("data-testid", "moe-group")
-            .child(el("summary").bind_text(i18n::tr(lang, |w| w.moe_title)))
-            .child(
+                    GpuMemoryUtilization,
+                    MaxModelLen,
+                    MaxNumSeqs,
+                    MaxNumBatchedTokens,
+                    BlockSize,
+                    EnforceEager,
+                ]),
+                group(&[Recipe]),
+                group(&[Fp8]),
                 group(&[
-                    Experts,
-                    ExpertsActive,
-                    ExpertFfn,
-                    SharedExperts,
-                    SharedFfn,
-                    FirstDenseLayers,
-                    MoeEvery,
-                    KvLoraRank,
-                    QLoraRank,
-                    QkRopeHeadDim,
-                    QkNopeHeadDim,
-                    VHeadDim,
-                ])
-                .class("form-grid"),
-            ),
-        el("h3")
-            .class("group-title")
-            .bind_text(i18n::tr(lang, |w| w.training_title)),
-        framework_picker(state),
-        group(&[Mode, Batch, Seq]),
-        group(&[Gen, Quant, KvDtype, KvLayout]),
-        // vLLM's flags, under its profile.
-        group(&[
-            GpuMemoryUtilization,
-            MaxModelLen,
-            MaxNumSeqs,
-            MaxNumBatchedTokens,
-            BlockSize,
-            EnforceEager,
-        ]),
-        group(&[Recipe]),
-        group(&[Fp8]),
-        group(&[
-            Optimizer, Recompute, Compile, Step, Loss, Logits, ZeroGrad, Outputs, NormKernel,
-            LoraRank,
-        ]),
-        // Megatron-LM's gradient-accumulation fusion, with its FP32 main
-        // gradients.
-        group(&[GradAccumFusion]),
-        // Which layers full recomputation checkpoints, and how, with it.
-        group(&[RecomputeMethod, RecomputeLayers, Reentrant]),
-        // Megatron-Core's recomputed modules, with selective recomputation.
-        group(&[RecomputeModules]),
-        // LoRA's settings and a quantized base (QLoRA), with a rank.
-        group(&[
-            LoraVariant,
-            LoraTargets,
-            LoraDropout,
-            BaseQuant,
-            DoubleQuant,
-            PrepareKbit,
-            TrainEmbeddings,
-        ]),
-        group(&[ActOffload, Offload, ParamOffload]),
-        group(&[Attn]),
+                    Optimizer, Recompute, Compile, Step, Loss, Logits, ZeroGrad, Outputs,
+                    NormKernel, LoraRank,
+                ]),
+                // Megatron-LM's gradient-accumulation fusion, with its FP32
+                // main gradients.
+                group(&[GradAccumFusion]),
+                // Which layers full recomputation checkpoints, and how, with it.
+                group(&[RecomputeMethod, RecomputeLayers, Reentrant]),
+                // Megatron-Core's recomputed modules, with selective
+                // recomputation.
+                group(&[RecomputeModules]),
+                // LoRA's settings and a quantized base (QLoRA), with a rank.
+                group(&[
+                    LoraVariant,
+                    LoraTargets,
+                    LoraDropout,
+                    BaseQuant,
+                    DoubleQuant,
+                    PrepareKbit,
+                    TrainEmbeddings,
+                ]),
+                group(&[ActOffload, Offload, ParamOffload]),
+                group(&[Attn]),
+            ],
+        ),
         multi_gpu(state),
     ]
+}
+
+/// A closed group of settings (issue 28): its title and, while closed, one
+/// line of the current values of `line` ([`values_line`]).
+fn advanced(
+    state: State,
+    title: fn(&i18n::Words) -> &'static str,
+    line: &'static [Param],
+    body: Vec<El>,
+) -> El {
+    el("details")
+        .class("more advanced")
+        .child(summary_with_values(state, title, line))
+        .children(body)
+}
+
+/// A group's `<summary>`: its title and the line of its values.
+fn summary_with_values(
+    state: State,
+    title: fn(&i18n::Words) -> &'static str,
+    line: &'static [Param],
+) -> El {
+    el("summary")
+        .child(el("span").bind_text(i18n::tr(state.lang, title)))
+        .child(
+            el("span")
+                .class("values")
+                .attr("data-testid", "group-values")
+                .bind_text(values_line(state, line)),
+        )
+}
+
+/// The values of `params` that apply, as the fields show them, in one line
+/// ("Decoder-only · Layers 32 · …"): a choice by its option's words, a
+/// switch by its label when on, a number after its label. A count of 0 (none,
+/// unknown), a choice of `none` and a parallel degree of 1 say nothing and
+/// are left out.
+fn values_line(state: State, params: &'static [Param]) -> Rx<String> {
+    use batchfit_core::param::Input;
+    rx(move || {
+        let lang = state.lang.get();
+        let config = state.config.get();
+        params
+            .iter()
+            .filter(|&&p| rules::applies(p, &config))
+            .filter_map(|&p| {
+                let text = state.text(p).get();
+                let degree = matches!(p, Param::Tp | Param::Pp | Param::Cp | Param::Ep);
+                if text == "0" || text == "none" || (degree && text == "1") {
+                    return None;
+                }
+                let words = i18n::field(lang, p);
+                match p.input() {
+                    Input::Choice => Some(i18n::option(lang, p, &text)),
+                    Input::Switch => (text == "1").then(|| words.label.to_owned()),
+                    _ => Some(format!("{} {text} {}", words.label, words.unit)),
+                }
+                .map(|value| value.trim_end().to_owned())
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    })
+}
+
+/// What is done with the model: a full fine-tune, LoRA, QLoRA or inference
+/// (`transformer::Method`), read from the parameters that state it and, when
+/// picked, written into them as the QLoRA what-if writes them.
+fn method_picker(state: State) -> El {
+    let lang = state.lang;
+    let select = fields::select(
+        tf::Method::NAMES,
+        Box::new(move |value| {
+            rx(move || {
+                let names = i18n::words(lang.get()).methods;
+                let i = tf::Method::NAMES.iter().position(|&n| n == value);
+                i.map_or(value, |i| names[i]).to_owned()
+            })
+        }),
+    )
+    .attr("id", "method")
+    .attr("name", "method")
+    .attr("aria-describedby", "method-hint")
+    .bind_prop(
+        "value",
+        rx(move || {
+            state
+                .config
+                .with(|c| tf::Method::of(&c.transformer).name())
+                .into()
+        }),
+    )
+    .on(
+        Ev::Change,
+        Box::new(move |ev| {
+            if let Some(method) = tf::Method::parse(&event_value(&ev)) {
+                state.load_with(|config| method.apply(&mut config.transformer));
+            }
+        }),
+    );
+    el("div")
+        .class("field")
+        .child(
+            el("label")
+                .attr("for", "method")
+                .bind_text(i18n::tr(lang, |w| w.method)),
+        )
+        .child(select)
+        .child(
+            el("p")
+                .class("hint")
+                .attr("id", "method-hint")
+                .bind_text(i18n::tr(lang, |w| w.method_hint)),
+        )
 }
 
 /// Data, tensor, expert, pipeline and context parallelism, closed for a
@@ -273,8 +404,12 @@ fn multi_gpu(state: State) -> El {
     let details = el("details")
         .class("more multi-gpu")
         .attr("data-testid", "multi-gpu")
-        .child(el("summary").bind_text(i18n::tr(lang, |w| w.parallelism_title)))
-        .child(group(&[Gpus, Zero, Tp, Sp]))
+        .child(summary_with_values(
+            state,
+            |w| w.parallelism_title,
+            &[Zero, Tp, Pp, Cp, Ep],
+        ))
+        .child(group(&[Zero, Tp, Sp]))
         .child(group(&[BucketM, Prefetch]))
         // ZeRO-3's runtime buffers, which only DeepSpeed's engine has.
         .child(group(&[DsPrefetch, DsLive, DsPersist]))
@@ -615,14 +750,17 @@ fn device_picker(state: State) -> Vec<El> {
 
 /// What else the user has and the margin: the GPUs and host memory the
 /// advice may use, the overhead, the safety margin, the global batch.
-fn limits_panel(state: State) -> Vec<El> {
-    vec![
-        number_field(state, Param::MaxGpus),
-        number_field(state, Param::HostGb),
-        number_field(state, Param::OverheadGb),
-        number_field(state, Param::Margin),
-        number_field(state, Param::GlobalBatch),
-    ]
+fn limits_panel(state: State) -> El {
+    use Param::*;
+    advanced(
+        state,
+        |w| w.device_title,
+        &[MaxGpus, HostGb, OverheadGb, Margin, GlobalBatch],
+        [MaxGpus, HostGb, OverheadGb, Margin, GlobalBatch]
+            .into_iter()
+            .map(|param| number_field(state, param))
+            .collect(),
+    )
 }
 
 /// The form switch: one tab per form, with when to use it.
@@ -671,12 +809,7 @@ pub fn inputs(state: State) -> El {
                 Form::Transformer => transformer_form(state),
             }),
         )
-        .child(
-            el("h3")
-                .class("group-title")
-                .bind_text(i18n::tr(state.lang, |w| w.device_title)),
-        )
-        .children(limits_panel(state))
+        .child(limits_panel(state))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 
 use crate::prelude::*;
 use batchfit_core::fields::{Name, ParamError};
-use batchfit_core::query::{self, Lang, Param};
+use batchfit_core::query::{self, Embed, Lang, Param};
 use batchfit_core::units::Units;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
@@ -276,14 +276,17 @@ fn open() -> Opening {
                 .attr("id", "results-title")
                 .bind_text(titled(state, |w| w.results_title)),
         )
-        .child(results::results(state));
-    let results = if embed {
+        .child(match embed {
+            Embed::Compact => results::compact(state),
+            Embed::Off | Embed::Full => results::results(state),
+        });
+    let results = if embed != Embed::Off {
         results.child(
             el("p").class("open-full").child(
                 el("a")
                     .bind_attr(
                         "href",
-                        rx(move || Some(location::url_for(&state.query(false)))),
+                        rx(move || Some(location::url_for(&state.query(Embed::Off)))),
                     )
                     .attr("target", "_blank")
                     .attr("rel", "noopener noreferrer")
@@ -342,7 +345,7 @@ fn finish(parent: &web_sys::Element, opening: Opening) {
     // would replace it with the defaults.
     let skip_first = std::cell::Cell::new(kept_bad_values);
     dom::bind(
-        rx(move || state.query(false)),
+        rx(move || state.query(Embed::Off)),
         Box::new(move |query| {
             if !skip_first.replace(false) {
                 location::replace_query(query.clone());
@@ -360,15 +363,22 @@ fn finish(parent: &web_sys::Element, opening: Opening) {
             document.set_title(i18n::words(lang).title);
         }),
     );
-    if embed {
+    if embed != Embed::Off {
         report_height_to_host();
     }
 
     let page = el("div")
-        .class(if embed { "page embed" } else { "page" })
-        .child(summary)
-        .child(forms::form_tabs(state))
-        .child(
+        .class(match embed {
+            Embed::Off => "page",
+            Embed::Full => "page embed",
+            Embed::Compact => "page embed compact",
+        })
+        .child(summary);
+    // The compact embed is the answer alone: no form, no tabs.
+    let page = if embed == Embed::Compact {
+        page.child(el("main").class("layout").child(results))
+    } else {
+        page.child(forms::form_tabs(state)).child(
             el("main")
                 .class("layout")
                 .child(
@@ -383,8 +393,9 @@ fn finish(parent: &web_sys::Element, opening: Opening) {
                         .child(forms::inputs(state)),
                 )
                 .child(results),
-        );
-    if !embed {
+        )
+    };
+    if embed == Embed::Off {
         let _ = parent.append_child(top_bar(state).node());
     }
     let b_problems = opened.b.map(|b| b.problems).unwrap_or_default();
@@ -392,7 +403,7 @@ fn finish(parent: &web_sys::Element, opening: Opening) {
         let _ = parent.append_child(notice.node());
     }
     let _ = parent.append_child(page.node());
-    if !embed {
+    if embed == Embed::Off {
         below_the_fold(state, page);
     }
 }

@@ -208,7 +208,10 @@ fn result(c: &Comparison, lang: Lang, units: Units) -> El {
 /// The case written out for an issue report: the setup's link, each reading
 /// in exact bytes beside the prediction, and the text as pasted.
 fn report(state: State, all: &[Comparison], lang: Lang, pasted: &str) -> El {
-    let mut text = format!("{}\n", location::url_for(&untrack(|| state.query(false))));
+    let mut text = format!(
+        "{}\n",
+        location::url_for(&untrack(|| state.query(batchfit_core::query::Embed::Off)))
+    );
     for c in all {
         text.push_str(&format!(
             "{}: measured {} B, predicted {} B, estimate − run {} B\n",

@@ -47,7 +47,10 @@ fn export(what: Export, state: State) -> Result<String, dom::ChunkMissing> {
     Ok(match what {
         Export::Markdown => sweep::markdown(lang, &rows, state.config.get_untracked().units),
         Export::Csv => sweep::csv(lang, &rows),
-        Export::Embed => embed_snippet(lang, &location::url_for(&untrack(|| state.query(true)))),
+        Export::Embed => embed_snippet(
+            lang,
+            &location::url_for(&untrack(|| state.query(batchfit_core::query::Embed::Full))),
+        ),
     })
 }
 
@@ -169,7 +172,9 @@ pub fn share(state: State) -> El {
                     Box::new(move |_| {
                         copy(
                             "copy-link",
-                            location::url_for(&untrack(|| state.query(false))),
+                            location::url_for(&untrack(|| {
+                                state.query(batchfit_core::query::Embed::Off)
+                            })),
                         )
                     }),
                 ))

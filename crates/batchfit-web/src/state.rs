@@ -7,7 +7,7 @@ use batchfit_core::fields::{self, ParamError, Problem};
 use batchfit_core::memory::{self, Estimate, SweepRow};
 use batchfit_core::param::{self, Input};
 use batchfit_core::presets::Device;
-use batchfit_core::query::{self, Config, Form, Lang, Param};
+use batchfit_core::query::{self, Config, Embed, Form, Lang, Param};
 use std::time::Duration;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
@@ -110,7 +110,7 @@ impl State {
 
     /// The address of the current state: one setup, or A and B
     /// (`query::to_query_pair`).
-    pub fn query(&self, embed: bool) -> String {
+    pub fn query(&self, embed: Embed) -> String {
         let mut shown = self.config.get();
         shown.embed = embed;
         match self.other.get() {

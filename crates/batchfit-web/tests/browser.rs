@@ -91,7 +91,7 @@ async fn open(host: &Element, selector: &str) {
 
 #[wasm_bindgen_test]
 async fn worked_example_shows_the_documented_numbers() {
-    let (host, _app) = mount_with("");
+    let (host, _app) = mount_with("form=activations");
     settle().await;
     assert_eq!(bytes(&host, "activations-per-sample"), "5368709120");
     assert_eq!(bytes(&host, "activations"), "85899345920");
@@ -103,7 +103,7 @@ async fn worked_example_shows_the_documented_numbers() {
 
 #[wasm_bindgen_test]
 async fn typing_recomputes_and_bad_text_keeps_the_last_good_result() {
-    let (host, _app) = mount_with("");
+    let (host, _app) = mount_with("form=activations");
     settle().await;
     type_into(&host, "layers", "64").await;
     assert_eq!(bytes(&host, "activations"), "171798691840");
@@ -1424,4 +1424,97 @@ async fn a_paged_optimizer_says_its_state_may_spill_to_the_cpu() {
             "{optimizer}"
         );
     }
+}
+
+/// The bare address asks what people ask (issue 28): the first screen's
+/// setup, the task select on QLoRA, at most 12 controls before the first
+/// closed group, and each closed group saying its values.
+#[wasm_bindgen_test]
+async fn the_bare_address_opens_the_first_screen() {
+    let (host, _app) = mount_with("");
+    settle().await;
+    let first = batchfit_core::query::parse(batchfit_core::query::FIRST_SCREEN).config;
+    let expected = batchfit_core::memory::estimate(&first);
+    let required = bytes_of(&find(&host, ".breakdown [data-testid=\"required\"]"));
+    assert_eq!(required, expected.required);
+    let method: web_sys::HtmlSelectElement =
+        find(&host, "select[name=\"method\"]").unchecked_into();
+    assert_eq!(method.value(), "qlora");
+    // The controls shown before the first closed group.
+    let controls = host
+        .query_selector_all(".inputs input, .inputs select, .inputs textarea, .inputs details")
+        .expect("controls");
+    let mut before = 0;
+    for i in 0..controls.length() {
+        let control: Element = controls.item(i).expect("a control").unchecked_into();
+        if control.class_list().contains("advanced") {
+            break;
+        }
+        let html: HtmlElement = control.clone().unchecked_into();
+        if html.offset_parent().is_some() {
+            before += 1;
+        }
+    }
+    assert!(
+        (4..=12).contains(&before),
+        "{before} controls before the first closed group"
+    );
+    let architecture = find(&host, "details.advanced [data-testid=\"group-values\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(architecture.contains("Layers 32"), "{architecture}");
+    assert!(!architecture.contains(" 0"), "{architecture}");
+}
+
+/// Each task picked gives the memory of the setup `Method::apply` makes
+/// from the first screen, and the select reads it back.
+#[wasm_bindgen_test]
+async fn the_task_select_states_each_method() {
+    use batchfit_core::transformer::Method;
+    let (host, _app) = mount_with("");
+    settle().await;
+    let first = batchfit_core::query::parse(batchfit_core::query::FIRST_SCREEN).config;
+    for &method in Method::ALL {
+        let select: web_sys::HtmlSelectElement =
+            find(&host, "select[name=\"method\"]").unchecked_into();
+        select.set_value(method.name());
+        let event = web_sys::Event::new("change").expect("a change event");
+        select.dispatch_event(&event).expect("dispatch");
+        settle().await;
+        let mut expected = first;
+        method.apply(&mut expected.transformer);
+        let expected = batchfit_core::memory::estimate(&expected);
+        let required = bytes_of(&find(&host, ".breakdown [data-testid=\"required\"]"));
+        assert_eq!(required, expected.required, "{method:?}");
+        let select: web_sys::HtmlSelectElement =
+            find(&host, "select[name=\"method\"]").unchecked_into();
+        assert_eq!(select.value(), method.name());
+    }
+}
+
+/// `embed=compact` is the answer alone: the headline, the verdict, the bar
+/// and a link to the full page; no form, no tabs.
+#[wasm_bindgen_test]
+async fn the_compact_embed_is_the_answer_alone() {
+    let query = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&embed=compact";
+    let (host, _app) = mount_with(query);
+    settle().await;
+    for part in [".inputs", ".tabs", ".top-bar", ".breakdown", ".sweep"] {
+        assert!(host.query_selector(part).ok().flatten().is_none(), "{part}");
+    }
+    let headline = find(&host, "[data-testid=\"headline\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(headline.contains("H100"), "{headline}");
+    let segments = all(&host, ".bar-legend [data-testid^=\"bar-\"]");
+    let sum: u128 = segments.iter().map(bytes_of).sum();
+    let expected = batchfit_core::memory::estimate(&batchfit_core::query::parse(query).config);
+    assert_eq!(sum, expected.required, "the bar adds up to the estimate");
+    let link = find(&host, ".open-full a")
+        .get_attribute("href")
+        .unwrap_or_default();
+    assert!(
+        link.contains("model=llama-3.1-8b") && !link.contains("embed"),
+        "{link}"
+    );
 }

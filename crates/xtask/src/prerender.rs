@@ -42,9 +42,12 @@ pub fn prerender_dist(dist: &Path, browser: &Browser) -> Result<(), String> {
     let pages: Vec<String> = LANGS
         .iter()
         .flat_map(|lang| {
-            Form::ALL
-                .iter()
-                .map(move |form| format!("/?form={}&lang={}", form.name(), lang.name()))
+            // The transformer form's shell is the first screen, the bare
+            // address's (`query::FIRST_SCREEN`; boot.js shows it there).
+            Form::ALL.iter().map(move |form| match form {
+                Form::Transformer => format!("/?lang={}", lang.name()),
+                _ => format!("/?form={}&lang={}", form.name(), lang.name()),
+            })
         })
         .collect();
     println!(
@@ -110,16 +113,13 @@ fn with_shells(html: &str, snapshots: &[Snapshot]) -> Result<String, String> {
     ))
 }
 
-/// `form` and `lang` of a snapshot's query (`form=…&lang=…`).
-fn form_and_lang(query: &str) -> Result<(&str, &str), String> {
-    let value = |name: &str| {
-        query
-            .trim_start_matches('?')
-            .split('&')
-            .find_map(|pair| pair.strip_prefix(&format!("{name}=")))
-            .ok_or_else(|| format!("snapshot query {query:?} has no {name}"))
-    };
-    Ok((value("form")?, value("lang")?))
+/// The form and language a snapshot's query opens, as the app reads it.
+fn form_and_lang(query: &str) -> Result<(&'static str, &'static str), String> {
+    let config = batchfit_core::query::parse(query).config;
+    let lang = config
+        .lang
+        .ok_or_else(|| format!("snapshot query {query:?} has no lang"))?;
+    Ok((config.form.name(), lang.name()))
 }
 
 /// The text between `open` and the next `close` in `text`.

@@ -246,6 +246,13 @@ pub struct Words {
     /// Title and one-line "when to use it" of each form, in `Form::ALL` order.
     pub tabs: [(&'static str, &'static str); 3],
     pub inputs_title: &'static str,
+    /// The architecture's closed group on the first screen.
+    pub architecture_title: &'static str,
+    /// The task select: its label, hint and the words of
+    /// `transformer::Method::NAMES`, in that order.
+    pub method: &'static str,
+    pub method_hint: &'static str,
+    pub methods: [&'static str; 4],
     pub more_architecture: &'static str,
     /// The collapsed group of the mixture-of-experts and MLA fields.
     pub moe_title: &'static str,

@@ -21,9 +21,14 @@ pub use summary::mini_summary;
 use summary::summary;
 use what_ifs::what_ifs;
 
-/// What the estimate reads: the headline, the badge, the breakdown and what
-/// would make it fit.
-pub fn results(state: State) -> El {
+/// The answer alone, for a compact embed (`embed=compact`): the headline,
+/// the verdict and the bar.
+pub fn compact(state: State) -> El {
+    card(state).child(serving::serving(state))
+}
+
+/// The result card's frame with the headline, the verdict and the bar.
+fn card(state: State) -> El {
     el("div")
         .class("result-card")
         .bind_class("stale", rx(move || state.stale()))
@@ -35,6 +40,12 @@ pub fn results(state: State) -> El {
         .bind_attr("data-stale", rx(move || Some(state.stale().to_string())))
         .child(summary(state))
         .child(breakdown(state))
+}
+
+/// What the estimate reads: the headline, the badge, the breakdown and what
+/// would make it fit.
+pub fn results(state: State) -> El {
+    card(state)
         .child(breakdown_table(state))
         .child(crate::stages::stages(state))
         .child(serving::serving(state))
