@@ -1518,3 +1518,43 @@ async fn the_compact_embed_is_the_answer_alone() {
         "{link}"
     );
 }
+
+/// The page's fix list is the CLI's (`advice::fixes`) item for item, by
+/// required memory, host RAM and sureness, for a full fine-tune, LoRA,
+/// inference, a multi-GPU job and the parameters form (issue 28). Each of
+/// these does not fit, so each has a list.
+#[wasm_bindgen_test]
+async fn the_fix_list_is_the_clis_in_five_configurations() {
+    use batchfit_core::{advice, memory, query};
+    for q in [
+        "form=transformer&model=llama-3.1-8b&batch=8&seq=4096&gpu=rtx-4090",
+        "form=transformer&model=llama-3.1-8b&recipe=bf16&lora_rank=16&batch=8&seq=4096&gpu=rtx-4090",
+        "form=transformer&model=qwen2.5-7b&mode=inference&batch=4&seq=32768&gpu=rtx-4090",
+        "form=transformer&model=llama-3.1-70b&gpus=8&zero=1&batch=2&seq=4096&gpu=h100-80gb&max_gpus=16",
+        "form=parameters&params=1B&optimizer=adamw&batch=32&act_mb=1200&gpu=rtx-4090",
+    ] {
+        let config = query::parse(q).config;
+        assert_eq!(memory::estimate(&config).fits, Some(false), "{q}");
+        let expected = advice::fixes(&config);
+        assert!(!expected.is_empty(), "{q}");
+        let (host, app) = mount_with(q);
+        settle().await;
+        let items = all(&host, "[data-testid=\"fixes\"] li");
+        assert_eq!(items.len(), expected.len(), "{q}");
+        for (li, a) in items.iter().zip(&expected) {
+            let row = (
+                li.get_attribute("data-bytes"),
+                li.get_attribute("data-host-bytes"),
+                li.get_attribute("data-fits-pessimistic"),
+            );
+            let want = (
+                Some(a.fix.estimate.required.to_string()),
+                Some(a.host_memory.to_string()),
+                Some(a.fits_pessimistic.to_string()),
+            );
+            assert_eq!(row, want, "{q}");
+        }
+        drop(app);
+        host.remove();
+    }
+}
