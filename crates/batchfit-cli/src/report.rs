@@ -398,6 +398,11 @@ fn warning_text(warning: hardware::Warning) -> String {
         } => format!(
             "FP8 training needs compute capability 8.9 (Ada, Hopper); the device has {major}.{minor}: Transformer Engine refuses it"
         ),
+        hardware::Warning::FlashAttention {
+            capability: (major, minor),
+        } => format!(
+            "FlashAttention 2 needs compute capability 8.0 (Ampere); the device has {major}.{minor}: attn_implementation=\"flash_attention_2\" fails there; PyTorch's SDPA runs its memory-efficient kernel, which keeps no s x s scores either, so the estimate stands"
+        ),
     }
 }
 

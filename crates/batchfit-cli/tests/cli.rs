@@ -110,6 +110,14 @@ fn settings_the_device_cannot_run_are_warned_about() {
             .as_str()
             .is_some_and(|m| m.contains("compute capability 7.5"))
     );
+    // The default attention, FlashAttention / SDPA: FlashAttention 2's
+    // kernels refuse a card before Ampere.
+    assert_eq!(t4["warnings"][1]["name"], "flash_attention_unsupported");
+    assert!(
+        t4["warnings"][1]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("flash_attention_2") && m.contains("7.5"))
+    );
     let a100 = json(&[
         "--json",
         "form=transformer&model=llama-3.1-8b&recipe=bf16&fp8=te&gpu=a100-80gb",

@@ -6,7 +6,7 @@
 use crate::Precision;
 use crate::presets::{Device, DevicePreset};
 use crate::query::{Config, Form};
-use crate::transformer::{Fp8, Mode, Recipe};
+use crate::transformer::{Attention, Fp8, Mode, Recipe};
 
 /// One setting the device cannot run as asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +23,14 @@ pub enum Warning {
     /// required for FP8 execution."), and torchao's float8 training needs
     /// the same FP8 tensor cores.
     Fp8 { capability: (u8, u8) },
+    /// `attn=flash` below compute capability 8.0 (Turing, Volta): the
+    /// FlashAttention 2 kernels refuse the card
+    /// (Dao-AILab/flash-attention csrc/flash_attn/flash_api.cpp `mha_fwd`:
+    /// "FlashAttention only supports Ampere GPUs or newer."), so
+    /// transformers' `attn_implementation="flash_attention_2"` fails there.
+    /// PyTorch's SDPA runs its memory-efficient kernel instead, which keeps
+    /// no s × s scores either: the estimate stands for SDPA.
+    FlashAttention { capability: (u8, u8) },
 }
 
 impl Warning {
@@ -31,6 +39,7 @@ impl Warning {
         match self {
             Self::Bf16 { .. } => "bf16_unsupported",
             Self::Fp8 { .. } => "fp8_unsupported",
+            Self::FlashAttention { .. } => "flash_attention_unsupported",
         }
     }
 }
@@ -56,12 +65,16 @@ pub fn warnings(config: &Config) -> Vec<Warning> {
         Form::Transformer => t.recipe != Recipe::Fp32,
     };
     let fp8 = config.form == Form::Transformer && t.mode == Mode::Train && t.fp8 != Fp8::None;
+    let flash = config.form == Form::Transformer && t.attention == Attention::Flash;
     let mut out = Vec::new();
     if bf16 && capability < (8, 0) {
         out.push(Warning::Bf16 { capability });
     }
     if fp8 && capability < (8, 9) {
         out.push(Warning::Fp8 { capability });
+    }
+    if flash && capability < (8, 0) {
+        out.push(Warning::FlashAttention { capability });
     }
     out
 }

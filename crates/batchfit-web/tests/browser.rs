@@ -466,6 +466,12 @@ async fn settings_the_device_cannot_run_are_said() {
     );
     let text = warning.text_content().unwrap_or_default();
     assert!(text.contains("capacidad de cómputo 7.5"), "{text}");
+    // The default attention is FlashAttention / SDPA: its second warning.
+    let names: Vec<_> = all(&host, "[data-testid=\"hardware-warning\"]")
+        .iter()
+        .filter_map(|w| w.get_attribute("data-warning"))
+        .collect();
+    assert_eq!(names, ["bf16_unsupported", "flash_attention_unsupported"]);
     let (host, _app) = mount_with("form=transformer&model=llama-3.2-1b&gpu=h100-80gb");
     settle().await;
     assert!(all(&host, "[data-testid=\"hardware-warning\"]").is_empty());

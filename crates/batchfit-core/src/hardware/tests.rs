@@ -11,16 +11,18 @@ fn warned(query: &str) -> Vec<Warning> {
 /// card's compute capability; what the card runs is not warned about.
 #[test]
 fn settings_the_device_cannot_run_are_named() {
+    // The attention is eager here, so that only the precision is warned
+    // about; FlashAttention has its own test below.
     assert_eq!(
-        warned("form=transformer&model=llama-3.2-1b&gpu=t4"),
+        warned("form=transformer&model=llama-3.2-1b&attn=eager&gpu=t4"),
         [Warning::Bf16 { capability: (7, 5) }]
     );
     assert_eq!(
-        warned("form=transformer&model=llama-3.2-1b&mode=inference&gpu=v100-32gb"),
+        warned("form=transformer&model=llama-3.2-1b&attn=eager&mode=inference&gpu=v100-32gb"),
         [Warning::Bf16 { capability: (7, 0) }]
     );
     assert_eq!(
-        warned("form=transformer&model=llama-3.2-1b&recipe=fp32&gpu=t4"),
+        warned("form=transformer&model=llama-3.2-1b&attn=eager&recipe=fp32&gpu=t4"),
         []
     );
     assert_eq!(
@@ -42,7 +44,7 @@ fn settings_the_device_cannot_run_are_named() {
         []
     );
     assert_eq!(
-        warned("form=transformer&model=llama-3.1-8b&recipe=bf16&fp8=te&gpu=v100-32gb"),
+        warned("form=transformer&model=llama-3.1-8b&recipe=bf16&fp8=te&attn=eager&gpu=v100-32gb"),
         [
             Warning::Bf16 { capability: (7, 0) },
             Warning::Fp8 { capability: (7, 0) }
@@ -69,4 +71,34 @@ fn nvidia_presets_carry_their_compute_capability() {
             device.id
         );
     }
+}
+
+/// FlashAttention 2 before Ampere (issue 29): the flash-attn kernels refuse
+/// compute capability below 8.0; eager and math attention, an Ampere card
+/// and the other forms are not warned about.
+#[test]
+fn flash_attention_before_ampere_is_named() {
+    assert_eq!(
+        warned("form=transformer&model=llama-3.2-1b&recipe=fp32&gpu=t4"),
+        [Warning::FlashAttention { capability: (7, 5) }]
+    );
+    assert_eq!(
+        warned("form=transformer&model=llama-3.2-1b&mode=inference&gpu=v100-32gb"),
+        [
+            Warning::Bf16 { capability: (7, 0) },
+            Warning::FlashAttention { capability: (7, 0) }
+        ]
+    );
+    for query in [
+        "form=transformer&model=llama-3.2-1b&recipe=fp32&attn=eager&gpu=t4",
+        "form=transformer&model=llama-3.2-1b&gpu=a100-80gb",
+        "form=transformer&model=llama-3.2-1b&gpu=rtx-4090",
+        "form=activations&precision=fp16&gpu=t4",
+    ] {
+        assert_eq!(warned(query), [], "{query}");
+    }
+    assert_eq!(
+        Warning::FlashAttention { capability: (7, 5) }.name(),
+        "flash_attention_unsupported"
+    );
 }

@@ -1323,6 +1323,11 @@ pub(super) static ENGLISH: Language = Language {
         } => format!(
             "FP8 training needs compute capability 8.9 (Ada, Hopper); this card has {major}.{minor}: Transformer Engine refuses it."
         ),
+        hardware::Warning::FlashAttention {
+            capability: (major, minor),
+        } => format!(
+            "FlashAttention 2 needs compute capability 8.0 (Ampere); this card has {major}.{minor}: attn_implementation=\"flash_attention_2\" fails here. PyTorch's SDPA runs its memory-efficient kernel, which keeps no s × s scores either: the estimate stands."
+        ),
     },
     states_exceed: |states, device| {
         format!(

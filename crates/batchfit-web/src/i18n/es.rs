@@ -1503,6 +1503,11 @@ pub(super) static SPANISH: Language = Language {
         } => format!(
             "El entrenamiento en FP8 necesita capacidad de cómputo 8.9 (Ada, Hopper); esta tarjeta tiene {major}.{minor}: Transformer Engine lo rechaza."
         ),
+        hardware::Warning::FlashAttention {
+            capability: (major, minor),
+        } => format!(
+            "FlashAttention 2 necesita capacidad de cómputo 8.0 (Ampere); esta tarjeta tiene {major}.{minor}: attn_implementation=\"flash_attention_2\" falla aquí. El SDPA de PyTorch usa su kernel de memoria eficiente, que tampoco guarda las puntuaciones s × s: la estimación se mantiene."
+        ),
     },
     states_exceed: |states, device| {
         format!(

@@ -463,6 +463,9 @@ fn every_headline(language: &Language) -> Vec<String> {
         (language.states_exceed)("98.0 GB", "H100 80GB"),
         (language.hardware)(batchfit_core::hardware::Warning::Bf16 { capability: (7, 5) }),
         (language.hardware)(batchfit_core::hardware::Warning::Fp8 { capability: (8, 0) }),
+        (language.hardware)(batchfit_core::hardware::Warning::FlashAttention {
+            capability: (7, 5),
+        }),
         (language.sum_needs)("98.4 GB"),
         (language.fits_on)("H100 80GB", w.yes),
         (language.fits_on)("H100 80GB", &(language.gpus_needed)(16, Some(&parts))),
