@@ -578,7 +578,8 @@ choice! {
         /// Eager and math attention's K and V repeated to every head under GQA.
         RepeatedKv = "repeated_kv",
         /// What of DeepSpeed ZeRO-3 is not modelled (its reuse distance and
-        /// sub-groups), NCCL and DDP gradient buckets.
+        /// sub-groups) and NCCL's buffers (DDP's buckets are modelled,
+        /// docs/model.md §3.2).
         Zero3Buffers = "zero3_buffers",
         /// Pipeline and context parallelism: modelled for 1F1B, interleaved
         /// and GPipe, ring and Ulysses (§3.11); other schedules are not.
@@ -698,7 +699,7 @@ impl Term {
             Self::Fp32Softmax => "An FP32 softmax in unfused attention",
             Self::NormStatistics => "Norms' per-token statistics",
             Self::RepeatedKv => "K and V repeated to every head (GQA, eager attention)",
-            Self::Zero3Buffers => "ZeRO-3's reuse distance and sub-groups, NCCL and DDP buckets",
+            Self::Zero3Buffers => "ZeRO-3's reuse distance and sub-groups, NCCL's buffers",
             Self::PipelineContextParallel => "Pipeline and context parallelism",
             Self::MoeRouting => "Unbalanced expert routing, router logits",
             Self::ExpertAdapters => "LoRA on fused expert tensors (target_parameters)",

@@ -101,6 +101,7 @@ choice! {
         Loss = "loss",
         Offload = "offload",
         BucketM = "bucket_m",
+        GradientAsBucketView = "gradient_as_bucket_view",
         Prefetch = "prefetch",
         DsPrefetch = "ds_prefetch",
         DsLive = "ds_live",
@@ -210,7 +211,7 @@ impl Param {
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
             | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap
             | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings | Compile | Reentrant
-            | GradAccumFusion | EnforceEager | PrepareKbit => Input::Switch,
+            | GradAccumFusion | EnforceEager | PrepareKbit | GradientAsBucketView => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | Outputs
             | NormKernel | FusedProj | LoraTargets | BaseQuant | KvDtype | KvLayout

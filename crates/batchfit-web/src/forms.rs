@@ -410,7 +410,7 @@ fn multi_gpu(state: State) -> El {
             &[Zero, Tp, Pp, Cp, Ep],
         ))
         .child(group(&[Zero, Tp, Sp]))
-        .child(group(&[BucketM, Prefetch]))
+        .child(group(&[GradientAsBucketView, BucketM, Prefetch]))
         // ZeRO-3's runtime buffers, which only DeepSpeed's engine has.
         .child(group(&[DsPrefetch, DsLive, DsPersist]))
         .child(group(&[Ep, Etp, CapacityFactor, CapacityPad]))

@@ -472,6 +472,10 @@ impl Parts {
         let gradients_with_activations = step_in_backward
             || input.deepspeed_stage3()
             || (input.mode == Mode::Train && input.zero_grad == ZeroGrad::Zeros)
+            // DDP's buckets under `gradient_as_bucket_view=True`: the
+            // gradients are views into them, allocated once
+            // (`transformer::model_states`).
+            || (input.ddp() && input.bucket_view)
             || (after_forward && rank.is_some())
             || accumulation_steps(&config.with_batch(1)).is_some_and(|steps| steps > 1)
             || (rank.is_some() && microbatches(config) > 1);

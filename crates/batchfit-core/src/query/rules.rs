@@ -155,6 +155,15 @@ pub const RULES: &[Rule] = &[
     quiet(Param::ActOffload, Param::Mode, Is("train"), training, Profile),
     rule(Param::ParamOffload, Param::Mode, Is("train"), training, Default),
     quiet(Param::BucketM, Param::Mode, Is("train"), training, Profile),
+    // PyTorch DDP's buckets: data-parallel training whose gradients no
+    // other engine reduces (ZeRO, FSDP, Megatron's buffer, DeepSpeed's
+    // stage 0 with its own bucket).
+    rule(Param::GradientAsBucketView, Param::Mode, Is("train"), training, Default),
+    rule(Param::GradientAsBucketView, Param::Gpus, AtLeast(2), |t| t.gpus >= 2, Default),
+    rule(Param::GradientAsBucketView, Param::Zero, Is("0"), |t| t.zero == 0, Default),
+    rule(Param::GradientAsBucketView, Param::Recipe, Not("fsdp"), |t| t.recipe != Recipe::Fsdp, Default),
+    rule(Param::GradientAsBucketView, Param::Recipe, Not("main_fp32"), |t| t.recipe != Recipe::MainFp32, Default),
+    rule(Param::GradientAsBucketView, Param::Framework, Not("deepspeed"), |t| t.framework != tf::Framework::Deepspeed, Default),
     quiet(Param::Prefetch, Param::Mode, Is("train"), training, Profile),
     // batchfit's inference is one process generating (docs/model.md,
     // "Pipeline parallelism"): neither splits it.
@@ -360,6 +369,7 @@ fn copy(param: Param, from: &TransformerInput, to: &mut TransformerInput) {
         Param::ActOffload => to.act_offload = from.act_offload,
         Param::ParamOffload => to.param_offload = from.param_offload,
         Param::BucketM => to.bucket_m = from.bucket_m,
+        Param::GradientAsBucketView => to.bucket_view = from.bucket_view,
         Param::Prefetch => to.prefetch = from.prefetch,
         Param::Pp => to.pp = from.pp,
         Param::Cp => to.cp = from.cp,

@@ -490,7 +490,7 @@ prop_compose! {
         attention in pick(Attention::ALL), mode in pick(Mode::ALL), generated in whole(tf::GEN), quant in pick(Quant::ALL),
         gpus in whole(tf::GPUS), zero in 0u8..=3, tp in whole(tf::TP), switches in any::<[bool; 8]>(),
         framework in pick(tf::Framework::ALL), step in pick(tf::Step::ALL), loss in pick(tf::Loss::ALL),
-        bucket_m in whole(tf::BUCKET_M), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
+        bucket_m in whole(tf::BUCKET_M), bucket_view in any::<bool>(), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
         zero_grad in pick(tf::ZeroGrad::ALL), outputs in pick(tf::Outputs::ALL), norm_kernel in pick(tf::NormKernel::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
         lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
         base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), kv_layout in pick(tf::KvLayout::ALL), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL), fp8 in pick(tf::Fp8::ALL), train_embeddings in any::<bool>(),
@@ -542,7 +542,7 @@ prop_compose! {
             i => StageChoice::Index(i - 6),
         };
         let recompute_modules = tf::RecomputeModules::parse(&modules.join(",")).unwrap_or_default();
-        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, outputs, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, prepare_kbit, kv_dtype, kv_layout, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion, engine }
+        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, bucket_view, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, outputs, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, prepare_kbit, kv_dtype, kv_layout, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion, engine }
     }
 }
 
@@ -1540,4 +1540,18 @@ fn setup_b_of_the_bare_address_changes_the_first_screen() {
     let b = pair.b.expect("a setup B").config;
     assert_eq!(b.transformer, a.with_batch(1).transformer);
     assert_eq!((b.form, b.model, b.device), (a.form, a.model, a.device));
+}
+
+proptest! {
+    /// `gradient_as_bucket_view` applies exactly where the model counts
+    /// DDP's buckets (`TransformerInput::ddp`): the rules table and the
+    /// model state one condition.
+    #[test]
+    fn the_bucket_view_applies_where_ddp_runs(config in any_config()) {
+        let transformer = Config { form: Form::Transformer, ..config };
+        prop_assert_eq!(
+            rules::applies(Param::GradientAsBucketView, &transformer),
+            transformer.transformer.ddp()
+        );
+    }
 }

@@ -224,6 +224,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Loss, Value::Name(t.loss.name())),
         (Param::Offload, Value::Bit(t.offload)),
         (Param::BucketM, Value::Whole(t.bucket_m)),
+        (Param::GradientAsBucketView, Value::Bit(t.bucket_view)),
         (Param::Prefetch, Value::Whole(t.prefetch)),
         (Param::DsPrefetch, Value::Whole(t.ds_prefetch)),
         (Param::DsLive, Value::Whole(t.ds_live)),

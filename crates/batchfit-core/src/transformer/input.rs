@@ -86,6 +86,9 @@ pub struct TransformerInput {
     pub offload: bool,
     /// DeepSpeed's gradient bucket, in millions of elements.
     pub bucket_m: u64,
+    /// PyTorch DDP's `gradient_as_bucket_view=True`: the gradients are
+    /// views into the communication buckets, not tensors beside them.
+    pub bucket_view: bool,
     /// FSDP2 layers all-gathered ahead of the one computing (`recipe=fsdp`).
     pub prefetch: u64,
     /// DeepSpeed ZeRO-3's prefetch bucket, in elements.
@@ -192,6 +195,7 @@ impl Default for TransformerInput {
             loss: Loss::default(),
             offload: false,
             bucket_m: BUCKET_M.default,
+            bucket_view: false,
             prefetch: PREFETCH.default,
             ds_prefetch: DS_PREFETCH.default,
             ds_live: DS_LIVE.default,
@@ -376,6 +380,20 @@ impl TransformerInput {
         self.mode == Mode::Train
             && self.zero_grad == ZeroGrad::AfterForward
             && self.effective_step() != Step::InBackward
+    }
+
+    /// Data-parallel training whose gradients PyTorch's
+    /// `DistributedDataParallel` all-reduces: two ranks or more, and no
+    /// other engine that reduces them (ZeRO, FSDP's `recipe=fsdp`,
+    /// Megatron's gradient buffer under `recipe=main_fp32`, DeepSpeed's
+    /// stage 0 with its own bucket). `query::rules` states the same
+    /// conditions for `gradient_as_bucket_view`.
+    pub fn ddp(&self) -> bool {
+        self.mode == Mode::Train
+            && self.gpus >= 2
+            && self.zero == 0
+            && !matches!(self.recipe, Recipe::Fsdp | Recipe::MainFp32)
+            && self.framework != Framework::Deepspeed
     }
 
     /// Full recomputation that checkpoints some layers only, or groups of

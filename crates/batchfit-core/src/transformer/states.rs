@@ -398,6 +398,22 @@ fn trained_states(
     } else {
         0
     };
+    // PyTorch DDP (torch/csrc/distributed/c10d/reducer.cpp
+    // `Reducer::initialize_buckets`): at construction, one flat
+    // `bucket.gradients = at::empty(...)` per bucket, in the gradients'
+    // dtype, together as large as every trainable parameter's gradient,
+    // kept for the run. With `gradient_as_bucket_view=False`, DDP's default
+    // (torch/nn/parallel/distributed.py), each `param.grad` is a tensor of
+    // its own that the reducer copies into its bucket view before the
+    // all-reduce (`mark_variable_ready_dense`): the gradients exist twice.
+    // With `True` they are views into the buckets (the docstring: "the
+    // saved memory size will be equal to the total gradients size"), alive
+    // from the first step on (`memory::parts`).
+    let ddp_buckets = if input.ddp() && !input.bucket_view {
+        trainable * gradient_bytes
+    } else {
+        0
+    };
     let sharded = shard(
         ModelStates {
             weights,
@@ -410,7 +426,7 @@ fn trained_states(
         input,
     );
     ModelStates {
-        buffers: bucket,
+        buffers: bucket + ddp_buckets,
         ..sharded
     }
 }

@@ -592,6 +592,14 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         ),
     ),
     (
+        Param::GradientAsBucketView,
+        f(
+            "DDP gradients as bucket views",
+            "",
+            "PyTorch DDP's gradient_as_bucket_view. Off (the default): its buckets hold a second copy of every gradient.",
+        ),
+    ),
+    (
         Param::BucketM,
         f(
             "Communication buckets",
@@ -1630,7 +1638,7 @@ fn term(term: Term) -> &'static str {
         Term::Fp32Softmax => "An FP32 softmax in unfused attention",
         Term::NormStatistics => "Norms' per-token statistics",
         Term::RepeatedKv => "K and V repeated to every head (GQA, eager attention)",
-        Term::Zero3Buffers => "ZeRO-3's reuse distance and sub-groups, NCCL and DDP buckets",
+        Term::Zero3Buffers => "ZeRO-3's reuse distance and sub-groups, NCCL's buffers",
         Term::PipelineContextParallel => "Pipeline and context parallelism",
         Term::MoeRouting => "Unbalanced expert routing, router logits",
         Term::ExpertAdapters => "LoRA on fused expert tensors (target_parameters)",

@@ -39,7 +39,7 @@ fn term(term: Term) -> &'static str {
         Term::NormStatistics => "Las estadísticas por token de las normas",
         Term::RepeatedKv => "K y V repetidos en cada cabeza (GQA, atención eager)",
         Term::Zero3Buffers => {
-            "La distancia de reúso y los subgrupos de ZeRO-3, NCCL y los cubos de DDP"
+            "La distancia de reúso y los subgrupos de ZeRO-3, los búferes de NCCL"
         }
         Term::PipelineContextParallel => "Paralelismo de pipeline y de contexto",
         Term::MoeRouting => "Enrutado desigual de expertos, logits del router",
@@ -707,6 +707,14 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
             "Estado del optimizador en CPU",
             "",
             "ZeRO-Offload: el estado del optimizador vive en la memoria de la CPU.",
+        ),
+    ),
+    (
+        Param::GradientAsBucketView,
+        f(
+            "Gradientes DDP como vistas de los buckets",
+            "",
+            "gradient_as_bucket_view de DDP en PyTorch. Desactivado (por defecto): sus buckets guardan una segunda copia de cada gradiente.",
         ),
     ),
     (

@@ -15,6 +15,9 @@ fn zero_paper_example() {
             optimizer: Optimizer::AdamW,
             gpus: 64,
             zero: stage,
+            // The paper counts each gradient once, as DDP holds them with
+            // `gradient_as_bucket_view=True` (its buckets are below).
+            bucket_view: true,
             ..TransformerInput::default()
         };
         model_states(&count, &input).total() as f64 / 1e9
@@ -121,4 +124,51 @@ fn quantized_weights_carry_their_scales() {
     assert_eq!(model_states(&count, &input(Quant::Int4)).weights, int4);
     // About 3.9 GB for Llama 2 7B in 4 bits (0.52 B per linear weight + 16-bit embeddings).
     assert!((3.8e9..4.0e9).contains(&(int4 as f64)), "{int4}");
+}
+
+/// PyTorch DDP's buckets (docs/model.md §3.2, "DDP's gradient buckets"):
+/// with `gradient_as_bucket_view=False`, DDP's default, one more copy of
+/// every trainable gradient, in its dtype, for the run; none with `True`,
+/// on one GPU, under ZeRO, FSDP, Megatron's buffer or DeepSpeed.
+#[test]
+fn ddp_buckets_hold_a_second_copy_of_the_gradients() {
+    // GPT-2 small's 124,439,808 parameters.
+    let count = ParameterCount {
+        total: 124_439_808,
+        ..ParameterCount::default()
+    };
+    let buffers = |change: &dyn Fn(&mut TransformerInput)| {
+        let mut input = TransformerInput {
+            recipe: Recipe::Bf16,
+            gpus: 2,
+            ..TransformerInput::default()
+        };
+        change(&mut input);
+        model_states(&count, &input).buffers
+    };
+    // Pure BF16: 2 bytes a gradient, 248,879,616 B of buckets per GPU.
+    assert_eq!(buffers(&|_| {}), 248_879_616);
+    // Under AMP the gradients are FP32: 497,759,232 B.
+    assert_eq!(buffers(&|t| t.recipe = Recipe::Amp), 497_759_232);
+    // The gradients as views into the buckets: nothing beside them.
+    assert_eq!(buffers(&|t| t.bucket_view = true), 0);
+    for (what, change) in [
+        (
+            "one GPU",
+            &(|t: &mut TransformerInput| t.gpus = 1) as &dyn Fn(&mut TransformerInput),
+        ),
+        ("ZeRO-1", &|t| t.zero = 1),
+        ("FSDP", &|t| t.recipe = Recipe::Fsdp),
+        ("Megatron's buffer", &|t| t.recipe = Recipe::MainFp32),
+        ("inference", &|t| t.mode = Mode::Inference),
+    ] {
+        // No DDP: the view switch changes nothing (FSDP keeps buffers of
+        // its own).
+        let viewed = buffers(&|t| {
+            change(t);
+            t.bucket_view = true;
+        });
+        assert_eq!(buffers(change), viewed, "{what}");
+    }
+    assert_eq!(buffers(&|t| t.gpus = 1), 0);
 }
