@@ -40,6 +40,7 @@ use batchfit_core::transformer::Framework;
 
 use crate::confidence::{self, Sample};
 
+mod behaviours;
 mod csv;
 mod gpu;
 mod preregistered;

@@ -11,7 +11,7 @@ use super::rows::{
     Answer, Reading, estimated, reading, short_metric, source_key, stack, stack_label, to_query,
 };
 use super::stats::{Headline, Summary, group_by, headline, median, percent_error, summarize};
-use super::{Evaluated, escape, sample};
+use super::{Evaluated, behaviours, escape, sample};
 use crate::confidence::Sample;
 
 struct Compared {
@@ -849,6 +849,24 @@ fn write_published(compared: &[Compared], skipped: &[Skipped]) -> String {
             );
         }
     }
+    let behaviour_rows: Vec<behaviours::Row<'_>> = compared
+        .iter()
+        .map(|c| behaviours::Row {
+            id: &c.id,
+            source: &c.source,
+            stack: &c.stack,
+            query: &c.query,
+            before: c.error_before(),
+            now: c.error(),
+            plan_term: match c.reading {
+                Reading::EngineWeights => Some("weights"),
+                Reading::EngineActivationPeak => Some("activation peak"),
+                Reading::EngineKvCachePool => Some("KV-cache pool"),
+                _ => None,
+            },
+        })
+        .collect();
+    w.push_str(&behaviours::section(&behaviour_rows));
     let _ = writeln!(w, "\n## What the model lacks, and where it shows\n");
     for note in NOTES {
         let _ = writeln!(w, "- {note}");
