@@ -30,6 +30,10 @@
   var shell = mine.filter(function (s) { return s.getAttribute("data-form") === form; })[0] || mine[0];
   shells.forEach(function (s) { if (s !== shell) s.remove(); });
   if (!shell) return;
+  // The first screen's answer, computed when the site was built
+  // (prerender.js), stands on that address alone; elsewhere, the loading line.
+  var answered = !setup && !query.has("units") && !query.has("embed");
+  [].forEach.call(shell.querySelectorAll(answered ? ".boot-loading" : ".shell-answer"), function (e) { e.remove(); });
   // The transformer shell shows the first screen's picks: on another
   // address, a pick the address does not name is not known yet.
   if (setup && form === "transformer") {

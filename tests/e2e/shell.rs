@@ -129,8 +129,16 @@ async fn the_address_form_and_values_show_before_the_app() {
         .await;
     assert_eq!(shown, json!([["transformer", "es", false, true]]));
     let values = field_values(&browser).await;
-    // The first screen's task is not this address's: not shown until known.
+    // The first screen's task is not this address's: not shown until known;
+    // nor its answer: the loading line stands in its place.
     assert_eq!(values["method"], vec![String::new()]);
+    let answer = browser
+        .js(
+            "return [document.querySelectorAll('.shell-answer').length, \
+               document.querySelectorAll('.shell .boot-loading').length]",
+        )
+        .await;
+    assert_eq!(answer, json!([0, 2]));
     for (name, value) in OPENED
         .iter()
         .filter(|(n, _)| !matches!(*n, "form" | "lang"))
@@ -195,6 +203,31 @@ async fn the_bare_address_shows_the_first_screen_before_the_app() {
              return [s.options[s.selectedIndex].text, s.getBoundingClientRect().bottom <= innerHeight]")
         .await;
     assert_eq!(model, json!(["Llama 3.1 8B (8.03B)", true]));
+    // Its answer is there before the module, built with the site, and no
+    // loading line; it is the app's answer, word for word.
+    let answer = "const s = document.querySelector('.shell:not([hidden])'); \
+                  return [s.querySelector('.headline').textContent, \
+                    s.querySelector('.badge').textContent, \
+                    s.querySelector('.mini-summary').textContent, \
+                    s.querySelectorAll('.boot-loading').length]";
+    let shown = browser.js(answer).await;
+    browser.close().await;
+    assert_eq!(shown[3], json!(0), "{shown}");
+    let browser = Browser::start(1280, 900).await;
+    browser.open(&server.url("/?lang=en")).await;
+    browser.testid("required").await;
+    let app = browser
+        .js(
+            "return [document.querySelector('[data-testid=headline]').textContent, \
+               document.querySelector('[data-testid=summary] .badge').textContent, \
+               document.querySelector('[data-testid=mini-summary]').textContent]",
+        )
+        .await;
+    assert_eq!(
+        [&shown[0], &shown[1], &shown[2]],
+        [&app[0], &app[1], &app[2]],
+        "the built answer is the app's"
+    );
     browser.close().await;
 }
 

@@ -28,12 +28,27 @@
     var results = main.querySelector("section.results");
     var loading = document.createElement("p");
     loading.setAttribute("data-shell-loading", "");
-    results.replaceChildren(results.querySelector("h2"), loading);
-    // The phone's sticky summary keeps its box, empty until the answer.
+    // The first screen (an address with nothing but the language) has one
+    // answer, the same for every visitor: its headline and verdict, and the
+    // phone bar's, stay in the shell (`shell-answer`); boot.js shows them
+    // only on that address, and the loading line everywhere else.
+    var first = [...new URLSearchParams(location.search).keys()].join() === "lang";
+    // The headline and the verdict only: how sure, and the rest, come
+    // with the app.
+    var answer = function (element) {
+      var copy = element.cloneNode(true);
+      copy.classList.add("shell-answer");
+      copy.querySelectorAll(".additions, .confidence").forEach(function (e) { e.remove(); });
+      return copy;
+    };
+    var kept = first ? [answer(results.querySelector(".summary"))] : [];
+    results.replaceChildren(results.querySelector("h2"), ...kept, loading);
+    // The phone's sticky summary keeps its box, without the answer but there.
     var mini = shell.querySelector(".mini-summary");
     var box = document.createElement("div");
     box.className = mini.className;
     box.setAttribute("aria-hidden", "true");
+    if (first) box.append(...[...mini.children].map(answer));
     mini.replaceWith(box);
     // What the first paint cannot show stays out of the HTML: a long list's
     // options but the one shown (boot.js adds the address's), and the

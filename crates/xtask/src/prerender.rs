@@ -28,8 +28,9 @@ const HELPER_FILE: &str = "__prerender.js";
 const SNAPSHOT_PATH: &str = "/__prerender";
 /// Where a snapshot's results line goes (the helper's placeholder).
 const LOADING_MARKER: &str = "<p data-shell-loading=\"\"></p>";
-/// The phone's summary bar as the snapshot has it before the first estimate.
-const EMPTY_SUMMARY: &str = "<div class=\"mini-summary\" aria-hidden=\"true\"></div>";
+/// The phone's summary bar as the snapshot opens it: empty, or with the
+/// first screen's answer (`prerender.js`).
+const SUMMARY_OPEN: &str = "<div class=\"mini-summary\" aria-hidden=\"true\">";
 /// How long the whole set of snapshots may take.
 const TIMEOUT: Duration = Duration::from_secs(120);
 const LANGS: [Lang; 2] = [Lang::En, Lang::Es];
@@ -88,21 +89,18 @@ fn with_shells(html: &str, snapshots: &[Snapshot]) -> Result<String, String> {
         }
         // The bar that stays at the top of a phone's screen says it too, so
         // that the loading line is not only below the whole form.
-        if !markup.contains(EMPTY_SUMMARY) {
-            return Err(format!("the snapshot of ?{query} has no empty summary bar"));
+        if !markup.contains(SUMMARY_OPEN) {
+            return Err(format!("the snapshot of ?{query} has no summary bar"));
         }
-        let summary = EMPTY_SUMMARY.replace(
-            "></div>",
-            &format!(
-                "><span class=\"boot-loading\">{}</span></div>",
-                text_in(&loading, "\"status\">", "</p>").unwrap_or_default()
-            ),
+        let summary = format!(
+            "{SUMMARY_OPEN}<span class=\"boot-loading\">{}</span>",
+            text_in(&loading, "\"status\">", "</p>").unwrap_or_default()
         );
         shells.push_str(&format!(
             "<div class=\"shell\" data-form=\"{form}\" lang=\"{lang}\" hidden>{}</div>\n    ",
             markup
                 .replace(LOADING_MARKER, &loading)
-                .replace(EMPTY_SUMMARY, &summary)
+                .replacen(SUMMARY_OPEN, &summary, 1)
         ));
     }
     Ok(format!(
@@ -299,7 +297,7 @@ mod tests {
     fn the_shells_replace_the_loading_block() {
         let markup = |value: &str| {
             format!(
-                "<header></header><div class=\"page\">{EMPTY_SUMMARY}<input name=\"batch\" \
+                "<header></header><div class=\"page\">{SUMMARY_OPEN}</div><input name=\"batch\" \
                  value=\"{value}\"><section class=\"results\"><h2>R</h2>{LOADING_MARKER}</section></div>"
             )
         };
@@ -327,8 +325,30 @@ mod tests {
         assert!(html.contains(
             "<div class=\"mini-summary\" aria-hidden=\"true\"><span class=\"boot-loading\">Cargando…</span></div>"
         ));
-        assert!(!html.contains(EMPTY_SUMMARY));
+        assert!(!html.contains(&format!("{SUMMARY_OPEN}</div>")));
         assert!(html.ends_with("</div>\n    <noscript>x</noscript></body></html>"));
+    }
+
+    /// The first screen's snapshot keeps its answer in the bar; the loading
+    /// line goes in front of it, and boot.js keeps one of the two.
+    #[test]
+    fn the_first_screens_bar_keeps_its_answer_beside_the_loading_line() {
+        let answer = "<span class=\"mini-headline shell-answer\">Needs 18.5 GB</span>";
+        let snapshots = vec![(
+            "?lang=en".to_owned(),
+            format!(
+                "<div class=\"page\">{SUMMARY_OPEN}{answer}</div><input name=\"batch\" \
+                 value=\"2\"><section class=\"results\"><h2>R</h2>{LOADING_MARKER}</section></div>"
+            ),
+        )];
+        let html = with_shells(BUILT, &snapshots).expect("shells");
+        assert!(
+            html.contains("data-form=\"transformer\" lang=\"en\""),
+            "{html}"
+        );
+        assert!(html.contains(&format!(
+            "{SUMMARY_OPEN}<span class=\"boot-loading\">Loading…</span>{answer}</div>"
+        )));
     }
 
     #[test]
