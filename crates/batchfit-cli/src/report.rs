@@ -909,7 +909,8 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     )
                 }
                 Mode::Inference => format!(
-                    "inference as transformers' generate() runs it (a KV cache of {}): {} × ({} prompt + {} generated) tokens per GPU, recipe {}, weights {}, attention {}\n",
+                    "inference as transformers' generate() runs it (cache_implementation={}, kv_layout={}): {} × ({} prompt + {} generated) tokens per GPU, recipe {}, weights {}, attention {}\n",
+                    t.cache.name(),
                     t.kv_layout.name(),
                     t.batch,
                     t.tokens(),

@@ -1625,3 +1625,34 @@ fn measured_reads_an_sglang_start_up_log() {
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// `cache_implementation=static` (issue 29): generate()'s static cache is
+/// whole from the prefill on, so a long prompt's prefill holds more than the
+/// default cache's; a quantized cache or a serving engine reports it.
+#[test]
+fn a_static_cache_is_read_and_bounded_by_its_rules() {
+    let base =
+        "form=transformer&model=llama-3.1-8b&mode=inference&recipe=bf16&batch=1&seq=16384&gen=4096";
+    let dynamic = json(&["--json", base]);
+    let fixed = json(&["--json", &format!("{base}&cache_implementation=static")]);
+    assert!(
+        fixed["query"]
+            .as_str()
+            .is_some_and(|q| q.ends_with("&cache_implementation=static")),
+        "{}",
+        fixed["query"]
+    );
+    assert_eq!(fixed["kv_cache"], dynamic["kv_cache"]);
+    assert_eq!(fixed["peak_phase"], "prefill");
+    assert!(fixed["peak_allocated"].as_u64() > dynamic["peak_allocated"].as_u64());
+    for bad in [
+        "&cache_implementation=static&kv_dtype=int8",
+        "&cache_implementation=static&framework=vllm",
+        "&cache_implementation=paged",
+    ] {
+        let out = batchfit(&["--json", &format!("{base}{bad}")]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("cache_implementation"), "{bad}: {stderr}");
+    }
+}

@@ -119,6 +119,7 @@ choice! {
         PrepareKbit = "prepare_kbit",
         KvDtype = "kv_dtype",
         KvLayout = "kv_layout",
+        CacheImplementation = "cache_implementation",
         ParamOffload = "param_offload",
         LoraVariant = "lora_variant",
         Fp8 = "fp8",
@@ -215,8 +216,8 @@ impl Param {
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | Outputs
             | NormKernel | FusedProj | LoraTargets | BaseQuant | KvDtype | KvLayout
-            | LoraVariant | Fp8 | Gpu | Units | Lang | Block | PpSchedule | CpKind
-            | RecomputeMethod => Input::Choice,
+            | CacheImplementation | LoraVariant | Fp8 | Gpu | Units | Lang | Block | PpSchedule
+            | CpKind | RecomputeMethod => Input::Choice,
         }
     }
 }

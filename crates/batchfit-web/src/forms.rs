@@ -238,7 +238,7 @@ fn transformer_form(state: State) -> Vec<El> {
             ],
             vec![
                 framework_picker(state),
-                group(&[Quant, KvDtype, KvLayout]),
+                group(&[Quant, KvDtype, KvLayout, CacheImplementation]),
                 // vLLM's flags, under its profile.
                 group(&[
                     GpuMemoryUtilization,

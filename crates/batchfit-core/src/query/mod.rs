@@ -356,6 +356,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::PrepareKbit,
     Param::KvDtype,
     Param::KvLayout,
+    Param::CacheImplementation,
     Param::ParamOffload,
     Param::LoraVariant,
     Param::Fp8,
@@ -706,6 +707,9 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::KvLayout => {
             t.kv_layout = option(name, tf::KvLayout::parse(value), tf::KvLayout::NAMES)?
         }
+        Param::CacheImplementation => {
+            t.cache = option(name, tf::CacheImpl::parse(value), tf::CacheImpl::NAMES)?
+        }
         Param::ParamOffload => t.param_offload = switch(name, value)?,
         Param::Fp8 => t.fp8 = option(name, tf::Fp8::parse(value), tf::Fp8::NAMES)?,
         Param::TrainEmbeddings => t.train_embeddings = switch(name, value)?,
@@ -788,6 +792,7 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::BaseQuant => tf::BaseQuant::NAMES,
         Param::KvDtype => tf::KvDtype::NAMES,
         Param::KvLayout => tf::KvLayout::NAMES,
+        Param::CacheImplementation => tf::CacheImpl::NAMES,
         Param::LoraVariant => tf::LoraVariant::NAMES,
         Param::Fp8 => tf::Fp8::NAMES,
         Param::PpSchedule => Schedule::NAMES,

@@ -130,6 +130,13 @@ pub const RULES: &[Rule] = &[
     rule(Param::Quant, Param::Mode, Is("inference"), inference, Default),
     rule(Param::KvDtype, Param::Mode, Is("inference"), inference, Default),
     rule(Param::KvLayout, Param::Mode, Is("inference"), inference, Default),
+    // generate()'s cache: a decoder generating in 16 bits (the quantized
+    // caches are their own classes), not a serving engine's pool.
+    rule(Param::CacheImplementation, Param::Mode, Is("inference"), inference, Default),
+    rule(Param::CacheImplementation, Param::Kind, Is("decoder"), |t| t.arch.kind == Kind::Decoder, Default),
+    rule(Param::CacheImplementation, Param::KvDtype, Is("bf16"), |t| t.kv_dtype == tf::KvDtype::Bf16, Default),
+    rule(Param::CacheImplementation, Param::Framework, Not("vllm"), |t| t.framework != tf::Framework::Vllm, Default),
+    rule(Param::CacheImplementation, Param::Framework, Not("sglang"), |t| t.framework != tf::Framework::Sglang, Default),
     // A serving engine's flags, under its profile (which generates: a
     // training setup has no engine).
     rule(Param::GpuMemoryUtilization, Param::Framework, Either("vllm", "sglang"), served, Default),
@@ -345,6 +352,7 @@ fn copy(param: Param, from: &TransformerInput, to: &mut TransformerInput) {
         Param::Quant => to.quant = from.quant,
         Param::KvDtype => to.kv_dtype = from.kv_dtype,
         Param::KvLayout => to.kv_layout = from.kv_layout,
+        Param::CacheImplementation => to.cache = from.cache,
         Param::GpuMemoryUtilization => {
             to.engine.gpu_memory_utilization = from.engine.gpu_memory_utilization
         }

@@ -242,6 +242,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::PrepareKbit, Value::Bit(t.prepare_kbit)),
         (Param::KvDtype, Value::Name(t.kv_dtype.name())),
         (Param::KvLayout, Value::Name(t.kv_layout.name())),
+        (Param::CacheImplementation, Value::Name(t.cache.name())),
         (Param::ParamOffload, Value::Bit(t.param_offload)),
         (Param::LoraVariant, Value::Name(t.lora_variant.name())),
         (Param::Fp8, Value::Name(t.fp8.name())),

@@ -1,7 +1,7 @@
 //! Inference (docs/model.md §3.4): the prefill's activations and the KV cache.
 
 use super::input::TransformerInput;
-use super::options::{Attention, Kind, KvDtype, KvLayout, Mlp, Mode};
+use super::options::{Attention, CacheImpl, Kind, KvDtype, KvLayout, Mlp, Mode};
 use crate::arith::div_ceil;
 
 /// Inference holds no activations between layers: the prefill's working set
@@ -174,6 +174,19 @@ impl InferenceMoments {
             generated: 0,
             ..*input
         };
+        if static_cache(input) {
+            // The whole generation's cache, allocated layer by layer in the
+            // prefill; the prefill attends over all of it, masked; no copy
+            // when a token is written in place.
+            let (s, tokens) = (u128::from(input.seq), kv_shape(input).1);
+            let cache = kv_cache_per_sample(input);
+            return Self {
+                prefill_cache: cache,
+                prefill: working_set(input, s, tokens) + static_mask(input, s, tokens),
+                cache,
+                decode: working_set(input, 1, tokens) + static_mask(input, 1, tokens),
+            };
+        }
         let (prefill_cache, prefill) = (kv_cache_per_sample(&prompt), prefill_activations(input));
         if input.generated == 0 || input.arch.kind != Kind::Decoder {
             return Self {
@@ -224,6 +237,29 @@ impl InferenceMoments {
         } else {
             (self.cache, self.decode)
         }
+    }
+}
+
+/// `generate()` with `cache_implementation="static"`, as batchfit states it:
+/// a decoder's 16-bit cache (the quantized caches are classes of their own).
+fn static_cache(input: &TransformerInput) -> bool {
+    input.cache == CacheImpl::Static
+        && input.arch.kind == Kind::Decoder
+        && input.kv_dtype == KvDtype::Bf16
+}
+
+/// The attention mask over a static cache, per sample: `s` new tokens by
+/// every preallocated position. transformers masking_utils.py (4.53 on):
+/// `sdpa_mask` skips the mask only where the query is one token or as long
+/// as the keys (`_ignore_causal_mask_sdpa`), which a static cache's
+/// `max_cache_len` keys never are in the prefill; it builds a boolean
+/// `[batch, 1, s, keys]` tensor, one byte each, and eager attention's
+/// `eager_mask` turns it into an additive one in the model's dtype.
+fn static_mask(input: &TransformerInput, s: u128, keys: u128) -> u128 {
+    match input.kernel() {
+        Attention::Flash if s == 1 => 0,
+        Attention::Flash => s * keys,
+        Attention::Eager => s * keys * input.activation_bytes(),
     }
 }
 
@@ -288,7 +324,12 @@ pub fn kv_cache_per_sample(input: &TransformerInput) -> u128 {
     let e = input.activation_bytes();
     let windowed = u128::from(arch.windowed_layers());
     let prompt = u128::from(input.seq);
-    let window_positions = tokens.min(prompt.max(u128::from(arch.window)));
+    // A static cache's sliding layer preallocates the window
+    // (`StaticSlidingWindowLayer`); the default one holds the prompt first.
+    let window_positions = match input.cache {
+        CacheImpl::Static if static_cache(input) => tokens.min(u128::from(arch.window)),
+        CacheImpl::Static | CacheImpl::Dynamic => tokens.min(prompt.max(u128::from(arch.window))),
+    };
     // Positions held over all layers.
     let positions = (layers - windowed) * tokens + windowed * window_positions;
     match input.kv_dtype {

@@ -8,8 +8,8 @@ use super::bounds::{
 };
 use super::engine::EngineSettings;
 use super::options::{
-    Attention, BaseQuant, Block, Fp8, Framework, Kind, KvDtype, KvLayout, Logits, LoraTargets,
-    LoraVariant, Loss, Mode, NormKernel, Optimizer, Outputs, Quant, Recipe, Recompute,
+    Attention, BaseQuant, Block, CacheImpl, Fp8, Framework, Kind, KvDtype, KvLayout, Logits,
+    LoraTargets, LoraVariant, Loss, Mode, NormKernel, Optimizer, Outputs, Quant, Recipe, Recompute,
     RecomputeMethod, RecomputeModules, Step, ZeroGrad,
 };
 use super::pipeline::{self, CpKind, Layout, Schedule, StageChoice};
@@ -89,6 +89,8 @@ pub struct TransformerInput {
     /// PyTorch DDP's `gradient_as_bucket_view=True`: the gradients are
     /// views into the communication buckets, not tensors beside them.
     pub bucket_view: bool,
+    /// The cache `generate()` builds (`cache_implementation`).
+    pub cache: CacheImpl,
     /// FSDP2 layers all-gathered ahead of the one computing (`recipe=fsdp`).
     pub prefetch: u64,
     /// DeepSpeed ZeRO-3's prefetch bucket, in elements.
@@ -196,6 +198,7 @@ impl Default for TransformerInput {
             offload: false,
             bucket_m: BUCKET_M.default,
             bucket_view: false,
+            cache: CacheImpl::Dynamic,
             prefetch: PREFETCH.default,
             ds_prefetch: DS_PREFETCH.default,
             ds_live: DS_LIVE.default,

@@ -53,9 +53,9 @@ pub use inference::{
 pub use input::TransformerInput;
 pub use method::Method;
 pub use options::{
-    Attention, BaseQuant, Block, Fp8, Framework, FusedProj, Kind, KvDtype, KvLayout, Logits,
-    LoraTargets, LoraVariant, Loss, Mlp, Mode, Norm, NormKernel, Optimizer, Outputs, Quant, Recipe,
-    Recompute, RecomputeMethod, RecomputeModules, Step, ZeroGrad,
+    Attention, BaseQuant, Block, CacheImpl, Fp8, Framework, FusedProj, Kind, KvDtype, KvLayout,
+    Logits, LoraTargets, LoraVariant, Loss, Mlp, Mode, Norm, NormKernel, Optimizer, Outputs, Quant,
+    Recipe, Recompute, RecomputeMethod, RecomputeModules, Step, ZeroGrad,
 };
 pub use per_sample::{
     PerSample, activations_per_sample, layer_activations_per_sample,

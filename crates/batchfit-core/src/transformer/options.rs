@@ -423,6 +423,19 @@ choice! {
 }
 
 choice! {
+    /// The cache `generate()` builds (transformers' `cache_implementation`).
+    pub enum CacheImpl {
+        /// `DynamicCache`, the default: each layer grows by concatenation.
+        Dynamic = "dynamic",
+        /// `StaticCache`: each layer's keys and values preallocated for the
+        /// whole generation at its first update, written in place
+        /// (cache_utils.py `StaticLayer`), as `torch.compile` needs.
+        Static = "static",
+    }
+    default Dynamic
+}
+
+choice! {
     /// What a multi-head latent attention model (`kv_lora_rank` ≥ 1) caches
     /// per token and layer in inference (`kv_layout`).
     pub enum KvLayout {

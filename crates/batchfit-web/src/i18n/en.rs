@@ -740,6 +740,14 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         ),
     ),
     (
+        Param::CacheImplementation,
+        f(
+            "KV cache",
+            "",
+            "generate()'s cache_implementation: static preallocates the whole generation.",
+        ),
+    ),
+    (
         Param::KvLayout,
         f(
             "Latent KV cache",
@@ -983,6 +991,12 @@ pub(super) static OPTIONS: &[(Param, &str, &str)] = &[
     ),
     (Param::KvDtype, "bf16", "16-bit, unquantized"),
     (Param::KvLayout, "full", "Keys and values (generate())"),
+    (Param::CacheImplementation, "dynamic", "Dynamic (default)"),
+    (
+        Param::CacheImplementation,
+        "static",
+        "Static (torch.compile)",
+    ),
     (Param::KvLayout, "latent", "The latent (vLLM, SGLang)"),
     (Param::Fp8, "none", "Off"),
     (Param::Fp8, "te", "Transformer Engine (delayed scaling)"),

@@ -862,6 +862,14 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         ),
     ),
     (
+        Param::CacheImplementation,
+        f(
+            "Caché KV",
+            "",
+            "cache_implementation de generate(): la estática reserva toda la generación.",
+        ),
+    ),
+    (
         Param::KvLayout,
         f(
             "Caché KV latente",
@@ -1135,6 +1143,16 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
     ),
     (Param::KvDtype, "bf16", "16 bits, sin cuantizar"),
     (Param::KvLayout, "full", "Claves y valores (generate())"),
+    (
+        Param::CacheImplementation,
+        "dynamic",
+        "Dinámica (por defecto)",
+    ),
+    (
+        Param::CacheImplementation,
+        "static",
+        "Estática (torch.compile)",
+    ),
     (Param::KvLayout, "latent", "El latente (vLLM, SGLang)"),
     (Param::Fp8, "none", "No"),
     (Param::Fp8, "te", "Transformer Engine (escalado diferido)"),

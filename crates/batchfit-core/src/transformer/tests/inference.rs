@@ -1,6 +1,7 @@
 //! Inference: the KV cache and sliding windows.
 
 use super::*;
+use crate::transformer::{CacheImpl, InferenceMoments};
 
 /// MLA in transformers caches the decompressed keys and values.
 #[test]
@@ -355,5 +356,52 @@ fn eager_prefill_holds_the_scores_and_their_fp32_softmax() {
     assert_eq!(
         prefill_activations(&megatron) - prefill_activations(&flash),
         (2 + 2) * scores
+    );
+}
+
+/// `cache_implementation="static"` (docs/model.md §3.4, "A static cache"):
+/// Llama 3.1 8B in BF16, one sample of 4,096 prompt tokens generating 512.
+/// Per token 32 layers × 2 × 8 heads × 128 × 2 bytes = 131,072 B; the
+/// static cache holds all 4,608 positions from the prefill on (603,979,776
+/// B, where the default cache holds the prompt's 536,870,912 B then), the
+/// prefill's SDPA reads a boolean mask of 4,096 × 4,608 bytes, and a token
+/// written in place leaves no concatenation's copy of one layer's keys
+/// (1,024 × 4,607 × 2 bytes) at the end of generation.
+#[test]
+fn a_static_cache_is_whole_from_the_prefill_and_grows_by_no_copy() {
+    let input = |cache: CacheImpl, attention: Attention| TransformerInput {
+        arch: arch("llama-3.1-8b"),
+        mode: Mode::Inference,
+        seq: 4096,
+        generated: 512,
+        recipe: Recipe::Bf16,
+        batch: 1,
+        cache,
+        attention,
+        ..TransformerInput::default()
+    };
+    let dynamic = InferenceMoments::of(&input(CacheImpl::Dynamic, Attention::Flash));
+    let fixed = InferenceMoments::of(&input(CacheImpl::Static, Attention::Flash));
+    assert_eq!(dynamic.prefill_cache, 536_870_912);
+    assert_eq!(
+        (fixed.prefill_cache, fixed.cache),
+        (603_979_776, 603_979_776)
+    );
+    assert_eq!(fixed.cache, dynamic.cache);
+    assert_eq!(fixed.prefill - dynamic.prefill, 4096 * 4608);
+    assert_eq!(dynamic.decode - fixed.decode, 1024 * 4607 * 2);
+    // Eager attention: the prefill's scores span every preallocated
+    // position, and the additive mask is in the model's dtype.
+    let eager_dynamic = InferenceMoments::of(&input(CacheImpl::Dynamic, Attention::Eager));
+    let eager_static = InferenceMoments::of(&input(CacheImpl::Static, Attention::Eager));
+    assert!(eager_static.prefill > eager_dynamic.prefill + 2 * 4096 * 4608);
+    // A sliding layer preallocates its window, not the prompt.
+    let windowed = |cache| TransformerInput {
+        arch: arch("gemma-3-1b"),
+        ..input(cache, Attention::Flash)
+    };
+    assert!(
+        kv_cache_per_sample(&windowed(CacheImpl::Static))
+            < kv_cache_per_sample(&windowed(CacheImpl::Dynamic))
     );
 }
