@@ -120,6 +120,7 @@ choice! {
         KvDtype = "kv_dtype",
         KvLayout = "kv_layout",
         CacheImplementation = "cache_implementation",
+        LogitsToKeep = "logits_to_keep",
         ParamOffload = "param_offload",
         LoraVariant = "lora_variant",
         Fp8 = "fp8",
@@ -204,7 +205,8 @@ impl Param {
             | GlobalEvery | Experts | ExpertsActive | ExpertFfn | SharedExperts | SharedFfn
             | FirstDenseLayers | MoeEvery | Ep | Etp | KvLoraRank | QLoraRank | QkRopeHeadDim
             | QkNopeHeadDim | VHeadDim | Pp | Vpp | Microbatches | Cp | RecomputeLayers
-            | MaxGpus | MaxModelLen | MaxNumSeqs | MaxNumBatchedTokens | BlockSize => Input::Whole,
+            | MaxGpus | MaxModelLen | MaxNumSeqs | MaxNumBatchedTokens | BlockSize
+            | LogitsToKeep => Input::Whole,
             PpLayout | PpStage | RecomputeModules => Input::List,
             K | ActMb | GpuGb | HostGb | OverheadGb | Margin | CapacityFactor
             | GpuMemoryUtilization => Input::Decimal,

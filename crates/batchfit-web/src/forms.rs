@@ -238,7 +238,7 @@ fn transformer_form(state: State) -> Vec<El> {
             ],
             vec![
                 framework_picker(state),
-                group(&[Quant, KvDtype, KvLayout, CacheImplementation]),
+                group(&[Quant, KvDtype, KvLayout, CacheImplementation, LogitsToKeep]),
                 // vLLM's flags, under its profile.
                 group(&[
                     GpuMemoryUtilization,

@@ -357,6 +357,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::KvDtype,
     Param::KvLayout,
     Param::CacheImplementation,
+    Param::LogitsToKeep,
     Param::ParamOffload,
     Param::LoraVariant,
     Param::Fp8,
@@ -707,6 +708,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         Param::KvLayout => {
             t.kv_layout = option(name, tf::KvLayout::parse(value), tf::KvLayout::NAMES)?
         }
+        Param::LogitsToKeep => t.logits_to_keep = tf::LOGITS_TO_KEEP.parse(value)?,
         Param::CacheImplementation => {
             t.cache = option(name, tf::CacheImpl::parse(value), tf::CacheImpl::NAMES)?
         }

@@ -137,6 +137,12 @@ pub const RULES: &[Rule] = &[
     rule(Param::CacheImplementation, Param::KvDtype, Is("bf16"), |t| t.kv_dtype == tf::KvDtype::Bf16, Default),
     rule(Param::CacheImplementation, Param::Framework, Not("vllm"), |t| t.framework != tf::Framework::Vllm, Default),
     rule(Param::CacheImplementation, Param::Framework, Not("sglang"), |t| t.framework != tf::Framework::Sglang, Default),
+    // generate()'s logits in the prefill: a decoder's, not an engine's
+    // (which computes the requests' last positions apart).
+    rule(Param::LogitsToKeep, Param::Mode, Is("inference"), inference, Default),
+    rule(Param::LogitsToKeep, Param::Kind, Is("decoder"), |t| t.arch.kind == Kind::Decoder, Default),
+    rule(Param::LogitsToKeep, Param::Framework, Not("vllm"), |t| t.framework != tf::Framework::Vllm, Default),
+    rule(Param::LogitsToKeep, Param::Framework, Not("sglang"), |t| t.framework != tf::Framework::Sglang, Default),
     // A serving engine's flags, under its profile (which generates: a
     // training setup has no engine).
     rule(Param::GpuMemoryUtilization, Param::Framework, Either("vllm", "sglang"), served, Default),
@@ -353,6 +359,7 @@ fn copy(param: Param, from: &TransformerInput, to: &mut TransformerInput) {
         Param::KvDtype => to.kv_dtype = from.kv_dtype,
         Param::KvLayout => to.kv_layout = from.kv_layout,
         Param::CacheImplementation => to.cache = from.cache,
+        Param::LogitsToKeep => to.logits_to_keep = from.logits_to_keep,
         Param::GpuMemoryUtilization => {
             to.engine.gpu_memory_utilization = from.engine.gpu_memory_utilization
         }

@@ -493,7 +493,7 @@ prop_compose! {
         bucket_m in whole(tf::BUCKET_M), bucket_view in any::<bool>(), prefetch in whole(tf::PREFETCH), logits in pick(tf::Logits::ALL),
         zero_grad in pick(tf::ZeroGrad::ALL), outputs in pick(tf::Outputs::ALL), norm_kernel in pick(tf::NormKernel::ALL), lora_rank in prop_oneof![Just(0u64), whole(tf::LORA_RANK)],
         lora_targets in pick(tf::LoraTargets::ALL), lora_dropout in any::<bool>(),
-        base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), kv_layout in pick(tf::KvLayout::ALL), cache in pick(tf::CacheImpl::ALL), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL), fp8 in pick(tf::Fp8::ALL), train_embeddings in any::<bool>(),
+        base_quant in pick(tf::BaseQuant::ALL), double_quant in any::<bool>(), kv_dtype in pick(tf::KvDtype::ALL), kv_layout in pick(tf::KvLayout::ALL), cache in pick(tf::CacheImpl::ALL), logits_to_keep in whole(tf::LOGITS_TO_KEEP), param_offload in any::<bool>(), lora_variant in pick(tf::LoraVariant::ALL), fp8 in pick(tf::Fp8::ALL), train_embeddings in any::<bool>(),
         expert_parallel in (prop_oneof![1u64..=64, whole(tf::EP)], prop_oneof![Just(0u64), 1u64..=8, whole(tf::ETP)]),
         capacity in (prop_oneof![Just(0u64), tf::CAPACITY_FACTOR.min..=tf::CAPACITY_FACTOR.max], any::<bool>()),
         pipe in (prop_oneof![Just(1u64), 2u64..=8, whole(PP)], pick(Schedule::ALL), 1u64..=4, prop_oneof![Just(0u64), 1u64..=64, whole(MICROBATCHES)], any::<bool>(), 0u64..=9),
@@ -542,7 +542,7 @@ prop_compose! {
             i => StageChoice::Index(i - 6),
         };
         let recompute_modules = tf::RecomputeModules::parse(&modules.join(",")).unwrap_or_default();
-        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, bucket_view, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, outputs, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, prepare_kbit, kv_dtype, kv_layout, cache, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion, engine }
+        TransformerInput { arch, batch, seq, recipe, optimizer, recompute, recompute_method, recompute_layers, recompute_modules, attention, mode, generated, quant, gpus, zero, tp, ep, etp, capacity_factor, capacity_pad, pp, pp_schedule, vpp, microbatches, pp_layout, pp_stage, cp, cp_kind, sp, foreach, framework, step, loss, offload, bucket_m, bucket_view, prefetch, ds_prefetch, ds_live, ds_persist, act_offload, logits, zero_grad, outputs, norm_kernel, lora_rank, lora_targets, lora_dropout, base_quant, double_quant, prepare_kbit, kv_dtype, kv_layout, cache, logits_to_keep, param_offload, lora_variant, fp8, train_embeddings, compile, reentrant, grad_accum_fusion, engine }
     }
 }
 

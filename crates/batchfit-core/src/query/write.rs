@@ -243,6 +243,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::KvDtype, Value::Name(t.kv_dtype.name())),
         (Param::KvLayout, Value::Name(t.kv_layout.name())),
         (Param::CacheImplementation, Value::Name(t.cache.name())),
+        (Param::LogitsToKeep, Value::Whole(t.logits_to_keep)),
         (Param::ParamOffload, Value::Bit(t.param_offload)),
         (Param::LoraVariant, Value::Name(t.lora_variant.name())),
         (Param::Fp8, Value::Name(t.fp8.name())),

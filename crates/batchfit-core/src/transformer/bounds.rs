@@ -53,6 +53,10 @@ pub const LORA_RANK: WholeField = whole(Param::LoraRank, 0, 65_536, 0);
 /// (0 = none).
 pub const BUCKET_M: WholeField = whole(Param::BucketM, 0, 100_000, 0);
 
+/// The positions whose logits the prefill computes (transformers'
+/// `logits_to_keep`; 0 = every position).
+pub const LOGITS_TO_KEEP: WholeField = whole(Param::LogitsToKeep, 0, 100_000_000, 1);
+
 /// Sliding-window attention: the tokens a windowed layer attends to (0 = no
 /// window; Mistral 7B v0.1 4,096, Gemma 2 4,096, Gemma 3 1B 512, 4B–27B 1,024).
 pub const WINDOW: WholeField = whole(Param::Window, 0, 10_000_000, 0);

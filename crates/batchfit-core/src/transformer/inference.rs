@@ -9,7 +9,32 @@ use crate::arith::div_ceil;
 /// position's logits.
 pub(super) fn prefill_activations(input: &TransformerInput) -> u128 {
     let s = u128::from(input.tokens());
-    working_set(input, s, s)
+    working_set(input, s, s).max(kept_logits(input, s))
+}
+
+/// The moment after the last block when the prefill's logits exist, per
+/// sample, where more positions than the last one keep them
+/// (`logits_to_keep`, 0 = all): the residual stream and its normed copy,
+/// the kept positions' logits in the model's dtype (transformers'
+/// `LlamaForCausalLM.forward` since 4.45, PR #31292: `self.lm_head(
+/// hidden_states[:, slice_indices, :])`, no FP32 upcast without labels) and
+/// the last position's FP32 copy `generate()` samples from. 0 where the
+/// prefill keeps the last position only ([`working_set`] counts it).
+fn kept_logits(input: &TransformerInput, s: u128) -> u128 {
+    let positions = match input.logits_to_keep {
+        1 => return 0,
+        0 => s,
+        k => u128::from(k).min(s),
+    };
+    let arch = &input.arch;
+    if arch.kind != Kind::Decoder {
+        return 0;
+    }
+    let e = input.activation_bytes();
+    let stream = 2 * s * e * u128::from(arch.hidden);
+    stream
+        + div_ceil(positions * u128::from(arch.vocab) * e, u128::from(input.tp))
+        + last_logits(input)
 }
 
 /// One forward pass's largest block under no_grad, per sample and GPU, over
@@ -182,7 +207,8 @@ impl InferenceMoments {
             let cache = kv_cache_per_sample(input);
             return Self {
                 prefill_cache: cache,
-                prefill: working_set(input, s, tokens) + static_mask(input, s, tokens),
+                prefill: (working_set(input, s, tokens) + static_mask(input, s, tokens))
+                    .max(kept_logits(input, s)),
                 cache,
                 decode: working_set(input, 1, tokens) + static_mask(input, 1, tokens),
             };

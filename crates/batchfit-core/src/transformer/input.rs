@@ -3,8 +3,8 @@
 
 use super::architecture::Architecture;
 use super::bounds::{
-    BUCKET_M, CAPACITY_FACTOR, DS_LIVE, DS_PERSIST, DS_PREFETCH, EP, ETP, GEN, GPUS, LORA_RANK,
-    PREFETCH, RECOMPUTE_LAYERS, TP,
+    BUCKET_M, CAPACITY_FACTOR, DS_LIVE, DS_PERSIST, DS_PREFETCH, EP, ETP, GEN, GPUS,
+    LOGITS_TO_KEEP, LORA_RANK, PREFETCH, RECOMPUTE_LAYERS, TP,
 };
 use super::engine::EngineSettings;
 use super::options::{
@@ -91,6 +91,8 @@ pub struct TransformerInput {
     pub bucket_view: bool,
     /// The cache `generate()` builds (`cache_implementation`).
     pub cache: CacheImpl,
+    /// The prefill's positions with logits (`logits_to_keep`; 0 = all).
+    pub logits_to_keep: u64,
     /// FSDP2 layers all-gathered ahead of the one computing (`recipe=fsdp`).
     pub prefetch: u64,
     /// DeepSpeed ZeRO-3's prefetch bucket, in elements.
@@ -199,6 +201,7 @@ impl Default for TransformerInput {
             bucket_m: BUCKET_M.default,
             bucket_view: false,
             cache: CacheImpl::Dynamic,
+            logits_to_keep: LOGITS_TO_KEEP.default,
             prefetch: PREFETCH.default,
             ds_prefetch: DS_PREFETCH.default,
             ds_live: DS_LIVE.default,

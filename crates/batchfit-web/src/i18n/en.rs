@@ -596,7 +596,7 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f(
             "DDP gradients as bucket views",
             "",
-            "PyTorch DDP's gradient_as_bucket_view. Off (the default): its buckets hold a second copy of every gradient.",
+            "Off (PyTorch's default): DDP's buckets hold a second copy of the gradients.",
         ),
     ),
     (
@@ -740,12 +740,16 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         ),
     ),
     (
-        Param::CacheImplementation,
+        Param::LogitsToKeep,
         f(
-            "KV cache",
-            "",
-            "generate()'s cache_implementation: static preallocates the whole generation.",
+            "Prompt logits kept",
+            "positions",
+            "1: the last (generate()); 0: all.",
         ),
+    ),
+    (
+        Param::CacheImplementation,
+        f("KV cache", "", "Static preallocates the whole generation."),
     ),
     (
         Param::KvLayout,
@@ -991,12 +995,8 @@ pub(super) static OPTIONS: &[(Param, &str, &str)] = &[
     ),
     (Param::KvDtype, "bf16", "16-bit, unquantized"),
     (Param::KvLayout, "full", "Keys and values (generate())"),
-    (Param::CacheImplementation, "dynamic", "Dynamic (default)"),
-    (
-        Param::CacheImplementation,
-        "static",
-        "Static (torch.compile)",
-    ),
+    (Param::CacheImplementation, "dynamic", "Dynamic"),
+    (Param::CacheImplementation, "static", "Static"),
     (Param::KvLayout, "latent", "The latent (vLLM, SGLang)"),
     (Param::Fp8, "none", "Off"),
     (Param::Fp8, "te", "Transformer Engine (delayed scaling)"),
@@ -1063,7 +1063,7 @@ pub(super) static EN: Words = Words {
     inputs_title: "Inputs",
     architecture_title: "Architecture",
     method: "Task",
-    method_hint: "Full fine-tune trains every weight; LoRA trains adapters over a frozen base, QLoRA over a 4-bit one.",
+    method_hint: "LoRA trains adapters on a frozen base, QLoRA on a 4-bit one.",
     methods: ["Full fine-tune", "LoRA", "QLoRA (4-bit base)", "Inference"],
     more_architecture: "More architecture details",
     moe_title: "Mixture of experts and latent attention",
@@ -1348,7 +1348,7 @@ pub(super) static ENGLISH: Language = Language {
         hardware::Warning::FlashAttention {
             capability: (major, minor),
         } => format!(
-            "FlashAttention 2 needs compute capability 8.0 (Ampere); this card has {major}.{minor}: attn_implementation=\"flash_attention_2\" fails here. PyTorch's SDPA runs its memory-efficient kernel, which keeps no s × s scores either: the estimate stands."
+            "FlashAttention 2 needs compute capability 8.0; this card has {major}.{minor}: flash_attention_2 fails, SDPA's memory-efficient kernel runs and the estimate stands."
         ),
     },
     states_exceed: |states, device| {

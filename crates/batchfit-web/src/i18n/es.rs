@@ -862,12 +862,16 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         ),
     ),
     (
-        Param::CacheImplementation,
+        Param::LogitsToKeep,
         f(
-            "Caché KV",
-            "",
-            "cache_implementation de generate(): la estática reserva toda la generación.",
+            "Logits del prompt guardados",
+            "posiciones",
+            "1: la última (generate()); 0: todas.",
         ),
+    ),
+    (
+        Param::CacheImplementation,
+        f("Caché KV", "", "La estática reserva toda la generación."),
     ),
     (
         Param::KvLayout,
@@ -1143,16 +1147,8 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
     ),
     (Param::KvDtype, "bf16", "16 bits, sin cuantizar"),
     (Param::KvLayout, "full", "Claves y valores (generate())"),
-    (
-        Param::CacheImplementation,
-        "dynamic",
-        "Dinámica (por defecto)",
-    ),
-    (
-        Param::CacheImplementation,
-        "static",
-        "Estática (torch.compile)",
-    ),
+    (Param::CacheImplementation, "dynamic", "Dinámica"),
+    (Param::CacheImplementation, "static", "Estática"),
     (Param::KvLayout, "latent", "El latente (vLLM, SGLang)"),
     (Param::Fp8, "none", "No"),
     (Param::Fp8, "te", "Transformer Engine (escalado diferido)"),
@@ -1532,7 +1528,7 @@ pub(super) static SPANISH: Language = Language {
         hardware::Warning::FlashAttention {
             capability: (major, minor),
         } => format!(
-            "FlashAttention 2 necesita capacidad de cómputo 8.0 (Ampere); esta tarjeta tiene {major}.{minor}: attn_implementation=\"flash_attention_2\" falla aquí. El SDPA de PyTorch usa su kernel de memoria eficiente, que tampoco guarda las puntuaciones s × s: la estimación se mantiene."
+            "FlashAttention 2 necesita capacidad de cómputo 8.0; esta tarjeta tiene {major}.{minor}: flash_attention_2 falla, el kernel de memoria eficiente de SDPA funciona y la estimación se mantiene."
         ),
     },
     states_exceed: |states, device| {

@@ -405,3 +405,34 @@ fn a_static_cache_is_whole_from_the_prefill_and_grows_by_no_copy() {
             < kv_cache_per_sample(&windowed(CacheImpl::Dynamic))
     );
 }
+
+/// `logits_to_keep=0` (docs/model.md §3.4, "The prefill's logits"): Llama
+/// 3.1 8B in BF16, one 32,768-token prompt. Every position's logits in
+/// BF16, 32,768 × 128,256 × 2 = 8,405,385,216 B, beside the residual stream
+/// and its normed copy (2 × 32,768 × 4,096 × 2 = 536,870,912 B) and the last
+/// position's FP32 copy (4 × 128,256 = 513,024 B): 8,942,769,152 B, far
+/// above the block's working set. The default, the last position only,
+/// leaves the prefill as it was; 64 positions keep 64 rows.
+#[test]
+fn the_prefills_kept_logits_are_counted() {
+    let input = |logits_to_keep: u64| TransformerInput {
+        arch: arch("llama-3.1-8b"),
+        mode: Mode::Inference,
+        seq: 32_768,
+        generated: 16,
+        recipe: Recipe::Bf16,
+        batch: 1,
+        logits_to_keep,
+        ..TransformerInput::default()
+    };
+    let all = InferenceMoments::of(&input(0));
+    assert_eq!(all.prefill, 8_942_769_152);
+    let last = InferenceMoments::of(&input(1));
+    assert!(last.prefill < all.prefill);
+    assert_eq!((last.decode, last.cache), (all.decode, all.cache));
+    let some = InferenceMoments::of(&input(64));
+    assert_eq!(
+        some.prefill,
+        last.prefill.max(536_870_912 + 64 * 128_256 * 2 + 513_024)
+    );
+}
