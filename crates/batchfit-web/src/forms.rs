@@ -313,8 +313,8 @@ fn summary_with_values(
 /// The values of `params` that apply, as the fields show them, in one line
 /// ("Decoder-only · Layers 32 · …"): a choice by its option's words, a
 /// switch by its label when on, a number after its label. A count of 0 (none,
-/// unknown), a choice of `none` and a parallel degree of 1 say nothing and
-/// are left out.
+/// unknown), a choice of `none` or `custom` (no framework profile) and a
+/// parallel degree of 1 say nothing and are left out.
 fn values_line(state: State, params: &'static [Param]) -> Rx<String> {
     use batchfit_core::param::Input;
     rx(move || {
@@ -326,7 +326,7 @@ fn values_line(state: State, params: &'static [Param]) -> Rx<String> {
             .filter_map(|&p| {
                 let text = state.text(p).get();
                 let degree = matches!(p, Param::Tp | Param::Pp | Param::Cp | Param::Ep);
-                if text == "0" || text == "none" || (degree && text == "1") {
+                if matches!(text.as_str(), "0" | "none" | "custom") || (degree && text == "1") {
                     return None;
                 }
                 let words = i18n::field(lang, p);

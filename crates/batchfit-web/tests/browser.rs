@@ -1470,6 +1470,13 @@ async fn the_bare_address_opens_the_first_screen() {
         .unwrap_or_default();
     assert!(architecture.contains("Layers 32"), "{architecture}");
     assert!(!architecture.contains(" 0"), "{architecture}");
+    // The training group: its values, and no word for the absent profile.
+    let training = all(&host, "details.advanced [data-testid=\"group-values\"]")
+        .get(1)
+        .and_then(|e| e.text_content())
+        .unwrap_or_default();
+    assert!(training.contains("Pure BF16"), "{training}");
+    assert!(!training.contains("defaults"), "{training}");
 }
 
 /// Each task picked gives the memory of the setup `Method::apply` makes

@@ -1234,7 +1234,7 @@ pub(super) static ES: Words = Words {
     inputs_title: "Datos",
     architecture_title: "Arquitectura",
     method: "Tarea",
-    method_hint: "El ajuste completo entrena todos los pesos; LoRA entrena adaptadores sobre una base congelada, QLoRA sobre una de 4 bits.",
+    method_hint: "LoRA entrena adaptadores sobre una base congelada, QLoRA sobre una de 4 bits.",
     methods: [
         "Ajuste completo",
         "LoRA",
