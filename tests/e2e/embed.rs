@@ -3,12 +3,11 @@
 
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
 
-#[tokio::test(flavor = "multi_thread")]
-async fn embedded_on_another_origin_it_works_and_reports_its_height() {
-    let app = StaticServer::start(dist_dir(), &["/docs/tools/batchfit/"]);
-    let src = app.url("/docs/tools/batchfit/?form=parameters&params=7B&precision=bf16&optimizer=adamw&batch=4&act_mb=800&gpu=h100-80gb&embed=1");
-    // The host page: another port is another origin.
-    let host_dir = std::env::temp_dir().join(format!("batchfit-host-{}", std::process::id()));
+/// A host page on another origin (another port) whose frame shows `src`,
+/// `width` px wide, sized by the widget's height messages, which it keeps in
+/// `window.__messages`.
+fn host_page(name: &str, src: &str, width: u32) -> StaticServer {
+    let host_dir = std::env::temp_dir().join(format!("batchfit-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&host_dir).expect("host dir");
     std::fs::write(
         host_dir.join("index.html"),
@@ -16,11 +15,18 @@ async fn embedded_on_another_origin_it_works_and_reports_its_height() {
             "<!doctype html><title>host</title><script>window.__messages = [];\
              addEventListener('message', e => {{ if (e.data && e.data.type === 'batchfit:resize') {{ \
              window.__messages.push(e.data); document.getElementById('f').style.height = e.data.height + 'px'; }} }});</script>\
-             <iframe id=f src=\"{src}\" style=\"width:420px;border:0\"></iframe>"
+             <iframe id=f src=\"{src}\" style=\"width:{width}px;border:0\"></iframe>"
         ),
     )
     .expect("write host page");
-    let host = StaticServer::start(host_dir, &["/"]);
+    StaticServer::start(host_dir, &["/"])
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn embedded_on_another_origin_it_works_and_reports_its_height() {
+    let app = StaticServer::start(dist_dir(), &["/docs/tools/batchfit/"]);
+    let src = app.url("/docs/tools/batchfit/?form=parameters&params=7B&precision=bf16&optimizer=adamw&batch=4&act_mb=800&gpu=h100-80gb&embed=1");
+    let host = host_page("host", &src, 420);
     let browser = Browser::start(1000, 900).await;
     browser.open(&host.url("/")).await;
     browser
@@ -162,19 +168,7 @@ async fn the_compact_embed_is_the_answer_alone_in_a_small_frame() {
     assert_eq!(shell, serde_json::json!([true, false]));
     browser.close().await;
 
-    let host_dir = std::env::temp_dir().join(format!("batchfit-compact-{}", std::process::id()));
-    std::fs::create_dir_all(&host_dir).expect("host dir");
-    std::fs::write(
-        host_dir.join("index.html"),
-        format!(
-            "<!doctype html><title>docs</title><script>\
-             addEventListener('message', e => {{ if (e.data && e.data.type === 'batchfit:resize') \
-             document.getElementById('f').style.height = e.data.height + 'px'; }});</script>\
-             <iframe id=f src=\"{src}\" style=\"width:360px;border:0\"></iframe>"
-        ),
-    )
-    .expect("write host page");
-    let host = StaticServer::start(host_dir, &["/"]);
+    let host = host_page("compact", &src, 360);
     let browser = Browser::start(1000, 900).await;
     browser.open(&host.url("/")).await;
     browser
