@@ -868,6 +868,15 @@ pub const DEVICES: &[DevicePreset] = &[
     // nvidia-smi's total on a GeForce RTX 5090 (github.com/noonghunna/club-3090
     // issue #1229); Blackwell consumer cards are compute capability 12.0.
     nvidia("rtx-5090", "NVIDIA RTX 5090 32GB", 32_607 * MIB, (12, 0)),
+    // nvidia-smi's total on an RTX PRO 6000 Blackwell (github.com/vllm-project/
+    // vllm issue #27542; the Workstation Edition's in lxc902/realtime-video-demo
+    // quantization/README.md); compute capability 12.0, as the RTX 5090's.
+    nvidia(
+        "rtx-pro-6000",
+        "NVIDIA RTX PRO 6000 Blackwell 96GB",
+        97_887 * MIB,
+        (12, 0),
+    ),
     nvidia("a10g", "NVIDIA A10G 24GB", 23_028 * MIB, (8, 6)),
     nvidia("l4", "NVIDIA L4 24GB", 23_034 * MIB, (8, 9)),
     nvidia("l40s", "NVIDIA L40S 48GB", 46_068 * MIB, (8, 9)),
@@ -1119,6 +1128,7 @@ mod tests {
             ("rtx-4090", 24_564),
             ("rtx-5090", 32_607),
             ("b200", 183_359),
+            ("rtx-pro-6000", 97_887),
         ] {
             assert_eq!(device(id).map(|d| d.bytes), Some(mib * MIB), "{id}");
         }

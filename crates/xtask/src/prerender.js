@@ -66,6 +66,11 @@
     shell.querySelectorAll("details:not([open])").forEach(function (details) {
       Array.from(details.children).forEach(function (c) { if (c.tagName !== "SUMMARY") c.remove(); });
     });
+    // The app's section markers (empty comments) mean nothing without it.
+    var walker = document.createTreeWalker(shell, NodeFilter.SHOW_COMMENT);
+    var comments = [];
+    while (walker.nextNode()) comments.push(walker.currentNode);
+    comments.forEach(function (c) { c.remove(); });
     // Tests find the app's elements by data-testid: the shell has none.
     shell.querySelectorAll("[data-testid]").forEach(function (e) { e.removeAttribute("data-testid"); });
     fetch("./__prerender" + location.search, { method: "POST", body: shell.innerHTML })
