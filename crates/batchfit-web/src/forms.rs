@@ -319,26 +319,28 @@ fn values_line(state: State, params: &'static [Param]) -> Rx<String> {
     use batchfit_core::param::Input;
     rx(move || {
         let lang = state.lang.get();
-        let config = state.config.get();
-        params
-            .iter()
-            .filter(|&&p| rules::applies(p, &config))
-            .filter_map(|&p| {
-                let text = state.text(p).get();
-                let degree = matches!(p, Param::Tp | Param::Pp | Param::Cp | Param::Ep);
-                if matches!(text.as_str(), "0" | "none" | "custom") || (degree && text == "1") {
-                    return None;
-                }
-                let words = i18n::field(lang, p);
-                match p.input() {
-                    Input::Choice => Some(i18n::option(lang, p, &text)),
-                    Input::Switch => (text == "1").then(|| words.label.to_owned()),
-                    _ => Some(format!("{} {text} {}", words.label, words.unit)),
-                }
-                .map(|value| value.trim_end().to_owned())
-            })
-            .collect::<Vec<_>>()
-            .join(" · ")
+        // Read in place: a Config is large, and every group's line reads it.
+        state.config.with(|config| {
+            params
+                .iter()
+                .filter(|&&p| rules::applies(p, config))
+                .filter_map(|&p| {
+                    let text = state.text(p).get();
+                    let degree = matches!(p, Param::Tp | Param::Pp | Param::Cp | Param::Ep);
+                    if matches!(text.as_str(), "0" | "none" | "custom") || (degree && text == "1") {
+                        return None;
+                    }
+                    let words = i18n::field(lang, p);
+                    match p.input() {
+                        Input::Choice => Some(i18n::option(lang, p, &text)),
+                        Input::Switch => (text == "1").then(|| words.label.to_owned()),
+                        _ => Some(format!("{} {text} {}", words.label, words.unit)),
+                    }
+                    .map(|value| value.trim_end().to_owned())
+                })
+                .collect::<Vec<_>>()
+                .join(" · ")
+        })
     })
 }
 
