@@ -22,6 +22,18 @@ fn host_page(name: &str, src: &str, width: u32) -> StaticServer {
     StaticServer::start(host_dir, &["/"])
 }
 
+/// The height the host gave the frame `id` (CSS px), once it is above
+/// `above`: the host's listener has taken the widget's message.
+async fn frame_height_above(browser: &Browser, id: &str, above: f64) -> f64 {
+    let height = format!("return parseFloat(document.getElementById('{id}').style.height || '0')");
+    browser
+        .wait_until(&format!("the frame's height above {above} px"), || async {
+            browser.js(&height).await.as_f64().unwrap_or(0.0) > above
+        })
+        .await;
+    browser.js(&height).await.as_f64().expect("a height")
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn embedded_on_another_origin_it_works_and_reports_its_height() {
     let app = StaticServer::start(dist_dir(), &["/docs/tools/batchfit/"]);
@@ -121,14 +133,7 @@ async fn the_embed_buttons_snippet_sizes_its_frame_and_shows_the_answer_first() 
     .expect("write host page");
     let host = StaticServer::start(host_dir, &["/"]);
     browser.open(&host.url("/")).await;
-    browser
-        .wait_until("the snippet's listener to size the frame", || async {
-            let height = browser
-                .js("return parseFloat(document.getElementById('batchfit').style.height || '0')")
-                .await;
-            height.as_f64().unwrap_or(0.0) > 720.0
-        })
-        .await;
+    frame_height_above(&browser, "batchfit", 720.0).await;
     browser
         .client
         .enter_frame(0)
@@ -171,19 +176,7 @@ async fn the_compact_embed_is_the_answer_alone_in_a_small_frame() {
     let host = host_page("compact", &src, 360);
     let browser = Browser::start(1000, 900).await;
     browser.open(&host.url("/")).await;
-    browser
-        .wait_until("the compact widget's height", || async {
-            let height = browser
-                .js("return parseFloat(document.getElementById('f').style.height || '0')")
-                .await;
-            height.as_f64().unwrap_or(0.0) > 100.0
-        })
-        .await;
-    let height = browser
-        .js("return parseFloat(document.getElementById('f').style.height)")
-        .await
-        .as_f64()
-        .expect("a height");
+    let height = frame_height_above(&browser, "f", 100.0).await;
     assert!(height < 700.0, "the answer alone is {height} px tall");
     browser
         .client
