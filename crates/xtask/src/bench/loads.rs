@@ -11,8 +11,6 @@ use super::{
     BYTES_BEFORE_ANSWER_BUDGET, Budget, FETCHED_WITHOUT_ACTION_BUDGET, FIRST_PAINT_SPEEDUP_BUDGET,
     GPU_POOR, PHONE_ANSWER_BUDGET_MS, Site, kb, numbers_by_name, read_json,
 };
-use crate::shell::cargo;
-use crate::tools;
 
 /// Medians of one site's loads in one network profile, in ms from navigation
 /// start, and of the bytes it had fetched by its first answer.
@@ -67,33 +65,14 @@ pub(super) fn loads_bench(
     work: &Path,
     gpu_poor: Option<&Path>,
 ) -> Result<LoadFigures, String> {
-    let browser = tools::ensure_browser()?;
-    std::fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
     let out = work.join("loads.json");
-    if out.exists() {
-        std::fs::remove_file(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    }
-    let mut step = cargo(
+    super::run_e2e_bench(
+        root,
         "first paint and first answer beside gpu_poor (built dist/, headless Chromium)",
-        [
-            "test",
-            "-p",
-            "batchfit-e2e",
-            "--test",
-            "e2e",
-            "first_paint_and_answer",
-        ],
-    )
-    .args(["--", "--ignored", "--nocapture", "--test-threads=1"])
-    .env("BATCHFIT_DIST", root.join("dist"))
-    .env("CHROMEDRIVER", &browser.chromedriver)
-    .env("CHROMIUM", &browser.chromium)
-    .env("BATCHFIT_LOADS_OUT", &out)
-    .cwd(root);
-    if let Some(site) = gpu_poor {
-        step = step.env("BATCHFIT_GPU_POOR", site);
-    }
-    step.run_with_path(&std::env::var_os("PATH").unwrap_or_default())?;
+        "first_paint_and_answer",
+        ("BATCHFIT_LOADS_OUT", &out),
+        gpu_poor.map(|site| ("BATCHFIT_GPU_POOR", site)),
+    )?;
     let figures = read_json(&out)?;
     let page = match figures.get("page") {
         Some(Json::String(page)) => page.clone(),

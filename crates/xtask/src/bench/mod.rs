@@ -511,34 +511,48 @@ struct BrowserFigures {
     chromium: String,
 }
 
+/// Runs the ignored end-to-end test `test` against the built dist/, alone
+/// (timings taken while another browser runs are noise), with the figures
+/// file it writes named by `out` (an environment variable and its path; a
+/// stale file is removed first) and, where given, one more variable.
+fn run_e2e_bench(
+    root: &Path,
+    label: &str,
+    test: &str,
+    out: (&str, &Path),
+    more: Option<(&str, &Path)>,
+) -> Result<(), String> {
+    let browser = tools::ensure_browser()?;
+    if let Some(dir) = out.1.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    if out.1.exists() {
+        std::fs::remove_file(out.1).map_err(|e| format!("{}: {e}", out.1.display()))?;
+    }
+    let mut step = cargo(label, ["test", "-p", "batchfit-e2e", "--test", "e2e", test])
+        .args(["--", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("BATCHFIT_DIST", root.join("dist"))
+        .env("CHROMEDRIVER", &browser.chromedriver)
+        .env("CHROMIUM", &browser.chromium)
+        .env(out.0, out.1)
+        .cwd(root);
+    if let Some((key, value)) = more {
+        step = step.env(key, value);
+    }
+    step.run_with_path(&std::env::var_os("PATH").unwrap_or_default())
+}
+
 /// Runs the ignored perf test of the end-to-end suite; a failure is reported in
 /// the table rather than stopping the other measurements.
 fn browser_bench(root: &Path, work: &Path) -> Result<BrowserFigures, String> {
-    let browser = tools::ensure_browser()?;
-    std::fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
     let out = work.join("perf.json");
-    if out.exists() {
-        std::fs::remove_file(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    }
-    cargo(
+    run_e2e_bench(
+        root,
         "browser benchmark (built dist/, headless Chromium)",
-        [
-            "test",
-            "-p",
-            "batchfit-e2e",
-            "--test",
-            "e2e",
-            "first_estimate_and_edit_cost",
-        ],
-    )
-    // One test at a time: timings taken while another browser runs are noise.
-    .args(["--", "--ignored", "--nocapture", "--test-threads=1"])
-    .env("BATCHFIT_DIST", root.join("dist"))
-    .env("CHROMEDRIVER", &browser.chromedriver)
-    .env("CHROMIUM", &browser.chromium)
-    .env("BATCHFIT_PERF_OUT", &out)
-    .cwd(root)
-    .run_with_path(&std::env::var_os("PATH").unwrap_or_default())?;
+        "first_estimate_and_edit_cost",
+        ("BATCHFIT_PERF_OUT", &out),
+        None,
+    )?;
     if !out.is_file() {
         return Err(format!(
             "the browser benchmark wrote no {} (tests/e2e/perf.rs did not run)",
@@ -581,7 +595,7 @@ fn browser_bench(root: &Path, work: &Path) -> Result<BrowserFigures, String> {
         _ => String::new(),
     };
     let chromium = output_of(
-        &browser.chromium,
+        &tools::ensure_browser()?.chromium,
         &["--version"],
         &std::env::var_os("PATH").unwrap_or_default(),
     )
