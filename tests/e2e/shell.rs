@@ -94,6 +94,10 @@ async fn the_served_page_holds_every_forms_inputs() {
                 "tests never find the shell's elements"
             );
             assert!(
+                !shell.contains("<!---->"),
+                "the app's section markers mean nothing in the shell"
+            );
+            assert!(
                 !shell.contains("hidden=\"\""),
                 "the {} shell in {lang} carries a group its setup hides",
                 form.name()
