@@ -150,6 +150,41 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
     browser.close().await;
 }
 
+/// The pipeline's stages are a chunk too: a setup without a pipeline never
+/// fetches it (the test above), one with a pipeline does, and its table has
+/// the core's stages, each requiring what the core says.
+#[tokio::test]
+async fn the_stages_chunk_comes_with_a_pipeline() {
+    let server = StaticServer::start_with_probe(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    let q = "form=transformer&model=llama-3.1-8b&gpus=2&pp=2&gpu=h100-80gb";
+    browser.open(&server.url(&format!("/?{q}"))).await;
+    let stages = memory::stages(&query::parse(q).config);
+    assert_eq!(stages.len(), 2);
+    browser
+        .wait_until("every stage's row", || async {
+            browser
+                .js("return document.querySelectorAll('[data-testid=stages] tbody tr').length")
+                .await
+                .as_u64()
+                == Some(2)
+        })
+        .await;
+    let required = browser
+        .js("return [...document.querySelectorAll('[data-testid=stages] tbody tr')].map(r => r.dataset.required)")
+        .await;
+    let expected: Vec<String> = stages
+        .iter()
+        .map(|s| s.estimate.required.to_string())
+        .collect();
+    assert_eq!(required, serde_json::json!(expected));
+    let fetched = fetched_modules(&browser).await;
+    assert!(fetched.iter().any(|n| n == "split_stages"), "{fetched:?}");
+    let errors = browser.js("return window.__probe.errors").await;
+    assert_eq!(errors, serde_json::json!([]), "console errors");
+    browser.close().await;
+}
+
 /// A copy of the built site without some of its chunks, as a deployment
 /// that lost them or a connection that drops them would leave it.
 fn site_without(prefixes: &[&str]) -> std::path::PathBuf {
