@@ -132,6 +132,7 @@ choice! {
         MaxNumBatchedTokens = "max_num_batched_tokens",
         BlockSize = "block_size",
         EnforceEager = "enforce_eager",
+        FlashinferSampler = "flashinfer_sampler",
         Gpu = "gpu",
         GpuGb = "gpu_gb",
         MaxGpus = "max_gpus",
@@ -214,7 +215,8 @@ impl Param {
             Ckpt | Tied | Bias | QkvBias | Dropout | Sp | Foreach | Offload | ActOffload
             | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap
             | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings | Compile | Reentrant
-            | GradAccumFusion | EnforceEager | PrepareKbit | GradientAsBucketView => Input::Switch,
+            | GradAccumFusion | EnforceEager | FlashinferSampler | PrepareKbit
+            | GradientAsBucketView => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | Outputs
             | NormKernel | FusedProj | LoraTargets | BaseQuant | KvDtype | KvLayout

@@ -247,6 +247,7 @@ fn transformer_form(state: State) -> Vec<El> {
                     MaxNumBatchedTokens,
                     BlockSize,
                     EnforceEager,
+                    FlashinferSampler,
                 ]),
                 group(&[Recipe]),
                 group(&[Fp8]),

@@ -357,7 +357,7 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
         .text_content()
         .unwrap_or_default();
     assert!(
-        pool.contains("2,948 blocks of 16 tokens hold 47,168 tokens"),
+        pool.contains("2,790 blocks of 16 tokens hold 44,640 tokens"),
         "{pool}"
     );
     let card = find(&host, "[data-testid=\"results\"]");
@@ -371,8 +371,8 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
         .text_content()
         .unwrap_or_default()
     };
-    assert_eq!(current("serving-lengths"), "8,19255.75×");
-    assert_eq!(current("serving-devices"), "NVIDIA RTX 4090 24GB547,168");
+    assert_eq!(current("serving-lengths"), "8,19255.44×");
+    assert_eq!(current("serving-devices"), "NVIDIA RTX 4090 24GB544,640");
     // What would serve more: an FP8 cache, one click away.
     let fp8: HtmlElement = find(
         &host,

@@ -369,6 +369,7 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::MaxNumBatchedTokens,
     Param::BlockSize,
     Param::EnforceEager,
+    Param::FlashinferSampler,
     Param::MaxGpus,
     Param::HostGb,
 ];
@@ -728,6 +729,7 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
         }
         Param::BlockSize => t.engine.block_size = tf::BLOCK_SIZE.parse(value)?,
         Param::EnforceEager => t.engine.enforce_eager = switch(name, value)?,
+        Param::FlashinferSampler => t.engine.flashinfer_sampler = switch(name, value)?,
         Param::LoraVariant => {
             t.lora_variant = option(name, tf::LoraVariant::parse(value), tf::LoraVariant::NAMES)?
         }

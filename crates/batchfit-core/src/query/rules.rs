@@ -151,6 +151,8 @@ pub const RULES: &[Rule] = &[
     rule(Param::MaxNumBatchedTokens, Param::Framework, Either("vllm", "sglang"), served, Default),
     rule(Param::BlockSize, Param::Framework, Either("vllm", "sglang"), served, Default),
     rule(Param::EnforceEager, Param::Framework, Either("vllm", "sglang"), served, Default),
+    // vLLM's sampler (SGLang samples apart from its profiling).
+    rule(Param::FlashinferSampler, Param::Framework, Is("vllm"), |t| served(t) && t.framework == tf::Framework::Vllm, Default),
     // Training's: the optimizer step, the backward pass and what they hold.
     rule(Param::Fp8, Param::Mode, Is("train"), training, Default),
     // The saved tensors Inductor's partitioner chooses exist in training
@@ -370,6 +372,7 @@ fn copy(param: Param, from: &TransformerInput, to: &mut TransformerInput) {
         }
         Param::BlockSize => to.engine.block_size = from.engine.block_size,
         Param::EnforceEager => to.engine.enforce_eager = from.engine.enforce_eager,
+        Param::FlashinferSampler => to.engine.flashinfer_sampler = from.engine.flashinfer_sampler,
         Param::Fp8 => to.fp8 = from.fp8,
         Param::Compile => to.compile = from.compile,
         Param::Optimizer => to.optimizer = from.optimizer,

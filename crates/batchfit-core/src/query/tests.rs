@@ -501,7 +501,7 @@ prop_compose! {
         ds in (whole(tf::DS_PREFETCH), whole(tf::DS_LIVE), whole(tf::DS_PERSIST)),
         plan in (pick(tf::RecomputeMethod::ALL), prop_oneof![Just(1u64), 1u64..=8, whole(tf::RECOMPUTE_LAYERS)]),
         modules in proptest::sample::subsequence(tf::RecomputeModules::NAMES.to_vec(), 1..=tf::RecomputeModules::NAMES.len()),
-        engine in (tf::GPU_MEMORY_UTILIZATION.min..=tf::GPU_MEMORY_UTILIZATION.max, whole(tf::MAX_MODEL_LEN), whole(tf::MAX_NUM_SEQS), whole(tf::MAX_NUM_BATCHED_TOKENS), whole(tf::BLOCK_SIZE), any::<bool>()),
+        engine in (tf::GPU_MEMORY_UTILIZATION.min..=tf::GPU_MEMORY_UTILIZATION.max, whole(tf::MAX_MODEL_LEN), whole(tf::MAX_NUM_SEQS), whole(tf::MAX_NUM_BATCHED_TOKENS), whole(tf::BLOCK_SIZE), any::<bool>(), any::<bool>()),
     ) -> TransformerInput {
         let [sp, foreach, offload, act_offload, compile, reentrant, fused, prepare_kbit] = switches;
         // `etp` divides gpus × tp, `ep` the gpus × tp / etp ranks left and
@@ -517,8 +517,8 @@ prop_compose! {
         let (ds_prefetch, ds_live, ds_persist) = ds;
         let (recompute_method, recompute_layers) = plan;
         let grad_accum_fusion = fused;
-        let (gpu_memory_utilization, max_model_len, max_num_seqs, max_num_batched_tokens, block_size, enforce_eager) = engine;
-        let engine = tf::EngineSettings { gpu_memory_utilization, max_model_len, max_num_seqs, max_num_batched_tokens, block_size, enforce_eager };
+        let (gpu_memory_utilization, max_model_len, max_num_seqs, max_num_batched_tokens, block_size, enforce_eager, flashinfer_sampler) = engine;
+        let engine = tf::EngineSettings { gpu_memory_utilization, max_model_len, max_num_seqs, max_num_batched_tokens, block_size, enforce_eager, flashinfer_sampler };
         // An uneven layout: one layer moved from the last virtual stage to the first.
         let stages = pp * vpp;
         let pp_layout = if uneven && stages > 1 && stages <= arch.layers && stages <= pipeline::MAX_LAYOUT as u64 {

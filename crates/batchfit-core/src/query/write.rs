@@ -263,6 +263,10 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         ),
         (Param::BlockSize, Value::Whole(t.engine.block_size)),
         (Param::EnforceEager, Value::Bit(t.engine.enforce_eager)),
+        (
+            Param::FlashinferSampler,
+            Value::Bit(t.engine.flashinfer_sampler),
+        ),
         (Param::MaxGpus, Value::Whole(config.max_gpus)),
         (Param::HostGb, Value::Hundredths(config.host_gb)),
     ]));

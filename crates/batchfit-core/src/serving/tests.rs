@@ -100,19 +100,51 @@ fn the_rtx_4090_worked_example() {
         (2_048, 256)
     );
     // Sampling 256 requests outweighs the forward pass over 2,048 tokens:
-    // (2,048 + 256) × 4,096 × 2 B of hidden states and 28 B × 256 × 128,256.
-    assert_eq!(plan.activation_peak, 18_874_368 + 919_339_008);
+    // (2,048 + 2 × 256) × 4,096 × 2 B of hidden states and, at the sort,
+    // 38 B × 256 × 128,256: 2 + 4 + 4 + 8 + 20 (`engine_sampler`).
+    assert_eq!(plan.activation_peak, 20_971_520 + 1_247_674_368);
     assert!(engine_forward(&parsed("model=llama-3.1-8b"), 2_048) < plan.activation_peak);
-    assert_eq!(plan.kv_cache_pool, 6_182_762_905);
+    assert_eq!(plan.kv_cache_pool, 5_852_330_393);
     // Blocks of 16 tokens × 131,072 bytes.
-    assert_eq!(plan.blocks, 6_182_762_905 / 2_097_152);
-    assert_eq!(plan.blocks, 2_948);
-    assert_eq!(plan.pool_tokens, 47_168);
-    // 2,948 blocks over the 512 an 8,192-token request needs: 5.75×.
-    assert_eq!(plan.max_concurrency_hundredths, 575);
+    assert_eq!(plan.blocks, 5_852_330_393 / 2_097_152);
+    assert_eq!(plan.blocks, 2_790);
+    assert_eq!(plan.pool_tokens, 44_640);
+    // 2,790 blocks over the 512 an 8,192-token request needs: 5.44×.
+    assert_eq!(plan.max_concurrency_hundredths, 544);
     assert_eq!(plan.concurrent_requests(), 5);
-    assert_eq!(plan.max_seq, 47_168);
+    assert_eq!(plan.max_seq, 44_640);
     assert_eq!(plan.refusal, None);
+}
+
+/// The profiling step's sampling by sampler and request count, per request
+/// and vocabulary entry (`engine_sampler`): PyTorch's sort holds 38 bytes
+/// for a 16-bit model's 128 requests or more, 50 for 2 to 127 (its
+/// full-sort path), and FlashInfer's sampler 14.
+#[test]
+fn the_sampler_s_peak_by_path() {
+    let at = |query: &str| served(&format!("model=llama-3.1-8b&gpu=rtx-4090&{query}"));
+    let hidden = |requests: u128| (2_048 + 2 * requests) * 4_096 * 2;
+    let vocab = 128_256;
+    assert_eq!(at("").activation_peak, hidden(256) + 38 * 256 * vocab);
+    assert_eq!(
+        at("max_num_seqs=64").activation_peak,
+        hidden(64) + 50 * 64 * vocab
+    );
+    assert_eq!(
+        at("flashinfer_sampler=1").activation_peak,
+        hidden(256) + 14 * 256 * vocab
+    );
+    // One request sorts as 128 do; a lighter sampler leaves a larger pool.
+    assert_eq!(
+        at("max_num_seqs=1").activation_peak,
+        engine_forward(&parsed("model=llama-3.1-8b"), 2_048).max(hidden(1) + 38 * vocab)
+    );
+    assert!(at("flashinfer_sampler=1").kv_cache_pool > at("").kv_cache_pool);
+    // SGLang does not take vLLM's sampler setting.
+    let sglang = query::parse(
+        "form=transformer&framework=sglang&model=llama-3.1-8b&gpu=rtx-4090&flashinfer_sampler=1",
+    );
+    assert!(!sglang.config.transformer.engine.flashinfer_sampler);
 }
 
 fn parsed(query: &str) -> TransformerInput {
@@ -130,7 +162,7 @@ fn the_engine_refuses_as_it_would() {
         plan.refusal,
         Some(Refusal::MaxModelLen {
             needed: 131_072 * 131_072,
-            estimate: 47_168
+            estimate: 44_640
         })
     );
     // Half the card is less than the weights.
@@ -386,9 +418,9 @@ INFO 01-30 03:19:14 kv_cache_utils.py:398] Maximum concurrency for 2048 tokens p
         let plan = served("model=llama-3.1-8b&gpu=rtx-4090&max_model_len=8192");
         let text = "\
 Model loading took 14.96 GiB memory and 4.2 seconds
-Available KV cache memory: 5.76 GiB
-GPU KV cache size: 47,168 tokens
-Maximum concurrency for 8,192 tokens per request: 5.76x
+Available KV cache memory: 5.45 GiB
+GPU KV cache size: 44,640 tokens
+Maximum concurrency for 8,192 tokens per request: 5.45x
 ";
         let compared = log::compare(&plan, &log::read(text).expect("a log"));
         let error = |term: Term| {
@@ -401,11 +433,11 @@ Maximum concurrency for 8,192 tokens per request: 5.76x
         assert_eq!(error(Term::Weights), Some(0));
         assert_eq!(error(Term::KvCacheMemory), Some(0));
         assert_eq!(error(Term::KvCacheTokens), Some(0));
-        // 5.7578 printed rounded, planned rounded down: one hundredth apart.
+        // 5.4492 printed rounded, planned rounded down: one hundredth apart.
         assert_eq!(error(Term::MaxConcurrency), Some(0));
         assert_eq!(error(Term::CudaGraphs), None);
         // A log whose pool is 1,000 tokens larger: the plan is low by that.
-        let larger = log::read("GPU KV cache size: 48,168 tokens").expect("a log");
+        let larger = log::read("GPU KV cache size: 45,640 tokens").expect("a log");
         assert_eq!(log::compare(&plan, &larger)[0].error, -1_000, "plan − log");
         // A concurrency for another request length is not compared.
         let other =
@@ -426,10 +458,10 @@ fn the_sweep_over_request_lengths() {
         [1_024, 2_048, 4_096, 8_192, 16_384, 32_768, 65_536]
     );
     let at = |len: u64| *rows.iter().find(|r| r.max_model_len == len).expect("a row");
-    // 2,948 blocks over 64 a 1,024-token request needs: 46.06×, 46 requests.
+    // 2,790 blocks over 64 a 1,024-token request needs: 43.59×, 43 requests.
     assert_eq!(
         (at(1_024).concurrency_hundredths, at(1_024).requests),
-        (4_606, 46)
+        (4_359, 43)
     );
     assert_eq!(
         at(8_192).concurrency_hundredths,
@@ -503,8 +535,8 @@ fn what_would_make_it_serve() {
     }
     let shorter = found
         .iter()
-        .find(|w| w.change == Change::MaxModelLen(47_168))
-        .expect("max_model_len = 47,168");
+        .find(|w| w.change == Change::MaxModelLen(44_640))
+        .expect("max_model_len = 44,640");
     assert_eq!(shorter.plan.concurrent_requests(), 1);
     // At 8,192 tokens every kept change serves more requests; tensor
     // parallelism only within the GPUs the user has.

@@ -49,6 +49,10 @@ pub struct EngineSettings {
     pub block_size: u64,
     /// `--enforce-eager`: no CUDA graphs.
     pub enforce_eager: bool,
+    /// FlashInfer's top-k/top-p sampler in place of PyTorch's
+    /// (`VLLM_USE_FLASHINFER_SAMPLER`): it sorts nothing, so the profiling
+    /// step's sampling holds less ([`super::engine_sampler`]).
+    pub flashinfer_sampler: bool,
 }
 
 impl Default for EngineSettings {
@@ -60,6 +64,7 @@ impl Default for EngineSettings {
             max_num_batched_tokens: MAX_NUM_BATCHED_TOKENS.default,
             block_size: BLOCK_SIZE.default,
             enforce_eager: false,
+            flashinfer_sampler: false,
         }
     }
 }

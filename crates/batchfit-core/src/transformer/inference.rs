@@ -139,20 +139,41 @@ pub fn engine_forward(input: &TransformerInput, tokens: u64) -> u128 {
 /// What sampling `requests` next tokens holds on one GPU, with the step's
 /// hidden states alive (vllm/v1/worker/gpu_model_runner.py `profile_run`
 /// keeps `hidden_states` while `_dummy_sampler_run` samples from
-/// `last_hidden_states`): per request and vocabulary entry, the logits in
-/// the model's dtype (`compute_logits`, gathered whole on every rank), their
-/// FP32 copy (vllm/v1/sample/sampler.py), and at the PyTorch sampler's
-/// top-p (vllm/v1/sample/ops/topk_topp_sampler.py `apply_top_k_top_p`, the
-/// default on CUDA): the sorted FP32 values, their int64 indices, the
-/// softmax summed in place, the top-k and top-p masks (a byte each) and the
-/// FP32 scatter back: 2 + 4 + 4 + 8 + 4 + 1 + 1 + 4 = 28 bytes.
+/// `last_hidden_states`, a gathered copy, and from its `torch.rand_like`
+/// copy: tokens + 2 × requests rows of the hidden size). Its peak is inside
+/// the PyTorch sampler's sort (vllm/v1/sample/ops/topk_topp_sampler.py
+/// `apply_top_k_top_p`, `logits.sort(dim=-1)`): per request and vocabulary
+/// entry, the logits in the model's dtype (`compute_logits`, gathered whole
+/// on every rank), their FP32 copy (vllm/v1/sample/sampler.py; none for an
+/// FP32 model), the sorted FP32 values and their int64 indices, and the
+/// sort's own buffers (PyTorch aten/src/ATen/native/cuda/SortStable.cu):
+/// for one request or 128 and more, `segmented_sort_pairs`' int64 reverse
+/// indices and CUB's alternate keys and values, 8 + 4 + 8 = 20 bytes; for 2
+/// to 127 requests, `segmented_sort_pairs_by_full_sort`'s two 8-byte pair
+/// buffers, its 4-byte keys and CUB's 12 bytes, 32. A 16-bit model's 1,024
+/// requests: 2 + 4 + 4 + 8 + 20 = 38 bytes (vllm-project/vllm issue #15105:
+/// the sort asked for 12 × 1,024 × 152,064 bytes, CUB's part, at its
+/// sampler warm-up). FlashInfer's sampler (`flashinfer_sampler`: vLLM
+/// 0.10 and 0.11 chose it wherever it was installed, as in their Docker
+/// image, and logged "Using FlashInfer for top-p & top-k sampling") sorts
+/// nothing: `top_k_top_p_sampling_from_logits` holds the masked FP32 logits
+/// and their FP32 softmax beside the two copies (flashinfer
+/// python/flashinfer/sampling.py, 0.2.11: `top_k_mask_logits`,
+/// `torch.softmax`): 2 + 4 + 4 + 4 = 14 bytes.
 pub fn engine_sampler(input: &TransformerInput, tokens: u64, requests: u64) -> u128 {
     let arch = &input.arch;
     let e = input.activation_bytes();
     let h = u128::from(arch.hidden);
-    let hidden = (u128::from(tokens) + u128::from(requests)) * h * e;
+    let rows = u128::from(requests);
+    let hidden = (u128::from(tokens) + 2 * rows) * h * e;
+    let fp32_copy = if e == 4 { 0 } else { 4 };
+    let sampling = match (input.engine.flashinfer_sampler, rows) {
+        (true, _) => 4 + 4,
+        (false, 1 | 128..) => 4 + 8 + 20,
+        (false, _) => 4 + 8 + 32,
+    };
     let logits = match arch.kind {
-        Kind::Decoder => 28 * u128::from(requests) * u128::from(arch.vocab),
+        Kind::Decoder => (e + fp32_copy + sampling) * rows * u128::from(arch.vocab),
         Kind::Encoder | Kind::Vision => 0,
     };
     hidden + logits

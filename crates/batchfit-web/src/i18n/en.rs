@@ -800,6 +800,10 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f("enforce_eager", "", "No CUDA graphs."),
     ),
     (
+        Param::FlashinferSampler,
+        f("flashinfer_sampler", "", "FlashInfer's sampler: no sort."),
+    ),
+    (
         Param::ZeroGrad,
         f(
             "Gradients between steps",

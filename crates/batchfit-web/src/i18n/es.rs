@@ -918,6 +918,14 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f("enforce_eager", "", "Sin grafos CUDA."),
     ),
     (
+        Param::FlashinferSampler,
+        f(
+            "flashinfer_sampler",
+            "",
+            "Muestreo de FlashInfer: sin ordenar.",
+        ),
+    ),
+    (
         Param::LoraDropout,
         f(
             "Dropout de LoRA",
