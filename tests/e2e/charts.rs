@@ -32,11 +32,19 @@ async fn canvases_match_device_pixels_and_follow_resizes() {
     phone.testid("required").await;
     assert_eq!(phone.js("return devicePixelRatio").await, 2.0);
     for chart in ["breakdown-chart", "sweep-chart"] {
-        let p = pixels(&phone, chart).await;
-        assert!(
-            p[0] > 0 && p[0] == p[1] && p[2] == p[3],
-            "{chart} at dpr 2: {p:?}"
-        );
+        // A chart is drawn once it comes near the viewport (its code is a
+        // chunk fetched then): scrolled to, as a reader would.
+        phone
+            .js(&format!(
+                "document.querySelector('[data-testid={chart}]').scrollIntoView()"
+            ))
+            .await;
+        phone
+            .wait_until("the chart drawn at the device's pixels", || async {
+                let p = pixels(&phone, chart).await;
+                p[0] > 0 && p[0] == p[1] && p[2] == p[3]
+            })
+            .await;
     }
     phone.close().await;
 

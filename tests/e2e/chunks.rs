@@ -33,7 +33,19 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
     let q = "form=transformer&model=llama-3.2-1b&batch=1&seq=512&gpu=h100-80gb";
     browser.open(&server.url(&format!("/?{q}"))).await;
     browser.testid("required").await;
-    assert_eq!(fetched_modules(&browser).await, ["batchfit-web"]);
+    // No panel's chunk; the charts', whose breakdown is on this first screen,
+    // may come (the next test).
+    let panels = |fetched: &[String]| {
+        fetched
+            .iter()
+            .filter(|n| n.starts_with("split_") && *n != "split_charts")
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        panels(&fetched_modules(&browser).await),
+        Vec::<String>::new()
+    );
 
     // "Compare with a measurement": its chunk, then the comparison the core makes.
     browser
@@ -145,6 +157,51 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
         assert!(fetched.iter().any(|n| n == chunk), "{chunk}: {fetched:?}");
     }
 
+    let errors = browser.js("return window.__probe.errors").await;
+    assert_eq!(errors, serde_json::json!([]), "console errors");
+    browser.close().await;
+}
+
+/// The charts' drawing code is a chunk fetched when a chart comes near the
+/// viewport: a phone's first screen (the answer; the first chart is two
+/// screens down) fetches none of it, and scrolling to a chart fetches it
+/// and draws it.
+#[tokio::test]
+async fn the_charts_chunk_comes_when_a_chart_is_near() {
+    let server = StaticServer::start_with_probe(dist_dir(), &["/"]);
+    let browser = Browser::start(375, 812).await;
+    browser.open(&server.url("/")).await;
+    browser.testid("required").await;
+    let top = browser
+        .js("return document.querySelector('[data-testid=breakdown-chart]').getBoundingClientRect().top")
+        .await
+        .as_f64()
+        .expect("a position");
+    assert!(top > 2.0 * 812.0, "the first chart at {top} px");
+    assert!(
+        !fetched_modules(&browser)
+            .await
+            .iter()
+            .any(|n| n == "split_charts")
+    );
+    browser
+        .js("document.querySelector('[data-testid=breakdown-chart]').scrollIntoView()")
+        .await;
+    browser
+        .wait_until("the breakdown drawn", || async {
+            browser
+                .js("const c = document.querySelector('[data-testid=breakdown-chart]'); \
+                     return c.width === Math.round(c.getBoundingClientRect().width * devicePixelRatio)")
+                .await
+                == serde_json::json!(true)
+        })
+        .await;
+    assert!(
+        fetched_modules(&browser)
+            .await
+            .iter()
+            .any(|n| n == "split_charts")
+    );
     let errors = browser.js("return window.__probe.errors").await;
     assert_eq!(errors, serde_json::json!([]), "console errors");
     browser.close().await;

@@ -62,6 +62,28 @@ async fn first_estimate_and_edit_cost() {
     let browser = Browser::start(1280, 900).await;
     browser.open(&url).await;
     browser.bytes("total").await;
+    // Every chart drawn before the edits, as after a reader's scroll: a chart
+    // is first drawn near the viewport (its code is a chunk), and redrawn by
+    // every edit from then on.
+    for chart in ["breakdown-chart", "timeline-chart", "sweep-chart"] {
+        browser
+            .js(&format!(
+                "document.querySelector('[data-testid={chart}]').scrollIntoView()"
+            ))
+            .await;
+        browser
+            .wait_until("the chart drawn", || async {
+                browser
+                    .js(&format!(
+                        "const c = document.querySelector('[data-testid={chart}]'); \
+                         return c.width === Math.round(c.getBoundingClientRect().width * devicePixelRatio)"
+                    ))
+                    .await
+                    == json!(true)
+            })
+            .await;
+    }
+    browser.js("window.scrollTo(0, 0)").await;
     let offered = model_options(&browser).await;
     for model in MODELS {
         assert!(

@@ -1,5 +1,9 @@
 //! The charts on `<canvas>` elements: redrawn when their data or their size
-//! changes (a `ResizeObserver`).
+//! changes (a `ResizeObserver`). Their drawing code (plotters, the three
+//! charts) is a chunk of the split build (`split_charts`, dom::Chunk),
+//! fetched when a chart first comes near the viewport (an
+//! `IntersectionObserver`): a phone's first screen, which shows the answer
+//! and no chart, loads none of it (docs/performance-log.md).
 
 use crate::canvas::{self, Canvas};
 use crate::dom::{self, El, Rx, el, rx};
@@ -15,14 +19,21 @@ use super::{
     BreakdownChart, SweepChart, TextWidth, TimelineChart, draw_breakdown, draw_sweep, draw_timeline,
 };
 
+/// One chart's data, whichever chart: what the chunk's [`draw`] paints.
+#[derive(Clone, Debug, PartialEq)]
+enum Chart {
+    Breakdown(BreakdownChart),
+    Sweep(SweepChart),
+    Timeline(TimelineChart),
+}
+
 /// The step's timeline on a canvas; see [`TimelineChart`].
 pub fn timeline_canvas(chart: Rx<TimelineChart>, label: Rx<String>) -> El {
     chart_canvas(
         "timeline-chart",
         "chart-timeline",
-        chart,
+        Box::new(move || Chart::Timeline(chart())),
         label,
-        draw_timeline,
     )
 }
 
@@ -50,42 +61,101 @@ pub fn breakdown_canvas(chart: Rx<BreakdownChart>, label: Rx<String>) -> El {
     chart_canvas(
         "breakdown-chart",
         "chart-breakdown",
-        chart,
+        Box::new(move || Chart::Breakdown(chart())),
         label,
-        draw_breakdown,
     )
 }
 
 /// Memory against batch size on a canvas; see [`SweepChart`].
 pub fn sweep_canvas(chart: Rx<SweepChart>, label: Rx<String>) -> El {
-    chart_canvas("sweep-chart", "chart-sweep", chart, label, draw_sweep)
+    chart_canvas(
+        "sweep-chart",
+        "chart-sweep",
+        Box::new(move || Chart::Sweep(chart())),
+        label,
+    )
 }
 
-type Draw<T> = fn(&DrawingArea<Canvas, Shift>, &T, TextWidth<'_>) -> Result<(), String>;
-
 /// A `<canvas>` sized by its CSS box times the device pixel ratio (so it stays
-/// crisp), redrawn when the chart's data or the box's size changes, and only then.
-/// Only the binding is generic: the canvas, its observer and the painting are
-/// compiled once for the three charts.
-fn chart_canvas<T: PartialEq + 'static>(
+/// crisp), redrawn when the chart's data or the box's size changes, and only
+/// then; drawn once it has come near the viewport and the chunk is here.
+fn chart_canvas(
     test_id: &'static str,
     class: &'static str,
-    chart: Rx<T>,
+    chart: Box<dyn Fn() -> Chart>,
     label: Rx<String>,
-    draw: Draw<T>,
 ) -> El {
     let (canvas, element, size) = observed_canvas(test_id, class, label);
+    let near = near_viewport(&element);
+    let chunk = dom::chunk!(preload_charts);
     dom::bind(
-        rx(move || size.get().map(|size| (size, chart()))),
+        rx(move || {
+            // The chunk is asked for only once the chart is near.
+            (near.get() && chunk.ready())
+                .then(|| size.get().map(|size| (size, chart())))
+                .flatten()
+        }),
         Box::new(move |drawn| {
             if let Some((size, chart)) = drawn {
-                paint(&element, *size, &|area, text_width| {
-                    draw(area, chart, text_width)
-                });
+                dom::now(draw(element.clone(), *size, chart.clone()));
             }
         }),
     );
     canvas
+}
+
+/// Whether `element` has come within a viewport's height of the viewport
+/// (tracked; it stays true). In a build without the split the drawing code
+/// is in the module: every chart is near from the start.
+fn near_viewport(element: &HtmlCanvasElement) -> RwSignal<bool> {
+    let near = RwSignal::new(!cfg!(batchfit_split));
+    if near.get_untracked() {
+        return near;
+    }
+    let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        let seen = entries.iter().any(|entry| {
+            entry
+                .unchecked_into::<web_sys::IntersectionObserverEntry>()
+                .is_intersecting()
+        });
+        if seen && !near.get_untracked() {
+            near.set(true);
+        }
+    });
+    let options = web_sys::IntersectionObserverInit::new();
+    options.set_root_margin("100% 0px");
+    if let Ok(observer) =
+        web_sys::IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &options)
+    {
+        observer.observe(element);
+        dom::on_cleanup_local(move || {
+            observer.disconnect();
+            drop(callback);
+        });
+    } else {
+        near.set(true);
+    }
+    near
+}
+
+/// Paints `chart` on `element` (the chunk's code: plotters and the three
+/// charts).
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(charts, fallible, preload(#[allow(unsafe_code)] preload_charts))
+)]
+fn draw(
+    element: HtmlCanvasElement,
+    size: (f64, f64),
+    chart: Chart,
+) -> Result<(), dom::ChunkMissing> {
+    paint(&element, size, &|area, text_width| match &chart {
+        Chart::Breakdown(c) => draw_breakdown(area, c, text_width),
+        Chart::Sweep(c) => draw_sweep(area, c, text_width),
+        Chart::Timeline(c) => draw_timeline(area, c, text_width),
+    });
+    Ok(())
 }
 
 /// The chart's `<canvas>` and its CSS size as a `ResizeObserver` last
