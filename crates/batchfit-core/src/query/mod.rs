@@ -303,6 +303,14 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::QkNopeHeadDim,
     Param::VHeadDim,
     Param::FusedProj,
+    Param::LinearMixer,
+    Param::FullAttentionInterval,
+    Param::LinearNumKeyHeads,
+    Param::LinearKeyHeadDim,
+    Param::LinearNumValueHeads,
+    Param::LinearValueHeadDim,
+    Param::LinearConvKernelDim,
+    Param::AttnOutputGate,
     Param::Batch,
     Param::Seq,
     Param::Recipe,
@@ -539,6 +547,15 @@ fn switch(name: Param, value: &str) -> Result<bool, ParamError> {
     }
 }
 
+/// Sets `slot` to a parsed value, or hands on its error: one out-of-line
+/// function for every parameter of a type (`apply`'s arms return it, which
+/// keeps the error's copy out of each arm: docs/performance-log.md).
+#[inline(never)]
+fn set<T>(slot: &mut T, parsed: Result<T, ParamError>) -> Result<(), ParamError> {
+    *slot = parsed?;
+    Ok(())
+}
+
 fn option<T>(
     name: Param,
     parsed: Option<T>,
@@ -577,9 +594,9 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
             (act.precision, par.precision) = (precision, precision);
         }
         Param::K => act.k = Multiplier::from_hundredths(activations::K.parse(value)?),
-        Param::Ckpt => act.checkpointing = switch(name, value)?,
-        Param::Params => par.params = parameters::PARAMS.parse(value)?,
-        Param::ActMb => par.act_mb = parameters::ACT_MB.parse(value)?,
+        Param::Ckpt => return set(&mut act.checkpointing, switch(name, value)),
+        Param::Params => return set(&mut par.params, parameters::PARAMS.parse(value)),
+        Param::ActMb => return set(&mut par.act_mb, parameters::ACT_MB.parse(value)),
         Param::Optimizer if form == Form::Parameters => {
             par.optimizer = option(
                 name,
@@ -588,7 +605,10 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
             )?;
         }
         Param::Optimizer => {
-            t.optimizer = option(name, tf::Optimizer::parse(value), tf::Optimizer::NAMES)?
+            return set(
+                &mut t.optimizer,
+                option(name, tf::Optimizer::parse(value), tf::Optimizer::NAMES),
+            );
         }
         Param::Model => {
             let ids: &'static [&'static str] = MODEL_IDS;
@@ -596,142 +616,330 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
             config.model = Some(preset);
             config.transformer.arch = preset.arch;
         }
-        Param::Kind => arch.kind = option(name, tf::Kind::parse(value), tf::Kind::NAMES)?,
-        Param::Heads => arch.heads = tf::HEADS.parse(value)?,
-        Param::KvHeads => arch.kv_heads = tf::KV_HEADS.parse(value)?,
-        Param::HeadDim => arch.head_dim = tf::HEAD_DIM.parse(value)?,
-        Param::Ffn => arch.ffn = tf::FFN.parse(value)?,
-        Param::Mlp => arch.mlp = option(name, tf::Mlp::parse(value), tf::Mlp::NAMES)?,
-        Param::Norm => arch.norm = option(name, tf::Norm::parse(value), tf::Norm::NAMES)?,
-        Param::Vocab => arch.vocab = tf::VOCAB.parse(value)?,
-        Param::Tied => arch.tied = switch(name, value)?,
-        Param::Bias => arch.bias = switch(name, value)?,
-        Param::QkvBias => arch.qkv_bias = switch(name, value)?,
-        Param::QkNorm => arch.qk_norm = switch(name, value)?,
-        Param::QkNormFull => arch.qk_norm_full = switch(name, value)?,
-        Param::AttnSinks => arch.attn_sinks = switch(name, value)?,
-        Param::Experts => arch.experts = tf::EXPERTS.parse(value)?,
-        Param::ExpertsActive => arch.experts_active = tf::EXPERTS_ACTIVE.parse(value)?,
-        Param::ExpertFfn => arch.expert_ffn = tf::EXPERT_FFN.parse(value)?,
-        Param::SharedExperts => arch.shared_experts = tf::SHARED_EXPERTS.parse(value)?,
-        Param::SharedFfn => arch.shared_ffn = tf::SHARED_FFN.parse(value)?,
-        Param::FirstDenseLayers => arch.first_dense_layers = tf::FIRST_DENSE_LAYERS.parse(value)?,
-        Param::MoeEvery => arch.moe_every = tf::MOE_EVERY.parse(value)?,
-        Param::KvLoraRank => arch.kv_lora_rank = tf::KV_LORA_RANK.parse(value)?,
-        Param::QLoraRank => arch.q_lora_rank = tf::Q_LORA_RANK.parse(value)?,
-        Param::QkRopeHeadDim => arch.qk_rope_head_dim = tf::QK_ROPE_HEAD_DIM.parse(value)?,
-        Param::QkNopeHeadDim => arch.qk_nope_head_dim = tf::QK_NOPE_HEAD_DIM.parse(value)?,
-        Param::VHeadDim => arch.v_head_dim = tf::V_HEAD_DIM.parse(value)?,
-        Param::FusedProj => {
-            arch.fused_proj = option(name, tf::FusedProj::parse(value), tf::FusedProj::NAMES)?
+        Param::Kind => {
+            return set(
+                &mut arch.kind,
+                option(name, tf::Kind::parse(value), tf::Kind::NAMES),
+            );
         }
-        Param::Positions => arch.positions = tf::POSITIONS.parse(value)?,
-        Param::TokenTypes => arch.token_types = tf::TOKEN_TYPES.parse(value)?,
-        Param::Labels => arch.labels = tf::LABELS.parse(value)?,
-        Param::Dropout => arch.dropout = switch(name, value)?,
-        Param::Image => arch.image = tf::IMAGE.parse(value)?,
-        Param::Patch => arch.patch = tf::PATCH.parse(value)?,
-        Param::Channels => arch.channels = tf::CHANNELS.parse(value)?,
-        Param::Block => arch.block = option(name, tf::Block::parse(value), tf::Block::NAMES)?,
-        Param::Window => arch.window = tf::WINDOW.parse(value)?,
-        Param::GlobalEvery => arch.global_every = tf::GLOBAL_EVERY.parse(value)?,
-        Param::Softcap => arch.softcap = switch(name, value)?,
-        Param::AttnSoftcap => arch.attn_softcap = switch(name, value)?,
-        Param::Recipe => t.recipe = option(name, tf::Recipe::parse(value), tf::Recipe::NAMES)?,
+        Param::Heads => return set(&mut arch.heads, tf::HEADS.parse(value)),
+        Param::KvHeads => return set(&mut arch.kv_heads, tf::KV_HEADS.parse(value)),
+        Param::HeadDim => return set(&mut arch.head_dim, tf::HEAD_DIM.parse(value)),
+        Param::Ffn => return set(&mut arch.ffn, tf::FFN.parse(value)),
+        Param::Mlp => {
+            return set(
+                &mut arch.mlp,
+                option(name, tf::Mlp::parse(value), tf::Mlp::NAMES),
+            );
+        }
+        Param::Norm => {
+            return set(
+                &mut arch.norm,
+                option(name, tf::Norm::parse(value), tf::Norm::NAMES),
+            );
+        }
+        Param::Vocab => return set(&mut arch.vocab, tf::VOCAB.parse(value)),
+        Param::Tied => return set(&mut arch.tied, switch(name, value)),
+        Param::Bias => return set(&mut arch.bias, switch(name, value)),
+        Param::QkvBias => return set(&mut arch.qkv_bias, switch(name, value)),
+        Param::QkNorm => return set(&mut arch.qk_norm, switch(name, value)),
+        Param::QkNormFull => return set(&mut arch.qk_norm_full, switch(name, value)),
+        Param::AttnSinks => return set(&mut arch.attn_sinks, switch(name, value)),
+        Param::Experts => return set(&mut arch.experts, tf::EXPERTS.parse(value)),
+        Param::ExpertsActive => {
+            return set(&mut arch.experts_active, tf::EXPERTS_ACTIVE.parse(value));
+        }
+        Param::ExpertFfn => return set(&mut arch.expert_ffn, tf::EXPERT_FFN.parse(value)),
+        Param::SharedExperts => {
+            return set(&mut arch.shared_experts, tf::SHARED_EXPERTS.parse(value));
+        }
+        Param::SharedFfn => return set(&mut arch.shared_ffn, tf::SHARED_FFN.parse(value)),
+        Param::FirstDenseLayers => {
+            return set(
+                &mut arch.first_dense_layers,
+                tf::FIRST_DENSE_LAYERS.parse(value),
+            );
+        }
+        Param::MoeEvery => return set(&mut arch.moe_every, tf::MOE_EVERY.parse(value)),
+        Param::KvLoraRank => return set(&mut arch.kv_lora_rank, tf::KV_LORA_RANK.parse(value)),
+        Param::QLoraRank => return set(&mut arch.q_lora_rank, tf::Q_LORA_RANK.parse(value)),
+        Param::QkRopeHeadDim => {
+            return set(
+                &mut arch.qk_rope_head_dim,
+                tf::QK_ROPE_HEAD_DIM.parse(value),
+            );
+        }
+        Param::QkNopeHeadDim => {
+            return set(
+                &mut arch.qk_nope_head_dim,
+                tf::QK_NOPE_HEAD_DIM.parse(value),
+            );
+        }
+        Param::VHeadDim => return set(&mut arch.v_head_dim, tf::V_HEAD_DIM.parse(value)),
+        Param::FusedProj => {
+            return set(
+                &mut arch.fused_proj,
+                option(name, tf::FusedProj::parse(value), tf::FusedProj::NAMES),
+            );
+        }
+        Param::LinearMixer => {
+            return set(
+                &mut arch.linear_mixer,
+                option(name, tf::LinearMixer::parse(value), tf::LinearMixer::NAMES),
+            );
+        }
+        Param::FullAttentionInterval => {
+            return set(
+                &mut arch.full_attention_interval,
+                tf::FULL_ATTENTION_INTERVAL.parse(value),
+            );
+        }
+        Param::LinearNumKeyHeads => {
+            return set(
+                &mut arch.linear_num_key_heads,
+                tf::LINEAR_NUM_KEY_HEADS.parse(value),
+            );
+        }
+        Param::LinearKeyHeadDim => {
+            return set(
+                &mut arch.linear_key_head_dim,
+                tf::LINEAR_KEY_HEAD_DIM.parse(value),
+            );
+        }
+        Param::LinearNumValueHeads => {
+            return set(
+                &mut arch.linear_num_value_heads,
+                tf::LINEAR_NUM_VALUE_HEADS.parse(value),
+            );
+        }
+        Param::LinearValueHeadDim => {
+            return set(
+                &mut arch.linear_value_head_dim,
+                tf::LINEAR_VALUE_HEAD_DIM.parse(value),
+            );
+        }
+        Param::LinearConvKernelDim => {
+            return set(
+                &mut arch.linear_conv_kernel_dim,
+                tf::LINEAR_CONV_KERNEL_DIM.parse(value),
+            );
+        }
+        Param::AttnOutputGate => return set(&mut arch.attn_output_gate, switch(name, value)),
+        Param::Positions => return set(&mut arch.positions, tf::POSITIONS.parse(value)),
+        Param::TokenTypes => return set(&mut arch.token_types, tf::TOKEN_TYPES.parse(value)),
+        Param::Labels => return set(&mut arch.labels, tf::LABELS.parse(value)),
+        Param::Dropout => return set(&mut arch.dropout, switch(name, value)),
+        Param::Image => return set(&mut arch.image, tf::IMAGE.parse(value)),
+        Param::Patch => return set(&mut arch.patch, tf::PATCH.parse(value)),
+        Param::Channels => return set(&mut arch.channels, tf::CHANNELS.parse(value)),
+        Param::Block => {
+            return set(
+                &mut arch.block,
+                option(name, tf::Block::parse(value), tf::Block::NAMES),
+            );
+        }
+        Param::Window => return set(&mut arch.window, tf::WINDOW.parse(value)),
+        Param::GlobalEvery => return set(&mut arch.global_every, tf::GLOBAL_EVERY.parse(value)),
+        Param::Softcap => return set(&mut arch.softcap, switch(name, value)),
+        Param::AttnSoftcap => return set(&mut arch.attn_softcap, switch(name, value)),
+        Param::Recipe => {
+            return set(
+                &mut t.recipe,
+                option(name, tf::Recipe::parse(value), tf::Recipe::NAMES),
+            );
+        }
         Param::Recompute => {
-            t.recompute = option(name, tf::Recompute::parse(value), tf::Recompute::NAMES)?
+            return set(
+                &mut t.recompute,
+                option(name, tf::Recompute::parse(value), tf::Recompute::NAMES),
+            );
         }
         Param::RecomputeMethod => {
-            t.recompute_method = option(
-                name,
-                tf::RecomputeMethod::parse(value),
-                tf::RecomputeMethod::NAMES,
-            )?
+            return set(
+                &mut t.recompute_method,
+                option(
+                    name,
+                    tf::RecomputeMethod::parse(value),
+                    tf::RecomputeMethod::NAMES,
+                ),
+            );
         }
-        Param::RecomputeLayers => t.recompute_layers = tf::RECOMPUTE_LAYERS.parse(value)?,
-        Param::RecomputeModules => t.recompute_modules = tf::RecomputeModules::parse(value)?,
+        Param::RecomputeLayers => {
+            return set(&mut t.recompute_layers, tf::RECOMPUTE_LAYERS.parse(value));
+        }
+        Param::RecomputeModules => {
+            return set(&mut t.recompute_modules, tf::RecomputeModules::parse(value));
+        }
         Param::Attn => {
-            t.attention = option(name, tf::Attention::parse(value), tf::Attention::NAMES)?
+            return set(
+                &mut t.attention,
+                option(name, tf::Attention::parse(value), tf::Attention::NAMES),
+            );
         }
-        Param::Mode => t.mode = option(name, tf::Mode::parse(value), tf::Mode::NAMES)?,
-        Param::Gen => t.generated = tf::GEN.parse(value)?,
-        Param::Quant => t.quant = option(name, tf::Quant::parse(value), tf::Quant::NAMES)?,
-        Param::Gpus => t.gpus = tf::GPUS.parse(value)?,
+        Param::Mode => {
+            return set(
+                &mut t.mode,
+                option(name, tf::Mode::parse(value), tf::Mode::NAMES),
+            );
+        }
+        Param::Gen => return set(&mut t.generated, tf::GEN.parse(value)),
+        Param::Quant => {
+            return set(
+                &mut t.quant,
+                option(name, tf::Quant::parse(value), tf::Quant::NAMES),
+            );
+        }
+        Param::Gpus => return set(&mut t.gpus, tf::GPUS.parse(value)),
         // ZERO's bound is 3: the conversion cannot fail.
         Param::Zero => t.zero = u8::try_from(tf::ZERO.parse(value)?).unwrap_or(3),
-        Param::Tp => t.tp = tf::TP.parse(value)?,
-        Param::Ep => t.ep = tf::EP.parse(value)?,
-        Param::Etp => t.etp = tf::ETP.parse(value)?,
-        Param::CapacityFactor => t.capacity_factor = tf::CAPACITY_FACTOR.parse(value)?,
-        Param::CapacityPad => t.capacity_pad = switch(name, value)?,
-        Param::Pp => t.pp = pipeline::PP.parse(value)?,
-        Param::PpSchedule => t.pp_schedule = option(name, Schedule::parse(value), Schedule::NAMES)?,
-        Param::Vpp => t.vpp = pipeline::VPP.parse(value)?,
-        Param::Microbatches => t.microbatches = pipeline::MICROBATCHES.parse(value)?,
-        Param::PpLayout => t.pp_layout = Layout::parse(value)?,
-        Param::PpStage => t.pp_stage = StageChoice::parse(value)?,
-        Param::Cp => t.cp = pipeline::CP.parse(value)?,
-        Param::CpKind => t.cp_kind = option(name, CpKind::parse(value), CpKind::NAMES)?,
-        Param::Sp => t.sp = switch(name, value)?,
-        Param::Foreach => t.foreach = switch(name, value)?,
+        Param::Tp => return set(&mut t.tp, tf::TP.parse(value)),
+        Param::Ep => return set(&mut t.ep, tf::EP.parse(value)),
+        Param::Etp => return set(&mut t.etp, tf::ETP.parse(value)),
+        Param::CapacityFactor => {
+            return set(&mut t.capacity_factor, tf::CAPACITY_FACTOR.parse(value));
+        }
+        Param::CapacityPad => return set(&mut t.capacity_pad, switch(name, value)),
+        Param::Pp => return set(&mut t.pp, pipeline::PP.parse(value)),
+        Param::PpSchedule => {
+            return set(
+                &mut t.pp_schedule,
+                option(name, Schedule::parse(value), Schedule::NAMES),
+            );
+        }
+        Param::Vpp => return set(&mut t.vpp, pipeline::VPP.parse(value)),
+        Param::Microbatches => {
+            return set(&mut t.microbatches, pipeline::MICROBATCHES.parse(value));
+        }
+        Param::PpLayout => return set(&mut t.pp_layout, Layout::parse(value)),
+        Param::PpStage => return set(&mut t.pp_stage, StageChoice::parse(value)),
+        Param::Cp => return set(&mut t.cp, pipeline::CP.parse(value)),
+        Param::CpKind => {
+            return set(
+                &mut t.cp_kind,
+                option(name, CpKind::parse(value), CpKind::NAMES),
+            );
+        }
+        Param::Sp => return set(&mut t.sp, switch(name, value)),
+        Param::Foreach => return set(&mut t.foreach, switch(name, value)),
         Param::Framework => {
             option(name, tf::Framework::parse(value), tf::Framework::NAMES)?.apply(t)
         }
-        Param::Step => t.step = option(name, tf::Step::parse(value), tf::Step::NAMES)?,
-        Param::Loss => t.loss = option(name, tf::Loss::parse(value), tf::Loss::NAMES)?,
-        Param::Offload => t.offload = switch(name, value)?,
-        Param::BucketM => t.bucket_m = tf::BUCKET_M.parse(value)?,
-        Param::GradientAsBucketView => t.bucket_view = switch(name, value)?,
-        Param::Prefetch => t.prefetch = tf::PREFETCH.parse(value)?,
-        Param::DsPrefetch => t.ds_prefetch = tf::DS_PREFETCH.parse(value)?,
-        Param::DsLive => t.ds_live = tf::DS_LIVE.parse(value)?,
-        Param::DsPersist => t.ds_persist = tf::DS_PERSIST.parse(value)?,
-        Param::ActOffload => t.act_offload = switch(name, value)?,
-        Param::Logits => t.logits = option(name, tf::Logits::parse(value), tf::Logits::NAMES)?,
+        Param::Step => {
+            return set(
+                &mut t.step,
+                option(name, tf::Step::parse(value), tf::Step::NAMES),
+            );
+        }
+        Param::Loss => {
+            return set(
+                &mut t.loss,
+                option(name, tf::Loss::parse(value), tf::Loss::NAMES),
+            );
+        }
+        Param::Offload => return set(&mut t.offload, switch(name, value)),
+        Param::BucketM => return set(&mut t.bucket_m, tf::BUCKET_M.parse(value)),
+        Param::GradientAsBucketView => return set(&mut t.bucket_view, switch(name, value)),
+        Param::Prefetch => return set(&mut t.prefetch, tf::PREFETCH.parse(value)),
+        Param::DsPrefetch => return set(&mut t.ds_prefetch, tf::DS_PREFETCH.parse(value)),
+        Param::DsLive => return set(&mut t.ds_live, tf::DS_LIVE.parse(value)),
+        Param::DsPersist => return set(&mut t.ds_persist, tf::DS_PERSIST.parse(value)),
+        Param::ActOffload => return set(&mut t.act_offload, switch(name, value)),
+        Param::Logits => {
+            return set(
+                &mut t.logits,
+                option(name, tf::Logits::parse(value), tf::Logits::NAMES),
+            );
+        }
         Param::ZeroGrad => {
-            t.zero_grad = option(name, tf::ZeroGrad::parse(value), tf::ZeroGrad::NAMES)?
+            return set(
+                &mut t.zero_grad,
+                option(name, tf::ZeroGrad::parse(value), tf::ZeroGrad::NAMES),
+            );
         }
-        Param::Outputs => t.outputs = option(name, tf::Outputs::parse(value), tf::Outputs::NAMES)?,
+        Param::Outputs => {
+            return set(
+                &mut t.outputs,
+                option(name, tf::Outputs::parse(value), tf::Outputs::NAMES),
+            );
+        }
         Param::NormKernel => {
-            t.norm_kernel = option(name, tf::NormKernel::parse(value), tf::NormKernel::NAMES)?
+            return set(
+                &mut t.norm_kernel,
+                option(name, tf::NormKernel::parse(value), tf::NormKernel::NAMES),
+            );
         }
-        Param::LoraRank => t.lora_rank = tf::LORA_RANK.parse(value)?,
+        Param::LoraRank => return set(&mut t.lora_rank, tf::LORA_RANK.parse(value)),
         Param::LoraTargets => {
-            t.lora_targets = option(name, tf::LoraTargets::parse(value), tf::LoraTargets::NAMES)?
+            return set(
+                &mut t.lora_targets,
+                option(name, tf::LoraTargets::parse(value), tf::LoraTargets::NAMES),
+            );
         }
-        Param::LoraDropout => t.lora_dropout = switch(name, value)?,
+        Param::LoraDropout => return set(&mut t.lora_dropout, switch(name, value)),
         Param::BaseQuant => {
-            t.base_quant = option(name, tf::BaseQuant::parse(value), tf::BaseQuant::NAMES)?
+            return set(
+                &mut t.base_quant,
+                option(name, tf::BaseQuant::parse(value), tf::BaseQuant::NAMES),
+            );
         }
-        Param::DoubleQuant => t.double_quant = switch(name, value)?,
-        Param::PrepareKbit => t.prepare_kbit = switch(name, value)?,
-        Param::KvDtype => t.kv_dtype = option(name, tf::KvDtype::parse(value), tf::KvDtype::NAMES)?,
+        Param::DoubleQuant => return set(&mut t.double_quant, switch(name, value)),
+        Param::PrepareKbit => return set(&mut t.prepare_kbit, switch(name, value)),
+        Param::KvDtype => {
+            return set(
+                &mut t.kv_dtype,
+                option(name, tf::KvDtype::parse(value), tf::KvDtype::NAMES),
+            );
+        }
         Param::KvLayout => {
-            t.kv_layout = option(name, tf::KvLayout::parse(value), tf::KvLayout::NAMES)?
+            return set(
+                &mut t.kv_layout,
+                option(name, tf::KvLayout::parse(value), tf::KvLayout::NAMES),
+            );
         }
-        Param::LogitsToKeep => t.logits_to_keep = tf::LOGITS_TO_KEEP.parse(value)?,
+        Param::LogitsToKeep => return set(&mut t.logits_to_keep, tf::LOGITS_TO_KEEP.parse(value)),
         Param::CacheImplementation => {
-            t.cache = option(name, tf::CacheImpl::parse(value), tf::CacheImpl::NAMES)?
+            return set(
+                &mut t.cache,
+                option(name, tf::CacheImpl::parse(value), tf::CacheImpl::NAMES),
+            );
         }
-        Param::ParamOffload => t.param_offload = switch(name, value)?,
-        Param::Fp8 => t.fp8 = option(name, tf::Fp8::parse(value), tf::Fp8::NAMES)?,
-        Param::TrainEmbeddings => t.train_embeddings = switch(name, value)?,
-        Param::Compile => t.compile = switch(name, value)?,
-        Param::Reentrant => t.reentrant = switch(name, value)?,
-        Param::GradAccumFusion => t.grad_accum_fusion = switch(name, value)?,
+        Param::ParamOffload => return set(&mut t.param_offload, switch(name, value)),
+        Param::Fp8 => {
+            return set(
+                &mut t.fp8,
+                option(name, tf::Fp8::parse(value), tf::Fp8::NAMES),
+            );
+        }
+        Param::TrainEmbeddings => return set(&mut t.train_embeddings, switch(name, value)),
+        Param::Compile => return set(&mut t.compile, switch(name, value)),
+        Param::Reentrant => return set(&mut t.reentrant, switch(name, value)),
+        Param::GradAccumFusion => return set(&mut t.grad_accum_fusion, switch(name, value)),
         Param::GpuMemoryUtilization => {
-            t.engine.gpu_memory_utilization = tf::GPU_MEMORY_UTILIZATION.parse(value)?
+            return set(
+                &mut t.engine.gpu_memory_utilization,
+                tf::GPU_MEMORY_UTILIZATION.parse(value),
+            );
         }
-        Param::MaxModelLen => t.engine.max_model_len = tf::MAX_MODEL_LEN.parse(value)?,
-        Param::MaxNumSeqs => t.engine.max_num_seqs = tf::MAX_NUM_SEQS.parse(value)?,
+        Param::MaxModelLen => {
+            return set(&mut t.engine.max_model_len, tf::MAX_MODEL_LEN.parse(value));
+        }
+        Param::MaxNumSeqs => return set(&mut t.engine.max_num_seqs, tf::MAX_NUM_SEQS.parse(value)),
         Param::MaxNumBatchedTokens => {
-            t.engine.max_num_batched_tokens = tf::MAX_NUM_BATCHED_TOKENS.parse(value)?
+            return set(
+                &mut t.engine.max_num_batched_tokens,
+                tf::MAX_NUM_BATCHED_TOKENS.parse(value),
+            );
         }
-        Param::BlockSize => t.engine.block_size = tf::BLOCK_SIZE.parse(value)?,
-        Param::EnforceEager => t.engine.enforce_eager = switch(name, value)?,
-        Param::FlashinferSampler => t.engine.flashinfer_sampler = switch(name, value)?,
+        Param::BlockSize => return set(&mut t.engine.block_size, tf::BLOCK_SIZE.parse(value)),
+        Param::EnforceEager => return set(&mut t.engine.enforce_eager, switch(name, value)),
+        Param::FlashinferSampler => {
+            return set(&mut t.engine.flashinfer_sampler, switch(name, value));
+        }
         Param::LoraVariant => {
-            t.lora_variant = option(name, tf::LoraVariant::parse(value), tf::LoraVariant::NAMES)?
+            return set(
+                &mut t.lora_variant,
+                option(name, tf::LoraVariant::parse(value), tf::LoraVariant::NAMES),
+            );
         }
         Param::Gpu => {
             let ids: &'static [&'static str] = DEVICE_IDS;
@@ -742,12 +950,17 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
                 hundredths_gb: GPU_GB.parse(value)?,
             })
         }
-        Param::MaxGpus => config.max_gpus = MAX_GPUS.parse(value)?,
-        Param::HostGb => config.host_gb = HOST_GB.parse(value)?,
-        Param::OverheadGb => config.overhead = OVERHEAD_GB.parse(value)?,
-        Param::Margin => config.margin = MARGIN.parse(value)?,
-        Param::GlobalBatch => config.global_batch = GLOBAL_BATCH.parse(value)?,
-        Param::Units => config.units = option(name, value.parse().ok(), Units::NAMES)?,
+        Param::MaxGpus => return set(&mut config.max_gpus, MAX_GPUS.parse(value)),
+        Param::HostGb => return set(&mut config.host_gb, HOST_GB.parse(value)),
+        Param::OverheadGb => return set(&mut config.overhead, OVERHEAD_GB.parse(value)),
+        Param::Margin => return set(&mut config.margin, MARGIN.parse(value)),
+        Param::GlobalBatch => return set(&mut config.global_batch, GLOBAL_BATCH.parse(value)),
+        Param::Units => {
+            return set(
+                &mut config.units,
+                option(name, value.parse().ok(), Units::NAMES),
+            );
+        }
         Param::Lang => config.lang = Some(option(name, Lang::parse(value), Lang::NAMES)?),
         // The switch's spellings stay what they were: `1` is the full embed.
         Param::Embed => {
@@ -761,7 +974,12 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
             }
         }
         // Read first, by `parse` itself; here for completeness of the match.
-        Param::Form => config.form = option(name, Form::parse(value), Form::NAMES)?,
+        Param::Form => {
+            return set(
+                &mut config.form,
+                option(name, Form::parse(value), Form::NAMES),
+            );
+        }
     }
     Ok(())
 }
@@ -792,6 +1010,7 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::Outputs => tf::Outputs::NAMES,
         Param::NormKernel => tf::NormKernel::NAMES,
         Param::FusedProj => tf::FusedProj::NAMES,
+        Param::LinearMixer => tf::LinearMixer::NAMES,
         Param::LoraTargets => tf::LoraTargets::NAMES,
         Param::BaseQuant => tf::BaseQuant::NAMES,
         Param::KvDtype => tf::KvDtype::NAMES,
