@@ -39,6 +39,8 @@ pub struct Row {
     /// What nvidia-smi shows once the engine serves: budget + outside.
     process: u128,
     kv_bytes_per_token: u128,
+    /// A hybrid model's linear layers' state of one request (0 otherwise).
+    linear_state_per_request: u128,
     max_model_len: u64,
     max_num_seqs: u64,
     max_num_batched_tokens: u64,
@@ -69,6 +71,8 @@ struct GroupsRow {
     layers_per_group: u64,
     full_attention: u64,
     sliding_window: u64,
+    /// A hybrid model's groups of linear layers, one block a request.
+    linear: u64,
     window: u64,
 }
 
@@ -117,6 +121,7 @@ impl Row {
             outside_budget: plan.outside,
             process: plan.process(),
             kv_bytes_per_token: plan.kv_bytes_per_token,
+            linear_state_per_request: plan.linear_state_per_request,
             max_model_len: plan.max_model_len,
             max_num_seqs: plan.max_num_seqs,
             max_num_batched_tokens: plan.max_num_batched_tokens,
@@ -126,6 +131,7 @@ impl Row {
                 layers_per_group: plan.groups.layers,
                 full_attention: plan.groups.full,
                 sliding_window: plan.groups.windowed,
+                linear: plan.groups.linear,
                 window: plan.groups.window,
             },
             kv_cache_tokens: plan.pool_tokens,
@@ -238,9 +244,14 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
     let pool = if plan.block_size == 1 {
         format!("{} tokens", group(plan.pool_tokens))
     } else if groups > 1 {
+        let held = if plan.groups.linear > 0 {
+            "linear layers hold one block of state a request"
+        } else {
+            "sliding-window layers hold their window only"
+        };
         format!(
             "{} blocks of {} tokens shared by {groups} groups of {} layers \
-             (sliding-window layers hold their window only): vLLM counts {} tokens",
+             ({held}): vLLM counts {} tokens",
             group(plan.blocks),
             plan.block_size,
             plan.groups.layers,
@@ -258,6 +269,12 @@ pub fn text(out: &mut String, plan: &Plan, units: Units) {
         "KV cache: {} per token, {pool}.\n",
         size(plan.kv_bytes_per_token, units),
     ));
+    if plan.linear_state_per_request > 0 {
+        out.push_str(&format!(
+            "Linear layers' state: {} per request, whatever its length.\n",
+            size(plan.linear_state_per_request, units),
+        ));
+    }
     rest(out, plan);
 }
 

@@ -1431,7 +1431,8 @@ fn vllm_states_the_groups_of_a_hybrid_model() {
     assert_eq!(
         plan["kv_cache_groups"],
         serde_json::json!({
-            "layers_per_group": 12, "full_attention": 1, "sliding_window": 1, "window": 128
+            "layers_per_group": 12, "full_attention": 1, "sliding_window": 1, "linear": 0,
+            "window": 128
         })
     );
     let blocks = plan["blocks"].as_u64().expect("blocks");
@@ -1442,6 +1443,31 @@ fn vllm_states_the_groups_of_a_hybrid_model() {
         text.contains("blocks of 16 tokens shared by 2 groups of 12 layers"),
         "{text}"
     );
+}
+
+/// A model with linear layers under vLLM and SGLang: the state of one
+/// request in the JSON and the text, the groups of linear layers, and the
+/// attention's block raised to hold a layer's state.
+#[test]
+fn a_hybrid_model_states_its_linear_state() {
+    let query =
+        "form=transformer&model=qwen3-next-80b-a3b&framework=vllm&gpu=h200&tp=2&max_model_len=32k";
+    let plan = &json(&["--json", query])["serving"];
+    assert_eq!(plan["linear_state_per_request"], 19_759_104);
+    assert_eq!(plan["block_size"], 544);
+    assert_eq!(plan["kv_cache_groups"]["linear"], 3);
+    let text = String::from_utf8_lossy(&batchfit(&[query]).stdout).into_owned();
+    assert!(
+        text.contains("blocks of 544 tokens shared by 4 groups of 12 layers (linear layers hold one block of state a request)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Linear layers' state: 19.76 MB per request, whatever its length."),
+        "{text}"
+    );
+    let sglang = query.replace("framework=vllm", "framework=sglang");
+    let plan = &json(&["--json", &sglang])["serving"];
+    assert_eq!(plan["linear_state_per_request"], 38_633_472);
 }
 
 /// Issue 29: `framework=vllm` answers with vLLM's memory plan: its parts fill

@@ -69,6 +69,14 @@ choice! {
         QkNopeHeadDim = "qk_nope_head_dim",
         VHeadDim = "v_head_dim",
         FusedProj = "fused_proj",
+        LinearMixer = "linear_mixer",
+        FullAttentionInterval = "full_attention_interval",
+        LinearNumKeyHeads = "linear_num_key_heads",
+        LinearKeyHeadDim = "linear_key_head_dim",
+        LinearNumValueHeads = "linear_num_value_heads",
+        LinearValueHeadDim = "linear_value_head_dim",
+        LinearConvKernelDim = "linear_conv_kernel_dim",
+        AttnOutputGate = "attn_output_gate",
         Recipe = "recipe",
         Recompute = "recompute",
         RecomputeMethod = "recompute_method",
@@ -200,14 +208,65 @@ impl Param {
     pub const fn input(self) -> Input {
         use Param::*;
         match self {
-            Batch | Seq | Hidden | Layers | Heads | KvHeads | HeadDim | Ffn | Vocab | Positions
-            | TokenTypes | Labels | Image | Patch | Channels | Gen | Gpus | Zero | Tp | BucketM
-            | Prefetch | DsPrefetch | DsLive | DsPersist | GlobalBatch | LoraRank | Window
-            | GlobalEvery | Experts | ExpertsActive | ExpertFfn | SharedExperts | SharedFfn
-            | FirstDenseLayers | MoeEvery | Ep | Etp | KvLoraRank | QLoraRank | QkRopeHeadDim
-            | QkNopeHeadDim | VHeadDim | Pp | Vpp | Microbatches | Cp | RecomputeLayers
-            | MaxGpus | MaxModelLen | MaxNumSeqs | MaxNumBatchedTokens | BlockSize
-            | LogitsToKeep => Input::Whole,
+            Batch
+            | Seq
+            | Hidden
+            | Layers
+            | Heads
+            | KvHeads
+            | HeadDim
+            | Ffn
+            | Vocab
+            | Positions
+            | TokenTypes
+            | Labels
+            | Image
+            | Patch
+            | Channels
+            | Gen
+            | Gpus
+            | Zero
+            | Tp
+            | BucketM
+            | Prefetch
+            | DsPrefetch
+            | DsLive
+            | DsPersist
+            | GlobalBatch
+            | LoraRank
+            | Window
+            | GlobalEvery
+            | Experts
+            | ExpertsActive
+            | ExpertFfn
+            | SharedExperts
+            | SharedFfn
+            | FirstDenseLayers
+            | MoeEvery
+            | Ep
+            | Etp
+            | KvLoraRank
+            | QLoraRank
+            | QkRopeHeadDim
+            | QkNopeHeadDim
+            | VHeadDim
+            | Pp
+            | Vpp
+            | Microbatches
+            | Cp
+            | RecomputeLayers
+            | MaxGpus
+            | MaxModelLen
+            | MaxNumSeqs
+            | MaxNumBatchedTokens
+            | BlockSize
+            | LogitsToKeep
+            | FullAttentionInterval
+            | LinearNumKeyHeads
+            | LinearKeyHeadDim
+            | LinearNumValueHeads
+            | LinearValueHeadDim
+            | LinearConvKernelDim => Input::Whole,
             PpLayout | PpStage | RecomputeModules => Input::List,
             K | ActMb | GpuGb | HostGb | OverheadGb | Margin | CapacityFactor
             | GpuMemoryUtilization => Input::Decimal,
@@ -216,12 +275,12 @@ impl Param {
             | LoraDropout | DoubleQuant | ParamOffload | Embed | QkNorm | QkNormFull | Softcap
             | AttnSoftcap | AttnSinks | CapacityPad | TrainEmbeddings | Compile | Reentrant
             | GradAccumFusion | EnforceEager | FlashinferSampler | PrepareKbit
-            | GradientAsBucketView => Input::Switch,
+            | GradientAsBucketView | AttnOutputGate => Input::Switch,
             Form | Precision | Optimizer | Model | Framework | Kind | Mlp | Norm | Recipe
             | Recompute | Attn | Mode | Quant | Step | Loss | Logits | ZeroGrad | Outputs
             | NormKernel | FusedProj | LoraTargets | BaseQuant | KvDtype | KvLayout
             | CacheImplementation | LoraVariant | Fp8 | Gpu | Units | Lang | Block | PpSchedule
-            | CpKind | RecomputeMethod => Input::Choice,
+            | CpKind | RecomputeMethod | LinearMixer => Input::Choice,
         }
     }
 }

@@ -1,7 +1,9 @@
 //! Published model configurations and device capacities, each with its source.
 //! Ids are URL values (`model=llama-3.1-8b`, `gpu=h100-80gb`) and never change.
 
-use crate::transformer::{self as tf, Architecture, Block, FusedProj, Kind, Mlp, Norm};
+use crate::transformer::{
+    self as tf, Architecture, Block, FusedProj, Kind, LinearMixer, Mlp, Norm,
+};
 
 /// A published model: its architecture as its config.json gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -94,6 +96,14 @@ const BASE: Architecture = Architecture {
     qk_nope_head_dim: tf::QK_NOPE_HEAD_DIM.default,
     v_head_dim: tf::V_HEAD_DIM.default,
     fused_proj: FusedProj::None,
+    linear_mixer: LinearMixer::None,
+    full_attention_interval: tf::FULL_ATTENTION_INTERVAL.default,
+    linear_num_key_heads: tf::LINEAR_NUM_KEY_HEADS.default,
+    linear_key_head_dim: tf::LINEAR_KEY_HEAD_DIM.default,
+    linear_num_value_heads: tf::LINEAR_NUM_VALUE_HEADS.default,
+    linear_value_head_dim: tf::LINEAR_VALUE_HEAD_DIM.default,
+    linear_conv_kernel_dim: tf::LINEAR_CONV_KERNEL_DIM.default,
+    attn_output_gate: false,
 };
 
 /// GPT-2 (Radford et al. 2019): learned positions, LayerNorm, biases, tied,
@@ -799,6 +809,54 @@ pub const MODELS: &[ModelPreset] = &[
         "huggingface.co/allenai/OLMoE-1B-7B-0924/blob/main/config.json; \
          counts: arXiv:2409.02060, §1",
     ),
+    moe_entry(
+        "qwen3-next-80b-a3b",
+        "Qwen3-Next-80B-A3B",
+        ("80B", "3B"),
+        Architecture {
+            head_dim: 256,
+            qk_norm: true,
+            attn_output_gate: true,
+            shared_experts: 1,
+            shared_ffn: 512,
+            linear_mixer: LinearMixer::GatedDeltanet,
+            full_attention_interval: 4,
+            linear_num_key_heads: 16,
+            linear_key_head_dim: 128,
+            linear_num_value_heads: 32,
+            linear_value_head_dim: 128,
+            linear_conv_kernel_dim: 4,
+            ..moe(llama(48, 2048, 16, 2, 5120, 151_936), 512, 10, 512)
+        },
+        "huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct/blob/main/config.json, read \
+         through transformers' configuration_qwen3_next.py, whose defaults are this model's \
+         (4.57.1); 12 full-attention layers gated, 36 Gated DeltaNet layers, every layer \
+         MoE with one shared expert; the shared expert's one-output gate \
+         (`shared_expert_gate`, 48 × 2,048 parameters) is not counted; counts: its model card",
+    ),
+    moe_entry(
+        "granite-4.0-h-small",
+        "Granite 4.0 H Small",
+        ("32B", "9B"),
+        Architecture {
+            tied: true,
+            shared_experts: 1,
+            shared_ffn: 1536,
+            linear_mixer: LinearMixer::Mamba2,
+            full_attention_interval: 10,
+            linear_num_key_heads: 1,
+            linear_key_head_dim: 128,
+            linear_num_value_heads: 128,
+            linear_value_head_dim: 64,
+            linear_conv_kernel_dim: 4,
+            ..moe(llama(40, 4096, 32, 8, 1536, 100_352), 72, 10, 768)
+        },
+        "huggingface.co/ibm-granite/granite-4.0-h-small/blob/main/config.json, as its GGUF \
+         metadata (ollama.com/ibm/granite4:small-h) and copies of the file give it: 40 layers, \
+         4 of them attention (at 5, 15, 25, 35; batchfit places them at 9, 19, 29, 39, the same \
+         count), Mamba-2 with 128 heads of 64, one group, state 128; every layer MoE (72 experts, \
+         top 10) beside a dense `shared_mlp` of 1,536; counts: IBM's model card (32B, 9B active)",
+    ),
 ];
 
 /// An NVIDIA card of compute capability `capability`.
@@ -1029,6 +1087,8 @@ mod tests {
             ("gpt-oss-120b", true, true),
             ("llama-4-scout", false, false),
             ("olmoe-1b-7b", true, false),
+            ("qwen3-next-80b-a3b", true, false),
+            ("granite-4.0-h-small", true, false),
         ] {
             let preset = model(id).expect("preset");
             let count = parameter_count(&preset.arch);

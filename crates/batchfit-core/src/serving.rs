@@ -33,7 +33,7 @@ use crate::presets::{DEVICES_BY_CAPACITY, Device, DeviceKind, DevicePreset};
 use crate::query::{Config, Form};
 use crate::transformer::{
     EngineSettings, Framework, MAX_MODEL_LEN, Mode, TransformerInput, engine_forward,
-    engine_sampler, kv_bytes_per_token,
+    engine_sampler, kv_bytes_per_token, linear_state,
 };
 
 /// The memory plan of one GPU of a serving engine, in bytes.
@@ -76,8 +76,12 @@ pub struct Plan {
     /// The CUDA context and libraries' memory before the engine starts
     /// (`overhead_gb`), outside the budget.
     pub outside: u128,
-    /// The KV cache of one token on this GPU, every layer.
+    /// The KV cache of one token on this GPU, every layer that attends.
     pub kv_bytes_per_token: u128,
+    /// A hybrid model's linear layers' state of one request on this GPU,
+    /// every linear layer (0 for a model that only attends): vLLM keeps it
+    /// in one block of each linear group, SGLang in a pool of its own.
+    pub linear_state_per_request: u128,
     /// The settings as the engine runs them, defaults filled in.
     pub max_model_len: u64,
     pub max_num_seqs: u64,
@@ -121,6 +125,9 @@ pub struct KvGroups {
     pub full: u64,
     /// Groups of sliding-window layers.
     pub windowed: u64,
+    /// Groups of linear layers (a hybrid model's: `MambaSpec`, one block a
+    /// request whatever its length).
+    pub linear: u64,
     /// The window in tokens (0: none).
     pub window: u64,
 }
@@ -131,17 +138,18 @@ impl KvGroups {
     fn vllm(input: &TransformerInput) -> KvGroups {
         let arch = &input.arch;
         let windowed = arch.windowed_layers();
-        let full = arch.layers - windowed;
-        let layers = match (full, windowed) {
-            (0, w) => w,
-            (f, 0) => f,
-            (f, w) => f.min(w),
-        }
-        .max(1);
+        let linear = arch.linear_layers();
+        let full = arch.layers - windowed - linear;
+        let layers = [full, windowed, linear]
+            .into_iter()
+            .filter(|&n| n > 0)
+            .min()
+            .unwrap_or(1);
         KvGroups {
             layers,
             full: full.div_ceil(layers),
             windowed: windowed.div_ceil(layers),
+            linear: linear.div_ceil(layers),
             window: arch.window,
         }
     }
@@ -153,13 +161,14 @@ impl KvGroups {
             layers: layers.max(1),
             full: 1,
             windowed: 0,
+            linear: 0,
             window: 0,
         }
     }
 
     /// How many groups share the pool (at least one).
     pub fn count(&self) -> u64 {
-        (self.full + self.windowed).max(1)
+        (self.full + self.windowed + self.linear).max(1)
     }
 
     /// Blocks one layer holds for a request of `len` tokens when steps
@@ -180,7 +189,10 @@ impl KvGroups {
     /// group's blocks, summed over the groups).
     pub fn request_blocks(&self, len: u64, block_size: u64, batched: u64) -> u128 {
         let (full, windowed) = self.layer_blocks(len, block_size, batched);
-        (full * u128::from(self.full) + windowed * u128::from(self.windowed)).max(1)
+        (full * u128::from(self.full)
+            + windowed * u128::from(self.windowed)
+            + u128::from(self.linear))
+        .max(1)
     }
 }
 
@@ -278,7 +290,35 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
         0 => input.seq.saturating_add(input.generated),
         given => given,
     };
-    let block_size = settings.block_size;
+    // A hybrid model's linear layers keep one page of state per request:
+    // the convolution's last `conv_kernel_dim − 1` inputs and the recurrent
+    // state, both in the model's dtype (vllm/model_executor/layers/mamba/
+    // mamba_utils.py, `gated_delta_net_state_shape`, `mamba2_state_shape`,
+    // `mamba_cache_dtype="auto"`). vLLM makes the attention layers' page as
+    // large, raising their block size to a multiple of 16 tokens that holds
+    // the state (model_executor/models/config.py
+    // `HybridAttentionMambaModelConfig.verify_and_update_config`: `attn_block_size
+    // = 16 * cdiv(mamba_page_size, 16 * attn_page_size_1_token)`) and
+    // padding the state's page to the attention's.
+    let arch = &input.arch;
+    let e = input.activation_bytes();
+    let columns = u128::from(arch.linear_conv_kernel_dim.saturating_sub(1));
+    let linear_state_per_request = linear_state(input, columns, e, e);
+    let (attention_layers, linear_layers) = (
+        u128::from(arch.attention_layers()),
+        u128::from(arch.linear_layers()),
+    );
+    let state_page = linear_state_per_request / linear_layers.max(1);
+    let kv_bytes_per_token = kv_bytes_per_token(input);
+    let token_page = kv_bytes_per_token / attention_layers.max(1);
+    let block_size = if linear_layers > 0 && token_page > 0 {
+        let tokens = 16 * div_ceil(state_page, 16 * token_page);
+        settings
+            .block_size
+            .max(u64::try_from(tokens).unwrap_or(u64::MAX))
+    } else {
+        settings.block_size
+    };
     // 0: vLLM's default, 0.9.
     let utilization = match settings.gpu_memory_utilization {
         0 => super::transformer::GPU_MEMORY_UTILIZATION.default,
@@ -292,24 +332,25 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
     // give 0.3 to 1.6 GiB ("Estimated CUDA graph memory"), docs/model.md.
     let (non_torch, cuda_graphs) = (0, 0);
     let outside = config.overhead_bytes();
-    let kv_bytes_per_token = kv_bytes_per_token(input);
     let pool = budget.saturating_sub(weights + activation_peak + non_torch + cuda_graphs);
     // kv_cache_utils.py `get_num_blocks`: available // page_size //
     // num_layers, a page being one layer's block and num_layers a group's.
     let groups = KvGroups::vllm(input);
-    let layers = u128::from(input.arch.layers.max(1));
-    let layer_block = kv_bytes_per_token * u128::from(block_size) / layers;
+    let layer_block = match token_page {
+        0 => state_page,
+        _ => token_page * u128::from(block_size),
+    };
     let block_bytes = (layer_block * u128::from(groups.layers)).max(1);
     let blocks = pool / block_bytes;
     let request_blocks = groups.request_blocks(max_model_len, block_size, batched);
     // `check_enough_kv_cache_memory`: every layer's own blocks, unpadded,
     // for a request of `len` tokens; `estimate_max_model_len` searches the
     // longest that fits the pool.
-    let windowed = u128::from(input.arch.windowed_layers());
-    let full_layers = layers - windowed;
+    let windowed = u128::from(arch.windowed_layers());
+    let full_layers = attention_layers - windowed;
     let needed = |len: u64| {
         let (full, window) = groups.layer_blocks(len, block_size, batched);
-        (full * full_layers + window * windowed) * layer_block
+        (full * full_layers + window * windowed + linear_layers) * layer_block
     };
     let ceiling = match full_layers {
         0 => MAX_MODEL_LEN.max,
@@ -346,6 +387,7 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
         eager: settings.enforce_eager,
         outside,
         kv_bytes_per_token,
+        linear_state_per_request,
         max_model_len,
         max_num_seqs: seqs,
         max_num_batched_tokens: batched,
@@ -426,8 +468,23 @@ fn sglang_plan(config: &Config, total: u128, estimate: &memory::Estimate) -> Pla
     let weights = estimate.weights;
     let pool = budget.saturating_sub(weights);
     let kv_bytes_per_token = kv_bytes_per_token(input);
+    // A hybrid model's linear layers: SGLang's `MambaPool` holds the state of
+    // `max_mamba_cache_size` requests, `max_running_requests` or else 512,
+    // taken from the pool before the KV cache is sized over the
+    // full-attention layers (python/sglang/srt/model_executor/model_runner.py
+    // at 0.5.3, `is_hybrid_gdn`; configs/mamba_utils.py: the convolution's
+    // state in BF16, the recurrent state in `mamba_ssm_dtype`, FP32 by
+    // default), and the running requests are at most that many.
+    let columns = u128::from(input.arch.linear_conv_kernel_dim.saturating_sub(1));
+    let linear_state_per_request = linear_state(input, columns, 2, 4);
+    let states = match (linear_state_per_request, settings.max_num_seqs) {
+        (0, _) => 0,
+        (_, 0) => 512,
+        (_, given) => given,
+    };
+    let kv_pool = pool.saturating_sub(u128::from(states) * linear_state_per_request);
     let page = u128::from(settings.block_size.max(1));
-    let tokens = pool / kv_bytes_per_token.max(1) / page * page;
+    let tokens = kv_pool / kv_bytes_per_token.max(1) / page * page;
     let context_len = match settings.max_model_len {
         0 => input.seq.saturating_add(input.generated),
         given => given,
@@ -435,7 +492,12 @@ fn sglang_plan(config: &Config, total: u128, estimate: &memory::Estimate) -> Pla
     let running = match settings.max_num_seqs {
         0 => {
             let estimated = (tokens * 512 / u128::from(context_len.max(1))).clamp(2_048, 4_096);
-            u64::try_from(estimated.min(tokens / 2)).unwrap_or(u64::MAX)
+            let running = u64::try_from(estimated.min(tokens / 2)).unwrap_or(u64::MAX);
+            if states > 0 {
+                running.min(states)
+            } else {
+                running
+            }
         }
         given => given,
     };
@@ -454,6 +516,7 @@ fn sglang_plan(config: &Config, total: u128, estimate: &memory::Estimate) -> Pla
         eager: settings.enforce_eager,
         outside,
         kv_bytes_per_token,
+        linear_state_per_request,
         max_model_len: context_len,
         max_num_seqs: running,
         max_num_batched_tokens: chunked,

@@ -90,6 +90,11 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
             .text(&answer),
     ];
     shown.extend(reason.map(|reason| el("p").attr("data-testid", "serving-reason").text(&reason)));
+    let linear = (plan.linear_state_per_request > 0).then(|| {
+        el("p")
+            .attr("data-testid", "serving-state")
+            .text(&(p.linear_state)(&size(plan.linear_state_per_request)))
+    });
     shown.extend([
         bar(&plan, size),
         el("p")
@@ -107,6 +112,7 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
                     plan.groups.count(),
                     &group(lang, plan.pool_tokens),
                     &group(lang, plan.max_seq),
+                    plan.groups.linear > 0,
                 )
             } else {
                 (p.kv_pool)(
@@ -158,6 +164,7 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
             ]
         }),
     ]);
+    shown.extend(linear);
     shown.extend(what_ifs(state, lang, &config));
     shown.extend(lengths(lang, &plan));
     shown.extend(devices(lang, &config));

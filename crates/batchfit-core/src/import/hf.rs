@@ -43,6 +43,8 @@ pub const MODEL_TYPES: &[&str] = &[
     "olmoe",
     "gpt_oss",
     "llama4",
+    "qwen3_next",
+    "granitemoehybrid",
 ];
 
 /// Keys of experts, which the dense families' classes do not build:
@@ -176,6 +178,47 @@ impl Keys<'_> {
         every_nth(&global, layers, KEY).map(Some)
     }
 
+    /// A hybrid model's list of layer kinds (`layer_types`, Granite's
+    /// `layers_block_type`) as a full-attention interval: the full-attention
+    /// layers one every n, evenly spaced (batchfit places them at the n-th,
+    /// 2n-th…: the same count, docs/model.md §3.13). `None` when absent.
+    fn hybrid_layers(&self, key: &'static str, layers: u64) -> Result<Option<u64>, Error> {
+        let Some(value) = self.get(key) else {
+            return Ok(None);
+        };
+        let Json::Array(items) = value else {
+            return Err(Error::WrongType {
+                key,
+                expected: json::Kind::Array,
+                found: value.kind(),
+            });
+        };
+        let mut attending = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match item {
+                Json::String(t) if t == "full_attention" || t == "attention" => {
+                    attending.push(i as u64);
+                }
+                Json::String(t) if t == "linear_attention" || t == "mamba" => {}
+                _ => return Err(Error::LayerPattern { key }),
+            }
+        }
+        let count = attending.len() as u64;
+        let every = layers.checked_div(count).unwrap_or(0);
+        let spaced = items.len() as u64 == layers
+            && count > 0
+            && every * count == layers
+            && attending
+                .iter()
+                .enumerate()
+                .all(|(k, i)| *i == attending[0] + k as u64 * every);
+        if spaced {
+            Ok(Some(every))
+        } else {
+            Err(Error::LayerPattern { key })
+        }
+    }
+
     /// Qwen2/Qwen3's optional window (configuration_qwen2.py,
     /// configuration_qwen3.py): with `use_sliding_window`, layers from
     /// `max_window_layers` (default 28) on attend through `sliding_window`
@@ -282,6 +325,8 @@ pub fn import(text: &str) -> Result<Architecture, Error> {
         // `model_type` (its README: set it to deepseek_v3 where a framework
         // does not know it).
         "deepseek_v3" | "kimi_k2" => deepseek_v3(&keys),
+        "qwen3_next" => qwen3_next(&keys),
+        "granitemoehybrid" => granite_hybrid(&keys),
         "llama4" => match keys.get("text_config") {
             Some(text @ Json::Object(_)) => llama4(&Keys(text), &keys),
             Some(other) => Err(Error::WrongType {
@@ -518,6 +563,151 @@ fn routed(keys: &Keys<'_>, model_type: &str) -> Result<Architecture, Error> {
         },
         // models/mixtral: `intermediate_size` is each expert's size.
         _ => base,
+    })
+}
+
+/// Qwen3-Next (transformers configuration_qwen3_next.py, whose defaults are
+/// Qwen3-Next-80B-A3B's): Qwen3-MoE's experts with a shared expert of
+/// `shared_expert_intermediate_size`, gated attention with per-head
+/// QK-norm on every `full_attention_interval`-th layer (head_dim 256), Gated
+/// DeltaNet on the others.
+fn qwen3_next(keys: &Keys<'_>) -> Result<Architecture, Error> {
+    let base = routed_qwen(keys)?;
+    let shared = keys
+        .whole("shared_expert_intermediate_size", tf::SHARED_FFN)?
+        .unwrap_or(512);
+    let interval = match keys.hybrid_layers("layer_types", base.layers)? {
+        Some(n) => n,
+        None => keys
+            .whole("full_attention_interval", tf::FULL_ATTENTION_INTERVAL)?
+            .unwrap_or(4),
+    };
+    let linear = |key, field: WholeField, default| -> Result<u64, Error> {
+        Ok(keys.whole(key, field)?.unwrap_or(default))
+    };
+    Ok(Architecture {
+        head_dim: keys.whole("head_dim", tf::HEAD_DIM)?.unwrap_or(256),
+        attn_output_gate: true,
+        shared_experts: u64::from(shared > 0),
+        shared_ffn: shared,
+        linear_mixer: tf::LinearMixer::GatedDeltanet,
+        full_attention_interval: interval,
+        linear_num_key_heads: linear("linear_num_key_heads", tf::LINEAR_NUM_KEY_HEADS, 16)?,
+        linear_key_head_dim: linear("linear_key_head_dim", tf::LINEAR_KEY_HEAD_DIM, 128)?,
+        linear_num_value_heads: linear("linear_num_value_heads", tf::LINEAR_NUM_VALUE_HEADS, 32)?,
+        linear_value_head_dim: linear("linear_value_head_dim", tf::LINEAR_VALUE_HEAD_DIM, 128)?,
+        linear_conv_kernel_dim: linear("linear_conv_kernel_dim", tf::LINEAR_CONV_KERNEL_DIM, 4)?,
+        ..base
+    })
+}
+
+/// Qwen3-MoE's experts as Qwen3-Next reads them: `num_experts` (512) of
+/// `moe_intermediate_size` (512), top `num_experts_per_tok` (10), every
+/// `decoder_sparse_step`-th layer.
+fn routed_qwen(keys: &Keys<'_>) -> Result<Architecture, Error> {
+    let dense = llama_like(keys, "qwen3")?;
+    dense_layer_list(keys, "mlp_only_layers")?;
+    Ok(Architecture {
+        experts: keys.whole("num_experts", tf::EXPERTS)?.unwrap_or(512),
+        experts_active: keys
+            .whole("num_experts_per_tok", tf::EXPERTS_ACTIVE)?
+            .unwrap_or(10),
+        expert_ffn: keys
+            .whole("moe_intermediate_size", tf::EXPERT_FFN)?
+            .unwrap_or(512),
+        moe_every: keys
+            .whole("decoder_sparse_step", tf::MOE_EVERY)?
+            .unwrap_or(1),
+        ..dense
+    })
+}
+
+/// IBM Granite 4.0-H (transformers configuration_granitemoehybrid.py):
+/// `layer_types` (`layers_block_type`) of "mamba" and "attention", Mamba-2
+/// layers of `mamba_n_heads` heads of `mamba_d_head` (by default
+/// `mamba_expand` × hidden / heads), `mamba_n_groups` groups, state
+/// `mamba_d_state`, convolution `mamba_d_conv` with its bias and no
+/// projection bias (the class's defaults, the only ones modelled); every
+/// layer has the dense `shared_mlp` of `shared_intermediate_size`, and
+/// `num_local_experts` experts of `intermediate_size` beside it where
+/// there are any.
+fn granite_hybrid(keys: &Keys<'_>) -> Result<Architecture, Error> {
+    let heads = keys.required("num_attention_heads", tf::HEADS)?;
+    let layers = keys.required("num_hidden_layers", LAYERS)?;
+    let hidden = keys.required("hidden_size", HIDDEN)?;
+    if !keys.switch("mamba_conv_bias")?.unwrap_or(true) {
+        return Err(Error::Unsupported {
+            key: "mamba_conv_bias",
+        });
+    }
+    if keys.switch("mamba_proj_bias")?.unwrap_or(false) {
+        return Err(Error::Unsupported {
+            key: "mamba_proj_bias",
+        });
+    }
+    let interval = match keys.hybrid_layers("layer_types", layers)? {
+        Some(n) => n,
+        None => keys
+            .hybrid_layers("layers_block_type", layers)?
+            .ok_or(Error::Missing { key: "layer_types" })?,
+    };
+    let mamba_heads = keys
+        .whole("mamba_n_heads", tf::LINEAR_NUM_VALUE_HEADS)?
+        .unwrap_or(128);
+    let expand = keys
+        .whole("mamba_expand", tf::LINEAR_NUM_KEY_HEADS)?
+        .unwrap_or(2);
+    let head_dim = match keys.get("mamba_d_head") {
+        Some(Json::String(auto)) if auto == "auto" => None,
+        _ => keys.whole("mamba_d_head", tf::LINEAR_VALUE_HEAD_DIM)?,
+    }
+    .unwrap_or(expand * hidden / mamba_heads.max(1));
+    let experts = keys.whole("num_local_experts", tf::EXPERTS)?.unwrap_or(0);
+    let shared = keys.required("shared_intermediate_size", tf::FFN)?;
+    let (ffn, expert_ffn, shared_experts) = if experts > 0 {
+        (
+            shared,
+            keys.required("intermediate_size", tf::EXPERT_FFN)?,
+            1,
+        )
+    } else {
+        (shared, 0, 0)
+    };
+    Ok(Architecture {
+        kind: Kind::Decoder,
+        layers,
+        hidden,
+        heads,
+        kv_heads: keys
+            .whole("num_key_value_heads", tf::KV_HEADS)?
+            .unwrap_or(heads),
+        ffn,
+        mlp: Mlp::Swiglu,
+        norm: Norm::RmsNorm,
+        vocab: keys.required("vocab_size", tf::VOCAB)?,
+        tied: keys.switch("tie_word_embeddings")?.unwrap_or(true),
+        qkv_bias: keys.switch("attention_bias")?.unwrap_or(false),
+        experts,
+        experts_active: keys
+            .whole("num_experts_per_tok", tf::EXPERTS_ACTIVE)?
+            .unwrap_or(tf::EXPERTS_ACTIVE.default),
+        expert_ffn,
+        shared_experts,
+        shared_ffn: if experts > 0 { shared } else { 0 },
+        linear_mixer: tf::LinearMixer::Mamba2,
+        full_attention_interval: interval,
+        linear_num_key_heads: keys
+            .whole("mamba_n_groups", tf::LINEAR_NUM_KEY_HEADS)?
+            .unwrap_or(1),
+        linear_key_head_dim: keys
+            .whole("mamba_d_state", tf::LINEAR_KEY_HEAD_DIM)?
+            .unwrap_or(256),
+        linear_num_value_heads: mamba_heads,
+        linear_value_head_dim: head_dim,
+        linear_conv_kernel_dim: keys
+            .whole("mamba_d_conv", tf::LINEAR_CONV_KERNEL_DIM)?
+            .unwrap_or(4),
+        ..Architecture::default()
     })
 }
 

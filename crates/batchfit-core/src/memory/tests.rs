@@ -1506,7 +1506,7 @@ fn documented_numbers() {
         (e.total, e.optimizer_step, e.activations),
         (2_488_796_160, 497_759_232, 53_158_272)
     );
-    assert_eq!(crate::presets::MODELS.len(), 53);
+    assert_eq!(crate::presets::MODELS.len(), 55);
     // 14 GB weights + 1 GB overhead, 20 % margin: 18 GB.
     let e = estimate_of(
         "form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=0&margin=20",

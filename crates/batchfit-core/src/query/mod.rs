@@ -303,6 +303,14 @@ pub const TRANSFORMER_PARAMETERS: &[Param] = &[
     Param::QkNopeHeadDim,
     Param::VHeadDim,
     Param::FusedProj,
+    Param::LinearMixer,
+    Param::FullAttentionInterval,
+    Param::LinearNumKeyHeads,
+    Param::LinearKeyHeadDim,
+    Param::LinearNumValueHeads,
+    Param::LinearValueHeadDim,
+    Param::LinearConvKernelDim,
+    Param::AttnOutputGate,
     Param::Batch,
     Param::Seq,
     Param::Recipe,
@@ -674,6 +682,49 @@ fn apply(config: &mut Config, name: Param, value: &str) -> Result<(), ParamError
                 option(name, tf::FusedProj::parse(value), tf::FusedProj::NAMES),
             );
         }
+        Param::LinearMixer => {
+            return set(
+                &mut arch.linear_mixer,
+                option(name, tf::LinearMixer::parse(value), tf::LinearMixer::NAMES),
+            );
+        }
+        Param::FullAttentionInterval => {
+            return set(
+                &mut arch.full_attention_interval,
+                tf::FULL_ATTENTION_INTERVAL.parse(value),
+            );
+        }
+        Param::LinearNumKeyHeads => {
+            return set(
+                &mut arch.linear_num_key_heads,
+                tf::LINEAR_NUM_KEY_HEADS.parse(value),
+            );
+        }
+        Param::LinearKeyHeadDim => {
+            return set(
+                &mut arch.linear_key_head_dim,
+                tf::LINEAR_KEY_HEAD_DIM.parse(value),
+            );
+        }
+        Param::LinearNumValueHeads => {
+            return set(
+                &mut arch.linear_num_value_heads,
+                tf::LINEAR_NUM_VALUE_HEADS.parse(value),
+            );
+        }
+        Param::LinearValueHeadDim => {
+            return set(
+                &mut arch.linear_value_head_dim,
+                tf::LINEAR_VALUE_HEAD_DIM.parse(value),
+            );
+        }
+        Param::LinearConvKernelDim => {
+            return set(
+                &mut arch.linear_conv_kernel_dim,
+                tf::LINEAR_CONV_KERNEL_DIM.parse(value),
+            );
+        }
+        Param::AttnOutputGate => return set(&mut arch.attn_output_gate, switch(name, value)),
         Param::Positions => return set(&mut arch.positions, tf::POSITIONS.parse(value)),
         Param::TokenTypes => return set(&mut arch.token_types, tf::TOKEN_TYPES.parse(value)),
         Param::Labels => return set(&mut arch.labels, tf::LABELS.parse(value)),
@@ -959,6 +1010,7 @@ pub fn choices(param: Param) -> Option<&'static [&'static str]> {
         Param::Outputs => tf::Outputs::NAMES,
         Param::NormKernel => tf::NormKernel::NAMES,
         Param::FusedProj => tf::FusedProj::NAMES,
+        Param::LinearMixer => tf::LinearMixer::NAMES,
         Param::LoraTargets => tf::LoraTargets::NAMES,
         Param::BaseQuant => tf::BaseQuant::NAMES,
         Param::KvDtype => tf::KvDtype::NAMES,

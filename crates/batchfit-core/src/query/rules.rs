@@ -103,6 +103,10 @@ fn served(t: &TransformerInput) -> bool {
     t.framework.engine() && inference(t)
 }
 
+fn linear(t: &TransformerInput) -> bool {
+    t.arch.linear_mixer != tf::LinearMixer::None
+}
+
 fn moe(t: &TransformerInput) -> bool {
     t.arch.moe()
 }
@@ -212,6 +216,17 @@ pub const RULES: &[Rule] = &[
     rule(Param::QkRopeHeadDim, Param::KvLoraRank, AtLeast(1), mla, Default),
     rule(Param::QkNopeHeadDim, Param::KvLoraRank, AtLeast(1), mla, Default),
     rule(Param::VHeadDim, Param::KvLoraRank, AtLeast(1), mla, Default),
+    // A hybrid model's linear layers: a decoder's, without a sliding window
+    // (no model batchfit knows has both); their sizes mean nothing without
+    // their mixer.
+    rule(Param::LinearMixer, Param::Kind, Is("decoder"), |t| t.arch.kind == Kind::Decoder, Default),
+    rule(Param::Window, Param::LinearMixer, Is("none"), |t| !linear(t), Default),
+    rule(Param::FullAttentionInterval, Param::LinearMixer, Not("none"), linear, Default),
+    rule(Param::LinearNumKeyHeads, Param::LinearMixer, Not("none"), linear, Default),
+    rule(Param::LinearKeyHeadDim, Param::LinearMixer, Not("none"), linear, Default),
+    rule(Param::LinearNumValueHeads, Param::LinearMixer, Not("none"), linear, Default),
+    rule(Param::LinearValueHeadDim, Param::LinearMixer, Not("none"), linear, Default),
+    rule(Param::LinearConvKernelDim, Param::LinearMixer, Not("none"), linear, Default),
     // The QK-norm's extent, without it.
     rule(Param::QkNormFull, Param::QkNorm, Is("1"), |t| t.arch.qk_norm, Default),
     // Global layers mean something only beside windowed ones; a preset's
@@ -410,6 +425,14 @@ fn copy(param: Param, from: &TransformerInput, to: &mut TransformerInput) {
         Param::VHeadDim => b.v_head_dim = a.v_head_dim,
         Param::QkNormFull => b.qk_norm_full = a.qk_norm_full,
         Param::GlobalEvery => b.global_every = a.global_every,
+        Param::Window => b.window = a.window,
+        Param::LinearMixer => b.linear_mixer = a.linear_mixer,
+        Param::FullAttentionInterval => b.full_attention_interval = a.full_attention_interval,
+        Param::LinearNumKeyHeads => b.linear_num_key_heads = a.linear_num_key_heads,
+        Param::LinearKeyHeadDim => b.linear_key_head_dim = a.linear_key_head_dim,
+        Param::LinearNumValueHeads => b.linear_num_value_heads = a.linear_num_value_heads,
+        Param::LinearValueHeadDim => b.linear_value_head_dim = a.linear_value_head_dim,
+        Param::LinearConvKernelDim => b.linear_conv_kernel_dim = a.linear_conv_kernel_dim,
         Param::Vocab => b.vocab = a.vocab,
         Param::Tied => b.tied = a.tied,
         Param::Image => b.image = a.image,

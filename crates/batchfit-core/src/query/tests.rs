@@ -234,7 +234,7 @@ fn a_preset_is_the_base_and_changes_are_written_against_it() {
 
 #[test]
 fn every_knob_is_a_parameter() {
-    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&qk_norm=1&positions=128&token_types=2&labels=3&dropout=1&channels=1&qk_norm_full=1&block=sandwich&window=4096&global_every=2&softcap=1&attn_softcap=1&attn_sinks=0&experts=0&kv_lora_rank=0&fused_proj=none&batch=3&seq=77&recipe=fp32&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
+    let query = "form=transformer&kind=encoder&layers=2&hidden=64&heads=4&kv_heads=2&head_dim=32&ffn=100&mlp=gelu&norm=layernorm&vocab=1000&tied=1&bias=1&qkv_bias=1&qk_norm=1&positions=128&token_types=2&labels=3&dropout=1&channels=1&qk_norm_full=1&block=sandwich&window=4096&global_every=2&softcap=1&attn_softcap=1&attn_sinks=0&experts=0&kv_lora_rank=0&fused_proj=none&attn_output_gate=0&batch=3&seq=77&recipe=fp32&attn=eager&mode=inference&gen=9&quant=int4&gpus=8&zero=2&tp=2&sp=1&foreach=1&gpu_gb=12.5&overhead_gb=0.75&margin=15&global_batch=512&units=gib&lang=es&embed=1";
     let parsed = parse(query);
     assert_eq!(parsed.problems, []);
     let c = parsed.config;
@@ -473,13 +473,15 @@ prop_compose! {
         moe in (prop_oneof![Just(0u64), whole(tf::EXPERTS)], whole(tf::EXPERTS_ACTIVE), whole(tf::EXPERT_FFN), whole(tf::SHARED_EXPERTS), whole(tf::SHARED_FFN), whole(tf::FIRST_DENSE_LAYERS), whole(tf::MOE_EVERY)),
         mla in (prop_oneof![Just(0u64), whole(tf::KV_LORA_RANK)], whole(tf::Q_LORA_RANK), whole(tf::QK_ROPE_HEAD_DIM), whole(tf::QK_NOPE_HEAD_DIM), whole(tf::V_HEAD_DIM)),
         attn_sinks in any::<bool>(), fused_proj in pick(tf::FusedProj::ALL),
+        linear in (pick(tf::LinearMixer::ALL), whole(tf::FULL_ATTENTION_INTERVAL), whole(tf::LINEAR_NUM_KEY_HEADS), whole(tf::LINEAR_KEY_HEAD_DIM), whole(tf::LINEAR_NUM_VALUE_HEADS), whole(tf::LINEAR_VALUE_HEAD_DIM), whole(tf::LINEAR_CONV_KERNEL_DIM), any::<bool>()),
     ) -> Architecture {
         let [tied, bias, qkv_bias, dropout] = switches;
         let [softcap, attn_softcap] = softcaps;
         let [qk_norm, qk_norm_full] = qk_norms;
         let (experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every) = moe;
         let (kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim) = mla;
-        Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, qk_norm, qk_norm_full, attn_sinks, positions, token_types, labels, dropout, image, patch, channels, block, window, global_every, softcap, attn_softcap, experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim, fused_proj }
+        let (linear_mixer, full_attention_interval, linear_num_key_heads, linear_key_head_dim, linear_num_value_heads, linear_value_head_dim, linear_conv_kernel_dim, attn_output_gate) = linear;
+        Architecture { kind, layers, hidden, heads, kv_heads, head_dim, ffn, mlp, norm, vocab, tied, bias, qkv_bias, qk_norm, qk_norm_full, attn_sinks, positions, token_types, labels, dropout, image, patch, channels, block, window, global_every, softcap, attn_softcap, experts, experts_active, expert_ffn, shared_experts, shared_ffn, first_dense_layers, moe_every, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim, fused_proj, linear_mixer, full_attention_interval, linear_num_key_heads, linear_key_head_dim, linear_num_value_heads, linear_value_head_dim, linear_conv_kernel_dim, attn_output_gate }
     }
 }
 

@@ -99,11 +99,11 @@ pub fn to_query(config: &Config) -> String {
 /// The architecture's parameters, in the documented order of [`arch_values`]:
 /// the transformer form's list after `model` and `framework`, up to `batch`
 /// (evaluated at compile time: no bound is checked at run time).
-pub(super) const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(41).0;
+pub(super) const ARCH_PARAMETERS: &[Param] = TRANSFORMER_PARAMETERS.split_at(2).1.split_at(49).0;
 
 /// The architecture's parameters, in the documented order, each written as
 /// [`parse`](super::parse) reads it back: what a config.json import (`hf::import`) sets.
-pub fn arch_values(arch: &Architecture) -> [(Param, String); 41] {
+pub fn arch_values(arch: &Architecture) -> [(Param, String); 49] {
     written([
         (Param::Kind, Value::Name(arch.kind.name())),
         (Param::Layers, Value::Whole(arch.layers)),
@@ -149,6 +149,32 @@ pub fn arch_values(arch: &Architecture) -> [(Param, String); 41] {
         (Param::QkNopeHeadDim, Value::Whole(arch.qk_nope_head_dim)),
         (Param::VHeadDim, Value::Whole(arch.v_head_dim)),
         (Param::FusedProj, Value::Name(arch.fused_proj.name())),
+        (Param::LinearMixer, Value::Name(arch.linear_mixer.name())),
+        (
+            Param::FullAttentionInterval,
+            Value::Whole(arch.full_attention_interval),
+        ),
+        (
+            Param::LinearNumKeyHeads,
+            Value::Whole(arch.linear_num_key_heads),
+        ),
+        (
+            Param::LinearKeyHeadDim,
+            Value::Whole(arch.linear_key_head_dim),
+        ),
+        (
+            Param::LinearNumValueHeads,
+            Value::Whole(arch.linear_num_value_heads),
+        ),
+        (
+            Param::LinearValueHeadDim,
+            Value::Whole(arch.linear_value_head_dim),
+        ),
+        (
+            Param::LinearConvKernelDim,
+            Value::Whole(arch.linear_conv_kernel_dim),
+        ),
+        (Param::AttnOutputGate, Value::Bit(arch.attn_output_gate)),
     ])
 }
 

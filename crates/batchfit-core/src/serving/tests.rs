@@ -47,6 +47,7 @@ fn sliding_window_layers_hold_their_window_only() {
             layers: 12,
             full: 1,
             windowed: 1,
+            linear: 0,
             window: 128
         }
     );
@@ -145,6 +146,76 @@ fn the_sampler_s_peak_by_path() {
         "form=transformer&framework=sglang&model=llama-3.1-8b&gpu=rtx-4090&flashinfer_sampler=1",
     );
     assert!(!sglang.config.transformer.engine.flashinfer_sampler);
+}
+
+/// A hybrid model under vLLM (docs/model.md §3.13): the attention layers'
+/// KV cache per token and, per request, one page of every linear layer's
+/// state, the attention's block raised to hold it. Qwen3-Next-80B-A3B over
+/// two H200s: 12 layers × 2 × 1 head × 256 × 2 B = 12,288 bytes a token;
+/// each Gated DeltaNet layer keeps 3 × 4,096 BF16 convolution inputs and a
+/// 16 × 128 × 128 BF16 state, 548,864 bytes, 36 layers 19,759,104; the
+/// attention's 1,024 bytes a token and layer in blocks of 16 × ⌈548,864 /
+/// (16 × 1,024)⌉ = 544 tokens; four groups of 12 layers, one attending.
+#[test]
+fn a_hybrid_model_keeps_its_state_in_the_pool() {
+    let plan = served("model=qwen3-next-80b-a3b&gpu=h200&tp=2&max_model_len=32768");
+    assert_eq!(plan.kv_bytes_per_token, 12_288);
+    assert_eq!(plan.linear_state_per_request, 19_759_104);
+    assert_eq!(plan.block_size, 544);
+    assert_eq!(
+        plan.groups,
+        KvGroups {
+            layers: 12,
+            full: 1,
+            windowed: 0,
+            linear: 3,
+            window: 0
+        }
+    );
+    // A block is one 544 × 1,024-byte page of each layer of a group.
+    assert_eq!(plan.blocks, plan.kv_cache_pool / (544 * 1_024 * 12));
+    // ⌈32,768 / 544⌉ = 61 blocks of the attention group and one of each
+    // linear group.
+    assert_eq!(plan.request_blocks(32_768), 64);
+    assert_eq!(plan.max_concurrency_hundredths, plan.blocks * 100 / 64);
+    assert_eq!(plan.pool_tokens, plan.blocks / 4 * 544);
+    // Granite 4.0 H Small on one H100: 4 attention layers, 16,384 bytes a
+    // token; 36 Mamba-2 layers of 3 × 8,448 + 128 × 64 × 128 BF16 values,
+    // 2,147,840 bytes each; blocks of 16 × ⌈2,147,840 / 65,536⌉ = 528.
+    let granite = served("model=granite-4.0-h-small&gpu=h100-80gb&max_model_len=8192");
+    assert_eq!(granite.kv_bytes_per_token, 16_384);
+    assert_eq!(granite.linear_state_per_request, 36 * 2_147_840);
+    assert_eq!(granite.block_size, 528);
+    // A larger block asked for is kept.
+    let larger =
+        served("model=qwen3-next-80b-a3b&gpu=h200&tp=2&max_model_len=32768&block_size=1024");
+    assert_eq!(larger.block_size, 1_024);
+}
+
+/// SGLang keeps the linear state apart: `max_running_requests` (or 512)
+/// requests' state, its convolution in BF16 and its recurrent state in FP32
+/// (`mamba_ssm_dtype`), before the KV cache of the attention layers.
+#[test]
+fn sglang_sets_the_linear_state_apart() {
+    let plan = served_by(
+        "sglang",
+        "model=qwen3-next-80b-a3b&gpu=h200&tp=2&max_model_len=32768",
+    );
+    // 36 × (3 × 4,096 × 2 + 16 × 128 × 128 × 4) on each of two GPUs.
+    assert_eq!(plan.linear_state_per_request, 38_633_472);
+    assert_eq!(
+        plan.pool_tokens,
+        (plan.kv_cache_pool - 512 * 38_633_472) / 12_288
+    );
+    assert!(plan.max_num_seqs <= 512);
+    let given = served_by(
+        "sglang",
+        "model=qwen3-next-80b-a3b&gpu=h200&tp=2&max_model_len=32768&max_num_seqs=64",
+    );
+    assert_eq!(
+        given.pool_tokens,
+        (given.kv_cache_pool - 64 * 38_633_472) / 12_288
+    );
 }
 
 fn parsed(query: &str) -> TransformerInput {
@@ -254,22 +325,33 @@ proptest! {
         }
         // A block is one page of each layer of a group; a request holds all
         // its tokens' blocks in a full-attention group, the window's and one
-        // step's (and one more) in a sliding-window group.
-        let layers = u128::from(config.transformer.arch.layers.max(1));
+        // step's (and one more) in a sliding-window group, one in a group of
+        // linear layers, whose state fits the attention's page.
+        let arch = &config.transformer.arch;
+        let (attention, linear) = (
+            u128::from(arch.attention_layers()),
+            u128::from(arch.linear_layers()),
+        );
         let g = plan.groups;
-        let block = plan.kv_bytes_per_token * u128::from(plan.block_size) / layers
-            * u128::from(g.layers);
         let (len, size) = (u128::from(plan.max_model_len), u128::from(plan.block_size));
+        let state_page = plan.linear_state_per_request / linear.max(1);
+        let page = match plan.kv_bytes_per_token / attention.max(1) {
+            0 => state_page,
+            token => token * size,
+        };
+        prop_assert!(page >= state_page);
+        let block = page * u128::from(g.layers);
         let window = (u128::from(g.window.saturating_sub(1))
             + u128::from(plan.max_num_batched_tokens))
             .min(len);
         let request = u128::from(g.full) * len.div_ceil(size)
-            + u128::from(g.windowed) * (window.div_ceil(size) + 1);
+            + u128::from(g.windowed) * (window.div_ceil(size) + 1)
+            + u128::from(g.linear);
         prop_assert_eq!(plan.blocks, plan.kv_cache_pool / block.max(1));
         prop_assert_eq!(plan.max_concurrency_hundredths, plan.blocks * 100 / request.max(1));
         prop_assert_eq!(
             plan.pool_tokens,
-            plan.blocks / u128::from(g.full + g.windowed) * size
+            plan.blocks / u128::from(g.count()) * size
         );
         prop_assert!(plan.concurrent_requests() <= u128::from(plan.max_num_seqs));
     }

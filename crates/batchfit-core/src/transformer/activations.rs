@@ -3,10 +3,10 @@
 
 use super::adapters::AdapterBlocks;
 use super::architecture::Architecture;
-use super::input::{Ffn, TransformerInput};
+use super::input::{Ffn, Mixer, TransformerInput};
 use super::options::{
-    Attention, Block, Fp8, FusedProj, LoraTargets, LoraVariant, Mlp, Mode, Norm, NormKernel,
-    RecomputeModules,
+    Attention, Block, Fp8, FusedProj, LinearMixer, LoraTargets, LoraVariant, Mlp, Mode, Norm,
+    NormKernel, RecomputeModules,
 };
 use crate::arith::div_ceil;
 
@@ -294,10 +294,22 @@ pub(super) fn moe_saved(input: &TransformerInput) -> (u128, u128, u128) {
     (router + dispatched, shared, routed)
 }
 
+/// An attention layer's [`mixer_activations`] (the tests' shorthand).
+#[cfg(test)]
+pub(super) fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
+    mixer_activations(input, ffn, Mixer::Attention)
+}
+
 /// Korthikanti et al. 2022, §4.1, term by term, for one layer and one sample.
 /// At 16-bit with MHA, a 4h GELU MLP and dropout this is s·h·34 + 5·a·s² bytes
-/// (Eq. 1); each line says which of Korthikanti's terms it generalises.
-pub(super) fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActivations {
+/// (Eq. 1); each line says which of Korthikanti's terms it generalises. A
+/// hybrid model's linear layer (`mixer`) saves its mixer's tensors
+/// ([`linear_saved`]) in place of the attention's, and no score matrix.
+pub(super) fn mixer_activations(
+    input: &TransformerInput,
+    ffn: Ffn,
+    mixer: Mixer,
+) -> LayerActivations {
     let arch = &input.arch;
     let s = u128::from(input.tokens());
     let e = input.activation_bytes();
@@ -368,15 +380,26 @@ pub(super) fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActi
     } else {
         0
     };
-    let split = s
+    // An output gate (Qwen3-Next): the sigmoid's output and the ungated
+    // attention output, which the product saves.
+    let gate = if arch.attn_output_gate {
+        2 * e * widths.q
+    } else {
+        0
+    };
+    let attention = s
         * (e * widths.q // Q (Korthikanti: Q and K, 4sbh; K and V sized by kv_heads under GQA)
             + e * (widths.k + widths.v) // K and V (V: 2sbh)
             + e * widths.output // attention output, input of the output projection (2sbh)
             + projection_copy
             + qk_norm
-            + mlp
-            + flash_statistics)
-        + moe_split;
+            + gate
+            + flash_statistics);
+    let mixing = match mixer {
+        Mixer::Attention => attention,
+        Mixer::Linear => s * linear_saved(input, e),
+    };
+    let split = mixing + s * mlp + moe_split;
     // The softmax's output, which its backward needs: in the compute dtype,
     // or in FP32 under autocast (pytorch/pytorch aten/src/ATen/autocast_mode.cpp
     // `KERNEL_CUDA2(softmax, int, fp32_set_opt_dtype)`: autocast runs softmax
@@ -410,10 +433,47 @@ pub(super) fn layer_activations(input: &TransformerInput, ffn: Ffn) -> LayerActi
         Attention::Flash => 0,
     };
     LayerActivations {
-        replicated: replicated + lora_saved(input, ffn),
+        replicated: replicated + lora_saved(input, ffn, mixer),
         split,
-        scores,
+        scores: if mixer == Mixer::Attention { scores } else { 0 },
         experts,
+    }
+}
+
+/// What a linear layer's token mixer saves for the backward pass per token
+/// (its input, read by the input projections, is counted with the
+/// attention's), in place of the attention's tensors:
+///
+/// - Gated DeltaNet as transformers 5 runs it (models/qwen3_next/
+///   modeling_qwen3_next.py `Qwen3NextGatedDeltaNet.forward` in training,
+///   with flash-linear-attention's `chunk_gated_delta_rule` and
+///   causal-conv1d): the convolution's input, Q, K and V (`CausalConv1dFn`
+///   saves only it and recomputes its output); what
+///   `ChunkGatedDeltaRuleFunction.forward` saves (fla/ops/gated_delta_rule/
+///   chunk.py: Q and K after their L2 norm with an FP32 reciprocal norm per
+///   head, V, the chunk-local cumulative sum of the decay in FP32, β, and
+///   the 64-wide `A` per value head; the per-chunk states are recomputed);
+///   the decay's softplus, its FP32 input and output; and the gated
+///   RMSNorm in PyTorch (`Qwen3NextRMSNormGated`: the FP32 input, its
+///   normalized copy, the FP32 gate, the weighted copy and the FP32 SiLU
+///   output, and one FP32 norm per head) and the output projection's input.
+///   4e·keys + 8·key heads + (5e + 12)·values + (16 + 65e)·value heads.
+/// - Mamba-2 through mamba_ssm's fused `mamba_split_conv1d_scan_combined`
+///   (ssd_combined.py `MambaSplitConv1dScanCombinedFn.forward`: it saves
+///   the input projection's output `zxbcdt`, the scan's output before the
+///   norm and gate, and an FP32 reciprocal norm per group; the convolution,
+///   the states and the norm's output are recomputed):
+///   e·(2·d_inner + 2·groups·d_state + heads) + e·d_inner + 4·groups.
+pub(super) fn linear_saved(input: &TransformerInput, e: u128) -> u128 {
+    let arch = &input.arch;
+    let w = arch.linear_widths();
+    let key_heads = u128::from(arch.linear_num_key_heads);
+    match arch.linear_mixer {
+        LinearMixer::None => 0,
+        LinearMixer::GatedDeltanet => {
+            4 * e * w.keys + 8 * key_heads + (5 * e + 12) * w.values + (16 + 65 * e) * w.heads
+        }
+        LinearMixer::Mamba2 => e * (3 * w.values + 2 * w.keys + w.heads) + 4 * key_heads,
     }
 }
 
@@ -734,7 +794,7 @@ pub(super) fn op_saved(input: &TransformerInput) -> u128 {
 /// 1-byte mask); and lora_A's output x·A (r values), lora_B's input. The base
 /// map's own saved input is counted with the layer as before: whether
 /// autograd skips it for a frozen weight is not encoded.
-pub(super) fn lora_saved(input: &TransformerInput, ffn: Ffn) -> u128 {
+pub(super) fn lora_saved(input: &TransformerInput, ffn: Ffn, mixer: Mixer) -> u128 {
     // Unsloth's LoRA kernels (unsloth/kernels/fast_lora.py `LoRA_QKV`,
     // `LoRA_MLP`, `LoRA_W`) save the maps' input X and the adapters only,
     // in X's dtype (`matmul_lora` casts A and B to it): x·A is recomputed in
@@ -763,7 +823,7 @@ pub(super) fn lora_saved(input: &TransformerInput, ffn: Ffn) -> u128 {
         LoraVariant::Dora => input.activation_bytes() + adapter_bytes,
         LoraVariant::Lora => 0,
     };
-    blocks.per_layer(input, ffn, |b| {
+    blocks.per_layer(input, ffn, mixer, |b| {
         x_copy * b.inputs_per_token + adapter_bytes * r * b.maps + dora * b.outputs_per_token
     })
 }

@@ -1,8 +1,8 @@
 //! LoRA's adapters (docs/model.md §3.8) and QLoRA's dequantized weight.
 
 use super::architecture::ParameterCount;
-use super::input::{Ffn, TransformerInput};
-use super::options::{BaseQuant, LoraTargets, LoraVariant, Mlp, Mode};
+use super::input::{Ffn, Mixer, TransformerInput};
+use super::options::{BaseQuant, LinearMixer, LoraTargets, LoraVariant, Mlp, Mode};
 use crate::arith::div_ceil;
 
 /// LoRA's adapters per GPU (Hu et al. 2021, §4.1): beside each targeted
@@ -72,18 +72,6 @@ impl BlockAdapters {
         }
         out
     }
-
-    fn and(self, other: Self) -> Self {
-        Self {
-            parameters: self.parameters + other.parameters,
-            largest: self.largest.max(other.largest),
-            factored: self.factored + other.factored,
-            inputs_per_token: self.inputs_per_token + other.inputs_per_token,
-            outputs_per_token: self.outputs_per_token + other.outputs_per_token,
-            maps: self.maps + other.maps,
-            dora_working: self.dora_working.max(other.dora_working),
-        }
-    }
 }
 
 /// The targeted maps of each kind of block, as PEFT matches them: its
@@ -97,8 +85,14 @@ impl BlockAdapters {
 /// routed experts' and `all_experts` all of them with the router.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct AdapterBlocks {
-    /// Every layer's attention.
+    /// Every attending layer's attention.
     attention: BlockAdapters,
+    /// A hybrid model's linear layer's mixer: its input projections and
+    /// `out_proj`, `nn.Linear`s that only `"all-linear"` reaches
+    /// (`in_proj_qkvz`, `in_proj_ba` of Gated DeltaNet, Mamba-2's `in_proj`;
+    /// PEFT's default targets name attention projections these layers do
+    /// not have).
+    linear: BlockAdapters,
     /// A dense layer's MLP.
     dense: BlockAdapters,
     /// A MoE layer's shared experts and router.
@@ -142,7 +136,23 @@ impl AdapterBlocks {
             targets == LoraTargets::AllExperts,
         );
         let [gate, up, down] = ffn(arch.shared_width(), mlp);
+        let w = arch.linear_widths();
+        let linear_in = match arch.linear_mixer {
+            LinearMixer::None => [(0, 0, false); 2],
+            LinearMixer::GatedDeltanet => [
+                (h, 2 * w.keys + 2 * w.values, attention),
+                (h, 2 * w.heads, attention),
+            ],
+            LinearMixer::Mamba2 => [
+                (h, 2 * w.values + 2 * w.keys + w.heads, attention),
+                (0, 0, false),
+            ],
+        };
         Self {
+            linear: BlockAdapters::of(
+                input,
+                &[linear_in[0], linear_in[1], (w.values, h, attention)],
+            ),
             // W_q, W_k, W_v, W_o.
             attention: BlockAdapters::of(
                 input,
@@ -167,14 +177,18 @@ impl AdapterBlocks {
         &self,
         input: &TransformerInput,
         ffn: Ffn,
+        mixer: Mixer,
         saved: F,
     ) -> u128 {
         let s = u128::from(input.tokens());
+        let mixer = match mixer {
+            Mixer::Attention => saved(&self.attention),
+            Mixer::Linear => saved(&self.linear),
+        };
         match ffn {
-            Ffn::Dense => s * saved(&self.attention.and(self.dense)),
+            Ffn::Dense => s * (mixer + saved(&self.dense)),
             Ffn::Moe => {
-                s * saved(&self.attention.and(self.moe))
-                    + input.routed_copies() * saved(&self.expert)
+                s * (mixer + saved(&self.moe)) + input.routed_copies() * saved(&self.expert)
             }
         }
     }
@@ -193,13 +207,19 @@ impl Adapters {
         let blocks = AdapterBlocks::of(input);
         let arch = &input.arch;
         let (t, et) = (u128::from(input.tp), u128::from(input.expert_tp()));
+        // The mixer with the most adapters among the layers'.
+        let mixer = match arch.linear_layers() {
+            0 => blocks.attention.parameters,
+            _ if arch.attention_layers() == 0 => blocks.linear.parameters,
+            _ => blocks.attention.parameters.max(blocks.linear.parameters),
+        };
         let dense = if arch.dense_layers() > 0 {
-            div_ceil(blocks.attention.parameters + blocks.dense.parameters, t)
+            div_ceil(mixer + blocks.dense.parameters, t)
         } else {
             0
         };
         let moe = if arch.moe_layers() > 0 {
-            div_ceil(blocks.attention.parameters + blocks.moe.parameters, t)
+            div_ceil(mixer + blocks.moe.parameters, t)
                 + div_ceil(u128::from(arch.experts) * blocks.expert.parameters, et)
         } else {
             0
@@ -223,12 +243,15 @@ impl Adapters {
         }
         let blocks = AdapterBlocks::of(input);
         let arch = &input.arch;
-        let layers = u128::from(arch.layers);
+        let (attention, linear) = (
+            u128::from(arch.attention_layers()),
+            u128::from(arch.linear_layers()),
+        );
         let dense = u128::from(arch.dense_layers());
         let moe = u128::from(arch.moe_layers());
         let experts = u128::from(arch.experts);
         let t = u128::from(input.tp);
-        let over = |layers_of: [(u128, &BlockAdapters); 3], t: u128| {
+        let over = |layers_of: [(u128, &BlockAdapters); 4], t: u128| {
             let sum = |f: fn(&BlockAdapters) -> u128| {
                 layers_of.iter().map(|(n, b)| n * f(b)).sum::<u128>()
             };
@@ -253,13 +276,22 @@ impl Adapters {
         let none = BlockAdapters::default();
         let shared = over(
             [
-                (layers, &blocks.attention),
+                (attention, &blocks.attention),
+                (linear, &blocks.linear),
                 (dense, &blocks.dense),
                 (moe, &blocks.moe),
             ],
             t,
         );
-        let routed = over([(moe * experts, &blocks.expert), (0, &none), (0, &none)], 1);
+        let routed = over(
+            [
+                (moe * experts, &blocks.expert),
+                (0, &none),
+                (0, &none),
+                (0, &none),
+            ],
+            1,
+        );
         (shared, routed)
     }
 }

@@ -2,11 +2,13 @@
 //! (docs/model.md §3.1), per pipeline stage, and where the MoE layers are.
 
 use super::bounds::{
-    CHANNELS, EXPERT_FFN, EXPERTS, EXPERTS_ACTIVE, FIRST_DENSE_LAYERS, GLOBAL_EVERY, IMAGE,
-    KV_LORA_RANK, MOE_EVERY, PATCH, Q_LORA_RANK, QK_NOPE_HEAD_DIM, QK_ROPE_HEAD_DIM,
-    SHARED_EXPERTS, SHARED_FFN, V_HEAD_DIM, WINDOW,
+    CHANNELS, EXPERT_FFN, EXPERTS, EXPERTS_ACTIVE, FIRST_DENSE_LAYERS, FULL_ATTENTION_INTERVAL,
+    GLOBAL_EVERY, IMAGE, KV_LORA_RANK, LINEAR_CONV_KERNEL_DIM, LINEAR_KEY_HEAD_DIM,
+    LINEAR_NUM_KEY_HEADS, LINEAR_NUM_VALUE_HEADS, LINEAR_VALUE_HEAD_DIM, MOE_EVERY, PATCH,
+    Q_LORA_RANK, QK_NOPE_HEAD_DIM, QK_ROPE_HEAD_DIM, SHARED_EXPERTS, SHARED_FFN, V_HEAD_DIM,
+    WINDOW,
 };
-use super::options::{Block, FusedProj, Kind, Mlp, Norm};
+use super::options::{Block, FusedProj, Kind, LinearMixer, Mlp, Norm};
 
 /// A transformer's shape: enough to count every parameter exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,6 +92,23 @@ pub struct Architecture {
     pub v_head_dim: u64,
     /// Which projections reading one norm's output are one matrix.
     pub fused_proj: FusedProj,
+    /// A hybrid model's token mixer in the layers that do not attend
+    /// ([`Self::linear_layers`]); `None`: every layer attends.
+    pub linear_mixer: LinearMixer,
+    /// Every n-th layer attends to every position, the others are linear.
+    pub full_attention_interval: u64,
+    /// The linear mixer's key heads and their size, value heads and their
+    /// size ([`Self::linear_widths`]), and its convolution's width.
+    pub linear_num_key_heads: u64,
+    pub linear_key_head_dim: u64,
+    pub linear_num_value_heads: u64,
+    pub linear_value_head_dim: u64,
+    pub linear_conv_kernel_dim: u64,
+    /// The attention output gated per element by a sigmoid of a second
+    /// query-sized projection (Qwen3-Next: transformers
+    /// modeling_qwen3_next.py `Qwen3NextAttention`, `q_proj` of `heads ×
+    /// head_dim × 2`, `attn_output * torch.sigmoid(gate)`).
+    pub attn_output_gate: bool,
 }
 
 impl Default for Architecture {
@@ -137,6 +156,14 @@ impl Default for Architecture {
             qk_nope_head_dim: QK_NOPE_HEAD_DIM.default,
             v_head_dim: V_HEAD_DIM.default,
             fused_proj: FusedProj::None,
+            linear_mixer: LinearMixer::None,
+            full_attention_interval: FULL_ATTENTION_INTERVAL.default,
+            linear_num_key_heads: LINEAR_NUM_KEY_HEADS.default,
+            linear_key_head_dim: LINEAR_KEY_HEAD_DIM.default,
+            linear_num_value_heads: LINEAR_NUM_VALUE_HEADS.default,
+            linear_value_head_dim: LINEAR_VALUE_HEAD_DIM.default,
+            linear_conv_kernel_dim: LINEAR_CONV_KERNEL_DIM.default,
+            attn_output_gate: false,
         }
     }
 }
@@ -151,9 +178,10 @@ impl Architecture {
     }
 
     /// Layers that attend through the sliding window: all but every
-    /// `global_every`-th, none without a window.
+    /// `global_every`-th, none without a window or in a hybrid model (the
+    /// rules do not give it both).
     pub fn windowed_layers(&self) -> u64 {
-        if self.window == 0 {
+        if self.window == 0 || self.hybrid() {
             return 0;
         }
         let global = match self.global_every {
@@ -161,6 +189,77 @@ impl Architecture {
             n => self.layers / n,
         };
         self.layers - global
+    }
+
+    /// A hybrid model: some layers mix tokens with `linear_mixer`.
+    pub fn hybrid(&self) -> bool {
+        self.linear_mixer != LinearMixer::None && self.full_attention_interval > 1
+    }
+
+    /// Layers whose token mixer is `linear_mixer`: all but every
+    /// `full_attention_interval`-th, none in a model that is not hybrid.
+    pub fn linear_layers(&self) -> u64 {
+        if !self.hybrid() {
+            return 0;
+        }
+        self.layers - self.layers / self.full_attention_interval
+    }
+
+    /// Layers that attend, and keep a KV cache.
+    pub fn attention_layers(&self) -> u64 {
+        self.layers - self.linear_layers()
+    }
+
+    /// Which layers attend in a hybrid model (every
+    /// `full_attention_interval`-th; none is linear otherwise), as
+    /// [`MoePlacement`] counts them over a span.
+    pub fn attention_placement(&self) -> MoePlacement {
+        MoePlacement {
+            moe: true,
+            first_dense: 0,
+            every: self.attention_every(),
+        }
+    }
+
+    /// Every how many layers one attends: `full_attention_interval` in a
+    /// hybrid model, 1 otherwise.
+    fn attention_every(&self) -> u64 {
+        if self.hybrid() {
+            self.full_attention_interval
+        } else {
+            1
+        }
+    }
+
+    /// Which layers attend and have a MoE FFN: from `first_dense_layers`
+    /// on, every layer whose number is a multiple of both periods.
+    pub fn attending_moe_placement(&self) -> MoePlacement {
+        let (a, b) = (self.moe_every.max(1), self.attention_every());
+        let mut gcd = (a, b);
+        while gcd.1 != 0 {
+            gcd = (gcd.1, gcd.0 % gcd.1);
+        }
+        MoePlacement {
+            moe: self.moe(),
+            first_dense: self.first_dense_layers,
+            every: a / gcd.0 * b,
+        }
+    }
+
+    /// The linear mixer's widths per token and layer: the keys (key heads ×
+    /// their size), the values (value heads × their size), and the value
+    /// heads. Mamba-2 read the same way: its groups' B and C are the keys
+    /// (`n_groups × d_state` each), its `x` the values (`heads × head_dim`,
+    /// `d_inner`).
+    pub fn linear_widths(&self) -> LinearWidths {
+        LinearWidths {
+            keys: u128::from(self.linear_num_key_heads) * u128::from(self.linear_key_head_dim),
+            values: u128::from(self.linear_num_value_heads)
+                * u128::from(self.linear_value_head_dim),
+            heads: u128::from(self.linear_num_value_heads),
+            key_dim: u128::from(self.linear_key_head_dim),
+            value_dim: u128::from(self.linear_value_head_dim),
+        }
     }
 
     /// Parameters of one norm over `dims` units: a weight, and a bias for LayerNorm.
@@ -270,6 +369,33 @@ impl Architecture {
             v: kv,
             output: a * head,
         }
+    }
+}
+
+/// Per token and layer, the widths of a linear mixer's tensors
+/// ([`Architecture::linear_widths`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinearWidths {
+    pub keys: u128,
+    pub values: u128,
+    pub heads: u128,
+    pub key_dim: u128,
+    pub value_dim: u128,
+}
+
+impl LinearWidths {
+    /// The causal convolution's channels: Q, K and V (Gated DeltaNet's
+    /// `conv_dim = key_dim × 2 + value_dim`), Mamba-2's x, B and C
+    /// (`d_inner + 2 × n_groups × d_state`).
+    pub const fn channels(&self) -> u128 {
+        2 * self.keys + self.values
+    }
+
+    /// The recurrent state of one sequence: a key-by-value matrix per value
+    /// head (Gated DeltaNet's `(num_v_heads, head_k_dim, head_v_dim)`,
+    /// Mamba-2's `(heads, head_dim, d_state)`).
+    pub const fn state(&self) -> u128 {
+        self.heads * self.key_dim * self.value_dim
     }
 }
 
@@ -439,8 +565,13 @@ pub(super) fn attention_block(arch: &Architecture) -> Counted {
         block.linear(widths.output, h, arch.bias);
     } else {
         // W_q (h×q), W_k and W_v (h×kv), W_o (q×h); Qwen2's biases on Q, K, V only.
+        // An output gate doubles W_q: its second half is the gate.
         let qkv_bias = arch.bias || arch.qkv_bias;
-        block.linear(h, widths.q, qkv_bias);
+        block.linear(
+            h,
+            widths.q * (1 + u128::from(arch.attn_output_gate)),
+            qkv_bias,
+        );
         block.linear(h, widths.k, qkv_bias);
         block.linear(h, widths.v, qkv_bias);
         block.linear(widths.output, h, arch.bias);
@@ -455,6 +586,47 @@ pub(super) fn attention_block(arch: &Architecture) -> Counted {
     // The block's norms (two before the sublayers; Gemma's four, Phi's one:
     // [`Block::norms`]).
     block.norm(arch.block.norms() * norm);
+    block
+}
+
+/// One linear layer's token mixer and its block's norms (everything but the
+/// FFN), read from transformers' modules:
+///
+/// - Gated DeltaNet (modeling_qwen3_next.py `Qwen3NextGatedDeltaNet.__init__`):
+///   `in_proj_qkvz` (h → 2 × keys + 2 × values: Q, K, V and the output gate
+///   z), `in_proj_ba` (h → 2 × value heads: β and the decay's input), the
+///   depthwise `conv1d` over Q, K and V (`bias=False`), `dt_bias` and `A_log`
+///   (one per value head), the gated RMSNorm over one head's values
+///   (`head_v_dim` weights) and `out_proj` (values → h).
+/// - Mamba-2 (modeling_granitemoehybrid.py `GraniteMoeHybridMambaLayer.__init__`,
+///   `mamba_proj_bias=False`, `mamba_conv_bias=True` by default): `in_proj`
+///   (h → 2 × d_inner + 2 × groups × d_state + heads: z, x, B, C and dt), the
+///   depthwise `conv1d` over x, B and C with its bias, `dt_bias`, `A_log`
+///   and `D` (one per head), the gated RMSNorm over d_inner and `out_proj`.
+///
+/// The convolutions' weights are no `nn.Linear`: kept in 16 bits by a
+/// quantized base, as the norms are.
+pub(super) fn linear_block(arch: &Architecture) -> Counted {
+    let h = u128::from(arch.hidden);
+    let w = arch.linear_widths();
+    let kernel = u128::from(arch.linear_conv_kernel_dim);
+    let mut block = Counted::default();
+    match arch.linear_mixer {
+        LinearMixer::None => return block,
+        LinearMixer::GatedDeltanet => {
+            block.linear(h, 2 * w.keys + 2 * w.values, false);
+            block.linear(h, 2 * w.heads, false);
+            block.vector(w.channels() * kernel + 2 * w.heads);
+            block.norm(w.value_dim);
+        }
+        LinearMixer::Mamba2 => {
+            block.linear(h, 2 * w.values + 2 * w.keys + w.heads, false);
+            block.vector(w.channels() * (kernel + 1) + 3 * w.heads);
+            block.norm(w.values);
+        }
+    }
+    block.linear(w.values, h, false);
+    block.norm(arch.block.norms() * arch.norm_parameters(h));
     block
 }
 
@@ -518,7 +690,8 @@ pub fn stage_parameter_count(arch: &Architecture, ends: Ends) -> ParameterCount 
         u128::from(arch.routed_per_token()),
     );
 
-    let mut blocks = attention_block(arch).times(layers);
+    let mut blocks = attention_block(arch).times(u128::from(arch.attention_layers()));
+    blocks.add(linear_block(arch).times(u128::from(arch.linear_layers())));
     blocks.add(dense.times(dense_layers));
     blocks.add(moe_common(arch).times(moe_layers));
     let routed = expert.times(moe_layers * experts);

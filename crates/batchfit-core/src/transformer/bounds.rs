@@ -69,6 +69,33 @@ pub const WINDOW: WholeField = whole(Param::Window, 0, 10_000_000, 0);
 /// windowed); 1 = every layer global.
 pub const GLOBAL_EVERY: WholeField = whole(Param::GlobalEvery, 0, 100_000, 0);
 
+/// A hybrid model's full-attention layers: layer i (from 0) attends to every
+/// position when (i + 1) is a multiple of n, the others mix tokens with
+/// `linear_mixer` (transformers configuration_qwen3_next.py: `layer_types`
+/// `"linear_attention" if bool((i + 1) % full_attention_interval)`; 4 in
+/// Qwen3-Next). 1: every layer attends.
+pub const FULL_ATTENTION_INTERVAL: WholeField = whole(Param::FullAttentionInterval, 1, 100_000, 4);
+
+/// The linear layers' key heads: Gated DeltaNet's `linear_num_key_heads`,
+/// Mamba-2's groups (`mamba_n_groups`), which share B and C as key heads.
+pub const LINEAR_NUM_KEY_HEADS: WholeField = whole(Param::LinearNumKeyHeads, 1, 100_000, 16);
+
+/// Each key head's size: Gated DeltaNet's `linear_key_head_dim`, Mamba-2's
+/// state size (`mamba_d_state`).
+pub const LINEAR_KEY_HEAD_DIM: WholeField = whole(Param::LinearKeyHeadDim, 1, 100_000, 128);
+
+/// The linear layers' value heads: Gated DeltaNet's `linear_num_value_heads`,
+/// Mamba-2's heads (`mamba_n_heads`).
+pub const LINEAR_NUM_VALUE_HEADS: WholeField = whole(Param::LinearNumValueHeads, 1, 100_000, 32);
+
+/// Each value head's size: Gated DeltaNet's `linear_value_head_dim`,
+/// Mamba-2's head size (`mamba_d_head`).
+pub const LINEAR_VALUE_HEAD_DIM: WholeField = whole(Param::LinearValueHeadDim, 1, 100_000, 128);
+
+/// The linear layers' causal convolution width (`linear_conv_kernel_dim`,
+/// Mamba-2's `mamba_d_conv`).
+pub const LINEAR_CONV_KERNEL_DIM: WholeField = whole(Param::LinearConvKernelDim, 1, 1_024, 4);
+
 /// FSDP2 layers all-gathered ahead of the one computing (`recipe=fsdp`): its
 /// default prefetch is 1 (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py
 /// `_backward_prefetch`: the group at `curr_index - 1`).

@@ -1,7 +1,7 @@
 //! Inference (docs/model.md §3.4): the prefill's activations and the KV cache.
 
 use super::input::TransformerInput;
-use super::options::{Attention, CacheImpl, Kind, KvDtype, KvLayout, Mlp, Mode};
+use super::options::{Attention, CacheImpl, Kind, KvDtype, KvLayout, LinearMixer, Mlp, Mode};
 use crate::arith::div_ceil;
 
 /// Inference holds no activations between layers: the prefill's working set
@@ -97,8 +97,79 @@ fn working_set(input: &TransformerInput, s: u128, context: u128) -> u128 {
         0
     };
     let mlp = dense.max(moe);
+    let attention = if arch.attention_layers() > 0 {
+        attention
+    } else {
+        0
+    };
     // Generation needs the logits of the last position only, in FP32.
-    stream + div_ceil(attention.max(mlp), t) + last_logits(input)
+    stream + div_ceil(attention.max(mlp).max(linear_working(input, s)), t) + last_logits(input)
+}
+
+/// A linear layer's temporaries under no_grad over `s` tokens, per sample
+/// (0 without linear layers): its input projections' outputs, the
+/// convolution's input (Q, K and V concatenated) and output, the mixer's
+/// output, and the chunked kernel's per-chunk states: Gated DeltaNet's
+/// `chunk_gated_delta_rule` keeps one key-by-value state per head every 64
+/// tokens in the compute dtype (flash-linear-attention
+/// fla/ops/common/chunk_delta_h.py, `h = k.new_empty(B, NT, H, K, V)`),
+/// Mamba-2's `mamba_chunk_scan_combined` every 256 tokens in FP32
+/// (mamba_ssm/ops/triton/ssd_combined.py, `states_in_fp32`).
+fn linear_working(input: &TransformerInput, s: u128) -> u128 {
+    let arch = &input.arch;
+    if arch.linear_layers() == 0 {
+        return 0;
+    }
+    let e = input.activation_bytes();
+    let w = arch.linear_widths();
+    let (projected, chunk, state_bytes) = match arch.linear_mixer {
+        LinearMixer::Mamba2 => (2 * w.values + 2 * w.keys + w.heads, 256, 4),
+        LinearMixer::GatedDeltanet | LinearMixer::None => {
+            (2 * w.keys + 2 * w.values + 2 * w.heads, 64, e)
+        }
+    };
+    s * e * (projected + 2 * w.channels() + w.values) + div_ceil(s, chunk) * w.state() * state_bytes
+}
+
+/// The linear layers' state of one sequence on one GPU ([`LinearWidths`]):
+/// per linear layer, the convolution's last inputs (`conv_columns` of every
+/// channel, in `conv_bytes`) and the recurrent state (in `state_bytes`),
+/// their heads split by tensor parallelism. 0 without linear layers.
+///
+/// [`LinearWidths`]: super::architecture::LinearWidths
+pub fn linear_state(
+    input: &TransformerInput,
+    conv_columns: u128,
+    conv_bytes: u128,
+    state_bytes: u128,
+) -> u128 {
+    let arch = &input.arch;
+    let w = arch.linear_widths();
+    let t = u128::from(input.tp);
+    u128::from(arch.linear_layers())
+        * (div_ceil(w.channels(), t) * conv_columns * conv_bytes
+            + div_ceil(w.state(), t) * state_bytes)
+}
+
+/// `generate()`'s linear state per sample: transformers' hybrid caches keep
+/// the convolution's whole window (`conv_kernel_size` columns:
+/// modeling_qwen3_next.py `Qwen3NextDynamicCache`, `F.pad(mixed_qkv,
+/// (conv_kernel_size - seq_len, 0))`) in the model's dtype, and Gated
+/// DeltaNet's recurrent state in FP32 (the kernel's final state,
+/// `output_final_state`), Mamba-2's in the model's dtype
+/// (modeling_granitemoehybrid.py `HybridMambaAttentionDynamicCache`).
+fn generate_linear_state(input: &TransformerInput) -> u128 {
+    let e = input.activation_bytes();
+    let state_bytes = match input.arch.linear_mixer {
+        LinearMixer::GatedDeltanet => 4,
+        LinearMixer::Mamba2 | LinearMixer::None => e,
+    };
+    linear_state(
+        input,
+        u128::from(input.arch.linear_conv_kernel_dim),
+        e,
+        state_bytes,
+    )
 }
 
 /// The KV cache of one token over every layer on one GPU, as a serving
@@ -114,7 +185,7 @@ pub fn kv_bytes_per_token(input: &TransformerInput) -> u128 {
         return 0;
     }
     let (per_token, _) = kv_shape(input);
-    let values = per_token * u128::from(input.arch.layers);
+    let values = per_token * u128::from(input.arch.attention_layers());
     match input.kv_dtype {
         KvDtype::Bf16 => values * input.activation_bytes(),
         KvDtype::Fp8 | KvDtype::Int8 => values,
@@ -343,8 +414,9 @@ fn latent(input: &TransformerInput) -> bool {
 
 /// KV cache per sample per GPU: 2 (K and V) × layers × kv_heads × head_dim ×
 /// (prompt + generated tokens) × bytes (Pope et al. 2022, "Efficiently Scaling
-/// Transformer Inference", §2), in the format of `kv_dtype` with its scales.
-/// Only decoders generate.
+/// Transformer Inference", §2), in the format of `kv_dtype` with its scales,
+/// over the layers that attend; a hybrid model's linear layers keep their
+/// state instead ([`generate_linear_state`]). Only decoders generate.
 ///
 /// A layer attending through a sliding window keeps fewer positions, as the
 /// cache `generate()` builds by default holds them: transformers
@@ -367,7 +439,7 @@ pub fn kv_cache_per_sample(input: &TransformerInput) -> u128 {
     }
     let arch = &input.arch;
     let (per_token, tokens) = kv_shape(input);
-    let layers = u128::from(arch.layers);
+    let layers = u128::from(arch.attention_layers());
     let e = input.activation_bytes();
     let windowed = u128::from(arch.windowed_layers());
     let prompt = u128::from(input.seq);
@@ -379,31 +451,34 @@ pub fn kv_cache_per_sample(input: &TransformerInput) -> u128 {
     };
     // Positions held over all layers.
     let positions = (layers - windowed) * tokens + windowed * window_positions;
-    match input.kv_dtype {
-        KvDtype::Bf16 => per_token * positions * e,
-        KvDtype::Fp8 => per_token * positions,
-        // One 16-bit scale per token and cached head, for K and for V.
-        KvDtype::Int8 => {
-            let scales = if latent(input) {
-                // One scale per token for the one latent "head", on every rank.
-                2
-            } else {
-                let heads = if arch.mla() {
-                    arch.heads
+    generate_linear_state(input)
+        + match input.kv_dtype {
+            KvDtype::Bf16 => per_token * positions * e,
+            KvDtype::Fp8 => per_token * positions,
+            // One 16-bit scale per token and cached head, for K and for V.
+            KvDtype::Int8 => {
+                let scales = if latent(input) {
+                    // One scale per token for the one latent "head", on every rank.
+                    2
                 } else {
-                    arch.kv_heads
+                    let heads = if arch.mla() {
+                        arch.heads
+                    } else {
+                        arch.kv_heads
+                    };
+                    div_ceil(2 * u128::from(heads), u128::from(input.tp))
                 };
-                div_ceil(2 * u128::from(heads), u128::from(input.tp))
-            };
-            layers * tokens * (per_token + 2 * scales)
+                layers * tokens * (per_token + 2 * scales)
+            }
+            KvDtype::Int4 => {
+                let recent = KV_RESIDUAL.min(u128::from(input.generated));
+                let quantized = layers * per_token * (tokens - recent);
+                // 4 bits each, and a 16-bit scale and zero point per 64.
+                div_ceil(quantized, 2)
+                    + 4 * div_ceil(quantized, 64)
+                    + layers * per_token * recent * e
+            }
         }
-        KvDtype::Int4 => {
-            let recent = KV_RESIDUAL.min(u128::from(input.generated));
-            let quantized = layers * per_token * (tokens - recent);
-            // 4 bits each, and a 16-bit scale and zero point per 64.
-            div_ceil(quantized, 2) + 4 * div_ceil(quantized, 64) + layers * per_token * recent * e
-        }
-    }
 }
 
 /// The 16-bit copies of one layer's cache that a quantized cache makes when

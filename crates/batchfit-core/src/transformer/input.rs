@@ -571,3 +571,11 @@ pub(super) enum Ffn {
     Dense,
     Moe,
 }
+
+/// Which token mixer a layer has: attention, or a hybrid model's linear
+/// mixer ([`super::Architecture::linear_layers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Mixer {
+    Attention,
+    Linear,
+}

@@ -37,10 +37,12 @@ pub use backward::{
 };
 pub use bounds::{
     BUCKET_M, CAPACITY_FACTOR, CHANNELS, DS_LIVE, DS_PERSIST, DS_PREFETCH, EP, ETP, EXPERT_FFN,
-    EXPERTS, EXPERTS_ACTIVE, FFN, FIRST_DENSE_LAYERS, GEN, GLOBAL_EVERY, GPUS, HEAD_DIM, HEADS,
-    IMAGE, KV_HEADS, KV_LORA_RANK, LABELS, LOGITS_TO_KEEP, LORA_RANK, MOE_EVERY, PATCH, POSITIONS,
-    PREFETCH, Q_LORA_RANK, QK_NOPE_HEAD_DIM, QK_ROPE_HEAD_DIM, RECOMPUTE_LAYERS, SHARED_EXPERTS,
-    SHARED_FFN, TOKEN_TYPES, TP, V_HEAD_DIM, VOCAB, WINDOW, ZERO,
+    EXPERTS, EXPERTS_ACTIVE, FFN, FIRST_DENSE_LAYERS, FULL_ATTENTION_INTERVAL, GEN, GLOBAL_EVERY,
+    GPUS, HEAD_DIM, HEADS, IMAGE, KV_HEADS, KV_LORA_RANK, LABELS, LINEAR_CONV_KERNEL_DIM,
+    LINEAR_KEY_HEAD_DIM, LINEAR_NUM_KEY_HEADS, LINEAR_NUM_VALUE_HEADS, LINEAR_VALUE_HEAD_DIM,
+    LOGITS_TO_KEEP, LORA_RANK, MOE_EVERY, PATCH, POSITIONS, PREFETCH, Q_LORA_RANK,
+    QK_NOPE_HEAD_DIM, QK_ROPE_HEAD_DIM, RECOMPUTE_LAYERS, SHARED_EXPERTS, SHARED_FFN, TOKEN_TYPES,
+    TP, V_HEAD_DIM, VOCAB, WINDOW, ZERO,
 };
 pub use engine::{
     BLOCK_SIZE, EngineSettings, GPU_MEMORY_UTILIZATION, LARGE_DEVICE_BYTES, MAX_MODEL_LEN,
@@ -48,14 +50,14 @@ pub use engine::{
 };
 pub use inference::{
     InferenceMoments, engine_forward, engine_sampler, kv_bytes_per_token, kv_cache_per_sample,
-    kv_dequantized_per_sample,
+    kv_dequantized_per_sample, linear_state,
 };
 pub use input::TransformerInput;
 pub use method::Method;
 pub use options::{
     Attention, BaseQuant, Block, CacheImpl, Fp8, Framework, FusedProj, Kind, KvDtype, KvLayout,
-    Logits, LoraTargets, LoraVariant, Loss, Mlp, Mode, Norm, NormKernel, Optimizer, Outputs, Quant,
-    Recipe, Recompute, RecomputeMethod, RecomputeModules, Step, ZeroGrad,
+    LinearMixer, Logits, LoraTargets, LoraVariant, Loss, Mlp, Mode, Norm, NormKernel, Optimizer,
+    Outputs, Quant, Recipe, Recompute, RecomputeMethod, RecomputeModules, Step, ZeroGrad,
 };
 pub use per_sample::{
     PerSample, activations_per_sample, layer_activations_per_sample,

@@ -681,6 +681,25 @@ choice! {
 }
 
 choice! {
+    /// The token mixer of the layers that do not attend to every position
+    /// (`linear_mixer`): a hybrid model alternates them with full-attention
+    /// layers, and each keeps a state of fixed size per sequence in place of a
+    /// cache that grows ([`Architecture::linear_layers`](super::Architecture::linear_layers)).
+    pub enum LinearMixer {
+        /// Every layer attends (no linear layer).
+        None = "none",
+        /// Gated DeltaNet (Qwen3-Next): transformers
+        /// models/qwen3_next/modeling_qwen3_next.py `Qwen3NextGatedDeltaNet`.
+        GatedDeltanet = "gated_deltanet",
+        /// Mamba-2's state-space mixer (IBM Granite 4.0-H, Bamba): transformers
+        /// models/granitemoehybrid/modeling_granitemoehybrid.py
+        /// `GraniteMoeHybridMambaLayer`.
+        Mamba2 = "mamba2",
+    }
+    default None
+}
+
+choice! {
     /// A training or inference stack: a set of defaults for the settings below,
     /// each of which the user can still change (docs/frameworks.md cites the
     /// source of every default).

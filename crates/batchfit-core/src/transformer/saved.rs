@@ -2,11 +2,11 @@
 //! in flight).
 
 use super::activations::{
-    CHUNKS, LayerActivations, backward_working, fused_chunk_tokens, layer_activations,
+    CHUNKS, LayerActivations, backward_working, fused_chunk_tokens, mixer_activations,
     norm_saved_bytes, op_saved, residual_gradient, selective_kept, vocab_cast,
 };
 use super::architecture::{MoePlacement, Span};
-use super::input::{Ffn, TransformerInput};
+use super::input::{Ffn, Mixer, TransformerInput};
 use super::options::{Kind, Logits, Loss, Recompute, RecomputeMethod, RecomputeModules};
 use super::pipeline::CpKind;
 use crate::arith::div_ceil;
@@ -60,6 +60,43 @@ pub struct Saved {
     /// set: the rerun's output, one residual-stream tensor (0 for the
     /// non-reentrant kind, or without full recomputation).
     pub reentrant_output: u128,
+    /// A hybrid model's layers: `dense` and `moe` (and their recomputed
+    /// sets) are then the larger of an attention layer's and a linear
+    /// layer's, and [`Saved::layers`] takes off what each layer keeps less.
+    pub hybrid: Option<HybridLayers>,
+}
+
+/// What the layers of a hybrid model keep less than [`Saved`]'s per-layer
+/// figures, by kind: `[dense, MoE][attention, linear]`, and where its
+/// attention layers and its attending MoE layers are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HybridLayers {
+    pub less: [[u128; 2]; 2],
+    pub attention: MoePlacement,
+    pub attending_moe: MoePlacement,
+}
+
+impl HybridLayers {
+    /// What the layers of `span` keep less in all, `moe` of them MoE layers.
+    fn less_in(&self, span: Span, moe: u64) -> u128 {
+        let attending = self.attention.between(span.first, span.end);
+        let attending_moe = self.attending_moe.between(span.first, span.end);
+        let dense = span.layers() - moe;
+        let counts = [
+            [
+                attending - attending_moe,
+                dense - (attending - attending_moe),
+            ],
+            [attending_moe, moe - attending_moe],
+        ];
+        let mut less = 0;
+        for (kind, counts) in self.less.iter().zip(counts) {
+            for (bytes, n) in kind.iter().zip(counts) {
+                less += bytes * u128::from(n);
+            }
+        }
+        less
+    }
 }
 
 /// One checkpoint of a partially recomputed chunk, or one layer outside
@@ -121,7 +158,8 @@ impl Saved {
         match self.partial {
             None => {
                 let (dense_layers, moe_layers) = self.kinds(span);
-                u128::from(dense_layers) * self.dense + u128::from(moe_layers) * self.moe
+                let all = u128::from(dense_layers) * self.dense + u128::from(moe_layers) * self.moe;
+                all - self.hybrid.map_or(0, |h| h.less_in(span, moe_layers))
             }
             Some(plan) => self.units(plan, span).map(|unit| unit.kept).sum(),
         }
@@ -284,10 +322,6 @@ pub(super) fn output_layer_inputs(input: &TransformerInput) -> u128 {
 /// [`Saved`] for `input`.
 pub fn training_saved(input: &TransformerInput) -> Saved {
     let arch = &input.arch;
-    let (dense, moe) = (
-        layer_activations(input, Ffn::Dense),
-        layer_activations(input, Ffn::Moe),
-    );
     let s = u128::from(input.tokens());
     let h = u128::from(arch.hidden);
 
@@ -315,6 +349,42 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         }
         Recompute::None | Recompute::Selective => 0,
     };
+    // Each kind of layer's kept and recomputed sets. A hybrid model's
+    // layers take the larger of the two mixers' (a layer in flight is
+    // counted as the larger kind), and the sum over the layers what each
+    // keeps ([`HybridLayers`]).
+    let sets = |ffn: Ffn, mixer: Mixer| {
+        let layer = mixer_activations(input, ffn, mixer);
+        (per_layer(&layer, ffn), recomputed(&layer, ffn))
+    };
+    let ((dense_kept, dense_recomputed), (moe_kept, moe_recomputed), hybrid) =
+        if arch.linear_layers() > 0 {
+            let [dense_attention, dense_linear, moe_attention, moe_linear] = [
+                sets(Ffn::Dense, Mixer::Attention),
+                sets(Ffn::Dense, Mixer::Linear),
+                sets(Ffn::Moe, Mixer::Attention),
+                sets(Ffn::Moe, Mixer::Linear),
+            ];
+            let larger = |a: (u128, u128), b: (u128, u128)| (a.0.max(b.0), a.1.max(b.1));
+            let dense = larger(dense_attention, dense_linear);
+            let moe = larger(moe_attention, moe_linear);
+            let less = [
+                [dense.0 - dense_attention.0, dense.0 - dense_linear.0],
+                [moe.0 - moe_attention.0, moe.0 - moe_linear.0],
+            ];
+            let hybrid = HybridLayers {
+                less,
+                attention: arch.attention_placement(),
+                attending_moe: arch.attending_moe_placement(),
+            };
+            (dense, moe, Some(hybrid))
+        } else {
+            (
+                sets(Ffn::Dense, Mixer::Attention),
+                sets(Ffn::Moe, Mixer::Attention),
+                None,
+            )
+        };
     let dispatch = expert_dispatch(input);
     let (context_backward, context_forward) = context_buffers(input);
 
@@ -329,10 +399,10 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
     };
     let (below, above, above_saved, above_forward) = outside_layers(input);
     Saved {
-        dense: per_layer(&dense, Ffn::Dense),
-        moe: per_layer(&moe, Ffn::Moe),
-        recomputed_dense: recomputed(&dense, Ffn::Dense),
-        recomputed_moe: recomputed(&moe, Ffn::Moe),
+        dense: dense_kept,
+        moe: moe_kept,
+        recomputed_dense: dense_recomputed,
+        recomputed_moe: moe_recomputed,
         working_dense: if arch.dense_layers() > 0 {
             backward_working(input, Ffn::Dense)
         } else {
@@ -354,6 +424,7 @@ pub fn training_saved(input: &TransformerInput) -> Saved {
         partial: input.partial_recompute(),
         placement: arch.placement(),
         reentrant_output: reentrant_output(input),
+        hybrid,
     }
 }
 

@@ -172,6 +172,50 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         ),
     ),
     (
+        Param::AttnOutputGate,
+        f(
+            "Attention output gate",
+            "",
+            "A sigmoid gate from a second Q (Qwen3-Next).",
+        ),
+    ),
+    (
+        Param::LinearMixer,
+        f(
+            "Linear layers",
+            "",
+            "Hybrid models: the layers that do not attend keep a state, not a KV cache.",
+        ),
+    ),
+    (
+        Param::FullAttentionInterval,
+        f(
+            "Full attention every n layers",
+            "",
+            "The others are linear.",
+        ),
+    ),
+    (
+        Param::LinearNumKeyHeads,
+        f("Linear key heads", "", "Mamba-2: groups."),
+    ),
+    (
+        Param::LinearKeyHeadDim,
+        f("Linear key head size", "", "Mamba-2: state size."),
+    ),
+    (
+        Param::LinearNumValueHeads,
+        f("Linear value heads", "", "Mamba-2: heads."),
+    ),
+    (
+        Param::LinearValueHeadDim,
+        f("Linear value head size", "", "Mamba-2: head size."),
+    ),
+    (
+        Param::LinearConvKernelDim,
+        f("Linear convolution width", "", "Mamba-2: d_conv."),
+    ),
+    (
         Param::Experts,
         f(
             "Routed experts",
@@ -928,6 +972,9 @@ pub(super) static OPTIONS: &[(Param, &str, &str)] = &[
     (Param::FusedProj, "none", "Separate Q, K, V and gate, up"),
     (Param::FusedProj, "qkv", "One QKV matrix"),
     (Param::FusedProj, "all", "QKV and gate-up fused"),
+    (Param::LinearMixer, "none", "None (every layer attends)"),
+    (Param::LinearMixer, "gated_deltanet", "Gated DeltaNet"),
+    (Param::LinearMixer, "mamba2", "Mamba-2"),
     (Param::PpSchedule, "1f1b", "1F1B"),
     (Param::PpSchedule, "interleaved", "Interleaved 1F1B"),
     (Param::PpSchedule, "gpipe", "GPipe"),
@@ -1402,10 +1449,18 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
             "KV cache {per_token} per token: {blocks} blocks of {block} tokens hold {tokens} tokens, the longest single request."
         )
     },
-    kv_groups: |per_token, blocks, block, groups, tokens, longest| {
+    kv_groups: |per_token, blocks, block, groups, tokens, longest, linear| {
+        let held = if linear {
+            "the linear ones holding one block of state per request"
+        } else {
+            "the sliding-window ones holding their window only"
+        };
         format!(
-            "KV cache {per_token} per token: {blocks} blocks of {block} tokens shared by {groups} groups of layers, the sliding-window ones holding their window only; vLLM counts {tokens} tokens. The longest single request: {longest} tokens."
+            "KV cache {per_token} per token: {blocks} blocks of {block} tokens shared by {groups} groups of layers, {held}; vLLM counts {tokens} tokens. The longest single request: {longest} tokens."
         )
+    },
+    linear_state: |state| {
+        format!("The linear layers keep {state} of state per request, whatever its length.")
     },
     refused: |refused| match refused {
         Refused::Startup(free, total, budget) => format!(

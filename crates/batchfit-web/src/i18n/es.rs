@@ -274,6 +274,58 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         ),
     ),
     (
+        Param::AttnOutputGate,
+        f(
+            "Compuerta de salida de la atención",
+            "",
+            "Una compuerta sigmoide de una segunda Q (Qwen3-Next).",
+        ),
+    ),
+    (
+        Param::LinearMixer,
+        f(
+            "Capas lineales",
+            "",
+            "Modelos híbridos: las capas que no atienden guardan un estado, no una caché KV.",
+        ),
+    ),
+    (
+        Param::FullAttentionInterval,
+        f(
+            "Atención completa cada n capas",
+            "",
+            "Las demás son lineales.",
+        ),
+    ),
+    (
+        Param::LinearNumKeyHeads,
+        f("Cabezas clave lineales", "", "Mamba-2: grupos."),
+    ),
+    (
+        Param::LinearKeyHeadDim,
+        f(
+            "Tamaño de cabeza clave lineal",
+            "",
+            "Mamba-2: tamaño del estado.",
+        ),
+    ),
+    (
+        Param::LinearNumValueHeads,
+        f("Cabezas valor lineales", "", "Mamba-2: cabezas."),
+    ),
+    (
+        Param::LinearValueHeadDim,
+        f(
+            "Tamaño de cabeza valor lineal",
+            "",
+            "Mamba-2: tamaño de cabeza.",
+        ),
+    ),
+    (
+        Param::LinearConvKernelDim,
+        f("Ancho de la convolución lineal", "", "Mamba-2: d_conv."),
+    ),
+    (
         Param::Experts,
         f(
             "Expertos enrutados",
@@ -1076,6 +1128,9 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
     (Param::FusedProj, "none", "Q, K, V y gate, up separadas"),
     (Param::FusedProj, "qkv", "Una matriz QKV"),
     (Param::FusedProj, "all", "QKV y gate-up fusionadas"),
+    (Param::LinearMixer, "none", "Ninguna (todas atienden)"),
+    (Param::LinearMixer, "gated_deltanet", "Gated DeltaNet"),
+    (Param::LinearMixer, "mamba2", "Mamba-2"),
     (Param::PpSchedule, "1f1b", "1F1B"),
     (Param::PpSchedule, "interleaved", "1F1B intercalado"),
     (Param::PpSchedule, "gpipe", "GPipe"),
@@ -1586,9 +1641,19 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
             "Caché KV de {per_token} por token: {blocks} bloques de {block} tokens guardan {tokens} tokens, la petición más larga."
         )
     },
-    kv_groups: |per_token, blocks, block, groups, tokens, longest| {
+    kv_groups: |per_token, blocks, block, groups, tokens, longest, linear| {
+        let held = if linear {
+            "las lineales con un bloque de estado por petición"
+        } else {
+            "las de ventana deslizante con solo su ventana"
+        };
         format!(
-            "Caché KV de {per_token} por token: {blocks} bloques de {block} tokens repartidos entre {groups} grupos de capas, las de ventana deslizante con solo su ventana; vLLM cuenta {tokens} tokens. La petición más larga: {longest} tokens."
+            "Caché KV de {per_token} por token: {blocks} bloques de {block} tokens repartidos entre {groups} grupos de capas, {held}; vLLM cuenta {tokens} tokens. La petición más larga: {longest} tokens."
+        )
+    },
+    linear_state: |state| {
+        format!(
+            "Las capas lineales guardan {state} de estado por petición, sea cual sea su longitud."
         )
     },
     refused: |refused| match refused {

@@ -150,9 +150,12 @@ pub struct Panels {
     /// vLLM's pool: from the KV cache per token, the blocks, the tokens per
     /// block and the tokens in all.
     pub kv_pool: fn(&str, &str, u64, &str) -> String,
-    /// vLLM's pool shared by groups of layers (sliding windows): per token,
-    /// blocks, block size, groups, the tokens vLLM logs, the longest request.
-    pub kv_groups: fn(&str, &str, u64, u64, &str, &str) -> String,
+    /// vLLM's pool shared by groups of layers (sliding windows, or a hybrid
+    /// model's linear layers when the last is true): per token, blocks,
+    /// block size, groups, the tokens vLLM logs, the longest request.
+    pub kv_groups: fn(&str, &str, u64, u64, &str, &str, bool) -> String,
+    /// A hybrid model's linear layers' state of one request.
+    pub linear_state: fn(&str) -> String,
     /// Why vLLM would not start, after [`Panels::serving_refused`].
     pub refused: fn(&Refused) -> String,
     /// The plan over request lengths, and on each GPU: titles and columns.

@@ -295,6 +295,86 @@ const OLMOE_1B_7B: &str = r#"{
   "transformers_version": "4.43.0.dev0", "use_cache": true, "vocab_size": 50304
 }"#;
 
+/// Qwen3-Next-80B-A3B-Instruct's config.json as two copies of it and
+/// transformers' configuration_qwen3_next.py defaults agree (the Hub file
+/// itself was not reachable from here).
+const QWEN3_NEXT_80B_A3B: &str = r#"{
+  "architectures": ["Qwen3NextForCausalLM"], "decoder_sparse_step": 1, "dtype": "bfloat16",
+  "full_attention_interval": 4, "head_dim": 256, "hidden_act": "silu", "hidden_size": 2048,
+  "intermediate_size": 5120, "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128,
+  "linear_num_key_heads": 16, "linear_num_value_heads": 32, "linear_value_head_dim": 128,
+  "max_position_embeddings": 262144, "mlp_only_layers": [], "model_type": "qwen3_next",
+  "moe_intermediate_size": 512, "norm_topk_prob": true, "num_attention_heads": 16,
+  "num_experts": 512, "num_experts_per_tok": 10, "num_hidden_layers": 48,
+  "num_key_value_heads": 2, "partial_rotary_factor": 0.25, "rms_norm_eps": 1e-06,
+  "shared_expert_intermediate_size": 512, "tie_word_embeddings": false, "vocab_size": 151936
+}"#;
+
+/// Granite 4.0 H Small's config.json as its GGUF metadata and copies of the
+/// file give it (the Hub file itself was not reachable from here).
+const GRANITE_4_H_SMALL: &str = r#"{
+  "architectures": ["GraniteMoeHybridForCausalLM"], "attention_bias": false,
+  "hidden_size": 4096, "intermediate_size": 768,
+  "layer_types": ["mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba",
+    "mamba", "mamba", "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba",
+    "mamba", "mamba", "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba",
+    "mamba", "mamba", "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba",
+    "mamba", "mamba"],
+  "mamba_chunk_size": 256, "mamba_conv_bias": true, "mamba_d_conv": 4, "mamba_d_head": 64,
+  "mamba_d_state": 128, "mamba_expand": 2, "mamba_n_groups": 1, "mamba_n_heads": 128,
+  "mamba_proj_bias": false, "model_type": "granitemoehybrid", "num_attention_heads": 32,
+  "num_experts_per_tok": 10, "num_hidden_layers": 40, "num_key_value_heads": 8,
+  "num_local_experts": 72, "position_embedding_type": "nope", "shared_intermediate_size": 1536,
+  "tie_word_embeddings": true, "vocab_size": 100352
+}"#;
+
+/// Hybrid models: the configs' own keys give the presets, and a layout the
+/// full-attention interval cannot state is named.
+#[test]
+fn hybrid_configs_import_to_their_presets() {
+    for (config, preset) in [
+        (QWEN3_NEXT_80B_A3B, "qwen3-next-80b-a3b"),
+        (GRANITE_4_H_SMALL, "granite-4.0-h-small"),
+    ] {
+        let imported = import(config).expect(preset);
+        assert_eq!(
+            imported,
+            presets::model(preset).expect("preset").arch,
+            "{preset}"
+        );
+    }
+    // The defaults of the class stand for absent keys.
+    let bare = import(
+        r#"{"model_type": "qwen3_next", "num_attention_heads": 16, "num_key_value_heads": 2, "num_hidden_layers": 48, "hidden_size": 2048, "intermediate_size": 5120, "vocab_size": 151936}"#,
+    );
+    assert_eq!(
+        bare.expect("defaults"),
+        presets::model("qwen3-next-80b-a3b").expect("preset").arch
+    );
+    // `layer_types` instead of the interval, Qwen3-Next's spelling.
+    let listed = QWEN3_NEXT_80B_A3B.replace(
+        "\"full_attention_interval\": 4,",
+        &format!(
+            "\"layer_types\": [{}],",
+            ["\"linear_attention\", \"linear_attention\", \"linear_attention\", \"full_attention\""; 12].join(", ")
+        ),
+    );
+    assert_eq!(import(&listed), import(QWEN3_NEXT_80B_A3B));
+    // Attention on layers 0 and 5 of 40 is no interval.
+    let uneven = GRANITE_4_H_SMALL.replacen("\"mamba\"", "\"attention\"", 1);
+    assert_eq!(
+        import(&uneven),
+        Err(Error::LayerPattern { key: "layer_types" })
+    );
+    let conv = GRANITE_4_H_SMALL.replace("\"mamba_conv_bias\": true", "\"mamba_conv_bias\": false");
+    assert_eq!(
+        import(&conv),
+        Err(Error::Unsupported {
+            key: "mamba_conv_bias"
+        })
+    );
+}
+
 #[test]
 fn published_configs_import_to_their_presets() {
     for (config, preset) in [

@@ -162,7 +162,11 @@ fn lora_on_the_experts_counts_every_experts_adapters() {
     let per_copy = 4 * (2 * 4096 + 14_336) + 4 * 16 * 3;
     assert_eq!((per_token, per_copy), (82_240, 90_304));
     assert_eq!(
-        lora_saved(&input(LoraTargets::AllExperts, 1), Ffn::Moe),
+        lora_saved(
+            &input(LoraTargets::AllExperts, 1),
+            Ffn::Moe,
+            Mixer::Attention
+        ),
         per_token + 2 * per_copy
     );
     assert_eq!(per_token + 2 * per_copy, 262_848);

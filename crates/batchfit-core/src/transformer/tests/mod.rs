@@ -12,7 +12,7 @@ use super::backward::{
     UnfusedGradients, embedding_backward, gradients_beside_layers, unfused_gradients,
 };
 use super::inference::{kv_cache_per_sample, kv_dequantized_per_sample, prefill_activations};
-use super::input::{Ffn, TransformerInput};
+use super::input::{Ffn, Mixer, TransformerInput};
 use super::options::{
     Attention, Block, Framework, FusedProj, KvDtype, Logits, LoraTargets, Loss, Mlp, Mode, Norm,
     NormKernel, Optimizer, Quant, Recipe, Recompute, RecomputeMethod, RecomputeModules,
@@ -26,6 +26,7 @@ use crate::presets;
 mod activations;
 mod backward;
 mod experts;
+mod hybrid;
 mod inference;
 mod parameters;
 mod recompute;
