@@ -302,6 +302,45 @@ async fn sglang_answers_with_its_plan_in_both_languages() {
     assert!(reason.contains("--mem-fraction-static"), "{reason}");
 }
 
+/// A hybrid model under vLLM (docs/model.md §3.13): the pool's blocks are
+/// shared with the linear layers' state, and the page says what one request
+/// keeps, in both languages, the numbers the core's plan gives.
+#[wasm_bindgen_test]
+async fn a_hybrid_model_s_state_is_stated_in_both_languages() {
+    let query = "form=transformer&model=qwen3-next-80b-a3b&framework=vllm&gpu=h200&tp=2&max_model_len=32768";
+    let plan =
+        batchfit_core::serving::plan(&batchfit_core::query::parse(query).config).expect("a plan");
+    assert_eq!(plan.linear_state_per_request, 19_759_104);
+    let (host, _app) = mount_with(query);
+    settle().await;
+    let text = |id: &str| {
+        find(&host, &format!("[data-testid=\"{id}\"]"))
+            .text_content()
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        text("serving-state"),
+        "The linear layers keep 19.8 MB of state per request, whatever its length."
+    );
+    let pool = text("serving-pool");
+    assert!(
+        pool.contains("blocks of 544 tokens shared by 4 groups of layers, the linear ones holding one block of state per request"),
+        "{pool}"
+    );
+    let (host, _app) = mount_with(&format!("{query}&lang=es"));
+    settle().await;
+    let text = |id: &str| {
+        find(&host, &format!("[data-testid=\"{id}\"]"))
+            .text_content()
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        text("serving-state"),
+        "Las capas lineales guardan 19,8 MB de estado por petición, sea cual sea su longitud."
+    );
+    assert!(text("serving-pool").contains("las lineales con un bloque de estado por petición"));
+}
+
 /// vLLM answers with its memory plan (issue 29), the same as the CLI's: the
 /// requests served at once, its terms summing to the budget, the result card
 /// marked so that generate()'s answer is hidden; in Spanish, the engine's
@@ -320,7 +359,7 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
         answer
             .get_attribute("data-concurrency-hundredths")
             .as_deref(),
-        Some("575")
+        Some("544")
     );
     let text = answer.text_content().unwrap_or_default();
     assert_eq!(text, "Serves 5 requests of 8,192 tokens at once");
@@ -334,7 +373,7 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
         term("plan-budget")
     );
     assert_eq!(term("plan-budget"), 23_181_498_777);
-    assert_eq!(term("plan-pool"), 6_182_762_905);
+    assert_eq!(term("plan-pool"), 5_852_330_393);
     // The plan as a bar: its three segments' bytes are the plan's terms.
     let segments: Vec<u128> = all(&host, "[data-testid=\"plan-bar\"] > span[data-bytes]")
         .iter()
@@ -382,14 +421,14 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
     assert!(
         fp8.text_content()
             .unwrap_or_default()
-            .starts_with("--kv-cache-dtype fp8: Serves 11 requests of 8,192 tokens")
+            .starts_with("--kv-cache-dtype fp8: Serves 10 requests of 8,192 tokens")
     );
     fp8.click();
     settle().await;
     let after = find(&host, "[data-testid=\"serving-answer\"]")
         .get_attribute("data-concurrency-hundredths")
         .unwrap_or_default();
-    assert_eq!(after, "1151");
+    assert_eq!(after, "1090");
     // Not generate()'s stack note: the plan is the answer.
     assert!(all(&host, "[data-testid=\"inference-stack\"]").is_empty());
 
@@ -410,7 +449,7 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
         .unwrap_or_default();
     // Spanish groups thousands with a narrow no-break space.
     assert!(
-        text.contains("La más larga que cabe es de 47\u{202f}168 tokens"),
+        text.contains("La más larga que cabe es de 44\u{202f}640 tokens"),
         "{text:?}"
     );
 
