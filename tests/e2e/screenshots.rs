@@ -4,7 +4,7 @@
 
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
 
-const FORMS: [(&str, &str); 10] = [
+const FORMS: [(&str, &str); 11] = [
     // The bare address: the first screen (issue 28).
     ("first", ""),
     // The answer alone, for a docs column.
@@ -49,6 +49,11 @@ const FORMS: [(&str, &str); 10] = [
         "vllm-hybrid",
         "form=transformer&model=gpt-oss-20b&framework=vllm&gpu=h100-80gb&max_model_len=131072",
     ),
+    // vLLM's plan for a model with linear layers (their state per request), scrolled to.
+    (
+        "vllm-linear",
+        "form=transformer&model=qwen3-next-80b-a3b&framework=vllm&gpu=h200&tp=2&max_model_len=32768",
+    ),
 ];
 
 #[tokio::test(flavor = "multi_thread")]
@@ -87,7 +92,7 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                     }
                     let scroll_to = match name {
                         "qlora" => Some("[name=prepare_kbit]"),
-                        "sglang" | "vllm-hybrid" => Some("[data-testid=serving]"),
+                        "sglang" | "vllm-hybrid" | "vllm-linear" => Some("[data-testid=serving]"),
                         _ => None,
                     };
                     if let Some(selector) = scroll_to {
