@@ -39,7 +39,11 @@
   if (setup && form === "transformer") {
     ["model", "gpu", "method"].forEach(function (name) {
       var field = shell.querySelector('select[name="' + name + '"]');
-      if (field && !query.has(name)) field.add(new Option("", "", true, true));
+      if (!field || query.has(name)) return;
+      // The blank option alone is the default, so that the app does not
+      // take it for the visitor's pick (lib.rs `take_stand_in`).
+      [].forEach.call(field.options, function (o) { o.defaultSelected = false; });
+      field.add(new Option("", "", true, true));
     });
   }
   // The address's values become the fields' defaults: the app replays only

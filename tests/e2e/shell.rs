@@ -296,6 +296,13 @@ async fn the_app_replaces_the_shell_without_duplicates() {
             "{name} in the app"
         );
     }
+    // The task the address implies (a full fine-tune), which the shell left
+    // blank, not known before the app.
+    assert_eq!(
+        values["method"],
+        vec!["full".to_owned()],
+        "method in the app"
+    );
     let pressed = browser
         .js("return document.querySelector('[data-testid=form-transformer]').getAttribute('aria-pressed')")
         .await;
