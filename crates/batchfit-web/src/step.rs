@@ -117,15 +117,19 @@ pub fn step(state: State) -> El {
         summary(lang.get(), w(), &points(), units)
     });
     // The chart's data for tests and tools: its points and its largest total.
-    let canvas = charts::timeline_canvas(rx(make_chart), chart_label)
-        .bind_attr("data-points", rx(move || Some(points().len().to_string())))
-        .bind_attr(
-            "data-max-bytes",
-            rx(move || {
-                let top = points().iter().map(|p| p.bytes.sum()).max().unwrap_or(0);
-                Some(top.to_string())
-            }),
-        );
+    let canvas = charts::timeline_canvas(
+        rx(make_chart),
+        chart_label,
+        i18n::tr(lang, |w| w.chart_failed),
+    )
+    .bind_attr("data-points", rx(move || Some(points().len().to_string())))
+    .bind_attr(
+        "data-max-bytes",
+        rx(move || {
+            let top = points().iter().map(|p| p.bytes.sum()).max().unwrap_or(0);
+            Some(top.to_string())
+        }),
+    );
     let element: web_sys::HtmlCanvasElement = canvas.as_();
     let canvas = canvas.on(
         Ev::PointerMove,

@@ -170,7 +170,11 @@ pub fn sweep(state: State) -> El {
                                 .bind_text(i18n::tr(lang, |w| w.sweep_note)),
                         ),
                 )
-                .child(charts::sweep_canvas(chart, chart_label)),
+                .child(charts::sweep_canvas(
+                    chart,
+                    chart_label,
+                    i18n::tr(lang, |w| w.chart_failed),
+                )),
         )
 }
 

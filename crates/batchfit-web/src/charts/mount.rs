@@ -28,12 +28,13 @@ enum Chart {
 }
 
 /// The step's timeline on a canvas; see [`TimelineChart`].
-pub fn timeline_canvas(chart: Rx<TimelineChart>, label: Rx<String>) -> El {
+pub fn timeline_canvas(chart: Rx<TimelineChart>, label: Rx<String>, failed: Rx<String>) -> El {
     chart_canvas(
         "timeline-chart",
         "chart-timeline",
         Box::new(move || Chart::Timeline(chart())),
         label,
+        failed,
     )
 }
 
@@ -57,33 +58,46 @@ pub fn timeline_point_at(
 }
 
 /// The breakdown bar on a canvas; see [`BreakdownChart`].
-pub fn breakdown_canvas(chart: Rx<BreakdownChart>, label: Rx<String>) -> El {
+pub fn breakdown_canvas(chart: Rx<BreakdownChart>, label: Rx<String>, failed: Rx<String>) -> El {
     chart_canvas(
         "breakdown-chart",
         "chart-breakdown",
         Box::new(move || Chart::Breakdown(chart())),
         label,
+        failed,
     )
 }
 
 /// Memory against batch size on a canvas; see [`SweepChart`].
-pub fn sweep_canvas(chart: Rx<SweepChart>, label: Rx<String>) -> El {
+pub fn sweep_canvas(chart: Rx<SweepChart>, label: Rx<String>, failed: Rx<String>) -> El {
     chart_canvas(
         "sweep-chart",
         "chart-sweep",
         Box::new(move || Chart::Sweep(chart())),
         label,
+        failed,
     )
+}
+
+/// What a chart's canvas shows: the chart, or the words `failed` gives
+/// where its code could not be fetched.
+#[derive(Clone, Debug, PartialEq)]
+enum Shown {
+    Chart(Chart),
+    Failed(String),
 }
 
 /// A `<canvas>` sized by its CSS box times the device pixel ratio (so it stays
 /// crisp), redrawn when the chart's data or the box's size changes, and only
-/// then; drawn once it has come near the viewport and the chunk is here.
+/// then; drawn once it has come near the viewport and the chunk is here. If
+/// the chunk cannot be fetched the canvas says so (`failed`, marked
+/// `data-chart-failed`); its label still gives the chart's numbers.
 fn chart_canvas(
     test_id: &'static str,
     class: &'static str,
     chart: Box<dyn Fn() -> Chart>,
     label: Rx<String>,
+    failed: Rx<String>,
 ) -> El {
     let (canvas, element, size) = observed_canvas(test_id, class, label);
     let near = near_viewport(&element);
@@ -91,17 +105,53 @@ fn chart_canvas(
     dom::bind(
         rx(move || {
             // The chunk is asked for only once the chart is near.
-            (near.get() && chunk.ready())
-                .then(|| size.get().map(|size| (size, chart())))
-                .flatten()
+            if !near.get() {
+                return None;
+            }
+            let shown = if chunk.ready() {
+                Shown::Chart(chart())
+            } else if chunk.failed() {
+                Shown::Failed(failed())
+            } else {
+                return None;
+            };
+            size.get().map(|size| (size, shown))
         }),
-        Box::new(move |drawn| {
-            if let Some((size, chart)) = drawn {
+        Box::new(move |drawn| match drawn {
+            Some((size, Shown::Chart(chart))) => {
                 dom::now(draw(element.clone(), *size, chart.clone()));
             }
+            Some((size, Shown::Failed(words))) => say(&element, *size, words),
+            None => {}
         }),
     );
     canvas
+}
+
+/// Writes `words` on the canvas, in the page's text colour, where its chart
+/// could not be drawn (no plotters: its code is the missing chunk).
+fn say(element: &HtmlCanvasElement, (width, height): (f64, f64), words: &str) {
+    let _ = element.set_attribute("data-chart-failed", "true");
+    // Setting the size clears the bitmap; a CSS pixel per pixel is enough.
+    element.set_width(width.max(1.0) as u32);
+    element.set_height(height.max(1.0) as u32);
+    let context = element
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok());
+    if let Some(context) = context {
+        context.set_font(canvas::FONT);
+        let colour = window()
+            .get_computed_style(element)
+            .ok()
+            .flatten()
+            .and_then(|style| style.get_property_value("color").ok())
+            .unwrap_or_default();
+        context.set_fill_style_str(&colour);
+        context.set_text_baseline("middle");
+        let _ = context.fill_text(words, 4.0, (height / 2.0).min(20.0));
+    }
 }
 
 /// Whether `element` has come within a viewport's height of the viewport

@@ -1249,6 +1249,7 @@ pub(super) static EN: Words = Words {
     measure_title: "Compare with a measurement",
     loading: "Loading…",
     chunk_failed: "This section could not be loaded. Check the connection, then close and reopen it.",
+    chart_failed: "The chart could not be loaded: its numbers are beside it.",
     measure_hint: "Paste what your run printed: torch.cuda.max_memory_allocated() or max_memory_reserved() (bytes, or with GB, GiB, MiB), a torch.cuda.memory_summary() table, or nvidia-smi's memory line.",
     measure_unlabelled: "A number without a label is",
     measure_unlabelled_none: "(say which)",

@@ -1437,6 +1437,7 @@ pub(super) static ES: Words = Words {
     measure_title: "Comparar con una medición",
     loading: "Cargando…",
     chunk_failed: "No se pudo cargar esta sección. Compruebe la conexión y luego ciérrela y vuelva a abrirla.",
+    chart_failed: "No se pudo cargar el gráfico: sus números están a su lado.",
     measure_hint: "Pegue lo que imprimió su ejecución: torch.cuda.max_memory_allocated() o max_memory_reserved() (bytes, o con GB, GiB, MiB), una tabla de torch.cuda.memory_summary() o la línea de memoria de nvidia-smi.",
     measure_unlabelled: "Un número sin etiqueta es",
     measure_unlabelled_none: "(indique cuál)",

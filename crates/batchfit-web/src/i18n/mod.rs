@@ -406,6 +406,8 @@ pub struct Words {
     pub loading: &'static str,
     /// When it could not be.
     pub chunk_failed: &'static str,
+    /// Drawn on a chart's canvas when the charts' code could not be fetched.
+    pub chart_failed: &'static str,
     pub measure_hint: &'static str,
     pub measure_unlabelled: &'static str,
     pub measure_unlabelled_none: &'static str,

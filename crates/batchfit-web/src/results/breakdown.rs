@@ -147,7 +147,11 @@ pub(super) fn breakdown(state: State) -> El {
     });
     el("figure")
         .class("bar")
-        .child(charts::breakdown_canvas(chart, chart_label))
+        .child(charts::breakdown_canvas(
+            chart,
+            chart_label,
+            i18n::tr(lang, |w| w.chart_failed),
+        ))
         .child(bar_legend(state))
         .child(
             el("figcaption")
