@@ -427,6 +427,19 @@ struct LogRow {
 struct LogReport {
     query: String,
     terms: Vec<LogRow>,
+    /// Where the log's vLLM sampled otherwise than the plan assumes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    other_sampler: Option<SamplerRow>,
+}
+
+/// The log's sampler, where the query's `flashinfer_sampler` says otherwise.
+#[derive(Serialize)]
+struct SamplerRow {
+    /// `flashinfer` or `pytorch`.
+    logged: &'static str,
+    line: u32,
+    /// The query that states it.
+    query: String,
 }
 
 /// A vLLM start-up log (`batchfit measured` on a `framework=vllm` query)
@@ -440,6 +453,15 @@ pub fn log_report(
 ) -> Result<String, String> {
     let started = log::read(text).map_err(|e| log_problem(file, e))?;
     let compared = log::compare(plan, &started);
+    let other_sampler = log::other_sampler(plan, &started).map(|(flashinfer, line)| {
+        let mut stated = *config;
+        stated.transformer.engine.flashinfer_sampler = flashinfer;
+        SamplerRow {
+            logged: if flashinfer { "flashinfer" } else { "pytorch" },
+            line,
+            query: query::to_query(&stated),
+        }
+    });
     let percent = |c: &log::Compared| {
         (c.logged.value > 0).then(|| {
             let tenths = c.error * 1000 / i128::try_from(c.logged.value).unwrap_or(i128::MAX);
@@ -460,6 +482,7 @@ pub fn log_report(
                     error_percent: percent(c),
                 })
                 .collect(),
+            other_sampler,
         };
         return Ok(serde_json::to_string_pretty(&report).expect("strings and integers"));
     }
@@ -517,6 +540,19 @@ pub fn log_report(
         out.push_str(&format!(
             "  {label:<20} log {logged} (line {}), plan {planned}: {error}{percent}\n",
             c.logged.line
+        ));
+    }
+    if let Some(sampler) = other_sampler {
+        let (logged, assumed) = if sampler.logged == "flashinfer" {
+            ("FlashInfer's sampler", "PyTorch's sort")
+        } else {
+            ("PyTorch's sort", "FlashInfer's sampler")
+        };
+        out.push_str(&format!(
+            "  The log's vLLM sampled with {logged} (line {}); the plan assumed {assumed}, \
+             24 bytes per request and vocabulary entry apart in the profiling peak. \
+             The log's setting: {}\n",
+            sampler.line, sampler.query
         ));
     }
     out.pop();

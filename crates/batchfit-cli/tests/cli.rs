@@ -1626,6 +1626,41 @@ fn measured_reads_a_vllm_start_up_log() {
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
+/// A vLLM log whose start names FlashInfer's sampler, beside a plan that
+/// assumes PyTorch's sort: `batchfit measured` says so and writes the query
+/// with the log's setting; a log that agrees says nothing.
+#[test]
+fn measured_names_the_log_s_sampler() {
+    let query =
+        "form=transformer&model=llama-3.1-8b&framework=vllm&gpu=rtx-4090&max_model_len=8192";
+    let (dir, log) = start_up_log(
+        "vllm-sampler",
+        "WARNING [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.\n\
+         INFO [gpu_worker.py:298] Available KV cache memory: 5.77 GiB\n",
+    );
+    let path = log.to_str().expect("a UTF-8 path");
+    let report = json(&["measured", query, path, "--json"]);
+    assert_eq!(report["other_sampler"]["logged"], "flashinfer");
+    assert_eq!(report["other_sampler"]["line"], 1);
+    let stated = report["other_sampler"]["query"].as_str().expect("a query");
+    assert!(stated.contains("flashinfer_sampler=1"), "{stated}");
+    // The query it writes plans the log's start: its pool is larger.
+    let planned = |q: &str| {
+        json(&["--json", q])["serving"]["kv_cache_pool"]
+            .as_u64()
+            .expect("pool")
+    };
+    assert!(planned(stated) > planned(query));
+    let text = String::from_utf8(batchfit(&["measured", query, path]).stdout).expect("utf-8");
+    assert!(
+        text.contains("The log's vLLM sampled with FlashInfer's sampler (line 1); the plan assumed PyTorch's sort"),
+        "{text}"
+    );
+    let agreeing = json(&["measured", stated, path, "--json"]);
+    assert!(agreeing.get("other_sampler").is_none(), "{agreeing}");
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
 /// `batchfit measured` with an SGLang query reads SGLang's start-up lines
 /// (docs/cli.md): the pool's tokens and memory, and max_running_requests,
 /// beside the plan.

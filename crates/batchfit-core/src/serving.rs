@@ -73,6 +73,9 @@ pub struct Plan {
     pub cuda_graphs: u128,
     /// `enforce_eager`: no CUDA graphs, so none is missing from the plan.
     pub eager: bool,
+    /// vLLM's `flashinfer_sampler`: the profiling step sampled with
+    /// FlashInfer's sampler (false for SGLang's plan).
+    pub flashinfer_sampler: bool,
     /// The CUDA context and libraries' memory before the engine starts
     /// (`overhead_gb`), outside the budget.
     pub outside: u128,
@@ -385,6 +388,7 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
         kv_cache_pool: pool,
         cuda_graphs,
         eager: settings.enforce_eager,
+        flashinfer_sampler: settings.flashinfer_sampler,
         outside,
         kv_bytes_per_token,
         linear_state_per_request,
@@ -514,6 +518,7 @@ fn sglang_plan(config: &Config, total: u128, estimate: &memory::Estimate) -> Pla
         kv_cache_pool: pool,
         cuda_graphs: 0,
         eager: settings.enforce_eager,
+        flashinfer_sampler: false,
         outside,
         kv_bytes_per_token,
         linear_state_per_request,

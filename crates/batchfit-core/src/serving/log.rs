@@ -10,7 +10,11 @@
 //! - "Estimated CUDA graph memory: 0.94 GiB total" (0.21 and later);
 //! - "Available KV cache memory: 54.55 GiB";
 //! - "GPU KV cache size: 436,048 tokens";
-//! - "Maximum concurrency for 8,192 tokens per request: 53.23x".
+//! - "Maximum concurrency for 8,192 tokens per request: 53.23x";
+//! - and which sampler it chose, "Using FlashInfer for top-p & top-k
+//!   sampling" or "Falling back to the PyTorch-native implementation of top-p
+//!   & top-k sampling" (vllm/v1/sample/ops/topk_topp_sampler.py): set beside
+//!   the query's `flashinfer_sampler` ([`other_sampler`]).
 //!
 //! And SGLang's (python/sglang/srt/mem_cache/memory_pool.py, whose `GB` is
 //! 2^30 bytes, and the scheduler's start-up line):
@@ -40,6 +44,7 @@
 //! ```
 
 use super::Plan;
+use crate::transformer::Framework;
 
 /// The longest log read (a start-up log with a traceback is about 20 KB).
 pub const MAX_BYTES: usize = 256 * 1024;
@@ -64,6 +69,12 @@ pub struct Started {
     pub max_concurrency: Option<(Logged, u128)>,
     /// SGLang's `max_running_requests`.
     pub max_running_requests: Option<Logged>,
+    /// vLLM's sampler, as its start says (vllm/v1/sample/ops/topk_topp_sampler.py):
+    /// FlashInfer's ("Using FlashInfer for top-p & top-k sampling") or
+    /// PyTorch's ("Falling back to the PyTorch-native implementation of
+    /// top-p & top-k sampling"), and the line. Not a term of the plan by
+    /// itself: it says which `flashinfer_sampler` the log's start had.
+    pub flashinfer_sampler: Option<(bool, u32)>,
 }
 
 /// Why a log could not be read.
@@ -125,6 +136,17 @@ pub fn read(text: &str) -> Result<Started, Error> {
     let mut found = false;
     for (i, line) in text.lines().enumerate() {
         let at = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let sampler = if line.contains("Using FlashInfer for top-p & top-k sampling") {
+            Some(true)
+        } else if line.contains("PyTorch-native implementation of top-p & top-k sampling") {
+            Some(false)
+        } else {
+            None
+        };
+        if let Some(flashinfer) = sampler {
+            started.flashinfer_sampler.get_or_insert((flashinfer, at));
+            continue;
+        }
         let unreadable = Error::Unreadable { line: at };
         let set = |slot: &mut Option<Logged>, value: Option<(u128, u128)>| {
             let (value, half_unit) = value.ok_or(unreadable)?;
@@ -301,6 +323,16 @@ pub fn compare(plan: &Plan, started: &Started) -> Vec<Compared> {
         })
     })
     .collect()
+}
+
+/// The log's sampler where it is not the plan's (`flashinfer_sampler`): the
+/// log's (FlashInfer's when true) and its line. vLLM's plans only; the two
+/// samplers' profiling peaks differ by 24 bytes per request and vocabulary
+/// entry (docs/model.md §3.12).
+pub fn other_sampler(plan: &Plan, started: &Started) -> Option<(bool, u32)> {
+    started.flashinfer_sampler.filter(|&(flashinfer, _)| {
+        plan.engine == Framework::Vllm && flashinfer != plan.flashinfer_sampler
+    })
 }
 
 fn signed(value: u128) -> i128 {

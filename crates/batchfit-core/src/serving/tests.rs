@@ -494,6 +494,41 @@ INFO 01-30 03:19:14 kv_cache_utils.py:398] Maximum concurrency for 2048 tokens p
         );
     }
 
+    /// The sampler vLLM's start names is read (the first such line), is no
+    /// line of the plan by itself, and is set beside the query's setting.
+    #[test]
+    fn the_sampler_line_is_read() {
+        let fallback = "WARNING [topk_topp_sampler.py:61] FlashInfer is not available. Falling back to the PyTorch-native implementation of top-p & top-k sampling. For the best performance, please install FlashInfer.";
+        let flashinfer =
+            "INFO [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.";
+        let pool = "Available KV cache memory: 5.45 GiB";
+        let read = |text: &str| log::read(text).expect("a log");
+        assert_eq!(
+            read(&format!("{fallback}\n{pool}")).flashinfer_sampler,
+            Some((false, 1))
+        );
+        assert_eq!(
+            read(&format!("{pool}\n{flashinfer}\n{fallback}")).flashinfer_sampler,
+            Some((true, 2))
+        );
+        assert_eq!(log::read(flashinfer), Err(Error::NothingFound));
+        let plan = served("model=llama-3.1-8b&gpu=rtx-4090&max_model_len=8192");
+        assert_eq!(
+            log::other_sampler(&plan, &read(&format!("{flashinfer}\n{pool}"))),
+            Some((true, 1))
+        );
+        assert_eq!(
+            log::other_sampler(&plan, &read(&format!("{fallback}\n{pool}"))),
+            None
+        );
+        let stated =
+            served("model=llama-3.1-8b&gpu=rtx-4090&max_model_len=8192&flashinfer_sampler=1");
+        assert_eq!(
+            log::other_sampler(&stated, &read(&format!("{flashinfer}\n{pool}"))),
+            None
+        );
+    }
+
     #[test]
     fn the_log_is_compared_with_the_plan_term_by_term() {
         // The RTX 4090 worked example as vLLM would print it.
