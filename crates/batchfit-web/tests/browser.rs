@@ -311,34 +311,29 @@ async fn a_hybrid_model_s_state_is_stated_in_both_languages() {
     let plan =
         batchfit_core::serving::plan(&batchfit_core::query::parse(query).config).expect("a plan");
     assert_eq!(plan.linear_state_per_request, 19_759_104);
-    let (host, _app) = mount_with(query);
-    settle().await;
-    let text = |id: &str| {
-        find(&host, &format!("[data-testid=\"{id}\"]"))
-            .text_content()
-            .unwrap_or_default()
-    };
-    assert_eq!(
-        text("serving-state"),
-        "The linear layers keep 19.8 MB of state per request, whatever its length."
-    );
-    let pool = text("serving-pool");
-    assert!(
-        pool.contains("blocks of 544 tokens shared by 4 groups of layers, the linear ones holding one block of state per request"),
-        "{pool}"
-    );
-    let (host, _app) = mount_with(&format!("{query}&lang=es"));
-    settle().await;
-    let text = |id: &str| {
-        find(&host, &format!("[data-testid=\"{id}\"]"))
-            .text_content()
-            .unwrap_or_default()
-    };
-    assert_eq!(
-        text("serving-state"),
-        "Las capas lineales guardan 19,8 MB de estado por petición, sea cual sea su longitud."
-    );
-    assert!(text("serving-pool").contains("las lineales con un bloque de estado por petición"));
+    for (lang, state, held) in [
+        (
+            "en",
+            "The linear layers keep 19.8 MB of state per request, whatever its length.",
+            "blocks of 544 tokens shared by 4 groups of layers, the linear ones holding one block of state per request",
+        ),
+        (
+            "es",
+            "Las capas lineales guardan 19,8 MB de estado por petición, sea cual sea su longitud.",
+            "las lineales con un bloque de estado por petición",
+        ),
+    ] {
+        let (host, _app) = mount_with(&format!("{query}&lang={lang}"));
+        settle().await;
+        let text = |id: &str| {
+            find(&host, &format!("[data-testid=\"{id}\"]"))
+                .text_content()
+                .unwrap_or_default()
+        };
+        assert_eq!(text("serving-state"), state);
+        let pool = text("serving-pool");
+        assert!(pool.contains(held), "{pool}");
+    }
 }
 
 /// vLLM answers with its memory plan (issue 29), the same as the CLI's: the
