@@ -941,17 +941,38 @@ pub const DEVICES: &[DevicePreset] = &[
     nvidia("a100-40gb", "NVIDIA A100 40GB", 40_960 * MIB, (8, 0)),
     nvidia("a100-80gb", "NVIDIA A100 80GB", 81_920 * MIB, (8, 0)),
     nvidia("h100-80gb", "NVIDIA H100 80GB SXM", 81_559 * MIB, (9, 0)),
+    // nvidia-smi's totals: an H100 NVL (github.com/NVIDIA/gpu-admin-tools
+    // issue #4) and an H20 (github.com/deepseek-ai/DeepGEMM issue #268), both
+    // Hopper, compute capability 9.0.
+    nvidia("h100-nvl", "NVIDIA H100 NVL 94GB", 95_830 * MIB, (9, 0)),
+    nvidia("h20", "NVIDIA H20 96GB", 97_871 * MIB, (9, 0)),
     nvidia("h200", "NVIDIA H200 141GB", 143_771 * MIB, (9, 0)),
     // nvidia-smi's total on each of eight B200s (github.com/modal-labs/
     // gpu-glossary gpu-glossary/host-software/nvidia-smi.md at e05d085c);
     // compute capability 10.0 (the device query in pytorch/ao pull request
     // #4002).
     nvidia("b200", "NVIDIA B200 180GB", 183_359 * MIB, (10, 0)),
+    // nvidia-smi's total on a GB200's Blackwell GPU (github.com/vllm-project/
+    // vllm issue #24272), compute capability 10.0 as the B200's.
+    nvidia(
+        "gb200",
+        "NVIDIA GB200 (one GPU) 186GB",
+        189_471 * MIB,
+        (10, 0),
+    ),
     gpu(
         "mi300x",
         "AMD Instinct MI300X 192GB",
         196_592 * MIB,
         "rocm-smi VRAM total (192 GiB HBM3 less the driver's reservation)",
+    ),
+    gpu(
+        "mi355x",
+        "AMD Instinct MI355X 288GB",
+        309_220_868_096,
+        "PyTorch's total_memory and rocm-smi's VRAM Total Memory (B) for an MI355X, \
+         as public benchmark code and rocm-smi logs record them (the search index's \
+         files 67158699254 and 65773950940): 288 GiB HBM3E less 16 MiB",
     ),
     unified("apple-16gb", "Apple silicon, 16 GB unified", 16),
     unified("apple-32gb", "Apple silicon, 32 GB unified", 32),
@@ -1189,9 +1210,13 @@ mod tests {
             ("rtx-5090", 32_607),
             ("b200", 183_359),
             ("rtx-pro-6000", 97_887),
+            ("h100-nvl", 95_830),
+            ("h20", 97_871),
+            ("gb200", 189_471),
         ] {
             assert_eq!(device(id).map(|d| d.bytes), Some(mib * MIB), "{id}");
         }
+        assert_eq!(device("mi355x").map(|d| d.bytes), Some(309_220_868_096));
         assert_eq!(model("LLAMA-3.1-8B").map(|m| m.id), Some("llama-3.1-8b"));
         assert_eq!(device("nope"), None);
     }
