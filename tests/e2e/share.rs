@@ -163,5 +163,26 @@ async fn copy_table_and_embed_snippet() {
         snippet.contains("embed=1") && snippet.contains("params=7B"),
         "{snippet}"
     );
+    // The answer alone: the compact embed's address, in a shorter frame.
+    browser.click("embed-compact").await;
+    browser
+        .wait_until("the compact snippet copied", || async {
+            browser
+                .js("const c = window.__copied || []; return c.length > 0 && c[c.length - 1].includes('embed=compact')")
+                .await
+                == serde_json::json!(true)
+        })
+        .await;
+    let compact = browser
+        .js("return window.__copied[window.__copied.length - 1]")
+        .await
+        .as_str()
+        .expect("a copied text")
+        .to_owned();
+    assert!(
+        compact.contains("embed=compact") && compact.contains("params=7B"),
+        "{compact}"
+    );
+    assert!(compact.contains("height=\"360\""), "{compact}");
     browser.close().await;
 }

@@ -8,6 +8,8 @@
 use crate::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
+use batchfit_core::query::Embed;
+
 use crate::dom::{self, El, Ev, el, rx};
 use crate::i18n;
 use crate::location;
@@ -31,7 +33,8 @@ enum Outcome {
 enum Export {
     Markdown,
     Csv,
-    Embed,
+    /// The snippet of the full page, or of the answer alone (`embed=compact`).
+    Embed(Embed),
 }
 
 /// The text of an action (the chunk's code): the sweep as a Markdown table or
@@ -47,10 +50,9 @@ fn export(what: Export, state: State) -> Result<String, dom::ChunkMissing> {
     Ok(match what {
         Export::Markdown => sweep::markdown(lang, &rows, state.config.get_untracked().units),
         Export::Csv => sweep::csv(lang, &rows),
-        Export::Embed => embed_snippet(
-            lang,
-            &location::url_for(&untrack(|| state.query(batchfit_core::query::Embed::Full))),
-        ),
+        Export::Embed(embed) => {
+            embed_snippet(lang, &location::url_for(&untrack(|| state.query(embed))))
+        }
     })
 }
 
@@ -98,8 +100,15 @@ const CONFIRMATION: std::time::Duration = std::time::Duration::from_secs(4);
 pub fn embed_snippet(lang: i18n::Lang, url: &str) -> String {
     let escaped = url.replace('&', "&amp;").replace('"', "&quot;");
     let w = i18n::words(lang);
+    // The compact answer fits in far less than the page (its e2e test keeps
+    // it under 700 px); either way the listener sizes the frame.
+    let height = if url.contains("embed=compact") {
+        360
+    } else {
+        720
+    };
     format!(
-        "<iframe id=\"batchfit\" src=\"{escaped}\" title=\"batchfit: {title}\" width=\"100%\" height=\"720\" style=\"border:0\" loading=\"lazy\"></iframe>\n\
+        "<iframe id=\"batchfit\" src=\"{escaped}\" title=\"batchfit: {title}\" width=\"100%\" height=\"{height}\" style=\"border:0\" loading=\"lazy\"></iframe>\n\
          <script>\n\
          \x20 // {comment}\n\
          \x20 addEventListener(\"message\", (e) => {{\n\
@@ -155,6 +164,24 @@ pub fn share(state: State) -> El {
             .on(Ev::Click, act)
             .bind_text(i18n::tr(lang, label))
     };
+    // The snippet of the full page, or of the answer alone: copied, and
+    // shown for copying by hand.
+    let embed_button =
+        |testid: &'static str, label: fn(&i18n::Words) -> &'static str, embed: Embed| {
+            button(
+                testid,
+                label,
+                Box::new(move |_| {
+                    written(
+                        Export::Embed(embed),
+                        Box::new(move |text| {
+                            snippet.set(Some(text.clone()));
+                            copy(testid, text);
+                        }),
+                    )
+                }),
+            )
+        };
     el("section")
         .class("actions")
         .attr("aria-labelledby", "actions-title")
@@ -172,9 +199,7 @@ pub fn share(state: State) -> El {
                     Box::new(move |_| {
                         copy(
                             "copy-link",
-                            location::url_for(&untrack(|| {
-                                state.query(batchfit_core::query::Embed::Off)
-                            })),
+                            location::url_for(&untrack(|| state.query(Embed::Off))),
                         )
                     }),
                 ))
@@ -203,18 +228,11 @@ pub fn share(state: State) -> El {
                         )
                     }),
                 ))
-                .child(button(
-                    "embed",
-                    |w| w.embed,
-                    Box::new(move |_| {
-                        written(
-                            Export::Embed,
-                            Box::new(move |text| {
-                                snippet.set(Some(text.clone()));
-                                copy("embed", text);
-                            }),
-                        )
-                    }),
+                .child(embed_button("embed", |w| w.embed, Embed::Full))
+                .child(embed_button(
+                    "embed-compact",
+                    |w| w.embed_compact,
+                    Embed::Compact,
                 )),
         )
         .child(
@@ -285,6 +303,9 @@ mod tests {
     #[test]
     fn the_snippet_escapes_the_url_for_an_attribute() {
         let snippet = embed_snippet(i18n::Lang::En, "https://x.org/b/?a=1&embed=1\"");
+        assert!(snippet.contains("height=\"720\""), "{snippet}");
+        let compact = embed_snippet(i18n::Lang::En, "https://x.org/b/?a=1&embed=compact");
+        assert!(compact.contains("height=\"360\""), "{compact}");
         assert!(
             snippet.starts_with(
                 "<iframe id=\"batchfit\" src=\"https://x.org/b/?a=1&amp;embed=1&quot;\""

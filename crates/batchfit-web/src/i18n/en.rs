@@ -1303,6 +1303,7 @@ pub(super) static EN: Words = Words {
     copy_table: "Copy table (Markdown)",
     download_csv: "Download CSV",
     embed: "Embed",
+    embed_compact: "Embed the answer only",
     copied_link: "Link copied.",
     copied_table: "Table copied as Markdown.",
     copied_embed: "Embed snippet copied: paste it into your page.",

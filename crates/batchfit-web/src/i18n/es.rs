@@ -1491,6 +1491,7 @@ pub(super) static ES: Words = Words {
     copy_table: "Copiar tabla (Markdown)",
     download_csv: "Descargar CSV",
     embed: "Insertar",
+    embed_compact: "Insertar solo la respuesta",
     copied_link: "Enlace copiado.",
     copied_table: "Tabla copiada en Markdown.",
     copied_embed: "Código para incrustar copiado: péguelo en su página.",

@@ -472,6 +472,8 @@ pub struct Words {
     pub copy_table: &'static str,
     pub download_csv: &'static str,
     pub embed: &'static str,
+    /// The button that copies the snippet of the answer alone (`embed=compact`).
+    pub embed_compact: &'static str,
     pub copied_link: &'static str,
     pub copied_table: &'static str,
     pub copied_embed: &'static str,
