@@ -50,9 +50,11 @@ fn export(what: Export, state: State) -> Result<String, dom::ChunkMissing> {
     Ok(match what {
         Export::Markdown => sweep::markdown(lang, &rows, state.config.get_untracked().units),
         Export::Csv => sweep::csv(lang, &rows),
-        Export::Embed(embed) => {
-            embed_snippet(lang, &location::url_for(&untrack(|| state.query(embed))))
-        }
+        Export::Embed(embed) => embed_snippet(
+            lang,
+            embed,
+            &location::url_for(&untrack(|| state.query(embed))),
+        ),
     })
 }
 
@@ -97,16 +99,12 @@ const CONFIRMATION: std::time::Duration = std::time::Duration::from_secs(4);
 /// frame with an `id`, and the listener that sizes it to the height the
 /// widget posts (README.md, "Links, the CLI and embedding"). The listener
 /// takes messages only from that frame.
-pub fn embed_snippet(lang: i18n::Lang, url: &str) -> String {
+pub fn embed_snippet(lang: i18n::Lang, embed: Embed, url: &str) -> String {
     let escaped = url.replace('&', "&amp;").replace('"', "&quot;");
     let w = i18n::words(lang);
     // The compact answer fits in far less than the page (its e2e test keeps
     // it under 700 px); either way the listener sizes the frame.
-    let height = if url.contains("embed=compact") {
-        360
-    } else {
-        720
-    };
+    let height = if embed == Embed::Compact { 360 } else { 720 };
     format!(
         "<iframe id=\"batchfit\" src=\"{escaped}\" title=\"batchfit: {title}\" width=\"100%\" height=\"{height}\" style=\"border:0\" loading=\"lazy\"></iframe>\n\
          <script>\n\
@@ -302,9 +300,17 @@ mod tests {
 
     #[test]
     fn the_snippet_escapes_the_url_for_an_attribute() {
-        let snippet = embed_snippet(i18n::Lang::En, "https://x.org/b/?a=1&embed=1\"");
+        let snippet = embed_snippet(
+            i18n::Lang::En,
+            Embed::Full,
+            "https://x.org/b/?a=1&embed=1\"",
+        );
         assert!(snippet.contains("height=\"720\""), "{snippet}");
-        let compact = embed_snippet(i18n::Lang::En, "https://x.org/b/?a=1&embed=compact");
+        let compact = embed_snippet(
+            i18n::Lang::En,
+            Embed::Compact,
+            "https://x.org/b/?a=1&embed=compact",
+        );
         assert!(compact.contains("height=\"360\""), "{compact}");
         assert!(
             snippet.starts_with(
@@ -318,7 +324,7 @@ mod tests {
     #[test]
     fn the_snippet_sizes_its_frame_in_the_language_of_the_page() {
         for lang in [i18n::Lang::En, i18n::Lang::Es] {
-            let snippet = embed_snippet(lang, "https://x.org/b/?embed=1");
+            let snippet = embed_snippet(lang, Embed::Full, "https://x.org/b/?embed=1");
             assert!(
                 snippet.contains("addEventListener(\"message\""),
                 "{snippet}"
@@ -329,6 +335,8 @@ mod tests {
             let w = i18n::words(lang);
             assert!(snippet.contains(w.promise_short) && snippet.contains(w.embed_comment));
         }
-        assert!(embed_snippet(i18n::Lang::Es, "u").contains("batchfit: ¿cabe este lote?"));
+        assert!(
+            embed_snippet(i18n::Lang::Es, Embed::Full, "u").contains("batchfit: ¿cabe este lote?")
+        );
     }
 }
