@@ -34,6 +34,16 @@ async fn frame_height_above(browser: &Browser, id: &str, above: f64) -> f64 {
     browser.js(&height).await.as_f64().expect("a height")
 }
 
+/// Into the host page's frame, once the widget's headline is there.
+async fn enter_the_answer(browser: &Browser) {
+    browser
+        .client
+        .enter_frame(0)
+        .await
+        .expect("enter the iframe");
+    browser.testid("headline").await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn embedded_on_another_origin_it_works_and_reports_its_height() {
     let app = StaticServer::start(dist_dir(), &["/docs/tools/batchfit/"]);
@@ -134,12 +144,7 @@ async fn the_embed_buttons_snippet_sizes_its_frame_and_shows_the_answer_first() 
     let host = StaticServer::start(host_dir, &["/"]);
     browser.open(&host.url("/")).await;
     frame_height_above(&browser, "batchfit", 720.0).await;
-    browser
-        .client
-        .enter_frame(0)
-        .await
-        .expect("enter the iframe");
-    browser.testid("headline").await;
+    enter_the_answer(&browser).await;
     let top = browser
         .js("return document.querySelector('[data-testid=headline]').getBoundingClientRect().bottom")
         .await;
@@ -178,12 +183,7 @@ async fn the_compact_embed_is_the_answer_alone_in_a_small_frame() {
     browser.open(&host.url("/")).await;
     let height = frame_height_above(&browser, "f", 100.0).await;
     assert!(height < 700.0, "the answer alone is {height} px tall");
-    browser
-        .client
-        .enter_frame(0)
-        .await
-        .expect("enter the iframe");
-    browser.testid("headline").await;
+    enter_the_answer(&browser).await;
     let parts = browser
         .js(
             "return [document.querySelectorAll('input, select, .tabs, .top-bar, .sweep').length, \
