@@ -526,3 +526,39 @@ async fn the_first_screen_asks_what_people_ask() {
         browser.close().await;
     }
 }
+
+/// A closed group says its values under its title; opened, its fields say
+/// them and the line goes, for every group of the transformer form (the
+/// multi-GPU group's line ran into its title while open).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_open_group_hides_its_values_line() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    let q = "form=transformer&model=llama-3.1-8b&gpus=2&tp=2&gpu=h100-80gb";
+    browser.open(&server.url(&format!("/?{q}"))).await;
+    browser.testid("required").await;
+    // Each group's [open, the line's display].
+    let shown = || async {
+        browser
+            .js("return [...document.querySelectorAll('details.more')] \
+                 .filter(d => d.querySelector(':scope > summary [data-testid=group-values]')) \
+                 .map(d => [d.open, getComputedStyle(d.querySelector(':scope > summary [data-testid=group-values]')).display])")
+            .await
+    };
+    let check = |groups: serde_json::Value| {
+        let groups = groups.as_array().expect("a list").clone();
+        assert!(groups.len() >= 4, "{groups:?}");
+        for group in &groups {
+            let want = if group[0] == true { "none" } else { "block" };
+            assert_eq!(group[1], want, "{groups:?}");
+        }
+        groups
+    };
+    let before = check(shown().await);
+    assert!(before.iter().any(|g| g[0] == false), "{before:?}");
+    browser
+        .js("document.querySelectorAll('details.more').forEach(d => d.open = !d.open)")
+        .await;
+    check(shown().await);
+    browser.close().await;
+}

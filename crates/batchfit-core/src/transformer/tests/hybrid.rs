@@ -141,3 +141,31 @@ fn training_saves_each_kind_of_layer_s_tensors() {
     assert_eq!(saved.layers(Span { first: 0, end: 3 }), 3 * linear);
     assert_eq!(training.arch.kind, Kind::Decoder);
 }
+
+/// The prefill's largest block can be a linear layer's (`linear_working`):
+/// a dense Qwen3-Next-shaped model with a small FFN, 4,096 tokens in BF16.
+/// The Gated DeltaNet layer holds its projections' outputs (2 × 2,048 + 2 ×
+/// 4,096 + 2 × 32), the convolution's input and output (2 × 8,192) and the
+/// mixer's output (4,096), 32,832 values a token, and one 32 × 128 × 128
+/// state every 64 tokens; more than the attention's 9,216 values a token.
+#[test]
+fn the_prefill_s_largest_block_can_be_a_linear_layer() {
+    let input = TransformerInput {
+        arch: Architecture {
+            experts: 0,
+            shared_experts: 0,
+            ffn: 512,
+            ..arch("qwen3-next-80b-a3b")
+        },
+        mode: Mode::Inference,
+        recipe: Recipe::Bf16,
+        attention: Attention::Flash,
+        seq: 4096,
+        generated: 0,
+        ..TransformerInput::default()
+    };
+    let stream = 2 * 4096 * 2 * 2048;
+    let linear = 4096 * 2 * 32_832 + 64 * 524_288 * 2;
+    let last_logits = 4 * 151_936;
+    assert_eq!(prefill_activations(&input), stream + linear + last_logits);
+}
