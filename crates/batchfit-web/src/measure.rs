@@ -8,11 +8,14 @@
 
 use crate::prelude::*;
 use batchfit_core::measured::{self, Comparison, Fit, Reading};
+use batchfit_core::memory::Estimate;
+use batchfit_core::query::{self, Config};
+use batchfit_core::serving::{self, log};
 use batchfit_core::units::Units;
 
 use crate::dom::{self, El, Ev, el, rx};
 use crate::format::short;
-use crate::i18n::{self, Lang};
+use crate::i18n::{self, Lang, group};
 use crate::location;
 use crate::messages;
 use crate::state::State;
@@ -76,7 +79,16 @@ fn panel(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
     Ok(vec![
         el("p")
             .class("legend")
-            .bind_text(i18n::tr(lang, |w| w.measure_hint)),
+            .bind_text(i18n::tr(lang, |w| w.measure_hint))
+            // A serving engine's setup: its start-up log may be pasted too.
+            .show(
+                rx(move || state.config.with(serving::engine)),
+                Box::new(move || {
+                    vec![el("span").bind_text(rx(move || {
+                        format!(" {}", i18n::panels(lang.get()).log_hint)
+                    }))]
+                }),
+            ),
         area,
         el("label")
             .class("measure-reading")
@@ -88,37 +100,231 @@ fn panel(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
             .rebuild(
                 rx(move || {
                     let reading = unlabelled.with(|r| Reading::parse(r));
-                    let read = pasted.with(|text| {
-                        (!text.trim().is_empty()).then(|| measured::parse(text, reading))
-                    });
                     let (estimate, config) = (state.estimate.get(), state.config.get());
-                    let compared = read.map(|r| {
-                        r.map(|all| {
-                            all.iter()
-                                .map(|m| measured::compare(&config, &estimate, m))
-                                .collect::<Vec<_>>()
-                        })
+                    let read = pasted.with(|text| {
+                        (!text.trim().is_empty())
+                            .then(|| pasted_read(&config, &estimate, text, reading))
                     });
-                    (compared, lang.get(), state.config.with(|c| c.units))
+                    (read, lang.get(), config)
                 }),
-                Box::new(move |(compared, lang, units)| match compared {
+                Box::new(move |(read, lang, config)| match read {
                     None => Vec::new(),
-                    Some(Err(error)) => vec![
-                        el("p")
-                            .class("field-error")
-                            .attr("role", "alert")
-                            .attr("data-testid", "measure-error")
-                            .text(&messages::measured_error(*lang, error)),
-                    ],
-                    Some(Ok(all)) => {
+                    Some(Pasted::Readings(all)) => {
                         let mut shown: Vec<El> =
-                            all.iter().map(|c| result(c, *lang, *units)).collect();
-                        shown.push(report(state, all, *lang, &pasted.get_untracked()));
+                            all.iter().map(|c| result(c, *lang, config.units)).collect();
+                        shown.push(report(
+                            state,
+                            &readings_report(all),
+                            *lang,
+                            &pasted.get_untracked(),
+                        ));
                         shown
+                    }
+                    Some(Pasted::Log(log)) => {
+                        let (plan, started) = &**log;
+                        let mut shown = started_log(state, *lang, config, plan, started);
+                        let compared = log::compare(plan, started);
+                        shown.push(report(
+                            state,
+                            &log_report(&compared),
+                            *lang,
+                            &pasted.get_untracked(),
+                        ));
+                        shown
+                    }
+                    Some(Pasted::Unread(error)) => {
+                        vec![error_line(&messages::measured_error(*lang, error))]
+                    }
+                    Some(Pasted::LogUnread(error)) => {
+                        vec![error_line(&(i18n::panels(*lang).log_error)(error))]
                     }
                 }),
             ),
     ])
+}
+
+/// What the pasted text is, read for the setup: a run's readings beside the
+/// estimate, or, for a serving engine's setup, its start-up log beside the
+/// plan (`serving::log`, as `batchfit measured` reads it); or why neither
+/// could be read.
+#[derive(PartialEq)]
+enum Pasted {
+    Readings(Vec<Comparison>),
+    Log(Box<(serving::Plan, log::Started)>),
+    Unread(measured::Error),
+    LogUnread(log::Error),
+}
+
+fn pasted_read(
+    config: &Config,
+    estimate: &Estimate,
+    text: &str,
+    reading: Option<Reading>,
+) -> Pasted {
+    let readings = || match measured::parse(text, reading) {
+        Ok(all) => Pasted::Readings(
+            all.iter()
+                .map(|m| measured::compare(config, estimate, m))
+                .collect(),
+        ),
+        Err(error) => Pasted::Unread(error),
+    };
+    let Some(plan) = serving::plan(config) else {
+        return readings();
+    };
+    match log::read(text) {
+        Ok(started) => Pasted::Log(Box::new((plan, started))),
+        // Not a log: the run's readings, or, where there are none either,
+        // what could have been pasted.
+        Err(log::Error::NothingFound) => match readings() {
+            Pasted::Unread(measured::Error {
+                problem: measured::Problem::Empty { .. } | measured::Problem::Unreadable { .. },
+                ..
+            }) => Pasted::LogUnread(log::Error::NothingFound),
+            read => read,
+        },
+        Err(error) => Pasted::LogUnread(error),
+    }
+}
+
+fn error_line(message: &str) -> El {
+    el("p")
+        .class("field-error")
+        .attr("role", "alert")
+        .attr("data-testid", "measure-error")
+        .text(message)
+}
+
+/// The log's terms beside the plan's, and the log's sampler where it is not
+/// the plan's, with a link that states it.
+fn started_log(
+    state: State,
+    lang: Lang,
+    config: &Config,
+    plan: &serving::Plan,
+    started: &log::Started,
+) -> Vec<El> {
+    let p = i18n::panels(lang);
+    let units = config.units;
+    let compared = log::compare(plan, started);
+    let value = |term: log::Term, n: u128| match term {
+        log::Term::KvCacheTokens | log::Term::MaxRunningRequests => group(lang, n),
+        log::Term::MaxConcurrency => {
+            i18n::decimal(lang, &format!("{}.{:02}×", group(lang, n / 100), n % 100))
+        }
+        log::Term::Weights | log::Term::CudaGraphs | log::Term::KvCacheMemory => {
+            short(lang, n, units)
+        }
+    };
+    let rows = compared.iter().map(|c| {
+        let sign = if c.error < 0 {
+            "−"
+        } else if c.error > 0 {
+            "+"
+        } else {
+            ""
+        };
+        let size = c.error.unsigned_abs();
+        let error = match c.term {
+            log::Term::MaxConcurrency => i18n::decimal(
+                lang,
+                &format!("{sign}{}.{:02}×", group(lang, size / 100), size % 100),
+            ),
+            term => format!("{sign}{}", value(term, size)),
+        };
+        let error = match i128::try_from(c.logged.value) {
+            Ok(logged) if logged > 0 => {
+                let tenths = (c.error * 1000 / logged).unsigned_abs();
+                format!(
+                    "{error} ({sign}{}{}{}\u{a0}%)",
+                    tenths / 10,
+                    i18n::decimal_point(lang),
+                    tenths % 10
+                )
+            }
+            _ => error,
+        };
+        el("li")
+            .attr("data-term", c.term.name())
+            .attr("data-logged", &c.logged.value.to_string())
+            .attr("data-planned", &c.planned.to_string())
+            .attr("data-error", &c.error.to_string())
+            .text(&format!(
+                "{}: {}",
+                (p.log_term)(c.term),
+                (p.log_row)(
+                    &value(c.term, c.logged.value),
+                    c.logged.line,
+                    &value(c.term, c.planned),
+                    &error
+                )
+            ))
+    });
+    let mut shown = vec![
+        el("p")
+            .class("measure-line")
+            .text(&(p.log_title)(plan.engine_name())),
+        if compared.is_empty() {
+            el("p").class("legend").text(p.log_other_length)
+        } else {
+            el("ul").attr("data-testid", "measure-log").children(rows)
+        },
+    ];
+    if let Some((flashinfer, line)) = log::other_sampler(plan, started) {
+        let mut stated = *config;
+        stated.transformer.engine.flashinfer_sampler = flashinfer;
+        shown.push(
+            el("p")
+                .class("legend")
+                .attr("data-testid", "measure-sampler")
+                .text(&format!("{} ", (p.log_sampler)(flashinfer, line)))
+                .child(
+                    el("a")
+                        .attr("href", &location::url_for(&query::to_query(&stated)))
+                        .on(
+                            Ev::Click,
+                            Box::new(move |event| {
+                                event.prevent_default();
+                                state.apply(&stated);
+                            }),
+                        )
+                        .text(p.log_sampler_apply),
+                ),
+        );
+    }
+    shown
+}
+
+/// Each reading in exact bytes beside the prediction, for the report.
+fn readings_report(all: &[Comparison]) -> String {
+    all.iter()
+        .map(|c| {
+            format!(
+                "{}: measured {} B, predicted {} B, estimate − run {} B\n",
+                c.measured.reading.name(),
+                c.measured.bytes,
+                c.predicted,
+                c.error
+            )
+        })
+        .collect()
+}
+
+/// Each term of the log beside the plan's, for the report.
+fn log_report(compared: &[log::Compared]) -> String {
+    compared
+        .iter()
+        .map(|c| {
+            format!(
+                "{}: log {} (line {}), plan {}, plan − log {}\n",
+                c.term.name(),
+                c.logged.value,
+                c.logged.line,
+                c.planned,
+                c.error
+            )
+        })
+        .collect()
 }
 
 /// A difference in bytes with its sign ("−32.1 GB", "+1.20 GB", "0 B").
@@ -205,22 +411,14 @@ fn result(c: &Comparison, lang: Lang, units: Units) -> El {
         .child(el("ul").children(terms))
 }
 
-/// The case written out for an issue report: the setup's link, each reading
-/// in exact bytes beside the prediction, and the text as pasted.
-fn report(state: State, all: &[Comparison], lang: Lang, pasted: &str) -> El {
+/// The case written out for an issue report: the setup's link, what was
+/// compared in exact numbers, and the text as pasted.
+fn report(state: State, compared: &str, lang: Lang, pasted: &str) -> El {
     let mut text = format!(
         "{}\n",
-        location::url_for(&untrack(|| state.query(batchfit_core::query::Embed::Off)))
+        location::url_for(&untrack(|| state.query(query::Embed::Off)))
     );
-    for c in all {
-        text.push_str(&format!(
-            "{}: measured {} B, predicted {} B, estimate − run {} B\n",
-            c.measured.reading.name(),
-            c.measured.bytes,
-            c.predicted,
-            c.error
-        ));
-    }
+    text.push_str(compared);
     text.push_str("```\n");
     text.push_str(pasted.trim());
     text.push_str("\n```\n");

@@ -1097,6 +1097,93 @@ async fn a_pasted_measurement_is_compared_with_the_estimate() {
     );
 }
 
+/// A serving setup's measurement panel reads the engine's start-up log as
+/// `batchfit measured` does: each term beside the plan's, in the page's
+/// language; the log's other sampler named, with a link that applies it; a
+/// line that cannot be read named; a run's readings still read.
+#[wasm_bindgen_test]
+async fn a_pasted_start_up_log_is_compared_with_the_plan() {
+    use batchfit_core::query;
+    use batchfit_core::serving::{self, log};
+    let text = "WARNING [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.\n\
+        INFO [gpu_model_runner.py:2007] Model loading took 14.96 GiB memory and 4.2 seconds\n\
+        INFO [gpu_worker.py:298] Available KV cache memory: 5.20 GiB\n\
+        INFO [kv_cache_utils.py:864] GPU KV cache size: 42,592 tokens\n\
+        INFO [kv_cache_utils.py:868] Maximum concurrency for 8,192 tokens per request: 5.20x\n";
+    for (lang, title, row) in [
+        (
+            "en",
+            "vLLM's start-up log beside batchfit's plan",
+            "KV-cache size (tokens): log 42,592 (line 4) · plan 44,640 · plan − log +2,048 (+4.8\u{a0}%)",
+        ),
+        (
+            "es",
+            "El registro de arranque de vLLM frente al plan de batchfit",
+            "Tamaño de la caché KV (tokens): registro 42\u{202f}592 (línea 4) · plan 44\u{202f}640 · plan − registro +2048 (+4,8\u{a0}%)",
+        ),
+    ] {
+        let q = format!(
+            "form=transformer&model=llama-3.1-8b&framework=vllm&gpu=rtx-4090&max_model_len=8192&lang={lang}"
+        );
+        let plan = serving::plan(&query::parse(&q).config).expect("a plan");
+        let compared = log::compare(&plan, &log::read(text).expect("the log reads"));
+        let (host, _app) = mount_with(&q);
+        settle().await;
+        open(&host, "[data-testid=\"measure\"]").await;
+        paste_measurement(&host, text).await;
+        let items = all(&host, "[data-testid=\"measure-log\"] li");
+        assert_eq!(items.len(), compared.len(), "{lang}");
+        assert_eq!(compared.len(), 4, "{lang}");
+        for (item, c) in items.iter().zip(&compared) {
+            let attr = |name: &str| item.get_attribute(name).unwrap_or_default();
+            assert_eq!(attr("data-term"), c.term.name(), "{lang}");
+            assert_eq!(attr("data-logged"), c.logged.value.to_string(), "{lang}");
+            assert_eq!(attr("data-planned"), c.planned.to_string(), "{lang}");
+            assert_eq!(attr("data-error"), c.error.to_string(), "{lang}");
+        }
+        let result = find(&host, "[data-testid=\"measure-result\"]")
+            .text_content()
+            .unwrap_or_default();
+        assert!(result.contains(title), "{lang}: {result}");
+        assert!(result.contains(row), "{lang}: {result}");
+        // The log sampled with FlashInfer; the plan assumed PyTorch's sort.
+        let link = find(&host, "[data-testid=\"measure-sampler\"] a");
+        link.unchecked_ref::<HtmlElement>().click();
+        settle().await;
+        let field: HtmlInputElement =
+            find(&host, "input[name=\"flashinfer_sampler\"]").unchecked_into();
+        assert!(field.checked(), "{lang}");
+        assert!(
+            all(&host, "[data-testid=\"measure-sampler\"]").is_empty(),
+            "{lang}"
+        );
+        assert_eq!(
+            all(&host, "[data-testid=\"measure-log\"] li").len(),
+            4,
+            "{lang}"
+        );
+    }
+    let q = "form=transformer&model=llama-3.1-8b&framework=vllm&gpu=rtx-4090&max_model_len=8192";
+    let (host, _app) = mount_with(q);
+    settle().await;
+    open(&host, "[data-testid=\"measure\"]").await;
+    paste_measurement(&host, "ok\nAvailable KV cache memory: lots GiB").await;
+    let error = find(&host, "[data-testid=\"measure-error\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(
+        error.starts_with("Line 2 states a term of the memory plan"),
+        "{error}"
+    );
+    paste_measurement(&host, "Loading safetensors shards").await;
+    let error = find(&host, "[data-testid=\"measure-error\"]")
+        .text_content()
+        .unwrap_or_default();
+    assert!(error.contains("\"Available KV cache memory\""), "{error}");
+    paste_measurement(&host, "max_memory_allocated: 20 GiB").await;
+    assert_eq!(all(&host, ".measure-one").len(), 1);
+}
+
 /// The terms that could explain a measured difference are written in the
 /// page's language: the core's references, and its English note only on an
 /// English page; a term with a size says the difference it could make here.

@@ -9,6 +9,7 @@ use batchfit_core::import::{self};
 use batchfit_core::measured::{self, Term};
 use batchfit_core::param::COUNT;
 use batchfit_core::query::Param;
+use batchfit_core::serving::log;
 
 use super::{
     FieldText, Lang, Language, Panels, Refused, Words, bad_value, bound, by_param, f, group,
@@ -1488,6 +1489,50 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
     serving_longest: "longest request",
     serving_what_ifs: "What would serve more",
     serving_int4: "4-bit weights (AWQ, GPTQ)",
+    log_hint: "With vLLM or SGLang, paste its start-up log instead: the lines of its memory plan are set beside batchfit's, term by term.",
+    log_title: |engine| {
+        format!(
+            "{engine}'s start-up log beside batchfit's plan (plan − log; 0 within the log's last digit):"
+        )
+    },
+    log_term: |term| match term {
+        log::Term::Weights => "Weights",
+        log::Term::CudaGraphs => "CUDA graphs",
+        log::Term::KvCacheMemory => "KV-cache memory",
+        log::Term::KvCacheTokens => "KV-cache size (tokens)",
+        log::Term::MaxConcurrency => "Maximum concurrency",
+        log::Term::MaxRunningRequests => "max_running_requests",
+    },
+    log_row: |logged, line, planned, error| {
+        format!("log {logged} (line {line}) · plan {planned} · plan − log {error}")
+    },
+    log_other_length: "Nothing to compare: the log's concurrency is for another max_model_len than this setup's.",
+    log_sampler: |flashinfer, line| {
+        let (logged, assumed, more) = if flashinfer {
+            ("FlashInfer's sampler", "PyTorch's sort", "more")
+        } else {
+            ("PyTorch's sort", "FlashInfer's sampler", "fewer")
+        };
+        format!(
+            "The log's vLLM sampled with {logged} (line {line}); this plan assumes {assumed}, 24 bytes {more} per request and vocabulary entry in the profiling step."
+        )
+    },
+    log_sampler_apply: "Use the log's sampler",
+    log_error: |error| {
+        match error {
+        log::Error::TooLong => format!(
+            "The log is longer than {} bytes: paste its start, up to the KV-cache lines.",
+            group(Lang::En, log::MAX_BYTES as u128)
+        ),
+        log::Error::NothingFound => "No memory reading and no line of the engine's memory plan found (vLLM: \"Model loading took\", \"Available KV cache memory\", \"GPU KV cache size\", \"Maximum concurrency for\"; SGLang: \"KV Cache is allocated\", \"max_total_num_tokens=\").".to_owned(),
+        log::Error::Unreadable { line } => {
+            format!("Line {line} states a term of the memory plan with a number that cannot be read.")
+        }
+        log::Error::TwoValues { line, first } => format!(
+            "Line {line} gives a second, different value for what line {first} states: paste one start at a time."
+        ),
+    }
+    },
 };
 
 fn problem(label: &str, problem: &Problem) -> String {

@@ -15,6 +15,7 @@ use batchfit_core::import::{self};
 use batchfit_core::measured::{self, Term};
 use batchfit_core::param::COUNT;
 use batchfit_core::query::Param;
+use batchfit_core::serving::log;
 
 use super::{
     FieldText, Lang, Language, Panels, Refused, Words, bad_value, bound, by_param, f, group,
@@ -1682,6 +1683,58 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
     serving_longest: "petición más larga",
     serving_what_ifs: "Qué atendería más",
     serving_int4: "pesos de 4 bits (AWQ, GPTQ)",
+    log_hint: "Con vLLM o SGLang, pegue en su lugar su registro de arranque: las líneas de su plan de memoria se comparan con las de batchfit, término a término.",
+    log_title: |engine| {
+        format!(
+            "El registro de arranque de {engine} frente al plan de batchfit (plan − registro; 0 dentro de la última cifra del registro):"
+        )
+    },
+    log_term: |term| match term {
+        log::Term::Weights => "Pesos",
+        log::Term::CudaGraphs => "Grafos CUDA",
+        log::Term::KvCacheMemory => "Memoria de la caché KV",
+        log::Term::KvCacheTokens => "Tamaño de la caché KV (tokens)",
+        log::Term::MaxConcurrency => "Concurrencia máxima",
+        log::Term::MaxRunningRequests => "max_running_requests",
+    },
+    log_row: |logged, line, planned, error| {
+        format!("registro {logged} (línea {line}) · plan {planned} · plan − registro {error}")
+    },
+    log_other_length: "Nada que comparar: la concurrencia del registro es para otro max_model_len que el de esta configuración.",
+    log_sampler: |flashinfer, line| {
+        let (logged, assumed, more) = if flashinfer {
+            (
+                "el muestreador de FlashInfer",
+                "la ordenación de PyTorch",
+                "más",
+            )
+        } else {
+            (
+                "la ordenación de PyTorch",
+                "el muestreador de FlashInfer",
+                "menos",
+            )
+        };
+        format!(
+            "El vLLM del registro muestreó con {logged} (línea {line}); este plan supone {assumed}, 24 bytes {more} por petición y entrada del vocabulario en el paso de perfilado."
+        )
+    },
+    log_sampler_apply: "Usar el muestreador del registro",
+    log_error: |error| {
+        match error {
+        log::Error::TooLong => format!(
+            "El registro pasa de {} bytes: pegue su arranque, hasta las líneas de la caché KV.",
+            group(Lang::Es, log::MAX_BYTES as u128)
+        ),
+        log::Error::NothingFound => "No se encontró ninguna lectura de memoria ni ninguna línea del plan de memoria del motor (vLLM: \"Model loading took\", \"Available KV cache memory\", \"GPU KV cache size\", \"Maximum concurrency for\"; SGLang: \"KV Cache is allocated\", \"max_total_num_tokens=\").".to_owned(),
+        log::Error::Unreadable { line } => format!(
+            "La línea {line} da un término del plan de memoria con un número que no se puede leer."
+        ),
+        log::Error::TwoValues { line, first } => format!(
+            "La línea {line} da un segundo valor, distinto, de lo que da la línea {first}: pegue un solo arranque."
+        ),
+    }
+    },
 };
 
 fn problem(label: &str, problem: &Problem) -> String {

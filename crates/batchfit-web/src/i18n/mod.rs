@@ -18,6 +18,7 @@ use batchfit_core::measured::{self, Term};
 use batchfit_core::param::COUNT;
 pub use batchfit_core::query::Lang;
 use batchfit_core::query::Param;
+use batchfit_core::serving::log;
 
 pub use numbers::{bound, decimal, decimal_point, exact_bytes, group};
 
@@ -171,6 +172,20 @@ pub struct Panels {
     /// What would serve more: its title, and the 4-bit weights' name.
     pub serving_what_ifs: &'static str,
     pub serving_int4: &'static str,
+    /// A serving engine's start-up log in the measurement panel: what may
+    /// be pasted, the comparison's title (from the engine's name), each
+    /// term's name, one term's line (from the logged value, its line, the
+    /// plan's value and plan − log), the concurrency logged for another
+    /// request length, the log's other sampler (FlashInfer's when true, its
+    /// line), and why the log could not be read.
+    pub log_hint: &'static str,
+    pub log_title: fn(&str) -> String,
+    pub log_term: fn(log::Term) -> &'static str,
+    pub log_row: fn(&str, u32, &str, &str) -> String,
+    pub log_other_length: &'static str,
+    pub log_sampler: fn(bool, u32) -> String,
+    pub log_sampler_apply: &'static str,
+    pub log_error: fn(&log::Error) -> String,
     /// The questions and answers of "How it works", written by its chunk.
     pub faq: &'static [(&'static str, &'static str)],
 }
