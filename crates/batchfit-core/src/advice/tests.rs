@@ -39,24 +39,70 @@ fn a_one_card_user_is_advised_on_one_card_with_a_margin() {
 
 /// docs/model.md §5's example: on one H100, the estimate's cheapest fix
 /// (micro-batch 1 in pure BF16, 83.26 GB of 85.52) does not fit at the
-/// pessimistic end; the first piece of advice is parameter offload at
-/// micro-batch 2, which needs 16 bytes per parameter on the host.
+/// pessimistic end. The first piece of advice keeps the full fine-tune on
+/// the card alone (recomputation, micro-batch 2, pure BF16 and 8-bit
+/// moments); parameter offload at micro-batch 2, which needs 16 bytes per
+/// parameter on a host whose RAM the query does not give, comes after the
+/// fixes that need none.
 #[test]
 fn the_documented_one_h100_example() {
     let c = config("form=transformer&model=llama-3.1-8b&gpu=h100-80gb&recipe=amp");
     let cheapest = &memory::fixes(&c)[0];
     assert_eq!(cheapest.estimate.required, 83_261_029_684);
     assert!(!fits_pessimistic(&cheapest.config, true));
-    let first = &fixes(&c)[0];
+    let advice = fixes(&c);
+    let first = &advice[0];
     assert_eq!(
         first.fix.levers,
         [
-            memory::Lever::ParamOffload,
-            memory::Lever::Batch { batch: 2 }
+            memory::Lever::FullRecompute,
+            memory::Lever::Batch { batch: 2 },
+            memory::Lever::Bf16,
+            memory::Lever::Adam8bit
         ]
     );
     assert!(first.fits_pessimistic);
-    assert_eq!(first.host_memory, 16 * 8_030_261_248);
+    assert_eq!(first.host_memory, 0);
+    let offload = advice
+        .iter()
+        .position(|a| {
+            a.fix.levers
+                == [
+                    memory::Lever::ParamOffload,
+                    memory::Lever::Batch { batch: 2 },
+                ]
+        })
+        .expect("listed");
+    assert_eq!(advice[offload].host_memory, 16 * 8_030_261_248);
+    assert!(advice[..offload].iter().all(|a| a.host_memory == 0));
+}
+
+/// The one-card case with its host RAM unknown: the one-card answer
+/// that needs no host RAM (QLoRA with full recomputation at micro-batch 2,
+/// accumulating to the same 16 samples) comes first; the offloads, each
+/// saying the host RAM it needs, follow. Given a host that holds them, the
+/// offloads, which keep the full fine-tune, come first.
+#[test]
+fn a_one_card_user_is_first_told_what_needs_no_host_ram() {
+    let c = config("form=transformer&model=llama-3.1-8b&gpu=rtx-4090");
+    let advice = fixes(&c);
+    let first = &advice[0];
+    assert_eq!(
+        first.fix.levers,
+        [
+            memory::Lever::Qlora { rank: 16 },
+            memory::Lever::FullRecompute,
+            memory::Lever::Batch { batch: 2 }
+        ]
+    );
+    assert_eq!(first.host_memory, 0);
+    assert!(first.fits_pessimistic);
+    assert_eq!(first.fix.cost.tokens_lost(), 0);
+    assert!(advice[1..].iter().any(|a| a.host_memory > 0));
+    let big_host = config("form=transformer&model=llama-3.1-8b&gpu=rtx-4090&host_gb=256");
+    let first = &fixes(&big_host)[0];
+    assert!(first.fix.levers.contains(&memory::Lever::ParamOffload));
+    assert!(first.fix.levers.iter().all(|l| !l.changes_task()));
 }
 
 proptest! {

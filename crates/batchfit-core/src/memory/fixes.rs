@@ -440,18 +440,30 @@ pub struct Fix {
 }
 
 impl Fix {
-    /// The order of docs/model.md §5: fixes that keep the task first, then
-    /// the fewest levers, the fewest GPUs added, the fewest tokens per
-    /// optimizer step (in inference, sequences at once) lost, the least
-    /// recomputation, the least PCIe
+    /// Whether the fix offloads to a host whose RAM the user did not give
+    /// (`host_gb` unknown): it may not fit there.
+    pub fn needs_unknown_host(&self) -> bool {
+        self.config.host_gb == 0 && self.estimate.cpu_memory > 0
+    }
+
+    /// The order of docs/model.md §5: fixes that keep the task and need no
+    /// host RAM the user did not give (an offload with `host_gb` unknown may
+    /// not fit the host) first; then the fewest tokens per optimizer step
+    /// lost, those that need no unknown host RAM, those that keep the task,
+    /// the fewest levers, the fewest GPUs added, (in inference) the fewest
+    /// sequences at once lost, the least recomputation, the least PCIe
     /// traffic, the fewest changed number formats, the fewest micro-steps.
     fn rank(&self) -> Rank {
         let c = &self.cost;
+        let unknown_host = self.needs_unknown_host();
+        let changes_task = self.levers.iter().any(|l| l.changes_task());
         (
-            self.levers.iter().any(|l| l.changes_task()),
+            changes_task || unknown_host,
+            c.tokens_lost(),
+            unknown_host,
+            changes_task,
             self.levers.len(),
             c.extra_gpus(),
-            c.tokens_lost(),
             c.sequences_lost(),
             c.recompute_share_bp(),
             c.after.pcie_bytes,
@@ -465,9 +477,11 @@ impl Fix {
 /// [`Fix::rank`]'s key.
 type Rank = (
     bool,
+    u128,
+    bool,
+    bool,
     usize,
     u64,
-    u128,
     u64,
     u128,
     u128,
@@ -484,7 +498,8 @@ type Rank = (
 ///
 /// Sets of lever kinds are tried by size, those that keep the task before
 /// those that change it (a shorter sequence, adapters); a larger size is
-/// tried only while fewer than [`FIXES`] were found, and none when the
+/// tried only while fewer than [`FIXES`] were found that need no host RAM
+/// the user did not give ([`Fix::needs_unknown_host`]), and none when the
 /// tier's levers all at their strongest do not fit ([`could_fit`]: the
 /// levers are taken to save memory together; a fix this misses is never a
 /// wrong one).
@@ -517,6 +532,10 @@ pub fn fixes_for(config: &Config, target: &Target<'_>) -> Vec<Fix> {
     }
     let kinds = strongest_levers(config);
     let mut found: Vec<Fix> = Vec::new();
+    // Enough fixes found to stop: offloads to a host of unknown RAM do not
+    // count, so that the routes that need none (LoRA, QLoRA, recomputation,
+    // a smaller micro-batch) are searched too.
+    let enough = |found: &[Fix]| found.iter().filter(|f| !f.needs_unknown_host()).count() >= FIXES;
     // The sets of kinds (as indices into `kinds`) that gave a fix: a set
     // that contains one is not tried.
     let mut fitted: Vec<Vec<usize>> = Vec::new();
@@ -546,11 +565,11 @@ pub fn fixes_for(config: &Config, target: &Target<'_>) -> Vec<Fix> {
                     }
                 }
             }
-            if found.len() >= FIXES {
+            if enough(&found) {
                 break;
             }
         }
-        if found.len() >= FIXES {
+        if enough(&found) {
             break;
         }
     }
