@@ -307,7 +307,11 @@ fn imported(text: &str, gpu: Option<&str>, files: &FileArgs) -> Result<Config, V
                 "--config {path} and `model` cannot both be given; use one"
             )]);
         }
-        base.extend(query::arch_values(&arch));
+        // A published model's config.json is its preset, as on the page.
+        match batchfit_core::presets::model_of(&arch) {
+            Some(preset) => base.push((Param::Model, preset.id.to_owned())),
+            None => base.extend(query::arch_values(&arch)),
+        }
     }
     // What the files need from the query: the hidden size (only when
     // something names the model) and the data-parallel GPUs.

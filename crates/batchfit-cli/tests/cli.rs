@@ -981,6 +981,30 @@ fn reported_query(out: &Output) -> String {
         .to_owned()
 }
 
+/// One reading of a pasted file (issue 28): each checked-in file, read with
+/// its flag over a query, gives the query written in
+/// crates/batchfit-core/tests/data/pasted-queries.txt, the table the page's
+/// browser test holds the page to.
+#[test]
+fn each_checked_in_file_reads_as_the_page_reads_it() {
+    let table = include_str!("../../batchfit-core/tests/data/pasted-queries.txt");
+    let mut rows = 0;
+    for line in table.lines().filter(|l| !l.starts_with('#')) {
+        let (given, expected) = line.split_once(" -> ").expect("a row");
+        let mut words = given.split(' ');
+        let (flag, file, query) = (
+            words.next().expect("a flag"),
+            sample(words.next().expect("a file")),
+            words.next().expect("a query"),
+        );
+        let out = batchfit(&["-v", flag, &file, query]);
+        assert!(out.status.success(), "{line}: {out:?}");
+        assert_eq!(reported_query(&out), expected, "{line}");
+        rows += 1;
+    }
+    assert_eq!(rows, 6);
+}
+
 #[test]
 fn imported_files_give_a_query_that_opens_the_same_configuration() {
     let zero3 = sample("hf_zero3_auto.json");

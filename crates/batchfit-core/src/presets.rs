@@ -1030,6 +1030,13 @@ pub fn model(id: &str) -> Option<&'static ModelPreset> {
     MODELS.iter().find(|m| m.id.eq_ignore_ascii_case(id))
 }
 
+/// The model preset whose architecture is exactly `arch` (the first listed,
+/// where two share one: Llama 3.1 and 3.3 70B): a pasted config.json of a
+/// published model is that model, on the page and in the CLI.
+pub fn model_of(arch: &Architecture) -> Option<&'static ModelPreset> {
+    MODELS.iter().find(|m| m.arch == *arch)
+}
+
 /// The device preset with this id (any letter case).
 pub fn device(id: &str) -> Option<&'static DevicePreset> {
     let id = id.trim();

@@ -597,11 +597,15 @@ fn paste_box(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
         let read = match kind {
             FileKind::ModelConfig => match hf::import(&text) {
                 Ok(arch) => {
+                    // A published model's config.json names its preset.
+                    let preset = presets::model_of(&arch);
                     state.load_with(|config| {
-                        config.model = None;
+                        config.model = preset;
                         config.transformer.arch = arch;
                     });
-                    state.text(Param::Model).set(String::new());
+                    state
+                        .text(Param::Model)
+                        .set(preset.map_or_else(String::new, |m| m.id.to_owned()));
                     Ok(Pasted::Model)
                 }
                 Err(error) => Err(Pasted::Rejected(import::Rejected {

@@ -1426,64 +1426,56 @@ async fn a_pasted_deepspeed_config_or_training_arguments_sets_the_training_setti
     );
 }
 
-/// One reading of a pasted file (issue 28): every checked-in DeepSpeed
-/// config and TrainingArguments pasted on a page gives the estimate the CLI
-/// gives for the same file with the page's link as its query (the file's
-/// values, the link's over them where it names the same parameter). A
-/// DeepSpeed config whose precision is "auto" keeps its profile's `amp16`,
-/// not the form's earlier recipe.
+/// One reading of a pasted file (issue 28): every checked-in config.json,
+/// DeepSpeed config and TrainingArguments pasted on the page opened at a
+/// query gives the address that `batchfit -v` prints for the same file over
+/// the same query: the table crates/batchfit-core/tests/data/pasted-queries.txt,
+/// which the CLI's test holds the CLI to. A DeepSpeed config whose precision
+/// is "auto" keeps its profile's `amp16`, not the form's earlier recipe; a
+/// published model's config.json names its preset.
 #[wasm_bindgen_test]
 async fn a_pasted_file_reads_as_the_cli_reads_it() {
-    use batchfit_core::{import, memory, query};
-    let base = "form=transformer&model=llama-3.1-8b&gpus=8&gpu=h100-80gb";
+    use batchfit_core::{memory, query};
     let samples = [
         (
+            "deepspeed_zero2_offload.json",
             include_str!("../../batchfit-core/tests/data/deepspeed_zero2_offload.json"),
-            true,
         ),
         (
+            "hf_zero2_auto.json",
             include_str!("../../batchfit-core/tests/data/hf_zero2_auto.json"),
-            true,
         ),
         (
+            "hf_zero3_auto.json",
             include_str!("../../batchfit-core/tests/data/hf_zero3_auto.json"),
-            true,
         ),
         (
+            "training_args.json",
             include_str!("../../batchfit-core/tests/data/training_args.json"),
-            false,
         ),
         (
+            "training_args_fsdp.json",
             include_str!("../../batchfit-core/tests/data/training_args_fsdp.json"),
-            false,
+        ),
+        (
+            "llama-3.1-8b-config.json",
+            include_str!("../../batchfit-core/tests/data/llama-3.1-8b-config.json"),
         ),
     ];
-    for (text, is_deepspeed) in samples {
-        let files = import::Files {
-            deepspeed: is_deepspeed.then_some(text),
-            training_args: (!is_deepspeed).then_some(text),
+    let table = include_str!("../../batchfit-core/tests/data/pasted-queries.txt");
+    let rows: Vec<&str> = table.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows.len(), samples.len());
+    for row in rows {
+        let (given, cli) = row.split_once(" -> ").expect("a row");
+        let words: Vec<&str> = given.split(' ').collect();
+        let [_, file, base] = words[..] else {
+            panic!("{row}");
         };
-        let context = import::Context {
-            hidden: Some(4096),
-            gpus: 8,
-        };
-        let read = import::files(&files, &context).expect("the sample reads");
-        // The CLI's query: the file's values, then the link's (docs/cli.md).
-        let named: Vec<&str> = base
-            .split('&')
-            .filter_map(|kv| kv.split('=').next())
-            .collect();
-        let cli = read
-            .params
+        let text = samples
             .iter()
-            .filter(|(p, _)| !named.contains(&p.name()))
-            .map(|(p, v)| format!("{}={}", p.name(), query::encode(v)))
-            .chain([base.to_owned()])
-            .collect::<Vec<_>>()
-            .join("&");
-        let parsed = query::parse(&cli);
-        assert_eq!(parsed.problems, [], "{cli}");
-        let expected = memory::estimate(&parsed.config);
+            .find(|(name, _)| *name == file)
+            .map(|(_, text)| *text)
+            .expect("a checked-in file");
         let (host, _app) = mount_with(base);
         settle().await;
         open(&host, "[data-testid=\"paste-box\"]").await;
@@ -1493,16 +1485,27 @@ async fn a_pasted_file_reads_as_the_cli_reads_it() {
         area.dispatch_event(&web_sys::Event::new("input").expect("an input event"))
             .expect("dispatch");
         settle().await;
+        // The address is written once the page has been idle a moment.
+        sleep(1500).await;
+        assert_eq!(address(), format!("?{cli}"), "{file}");
+        let parsed = query::parse(cli);
+        assert_eq!(parsed.problems, [], "{cli}");
         assert_eq!(
             bytes(&host, "required"),
-            expected.required.to_string(),
-            "{cli}"
+            memory::estimate(&parsed.config).required.to_string(),
+            "{file}"
         );
         let recipe: HtmlInputElement = find(&host, "[name=\"recipe\"]").unchecked_into();
         assert_eq!(
             recipe.value(),
             parsed.config.transformer.recipe.name(),
-            "{cli}"
+            "{file}"
+        );
+        let model: HtmlInputElement = find(&host, "[name=\"model\"]").unchecked_into();
+        assert_eq!(
+            model.value(),
+            parsed.config.model.map_or("", |m| m.id),
+            "{file}"
         );
     }
 }
