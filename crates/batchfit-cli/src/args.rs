@@ -93,7 +93,7 @@ pub enum Sub {
     /// Every device preset: the required memory, whether it fits, the
     /// largest batch.
     #[command(
-        after_help = "Example:\n  batchfit devices 'form=transformer&model=llama-3.1-70b&recipe=bf16&zero=3&gpus=8' --json"
+        after_help = "Example:\n  batchfit devices 'form=transformer&model=llama-3.1-70b&recipe=bf16&zero=3&gpus=8' --json\n\nExit codes: 0 the table; 2 bad input."
     )]
     Devices {
         #[arg(value_name = "QUERY_OR_URL")]
@@ -104,7 +104,7 @@ pub enum Sub {
     /// Two setups side by side, term by term: two queries, or one whose
     /// second setup's parameters start with `b.`.
     #[command(
-        after_help = "Examples:\n  batchfit compare 'form=transformer&model=llama-3.1-8b' 'form=transformer&model=llama-3.1-8b&lora_rank=16'\n  batchfit compare 'form=transformer&model=llama-3.1-8b&b.lora_rank=16'"
+        after_help = "Examples:\n  batchfit compare 'form=transformer&model=llama-3.1-8b' 'form=transformer&model=llama-3.1-8b&lora_rank=16'\n  batchfit compare 'form=transformer&model=llama-3.1-8b&b.lora_rank=16'\n\nExit codes: 0 the comparison; 2 bad input (in either setup)."
     )]
     Compare {
         #[arg(value_name = "QUERY_OR_URL", num_args = 1..=2, required = true)]
@@ -112,9 +112,10 @@ pub enum Sub {
         #[arg(long)]
         json: bool,
     },
-    /// A run's printed memory (a file, or - for stdin) beside the estimate.
+    /// A run's printed memory (a file, or - for stdin) beside the estimate;
+    /// with `framework=vllm` or `sglang`, the server's start-up log beside its plan.
     #[command(
-        after_help = "Example:\n  python train.py 2>&1 | batchfit measured 'form=transformer&model=llama-3.1-8b&batch=4' - --reading reserved"
+        after_help = "Example:\n  python train.py 2>&1 | batchfit measured 'form=transformer&model=llama-3.1-8b&batch=4' - --reading reserved\n\nExit codes: 0 the comparison; 2 bad input (the query, or text with no reading or start-up log line, naming its line)."
     )]
     Measured {
         #[arg(value_name = "QUERY_OR_URL")]

@@ -1144,6 +1144,17 @@ pub fn text(config: &Config) -> String {
         (config.device, e.device_bytes, e.fits, e.max_batch)
     {
         let name = device_name(device);
+        // A job on several GPUs: the estimate is one GPU's, as the page's
+        // headline says ("fits on each of 32 × …").
+        let gpus = match config.form {
+            Form::Transformer => memory::total_gpus(config, config.transformer.gpus),
+            _ => 1,
+        };
+        let name = if gpus > 1 {
+            format!("Each of {gpus} × {name}")
+        } else {
+            name.to_owned()
+        };
         out.push_str(&format!(
             "\n{name}: {} — {}. Largest batch that fits: {}.\n",
             size(bytes, units),

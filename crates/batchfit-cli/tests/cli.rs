@@ -165,6 +165,15 @@ fn help_and_completions_are_what_a_practitioner_expects() {
         "{help}"
     );
     assert!(help.contains("Exit codes: 0 it fits"), "{help}");
+    // Every command says its examples and its exit codes.
+    for command in ["devices", "compare", "measured"] {
+        let out = batchfit(&[command, "--help"]);
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("Example"), "{command}: {help}");
+        assert!(help.contains("Exit codes: 0 "), "{command}: {help}");
+        assert!(help.contains("; 2 bad input"), "{command}: {help}");
+    }
     for (shell, marker) in [
         ("bash", "complete -F"),
         ("zsh", "#compdef batchfit"),
@@ -251,6 +260,22 @@ fn the_transformer_form_reports_per_gpu_numbers() {
     );
     assert_eq!(report["fits"], true);
     assert!(report["what_ifs"].is_array());
+    // The text says the answer is each GPU's, and how many the job has
+    // (issue 28: Mixtral with tp 2, pp 2 and 8 data-parallel ranks is a
+    // 32-GPU job); one GPU's job names the card alone.
+    let out =
+        batchfit(&["form=transformer&model=mixtral-8x7b&gpus=8&tp=2&pp=2&ep=8&gpu=h100-80gb"]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        text.contains("\nEach of 32 × NVIDIA H100 80GB SXM: 85.52 GB — does not fit."),
+        "{text}"
+    );
+    let out = batchfit(&["form=transformer&model=llama-3.1-8b&gpu=h100-80gb"]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        text.contains("\nNVIDIA H100 80GB SXM: 85.52 GB — does not fit."),
+        "{text}"
+    );
 }
 
 /// A mixture of experts reports its active parameters beside the total;
