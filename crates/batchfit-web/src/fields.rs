@@ -80,22 +80,27 @@ pub fn frame(state: State, param: Param, controls: Vec<El>) -> El {
         )
         .show(
             rx(move || error().is_some()),
-            Box::new(move || {
-                vec![
-                    el("p")
-                        .class("error")
-                        .attr("id", &format!("{name}-error"))
-                        .attr("role", "alert")
-                        .attr("data-testid", &format!("error-{name}"))
-                        .bind_text(rx(move || {
-                            let label = i18n::field(lang.get(), param).label;
-                            error()
-                                .map(|problem| messages::problem(lang.get(), label, &problem))
-                                .unwrap_or_default()
-                        })),
-                ]
-            }),
+            Box::new(move || vec![error_line(state, param)]),
         )
+}
+
+/// The message under a field whose value is wrong, naming the field and
+/// what it takes, in the page's language.
+pub fn error_line(state: State, param: Param) -> El {
+    let lang = state.lang;
+    let name = param.name();
+    el("p")
+        .class("error")
+        .attr("id", &format!("{name}-error"))
+        .attr("role", "alert")
+        .attr("data-testid", &format!("error-{name}"))
+        .bind_text(rx(move || {
+            let label = i18n::field(lang.get(), param).label;
+            state
+                .problem(param)
+                .map(|problem| messages::problem(lang.get(), label, &problem))
+                .unwrap_or_default()
+        }))
 }
 
 /// The phone keyboard for a parameter's field: digits only for whole numbers,

@@ -471,8 +471,12 @@ fn multi_gpu(state: State) -> El {
 fn picker(state: State, param: Param, select: El, pick: Box<dyn Fn(String)>) -> El {
     let lang = state.lang;
     let name = param.name();
+    // A value no option has (a link's `gpu=t4-16gb`) is marked and named, as
+    // a typed field's problem is (`fields::frame`).
+    let error = move || state.problem(param);
     el("div")
         .class("field")
+        .bind_class("invalid", rx(move || error().is_some()))
         .child(
             el("label")
                 .attr("for", name)
@@ -490,6 +494,10 @@ fn picker(state: State, param: Param, select: El, pick: Box<dyn Fn(String)>) -> 
                 .class("hint")
                 .attr("id", &format!("{name}-hint"))
                 .bind_text(fields::field_text(lang, param, |w| w.hint)),
+        )
+        .show(
+            rx(move || error().is_some()),
+            Box::new(move || vec![fields::error_line(state, param)]),
         )
 }
 

@@ -724,6 +724,58 @@ async fn a_partial_keystroke_is_not_the_result_kept() {
     assert_eq!(results.get_attribute("data-stale").as_deref(), Some("true"));
 }
 
+/// Bad values in a link (issue 28's `params=0`, `gpu=t4-16gb`, `seq=abc`
+/// on a setup with a device) are kept as if typed: the field says what is
+/// wrong, the results are not current and give no verdict.
+#[wasm_bindgen_test]
+async fn a_bad_link_value_with_a_device_gives_no_verdict() {
+    // Each message names the field and what it takes.
+    for (q, name, label) in [
+        (
+            "form=parameters&params=0&gpu=h100-80gb",
+            "params",
+            "Parameters",
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&seq=abc&gpu=rtx-4090",
+            "seq",
+            "Sequence length",
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&gpu=t4-16gb",
+            "gpu",
+            "Device must be one of: t4,",
+        ),
+    ] {
+        let (host, _app) = mount_with(q);
+        settle().await;
+        let results = find(&host, "[data-testid=\"results\"]");
+        assert_eq!(
+            results.get_attribute("data-stale").as_deref(),
+            Some("true"),
+            "{q}"
+        );
+        assert!(
+            host.query_selector("[data-testid=\"fits\"]")
+                .ok()
+                .flatten()
+                .is_none(),
+            "{q}: no verdict"
+        );
+        let field = find(&host, &format!("[name=\"{name}\"]"));
+        let marked = field
+            .closest(".field")
+            .ok()
+            .flatten()
+            .is_some_and(|f| f.class_list().contains("invalid"));
+        assert!(marked, "{q}: the field is marked");
+        let message = find(&host, &format!("[data-testid=\"error-{name}\"]"))
+            .text_content()
+            .unwrap_or_default();
+        assert!(message.contains(label), "{q}: {message}");
+    }
+}
+
 /// A pasted config.json that is refused marks the results as not current and
 /// hides the fits badge, until the next valid edit.
 #[wasm_bindgen_test]
@@ -1232,6 +1284,39 @@ async fn a_measured_differences_terms_are_in_the_pages_language() {
     }
 }
 
+/// The one-card user of issue 28 (Llama 3.1 8B, a full fine-tune on one RTX
+/// 4090, host RAM not given): every fix the page lists stays on the one
+/// card, the first needs no host RAM, and each, applied by its link, gives
+/// the required memory it promised and fits.
+#[wasm_bindgen_test]
+async fn a_one_card_user_s_fixes_stay_on_the_card_and_keep_their_promise() {
+    use batchfit_core::{advice, query};
+    let q = "form=transformer&model=llama-3.1-8b&gpu=rtx-4090";
+    let expected = advice::fixes(&query::parse(q).config);
+    assert_eq!(expected.len(), 5);
+    assert_eq!(expected[0].host_memory, 0);
+    for (i, a) in expected.iter().enumerate() {
+        assert_eq!(a.fix.cost.extra_gpus(), 0, "{:?}", a.fix.levers);
+        let (host, _app) = mount_with(q);
+        settle().await;
+        let items = all(&host, "[data-testid=\"fixes\"] li");
+        assert_eq!(items.len(), expected.len());
+        let promised = items[i].get_attribute("data-bytes").unwrap_or_default();
+        assert_eq!(promised, a.fix.estimate.required.to_string());
+        items[i]
+            .query_selector("a")
+            .ok()
+            .flatten()
+            .expect("a link")
+            .unchecked_into::<HtmlElement>()
+            .click();
+        settle().await;
+        assert_eq!(bytes(&host, "required"), promised, "{:?}", a.fix.levers);
+        let fits = find(&host, "[data-testid=\"fits\"]").get_attribute("data-value");
+        assert_eq!(fits.as_deref(), Some("true"), "{:?}", a.fix.levers);
+    }
+}
+
 /// The smallest changes that fit: the core's list (`advice::fixes`, the
 /// CLI's), in its order, each with its required memory, the host RAM it
 /// needs and its cost; a click applies it and the page then fits.
@@ -1507,6 +1592,46 @@ async fn a_pasted_file_reads_as_the_cli_reads_it() {
             parsed.config.model.map_or("", |m| m.id),
             "{file}"
         );
+    }
+}
+
+/// A job on several GPUs (issue 28's cluster user: Mixtral with 8
+/// data-parallel ranks, tensor parallel 2, pipeline 2, experts over 8) says
+/// on the page that its number is each GPU's and how many GPUs the job
+/// has, in both languages; one GPU's job says neither.
+#[wasm_bindgen_test]
+async fn a_job_on_several_gpus_reads_per_gpu_with_its_count() {
+    for (lang, per_gpu, each) in [
+        (
+            "en",
+            "per GPU",
+            "fits on each of 32 × NVIDIA H100 80GB SXM: ",
+        ),
+        (
+            "es",
+            "por GPU",
+            "¿cabe en cada una de las 32 × NVIDIA H100 80GB SXM? ",
+        ),
+    ] {
+        let q = format!(
+            "form=transformer&model=mixtral-8x7b&gpus=8&tp=2&pp=2&ep=8&gpu=h100-80gb&lang={lang}"
+        );
+        let (host, _app) = mount_with(&q);
+        settle().await;
+        let summary = find(&host, "[data-testid=\"summary\"]")
+            .text_content()
+            .unwrap_or_default();
+        assert!(summary.contains(per_gpu), "{lang}: {summary}");
+        assert!(summary.contains(each), "{lang}: {summary}");
+        let (host, _app) = mount_with(&format!(
+            "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&lang={lang}"
+        ));
+        settle().await;
+        let summary = find(&host, "[data-testid=\"summary\"]")
+            .text_content()
+            .unwrap_or_default();
+        assert!(!summary.contains(per_gpu), "{lang}: {summary}");
+        assert!(!summary.contains(" × NVIDIA"), "{lang}: {summary}");
     }
 }
 
