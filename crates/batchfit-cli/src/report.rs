@@ -8,7 +8,7 @@ use batchfit_core::hardware;
 use batchfit_core::memory::{
     self, AtPeak, Change, Component, Cost, Estimate, Lever, Phase, SweepRow,
 };
-use batchfit_core::presets::{self, Device};
+use batchfit_core::presets::{self, Device, DeviceKind};
 use batchfit_core::query::{Config, Form};
 use batchfit_core::serving;
 use batchfit_core::transformer::{self, Mode};
@@ -402,6 +402,25 @@ fn warning_text(warning: hardware::Warning) -> String {
             capability: (major, minor),
         } => format!(
             "FlashAttention 2 needs compute capability 8.0 (Ampere); the device has {major}.{minor}: attn_implementation=\"flash_attention_2\" fails there; PyTorch's SDPA runs its memory-efficient kernel, which keeps no s x s scores either, so the estimate stands"
+        ),
+        hardware::Warning::Fp8Cache {
+            capability: (major, minor),
+        } => format!(
+            "vLLM 0.11 cannot keep an FP8 KV cache on compute capability {major}.{minor}: below 8.0 FlexAttention refuses it, before Ada its Triton kernels do not compile (vllm issue #26431); vLLM 0.10 falls back to its V0 engine, which stores FP8 as the plan counts"
+        ),
+        hardware::Warning::AwqKernels {
+            capability: (major, minor),
+        } => format!(
+            "vLLM's AWQ kernels need compute capability 7.5 (Turing); the device has {major}.{minor}: a GPTQ checkpoint runs (6.0), an AWQ one does not"
+        ),
+        hardware::Warning::Int4OnHost { kind } => format!(
+            "4-bit AWQ or GPTQ weights on {}: AWQ runs off a GPU only through Intel's IPEX (Intel CPUs, not Apple silicon), GPTQ through gptqmodel's PyTorch kernels; vLLM's CPU backend runs both through IPEX only",
+            if kind == DeviceKind::Unified { "Apple silicon" } else { "a CPU" }
+        ),
+        hardware::Warning::BitsandbytesApple => "bitsandbytes on Apple silicon needs version 0.49 or later (the first macOS arm64 wheels) and runs on its GPU from 0.50 (the MPS backend); before, it runs on the CPU".to_owned(),
+        hardware::Warning::EngineCache { engine } => format!(
+            "{}'s KV cache is 16-bit or FP8 (--kv-cache-dtype): an INT8 or INT4 cache with per-token scales is generate()'s (torchao, quanto, HQQ); the plan counts the bytes asked, a cache the engine does not make",
+            engine.engine_name()
         ),
     }
 }

@@ -134,6 +134,46 @@ fn settings_the_device_cannot_run_are_warned_about() {
         text.contains("warning: the device (compute capability 7.5) has no BF16"),
         "{text}"
     );
+    // The engines' own limits and the kernels off a GPU.
+    for (query, name, words) in [
+        (
+            "form=transformer&model=llama-3.1-8b&mode=inference&framework=vllm&kv_dtype=fp8&gpu=a100-80gb",
+            "fp8_kv_cache_unsupported",
+            "compute capability 8.0",
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&mode=inference&framework=vllm&quant=int4&recipe=fp32&gpu=v100-32gb",
+            "awq_kernels_unsupported",
+            "7.5 (Turing)",
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&mode=inference&quant=int4&gpu=cpu-64gb",
+            "int4_kernels_on_host",
+            "on a CPU",
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&lora_rank=16&base_quant=nf4&gpu=apple-64gb",
+            "bitsandbytes_apple_silicon",
+            "0.49",
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&mode=inference&framework=vllm&kv_dtype=int4&gpu=h100-80gb",
+            "engine_kv_dtype_unsupported",
+            "vLLM's KV cache is 16-bit or FP8",
+        ),
+    ] {
+        let report = json(&["--json", query]);
+        let warning = report["warnings"]
+            .as_array()
+            .and_then(|w| w.iter().find(|w| w["name"] == name))
+            .unwrap_or_else(|| panic!("{name}: {report}"));
+        assert!(
+            warning["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(words)),
+            "{warning}"
+        );
+    }
 }
 
 /// `--help` and each command's help list the commands, options, examples

@@ -237,11 +237,7 @@ impl Plan {
 
     /// The engine's name as people write it: "vLLM", "SGLang".
     pub fn engine_name(&self) -> &'static str {
-        if self.engine == Framework::Sglang {
-            "SGLang"
-        } else {
-            "vLLM"
-        }
+        self.engine.engine_name()
     }
 
     /// What the engine's process holds once serving, as nvidia-smi shows

@@ -509,6 +509,36 @@ async fn settings_the_device_cannot_run_are_said() {
     let (host, _app) = mount_with("form=transformer&model=llama-3.2-1b&gpu=h100-80gb");
     settle().await;
     assert!(all(&host, "[data-testid=\"hardware-warning\"]").is_empty());
+    // The engines' own limits and the kernels off a GPU, in both languages.
+    for (q, name, en, es) in [
+        (
+            "form=transformer&model=llama-3.1-8b&mode=inference&framework=vllm&kv_dtype=fp8&gpu=a100-80gb",
+            "fp8_kv_cache_unsupported",
+            "vLLM 0.11 cannot keep an FP8 KV cache on compute capability 8.0",
+            "vLLM 0.11 no puede guardar una caché KV en FP8 con capacidad de cómputo 8.0",
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&mode=inference&quant=int4&gpu=apple-64gb",
+            "int4_kernels_on_host",
+            "4-bit AWQ or GPTQ weights on Apple silicon",
+            "Pesos AWQ o GPTQ de 4 bits en Apple silicon",
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&mode=inference&framework=sglang&kv_dtype=int8&gpu=h100-80gb",
+            "engine_kv_dtype_unsupported",
+            "SGLang's KV cache is 16-bit or FP8",
+            "La caché KV de SGLang es de 16 bits o FP8",
+        ),
+    ] {
+        for (lang, words) in [("en", en), ("es", es)] {
+            let (host, _app) = mount_with(&format!("{q}&lang={lang}"));
+            settle().await;
+            let warning = find(&host, "[data-testid=\"hardware-warning\"]");
+            assert_eq!(warning.get_attribute("data-warning").as_deref(), Some(name));
+            let text = warning.text_content().unwrap_or_default();
+            assert!(text.contains(words), "{lang}: {text}");
+        }
+    }
 }
 
 /// The parameters form's dead end is said (issue 28): 7B with AdamW on an

@@ -102,3 +102,96 @@ fn flash_attention_before_ampere_is_named() {
         "flash_attention_unsupported"
     );
 }
+
+/// The serving engines' own limits and the kernels off a GPU (issue 29):
+/// vLLM's FP8 cache before Ada, its AWQ kernels before Turing, an INT8 or
+/// INT4 cache under either engine, 4-bit AWQ/GPTQ weights on a CPU or Apple
+/// silicon, bitsandbytes on Apple silicon; each setting elsewhere, and each
+/// card that runs it, is not warned about.
+#[test]
+fn engine_limits_and_kernels_off_a_gpu_are_named() {
+    let vllm = "form=transformer&model=llama-3.1-8b&mode=inference&framework=vllm&attn=eager";
+    assert_eq!(
+        warned(&format!("{vllm}&kv_dtype=fp8&gpu=a100-80gb")),
+        [Warning::Fp8Cache { capability: (8, 0) }]
+    );
+    assert_eq!(
+        warned(&format!("{vllm}&kv_dtype=fp8&recipe=fp32&gpu=t4")),
+        [Warning::Fp8Cache { capability: (7, 5) }]
+    );
+    for card in ["l40s", "rtx-4090", "h100-80gb", "b200"] {
+        assert_eq!(
+            warned(&format!("{vllm}&kv_dtype=fp8&gpu={card}")),
+            [],
+            "{card}"
+        );
+    }
+    // SGLang has no such check (server_args.py 0.5.3).
+    assert_eq!(
+        warned(
+            "form=transformer&model=llama-3.1-8b&mode=inference&framework=sglang&kv_dtype=fp8&gpu=a100-80gb"
+        ),
+        []
+    );
+    assert_eq!(
+        warned(&format!("{vllm}&quant=int4&recipe=fp32&gpu=v100-32gb")),
+        [Warning::AwqKernels { capability: (7, 0) }]
+    );
+    assert_eq!(warned(&format!("{vllm}&quant=int4&gpu=t4&recipe=fp32")), []);
+    for (engine, kv) in [
+        (Framework::Vllm, "int8"),
+        (Framework::Vllm, "int4"),
+        (Framework::Sglang, "int8"),
+    ] {
+        assert_eq!(
+            warned(&format!(
+                "form=transformer&model=llama-3.1-8b&mode=inference&framework={}&kv_dtype={kv}&gpu=h100-80gb",
+                engine.name()
+            )),
+            [Warning::EngineCache { engine }],
+            "{kv}"
+        );
+    }
+    // generate()'s quantized caches are its own.
+    assert_eq!(
+        warned("form=transformer&model=llama-3.1-8b&mode=inference&kv_dtype=int8&gpu=h100-80gb"),
+        []
+    );
+    let int4 = "form=transformer&model=llama-3.1-8b&mode=inference&quant=int4";
+    assert_eq!(
+        warned(&format!("{int4}&gpu=cpu-64gb")),
+        [Warning::Int4OnHost {
+            kind: DeviceKind::Cpu
+        }]
+    );
+    assert_eq!(
+        warned(&format!("{int4}&gpu=apple-32gb")),
+        [Warning::Int4OnHost {
+            kind: DeviceKind::Unified
+        }]
+    );
+    assert_eq!(warned(&format!("{int4}&gpu=mi300x")), []);
+    assert_eq!(
+        warned("form=transformer&model=llama-3.1-8b&lora_rank=16&base_quant=nf4&gpu=apple-64gb"),
+        [Warning::BitsandbytesApple]
+    );
+    assert_eq!(
+        warned("form=transformer&model=llama-3.1-8b&mode=inference&quant=int8&gpu=apple-64gb"),
+        [Warning::BitsandbytesApple]
+    );
+    assert_eq!(
+        warned("form=transformer&model=llama-3.1-8b&lora_rank=16&base_quant=nf4&gpu=cpu-64gb"),
+        []
+    );
+    assert_eq!(
+        warned("form=transformer&model=llama-3.1-8b&lora_rank=16&gpu=apple-64gb"),
+        []
+    );
+    assert_eq!(
+        Warning::EngineCache {
+            engine: Framework::Sglang
+        }
+        .name(),
+        "engine_kv_dtype_unsupported"
+    );
+}

@@ -15,6 +15,15 @@ impl Framework {
         matches!(self, Self::Vllm | Self::Sglang)
     }
 
+    /// A serving engine's name as its project writes it: "SGLang", else
+    /// "vLLM" (the plans are of these two engines only).
+    pub const fn engine_name(self) -> &'static str {
+        match self {
+            Self::Sglang => "SGLang",
+            _ => "vLLM",
+        }
+    }
+
     /// Sets the profile's defaults on `input`; the architecture and the batch
     /// are left alone. Each line names the source docs/frameworks.md quotes.
     pub fn apply(self, input: &mut TransformerInput) {

@@ -8,6 +8,7 @@ use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::import::{self};
 use batchfit_core::measured::{self, Term};
 use batchfit_core::param::COUNT;
+use batchfit_core::presets::DeviceKind;
 use batchfit_core::query::Param;
 use batchfit_core::serving::log;
 
@@ -1388,7 +1389,8 @@ pub(super) static ENGLISH: Language = Language {
     },
     fits_on: |name, answer| format!("fits on {name}: {answer}"),
     fits_on_each: |gpus, name, answer| format!("fits on each of {gpus} × {name}: {answer}"),
-    hardware: |warning| match warning {
+    hardware: |warning| {
+        match warning {
         hardware::Warning::Bf16 {
             capability: (major, minor),
         } => format!(
@@ -1404,6 +1406,26 @@ pub(super) static ENGLISH: Language = Language {
         } => format!(
             "FlashAttention 2 needs compute capability 8.0; this card has {major}.{minor}: flash_attention_2 fails, SDPA's memory-efficient kernel runs and the estimate stands."
         ),
+        hardware::Warning::Fp8Cache {
+            capability: (major, minor),
+        } => format!(
+            "vLLM 0.11 cannot keep an FP8 KV cache on compute capability {major}.{minor} (FlexAttention refuses it below 8.0, its Triton kernels do not compile before Ada); vLLM 0.10 falls back to its V0 engine, which stores FP8 as planned."
+        ),
+        hardware::Warning::AwqKernels {
+            capability: (major, minor),
+        } => format!(
+            "vLLM's AWQ kernels need compute capability 7.5; this card has {major}.{minor}: a GPTQ checkpoint runs, an AWQ one does not."
+        ),
+        hardware::Warning::Int4OnHost { kind } => format!(
+            "4-bit AWQ or GPTQ weights on {}: AWQ runs off a GPU only through Intel's IPEX (Intel CPUs, not Apple silicon), GPTQ through gptqmodel's PyTorch kernels.",
+            if kind == DeviceKind::Unified { "Apple silicon" } else { "a CPU" }
+        ),
+        hardware::Warning::BitsandbytesApple => "bitsandbytes on Apple silicon needs version 0.49 or later, and runs on its GPU from 0.50; before that, on the CPU.".to_owned(),
+        hardware::Warning::EngineCache { engine } => format!(
+            "{}'s KV cache is 16-bit or FP8: an INT8 or INT4 cache is generate()'s (torchao, quanto, HQQ). The plan counts a cache the engine does not make.",
+            engine.engine_name()
+        ),
+    }
     },
     states_exceed: |states, device| {
         format!(

@@ -14,6 +14,7 @@ use batchfit_core::import::json::{Expected, Kind, MAX_DEPTH, SyntaxError};
 use batchfit_core::import::{self};
 use batchfit_core::measured::{self, Term};
 use batchfit_core::param::COUNT;
+use batchfit_core::presets::DeviceKind;
 use batchfit_core::query::Param;
 use batchfit_core::serving::log;
 
@@ -1580,7 +1581,8 @@ pub(super) static SPANISH: Language = Language {
     fits_on_each: |gpus, name, answer| {
         format!("¿cabe en cada una de las {gpus} × {name}? {answer}")
     },
-    hardware: |warning| match warning {
+    hardware: |warning| {
+        match warning {
         hardware::Warning::Bf16 {
             capability: (major, minor),
         } => format!(
@@ -1596,6 +1598,26 @@ pub(super) static SPANISH: Language = Language {
         } => format!(
             "FlashAttention 2 necesita capacidad de cómputo 8.0; esta tarjeta tiene {major}.{minor}: flash_attention_2 falla, el kernel de memoria eficiente de SDPA funciona y la estimación se mantiene."
         ),
+        hardware::Warning::Fp8Cache {
+            capability: (major, minor),
+        } => format!(
+            "vLLM 0.11 no puede guardar una caché KV en FP8 con capacidad de cómputo {major}.{minor} (FlexAttention la rechaza por debajo de 8.0, sus kernels de Triton no compilan antes de Ada); vLLM 0.10 vuelve a su motor V0, que la guarda en FP8 como la cuenta el plan."
+        ),
+        hardware::Warning::AwqKernels {
+            capability: (major, minor),
+        } => format!(
+            "Los kernels AWQ de vLLM necesitan capacidad de cómputo 7.5; esta tarjeta tiene {major}.{minor}: un checkpoint GPTQ funciona, uno AWQ no."
+        ),
+        hardware::Warning::Int4OnHost { kind } => format!(
+            "Pesos AWQ o GPTQ de 4 bits en {}: AWQ solo funciona fuera de una GPU con IPEX de Intel (CPU Intel, no Apple silicon), GPTQ con los kernels de PyTorch de gptqmodel.",
+            if kind == DeviceKind::Unified { "Apple silicon" } else { "una CPU" }
+        ),
+        hardware::Warning::BitsandbytesApple => "bitsandbytes en Apple silicon necesita la versión 0.49 o posterior, y usa su GPU a partir de la 0.50; antes, la CPU.".to_owned(),
+        hardware::Warning::EngineCache { engine } => format!(
+            "La caché KV de {} es de 16 bits o FP8: una caché INT8 o INT4 es la de generate() (torchao, quanto, HQQ). El plan cuenta una caché que el motor no crea.",
+            engine.engine_name()
+        ),
+    }
     },
     states_exceed: |states, device| {
         format!(
