@@ -960,6 +960,22 @@ pub const DEVICES: &[DevicePreset] = &[
         189_471 * MIB,
         (10, 0),
     ),
+    // nvidia-smi's total on a B300 SXM6 AC, the same on drivers 580 and
+    // 590 in several public captures (the search index's files 63125688786
+    // and 71609078484, whose table also gives the H100's 81,559, the H200's
+    // 143,771 and the B200's 183,359 MiB these presets use); compute
+    // capability 10.3 (sm_103: github.com/datacrunch-research/blogs
+    // blackwell-vms/blackwell_vms.md at 1bb44355, and the `compute_cap`
+    // field of the same captures).
+    nvidia("b300", "NVIDIA B300 288GB", 275_040 * MIB, (10, 3)),
+    gpu(
+        "gaudi3",
+        "Intel Gaudi 3 128GB",
+        131_072 * MIB,
+        "hl-smi's total on an HL-325L, driver 1.20.1 (the search index's files \
+         37883250406 and 1326203634): 128 GiB of HBM2e; what PyTorch may use of it \
+         is not published",
+    ),
     gpu(
         "mi300x",
         "AMD Instinct MI300X 192GB",
