@@ -818,12 +818,15 @@ pub fn form_tabs(state: State) -> El {
         }))
 }
 
-/// The device, the inputs of the current form, then the limits and margin.
+/// The device with what else the user has beside it (the GPUs and host
+/// memory the advice may use, the margin: a closed group, issue 28), then
+/// the inputs of the current form.
 pub fn inputs(state: State) -> El {
     el("form")
         .class("form")
         .on(Ev::Submit, Box::new(|ev| ev.prevent_default()))
         .children(device_picker(state))
+        .child(limits_panel(state))
         .rebuild(
             rx(move || state.form.get()),
             Box::new(move |form| match form {
@@ -832,7 +835,6 @@ pub fn inputs(state: State) -> El {
                 Form::Transformer => transformer_form(state),
             }),
         )
-        .child(limits_panel(state))
 }
 
 #[cfg(test)]
