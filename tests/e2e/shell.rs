@@ -233,6 +233,23 @@ async fn the_bare_address_shows_the_first_screen_before_the_app() {
         "the built answer is the app's"
     );
     browser.close().await;
+    // On a phone, before the module, the bar at the top holds the answer
+    // from the first frame, in view.
+    let phone = Browser::start(375, 812).await;
+    phone.cdp("Network.enable", json!({})).await;
+    phone
+        .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
+        .await;
+    phone.open(&server.url("/?lang=en")).await;
+    let bar = phone
+        .js(
+            "const b = document.querySelector('.shell:not([hidden]) .mini-summary'); \
+             const r = b.getBoundingClientRect(); \
+             return [b.textContent, b.checkVisibility(), r.top >= 0 && r.bottom <= innerHeight]",
+        )
+        .await;
+    phone.close().await;
+    assert_eq!(bar, json!([shown[2], true, true]), "the phone's bar");
 }
 
 /// On a phone, before the app arrives, the bar that stays at the top says
