@@ -4,7 +4,7 @@
 
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
 
-const FORMS: [(&str, &str); 11] = [
+const FORMS: [(&str, &str); 13] = [
     // The bare address: the first screen (issue 28).
     ("first", ""),
     // The answer alone, for a docs column.
@@ -48,6 +48,18 @@ const FORMS: [(&str, &str); 11] = [
     (
         "vllm-hybrid",
         "form=transformer&model=gpt-oss-20b&framework=vllm&gpu=h100-80gb&max_model_len=131072",
+    ),
+    // Issue 28's one-card user: a full fine-tune on an RTX 4090, host RAM
+    // not given; the fixes, scrolled to.
+    (
+        "one-card",
+        "form=transformer&model=llama-3.1-8b&gpu=rtx-4090",
+    ),
+    // Issue 28's inference user: generate() at 32,768 tokens on an RTX 4090,
+    // the stack it assumes and the advice, scrolled to.
+    (
+        "generate",
+        "form=transformer&model=qwen2.5-7b&mode=inference&batch=4&seq=32768&gpu=rtx-4090",
     ),
     // vLLM's plan for a model with linear layers (their state per request), scrolled to.
     (
@@ -93,6 +105,7 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                     let scroll_to = match name {
                         "qlora" => Some("[name=prepare_kbit]"),
                         "sglang" | "vllm-hybrid" | "vllm-linear" => Some("[data-testid=serving]"),
+                        "one-card" | "generate" => Some("[data-testid=fixes]"),
                         _ => None,
                     };
                     if let Some(selector) = scroll_to {

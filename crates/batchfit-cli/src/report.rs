@@ -563,12 +563,10 @@ fn plural(n: u128) -> &'static str {
 fn cost_text(cost: &Cost, units: Units) -> String {
     let (before, after) = (cost.before, cost.after);
     let mut parts = Vec::new();
-    if cost.extra_gpus() > 0 {
-        parts.push(format!(
-            "+{} GPUs ({} in all)",
-            cost.extra_gpus(),
-            after.gpus
-        ));
+    match cost.extra_gpus() {
+        0 => {}
+        1 => parts.push(format!("+1 GPU ({} in all)", after.gpus)),
+        gpus => parts.push(format!("+{gpus} GPUs ({} in all)", after.gpus)),
     }
     if after.recompute_flops != before.recompute_flops {
         parts.push(format!(

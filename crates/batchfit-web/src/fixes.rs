@@ -207,8 +207,10 @@ pub fn costs(lang: Lang, cost: &Cost, units: Units) -> String {
             PCIE_BYTES_PER_SECOND / 1_000_000_000
         ));
     }
-    if cost.extra_gpus() > 0 {
-        out.push(format!("+{} GPUs", n(u128::from(cost.extra_gpus()))));
+    match cost.extra_gpus() {
+        0 => {}
+        1 => out.push("+1 GPU".to_owned()),
+        gpus => out.push(format!("+{} GPUs", n(u128::from(gpus)))),
     }
     if after.trainable < before.trainable {
         out.push(format!(
@@ -284,6 +286,15 @@ mod tests {
         assert!(said.contains("−3 sequences at once"), "{said}");
         assert!(!said.contains("per step"), "{said}");
         assert!(costs(Lang::Es, &cost, Units::Decimal).contains("−3 secuencias a la vez"));
+        // One GPU more is one GPU.
+        let q = "form=transformer&model=qwen2.5-7b&mode=inference&batch=4";
+        for (tp, said) in [(2, "+1 GPU"), (4, "+3 GPUs")] {
+            let cost = memory::cost(
+                &query::parse(q).config,
+                &query::parse(&format!("{q}&tp={tp}")).config,
+            );
+            assert_eq!(costs(Lang::En, &cost, Units::Decimal), said);
+        }
     }
 
     /// A share under 1 % keeps its hundredths (LoRA on Mixtral trains
