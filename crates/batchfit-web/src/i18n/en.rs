@@ -1127,7 +1127,7 @@ pub(super) static EN: Words = Words {
     deepspeed_loaded: "Training settings read from the DeepSpeed config.",
     training_args_loaded: "Training settings read from the TrainingArguments.",
     custom_model: "Custom architecture",
-    device_title: "Limits and margin",
+    device_title: "What else you have: GPUs, host RAM, margin",
     no_device: "No device (numbers only)",
     custom_device: "Custom capacity…",
     pipeline_more: "Pipeline and context-parallel details",

@@ -1315,7 +1315,7 @@ pub(super) static ES: Words = Words {
     deepspeed_loaded: "Entrenamiento leído de la configuración de DeepSpeed.",
     training_args_loaded: "Entrenamiento leído de los TrainingArguments.",
     custom_model: "Arquitectura propia",
-    device_title: "Límites y margen",
+    device_title: "Lo que además tiene: GPUs, RAM del host, margen",
     no_device: "Sin dispositivo (solo números)",
     custom_device: "Capacidad personalizada…",
     pipeline_more: "Detalles de pipeline y de contexto",
