@@ -5,7 +5,7 @@
 
 use crate::confidence;
 use crate::memory::{self, Fix, Target};
-use crate::query::Config;
+use crate::query::{Config, Form};
 
 /// One fix, with what the page and the CLI say beside it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +67,37 @@ pub fn fixes(config: &Config) -> Vec<Advice> {
     rest.sort_by_key(|a| !a.fits_pessimistic);
     out.extend(rest.into_iter().take(room));
     out
+}
+
+/// The parameters form's hand-off (issue 28): where the model states alone
+/// exceed the device, no batch of that form fits, and its only levers are
+/// the batch and the precision. The transformer form has the rest (ZeRO
+/// over GPUs, offload, 8-bit optimizers, LoRA): the same device, batch and
+/// task on the published dense decoder nearest in parameter count, its
+/// architecture as published. `None` outside the parameters form.
+pub fn transformer_hand_off(config: &Config) -> Option<Config> {
+    use crate::parameters::Optimizer;
+    use crate::transformer::{Kind, Mode, Recipe, parameter_count};
+    if config.form != Form::Parameters {
+        return None;
+    }
+    let wanted = u128::from(config.parameters.params);
+    let preset = crate::presets::MODELS
+        .iter()
+        .filter(|m| m.arch.kind == Kind::Decoder && !m.arch.moe())
+        .min_by_key(|m| parameter_count(&m.arch).total.abs_diff(wanted))?;
+    let mut handed = *config;
+    handed.form = Form::Transformer;
+    handed.model = Some(preset);
+    handed.transformer.arch = preset.arch;
+    handed.transformer.batch = config.parameters.batch;
+    if config.parameters.optimizer == Optimizer::None {
+        handed.transformer.mode = Mode::Inference;
+    }
+    if config.parameters.precision == crate::Precision::Fp32 {
+        handed.transformer.recipe = Recipe::Fp32;
+    }
+    Some(crate::query::rules::normalize(handed))
 }
 
 #[cfg(test)]

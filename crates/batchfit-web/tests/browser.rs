@@ -552,10 +552,31 @@ async fn the_parameters_form_says_when_the_model_states_alone_exceed_the_device(
         .text_content()
         .unwrap_or_default();
     assert!(note.contains("98.0 GB"), "{note}");
+    // The hand-off: the same device, batch and task on the published model
+    // nearest 7B, in the transformer form, where the fixes are.
+    let q = "form=parameters&params=7B&precision=fp16&optimizer=adamw&gpu=h100-80gb";
+    let handed =
+        batchfit_core::advice::transformer_hand_off(&batchfit_core::query::parse(q).config)
+            .expect("a hand-off");
+    let link = find(&host, "[data-testid=\"hand-off\"]");
+    let text = link.text_content().unwrap_or_default();
+    assert!(text.starts_with("Open Mistral 7B v0.1 (7.24B)"), "{text}");
+    link.unchecked_into::<HtmlElement>().click();
+    settle().await;
+    let model: HtmlInputElement = find(&host, "[name=\"model\"]").unchecked_into();
+    assert_eq!(model.value(), "mistral-7b");
+    assert_eq!(
+        bytes(&host, "required"),
+        batchfit_core::memory::estimate(&handed)
+            .required
+            .to_string()
+    );
+    assert!(!all(&host, "[data-testid=\"fixes\"] li").is_empty());
     let (host, _app) =
         mount_with("form=parameters&params=1B&precision=fp16&optimizer=adamw&gpu=h100-80gb");
     settle().await;
     assert!(all(&host, "[data-testid=\"states-exceed\"]").is_empty());
+    assert!(all(&host, "[data-testid=\"hand-off\"]").is_empty());
 }
 
 #[wasm_bindgen_test]

@@ -125,3 +125,28 @@ proptest! {
         }
     }
 }
+
+/// The parameters form's dead end (issue 28): 7B with AdamW on one H100,
+/// whose model states alone exceed the card, is handed to the transformer
+/// form on the published dense decoder nearest 7B (Mistral 7B, 7.24B),
+/// with its batch and device; there the advice finds fixes on the one card.
+#[test]
+fn the_parameters_form_hands_off_to_the_transformer_form() {
+    let c = config("form=parameters&params=7B&optimizer=adamw&batch=8&gpu=h100-80gb");
+    let e = memory::estimate(&c);
+    assert!(e.model_states() > c.device.expect("a device").bytes());
+    let handed = transformer_hand_off(&c).expect("a hand-off");
+    assert_eq!(handed.form, Form::Transformer);
+    assert_eq!(handed.model.map(|m| m.id), Some("mistral-7b"));
+    assert_eq!(handed.transformer.batch, 8);
+    assert_eq!(handed.device, c.device);
+    let there = fixes(&handed);
+    assert!(!there.is_empty());
+    assert!(there.iter().all(|a| a.fix.cost.extra_gpus() == 0));
+    // Inference stays inference; the other forms hand nothing off.
+    let served = config("form=parameters&params=70B&optimizer=none&gpu=rtx-4090");
+    let handed = transformer_hand_off(&served).expect("a hand-off");
+    assert_eq!(handed.model.map(|m| m.id), Some("llama-3.1-70b"));
+    assert_eq!(handed.transformer.mode, crate::transformer::Mode::Inference);
+    assert_eq!(transformer_hand_off(&config("form=activations")), None);
+}

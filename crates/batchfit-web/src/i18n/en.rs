@@ -1432,6 +1432,9 @@ pub(super) static ENGLISH: Language = Language {
             "Weights, gradients and optimizer state alone take {states}, more than {device}: no batch fits. The Transformer form splits them over GPUs and offers 8-bit optimizers and LoRA."
         )
     },
+    hand_off: |model| {
+        format!("Open {model}, the published model nearest this size, in the Transformer form")
+    },
     spare: |spare| format!("{spare} to spare"),
     unified_memory: |gb| format!("Apple silicon, {gb} GB unified"),
     cpu_ram: |gb| format!("CPU, {gb} GB RAM"),

@@ -1624,6 +1624,11 @@ pub(super) static SPANISH: Language = Language {
             "Pesos, gradientes y estado del optimizador ocupan por sí solos {states}, más que {device}: ningún lote cabe. El formulario Transformer los reparte entre GPUs y ofrece optimizadores de 8 bits y LoRA."
         )
     },
+    hand_off: |model| {
+        format!(
+            "Abrir {model}, el modelo publicado más cercano a este tamaño, en el formulario Transformer"
+        )
+    },
     spare: |spare| format!("sobran {spare}"),
     unified_memory: |gb| format!("Apple silicon, {gb} GB de memoria unificada"),
     cpu_ram: |gb| format!("CPU, {gb} GB de RAM"),

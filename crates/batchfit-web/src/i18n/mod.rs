@@ -78,6 +78,9 @@ pub struct Language {
     /// The parameters form, when the model states alone exceed the device:
     /// from their size and the device's name.
     pub states_exceed: fn(&str, &str) -> String,
+    /// The link that hands the parameters form's setup to the transformer
+    /// form, from the published model it opens.
+    pub hand_off: fn(&str) -> String,
     /// "fits on each of 32 × H100 80GB: yes", from the job's GPUs, the
     /// device's name and the answer.
     pub fits_on_each: fn(u64, &str, &str) -> String,

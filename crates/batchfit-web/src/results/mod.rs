@@ -10,7 +10,7 @@ use crate::prelude::*;
 use batchfit_core::query::Form;
 use batchfit_core::units::Units;
 
-use crate::dom::{El, el, rx};
+use crate::dom::{El, Ev, el, rx};
 use crate::format::{device_name, short};
 use crate::i18n;
 use crate::serving;
@@ -116,6 +116,7 @@ pub fn results(state: State) -> El {
                                 &device,
                             )
                         })),
+                    hand_off(state),
                 ]
             }),
         )
@@ -152,3 +153,43 @@ pub fn results(state: State) -> El {
 
 #[cfg(test)]
 mod tests;
+
+/// The link that opens the parameters form's setup in the transformer form,
+/// on the published model nearest its size (`advice::transformer_hand_off`).
+fn hand_off(state: State) -> El {
+    let handed = move || {
+        state
+            .config
+            .with(batchfit_core::advice::transformer_hand_off)
+    };
+    el("p").class("legend").rebuild(
+        rx(handed),
+        Box::new(move |handed| {
+            let Some(handed) = *handed else {
+                return Vec::new();
+            };
+            let Some(model) = handed.model else {
+                return Vec::new();
+            };
+            let name = format!("{} ({})", model.name, model.published);
+            vec![
+                el("a")
+                    .attr("data-testid", "hand-off")
+                    .attr(
+                        "href",
+                        &crate::location::url_for(&batchfit_core::query::to_query(&handed)),
+                    )
+                    .on(
+                        Ev::Click,
+                        Box::new(move |event| {
+                            event.prevent_default();
+                            state.apply(&handed);
+                        }),
+                    )
+                    .bind_text(rx(move || {
+                        (i18n::language(state.lang.get()).hand_off)(&name)
+                    })),
+            ]
+        }),
+    )
+}
