@@ -1868,6 +1868,13 @@ async fn the_fix_list_is_the_clis_in_five_configurations() {
                 Some(a.fits_pessimistic.to_string()),
             );
             assert_eq!(row, want, "{q}");
+            // One that fits only at the optimistic end says so.
+            let text = li.text_content().unwrap_or_default();
+            assert_eq!(
+                text.contains("fits only at the optimistic end"),
+                !a.fits_pessimistic,
+                "{q}: {text}"
+            );
         }
         drop(app);
         host.remove();
