@@ -318,6 +318,15 @@ impl InferenceMoments {
         let concatenated = match input.kv_dtype {
             // The engines that store the latent preallocate their pool.
             KvDtype::Bf16 if latent(input) => 0,
+            // The tuple cache: the previous step's whole cache, every
+            // layer's keys and values, beside the new one.
+            KvDtype::Bf16 if input.cache == CacheImpl::Legacy => {
+                let previous = TransformerInput {
+                    generated: input.generated - 1,
+                    ..*input
+                };
+                kv_cache_per_sample(&previous) - generate_linear_state(&previous)
+            }
             // The cache's largest layer, keys or values, for the positions
             // before the last token: a sliding layer holds fewer.
             KvDtype::Bf16 => {
@@ -447,7 +456,9 @@ pub fn kv_cache_per_sample(input: &TransformerInput) -> u128 {
     // (`StaticSlidingWindowLayer`); the default one holds the prompt first.
     let window_positions = match input.cache {
         CacheImpl::Static if static_cache(input) => tokens.min(u128::from(arch.window)),
-        CacheImpl::Static | CacheImpl::Dynamic => tokens.min(prompt.max(u128::from(arch.window))),
+        CacheImpl::Static | CacheImpl::Dynamic | CacheImpl::Legacy => {
+            tokens.min(prompt.max(u128::from(arch.window)))
+        }
     };
     // Positions held over all layers.
     let positions = (layers - windowed) * tokens + windowed * window_positions;

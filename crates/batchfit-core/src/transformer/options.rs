@@ -431,6 +431,17 @@ choice! {
         /// whole generation at its first update, written in place
         /// (cache_utils.py `StaticLayer`), as `torch.compile` needs.
         Static = "static",
+        /// The tuple cache of transformers before 4.36 (and of remote code
+        /// that keeps its own, ChatGLM's and Qwen-1's): each layer's new keys
+        /// and values are `torch.cat` of the cached and the new states
+        /// (transformers 4.35 modeling_llama.py `LlamaAttention.forward`:
+        /// `key_states = torch.cat([past_key_value[0], key_states], dim=2)`),
+        /// while the previous step's whole cache stays referenced by
+        /// `generate()`'s `model_kwargs` until the step ends
+        /// (generation/utils.py `greedy_search`,
+        /// `_update_model_kwargs_for_generation`): at a step's end two
+        /// caches, every layer's, are alive.
+        Legacy = "legacy",
     }
     default Dynamic
 }

@@ -795,7 +795,11 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
     ),
     (
         Param::CacheImplementation,
-        f("KV cache", "", "Static preallocates the whole generation."),
+        f(
+            "KV cache",
+            "",
+            "Static preallocates the whole generation; tuples keep the last step's cache beside the new one.",
+        ),
     ),
     (
         Param::KvLayout,
@@ -1050,6 +1054,11 @@ pub(super) static OPTIONS: &[(Param, &str, &str)] = &[
     (Param::KvLayout, "full", "Keys and values (generate())"),
     (Param::CacheImplementation, "dynamic", "Dynamic"),
     (Param::CacheImplementation, "static", "Static"),
+    (
+        Param::CacheImplementation,
+        "legacy",
+        "Tuples (transformers < 4.36)",
+    ),
     (Param::KvLayout, "latent", "The latent (vLLM, SGLang)"),
     (Param::Fp8, "none", "Off"),
     (Param::Fp8, "te", "Transformer Engine (delayed scaling)"),

@@ -925,7 +925,11 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
     ),
     (
         Param::CacheImplementation,
-        f("Caché KV", "", "La estática reserva toda la generación."),
+        f(
+            "Caché KV",
+            "",
+            "La estática reserva toda la generación; las tuplas guardan la caché del paso anterior junto a la nueva.",
+        ),
     ),
     (
         Param::KvLayout,
@@ -1214,6 +1218,11 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
     (Param::KvLayout, "full", "Claves y valores (generate())"),
     (Param::CacheImplementation, "dynamic", "Dinámica"),
     (Param::CacheImplementation, "static", "Estática"),
+    (
+        Param::CacheImplementation,
+        "legacy",
+        "Tuplas (transformers < 4.36)",
+    ),
     (Param::KvLayout, "latent", "El latente (vLLM, SGLang)"),
     (Param::Fp8, "none", "No"),
     (Param::Fp8, "te", "Transformer Engine (escalado diferido)"),

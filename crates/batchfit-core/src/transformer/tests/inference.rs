@@ -406,6 +406,41 @@ fn a_static_cache_is_whole_from_the_prefill_and_grows_by_no_copy() {
     );
 }
 
+/// `cache_implementation=legacy` (docs/model.md §3.4, "The tuple cache"):
+/// Llama 2 13B in FP16, one sample of 512 prompt tokens generating 512, as
+/// huggingface/optimum's GPTQ benchmark ran it under transformers 4.35.
+/// Per token 40 layers × 2 × 5,120 × 2 bytes = 819,200 B. At the end of
+/// generation the previous step's whole cache, 1,023 positions, is alive
+/// beside the new one: 838,041,600 B, where the default cache copies one
+/// layer's keys, 5,120 × 1,023 × 2 = 10,475,520 B. The prefill, which has
+/// no previous cache, is the same.
+#[test]
+fn a_tuple_cache_keeps_the_previous_step_s_whole_cache() {
+    let input = |cache: CacheImpl| TransformerInput {
+        arch: arch("llama-2-13b"),
+        mode: Mode::Inference,
+        seq: 512,
+        generated: 512,
+        recipe: Recipe::Bf16,
+        batch: 1,
+        cache,
+        ..TransformerInput::default()
+    };
+    let dynamic = InferenceMoments::of(&input(CacheImpl::Dynamic));
+    let tuples = InferenceMoments::of(&input(CacheImpl::Legacy));
+    assert_eq!(dynamic.cache, 819_200 * 1024);
+    assert_eq!(
+        (tuples.prefill_cache, tuples.prefill, tuples.cache),
+        (dynamic.prefill_cache, dynamic.prefill, dynamic.cache)
+    );
+    assert_eq!(
+        tuples.decode - dynamic.decode,
+        819_200 * 1023 - 5120 * 1023 * 2
+    );
+    assert_eq!(tuples.decode - dynamic.decode, 827_566_080);
+    assert!(!tuples.prefill_peaks());
+}
+
 /// `logits_to_keep=0` (docs/model.md §3.4, "The prefill's logits"): Llama
 /// 3.1 8B in BF16, one 32,768-token prompt. Every position's logits in
 /// BF16, 32,768 × 128,256 × 2 = 8,405,385,216 B, beside the residual stream
