@@ -320,6 +320,8 @@ impl InferenceMoments {
             KvDtype::Bf16 if latent(input) => 0,
             // The tuple cache: the previous step's whole cache, every
             // layer's keys and values, beside the new one.
+            // (One generated token is the prefill's: no step follows it.)
+            KvDtype::Bf16 if input.cache == CacheImpl::Legacy && input.generated < 2 => 0,
             KvDtype::Bf16 if input.cache == CacheImpl::Legacy => {
                 let previous = TransformerInput {
                     generated: input.generated - 1,
