@@ -8,13 +8,12 @@
 use crate::prelude::*;
 use batchfit_core::advice::{self, Advice};
 use batchfit_core::memory::{Cost, Lever, PCIE_BYTES_PER_SECOND};
-use batchfit_core::query::{self, Config, Form};
+use batchfit_core::query::{Config, Form};
 use batchfit_core::units::Units;
 
-use crate::dom::{self, El, Ev, el, rx};
+use crate::dom::{self, El, el, rx};
 use crate::format::{short, short_down};
 use crate::i18n::{self, Lang};
-use crate::location;
 use crate::state::State;
 
 pub fn fixes(state: State) -> El {
@@ -59,7 +58,6 @@ pub(crate) struct Row {
     /// "fits only at the optimistic end", or empty.
     optimistic: String,
     cost: String,
-    href: String,
     required: u128,
     host_bytes: u128,
     fits_pessimistic: bool,
@@ -108,7 +106,6 @@ fn search(config: Config, lang: Lang) -> Result<Vec<Row>, dom::ChunkMissing> {
                     w.fix_fits_optimistic.to_owned()
                 },
                 cost: costs(lang, &fix.cost, units),
-                href: location::url_for(&query::to_query(&fix.config)),
                 required: fix.estimate.required,
                 host_bytes: advice.host_memory,
                 fits_pessimistic: advice.fits_pessimistic,
@@ -127,18 +124,7 @@ fn item(state: State, row: &Row) -> El {
         .attr("data-bytes", &row.required.to_string())
         .attr("data-host-bytes", &row.host_bytes.to_string())
         .attr("data-fits-pessimistic", &row.fits_pessimistic.to_string())
-        .child(
-            el("a")
-                .attr("href", &row.href)
-                .on(
-                    Ev::Click,
-                    Box::new(move |event| {
-                        event.prevent_default();
-                        state.apply(&config);
-                    }),
-                )
-                .text(&row.label),
-        )
+        .child(state.link_to(config).text(&row.label))
         .child(el("span").class("value").text(&row.value))
         .children(note("legend optimistic", &row.optimistic))
         .children(note("legend host", &row.host))
@@ -248,6 +234,7 @@ pub fn costs(lang: Lang, cost: &Cost, units: Units) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use batchfit_core::query;
 
     /// Halving the batch loses tokens where the form has a sequence, and
     /// samples where it has none (the parameters form).

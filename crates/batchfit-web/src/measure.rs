@@ -278,18 +278,7 @@ fn started_log(
                 .class("legend")
                 .attr("data-testid", "measure-sampler")
                 .text(&format!("{} ", (p.log_sampler)(flashinfer, line)))
-                .child(
-                    el("a")
-                        .attr("href", &location::url_for(&query::to_query(&stated)))
-                        .on(
-                            Ev::Click,
-                            Box::new(move |event| {
-                                event.prevent_default();
-                                state.apply(&stated);
-                            }),
-                        )
-                        .text(p.log_sampler_apply),
-                ),
+                .child(state.link_to(stated).text(p.log_sampler_apply)),
         );
     }
     shown

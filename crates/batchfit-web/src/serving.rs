@@ -11,7 +11,7 @@ use batchfit_core::query::Config;
 use batchfit_core::serving::{self, Refusal};
 use batchfit_core::transformer::Framework;
 
-use crate::dom::{self, El, Ev, el, rx};
+use crate::dom::{self, El, el, rx};
 use crate::format::short;
 use crate::i18n::{self, Lang, group};
 use crate::state::State;
@@ -246,21 +246,9 @@ fn what_ifs(state: State, lang: Lang, config: &Config) -> Vec<El> {
             &group(lang, u128::from(w.plan.max_model_len)),
         );
         let changed = w.config;
-        el("li").attr("data-change", w.change.name()).child(
-            el("a")
-                .attr(
-                    "href",
-                    &crate::location::url_for(&batchfit_core::query::to_query(&changed)),
-                )
-                .on(
-                    Ev::Click,
-                    Box::new(move |event| {
-                        event.prevent_default();
-                        state.apply(&changed);
-                    }),
-                )
-                .text(&format!("{flag}: {serves}")),
-        )
+        el("li")
+            .attr("data-change", w.change.name())
+            .child(state.link_to(changed).text(&format!("{flag}: {serves}")))
     });
     vec![
         el("h4").text(p.serving_what_ifs),

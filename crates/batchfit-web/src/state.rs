@@ -175,6 +175,20 @@ impl State {
         self.editing_b.set(false);
     }
 
+    /// A link to `config`: its address, for a new tab or a copy, and
+    /// [`Self::apply`] on a click (a what-if, a fix, a hand-off).
+    pub fn link_to(self, config: Config) -> crate::dom::El {
+        crate::dom::el("a")
+            .attr("href", &crate::location::url_for(&query::to_query(&config)))
+            .on(
+                crate::dom::Ev::Click,
+                Box::new(move |event| {
+                    event.prevent_default();
+                    self.apply(&config);
+                }),
+            )
+    }
+
     /// Fills the form with `config` (its form included) and commits it: a
     /// fix's link, a comparison's setup.
     pub fn apply(&self, config: &Config) {

@@ -10,7 +10,7 @@ use crate::prelude::*;
 use batchfit_core::query::Form;
 use batchfit_core::units::Units;
 
-use crate::dom::{El, Ev, el, rx};
+use crate::dom::{El, el, rx};
 use crate::format::{device_name, short};
 use crate::i18n;
 use crate::serving;
@@ -173,19 +173,9 @@ fn hand_off(state: State) -> El {
             };
             let name = format!("{} ({})", model.name, model.published);
             vec![
-                el("a")
+                state
+                    .link_to(handed)
                     .attr("data-testid", "hand-off")
-                    .attr(
-                        "href",
-                        &crate::location::url_for(&batchfit_core::query::to_query(&handed)),
-                    )
-                    .on(
-                        Ev::Click,
-                        Box::new(move |event| {
-                            event.prevent_default();
-                            state.apply(&handed);
-                        }),
-                    )
                     .bind_text(rx(move || {
                         (i18n::language(state.lang.get()).hand_off)(&name)
                     })),

@@ -5,12 +5,11 @@
 
 use crate::prelude::*;
 use batchfit_core::memory::{self, Change, WhatIf};
-use batchfit_core::query::{self, Config, Form};
+use batchfit_core::query::{Config, Form};
 
-use crate::dom::{self, El, Ev, el, rx};
+use crate::dom::{self, El, el, rx};
 use crate::format::{short, short_down};
 use crate::i18n::{self, Lang};
-use crate::location;
 use crate::state::State;
 
 /// One what-if, worded: what the section shows of it.
@@ -21,7 +20,6 @@ pub(crate) struct Row {
     /// "283 GB — ✗ still does not fit".
     value: String,
     cost: String,
-    href: String,
     fits: bool,
     required: u128,
     config: Config,
@@ -59,7 +57,6 @@ fn rows(config: Config, lang: Lang) -> Result<Vec<Row>, dom::ChunkMissing> {
                     }
                 ),
                 cost: crate::fixes::costs(lang, &option.cost(&config), units),
-                href: location::url_for(&query::to_query(&option.config)),
                 fits,
                 required,
                 config: option.config,
@@ -99,25 +96,14 @@ fn item(state: State, row: &Row) -> El {
     let config = row.config;
     let li = el("li").attr("data-change", row.change);
     let li = if row.fits { li.class("fits") } else { li };
-    li.child(
-        el("a")
-            .attr("href", &row.href)
-            .on(
-                Ev::Click,
-                Box::new(move |event| {
-                    event.prevent_default();
-                    state.apply(&config);
-                }),
-            )
-            .text(&row.label),
-    )
-    .child(
-        el("span")
-            .class("value")
-            .attr("data-bytes", &row.required.to_string())
-            .text(&row.value),
-    )
-    .child(el("span").class("legend cost").text(&row.cost))
+    li.child(state.link_to(config).text(&row.label))
+        .child(
+            el("span")
+                .class("value")
+                .attr("data-bytes", &row.required.to_string())
+                .text(&row.value),
+        )
+        .child(el("span").class("legend cost").text(&row.cost))
 }
 
 /// The change in words, with the value it changes to.
