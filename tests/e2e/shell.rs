@@ -109,15 +109,18 @@ async fn the_served_page_holds_every_forms_inputs() {
 /// The opened address in a browser of `width` × `height` that is refused
 /// the WebAssembly module: the page as it is before the app arrives.
 async fn without_the_module(width: u32, height: u32) -> (StaticServer, Browser) {
+    without_the_module_at(width, height, &opened_query()).await
+}
+
+/// The page at `query`, its WebAssembly blocked.
+async fn without_the_module_at(width: u32, height: u32, query: &str) -> (StaticServer, Browser) {
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(width, height).await;
     browser.cdp("Network.enable", json!({})).await;
     browser
         .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
         .await;
-    browser
-        .open(&server.url(&format!("/?{}", opened_query())))
-        .await;
+    browser.open(&server.url(&format!("/?{query}"))).await;
     (server, browser)
 }
 
@@ -168,13 +171,7 @@ async fn the_address_form_and_values_show_before_the_app() {
 /// named as the app names them.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_bare_address_shows_the_first_screen_before_the_app() {
-    let server = StaticServer::start(dist_dir(), &["/"]);
-    let browser = Browser::start(1280, 900).await;
-    browser.cdp("Network.enable", json!({})).await;
-    browser
-        .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
-        .await;
-    browser.open(&server.url("/?lang=en")).await;
+    let (server, browser) = without_the_module_at(1280, 900, "lang=en").await;
     let shown = browser
         .js("return [...document.querySelectorAll('.shell')].map(s => [s.dataset.form, s.hidden])")
         .await;
@@ -235,12 +232,7 @@ async fn the_bare_address_shows_the_first_screen_before_the_app() {
     browser.close().await;
     // On a phone, before the module, the bar at the top holds the answer
     // from the first frame, in view.
-    let phone = Browser::start(375, 812).await;
-    phone.cdp("Network.enable", json!({})).await;
-    phone
-        .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
-        .await;
-    phone.open(&server.url("/?lang=en")).await;
+    let (_phone_server, phone) = without_the_module_at(375, 812, "lang=en").await;
     let bar = phone
         .js(
             "const b = document.querySelector('.shell:not([hidden]) .mini-summary'); \
