@@ -53,15 +53,18 @@ fn working_set(input: &TransformerInput, s: u128, context: u128) -> u128 {
     // Q, K, V and the attention output; eager attention adds the scores and
     // their softmax, one row per new token and a column per position
     // attended to: both in the compute dtype, or, in Hugging Face's eager
-    // attention, the 16-bit scores and the FP32 softmax the kernel writes
-    // from them (`softmax(…, dtype=torch.float32)`: aten/src/ATen/native/
+    // attention, the 16-bit scores, the FP32 softmax the kernel writes from
+    // them (`softmax(…, dtype=torch.float32)`: aten/src/ATen/native/
     // SoftMax.cpp `softmax` runs `_softmax(input, dim, half_to_float=true)`
     // on FP16 CUDA input, no FP32 copy of it; a BF16 input is converted
-    // first, 4 bytes more per score, not counted), then the FP32 softmax and
-    // its `.to(query.dtype)` copy, as many bytes
-    // ([`TransformerInput::fp32_softmax`]).
+    // first, 4 bytes more per score, not counted) and its
+    // `.to(query.dtype)` copy: the 16-bit scores are still bound to
+    // `attn_weights` until that line's assignment (`attn_weights =
+    // softmax(attn_weights, …).to(query.dtype)` in
+    // `eager_attention_forward`), so all three are alive as the copy is
+    // written ([`TransformerInput::fp32_softmax`]).
     // (Gemma 2's soft-capping adds its tanh output.)
-    let per_score = if input.fp32_softmax() { e + 4 } else { 2 * e };
+    let per_score = if input.fp32_softmax() { 2 * e + 4 } else { 2 * e };
     let scores = match input.kernel() {
         Attention::Eager => (per_score + u128::from(arch.attn_softcap) * e) * a * s * context,
         Attention::Flash => 0,

@@ -318,9 +318,10 @@ fn kv_bytes_per_token_worked_examples() {
 }
 
 /// The prefill's eager scores (docs/model.md §3.4): Hugging Face's eager
-/// attention holds the 16-bit scores and the FP32 softmax written from them
-/// (2 + 4 bytes per score in FP16), where a softmax in the compute dtype
-/// holds 2 + 2. One layer, 8 heads of 8, a small MLP, 1,024 tokens: the
+/// attention holds the 16-bit scores, the FP32 softmax written from them
+/// and its 16-bit copy, the scores still bound to their name as the copy is
+/// written (2 + 4 + 2 bytes per score in FP16), where a softmax in the
+/// compute dtype holds 2 + 2. One layer, 8 heads of 8, a small MLP, 1,024 tokens: the
 /// attention is the largest block, eager or not.
 #[test]
 fn eager_prefill_holds_the_scores_and_their_fp32_softmax() {
@@ -351,7 +352,7 @@ fn eager_prefill_holds_the_scores_and_their_fp32_softmax() {
     let scores = 8 * 1024 * 1024;
     assert_eq!(
         prefill_activations(&hf) - prefill_activations(&flash),
-        (2 + 4) * scores
+        (2 + 4 + 2) * scores
     );
     assert_eq!(
         prefill_activations(&megatron) - prefill_activations(&flash),
