@@ -775,6 +775,21 @@ async fn a_partial_keystroke_is_not_the_result_kept() {
     assert_eq!(results.get_attribute("data-stale").as_deref(), Some("true"));
 }
 
+/// A token count written as practitioners write it (`seq=32k`) is read as
+/// the 32,768 tokens it means, and the field shows what it read.
+#[wasm_bindgen_test]
+async fn a_token_count_with_a_suffix_shows_what_it_read() {
+    let (host, _app) = mount_with("form=transformer&model=llama-3.1-8b&seq=32k&gpu=h100-80gb");
+    settle().await;
+    let field: HtmlInputElement = find(&host, "input[name=\"seq\"]").unchecked_into();
+    assert_eq!(field.value(), "32768");
+    let results = find(&host, "[data-testid=\"results\"]");
+    assert_eq!(
+        results.get_attribute("data-stale").as_deref(),
+        Some("false")
+    );
+}
+
 /// Bad values in a link (issue 28's `params=0`, `gpu=t4-16gb`, `seq=abc`
 /// on a setup with a device) are kept as if typed: the field says what is
 /// wrong, the results are not current and give no verdict.

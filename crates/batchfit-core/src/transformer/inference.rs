@@ -64,7 +64,11 @@ fn working_set(input: &TransformerInput, s: u128, context: u128) -> u128 {
     // `eager_attention_forward`), so all three are alive as the copy is
     // written ([`TransformerInput::fp32_softmax`]).
     // (Gemma 2's soft-capping adds its tanh output.)
-    let per_score = if input.fp32_softmax() { 2 * e + 4 } else { 2 * e };
+    let per_score = if input.fp32_softmax() {
+        2 * e + 4
+    } else {
+        2 * e
+    };
     let scores = match input.kernel() {
         Attention::Eager => (per_score + u128::from(arch.attn_softcap) * e) * a * s * context,
         Attention::Flash => 0,
