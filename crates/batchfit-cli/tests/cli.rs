@@ -1437,6 +1437,32 @@ fn inference_advice_offers_tensor_parallelism_and_no_zero() {
     assert!(!text.contains("ZeRO"), "{text}");
 }
 
+/// Inference's timeline (issue 28): the prefill's working set is freed
+/// before the first generated token; every generation moment holds a
+/// step's working set and a growing cache.
+#[test]
+fn the_inference_timeline_frees_the_prefill_before_generating() {
+    let report = json(&[
+        "--json",
+        "form=transformer&model=qwen2.5-7b&mode=inference&batch=1&seq=30720&gen=2048",
+    ]);
+    let points = report["timeline"].as_array().expect("a timeline");
+    let bytes = |p: &serde_json::Value, term: &str| p["bytes"][term].as_u64().expect("bytes");
+    assert_eq!(points[0]["phase"], "prefill");
+    let prefill = bytes(&points[0], "activations");
+    let generation: Vec<_> = points
+        .iter()
+        .filter(|p| p["phase"] == "generation")
+        .collect();
+    assert!(generation.len() >= 2, "{report}");
+    for point in &generation {
+        assert!(bytes(point, "activations") * 100 < prefill, "{point}");
+    }
+    for pair in generation.windows(2) {
+        assert!(bytes(pair[0], "kv_cache") < bytes(pair[1], "kv_cache"));
+    }
+}
+
 /// Issue 16: Llama-3.1-8B in AMP on one H100. Every single change but QLoRA
 /// is still too big; `fixes` lists combinations that fit, each with its
 /// query (which fits when run again) and what it costs. Issue 28: on the

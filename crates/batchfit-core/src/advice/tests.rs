@@ -118,7 +118,11 @@ proptest! {
             prop_assert!(advice.is_empty());
         }
         prop_assert!(advice.windows(2).all(|w| w[0].fits_pessimistic >= w[1].fits_pessimistic));
+        let budget = memory::gpu_budget(&config);
         for a in &advice {
+            // Bounded by what the user has: the GPUs (a fix's own budget is
+            // its job's GPUs where they exceed `max_gpus`) and the host's RAM.
+            prop_assert!(memory::gpu_budget(&a.fix.config) <= budget);
             prop_assert_eq!(a.fix.estimate.fits, Some(true));
             prop_assert_eq!(a.fits_pessimistic, fits_pessimistic(&a.fix.config, true));
             prop_assert!(memory::fits_host(&a.fix.config, a.fix.estimate.cpu_memory));

@@ -1062,6 +1062,20 @@ fn inference_has_weights_kv_cache_and_prefill_only() {
         (last.bytes.kv_cache, last.bytes.activations),
         (e.kv_cache, decode)
     );
+    // Every moment of the generation holds a step's working set, none the
+    // prefill's, and a cache that grows.
+    let generation: Vec<_> = points
+        .iter()
+        .filter(|p| p.moment == Moment::Generation)
+        .collect();
+    assert!(generation.len() >= 2, "{points:?}");
+    for pair in generation.windows(2) {
+        assert!(pair[0].bytes.kv_cache < pair[1].bytes.kv_cache);
+    }
+    for point in &generation {
+        assert!(point.bytes.activations <= decode, "{point:?}");
+        assert!(point.bytes.activations < prefill, "{point:?}");
+    }
 }
 
 /// The longest context that fits: Llama-3.1-8B in BF16 on one 24 GB card
