@@ -4,7 +4,7 @@
 
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
 
-const FORMS: [(&str, &str); 13] = [
+const FORMS: [(&str, &str); 14] = [
     // The bare address: the first screen (issue 28).
     ("first", ""),
     // The answer alone, for a docs column.
@@ -61,6 +61,12 @@ const FORMS: [(&str, &str); 13] = [
         "generate",
         "form=transformer&model=qwen2.5-7b&mode=inference&batch=4&seq=32768&gpu=rtx-4090",
     ),
+    // A vLLM start-up log pasted into "Compare with a measurement", beside
+    // the plan, scrolled to.
+    (
+        "vllm-log",
+        "form=transformer&model=llama-3.1-8b&framework=vllm&gpu=rtx-4090&max_model_len=8192",
+    ),
     // vLLM's plan for a model with linear layers (their state per request), scrolled to.
     (
         "vllm-linear",
@@ -102,14 +108,34 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                                    const poll = () => n() > 0 || performance.now() - t0 > 5000 ? (d.scrollIntoView(), r(n())) : setTimeout(poll, 20); poll(); })")
                             .await;
                     }
+                    if name == "vllm-log" {
+                        browser
+                            .js("const d = document.querySelector('[data-testid=measure]'); d.open = true; \
+                                 d.dispatchEvent(new Event('toggle')); \
+                                 const log = 'WARNING [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.\\n' + \
+                                   'INFO [gpu_model_runner.py:2007] Model loading took 14.96 GiB memory and 4.2 seconds\\n' + \
+                                   'INFO [gpu_worker.py:298] Available KV cache memory: 5.20 GiB\\n' + \
+                                   'INFO [kv_cache_utils.py:864] GPU KV cache size: 42,592 tokens\\n' + \
+                                   'INFO [kv_cache_utils.py:868] Maximum concurrency for 8,192 tokens per request: 5.20x\\n'; \
+                                 return new Promise(r => { const t0 = performance.now(); \
+                                   const poll = () => { const a = d.querySelector('[data-testid=measure-text]'); \
+                                     if (a) { a.value = log; a.dispatchEvent(new Event('input')); \
+                                       setTimeout(() => { document.querySelector('[data-testid=measure-result]').scrollIntoView(); r(true); }, 300); } \
+                                     else if (performance.now() - t0 > 5000) r(false); else setTimeout(poll, 20); }; poll(); })")
+                            .await;
+                    }
                     let scroll_to = match name {
                         "qlora" => Some("[name=prepare_kbit]"),
                         "sglang" | "vllm-hybrid" | "vllm-linear" => Some("[data-testid=serving]"),
                         "one-card" | "generate" => Some("[data-testid=fixes]"),
+                        "vllm-log" => Some("[data-testid=measure-log]"),
                         _ => None,
                     };
+                    // What a screenshot scrolls to must be there to see (a
+                    // serving setup's measurement panel was hidden by a rule
+                    // meant for generate()'s estimate).
                     if let Some(selector) = scroll_to {
-                        browser
+                        let seen = browser
                             .js(&format!(
                                 "return new Promise(r => {{ const t0 = performance.now(); \
                                    const poll = () => {{ const f = document.querySelector('{selector}'); \
@@ -118,6 +144,11 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                                      else if (performance.now() - t0 > 5000) r(false); else setTimeout(poll, 20); }}; poll(); }})"
                             ))
                             .await;
+                        assert_eq!(
+                            seen,
+                            serde_json::json!(true),
+                            "{name} at {width}px ({lang}): {selector} is not shown"
+                        );
                     }
                     // Saved first, so that a failing layout can be looked at.
                     let theme = if dark { "dark" } else { "light" };
