@@ -1215,7 +1215,7 @@ pub(super) static EN: Words = Words {
     max_batch: "Largest batch that fits",
     accumulation: "Gradient-accumulation steps",
     gpus_needed: "GPUs needed",
-    what_if_title: "What would make it fit",
+    what_if_title: "One change at a time",
     half_batch: "Half the batch",
     checkpointing: "With gradient checkpointing",
     bf16: "BF16 instead of FP32",

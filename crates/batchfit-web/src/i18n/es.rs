@@ -1403,7 +1403,7 @@ pub(super) static ES: Words = Words {
     max_batch: "Lote más grande que cabe",
     accumulation: "Pasos de acumulación de gradientes",
     gpus_needed: "GPUs necesarias",
-    what_if_title: "Qué haría que quepa",
+    what_if_title: "Un cambio a la vez",
     half_batch: "La mitad del lote",
     checkpointing: "Con checkpointing de gradientes",
     bf16: "BF16 en vez de FP32",
