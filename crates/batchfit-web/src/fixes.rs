@@ -7,7 +7,7 @@
 
 use crate::prelude::*;
 use batchfit_core::advice::{self, Advice};
-use batchfit_core::memory::{Cost, Lever, PCIE_BYTES_PER_SECOND};
+use batchfit_core::memory::{self, Cost, Lever, PCIE_BYTES_PER_SECOND};
 use batchfit_core::query::{Config, Form};
 use batchfit_core::units::Units;
 
@@ -31,20 +31,38 @@ pub fn fixes(state: State) -> El {
                     Some(false) if !state.stale() && chunk.ready() => {
                         dom::now(search(state.config.get(), state.lang.get()))
                     }
-                    _ => Vec::new(),
+                    _ => Found::default(),
                 }
             }),
-            Box::new(move |rows: &Vec<Row>| {
-                if rows.is_empty() {
-                    return Vec::new();
+            Box::new(move |found: &Found| {
+                let mut shown = Vec::new();
+                if !found.rows.is_empty() {
+                    let w = i18n::words(state.lang.get_untracked());
+                    shown.push(el("h3").text(w.fixes_title));
+                    shown.push(el("ol").children(found.rows.iter().map(|row| item(state, row))));
                 }
-                let w = i18n::words(state.lang.get_untracked());
-                vec![
-                    el("h3").text(w.fixes_title),
-                    el("ol").children(rows.iter().map(|row| item(state, row))),
-                ]
+                if let Some((handed, text)) = &found.hand_off {
+                    shown.push(
+                        el("p").class("legend").child(
+                            state
+                                .link_to(*handed)
+                                .attr("data-testid", "hand-off")
+                                .text(text),
+                        ),
+                    );
+                }
+                shown
             }),
         )
+}
+
+/// What the fix search found: the fixes, worded, and where the parameters
+/// form's model states alone exceed the device, its hand-off to the
+/// transformer form (`advice::transformer_hand_off`) with the link's words.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Found {
+    rows: Vec<Row>,
+    hand_off: Option<(Config, String)>,
 }
 
 /// One fix, worded: what the list shows of it.
@@ -71,10 +89,23 @@ pub(crate) struct Row {
     batchfit_split,
     wasm_split_helpers::wasm_split(fixes, fallible, preload(#[allow(unsafe_code)] preload_fixes))
 )]
-fn search(config: Config, lang: Lang) -> Result<Vec<Row>, dom::ChunkMissing> {
+fn search(config: Config, lang: Lang) -> Result<Found, dom::ChunkMissing> {
     let w = i18n::words(lang);
     let units = config.units;
-    Ok(advice::fixes(&config)
+    // No batch of the rule fits where the model states alone exceed the
+    // device: the transformer form has the levers that can.
+    let e = memory::estimate(&config);
+    let exceeds = e
+        .device_bytes
+        .is_some_and(|device| e.model_states() + e.overhead > device);
+    let hand_off = advice::transformer_hand_off(&config)
+        .filter(|_| exceeds)
+        .and_then(|handed| {
+            let model = handed.model?;
+            let name = format!("{} ({})", model.name, model.published);
+            Some((handed, (i18n::panels(lang).hand_off)(&name)))
+        });
+    let rows = advice::fixes(&config)
         .into_iter()
         .map(|advice: Advice| {
             let fix = &advice.fix;
@@ -112,7 +143,8 @@ fn search(config: Config, lang: Lang) -> Result<Vec<Row>, dom::ChunkMissing> {
                 config: fix.config,
             }
         })
-        .collect())
+        .collect();
+    Ok(Found { rows, hand_off })
 }
 
 fn item(state: State, row: &Row) -> El {

@@ -116,7 +116,6 @@ pub fn results(state: State) -> El {
                                 &device,
                             )
                         })),
-                    hand_off(state),
                 ]
             }),
         )
@@ -153,33 +152,3 @@ pub fn results(state: State) -> El {
 
 #[cfg(test)]
 mod tests;
-
-/// The link that opens the parameters form's setup in the transformer form,
-/// on the published model nearest its size (`advice::transformer_hand_off`).
-fn hand_off(state: State) -> El {
-    let handed = move || {
-        state
-            .config
-            .with(batchfit_core::advice::transformer_hand_off)
-    };
-    el("p").class("legend").rebuild(
-        rx(handed),
-        Box::new(move |handed| {
-            let Some(handed) = *handed else {
-                return Vec::new();
-            };
-            let Some(model) = handed.model else {
-                return Vec::new();
-            };
-            let name = format!("{} ({})", model.name, model.published);
-            vec![
-                state
-                    .link_to(handed)
-                    .attr("data-testid", "hand-off")
-                    .bind_text(rx(move || {
-                        (i18n::language(state.lang.get()).hand_off)(&name)
-                    })),
-            ]
-        }),
-    )
-}
