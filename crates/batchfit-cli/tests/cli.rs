@@ -1542,7 +1542,7 @@ fn fixes_combine_levers_and_say_what_each_costs() {
         "{text}"
     );
     assert!(
-        text.contains("  3. parameters offloaded to CPU + micro-batch 2: 46.72 GB required\n    needs 128.48 GB of host RAM (give host_gb to bound the advice)"),
+        text.contains("  2. parameters offloaded to CPU + micro-batch 2: 46.72 GB required\n    needs 128.48 GB of host RAM (give host_gb to bound the advice)"),
         "{text}"
     );
     assert!(

@@ -103,7 +103,7 @@ fn search(config: Config, lang: Lang) -> Result<Found, dom::ChunkMissing> {
         .and_then(|handed| {
             let model = handed.model?;
             let name = format!("{} ({})", model.name, model.published);
-            Some((handed, (i18n::panels(lang).hand_off)(&name)))
+            Some((handed, (i18n::language(lang).hand_off)(&name)))
         });
     let rows = advice::fixes(&config)
         .into_iter()

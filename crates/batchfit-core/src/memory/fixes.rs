@@ -498,8 +498,8 @@ type Rank = (
 ///
 /// Sets of lever kinds are tried by size, those that keep the task before
 /// those that change it (a shorter sequence, adapters); a larger size is
-/// tried only while fewer than [`FIXES`] were found that need no host RAM
-/// the user did not give ([`Fix::needs_unknown_host`]), and none when the
+/// tried only while fewer than [`FIXES`] were found, or none of them needs
+/// no host RAM the user did not give ([`Fix::needs_unknown_host`]), and none when the
 /// tier's levers all at their strongest do not fit ([`could_fit`]: the
 /// levers are taken to save memory together; a fix this misses is never a
 /// wrong one).
@@ -532,10 +532,12 @@ pub fn fixes_for(config: &Config, target: &Target<'_>) -> Vec<Fix> {
     }
     let kinds = strongest_levers(config);
     let mut found: Vec<Fix> = Vec::new();
-    // Enough fixes found to stop: offloads to a host of unknown RAM do not
-    // count, so that the routes that need none (LoRA, QLoRA, recomputation,
-    // a smaller micro-batch) are searched too.
-    let enough = |found: &[Fix]| found.iter().filter(|f| !f.needs_unknown_host()).count() >= FIXES;
+    // Enough fixes found to stop: among them one that needs no host RAM the
+    // user did not give, where the search can find one, so that the routes
+    // that need none (LoRA, QLoRA, recomputation, a smaller micro-batch)
+    // are searched too when offloads fill the first tiers.
+    let enough =
+        |found: &[Fix]| found.len() >= FIXES && found.iter().any(|f| !f.needs_unknown_host());
     // The sets of kinds (as indices into `kinds`) that gave a fix: a set
     // that contains one is not tried.
     let mut fitted: Vec<Vec<usize>> = Vec::new();

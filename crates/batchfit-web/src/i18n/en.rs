@@ -1441,6 +1441,9 @@ pub(super) static ENGLISH: Language = Language {
             "Weights, gradients and optimizer state alone take {states}, more than {device}: no batch fits. The Transformer form splits them over GPUs and offers 8-bit optimizers and LoRA."
         )
     },
+    hand_off: |model| {
+        format!("Open {model}, the published model nearest this size, in the Transformer form")
+    },
     spare: |spare| format!("{spare} to spare"),
     unified_memory: |gb| format!("Apple silicon, {gb} GB unified"),
     cpu_ram: |gb| format!("CPU, {gb} GB RAM"),
@@ -1520,9 +1523,6 @@ pub(super) static ENGLISH_PANELS: Panels = Panels {
     serving_longest: "longest request",
     serving_what_ifs: "What would serve more",
     serving_int4: "4-bit weights (AWQ, GPTQ)",
-    hand_off: |model| {
-        format!("Open {model}, the published model nearest this size, in the Transformer form")
-    },
     log_hint: "With vLLM or SGLang, paste its start-up log instead: the lines of its memory plan are set beside batchfit's, term by term.",
     log_title: |engine| {
         format!(

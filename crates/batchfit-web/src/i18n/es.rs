@@ -1633,6 +1633,11 @@ pub(super) static SPANISH: Language = Language {
             "Pesos, gradientes y estado del optimizador ocupan por sí solos {states}, más que {device}: ningún lote cabe. El formulario Transformer los reparte entre GPUs y ofrece optimizadores de 8 bits y LoRA."
         )
     },
+    hand_off: |model| {
+        format!(
+            "Abrir {model}, el modelo publicado más cercano a este tamaño, en el formulario Transformer"
+        )
+    },
     spare: |spare| format!("sobran {spare}"),
     unified_memory: |gb| format!("Apple silicon, {gb} GB de memoria unificada"),
     cpu_ram: |gb| format!("CPU, {gb} GB de RAM"),
@@ -1714,11 +1719,6 @@ pub(super) static SPANISH_PANELS: Panels = Panels {
     serving_longest: "petición más larga",
     serving_what_ifs: "Qué atendería más",
     serving_int4: "pesos de 4 bits (AWQ, GPTQ)",
-    hand_off: |model| {
-        format!(
-            "Abrir {model}, el modelo publicado más cercano a este tamaño, en el formulario Transformer"
-        )
-    },
     log_hint: "Con vLLM o SGLang, pegue en su lugar su registro de arranque: las líneas de su plan de memoria se comparan con las de batchfit, término a término.",
     log_title: |engine| {
         format!(

@@ -78,6 +78,11 @@ pub struct Language {
     /// The parameters form, when the model states alone exceed the device:
     /// from their size and the device's name.
     pub states_exceed: fn(&str, &str) -> String,
+    /// The link that hands the parameters form's setup to the transformer
+    /// form, from the published model it opens (written by the fix search's
+    /// chunk, which is fetched anyway where it applies; here, not in
+    /// [`Panels`], so that the chunk shares no code with the panels').
+    pub hand_off: fn(&str) -> String,
     /// "fits on each of 32 × H100 80GB: yes", from the job's GPUs, the
     /// device's name and the answer.
     pub fits_on_each: fn(u64, &str, &str) -> String,
@@ -186,9 +191,6 @@ pub struct Panels {
     pub log_sampler: fn(bool, u32) -> String,
     pub log_sampler_apply: &'static str,
     pub log_error: fn(&log::Error) -> String,
-    /// The link that hands the parameters form's setup to the transformer
-    /// form, from the published model it opens (the fix search's chunk).
-    pub hand_off: fn(&str) -> String,
     /// The questions and answers of "How it works", written by its chunk.
     pub faq: &'static [(&'static str, &'static str)],
 }
