@@ -236,7 +236,7 @@ async fn how_it_works_shows_the_formula_with_the_current_numbers() {
         .await;
     browser
         .wait_until("the questions, written from the chunk", || async {
-            browser.js(questions).await.as_u64() == Some(10)
+            browser.js(questions).await.as_u64() == Some(11)
         })
         .await;
     browser.type_into("batch", "32").await;

@@ -1380,6 +1380,10 @@ pub static FAQ_EN: &[(&str, &str)] = &[
         "How exact is it?",
         "It is an estimate from published formulas; real peaks depend on the framework, kernels and allocator. docs/accuracy.md compares it with published measurements, row by row.",
     ),
+    (
+        "How many requests can vLLM or SGLang serve at once?",
+        "Pick the vLLM or SGLang profile. A serving engine does not grow with the batch as generate() does: it takes gpu_memory_utilization of the card (SGLang: mem_fraction_static), loads the weights, profiles one step and fills the rest with its KV-cache pool. batchfit plans the same terms and gives the requests of max_model_len tokens that fit at once and the longest single request; under \"Compare with a measurement\", paste the engine's start-up log to see it beside the plan.",
+    ),
 ];
 
 /// English: the tables above and the sentences below.

@@ -1570,6 +1570,10 @@ pub static FAQ_ES: &[(&str, &str)] = &[
         "¿Qué tan exacto es?",
         "Es una estimación con fórmulas publicadas; los picos reales dependen del framework, los kernels y el asignador. docs/accuracy.md lo compara fila a fila con mediciones publicadas.",
     ),
+    (
+        "¿Cuántas peticiones atiende a la vez vLLM o SGLang?",
+        "Elija el perfil vLLM o SGLang. Un motor de servicio no crece con el lote como generate(): toma gpu_memory_utilization de la tarjeta (en SGLang, mem_fraction_static), carga los pesos, perfila un paso y llena el resto con su pool de caché KV. batchfit planifica los mismos términos y da las peticiones de max_model_len tokens que caben a la vez y la petición más larga; en «Comparar con una medición», pegue el registro de arranque del motor para verlo junto al plan.",
+    ),
 ];
 
 /// Spanish: the tables above and the sentences below.
