@@ -1,6 +1,7 @@
 //! Every word the page shows, one language per file: each language is one
 //! [`Language`], its tables and the functions that word the core's data
-//! (`en.rs`, `es.rs`). The functions are exhaustive matches over the core's
+//! (`en.rs`, `es.rs`), and one [`Panels`], its panels' words (`en/panels.rs`,
+//! `es/panels.rs`). The functions are exhaustive matches over the core's
 //! enums, so that a missing translation does not compile, as a missing field
 //! of [`Words`] does not.
 
