@@ -7,7 +7,7 @@
 
 use crate::prelude::*;
 use batchfit_core::advice::{self, Advice};
-use batchfit_core::memory::{self, Cost, Lever, PCIE_BYTES_PER_SECOND};
+use batchfit_core::memory::{Cost, Estimate, Lever, PCIE_BYTES_PER_SECOND};
 use batchfit_core::query::{Config, Form};
 use batchfit_core::units::Units;
 
@@ -28,9 +28,11 @@ pub fn fixes(state: State) -> El {
                 // search and its words are a chunk of the split build
                 // (dom::Chunk), fetched the first time a setup needs it.
                 match state.estimate.with(|e| e.fits) {
-                    Some(false) if !state.stale() && chunk.ready() => {
-                        dom::now(search(state.config.get(), state.lang.get()))
-                    }
+                    Some(false) if !state.stale() && chunk.ready() => dom::now(search(
+                        state.config.get(),
+                        state.estimate.get(),
+                        state.lang.get(),
+                    )),
                     _ => Found::default(),
                 }
             }),
@@ -89,17 +91,13 @@ pub(crate) struct Row {
     batchfit_split,
     wasm_split_helpers::wasm_split(fixes, fallible, preload(#[allow(unsafe_code)] preload_fixes))
 )]
-fn search(config: Config, lang: Lang) -> Result<Found, dom::ChunkMissing> {
+fn search(config: Config, estimate: Estimate, lang: Lang) -> Result<Found, dom::ChunkMissing> {
     let w = i18n::words(lang);
     let units = config.units;
     // No batch of the rule fits where the model states alone exceed the
     // device: the transformer form has the levers that can.
-    let e = memory::estimate(&config);
-    let exceeds = e
-        .device_bytes
-        .is_some_and(|device| e.model_states() + e.overhead > device);
     let hand_off = advice::transformer_hand_off(&config)
-        .filter(|_| exceeds)
+        .filter(|_| estimate.states_exceed_device())
         .and_then(|handed| {
             let model = handed.model?;
             let name = format!("{} ({})", model.name, model.published);

@@ -139,6 +139,9 @@ fn the_parameters_form_hands_off_to_the_transformer_form() {
     let c = config("form=parameters&params=7B&optimizer=adamw&batch=8&gpu=h100-80gb");
     let e = memory::estimate(&c);
     assert!(e.model_states() > c.device.expect("a device").bytes());
+    assert!(e.states_exceed_device());
+    let small = config("form=parameters&params=1B&optimizer=adamw&batch=8&gpu=h100-80gb");
+    assert!(!memory::estimate(&small).states_exceed_device());
     let handed = transformer_hand_off(&c).expect("a hand-off");
     assert_eq!(handed.form, Form::Transformer);
     assert_eq!(handed.model.map(|m| m.id), Some("mistral-7b"));

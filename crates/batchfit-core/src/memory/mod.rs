@@ -152,6 +152,14 @@ impl Estimate {
         self.weights + self.gradients + self.optimizer_states
     }
 
+    /// Whether the model states alone, with the overhead, exceed the
+    /// device: no batch fits, whatever changes in the activations (the
+    /// parameters form's dead end, issue 28).
+    pub fn states_exceed_device(&self) -> bool {
+        self.device_bytes
+            .is_some_and(|device| self.model_states() + self.overhead > device)
+    }
+
     /// The caching allocator's reserved but unused bytes at the peak:
     /// `peak_reserved − peak_allocated`.
     pub fn allocator_cache(&self) -> u128 {

@@ -94,11 +94,8 @@ pub fn results(state: State) -> El {
         // model states alone exceed the device.
         .show(
             rx(move || {
-                let exceeds = |e: &batchfit_core::memory::Estimate| {
-                    e.device_bytes
-                        .is_some_and(|device| e.model_states() + e.overhead > device)
-                };
-                state.config.with(|c| c.form == Form::Parameters) && state.estimate.with(exceeds)
+                state.config.with(|c| c.form == Form::Parameters)
+                    && state.estimate.with(|e| e.states_exceed_device())
             }),
             Box::new(move || {
                 vec![
