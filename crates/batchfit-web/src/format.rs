@@ -27,6 +27,29 @@ pub fn short_down(lang: Lang, bytes: u128, units: Units) -> String {
     i18n::decimal(lang, &three_figures(bytes, units).down().to_string())
 }
 
+/// Hundredths as "5.75×" in the page's notation (a concurrency).
+pub fn times(lang: Lang, hundredths: u128) -> String {
+    i18n::decimal(
+        lang,
+        &format!(
+            "{}.{:02}×",
+            i18n::group(lang, hundredths / 100),
+            hundredths % 100
+        ),
+    )
+}
+
+/// Tenths of a percent with their sign, as "+4.8 %" in the page's
+/// notation (a difference against a measurement).
+pub fn tenths_percent(lang: Lang, sign: &str, tenths: u128) -> String {
+    format!(
+        "{sign}{}{}{}\u{a0}%",
+        tenths / 10,
+        i18n::decimal_point(lang),
+        tenths % 10
+    )
+}
+
 fn three_figures(bytes: u128, units: Units) -> units::Size {
     let size = units::size(bytes, units);
     let decimals = match size.value() {

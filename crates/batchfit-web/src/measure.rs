@@ -14,7 +14,7 @@ use batchfit_core::serving::{self, log};
 use batchfit_core::units::Units;
 
 use crate::dom::{self, El, Ev, el, rx};
-use crate::format::short;
+use crate::format::{short, tenths_percent, times};
 use crate::i18n::{self, Lang, group};
 use crate::location;
 use crate::messages;
@@ -209,9 +209,7 @@ fn started_log(
     let compared = log::compare(plan, started);
     let value = |term: log::Term, n: u128| match term {
         log::Term::KvCacheTokens | log::Term::MaxRunningRequests => group(lang, n),
-        log::Term::MaxConcurrency => {
-            i18n::decimal(lang, &format!("{}.{:02}×", group(lang, n / 100), n % 100))
-        }
+        log::Term::MaxConcurrency => times(lang, n),
         log::Term::Weights | log::Term::CudaGraphs | log::Term::KvCacheMemory => {
             short(lang, n, units)
         }
@@ -225,22 +223,11 @@ fn started_log(
             ""
         };
         let size = c.error.unsigned_abs();
-        let error = match c.term {
-            log::Term::MaxConcurrency => i18n::decimal(
-                lang,
-                &format!("{sign}{}.{:02}×", group(lang, size / 100), size % 100),
-            ),
-            term => format!("{sign}{}", value(term, size)),
-        };
+        let error = format!("{sign}{}", value(c.term, size));
         let error = match i128::try_from(c.logged.value) {
             Ok(logged) if logged > 0 => {
                 let tenths = (c.error * 1000 / logged).unsigned_abs();
-                format!(
-                    "{error} ({sign}{}{}{}\u{a0}%)",
-                    tenths / 10,
-                    i18n::decimal_point(lang),
-                    tenths % 10
-                )
+                format!("{error} ({})", tenths_percent(lang, sign, tenths))
             }
             _ => error,
         };
@@ -340,12 +327,9 @@ fn result(c: &Comparison, lang: Lang, units: Units) -> El {
         ('−', c.error.unsigned_abs())
     };
     let percent = c.error_tenths.map_or(String::new(), |t| {
-        let a = t.unsigned_abs();
         format!(
-            " ({sign}{}{}{}\u{a0}%)",
-            a / 10,
-            i18n::decimal_point(lang),
-            a % 10
+            " ({})",
+            tenths_percent(lang, &sign.to_string(), t.unsigned_abs())
         )
     });
     let line = format!(

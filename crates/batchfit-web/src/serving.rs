@@ -12,7 +12,7 @@ use batchfit_core::serving::{self, Refusal};
 use batchfit_core::transformer::Framework;
 
 use crate::dom::{self, El, el, rx};
-use crate::format::short;
+use crate::format::{short, times};
 use crate::i18n::{self, Lang, group};
 use crate::state::State;
 
@@ -257,14 +257,6 @@ fn what_ifs(state: State, lang: Lang, config: &Config) -> Vec<El> {
             .attr("data-testid", "serving-what-ifs")
             .children(items),
     ]
-}
-
-/// Hundredths as "5.75×" in the page's notation.
-fn times(lang: Lang, hundredths: u128) -> String {
-    i18n::decimal(
-        lang,
-        &format!("{}.{:02}×", group(lang, hundredths / 100), hundredths % 100),
-    )
 }
 
 /// A table of `header` and `rows`, the row of `current` marked.
