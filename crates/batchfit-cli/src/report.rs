@@ -1163,10 +1163,7 @@ pub fn text(config: &Config) -> String {
         let name = device_name(device);
         // A job on several GPUs: the estimate is one GPU's, as the page's
         // headline says ("fits on each of 32 × …").
-        let gpus = match config.form {
-            Form::Transformer => memory::total_gpus(config, config.transformer.gpus),
-            _ => 1,
-        };
+        let gpus = memory::job_gpus(config);
         let name = if gpus > 1 {
             format!("Each of {gpus} × {name}")
         } else {

@@ -166,6 +166,12 @@ fn global_batch(config: &Config) -> u64 {
     }
 }
 
+/// Every GPU of `config`'s job: its data-parallel ranks, each with its
+/// model-parallel GPUs ([`total_gpus`]); 1 outside the transformer form.
+pub fn job_gpus(config: &Config) -> u64 {
+    total_gpus(config, replicas(config))
+}
+
 /// Data-parallel ranks.
 fn replicas(config: &Config) -> u64 {
     match config.form {
@@ -252,7 +258,7 @@ pub const GPUS_PER_HOST: u64 = 8;
 /// The host RAM the offloads need: `cpu_memory` (one GPU's process) for
 /// each of the job's processes on one host ([`GPUS_PER_HOST`] at most).
 pub fn host_memory(config: &Config, cpu_memory: u128) -> u128 {
-    let processes = total_gpus(config, replicas(config)).clamp(1, GPUS_PER_HOST);
+    let processes = job_gpus(config).clamp(1, GPUS_PER_HOST);
     cpu_memory.saturating_mul(u128::from(processes))
 }
 
@@ -264,7 +270,7 @@ fn host_bytes(config: &Config) -> u128 {
 /// The most GPUs a fix may take: `max_gpus`, or the job's own where it is
 /// not given (or is fewer).
 pub fn gpu_budget(config: &Config) -> u64 {
-    total_gpus(config, replicas(config)).max(config.max_gpus)
+    job_gpus(config).max(config.max_gpus)
 }
 
 /// The lever kinds that apply to `config`, in the order they are relaxed:

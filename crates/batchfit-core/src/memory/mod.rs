@@ -322,7 +322,8 @@ pub use what_ifs::{Change, WhatIf, what_ifs};
 mod fixes;
 pub use fixes::{
     Cost, FIXES, Fix, GPUS_PER_HOST, Lever, MAX_LEVERS, PCIE_BYTES_PER_SECOND, Profile, SERVING_TP,
-    Target, cost, fits_host, fixes, fixes_for, gpu_budget, host_memory, profile, serving_tp,
+    Target, cost, fits_host, fixes, fixes_for, gpu_budget, host_memory, job_gpus, profile,
+    serving_tp,
 };
 
 mod timeline;

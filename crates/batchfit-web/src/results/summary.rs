@@ -54,12 +54,10 @@ pub(super) fn headline(
     }
 }
 
-/// The GPUs of the transformer form's job, where there are several: the
+/// The GPUs of the job (`memory::job_gpus`), where there are several: the
 /// estimate is then one GPU's.
 fn job_gpus(config: &Config) -> Option<u64> {
-    (config.form == Form::Transformer)
-        .then(|| memory::total_gpus(config, config.transformer.gpus))
-        .filter(|&gpus| gpus > 1)
+    Some(memory::job_gpus(config)).filter(|&gpus| gpus > 1)
 }
 
 /// "Needs 98.4 GB", or "Needs 16.1 GB per GPU" for a job on several GPUs.

@@ -400,7 +400,7 @@ fn check_fixes(config: &Config) -> Result<(), TestCaseError> {
     for fix in &found {
         let t = &fix.config.transformer;
         prop_assert!(
-            total_gpus(&fix.config, replicas(&fix.config)) <= gpu_budget(config),
+            job_gpus(&fix.config) <= gpu_budget(config),
             "{:?}: {} × {} × {} × {} GPUs",
             fix.levers,
             t.gpus,
