@@ -72,3 +72,34 @@
   }
   shell.hidden = false;
 })();
+
+// A module that cannot be fetched or started (the network, a deployment
+// cut short) would leave "Loading…" standing for ever, under a form that
+// does not answer. Until the app has started, an error of a script or of
+// the loader's promise says so in place of the loading lines, in the
+// page's language; the first screen's answer, built with the site, stays.
+(function () {
+  var started = false;
+  addEventListener("TrunkApplicationStarted", function () { started = true; });
+  function failed(event) {
+    var resource = event.type === "error" && !(event instanceof ErrorEvent);
+    if (started || (resource && event.target.tagName !== "SCRIPT")) return;
+    var es = document.documentElement.lang === "es";
+    var short = es ? "La calculadora no se cargó" : "The calculator did not load";
+    var long = short + (es ? ": compruebe la conexión y vuelva a cargar la página." : ": check the connection, then reload the page.");
+    document.querySelectorAll(".shell .results").forEach(function (results) {
+      if (!results.querySelector(".boot-loading")) results.appendChild(document.createElement("p")).className = "boot-loading";
+    });
+    document.querySelectorAll(".boot-loading").forEach(function (line) {
+      var whole = line.tagName === "P";
+      line.className = "boot-failed";
+      line.textContent = whole ? long : short;
+      if (whole) {
+        line.setAttribute("role", "alert");
+        line.setAttribute("data-testid", "module-failed");
+      }
+    });
+  }
+  addEventListener("error", failed, true);
+  addEventListener("unhandledrejection", failed);
+})();

@@ -106,25 +106,35 @@ async fn the_served_page_holds_every_forms_inputs() {
     }
 }
 
-/// The opened address in a browser of `width` × `height` that is refused
-/// the WebAssembly module: the page as it is before the app arrives.
+/// The opened address in a browser of `width` × `height` whose WebAssembly
+/// module has not arrived: the page as it is before the app arrives.
 async fn without_the_module(width: u32, height: u32) -> (StaticServer, Browser) {
     without_the_module_at(width, height, &opened_query()).await
 }
 
-/// The page at `query`, its WebAssembly blocked.
+/// The page at `query`, its WebAssembly on its way for ever.
 async fn without_the_module_at(width: u32, height: u32, query: &str) -> (StaticServer, Browser) {
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(width, height).await;
-    browser.cdp("Network.enable", json!({})).await;
-    browser
-        .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
-        .await;
+    hold_the_module(&browser).await;
     browser.open(&server.url(&format!("/?{query}"))).await;
     (server, browser)
 }
 
-/// With the WebAssembly module blocked, the page shows the shell of the
+/// Holds every WebAssembly request that `browser` makes from now on: paused
+/// before it is sent, never continued, as on a network that has not
+/// delivered it yet (a blocked request fails, which the page reports,
+/// `a_module_that_cannot_be_fetched_says_so`).
+async fn hold_the_module(browser: &Browser) {
+    browser
+        .cdp(
+            "Fetch.enable",
+            json!({ "patterns": [{ "urlPattern": "*.wasm" }] }),
+        )
+        .await;
+}
+
+/// Before the WebAssembly module arrives, the page shows the shell of the
 /// address's form and language, with the address's values, and no other.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_address_form_and_values_show_before_the_app() {
@@ -142,7 +152,7 @@ async fn the_address_form_and_values_show_before_the_app() {
     let answer = browser
         .js(
             "return [document.querySelectorAll('.shell-answer').length, \
-               document.querySelectorAll('.shell .boot-loading').length]",
+               document.querySelectorAll('.shell :is(.boot-loading, .boot-failed)').length]",
         )
         .await;
     assert_eq!(answer, json!([0, 2]));
@@ -407,6 +417,61 @@ async fn field_values(browser: &Browser) -> BTreeMap<String, Vec<String>> {
     values
 }
 
+/// A module that cannot be fetched (the WebAssembly, or the glue that
+/// loads it) says so in the page's language where the loading lines stood,
+/// at once and not after a timeout; the first screen's answer, built with
+/// the site, stays standing beside it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_module_that_cannot_be_fetched_says_so() {
+    let cases = [
+        (
+            opened_query(),
+            "*.wasm",
+            "La calculadora no se cargó: compruebe la conexión y vuelva a cargar la página.",
+            "La calculadora no se cargó",
+        ),
+        (
+            "lang=en".to_owned(),
+            "*/batchfit-web-*.js",
+            "The calculator did not load: check the connection, then reload the page.",
+            "",
+        ),
+    ];
+    for (query, blocked, said, bar) in cases {
+        let server = StaticServer::start(dist_dir(), &["/"]);
+        let browser = Browser::start(1280, 900).await;
+        browser.cdp("Network.enable", json!({})).await;
+        browser
+            .cdp("Network.setBlockedURLs", json!({ "urls": [blocked] }))
+            .await;
+        browser.open(&server.url(&format!("/?{query}"))).await;
+        let alert = browser.testid("module-failed").await;
+        assert_eq!(
+            alert.text().await.expect("read the alert"),
+            said,
+            "{blocked}"
+        );
+        let shown = browser
+            .js("const s = document.querySelector('.shell:not([hidden])'); \
+                 return [s.querySelector('[data-testid=module-failed]').getAttribute('role'), \
+                   s.querySelectorAll('.boot-loading').length, \
+                   s.querySelectorAll('.results .boot-failed').length, \
+                   s.querySelector('.mini-summary .boot-failed')?.textContent ?? '', \
+                   s.querySelectorAll('.shell-answer').length, \
+                   document.querySelector('[data-testid=results]') === null]")
+            .await;
+        // Not loading any more, one alert in the results; the first screen's
+        // answer (the bare address) in the bar and the results, untouched.
+        let answered = if bar.is_empty() { 3 } else { 0 };
+        assert_eq!(
+            shown,
+            json!(["alert", 0, 1, bar, answered, true]),
+            "{blocked}"
+        );
+        browser.close().await;
+    }
+}
+
 /// Every field, tab and heading on the first screen sits where the app puts
 /// it: the shell is laid out in the same boxes (CSS pixels), on a desktop
 /// and on a phone, so the app replaces it without a visible jump. (Below the
@@ -418,10 +483,7 @@ async fn the_app_takes_the_shells_boxes() {
     for (width, height) in [(1280, 900), (390, 844)] {
         let shell = {
             let browser = Browser::start(width, height).await;
-            browser.cdp("Network.enable", json!({})).await;
-            browser
-                .cdp("Network.setBlockedURLs", json!({ "urls": ["*.wasm"] }))
-                .await;
+            hold_the_module(&browser).await;
             browser.open(&url).await;
             let boxes = boxes(&browser).await;
             browser.close().await;
