@@ -862,6 +862,13 @@ impl Parts {
         self.held() + transient + div_ceil(transient * FRAGMENTATION_PERCENT, 100)
     }
 
+    /// At most [`Self::reserved`]: what is held and the activations' moment
+    /// (the largest moment is at least that), without the allocator's slack;
+    /// fewer products for a search to rule a batch out by.
+    pub(super) fn reserved_at_least(&self, batch: u64) -> u128 {
+        self.held() + self.activation_moment(batch)
+    }
+
     /// The moment that sets the peak of `config` at `batch`.
     pub(super) fn phase(&self, config: &Config, batch: u64) -> Phase {
         let t = &config.transformer;

@@ -11,7 +11,17 @@ use crate::transformer::{GPUS, Kind, Mode};
 /// `device`, or 0. Binary search on the monotone `required(batch)`: exact, not
 /// a search over powers of two.
 pub(super) fn max_batch_within(model: &Model, config: &Config, device: u128) -> u64 {
-    let fits = |batch: u64| required(model.at(batch).1.reserved(batch), config) <= device;
+    // Most batches the search tries are far too large: what is held and the
+    // activations' moment alone exceed the device. `required` adds the rest
+    // of the peak, the allocator's slack, the overhead and the margin to
+    // those bytes, and where the margin's product saturates it is
+    // `u128::MAX / 10_000` or more: above the device, without computing it.
+    let unsaturated = device < u128::MAX / 10_000;
+    let fits = |batch: u64| {
+        let parts = model.at(batch).1;
+        !(unsaturated && parts.reserved_at_least(batch) > device)
+            && required(parts.reserved(batch), config) <= device
+    };
     largest(1, BATCH.max, fits).unwrap_or(0)
 }
 

@@ -1418,6 +1418,21 @@ proptest! {
             || (p.bytes.sum() == e.peak_allocated && !e.at_peak.activations_alive)));
     }
 
+    /// The largest-batch search rules batches out by a lower bound of their
+    /// reserved bytes: the answer of measuring every batch it tries whole.
+    #[test]
+    fn max_batch_rules_out_only_what_does_not_fit(config in any_config()) {
+        let model = Model::of(&config);
+        let batch = config.batch();
+        let now = required(model.at(batch).1.reserved(batch), &config);
+        let near = [now.saturating_sub(1), now, now + 1, 2 * now];
+        for device in config.device.map(|d| d.bytes()).into_iter().chain(near).chain([24 * GB, 80 * GB]) {
+            let fits = |b: u64| required(model.at(b).1.reserved(b), &config) <= device;
+            let measured = largest(1, BATCH.max, fits).unwrap_or(0);
+            prop_assert_eq!(max_batch_within(&model, &config, device), measured);
+        }
+    }
+
     #[test]
     fn what_ifs_are_consistent(config in any_config()) {
         for what_if in what_ifs(&config) {

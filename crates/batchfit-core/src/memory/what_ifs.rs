@@ -1,6 +1,6 @@
 //! What would make a configuration fit: one change at a time, with its estimate.
 
-use super::{Estimate, estimate, gpus_needed};
+use super::{Estimate, Model, estimate, gpus_needed, required};
 use crate::Precision;
 use crate::query::{Config, Form, rules};
 use crate::transformer::{self, BaseQuant, KvDtype, Mode, Recipe};
@@ -151,8 +151,9 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
     }
 
     // A change that leaves the memory where it is (half the sequence of a
-    // model whose peak is its optimizer step) is no answer.
-    let now = estimate(config).required;
+    // model whose peak is its optimizer step) is no answer. Only `required`
+    // is compared: the estimate's, without its largest-batch search.
+    let now = required(Model::of(config).at(batch).1.reserved(batch), config);
     changes
         .into_iter()
         .map(|(change, config)| WhatIf {

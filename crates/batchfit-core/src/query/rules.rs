@@ -367,106 +367,125 @@ impl Resets {
 
 /// Sets `param`'s value in `to` to `from`'s, for each parameter a rule
 /// governs (a test holds it to [`RULES`]); typed, so that the fix search can
-/// keep the rules at every step it tries.
-fn copy(param: Param, from: &TransformerInput, to: &mut TransformerInput) {
+/// keep the rules at every step it tries. Returns whether `to` changed: only
+/// the one field, compared alone (a whole input is large, and [`enforce`]
+/// asks for every rule that does not hold).
+fn copy(param: Param, from: &TransformerInput, to: &mut TransformerInput) -> bool {
     let (a, b) = (&from.arch, &mut to.arch);
     match param {
-        Param::Gen => to.generated = from.generated,
-        Param::Quant => to.quant = from.quant,
-        Param::KvDtype => to.kv_dtype = from.kv_dtype,
-        Param::KvLayout => to.kv_layout = from.kv_layout,
-        Param::CacheImplementation => to.cache = from.cache,
-        Param::LogitsToKeep => to.logits_to_keep = from.logits_to_keep,
-        Param::GpuMemoryUtilization => {
-            to.engine.gpu_memory_utilization = from.engine.gpu_memory_utilization
+        Param::Gen => set(&mut to.generated, from.generated),
+        Param::Quant => set(&mut to.quant, from.quant),
+        Param::KvDtype => set(&mut to.kv_dtype, from.kv_dtype),
+        Param::KvLayout => set(&mut to.kv_layout, from.kv_layout),
+        Param::CacheImplementation => set(&mut to.cache, from.cache),
+        Param::LogitsToKeep => set(&mut to.logits_to_keep, from.logits_to_keep),
+        Param::GpuMemoryUtilization => set(
+            &mut to.engine.gpu_memory_utilization,
+            from.engine.gpu_memory_utilization,
+        ),
+        Param::MaxModelLen => set(&mut to.engine.max_model_len, from.engine.max_model_len),
+        Param::MaxNumSeqs => set(&mut to.engine.max_num_seqs, from.engine.max_num_seqs),
+        Param::MaxNumBatchedTokens => set(
+            &mut to.engine.max_num_batched_tokens,
+            from.engine.max_num_batched_tokens,
+        ),
+        Param::BlockSize => set(&mut to.engine.block_size, from.engine.block_size),
+        Param::EnforceEager => set(&mut to.engine.enforce_eager, from.engine.enforce_eager),
+        Param::FlashinferSampler => set(
+            &mut to.engine.flashinfer_sampler,
+            from.engine.flashinfer_sampler,
+        ),
+        Param::Fp8 => set(&mut to.fp8, from.fp8),
+        Param::Compile => set(&mut to.compile, from.compile),
+        Param::Optimizer => set(&mut to.optimizer, from.optimizer),
+        Param::Recompute => set(&mut to.recompute, from.recompute),
+        Param::Step => set(&mut to.step, from.step),
+        Param::Loss => set(&mut to.loss, from.loss),
+        Param::Logits => set(&mut to.logits, from.logits),
+        Param::ZeroGrad => set(&mut to.zero_grad, from.zero_grad),
+        Param::NormKernel => set(&mut to.norm_kernel, from.norm_kernel),
+        Param::LoraRank => set(&mut to.lora_rank, from.lora_rank),
+        Param::Offload => set(&mut to.offload, from.offload),
+        Param::ActOffload => set(&mut to.act_offload, from.act_offload),
+        Param::ParamOffload => set(&mut to.param_offload, from.param_offload),
+        Param::BucketM => set(&mut to.bucket_m, from.bucket_m),
+        Param::GradientAsBucketView => set(&mut to.bucket_view, from.bucket_view),
+        Param::Prefetch => set(&mut to.prefetch, from.prefetch),
+        Param::Pp => set(&mut to.pp, from.pp),
+        Param::Cp => set(&mut to.cp, from.cp),
+        Param::DsPrefetch => set(&mut to.ds_prefetch, from.ds_prefetch),
+        Param::DsLive => set(&mut to.ds_live, from.ds_live),
+        Param::DsPersist => set(&mut to.ds_persist, from.ds_persist),
+        Param::ExpertsActive => set(&mut b.experts_active, a.experts_active),
+        Param::ExpertFfn => set(&mut b.expert_ffn, a.expert_ffn),
+        Param::SharedExperts => set(&mut b.shared_experts, a.shared_experts),
+        Param::SharedFfn => set(&mut b.shared_ffn, a.shared_ffn),
+        Param::FirstDenseLayers => set(&mut b.first_dense_layers, a.first_dense_layers),
+        Param::MoeEvery => set(&mut b.moe_every, a.moe_every),
+        Param::Ep => set(&mut to.ep, from.ep),
+        Param::Etp => set(&mut to.etp, from.etp),
+        Param::CapacityFactor => set(&mut to.capacity_factor, from.capacity_factor),
+        Param::CapacityPad => set(&mut to.capacity_pad, from.capacity_pad),
+        Param::QLoraRank => set(&mut b.q_lora_rank, a.q_lora_rank),
+        Param::QkRopeHeadDim => set(&mut b.qk_rope_head_dim, a.qk_rope_head_dim),
+        Param::QkNopeHeadDim => set(&mut b.qk_nope_head_dim, a.qk_nope_head_dim),
+        Param::VHeadDim => set(&mut b.v_head_dim, a.v_head_dim),
+        Param::QkNormFull => set(&mut b.qk_norm_full, a.qk_norm_full),
+        Param::GlobalEvery => set(&mut b.global_every, a.global_every),
+        Param::Window => set(&mut b.window, a.window),
+        Param::LinearMixer => set(&mut b.linear_mixer, a.linear_mixer),
+        Param::FullAttentionInterval => {
+            set(&mut b.full_attention_interval, a.full_attention_interval)
         }
-        Param::MaxModelLen => to.engine.max_model_len = from.engine.max_model_len,
-        Param::MaxNumSeqs => to.engine.max_num_seqs = from.engine.max_num_seqs,
-        Param::MaxNumBatchedTokens => {
-            to.engine.max_num_batched_tokens = from.engine.max_num_batched_tokens
-        }
-        Param::BlockSize => to.engine.block_size = from.engine.block_size,
-        Param::EnforceEager => to.engine.enforce_eager = from.engine.enforce_eager,
-        Param::FlashinferSampler => to.engine.flashinfer_sampler = from.engine.flashinfer_sampler,
-        Param::Fp8 => to.fp8 = from.fp8,
-        Param::Compile => to.compile = from.compile,
-        Param::Optimizer => to.optimizer = from.optimizer,
-        Param::Recompute => to.recompute = from.recompute,
-        Param::Step => to.step = from.step,
-        Param::Loss => to.loss = from.loss,
-        Param::Logits => to.logits = from.logits,
-        Param::ZeroGrad => to.zero_grad = from.zero_grad,
-        Param::NormKernel => to.norm_kernel = from.norm_kernel,
-        Param::LoraRank => to.lora_rank = from.lora_rank,
-        Param::Offload => to.offload = from.offload,
-        Param::ActOffload => to.act_offload = from.act_offload,
-        Param::ParamOffload => to.param_offload = from.param_offload,
-        Param::BucketM => to.bucket_m = from.bucket_m,
-        Param::GradientAsBucketView => to.bucket_view = from.bucket_view,
-        Param::Prefetch => to.prefetch = from.prefetch,
-        Param::Pp => to.pp = from.pp,
-        Param::Cp => to.cp = from.cp,
-        Param::DsPrefetch => to.ds_prefetch = from.ds_prefetch,
-        Param::DsLive => to.ds_live = from.ds_live,
-        Param::DsPersist => to.ds_persist = from.ds_persist,
-        Param::ExpertsActive => b.experts_active = a.experts_active,
-        Param::ExpertFfn => b.expert_ffn = a.expert_ffn,
-        Param::SharedExperts => b.shared_experts = a.shared_experts,
-        Param::SharedFfn => b.shared_ffn = a.shared_ffn,
-        Param::FirstDenseLayers => b.first_dense_layers = a.first_dense_layers,
-        Param::MoeEvery => b.moe_every = a.moe_every,
-        Param::Ep => to.ep = from.ep,
-        Param::Etp => to.etp = from.etp,
-        Param::CapacityFactor => to.capacity_factor = from.capacity_factor,
-        Param::CapacityPad => to.capacity_pad = from.capacity_pad,
-        Param::QLoraRank => b.q_lora_rank = a.q_lora_rank,
-        Param::QkRopeHeadDim => b.qk_rope_head_dim = a.qk_rope_head_dim,
-        Param::QkNopeHeadDim => b.qk_nope_head_dim = a.qk_nope_head_dim,
-        Param::VHeadDim => b.v_head_dim = a.v_head_dim,
-        Param::QkNormFull => b.qk_norm_full = a.qk_norm_full,
-        Param::GlobalEvery => b.global_every = a.global_every,
-        Param::Window => b.window = a.window,
-        Param::LinearMixer => b.linear_mixer = a.linear_mixer,
-        Param::FullAttentionInterval => b.full_attention_interval = a.full_attention_interval,
-        Param::LinearNumKeyHeads => b.linear_num_key_heads = a.linear_num_key_heads,
-        Param::LinearKeyHeadDim => b.linear_key_head_dim = a.linear_key_head_dim,
-        Param::LinearNumValueHeads => b.linear_num_value_heads = a.linear_num_value_heads,
-        Param::LinearValueHeadDim => b.linear_value_head_dim = a.linear_value_head_dim,
-        Param::LinearConvKernelDim => b.linear_conv_kernel_dim = a.linear_conv_kernel_dim,
-        Param::Vocab => b.vocab = a.vocab,
-        Param::Tied => b.tied = a.tied,
-        Param::Image => b.image = a.image,
-        Param::Patch => b.patch = a.patch,
-        Param::GradAccumFusion => to.grad_accum_fusion = from.grad_accum_fusion,
-        Param::RecomputeMethod => to.recompute_method = from.recompute_method,
-        Param::RecomputeLayers => to.recompute_layers = from.recompute_layers,
-        Param::Reentrant => to.reentrant = from.reentrant,
-        Param::RecomputeModules => to.recompute_modules = from.recompute_modules,
-        Param::LoraVariant => to.lora_variant = from.lora_variant,
-        Param::LoraTargets => to.lora_targets = from.lora_targets,
-        Param::LoraDropout => to.lora_dropout = from.lora_dropout,
-        Param::BaseQuant => to.base_quant = from.base_quant,
-        Param::DoubleQuant => to.double_quant = from.double_quant,
-        Param::PrepareKbit => to.prepare_kbit = from.prepare_kbit,
-        Param::TrainEmbeddings => to.train_embeddings = from.train_embeddings,
-        Param::Outputs => to.outputs = from.outputs,
-        Param::PpSchedule => to.pp_schedule = from.pp_schedule,
-        Param::Vpp => to.vpp = from.vpp,
-        Param::Microbatches => to.microbatches = from.microbatches,
-        Param::PpLayout => to.pp_layout = from.pp_layout,
-        Param::PpStage => to.pp_stage = from.pp_stage,
-        Param::CpKind => to.cp_kind = from.cp_kind,
-        _ => {}
+        Param::LinearNumKeyHeads => set(&mut b.linear_num_key_heads, a.linear_num_key_heads),
+        Param::LinearKeyHeadDim => set(&mut b.linear_key_head_dim, a.linear_key_head_dim),
+        Param::LinearNumValueHeads => set(&mut b.linear_num_value_heads, a.linear_num_value_heads),
+        Param::LinearValueHeadDim => set(&mut b.linear_value_head_dim, a.linear_value_head_dim),
+        Param::LinearConvKernelDim => set(&mut b.linear_conv_kernel_dim, a.linear_conv_kernel_dim),
+        Param::Vocab => set(&mut b.vocab, a.vocab),
+        Param::Tied => set(&mut b.tied, a.tied),
+        Param::Image => set(&mut b.image, a.image),
+        Param::Patch => set(&mut b.patch, a.patch),
+        Param::GradAccumFusion => set(&mut to.grad_accum_fusion, from.grad_accum_fusion),
+        Param::RecomputeMethod => set(&mut to.recompute_method, from.recompute_method),
+        Param::RecomputeLayers => set(&mut to.recompute_layers, from.recompute_layers),
+        Param::Reentrant => set(&mut to.reentrant, from.reentrant),
+        Param::RecomputeModules => set(&mut to.recompute_modules, from.recompute_modules),
+        Param::LoraVariant => set(&mut to.lora_variant, from.lora_variant),
+        Param::LoraTargets => set(&mut to.lora_targets, from.lora_targets),
+        Param::LoraDropout => set(&mut to.lora_dropout, from.lora_dropout),
+        Param::BaseQuant => set(&mut to.base_quant, from.base_quant),
+        Param::DoubleQuant => set(&mut to.double_quant, from.double_quant),
+        Param::PrepareKbit => set(&mut to.prepare_kbit, from.prepare_kbit),
+        Param::TrainEmbeddings => set(&mut to.train_embeddings, from.train_embeddings),
+        Param::Outputs => set(&mut to.outputs, from.outputs),
+        Param::PpSchedule => set(&mut to.pp_schedule, from.pp_schedule),
+        Param::Vpp => set(&mut to.vpp, from.vpp),
+        Param::Microbatches => set(&mut to.microbatches, from.microbatches),
+        Param::PpLayout => set(&mut to.pp_layout, from.pp_layout),
+        Param::PpStage => set(&mut to.pp_stage, from.pp_stage),
+        Param::CpKind => set(&mut to.cp_kind, from.cp_kind),
+        _ => false,
     }
+}
+
+/// `*to = from`, and whether that changed it.
+fn set<T: Copy + PartialEq>(to: &mut T, from: T) -> bool {
+    let changed = *to != from;
+    *to = from;
+    changed
 }
 
 /// Resets every parameter of `config` that breaks a rule, checking the rules
 /// `which` selects, until none is left to reset; `report` hears each one whose
 /// value changed, with what it needs. Returns whether anything changed.
+/// `settled` says which rules reset nothing on `config` as it stands, and
+/// is kept up to date: those are not checked again until something changes.
 pub(crate) fn enforce(
     config: &mut Config,
     resets: &Resets,
     which: impl Fn(&Rule) -> bool,
+    settled: &mut Settled,
     mut report: impl FnMut(Param, Problem),
 ) -> bool {
     if config.form != Form::Transformer {
@@ -477,29 +496,32 @@ pub(crate) fn enforce(
     // against again, so there are at most as many passes as rules.
     for _ in 0..RULES.len() {
         let mut pass = false;
-        for rule in RULES.iter().filter(|r| which(r)) {
-            if (rule.holds)(&config.transformer) {
+        for (i, rule) in RULES.iter().enumerate().filter(|(_, r)| which(r)) {
+            if settled.0[i] {
                 continue;
             }
-            let before = config.transformer;
-            copy(
-                rule.param,
-                resets.of_kind(rule.reset),
-                &mut config.transformer,
-            );
-            if config.transformer != before {
-                pass = true;
-                if !rule.reported {
-                    continue;
-                }
-                report(
+            if (rule.holds)(&config.transformer)
+                || !copy(
                     rule.param,
-                    Problem::OnlyWith {
-                        param: rule.needs,
-                        value: rule.value,
-                    },
-                );
+                    resets.of_kind(rule.reset),
+                    &mut config.transformer,
+                )
+            {
+                settled.0[i] = true;
+                continue;
             }
+            *settled = Settled::NONE;
+            pass = true;
+            if !rule.reported {
+                continue;
+            }
+            report(
+                rule.param,
+                Problem::OnlyWith {
+                    param: rule.needs,
+                    value: rule.value,
+                },
+            );
         }
         changed |= pass;
         if !pass {
@@ -509,12 +531,29 @@ pub(crate) fn enforce(
     changed
 }
 
+/// Which rules of [`RULES`] reset nothing on a configuration as it stands:
+/// each was checked on it and held, or was reset to the value it had. A rule
+/// and its reset read the configuration only, so checking it again changes
+/// nothing until something else does.
+pub(crate) struct Settled([bool; RULES.len()]);
+
+impl Settled {
+    /// Before any rule is checked.
+    pub(crate) const NONE: Self = Self([false; RULES.len()]);
+}
+
 /// Whether `config` breaks no rule: every parameter that does not apply holds
 /// the value it is reset to, as [`super::parse`] leaves it. What the fix
 /// search proposes must.
 pub fn keeps_rules(config: &Config) -> bool {
-    let mut normal = *config;
-    !enforce(&mut normal, &Resets::of(config), |_| true, |_, _| {})
+    let (mut normal, mut settled) = (*config, Settled::NONE);
+    !enforce(
+        &mut normal,
+        &Resets::of(config),
+        |_| true,
+        &mut settled,
+        |_, _| {},
+    )
 }
 
 /// Checks a parsed transformer configuration: the rules, then the values that
@@ -523,14 +562,21 @@ pub fn keeps_rules(config: &Config) -> bool {
 /// parameter reset, with why.
 pub(super) fn check(config: &mut Config, mut report: impl FnMut(Param, Problem)) {
     let resets = Resets::of(config);
+    let mut settled = Settled::NONE;
     enforce(
         config,
         &resets,
         |r| !matches!(r.needs, Param::Pp | Param::Cp),
+        &mut settled,
         &mut report,
     );
+    // What the values' checks reset may break a rule settled before.
+    let checked = config.transformer;
     check_values(&mut config.transformer, &mut report);
-    enforce(config, &resets, |_| true, &mut report);
+    if config.transformer != checked {
+        settled = Settled::NONE;
+    }
+    enforce(config, &resets, |_| true, &mut settled, &mut report);
 }
 
 /// `config` as [`super::parse`] would leave it: every rule kept, every value

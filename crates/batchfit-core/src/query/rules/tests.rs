@@ -84,7 +84,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     /// `copy` knows every parameter a rule governs: after it, the
-    /// parameter reads as the source's.
+    /// parameter reads as the source's; and it says whether the input
+    /// changed.
     #[test]
     fn every_governed_parameter_can_be_reset(config in any_config()) {
         let text = |t: TransformerInput, param: Param| {
@@ -94,8 +95,9 @@ proptest! {
         let from = TransformerInput::default();
         for rule in RULES {
             let mut to = config.transformer;
-            copy(rule.param, &from, &mut to);
+            let changed = copy(rule.param, &from, &mut to);
             prop_assert_eq!(text(to, rule.param), text(from, rule.param), "{:?}", rule.param);
+            prop_assert_eq!(changed, to != config.transformer, "{:?}", rule.param);
         }
     }
 
@@ -143,11 +145,71 @@ proptest! {
         }
     }
 
+    /// `check` skips the rules it knows settled: the same configuration and
+    /// reports as checking every rule on every pass, from a configuration
+    /// that breaks rules (another's mode, adapters, recomputation, profile
+    /// and model under its own parallelism).
+    #[test]
+    fn settled_rules_are_skipped_for_nothing(config in any_config(), other in any_config()) {
+        let mut mixed = Config { form: Form::Transformer, ..config };
+        let (t, o) = (&mut mixed.transformer, other.transformer);
+        (t.mode, t.lora_rank, t.recompute, t.framework, t.arch) =
+            (o.mode, o.lora_rank, o.recompute, o.framework, o.arch);
+        let (mut checked, mut reports) = (mixed, Vec::new());
+        check(&mut checked, |param, problem| reports.push((param, problem)));
+        let (mut every, mut every_reports) = (mixed, Vec::new());
+        let mut report = |param, problem| every_reports.push((param, problem));
+        let resets = Resets::of(&mixed);
+        enforce_every_rule(&mut every, &resets, |r| !matches!(r.needs, Param::Pp | Param::Cp), &mut report);
+        check_values(&mut every.transformer, &mut report);
+        enforce_every_rule(&mut every, &resets, |_| true, &mut report);
+        prop_assert_eq!(checked, every);
+        prop_assert_eq!(reports, every_reports);
+    }
+
     /// A configuration `parse` produces keeps every rule, and normalizing
     /// it changes nothing.
     #[test]
     fn parsed_configurations_keep_the_rules(config in any_config()) {
         prop_assert!(keeps_rules(&config));
         prop_assert_eq!(normalize(config), config);
+    }
+}
+
+/// [`enforce`] checking every rule `which` selects on every pass, none
+/// known settled.
+fn enforce_every_rule(
+    config: &mut Config,
+    resets: &Resets,
+    which: impl Fn(&Rule) -> bool,
+    report: &mut impl FnMut(Param, Problem),
+) {
+    for _ in 0..RULES.len() {
+        let mut pass = false;
+        for rule in RULES.iter().filter(|r| which(r)) {
+            let before = config.transformer;
+            if !(rule.holds)(&before) {
+                copy(
+                    rule.param,
+                    resets.of_kind(rule.reset),
+                    &mut config.transformer,
+                );
+            }
+            if config.transformer != before {
+                pass = true;
+                if rule.reported {
+                    report(
+                        rule.param,
+                        Problem::OnlyWith {
+                            param: rule.needs,
+                            value: rule.value,
+                        },
+                    );
+                }
+            }
+        }
+        if !pass {
+            break;
+        }
     }
 }
