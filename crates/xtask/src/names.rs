@@ -48,7 +48,11 @@ pub fn minify(env: &Env, wasm: &Path) -> Result<Renamed, String> {
         // still there before `WASM_OPT` strips it): with all of them enabled
         // wasm-opt would write the imports in a compact encoding that
         // browsers do not read yet.
-        &["--minify-imports-and-exports-and-modules", wasm, "-o", wasm],
+        &[
+            &["--minify-imports-and-exports-and-modules", wasm, "-o", wasm],
+            crate::split::keep_names(),
+        ]
+        .concat(),
         env.path(),
     )
     .ok_or_else(|| format!("wasm-opt could not minify the names of {wasm}"))?;

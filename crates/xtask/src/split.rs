@@ -186,10 +186,22 @@ fn optimize(env: &Env, from: &Path, to: &Path) -> Result<(), String> {
     env.run(
         Step::new(format!("optimize {} (wasm-opt)", file_name(to)), "wasm-opt")
             .args(WASM_OPT)
+            .args(keep_names())
             .arg(from)
             .arg("-o")
             .arg(to),
     )
+}
+
+/// `-g` when `BATCHFIT_KEEP_NAMES` is set: every part keeps its functions'
+/// names, so that a CPU profile of the page names them (the parts are then
+/// larger than the budgets allow; for profiling only, never for a release).
+pub fn keep_names() -> &'static [&'static str] {
+    if std::env::var_os("BATCHFIT_KEEP_NAMES").is_some() {
+        &["-g"]
+    } else {
+        &[]
+    }
 }
 
 fn names_in(dir: &Path) -> Result<Vec<String>, String> {
