@@ -7,8 +7,8 @@
 
 use std::hint::black_box;
 
-use batchfit_core::memory;
 use batchfit_core::query::{self, Config};
+use batchfit_core::{advice, memory};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 /// One configuration per form, as URLs people share.
@@ -111,6 +111,13 @@ fn fixes(c: &mut Criterion) {
         });
     }
     group.finish();
+    // What the page and the CLI run on every change of a setup that does
+    // not fit: the search at the validation range's pessimistic end, and
+    // the estimate's where that leaves room (`advice::fixes`).
+    let config = query::parse("form=transformer&model=llama-3.1-8b&gpu=h100-80gb").config;
+    c.bench_function("advice_fixes/llama_h100", |b| {
+        b.iter(|| advice::fixes(black_box(&config)));
+    });
 }
 
 criterion_group!(

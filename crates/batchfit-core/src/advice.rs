@@ -49,10 +49,16 @@ pub fn fixes(config: &Config) -> Vec<Advice> {
             fits: &with_host,
         },
     );
-    let likely: Vec<Fix> = memory::fixes(config)
-        .into_iter()
-        .filter(|fix| !sure.iter().any(|s| s.config == fix.config))
-        .collect();
+    // The estimate's own search only fills what the pessimistic one left:
+    // with five sure fixes it would add none, and is not run.
+    let likely: Vec<Fix> = if sure.len() < memory::FIXES {
+        memory::fixes(config)
+            .into_iter()
+            .filter(|fix| !sure.iter().any(|s| s.config == fix.config))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let advice = |fix: Fix| Advice {
         fits_pessimistic: fits_pessimistic(&fix.config, true),
         host_memory: memory::host_memory(&fix.config, fix.estimate.cpu_memory),

@@ -128,6 +128,12 @@ proptest! {
             prop_assert!(memory::fits_host(&a.fix.config, a.fix.estimate.cpu_memory));
         }
     }
+
+    /// Over whole input domains, as in the table below.
+    #[test]
+    fn the_estimate_s_search_only_fills_the_room(config in any_config()) {
+        prop_assert_eq!(advised(&config), from_both_searches(&config));
+    }
 }
 
 /// The parameters form's dead end (issue 28): 7B with AdamW on one H100,
@@ -156,4 +162,61 @@ fn the_parameters_form_hands_off_to_the_transformer_form() {
     assert_eq!(handed.model.map(|m| m.id), Some("llama-3.1-70b"));
     assert_eq!(handed.transformer.mode, crate::transformer::Mode::Inference);
     assert_eq!(transformer_hand_off(&config("form=activations")), None);
+}
+
+/// The fixes `fixes` gives, as configurations.
+fn advised(config: &Config) -> Vec<Config> {
+    fixes(config).into_iter().map(|a| a.fix.config).collect()
+}
+
+/// The fixes as `fixes` gave them before it skipped the estimate's search
+/// where the pessimistic one fills the list: both searches run, the
+/// estimate's fills what room is left.
+fn from_both_searches(config: &Config) -> Vec<Config> {
+    let on_device = |c: &Config| fits_pessimistic(c, false);
+    let with_host = |c: &Config| fits_pessimistic(c, true);
+    let target = Target {
+        device: &on_device,
+        fits: &with_host,
+    };
+    let mut sure = memory::fixes_for(config, &target);
+    let mut likely: Vec<Fix> = memory::fixes(config)
+        .into_iter()
+        .filter(|fix| !sure.iter().any(|s| s.config == fix.config))
+        .collect();
+    sure.truncate(memory::FIXES);
+    let room = memory::FIXES - sure.len();
+    likely.sort_by_key(|f| !fits_pessimistic(&f.config, true));
+    sure.into_iter()
+        .chain(likely.into_iter().take(room))
+        .map(|f| f.config)
+        .collect()
+}
+
+/// Skipping the estimate's search when the pessimistic one has filled the
+/// list changes nothing: the same fixes, in the same order, on setups that
+/// do not fit, with and without five sure fixes.
+#[test]
+fn the_estimate_s_search_only_fills_what_the_sure_fixes_leave() {
+    let mut filled = [false, false];
+    for query in [
+        "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&recipe=amp",
+        "form=transformer&model=llama-3.1-8b&gpu=rtx-4090&batch=16&seq=2048",
+        "form=transformer&model=qwen3-235b-a22b&gpu=a100-80gb&seq=8192",
+        "form=transformer&model=deepseek-v3&gpu=rtx-4090&batch=64&seq=32768",
+        "form=transformer&model=llama-3.1-70b&gpu=h100-80gb&mode=inference&batch=64&seq=8192",
+        "form=parameters&params=7B&optimizer=adamw&batch=8&gpu=h100-80gb",
+        "form=activations&batch=64&seq=4096&hidden=4096&layers=32&precision=bf16&k=10&gpu=rtx-4090",
+    ] {
+        let c = config(query);
+        let advised = advised(&c);
+        assert_eq!(advised, from_both_searches(&c), "{query}");
+        let sure = fixes(&c).iter().filter(|a| a.fits_pessimistic).count();
+        filled[usize::from(sure < memory::FIXES && !advised.is_empty())] = true;
+    }
+    assert_eq!(
+        filled,
+        [true, true],
+        "both cases: five sure fixes, and room left"
+    );
 }
