@@ -397,7 +397,7 @@ async fn what_ifs_shown(browser: &Browser) -> Vec<(String, String)> {
 fn what_ifs_expected(q: &str) -> Vec<(String, String)> {
     memory::what_ifs(&query::parse(q).config)
         .into_iter()
-        .map(|w| (w.change.name().to_owned(), w.estimate.required.to_string()))
+        .map(|w| (w.change.name().to_owned(), w.required.to_string()))
         .collect()
 }
 

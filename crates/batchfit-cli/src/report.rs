@@ -711,8 +711,8 @@ pub fn json(config: &Config) -> String {
             .map(|w| WhatIfRow {
                 change: change_name(w.change),
                 query: batchfit_core::query::to_query(&w.config),
-                required: w.estimate.required,
-                fits: w.estimate.fits,
+                required: w.required,
+                fits: w.fits,
                 costs: w.cost(config).into(),
             })
             .collect(),
@@ -1212,7 +1212,7 @@ pub fn text(config: &Config) -> String {
         }
         if !fits {
             for what_if in memory::what_ifs(config) {
-                let verdict = if what_if.estimate.fits == Some(true) {
+                let verdict = if what_if.fits == Some(true) {
                     "fits"
                 } else {
                     "still too big"
@@ -1220,7 +1220,7 @@ pub fn text(config: &Config) -> String {
                 out.push_str(&format!(
                     "  {}: {} required, {verdict}\n",
                     change_label(what_if.change),
-                    size(what_if.estimate.required, units)
+                    size(what_if.required, units)
                 ));
                 let costs = cost_text(&what_if.cost(config), units);
                 if !costs.is_empty() {

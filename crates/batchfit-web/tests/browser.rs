@@ -1443,7 +1443,7 @@ async fn the_smallest_changes_that_fit_are_the_cores_and_apply_in_one_click() {
         .into_iter()
         .find(|w| w.change == memory::Change::Checkpointing)
         .expect("recomputation is offered");
-    assert_eq!(one.estimate.fits, Some(true));
+    assert_eq!(one.fits, Some(true));
     let (host, _app) = mount_with(q);
     settle().await;
     assert_eq!(
@@ -1454,7 +1454,7 @@ async fn the_smallest_changes_that_fit_are_the_cores_and_apply_in_one_click() {
         .unchecked_into::<HtmlElement>()
         .click();
     settle().await;
-    assert_eq!(bytes(&host, "required"), one.estimate.required.to_string());
+    assert_eq!(bytes(&host, "required"), one.required.to_string());
 }
 
 /// Pipeline parallelism: every stage's memory is the core's, the answer's

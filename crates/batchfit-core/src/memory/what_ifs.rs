@@ -1,6 +1,6 @@
 //! What would make a configuration fit: one change at a time, with its estimate.
 
-use super::{Estimate, Model, estimate, gpus_needed, required};
+use super::{Model, estimate, gpus_needed, required};
 use crate::Precision;
 use crate::query::{Config, Form, rules};
 use crate::transformer::{self, BaseQuant, KvDtype, Mode, Recipe};
@@ -52,12 +52,18 @@ impl Change {
     }
 }
 
-/// A changed configuration and its estimate, for "what would make it fit".
+/// A changed configuration and the memory it requires, for "one change at
+/// a time": what the page and the CLI show of it. Its whole estimate is
+/// [`super::estimate`] of `config`; the largest batch that fits, which that
+/// searches for, is not needed here (each what-if would search again).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WhatIf {
     pub change: Change,
     pub config: Config,
-    pub estimate: Estimate,
+    /// [`super::Estimate::required`] of `config`.
+    pub required: u128,
+    /// [`super::Estimate::fits`] of `config`: `None` without a device.
+    pub fits: Option<bool>,
 }
 
 /// Every change that applies to `config` and changes its required memory,
@@ -151,18 +157,28 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
     }
 
     // A change that leaves the memory where it is (half the sequence of a
-    // model whose peak is its optimizer step) is no answer. Only `required`
-    // is compared: the estimate's, without its largest-batch search.
-    let now = required(Model::of(config).at(batch).1.reserved(batch), config);
+    // model whose peak is its optimizer step) is no answer.
+    let now = required_at(config);
     changes
         .into_iter()
-        .map(|(change, config)| WhatIf {
-            change,
-            config,
-            estimate: estimate(&config),
+        .map(|(change, config)| {
+            let required = required_at(&config);
+            WhatIf {
+                change,
+                config,
+                required,
+                fits: config.device.map(|d| required <= d.bytes()),
+            }
         })
-        .filter(|option| option.estimate.required != now)
+        .filter(|option| option.required != now)
         .collect()
+}
+
+/// [`super::Estimate::required`] of `config` at its own batch, without the search
+/// for the largest batch that fits.
+fn required_at(config: &Config) -> u128 {
+    let batch = config.batch();
+    required(Model::of(config).at(batch).1.reserved(batch), config)
 }
 
 /// Fine-tuning with adapters (`TransformerInput::add_adapters`), the base

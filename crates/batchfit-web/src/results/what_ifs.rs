@@ -37,8 +37,8 @@ fn rows(config: Config, lang: Lang) -> Result<Vec<Row>, dom::ChunkMissing> {
     Ok(memory::what_ifs(&config)
         .into_iter()
         .map(|option| {
-            let fits = option.estimate.fits == Some(true);
-            let required = option.estimate.required;
+            let fits = option.fits == Some(true);
+            let required = option.required;
             let (mark, verdict) = if fits {
                 ("✓ ", w.fits_lower)
             } else {

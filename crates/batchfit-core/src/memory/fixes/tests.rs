@@ -31,7 +31,7 @@ fn llama_in_amp_on_one_h100_has_fixes_where_no_single_change_fits_but_qlora() {
     let singles = what_ifs(&c);
     let fitting: Vec<Change> = singles
         .iter()
-        .filter(|w| w.estimate.fits == Some(true))
+        .filter(|w| w.fits == Some(true))
         .map(|w| w.change)
         .collect();
     assert_eq!(fitting, [Change::Qlora]);
@@ -444,7 +444,7 @@ fn check_fixes(config: &Config) -> Result<(), TestCaseError> {
             Change::Zero3 { .. } => prop_assert!(!inference),
             Change::Tp { tp } => {
                 prop_assert!(inference);
-                prop_assert_eq!(option.estimate.fits, Some(true));
+                prop_assert_eq!(option.fits, Some(true));
                 // The fewest GPUs: half the degree does not fit.
                 let mut half = *config;
                 half.transformer.tp = tp / 2;
@@ -494,7 +494,7 @@ fn inference_is_advised_tensor_parallelism() {
     assert!(
         what_ifs(&c)
             .iter()
-            .any(|w| w.change == Change::Tp { tp: 2 } && w.estimate.fits == Some(true))
+            .any(|w| w.change == Change::Tp { tp: 2 } && w.fits == Some(true))
     );
 }
 
