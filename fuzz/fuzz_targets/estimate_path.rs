@@ -27,7 +27,13 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     for what_if in memory::what_ifs(&config) {
-        check(&what_if.config, &what_if.estimate);
+        let changed = memory::estimate(&what_if.config);
+        check(&what_if.config, &changed);
+        assert_eq!(
+            (what_if.required, what_if.fits),
+            (changed.required, changed.fits),
+            "{what_if:?}"
+        );
     }
 });
 
