@@ -7,6 +7,7 @@
 
 use batchfit_core::memory::{self, Estimate};
 use batchfit_core::query::{self, Config, Form};
+use batchfit_core::transformer::{Mode, Recompute};
 use batchfit_core::units::{self, Units};
 use libfuzzer_sys::fuzz_target;
 
@@ -18,9 +19,17 @@ fuzz_target!(|data: &[u8]| {
     for row in memory::sweep(&config) {
         // Sweep rows are at-peak quantities: their parts add up, and each is
         // the estimate at its batch.
-        assert_eq!(row.model_states + row.activations, row.total, "sweep row {row:?}");
+        assert_eq!(
+            row.model_states + row.activations,
+            row.total,
+            "sweep row {row:?}"
+        );
         let at = memory::estimate(&config.with_batch(row.batch));
-        assert_eq!((row.total, row.required), (at.total, at.required), "sweep row {row:?}");
+        assert_eq!(
+            (row.total, row.required),
+            (at.total, at.required),
+            "sweep row {row:?}"
+        );
         assert!(row.required >= row.total, "sweep row {row:?}");
         for bytes in [row.model_states, row.activations, row.total, row.required] {
             check_printed(bytes);
@@ -40,8 +49,11 @@ fuzz_target!(|data: &[u8]| {
 /// The peak identity, the three readings, the fit verdict, and every size
 /// printed in both units.
 fn check(config: &Config, e: &Estimate) {
+    let t = &config.transformer;
     assert_peak(
         config.form,
+        t.mode == Mode::Train,
+        t.recompute != Recompute::None,
         e.total,
         e.model_states() + e.buffers,
         e.gradients,
@@ -87,12 +99,21 @@ fn check(config: &Config, e: &Estimate) {
 /// napkin forms hold everything through the step: the fixed bytes plus the
 /// larger of the batch's transients and the optimizer step's buffers, or both
 /// when the step runs inside the backward pass. The transformer form follows
-/// PyTorch's timeline, where the gradients appear as the activations are freed
-/// (and autocast's weight copies die with them): its peak is at least the
-/// moment the backward pass starts (everything but the gradients, with the
-/// batch's transients) and the moment after it (everything fixed, with the
-/// step's buffers, less autocast's copies), and never more than all at once.
-fn assert_peak(form: Form, total: u128, fixed: u128, gradients: u128, per_batch: u128, step: u128) {
+/// PyTorch's timeline, moment by moment (docs/model.md §3.3): its peak is at
+/// least the model states without the gradients; in training without
+/// recomputation, at least the backward pass's start (everything but the
+/// gradients, with every saved activation); in inference, at most every
+/// term at once.
+fn assert_peak(
+    form: Form,
+    training: bool,
+    recomputed: bool,
+    total: u128,
+    fixed: u128,
+    gradients: u128,
+    per_batch: u128,
+    step: u128,
+) {
     let parts = format!(
         "total {total}: fixed {fixed}, gradients {gradients}, per batch {per_batch}, step {step}"
     );
@@ -104,13 +125,31 @@ fn assert_peak(form: Form, total: u128, fixed: u128, gradients: u128, per_batch:
         return;
     }
     assert!(
-        total <= fixed + per_batch + step,
-        "more than all at once: {parts}"
+        total >= fixed - gradients,
+        "less than the model states: {parts}"
     );
-    assert!(
-        total >= fixed - gradients + per_batch,
-        "less than the backward pass's start: {parts}"
-    );
+    if !training {
+        // No backward pass: the prefill's activations and the end of
+        // generation's cache are moments of their own, at most all at once.
+        assert!(
+            total <= fixed + per_batch + step,
+            "more than all at once: {parts}"
+        );
+        return;
+    }
+    // In training the backward pass's working tensors (the residual
+    // stream's gradient, a layer's gradients in flight, docs/model.md §3.3)
+    // are a moment's terms that no field above holds: at a small batch they
+    // exceed the saved activations, so the fields bound the peak from below
+    // only. Without recomputation every saved activation is alive at the
+    // backward pass's start; with it, a recomputed layer's working set is
+    // alive only in that layer's backward pass, after the loss's tensors.
+    if !recomputed {
+        assert!(
+            total >= fixed - gradients + per_batch,
+            "less than the backward pass's start: {parts}"
+        );
+    }
 }
 
 /// The largest batch that fits is exact: it fits, and one more sample does not
