@@ -59,15 +59,22 @@ pub fn fixes(config: &Config) -> Vec<Advice> {
     } else {
         Vec::new()
     };
-    let advice = |fix: Fix| Advice {
-        fits_pessimistic: fits_pessimistic(&fix.config, true),
+    let advice = |fix: Fix, fits_pessimistic: bool| Advice {
+        fits_pessimistic,
         host_memory: memory::host_memory(&fix.config, fix.estimate.cpu_memory),
         fix,
     };
     sure.truncate(memory::FIXES);
-    let mut out: Vec<Advice> = sure.into_iter().map(advice).collect();
+    // Every fix of the pessimistic search passed `with_host` there.
+    let mut out: Vec<Advice> = sure.into_iter().map(|fix| advice(fix, true)).collect();
     let room = memory::FIXES - out.len();
-    let mut rest: Vec<Advice> = likely.into_iter().map(advice).collect();
+    let mut rest: Vec<Advice> = likely
+        .into_iter()
+        .map(|fix| {
+            let sure = with_host(&fix.config);
+            advice(fix, sure)
+        })
+        .collect();
     // A fix of the estimate's search that fits at the pessimistic end after
     // all ranks with the sure ones.
     rest.sort_by_key(|a| !a.fits_pessimistic);
