@@ -19,7 +19,8 @@ pub struct Row {
     /// vLLM's `gpu_memory_utilization`, SGLang's `mem_fraction_static`, as
     /// the engine runs it (given, or its default).
     memory_fraction: f64,
-    /// vLLM: `gpu_memory_utilization` × the device's memory. SGLang:
+    /// vLLM: `gpu_memory_utilization` × the device's memory as CUDA reports
+    /// it. SGLang:
     /// `mem_fraction_static` × the memory free before the weights load.
     budget: u128,
     /// SGLang: what the static fraction leaves for the activations and the

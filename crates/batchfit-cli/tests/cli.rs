@@ -1625,12 +1625,12 @@ fn vllm_states_its_plan_and_its_refusals() {
             + at("kv_cache_pool"),
         at("budget")
     );
-    assert_eq!(at("budget"), 23_181_498_777);
+    assert_eq!(at("budget"), 22_844_591_308);
     assert_eq!(at("kv_bytes_per_token"), 131_072);
-    assert_eq!(at("kv_cache_tokens"), 44_640);
-    assert_eq!(plan["max_concurrency"], 5.44);
+    assert_eq!(at("kv_cache_tokens"), 42_064);
+    assert_eq!(plan["max_concurrency"], 5.13);
     assert_eq!(at("concurrent_requests"), 5);
-    assert_eq!(at("max_seq"), 44_640);
+    assert_eq!(at("max_seq"), 42_064);
     assert_eq!(
         at("process"),
         at("budget") + at("outside_budget") + at("cuda_graphs")
@@ -1638,7 +1638,7 @@ fn vllm_states_its_plan_and_its_refusals() {
     assert!(plan.get("refusal").is_none(), "{plan}");
     let text = String::from_utf8(batchfit(&[query]).stdout).expect("utf-8");
     assert!(
-        text.contains("Serves 5 requests of 8,192 tokens at once (maximum concurrency 5.44x"),
+        text.contains("Serves 5 requests of 8,192 tokens at once (maximum concurrency 5.13x"),
         "{text}"
     );
     // generate()'s batch does not apply to a serving engine.
@@ -1651,7 +1651,7 @@ fn vllm_states_its_plan_and_its_refusals() {
         refusal["message"]
             .as_str()
             .expect("message")
-            .contains("the estimated maximum model length is 44640"),
+            .contains("the estimated maximum model length is 42064"),
         "{refusal}"
     );
     // What would make it start: the longest max_model_len that fits.
@@ -1663,13 +1663,13 @@ fn vllm_states_its_plan_and_its_refusals() {
         .find(|w| w["change"] == "max_model_len")
         .unwrap_or_else(|| panic!("{what_ifs}"))
         .clone();
-    assert_eq!(shorter["flag"], "--max-model-len 44640");
+    assert_eq!(shorter["flag"], "--max-model-len 42064");
     assert_eq!(shorter["concurrent_requests"], 1);
     assert!(
         shorter["query"]
             .as_str()
             .expect("query")
-            .contains("max_model_len=44640")
+            .contains("max_model_len=42064")
     );
     let text = String::from_utf8(batchfit(&[long]).stdout).expect("utf-8");
     assert!(
@@ -1684,7 +1684,7 @@ fn vllm_states_its_plan_and_its_refusals() {
         .expect("the 8,192-token row");
     assert_eq!(row["concurrent_requests"], 5);
     assert_eq!(sweep.last().expect("a last row")["fits"], false);
-    // Every GPU's plan: the RTX 4090 holds 44,640 tokens, the T4 does not start.
+    // Every GPU's plan: the RTX 4090 holds 42,064 tokens, the T4 does not start.
     let devices = json(&["devices", query, "--json"]);
     let rows = devices.as_array().expect("rows");
     let on = |id: &str| {
@@ -1692,7 +1692,7 @@ fn vllm_states_its_plan_and_its_refusals() {
             .find(|r| r["id"] == id)
             .unwrap_or_else(|| panic!("{id}: {devices}"))
     };
-    assert_eq!(on("rtx-4090")["kv_cache_tokens"], 44_640);
+    assert_eq!(on("rtx-4090")["kv_cache_tokens"], 42_064);
     assert_eq!(on("t4")["starts"], false);
     assert!(rows.iter().all(|r| r["id"] != "apple-64gb"));
     // Without the profile, no plan.
@@ -1740,13 +1740,13 @@ fn measured_reads_a_vllm_start_up_log() {
     let report = json(&["measured", query, path, "--json"]);
     let term = |name: &str| log_term(&report, name);
     assert_eq!(term("weights")["error"], 0);
-    assert_eq!(term("kv_cache_tokens")["planned"], 44_640);
-    assert_eq!(term("kv_cache_tokens")["error"], 44_640 - 42_592);
+    assert_eq!(term("kv_cache_tokens")["planned"], 42_064);
+    assert_eq!(term("kv_cache_tokens")["error"], 42_064 - 42_592);
     assert_eq!(term("max_concurrency")["logged"], 520);
     let text = String::from_utf8(batchfit(&["measured", query, path]).stdout).expect("utf-8");
     assert!(
         text.contains(
-            "KV-cache size        log 42,592 tokens (line 3), plan 44,640 tokens: +2,048 tokens"
+            "KV-cache size        log 42,592 tokens (line 3), plan 42,064 tokens: −528 tokens"
         ),
         "{text}"
     );
@@ -1811,8 +1811,8 @@ fn measured_reads_an_sglang_start_up_log() {
     let path = log.to_str().expect("a UTF-8 path");
     let report = json(&["measured", query, path, "--json"]);
     let term = |name: &str| log_term(&report, name);
-    assert_eq!(term("kv_cache_tokens")["planned"], 415_911);
-    assert_eq!(term("kv_cache_tokens")["error"], 415_911 - 400_000);
+    assert_eq!(term("kv_cache_tokens")["planned"], 412_778);
+    assert_eq!(term("kv_cache_tokens")["error"], 412_778 - 400_000);
     assert_eq!(term("max_running_requests")["error"], 0);
     let text = String::from_utf8(batchfit(&["measured", query, path]).stdout).expect("utf-8");
     assert!(

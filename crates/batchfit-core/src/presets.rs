@@ -35,6 +35,10 @@ pub struct DevicePreset {
     /// Capability", developer.nvidia.com/cuda-gpus); `None` for AMD, Apple
     /// silicon and CPUs.
     pub capability: Option<(u8, u8)>,
+    /// The total CUDA reports for an NVIDIA card (`cudaMemGetInfo`, PyTorch's
+    /// `mem_get_info()` and `total_memory`), in MiB: nvidia-smi's less what
+    /// the driver keeps (docs/model.md §3.12); 0 where none is published.
+    pub cuda_mib: u32,
     /// How the memory figure was read (not in the page's WebAssembly).
     #[cfg(not(target_arch = "wasm32"))]
     pub source: &'static str,
@@ -865,9 +869,11 @@ const fn nvidia(
     name: &'static str,
     bytes: u128,
     capability: (u8, u8),
+    cuda_mib: u32,
 ) -> DevicePreset {
     DevicePreset {
         capability: Some(capability),
+        cuda_mib,
         ..preset(DeviceKind::Gpu, id, name, bytes, SMI)
     }
 }
@@ -910,6 +916,7 @@ const fn preset(
         kind,
         bytes,
         capability: None,
+        cuda_mib: 0,
         #[cfg(not(target_arch = "wasm32"))]
         source,
     }
@@ -917,15 +924,49 @@ const fn preset(
 
 const SMI: &str = "nvidia-smi memory.total as the driver reports it";
 
+/// Each NVIDIA card's second figure is the total CUDA reports on a current
+/// driver (R535 and later keep 300–900 MiB more than older ones), as public
+/// device queries, PyTorch's device properties and its out-of-memory messages
+/// print it for that card; docs/model.md §3.12 gives each figure's sources.
 pub const DEVICES: &[DevicePreset] = &[
-    nvidia("t4", "NVIDIA T4 16GB", 15_360 * MIB, (7, 5)),
-    nvidia("v100-16gb", "NVIDIA V100 16GB", 16_160 * MIB, (7, 0)),
-    nvidia("v100-32gb", "NVIDIA V100 32GB", 32_510 * MIB, (7, 0)),
-    nvidia("rtx-3090", "NVIDIA RTX 3090 24GB", 24_576 * MIB, (8, 6)),
-    nvidia("rtx-4090", "NVIDIA RTX 4090 24GB", 24_564 * MIB, (8, 9)),
+    nvidia("t4", "NVIDIA T4 16GB", 15_360 * MIB, (7, 5), 15_104),
+    nvidia(
+        "v100-16gb",
+        "NVIDIA V100 16GB",
+        16_160 * MIB,
+        (7, 0),
+        16_144,
+    ),
+    nvidia(
+        "v100-32gb",
+        "NVIDIA V100 32GB",
+        32_510 * MIB,
+        (7, 0),
+        32_502,
+    ),
+    nvidia(
+        "rtx-3090",
+        "NVIDIA RTX 3090 24GB",
+        24_576 * MIB,
+        (8, 6),
+        24_238,
+    ),
+    nvidia(
+        "rtx-4090",
+        "NVIDIA RTX 4090 24GB",
+        24_564 * MIB,
+        (8, 9),
+        24_207,
+    ),
     // nvidia-smi's total on a GeForce RTX 5090 (github.com/noonghunna/club-3090
     // issue #1229); Blackwell consumer cards are compute capability 12.0.
-    nvidia("rtx-5090", "NVIDIA RTX 5090 32GB", 32_607 * MIB, (12, 0)),
+    nvidia(
+        "rtx-5090",
+        "NVIDIA RTX 5090 32GB",
+        32_607 * MIB,
+        (12, 0),
+        32_109,
+    ),
     // nvidia-smi's total on an RTX PRO 6000 Blackwell (github.com/vllm-project/
     // vllm issue #27542; the Workstation Edition's in lxc902/realtime-video-demo
     // quantization/README.md); compute capability 12.0, as the RTX 5090's.
@@ -934,24 +975,49 @@ pub const DEVICES: &[DevicePreset] = &[
         "NVIDIA RTX PRO 6000 Blackwell 96GB",
         97_887 * MIB,
         (12, 0),
+        97_250,
     ),
-    nvidia("a10g", "NVIDIA A10G 24GB", 23_028 * MIB, (8, 6)),
-    nvidia("l4", "NVIDIA L4 24GB", 23_034 * MIB, (8, 9)),
-    nvidia("l40s", "NVIDIA L40S 48GB", 46_068 * MIB, (8, 9)),
-    nvidia("a100-40gb", "NVIDIA A100 40GB", 40_960 * MIB, (8, 0)),
-    nvidia("a100-80gb", "NVIDIA A100 80GB", 81_920 * MIB, (8, 0)),
-    nvidia("h100-80gb", "NVIDIA H100 80GB SXM", 81_559 * MIB, (9, 0)),
+    nvidia("a10g", "NVIDIA A10G 24GB", 23_028 * MIB, (8, 6), 22_587),
+    nvidia("l4", "NVIDIA L4 24GB", 23_034 * MIB, (8, 9), 22_518),
+    nvidia("l40s", "NVIDIA L40S 48GB", 46_068 * MIB, (8, 9), 45_589),
+    nvidia(
+        "a100-40gb",
+        "NVIDIA A100 40GB",
+        40_960 * MIB,
+        (8, 0),
+        40_339,
+    ),
+    nvidia(
+        "a100-80gb",
+        "NVIDIA A100 80GB",
+        81_920 * MIB,
+        (8, 0),
+        81_152,
+    ),
+    nvidia(
+        "h100-80gb",
+        "NVIDIA H100 80GB SXM",
+        81_559 * MIB,
+        (9, 0),
+        81_090,
+    ),
     // nvidia-smi's totals: an H100 NVL (github.com/NVIDIA/gpu-admin-tools
     // issue #4) and an H20 (github.com/deepseek-ai/DeepGEMM issue #268), both
     // Hopper, compute capability 9.0.
-    nvidia("h100-nvl", "NVIDIA H100 NVL 94GB", 95_830 * MIB, (9, 0)),
-    nvidia("h20", "NVIDIA H20 96GB", 97_871 * MIB, (9, 0)),
-    nvidia("h200", "NVIDIA H200 141GB", 143_771 * MIB, (9, 0)),
+    nvidia(
+        "h100-nvl",
+        "NVIDIA H100 NVL 94GB",
+        95_830 * MIB,
+        (9, 0),
+        95_232,
+    ),
+    nvidia("h20", "NVIDIA H20 96GB", 97_871 * MIB, (9, 0), 97_285),
+    nvidia("h200", "NVIDIA H200 141GB", 143_771 * MIB, (9, 0), 143_155),
     // nvidia-smi's total on each of eight B200s (github.com/modal-labs/
     // gpu-glossary gpu-glossary/host-software/nvidia-smi.md at e05d085c);
     // compute capability 10.0 (the device query in pytorch/ao pull request
     // #4002).
-    nvidia("b200", "NVIDIA B200 180GB", 183_359 * MIB, (10, 0)),
+    nvidia("b200", "NVIDIA B200 180GB", 183_359 * MIB, (10, 0), 182_630),
     // nvidia-smi's total on a GB200's Blackwell GPU (github.com/vllm-project/
     // vllm issue #24272), compute capability 10.0 as the B200's.
     nvidia(
@@ -959,6 +1025,7 @@ pub const DEVICES: &[DevicePreset] = &[
         "NVIDIA GB200 (one GPU) 186GB",
         189_471 * MIB,
         (10, 0),
+        188_733,
     ),
     // nvidia-smi's total on a B300 SXM6 AC, the same on drivers 580 and
     // 590 in several public captures (the search index's files 63125688786
@@ -967,7 +1034,7 @@ pub const DEVICES: &[DevicePreset] = &[
     // capability 10.3 (sm_103: github.com/datacrunch-research/blogs
     // blackwell-vms/blackwell_vms.md at 1bb44355, and the `compute_cap`
     // field of the same captures).
-    nvidia("b300", "NVIDIA B300 288GB", 275_040 * MIB, (10, 3)),
+    nvidia("b300", "NVIDIA B300 288GB", 275_040 * MIB, (10, 3), 274_115),
     gpu(
         "gaudi3",
         "Intel Gaudi 3 128GB",
@@ -1036,6 +1103,16 @@ impl Device {
         match self {
             Self::Preset(preset) => preset.bytes,
             Self::Custom { hundredths_gb } => u128::from(*hundredths_gb) * 10_000_000,
+        }
+    }
+
+    /// The total CUDA reports, which a serving engine's share is taken of:
+    /// the preset's [`DevicePreset::cuda_mib`], else [`Self::bytes`] (a
+    /// capacity typed in is taken as the total its engine sees).
+    pub fn cuda_bytes(&self) -> u128 {
+        match self {
+            Self::Preset(preset) if preset.cuda_mib > 0 => u128::from(preset.cuda_mib) * MIB,
+            _ => self.bytes(),
         }
     }
 }
@@ -1220,6 +1297,57 @@ mod tests {
         let sorted: Vec<&str> = DEVICES_BY_CAPACITY.iter().map(|d| d.id).collect();
         let expected: Vec<&str> = expected.iter().map(|d| d.id).collect();
         assert_eq!(sorted, expected);
+    }
+
+    /// docs/model.md §3.12's table: each NVIDIA card's nvidia-smi total and
+    /// the total CUDA reports, which the serving engines take their share
+    /// of; the driver keeps between 8 MiB (a V100) and 925 MiB (a B300).
+    #[test]
+    fn every_nvidia_card_has_the_total_cuda_reports() {
+        let table: [(&str, u128, u32); 19] = [
+            ("t4", 15_360, 15_104),
+            ("v100-16gb", 16_160, 16_144),
+            ("v100-32gb", 32_510, 32_502),
+            ("rtx-3090", 24_576, 24_238),
+            ("rtx-4090", 24_564, 24_207),
+            ("rtx-5090", 32_607, 32_109),
+            ("rtx-pro-6000", 97_887, 97_250),
+            ("a10g", 23_028, 22_587),
+            ("l4", 23_034, 22_518),
+            ("l40s", 46_068, 45_589),
+            ("a100-40gb", 40_960, 40_339),
+            ("a100-80gb", 81_920, 81_152),
+            ("h100-80gb", 81_559, 81_090),
+            ("h100-nvl", 95_830, 95_232),
+            ("h20", 97_871, 97_285),
+            ("h200", 143_771, 143_155),
+            ("b200", 183_359, 182_630),
+            ("gb200", 189_471, 188_733),
+            ("b300", 275_040, 274_115),
+        ];
+        let nvidia: Vec<&str> = DEVICES
+            .iter()
+            .filter(|d| d.capability.is_some())
+            .map(|d| d.id)
+            .collect();
+        assert_eq!(nvidia, table.map(|(id, _, _)| id));
+        for (id, smi, cuda) in table {
+            let preset = device(id).expect(id);
+            assert_eq!((preset.bytes, preset.cuda_mib), (smi * MIB, cuda), "{id}");
+            let kept = smi - u128::from(cuda);
+            assert!((8..=925).contains(&kept), "{id}: {kept} MiB");
+            assert_eq!(Device::Preset(preset).cuda_bytes(), u128::from(cuda) * MIB);
+        }
+        // Where no figure is published, the device's own total.
+        for id in ["mi300x", "gaudi3", "apple-64gb", "cpu-32gb"] {
+            let preset = device(id).expect(id);
+            assert_eq!(preset.cuda_mib, 0);
+            assert_eq!(Device::Preset(preset).cuda_bytes(), preset.bytes);
+        }
+        let typed = Device::Custom {
+            hundredths_gb: 8_000,
+        };
+        assert_eq!(typed.cuda_bytes(), typed.bytes());
     }
 
     #[test]

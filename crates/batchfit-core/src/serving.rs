@@ -5,13 +5,14 @@
 //!
 //! vLLM (vllm/v1/worker/gpu_worker.py `determine_available_memory` and
 //! vllm/utils/mem_utils.py `memory_profiling`, V1 engine) plans within
-//! `gpu_memory_utilization` × the device's memory, the budget. From it, the
-//! weights, the PyTorch peak of one profiling step (a forward pass over
-//! `max_num_batched_tokens` tokens, then sampling one token for each of
-//! `min(max_num_seqs, max_num_batched_tokens)` requests) and the memory the
-//! step took outside PyTorch are taken, and since vLLM 0.21 the memory its
-//! CUDA graphs were measured to take; the rest is the KV-cache pool, cut
-//! into blocks of `block_size` tokens on every layer
+//! `gpu_memory_utilization` × the device's memory as CUDA reports it
+//! (`torch.cuda.mem_get_info()`'s total, [`Device::cuda_bytes`]), the budget.
+//! From it, the weights, the PyTorch peak of one profiling step (a forward
+//! pass over `max_num_batched_tokens` tokens, then sampling one token for
+//! each of `min(max_num_seqs, max_num_batched_tokens)` requests) and the
+//! memory the step took outside PyTorch are taken, and since vLLM 0.21 the
+//! memory its CUDA graphs were measured to take; the rest is the KV-cache
+//! pool, cut into blocks of `block_size` tokens on every layer
 //! (vllm/v1/core/kv_cache_utils.py). The CUDA context and the communication
 //! buffers, made before the engine's first memory snapshot, lie outside the
 //! budget.
@@ -46,7 +47,8 @@ pub struct Plan {
     /// `mem_fraction_static` of the memory free before the weights load,
     /// given or derived from the card ([`sglang_mem_fraction`]).
     pub fraction_thousandths: u64,
-    /// vLLM: `gpu_memory_utilization` × the device's memory. SGLang:
+    /// vLLM: `gpu_memory_utilization` × the device's memory as CUDA reports
+    /// it ([`Device::cuda_bytes`]). SGLang:
     /// `mem_fraction_static` × the memory free before loading, the static
     /// memory of the weights and the pool.
     pub budget: u128,
@@ -273,15 +275,18 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
     let input = &config.transformer;
     let device = config.device.filter(|_| serves(config))?;
     if input.framework == Framework::Sglang {
-        return Some(sglang_plan(config, device.bytes(), estimate));
+        return Some(sglang_plan(config, device, estimate));
     }
     let capability = match device {
         Device::Preset(preset) => preset.capability,
         Device::Custom { .. } => None,
     };
-    let total = device.bytes();
+    // The defaults read the card's total as NVML gives it, nvidia-smi's
+    // (vllm/platforms/cuda.py `get_device_total_memory`); the budget and the
+    // start-up check read CUDA's (`MemorySnapshot`: `mem_get_info`).
     let settings = input.engine;
-    let large = EngineSettings::large_defaults(total, capability);
+    let large = EngineSettings::large_defaults(device.bytes(), capability);
+    let total = device.cuda_bytes();
     let batched = settings.max_num_batched_tokens(large);
     let seqs = settings.max_num_seqs(large);
     let requests = seqs.min(batched);
@@ -449,10 +454,12 @@ pub fn sglang_mem_fraction(gpu_mib: u128, chunked: u64, graph_bs: u64, tp: u64, 
 /// (`block_size`) tokens; `max_running_requests` (`max_num_seqs`), unless
 /// given, is `min(clamp(tokens / context_len × 512, 2048, 4096), tokens / 2)`
 /// (`_resolve_max_num_reqs`).
-fn sglang_plan(config: &Config, total: u128, estimate: &memory::Estimate) -> Plan {
+fn sglang_plan(config: &Config, device: Device, estimate: &memory::Estimate) -> Plan {
     let input = &config.transformer;
     let settings = input.engine;
-    let gpu_mib = total >> 20;
+    // The defaults read nvidia-smi's total (`get_nvgpu_memory_capacity`);
+    // the free memory is CUDA's (`get_available_gpu_memory`: `mem_get_info`).
+    let gpu_mib = device.bytes() >> 20;
     let (chunked_default, graph_bs) = sglang_defaults(gpu_mib, input.tp);
     let chunked = match settings.max_num_batched_tokens {
         0 => chunked_default,
@@ -463,7 +470,7 @@ fn sglang_plan(config: &Config, total: u128, estimate: &memory::Estimate) -> Pla
         given => given * 10,
     };
     let outside = config.overhead_bytes();
-    let free = total.saturating_sub(outside);
+    let free = device.cuda_bytes().saturating_sub(outside);
     let budget = free * u128::from(fraction) / 1_000;
     let weights = estimate.weights;
     let pool = budget.saturating_sub(weights);

@@ -354,7 +354,7 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
         answer
             .get_attribute("data-concurrency-hundredths")
             .as_deref(),
-        Some("544")
+        Some("513")
     );
     let text = answer.text_content().unwrap_or_default();
     assert_eq!(text, "Serves 5 requests of 8,192 tokens at once");
@@ -367,8 +367,8 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
             + term("plan-pool"),
         term("plan-budget")
     );
-    assert_eq!(term("plan-budget"), 23_181_498_777);
-    assert_eq!(term("plan-pool"), 5_852_330_393);
+    assert_eq!(term("plan-budget"), 22_844_591_308);
+    assert_eq!(term("plan-pool"), 5_515_422_924);
     // The plan as a bar: its three segments' bytes are the plan's terms.
     let segments: Vec<u128> = all(&host, "[data-testid=\"plan-bar\"] > span[data-bytes]")
         .iter()
@@ -391,7 +391,7 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
         .text_content()
         .unwrap_or_default();
     assert!(
-        pool.contains("2,790 blocks of 16 tokens hold 44,640 tokens"),
+        pool.contains("2,629 blocks of 16 tokens hold 42,064 tokens"),
         "{pool}"
     );
     let card = find(&host, "[data-testid=\"results\"]");
@@ -405,8 +405,8 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
         .text_content()
         .unwrap_or_default()
     };
-    assert_eq!(current("serving-lengths"), "8,19255.44×");
-    assert_eq!(current("serving-devices"), "NVIDIA RTX 4090 24GB544,640");
+    assert_eq!(current("serving-lengths"), "8,19255.13×");
+    assert_eq!(current("serving-devices"), "NVIDIA RTX 4090 24GB542,064");
     // What would serve more: an FP8 cache, one click away.
     let fp8: HtmlElement = find(
         &host,
@@ -423,7 +423,7 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
     let after = find(&host, "[data-testid=\"serving-answer\"]")
         .get_attribute("data-concurrency-hundredths")
         .unwrap_or_default();
-    assert_eq!(after, "1090");
+    assert_eq!(after, "1027");
     // Not generate()'s stack note: the plan is the answer.
     assert!(all(&host, "[data-testid=\"inference-stack\"]").is_empty());
 
@@ -444,7 +444,7 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
         .unwrap_or_default();
     // Spanish groups thousands with a narrow no-break space.
     assert!(
-        text.contains("La más larga que cabe es de 44\u{202f}640 tokens"),
+        text.contains("La más larga que cabe es de 42\u{202f}064 tokens"),
         "{text:?}"
     );
 
@@ -1232,12 +1232,12 @@ async fn a_pasted_start_up_log_is_compared_with_the_plan() {
         (
             "en",
             "vLLM's start-up log beside batchfit's plan",
-            "KV-cache size (tokens): log 42,592 (line 4) · plan 44,640 · plan − log +2,048 (+4.8\u{a0}%)",
+            "KV-cache size (tokens): log 42,592 (line 4) · plan 42,064 · plan − log −528 (−1.2\u{a0}%)",
         ),
         (
             "es",
             "El registro de arranque de vLLM frente al plan de batchfit",
-            "Tamaño de la caché KV (tokens): registro 42\u{202f}592 (línea 4) · plan 44\u{202f}640 · plan − registro +2048 (+4,8\u{a0}%)",
+            "Tamaño de la caché KV (tokens): registro 42\u{202f}592 (línea 4) · plan 42\u{202f}064 · plan − registro −528 (−1,2\u{a0}%)",
         ),
     ] {
         let q = format!(

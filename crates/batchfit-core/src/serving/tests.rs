@@ -92,8 +92,9 @@ fn sliding_window_layers_hold_their_window_only() {
 #[test]
 fn the_rtx_4090_worked_example() {
     let plan = served("model=llama-3.1-8b&gpu=rtx-4090&max_model_len=8192");
-    // 0.9 × 25,757,220,864 bytes (24,564 MiB), rounded down.
-    assert_eq!(plan.budget, 23_181_498_777);
+    // 0.9 × 25,382,879,232 bytes (24,207 MiB, the total CUDA reports; not
+    // nvidia-smi's 24,564), rounded down.
+    assert_eq!(plan.budget, 22_844_591_308);
     // 8,030,261,248 parameters × 2 bytes.
     assert_eq!(plan.weights, 16_060_522_496);
     assert_eq!(
@@ -105,15 +106,15 @@ fn the_rtx_4090_worked_example() {
     // 38 B × 256 × 128,256: 2 + 4 + 4 + 8 + 20 (`engine_sampler`).
     assert_eq!(plan.activation_peak, 20_971_520 + 1_247_674_368);
     assert!(engine_forward(&parsed("model=llama-3.1-8b"), 2_048) < plan.activation_peak);
-    assert_eq!(plan.kv_cache_pool, 5_852_330_393);
+    assert_eq!(plan.kv_cache_pool, 5_515_422_924);
     // Blocks of 16 tokens × 131,072 bytes.
-    assert_eq!(plan.blocks, 5_852_330_393 / 2_097_152);
-    assert_eq!(plan.blocks, 2_790);
-    assert_eq!(plan.pool_tokens, 44_640);
-    // 2,790 blocks over the 512 an 8,192-token request needs: 5.44×.
-    assert_eq!(plan.max_concurrency_hundredths, 544);
+    assert_eq!(plan.blocks, 5_515_422_924 / 2_097_152);
+    assert_eq!(plan.blocks, 2_629);
+    assert_eq!(plan.pool_tokens, 42_064);
+    // 2,629 blocks over the 512 an 8,192-token request needs: 5.13×.
+    assert_eq!(plan.max_concurrency_hundredths, 513);
     assert_eq!(plan.concurrent_requests(), 5);
-    assert_eq!(plan.max_seq, 44_640);
+    assert_eq!(plan.max_seq, 42_064);
     assert_eq!(plan.refusal, None);
 }
 
@@ -233,7 +234,7 @@ fn the_engine_refuses_as_it_would() {
         plan.refusal,
         Some(Refusal::MaxModelLen {
             needed: 131_072 * 131_072,
-            estimate: 44_640
+            estimate: 42_064
         })
     );
     // Half the card is less than the weights.
@@ -241,13 +242,14 @@ fn the_engine_refuses_as_it_would() {
     assert_eq!(plan.refusal, Some(Refusal::NoCacheMemory));
     assert_eq!(plan.kv_cache_pool, 0);
     assert_eq!(plan.max_concurrency_hundredths, 0);
-    // The whole card, with the CUDA context already on it.
+    // The whole card, with the CUDA context already on it: 24,207 MiB as
+    // CUDA reports it.
     let plan = served("model=llama-3.1-8b&gpu=rtx-4090&gpu_memory_utilization=1");
     assert_eq!(
         plan.refusal,
         Some(Refusal::Startup {
-            free: 25_757_220_864 - 1_000_000_000,
-            total: 25_757_220_864
+            free: 25_382_879_232 - 1_000_000_000,
+            total: 25_382_879_232
         })
     );
 }
@@ -535,9 +537,9 @@ INFO 01-30 03:19:14 kv_cache_utils.py:398] Maximum concurrency for 2048 tokens p
         let plan = served("model=llama-3.1-8b&gpu=rtx-4090&max_model_len=8192");
         let text = "\
 Model loading took 14.96 GiB memory and 4.2 seconds
-Available KV cache memory: 5.45 GiB
-GPU KV cache size: 44,640 tokens
-Maximum concurrency for 8,192 tokens per request: 5.45x
+Available KV cache memory: 5.14 GiB
+GPU KV cache size: 42,064 tokens
+Maximum concurrency for 8,192 tokens per request: 5.13x
 ";
         let compared = log::compare(&plan, &log::read(text).expect("a log"));
         let error = |term: Term| {
@@ -550,11 +552,11 @@ Maximum concurrency for 8,192 tokens per request: 5.45x
         assert_eq!(error(Term::Weights), Some(0));
         assert_eq!(error(Term::KvCacheMemory), Some(0));
         assert_eq!(error(Term::KvCacheTokens), Some(0));
-        // 5.4492 printed rounded, planned rounded down: one hundredth apart.
+        // 5.1348 printed rounded and planned rounded down: 5.13 both.
         assert_eq!(error(Term::MaxConcurrency), Some(0));
         assert_eq!(error(Term::CudaGraphs), None);
         // A log whose pool is 1,000 tokens larger: the plan is low by that.
-        let larger = log::read("GPU KV cache size: 45,640 tokens").expect("a log");
+        let larger = log::read("GPU KV cache size: 43,064 tokens").expect("a log");
         assert_eq!(log::compare(&plan, &larger)[0].error, -1_000, "plan − log");
         // A concurrency for another request length is not compared.
         let other =
@@ -564,7 +566,7 @@ Maximum concurrency for 8,192 tokens per request: 5.45x
 }
 
 /// The RTX 4090 example over request lengths: 1,024 to 65,536 tokens, the
-/// last no longer fitting the 47,168-token pool.
+/// last no longer fitting the 42,064-token pool.
 #[test]
 fn the_sweep_over_request_lengths() {
     let plan = served("model=llama-3.1-8b&gpu=rtx-4090&max_model_len=8192");
@@ -575,10 +577,10 @@ fn the_sweep_over_request_lengths() {
         [1_024, 2_048, 4_096, 8_192, 16_384, 32_768, 65_536]
     );
     let at = |len: u64| *rows.iter().find(|r| r.max_model_len == len).expect("a row");
-    // 2,790 blocks over 64 a 1,024-token request needs: 43.59×, 43 requests.
+    // 2,629 blocks over 64 a 1,024-token request needs: 41.07×, 41 requests.
     assert_eq!(
         (at(1_024).concurrency_hundredths, at(1_024).requests),
-        (4_359, 43)
+        (4_107, 41)
     );
     assert_eq!(
         at(8_192).concurrency_hundredths,
@@ -652,8 +654,8 @@ fn what_would_make_it_serve() {
     }
     let shorter = found
         .iter()
-        .find(|w| w.change == Change::MaxModelLen(44_640))
-        .expect("max_model_len = 44,640");
+        .find(|w| w.change == Change::MaxModelLen(42_064))
+        .expect("max_model_len = 42,064");
     assert_eq!(shorter.plan.concurrent_requests(), 1);
     // At 8,192 tokens every kept change serves more requests; tensor
     // parallelism only within the GPUs the user has.
@@ -709,13 +711,14 @@ fn sglang_takes_its_static_fraction_from_the_card() {
 }
 
 /// docs/model.md §3.12's SGLang worked example: Llama-3.1-8B on an H100
-/// 80GB with `overhead_gb` = 1. The static memory is 0.835 of what is free
-/// before the weights load, the pool what the weights leave of it, in
+/// 80GB with `overhead_gb` = 1. The static memory is 0.835 (from
+/// nvidia-smi's 81,559 MiB) of what is free before the weights load (of
+/// the 81,090 MiB CUDA reports), the pool what the weights leave of it, in
 /// tokens of 131,072 B; `max_running_requests` is clamped to 4,096.
 #[test]
 fn the_sglang_h100_worked_example() {
     let plan = sglang("model=llama-3.1-8b&gpu=h100-80gb&max_model_len=8192");
-    let free = 81_559 * (1u128 << 20) - 1_000_000_000;
+    let free = 81_090 * (1u128 << 20) - 1_000_000_000;
     assert_eq!(plan.engine, Framework::Sglang);
     assert_eq!(plan.fraction_thousandths, 835);
     assert_eq!(plan.budget, free * 835 / 1_000);
@@ -727,7 +730,7 @@ fn the_sglang_h100_worked_example() {
     assert_eq!(plan.block_size, 1);
     assert_eq!(
         (plan.weights, plan.pool_tokens, plan.concurrent_requests()),
-        (16_060_522_496, 415_911, 50)
+        (16_060_522_496, 412_778, 50)
     );
     assert_eq!(plan.concurrent_requests(), plan.pool_tokens / 8_192);
     assert_eq!(plan.refusal, None);
@@ -770,7 +773,7 @@ proptest! {
         Framework::Sglang.apply(&mut config.transformer);
         config.device = Some(Device::Preset(&crate::presets::DEVICES[device]));
         let plan = plan(&config).expect("a plan");
-        let free = config.device.map_or(0, |d| d.bytes()).saturating_sub(config.overhead_bytes());
+        let free = config.device.map_or(0, |d| d.cuda_bytes()).saturating_sub(config.overhead_bytes());
         prop_assert_eq!(plan.budget + plan.reserve, free);
         if plan.weights < plan.budget {
             prop_assert_eq!(plan.weights + plan.kv_cache_pool, plan.budget);

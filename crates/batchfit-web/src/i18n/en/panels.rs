@@ -74,7 +74,7 @@ pub(in crate::i18n) static ENGLISH_PANELS: Panels = Panels {
     plan_graphs: "CUDA graphs (measured by vLLM 0.21+; not estimated)",
     plan_graphs_eager: "CUDA graphs (none: enforce_eager)",
     plan_pool: "KV-cache pool",
-    plan_budget: "= gpu_memory_utilization × the GPU",
+    plan_budget: "= gpu_memory_utilization × the GPU as CUDA reports it",
     plan_outside: "+ CUDA context, outside it",
     plan_process: "= nvidia-smi once serving",
     plan_static: |fraction| format!("= mem_fraction_static {fraction} × the free memory"),

@@ -162,7 +162,7 @@ pub(in crate::i18n) static SPANISH_PANELS: Panels = Panels {
     plan_graphs: "Grafos CUDA (los mide vLLM 0.21+; sin estimar)",
     plan_graphs_eager: "Grafos CUDA (ninguno: enforce_eager)",
     plan_pool: "Pool de caché KV",
-    plan_budget: "= gpu_memory_utilization × la GPU",
+    plan_budget: "= gpu_memory_utilization × la GPU según CUDA",
     plan_outside: "+ contexto CUDA, fuera de él",
     plan_process: "= nvidia-smi ya sirviendo",
     plan_static: |fraction| format!("= mem_fraction_static {fraction} × la memoria libre"),
