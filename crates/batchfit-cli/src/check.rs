@@ -46,7 +46,7 @@ pub fn verdict(config: &Config, strict: bool) -> Result<(bool, String), String> 
         (false, false) => "does not fit",
     };
     let line = format!(
-        "{answer}: needs {} of {} ({}); {largest}{validation}",
+        "{answer}: needs {} of {} usable ({}); {largest}{validation}",
         size(e.required, config.units),
         size(bytes, config.units),
         device_name(device),

@@ -8,13 +8,16 @@ use serde::Serialize;
 
 use crate::format::size;
 
-/// One device's answer. `spare_bytes` is capacity − required: negative when
-/// the configuration is short of memory on it.
+/// One device's answer. `bytes` is its total as nvidia-smi reports it,
+/// `usable_bytes` what a process can allocate (docs/model.md §4), and
+/// `spare_bytes` usable − required: negative when the configuration is short
+/// of memory on it.
 #[derive(Serialize)]
 struct Row {
     id: &'static str,
     name: &'static str,
     bytes: u128,
+    usable_bytes: u128,
     fits: bool,
     max_batch: u64,
     /// Data-parallel ranks (of `tp` GPUs each) at which the transformer form
@@ -31,6 +34,7 @@ fn rows(config: &Config) -> Vec<Row> {
             id: fit.device.id,
             name: fit.device.name,
             bytes: fit.device.bytes,
+            usable_bytes: fit.capacity(),
             fits: fit.fits,
             max_batch: fit.max_batch,
             gpus_needed: fit.gpus_needed,
@@ -122,7 +126,7 @@ pub fn table(config: &Config, json: bool) -> String {
     );
     out.push_str(&format!(
         "  {:<12} {:<30} {:>12} {:<13} {:>9} {:>11}  {}\n",
-        "id", "device", "memory", "fits", "max batch", "GPUs needed", "spare"
+        "id", "device", "usable", "fits", "max batch", "GPUs needed", "spare"
     ));
     for row in &rows {
         let spare = match u128::try_from(row.spare_bytes) {
@@ -133,7 +137,7 @@ pub fn table(config: &Config, json: bool) -> String {
             "  {:<12} {:<30} {:>12} {:<13} {:>9} {:>11}  {spare}\n",
             row.id,
             row.name,
-            size(row.bytes, units),
+            size(row.usable_bytes, units),
             if row.fits { "fits" } else { "does not fit" },
             row.max_batch,
             row.gpus_needed.map_or("-".to_owned(), |n| n.to_string()),

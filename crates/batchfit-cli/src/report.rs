@@ -1169,9 +1169,16 @@ pub fn text(config: &Config) -> String {
         } else {
             name.to_owned()
         };
+        // What a process can allocate, beside nvidia-smi's total where the
+        // driver keeps some of it (docs/model.md §4).
+        let total = device.bytes();
+        let capacity = if total == bytes {
+            size(bytes, units)
+        } else {
+            format!("{} usable of {}", size(bytes, units), size(total, units))
+        };
         out.push_str(&format!(
-            "\n{name}: {} — {}. Largest batch that fits: {}.\n",
-            size(bytes, units),
+            "\n{name}: {capacity} — {}. Largest batch that fits: {}.\n",
             if fits { "fits" } else { "does not fit" },
             if max_batch == 0 {
                 "none, not even 1".to_owned()
@@ -1323,6 +1330,8 @@ struct DeviceRow {
     id: &'static str,
     name: &'static str,
     bytes: u128,
+    /// What a process can allocate (docs/model.md §4).
+    usable_bytes: u128,
     source: &'static str,
 }
 
@@ -1345,6 +1354,7 @@ pub fn presets(json: bool) -> String {
             id: d.id,
             name: d.name,
             bytes: d.bytes,
+            usable_bytes: Device::Preset(d).usable_bytes(),
             source: d.source,
         })
         .collect();
@@ -1362,14 +1372,15 @@ pub fn presets(json: bool) -> String {
             m.published
         ));
     }
-    out.push_str("\nDevices (gpu=ID):\n");
+    out.push_str("\nDevices (gpu=ID): the total as the driver reports it, and what a process can allocate:\n");
     for d in &devices {
         out.push_str(&format!(
-            "  {:<12} {:<30} {:>12} = {:>8} MiB\n",
+            "  {:<12} {:<30} {:>12} = {:>8} MiB, usable {:>8} MiB\n",
             d.id,
             d.name,
             size(d.bytes, Units::Decimal),
-            group_bytes(d.bytes >> 20)
+            group_bytes(d.bytes >> 20),
+            group_bytes(d.usable_bytes >> 20)
         ));
     }
     out

@@ -25,7 +25,7 @@ pub struct Advice {
 /// validation range (by the estimate where it has none), and with `host`
 /// the host's RAM where given.
 fn fits_pessimistic(config: &Config, host: bool) -> bool {
-    let Some(device) = config.device.map(|d| d.bytes()) else {
+    let Some(device) = config.device.map(|d| d.usable_bytes()) else {
         return false;
     };
     let e = memory::estimate(config);

@@ -37,11 +37,24 @@ pub struct DevicePreset {
     pub capability: Option<(u8, u8)>,
     /// The total CUDA reports for an NVIDIA card (`cudaMemGetInfo`, PyTorch's
     /// `mem_get_info()` and `total_memory`), in MiB: nvidia-smi's less what
-    /// the driver keeps (docs/model.md §3.12); 0 where none is published.
+    /// the driver keeps, and all a process can allocate (docs/model.md
+    /// §3.12); 0 where none is published.
     pub cuda_mib: u32,
     /// How the memory figure was read (not in the page's WebAssembly).
     #[cfg(not(target_arch = "wasm32"))]
     pub source: &'static str,
+}
+
+impl DevicePreset {
+    /// What a process can allocate: the total CUDA reports
+    /// ([`Self::cuda_mib`]) where one is published, else [`Self::bytes`].
+    pub const fn usable_bytes(&self) -> u128 {
+        if self.cuda_mib > 0 {
+            self.cuda_mib as u128 * MIB
+        } else {
+            self.bytes
+        }
+    }
 }
 
 /// What a device preset is: a card, whose name is a product's, or memory
@@ -1068,16 +1081,17 @@ pub const DEVICES: &[DevicePreset] = &[
     cpu("cpu-128gb", "CPU, 128 GB RAM", 128),
 ];
 
-/// [`DEVICES`] by capacity ascending, presets of equal capacity in the list's
-/// order: sorted when the crate compiles (an insertion sort in a `const`
-/// block), so the page carries no sorting code for its devices table.
+/// [`DEVICES`] by usable capacity ([`DevicePreset::usable_bytes`]) ascending,
+/// presets of equal capacity in the list's order: sorted when the crate
+/// compiles (an insertion sort in a `const` block), so the page carries no
+/// sorting code for its devices table.
 pub const DEVICES_BY_CAPACITY: [&DevicePreset; DEVICES.len()] = {
     let mut sorted = [&DEVICES[0]; DEVICES.len()];
     let mut i = 0;
     while i < DEVICES.len() {
         sorted[i] = &DEVICES[i];
         let mut j = i;
-        while j > 0 && sorted[j - 1].bytes > sorted[j].bytes {
+        while j > 0 && sorted[j - 1].usable_bytes() > sorted[j].usable_bytes() {
             let earlier = sorted[j - 1];
             sorted[j - 1] = sorted[j];
             sorted[j] = earlier;
@@ -1106,13 +1120,13 @@ impl Device {
         }
     }
 
-    /// The total CUDA reports, which a serving engine's share is taken of:
-    /// the preset's [`DevicePreset::cuda_mib`], else [`Self::bytes`] (a
-    /// capacity typed in is taken as the total its engine sees).
-    pub fn cuda_bytes(&self) -> u128 {
+    /// What a process can allocate: a preset's
+    /// [`DevicePreset::usable_bytes`], a capacity typed in as it is. The fit
+    /// is checked against it, and a serving engine takes its share of it.
+    pub fn usable_bytes(&self) -> u128 {
         match self {
-            Self::Preset(preset) if preset.cuda_mib > 0 => u128::from(preset.cuda_mib) * MIB,
-            _ => self.bytes(),
+            Self::Preset(preset) => preset.usable_bytes(),
+            Self::Custom { .. } => self.bytes(),
         }
     }
 }
@@ -1293,7 +1307,7 @@ mod tests {
     #[test]
     fn devices_by_capacity_are_every_device_sorted_stably() {
         let mut expected: Vec<&DevicePreset> = DEVICES.iter().collect();
-        expected.sort_by_key(|d| d.bytes);
+        expected.sort_by_key(|d| d.usable_bytes());
         let sorted: Vec<&str> = DEVICES_BY_CAPACITY.iter().map(|d| d.id).collect();
         let expected: Vec<&str> = expected.iter().map(|d| d.id).collect();
         assert_eq!(sorted, expected);
@@ -1336,18 +1350,21 @@ mod tests {
             assert_eq!((preset.bytes, preset.cuda_mib), (smi * MIB, cuda), "{id}");
             let kept = smi - u128::from(cuda);
             assert!((8..=925).contains(&kept), "{id}: {kept} MiB");
-            assert_eq!(Device::Preset(preset).cuda_bytes(), u128::from(cuda) * MIB);
+            assert_eq!(
+                Device::Preset(preset).usable_bytes(),
+                u128::from(cuda) * MIB
+            );
         }
         // Where no figure is published, the device's own total.
         for id in ["mi300x", "gaudi3", "apple-64gb", "cpu-32gb"] {
             let preset = device(id).expect(id);
             assert_eq!(preset.cuda_mib, 0);
-            assert_eq!(Device::Preset(preset).cuda_bytes(), preset.bytes);
+            assert_eq!(Device::Preset(preset).usable_bytes(), preset.bytes);
         }
         let typed = Device::Custom {
             hundredths_gb: 8_000,
         };
-        assert_eq!(typed.cuda_bytes(), typed.bytes());
+        assert_eq!(typed.usable_bytes(), typed.bytes());
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! vLLM (vllm/v1/worker/gpu_worker.py `determine_available_memory` and
 //! vllm/utils/mem_utils.py `memory_profiling`, V1 engine) plans within
 //! `gpu_memory_utilization` × the device's memory as CUDA reports it
-//! (`torch.cuda.mem_get_info()`'s total, [`Device::cuda_bytes`]), the budget.
+//! (`torch.cuda.mem_get_info()`'s total, [`Device::usable_bytes`]), the budget.
 //! From it, the weights, the PyTorch peak of one profiling step (a forward
 //! pass over `max_num_batched_tokens` tokens, then sampling one token for
 //! each of `min(max_num_seqs, max_num_batched_tokens)` requests) and the
@@ -48,7 +48,7 @@ pub struct Plan {
     /// given or derived from the card ([`sglang_mem_fraction`]).
     pub fraction_thousandths: u64,
     /// vLLM: `gpu_memory_utilization` × the device's memory as CUDA reports
-    /// it ([`Device::cuda_bytes`]). SGLang:
+    /// it ([`Device::usable_bytes`]). SGLang:
     /// `mem_fraction_static` × the memory free before loading, the static
     /// memory of the weights and the pool.
     pub budget: u128,
@@ -286,7 +286,7 @@ pub fn plan_from(config: &Config, estimate: &memory::Estimate) -> Option<Plan> {
     // start-up check read CUDA's (`MemorySnapshot`: `mem_get_info`).
     let settings = input.engine;
     let large = EngineSettings::large_defaults(device.bytes(), capability);
-    let total = device.cuda_bytes();
+    let total = device.usable_bytes();
     let batched = settings.max_num_batched_tokens(large);
     let seqs = settings.max_num_seqs(large);
     let requests = seqs.min(batched);
@@ -470,7 +470,7 @@ fn sglang_plan(config: &Config, device: Device, estimate: &memory::Estimate) -> 
         given => given * 10,
     };
     let outside = config.overhead_bytes();
-    let free = device.cuda_bytes().saturating_sub(outside);
+    let free = device.usable_bytes().saturating_sub(outside);
     let budget = free * u128::from(fraction) / 1_000;
     let weights = estimate.weights;
     let pool = budget.saturating_sub(weights);

@@ -117,7 +117,7 @@ fn table(
                     .text(&preset_name(lang, fit.device)),
             ),
         )
-        .child(el("td").text(&short(lang, fit.device.bytes, units)))
+        .child(el("td").text(&short(lang, fit.capacity(), units)))
         .child(el("td").text(if fit.fits { "✓" } else { "✗" }))
         .child(
             el("td")

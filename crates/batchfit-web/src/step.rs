@@ -104,7 +104,7 @@ pub fn step(state: State) -> El {
                 peak: (!points.is_empty()).then(|| (peak, w.step_peak.to_owned())),
                 capacity: config
                     .device
-                    .map(|d| (device_name(lang.get(), d), d.bytes())),
+                    .map(|d| (device_name(lang.get(), d), d.usable_bytes())),
                 y_label: w.step_axis.to_owned(),
                 units: config.units,
                 lang: lang.get(),

@@ -79,7 +79,7 @@ pub fn sweep(state: State) -> El {
             chosen_batch: config.batch(),
             capacity: config
                 .device
-                .map(|d| (device_name(lang.get(), d), d.bytes())),
+                .map(|d| (device_name(lang.get(), d), d.usable_bytes())),
             x_label: w().sweep_batch.to_owned(),
             y_label: w().sweep_axis.to_owned(),
             units: config.units,
@@ -205,7 +205,7 @@ fn row(state: State, index: usize) -> El {
             let row = state.sweep.with(|rows| rows.get(index).copied());
             let (chosen, capacity, units) = state
                 .config
-                .with(|c| (c.batch(), c.device.map(|d| d.bytes()), c.units));
+                .with(|c| (c.batch(), c.device.map(|d| d.usable_bytes()), c.units));
             (row, chosen, capacity, units, lang.get())
         }),
         Box::new(move |&(row, chosen_batch, capacity, units, lang)| {

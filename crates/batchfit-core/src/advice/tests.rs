@@ -16,7 +16,7 @@ fn config(query: &str) -> Config {
 #[test]
 fn a_one_card_user_is_advised_on_one_card_with_a_margin() {
     let c = config("form=transformer&model=llama-3.1-8b&gpu=rtx-4090");
-    let device = c.device.map(|d| d.bytes()).expect("a device");
+    let device = c.device.map(|d| d.usable_bytes()).expect("a device");
     let advice = fixes(&c);
     assert!(!advice.is_empty());
     assert!(advice[0].fits_pessimistic, "{:?}", advice[0].fix.levers);
@@ -144,7 +144,7 @@ proptest! {
 fn the_parameters_form_hands_off_to_the_transformer_form() {
     let c = config("form=parameters&params=7B&optimizer=adamw&batch=8&gpu=h100-80gb");
     let e = memory::estimate(&c);
-    assert!(e.model_states() > c.device.expect("a device").bytes());
+    assert!(e.model_states() > c.device.expect("a device").usable_bytes());
     assert!(e.states_exceed_device());
     let small = config("form=parameters&params=1B&optimizer=adamw&batch=8&gpu=h100-80gb");
     assert!(!memory::estimate(&small).states_exceed_device());

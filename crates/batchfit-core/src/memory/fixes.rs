@@ -511,7 +511,7 @@ type Rank = (
 /// wrong one).
 /// Deterministic.
 pub fn fixes(config: &Config) -> Vec<Fix> {
-    let device = config.device.map_or(0, |d| d.bytes());
+    let device = config.device.map_or(0, |d| d.usable_bytes());
     let on_device = |c: &Config| fits_device(c, device);
     let with_host = |c: &Config| {
         let parts = Parts::of(c);
@@ -530,7 +530,7 @@ pub fn fixes(config: &Config) -> Vec<Fix> {
 /// (and fits its device by the estimate). Empty where `config` fits its
 /// device by the estimate, or has none.
 pub fn fixes_for(config: &Config, target: &Target<'_>) -> Vec<Fix> {
-    let Some(device) = config.device.map(|d| d.bytes()) else {
+    let Some(device) = config.device.map(|d| d.usable_bytes()) else {
         return Vec::new();
     };
     if fits_device(config, device) {

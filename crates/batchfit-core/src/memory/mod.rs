@@ -128,7 +128,9 @@ pub struct Estimate {
     /// What is alive at the peak, by component: its parts sum exactly to
     /// `peak_allocated`. The fields above are each term's own size.
     pub at_peak: AtPeak,
-    /// The device's memory, when one is chosen.
+    /// What a process can allocate on the device, when one is chosen
+    /// ([`crate::presets::Device::usable_bytes`]: an NVIDIA card's total as
+    /// CUDA reports it, below nvidia-smi's).
     pub device_bytes: Option<u128>,
     pub fits: Option<bool>,
     /// The largest batch whose `required` fits the device (0: not even one sample).
@@ -265,7 +267,7 @@ fn estimate_of(config: &Config, model: &Model) -> Estimate {
     let (_, parts) = model.at(batch);
     let total = parts.total(batch);
     let reserved = parts.reserved(batch);
-    let device_bytes = config.device.map(|d| d.bytes());
+    let device_bytes = config.device.map(|d| d.usable_bytes());
     let required_bytes = required(reserved, config);
     Estimate {
         parameters: parts.parameters,

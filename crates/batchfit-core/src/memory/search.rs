@@ -76,7 +76,7 @@ pub(super) fn smallest(low: u64, high: u64, fits: impl Fn(u64) -> bool) -> Optio
 /// `required(seq)`, which never decreases with the sequence; the model's own
 /// context limit (`max_position_embeddings`) is not applied.
 pub fn max_seq(config: &Config) -> Option<u64> {
-    let device = config.device?.bytes();
+    let device = config.device?.usable_bytes();
     let generated = match config.form {
         Form::Parameters => return None,
         Form::Transformer if config.transformer.arch.kind == Kind::Vision => return None,
@@ -126,7 +126,7 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
     let model = Model::of(config);
     let chosen = config.batch();
     let last = match config.device {
-        Some(device) => max_batch_within(&model, config, device.bytes()).max(chosen),
+        Some(device) => max_batch_within(&model, config, device.usable_bytes()).max(chosen),
         None => chosen,
     };
     let mut batches: Vec<u64> = std::iter::successors(Some(1u64), |&b| {
@@ -160,7 +160,7 @@ pub fn sweep(config: &Config) -> Vec<SweepRow> {
 /// parallelism the degree is a multiple of `ep` (of ep × etp / gcd(ep × etp,
 /// tp) with expert tensor parallelism), which must divide it.
 pub fn gpus_needed(config: &Config) -> Option<u64> {
-    let device = config.device?.bytes();
+    let device = config.device?.usable_bytes();
     if config.form != Form::Transformer {
         return None;
     }
@@ -191,12 +191,18 @@ pub struct DeviceFit {
 }
 
 impl DeviceFit {
+    /// What a process can allocate on the device, which the required memory
+    /// is compared with ([`Device::usable_bytes`]).
+    pub fn capacity(&self) -> u128 {
+        self.device.usable_bytes()
+    }
+
     /// Capacity − required: negative when the device is short of memory.
     pub fn spare(&self) -> i128 {
         // Both are below 2^127 (a capacity is at most a few TB, the required
         // memory is a sum of u128s that the estimate saturates).
         let signed = |bytes: u128| i128::try_from(bytes).unwrap_or(i128::MAX);
-        signed(self.device.bytes).saturating_sub(signed(self.required))
+        signed(self.capacity()).saturating_sub(signed(self.required))
     }
 }
 

@@ -661,9 +661,10 @@ fn devices_give_fit_and_the_exact_largest_batch() {
 #[test]
 fn every_device_preset_with_its_fit_and_largest_batch() {
     // 14 GB of FP16 weights + 1 GB overhead + 1.1 GB reserved per sample:
-    // 16.1 GB at batch 1. A T4 (15,360 MiB = 16,106,127,360 bytes) holds one
-    // sample and 6,127,360 bytes to spare; a V100 16GB (16,160 MiB) still one;
-    // an RTX 3090 (24,576 MiB = 25,769,803,776 bytes) nine (10.77 GB / 1.1 GB).
+    // 16.1 GB at batch 1, against what CUDA can allocate. A T4 (15,104 MiB =
+    // 15,837,691,904 bytes, under nvidia-smi's 15,360 MiB) holds none; a V100
+    // 16GB (16,144 MiB) one, with 828,210,944 bytes to spare; an RTX 3090
+    // (24,238 MiB = 25,415,385,088 bytes) nine (10.42 GB / 1.1 GB).
     let c = config("form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=1000");
     let rows = devices(&c);
     assert_eq!(rows.len(), crate::presets::DEVICES.len());
@@ -671,12 +672,14 @@ fn every_device_preset_with_its_fit_and_largest_batch() {
     let t4 = row("t4");
     assert_eq!(
         (t4.required, t4.fits, t4.max_batch),
-        (16_100_000_000, true, 1)
+        (16_100_000_000, false, 0)
     );
-    assert_eq!(t4.spare(), 6_127_360);
+    assert_eq!(t4.capacity(), 15_837_691_904);
+    assert_eq!(t4.spare(), 15_837_691_904 - 16_100_000_000);
+    let v100 = row("v100-16gb");
     assert_eq!(
-        (row("v100-16gb").fits, row("v100-16gb").max_batch),
-        (true, 1)
+        (v100.fits, v100.max_batch, v100.spare()),
+        (true, 1, 828_210_944)
     );
     assert_eq!(row("rtx-3090").max_batch, 9);
     // Not the transformer form: no GPU count.
@@ -685,7 +688,7 @@ fn every_device_preset_with_its_fit_and_largest_batch() {
     // 40 GB one; the spare is negative where it does not fit.
     let rows = devices(&c.with_batch(20));
     for r in &rows {
-        assert_eq!(r.fits, r.device.bytes >= 36_000_000_000, "{}", r.device.id);
+        assert_eq!(r.fits, r.capacity() >= 36_000_000_000, "{}", r.device.id);
         assert_eq!(r.fits, r.spare() >= 0, "{}", r.device.id);
     }
     // The transformer form says how many GPUs ZeRO-3 needs on each.
@@ -1090,7 +1093,7 @@ fn the_longest_context_that_fits() {
     );
     // 16.06 GB of BF16 weights leave about 6 GB for the cache: 128 KiB a token
     // in BF16 (2 × 32 layers × 8 × 128 × 2 bytes), half in FP8.
-    assert_eq!((bf16, fp8), (34_116, 47_330)); // docs/model.md §5
+    assert_eq!((bf16, fp8), (32_659, 45_304)); // docs/model.md §5
     assert!(int4 > fp8, "{fp8} {int4}");
     for (extra, max) in [("", bf16), ("&kv_dtype=fp8", fp8), ("&kv_dtype=int4", int4)] {
         let at = |seq: u64| estimate_of(&format!("{base}{extra}&seq={}", seq - 256)).fits;
@@ -1155,7 +1158,7 @@ proptest! {
     #[test]
     fn devices_are_the_estimate_on_each_device(c in any_config()) {
         let rows = devices(&c);
-        prop_assert!(rows.windows(2).all(|w| w[0].device.bytes <= w[1].device.bytes));
+        prop_assert!(rows.windows(2).all(|w| w[0].capacity() <= w[1].capacity()));
         for r in &rows {
             let mut on = c;
             on.device = Some(Device::Preset(r.device));
@@ -1425,7 +1428,7 @@ proptest! {
         let batch = config.batch();
         let now = required(model.at(batch).1.reserved(batch), &config);
         let near = [now.saturating_sub(1), now, now + 1, 2 * now];
-        for device in config.device.map(|d| d.bytes()).into_iter().chain(near).chain([24 * GB, 80 * GB]) {
+        for device in config.device.map(|d| d.usable_bytes()).into_iter().chain(near).chain([24 * GB, 80 * GB]) {
             let fits = |b: u64| required(model.at(b).1.reserved(b), &config) <= device;
             let measured = largest(1, BATCH.max, fits).unwrap_or(0);
             prop_assert_eq!(max_batch_within(&model, &config, device), measured);

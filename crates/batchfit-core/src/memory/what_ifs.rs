@@ -167,7 +167,7 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
                 change,
                 config,
                 required,
-                fits: config.device.map(|d| required <= d.bytes()),
+                fits: config.device.map(|d| required <= d.usable_bytes()),
             }
         })
         .filter(|option| option.required != now)

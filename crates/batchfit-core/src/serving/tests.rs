@@ -773,7 +773,7 @@ proptest! {
         Framework::Sglang.apply(&mut config.transformer);
         config.device = Some(Device::Preset(&crate::presets::DEVICES[device]));
         let plan = plan(&config).expect("a plan");
-        let free = config.device.map_or(0, |d| d.cuda_bytes()).saturating_sub(config.overhead_bytes());
+        let free = config.device.map_or(0, |d| d.usable_bytes()).saturating_sub(config.overhead_bytes());
         prop_assert_eq!(plan.budget + plan.reserve, free);
         if plan.weights < plan.budget {
             prop_assert_eq!(plan.weights + plan.kv_cache_pool, plan.budget);

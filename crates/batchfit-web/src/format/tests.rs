@@ -59,7 +59,7 @@ fn prose_sizes_have_three_significant_figures() {
 }
 
 /// A need said to fit is printed rounded down, never above the capacity it
-/// fits: 25.75 GB on an RTX 4090's 25.76 GB reads 25.7, not 25.8 (issue 28).
+/// fits: 25.75 GB on a 25.76 GB card reads 25.7, not 25.8 (issue 28).
 #[test]
 fn a_need_that_fits_is_never_printed_above_the_capacity() {
     assert_eq!(short(Lang::En, 25_750_000_000, Units::Decimal), "25.8 GB");

@@ -873,7 +873,11 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
     ),
     (
         Param::Gpu,
-        f("Device", "", "Capacity as the driver reports it."),
+        f(
+            "Device",
+            "",
+            "Fits are checked against what CUDA can allocate, a little under nvidia-smi's total.",
+        ),
     ),
     (Param::GpuGb, f("Custom capacity", "GB", "GB = 10⁹ bytes.")),
     (
@@ -1154,7 +1158,8 @@ pub(super) static EN: Words = Words {
     overhead: "Overhead",
     required: "Required",
     parameters: "Parameters",
-    capacity: "Device capacity",
+    capacity: "Usable capacity",
+    capacity_note: "What a process can allocate: on an NVIDIA card, nvidia-smi's total less what the driver keeps.",
     cpu_memory: "CPU memory (offload)",
     cpu_memory_note: "Host RAM for this GPU's process; in no GPU reading.",
     peak_allocated: "Peak allocated",
@@ -1293,7 +1298,7 @@ pub(super) static EN: Words = Words {
     devices_title: "Which GPUs fit",
     devices_note: "This setup on every GPU in the list, smallest first: whether it fits at this batch, the largest batch that fits, the GPUs needed (ZeRO and parallelism as set) and the memory left. Pick a GPU to use it.",
     devices_device: "GPU",
-    devices_memory: "Memory",
+    devices_memory: "Usable memory",
     devices_spare: "Left",
     devices_short_by: "short by",
     devices_pick: "Use this GPU",

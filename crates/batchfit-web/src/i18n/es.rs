@@ -932,7 +932,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "Dispositivo",
             "",
-            "Capacidad tal como la informa el driver.",
+            "Se comprueba contra lo que CUDA puede asignar, algo menos que el total de nvidia-smi.",
         ),
     ),
     (
@@ -1256,7 +1256,8 @@ pub(super) static ES: Words = Words {
     overhead: "Sobrecarga",
     required: "Necesaria",
     parameters: "Parámetros",
-    capacity: "Capacidad del dispositivo",
+    capacity: "Capacidad utilizable",
+    capacity_note: "Lo que un proceso puede asignar: en una tarjeta NVIDIA, el total de nvidia-smi menos lo que reserva el driver.",
     cpu_memory: "Memoria de CPU (offload)",
     cpu_memory_note: "RAM del host para el proceso de esta GPU; no cuenta en ninguna lectura de la GPU.",
     peak_allocated: "Pico asignado",
@@ -1395,7 +1396,7 @@ pub(super) static ES: Words = Words {
     devices_title: "Qué GPUs caben",
     devices_note: "Esta configuración en cada GPU de la lista, de menor a mayor: si cabe con este lote, el lote más grande que cabe, las GPUs necesarias (ZeRO y paralelismo como están) y la memoria que sobra. Elija una GPU para usarla.",
     devices_device: "GPU",
-    devices_memory: "Memoria",
+    devices_memory: "Memoria utilizable",
     devices_spare: "Sobra",
     devices_short_by: "faltan",
     devices_pick: "Usar esta GPU",

@@ -312,6 +312,7 @@ pub struct Words {
     pub required: &'static str,
     pub parameters: &'static str,
     pub capacity: &'static str,
+    pub capacity_note: &'static str,
     pub cpu_memory: &'static str,
     pub cpu_memory_note: &'static str,
     pub peak_allocated: &'static str,

@@ -118,7 +118,9 @@ pub(super) fn breakdown(state: State) -> El {
         let c = config.get();
         BreakdownChart {
             segments: estimate.with(bar_segments),
-            capacity: c.device.map(|d| (device_name(lang.get(), d), d.bytes())),
+            capacity: c
+                .device
+                .map(|d| (device_name(lang.get(), d), d.usable_bytes())),
             units: c.units,
             lang: lang.get(),
             dark: state.dark.get(),
@@ -364,7 +366,7 @@ pub(super) fn breakdown_table(state: State) -> El {
                 vec![reading(
                     "device-bytes",
                     |w| w.capacity,
-                    None,
+                    Some(|w| w.capacity_note),
                     |e| e.device_bytes.unwrap_or(0),
                 )]
             }),

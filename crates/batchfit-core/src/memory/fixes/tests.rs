@@ -370,7 +370,7 @@ fn check_fixes(config: &Config) -> Result<(), TestCaseError> {
     if estimate(config).fits != Some(false) {
         prop_assert!(found.is_empty());
     }
-    let device = config.device.map_or(0, |d| d.bytes());
+    let device = config.device.map_or(0, |d| d.usable_bytes());
     for fix in &found {
         prop_assert!(!fix.levers.is_empty() && fix.levers.len() <= MAX_LEVERS);
         prop_assert_eq!(fix.estimate, estimate(&fix.config));
