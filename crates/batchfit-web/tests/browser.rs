@@ -917,6 +917,44 @@ async fn the_transformer_form_matches_the_core_for_a_preset_on_a_device() {
     assert_eq!(fits, expected.fits.map(|f| f.to_string()));
 }
 
+/// The fit is checked against what a process can allocate: an RTX 4090's
+/// 24,207 MiB as CUDA reports it, not nvidia-smi's 24,564. A need between the
+/// two (7B FP16 weights, 14 GB, + 1.1 × 9,545 MB reserved for one sample + 1
+/// GB of overhead = 25.4995 GB) does not fit, short by what the page says,
+/// and the capacity row shows the usable figure with its reason.
+#[wasm_bindgen_test]
+async fn a_need_above_what_cuda_can_allocate_does_not_fit() {
+    let query =
+        "form=parameters&params=7B&precision=fp16&optimizer=none&batch=1&act_mb=9545&gpu=rtx-4090";
+    let (host, _app) = mount_with(query);
+    settle().await;
+    let usable: u128 = 24_207 * (1 << 20);
+    let required: u128 = bytes(&host, "required").parse().expect("bytes");
+    assert_eq!(required, 25_499_500_000);
+    assert!(usable < required && required < 24_564 * (1 << 20));
+    assert_eq!(bytes(&host, "device-bytes"), usable.to_string());
+    let badge = find(&host, "[data-testid=\"fits\"]");
+    assert_eq!(badge.get_attribute("data-value").as_deref(), Some("false"));
+    let text = badge.text_content().unwrap_or_default();
+    // 25,499,500,000 − 25,382,879,232 = 116,620,768 bytes.
+    assert!(text.ends_with("short by 117 MB"), "{text}");
+    let row = find(&host, "[data-testid=\"device-bytes\"]")
+        .closest("tr")
+        .ok()
+        .flatten()
+        .expect("the capacity row")
+        .text_content()
+        .unwrap_or_default();
+    assert!(row.starts_with("Usable capacity"), "{row}");
+    assert!(
+        row.contains("nvidia-smi's total less what the driver keeps"),
+        "{row}"
+    );
+    // The same answer the core gives, which the CLI prints.
+    let e = batchfit_core::memory::estimate(&batchfit_core::query::parse(query).config);
+    assert_eq!((e.device_bytes, e.fits), (Some(usable), Some(false)));
+}
+
 /// "Which GPUs fit": built only once opened; its fit marks and largest batches
 /// are `memory::devices`' (what `batchfit devices` prints), and a click on a
 /// device picks it for the whole page.
