@@ -49,6 +49,8 @@ struct ServingRow {
     id: &'static str,
     name: &'static str,
     bytes: u128,
+    /// What a process can allocate, which the engine takes its share of.
+    usable_bytes: u128,
     /// Whether vLLM starts: one request of `max_model_len` fits the pool.
     starts: bool,
     kv_cache_pool: u128,
@@ -67,6 +69,7 @@ fn serving_table(config: &Config, json: bool) -> String {
             id: device.id,
             name: device.name,
             bytes: device.bytes,
+            usable_bytes: device.usable_bytes(),
             starts: plan.refusal.is_none(),
             kv_cache_pool: plan.kv_cache_pool,
             kv_cache_tokens: plan.pool_tokens,
@@ -87,14 +90,14 @@ fn serving_table(config: &Config, json: bool) -> String {
     );
     out.push_str(&format!(
         "  {:<12} {:<30} {:>12} {:>12} {:>16} {:>16}\n",
-        "id", "device", "memory", "KV pool", "requests at once", "longest request"
+        "id", "device", "usable", "KV pool", "requests at once", "longest request"
     ));
     for row in &rows {
         out.push_str(&format!(
             "  {:<12} {:<30} {:>12} {:>12} {:>16} {:>16}\n",
             row.id,
             row.name,
-            size(row.bytes, units),
+            size(row.usable_bytes, units),
             size(row.kv_cache_pool, units),
             if row.starts {
                 group_thousands(u64::try_from(row.concurrent_requests).unwrap_or(u64::MAX))

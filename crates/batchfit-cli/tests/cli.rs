@@ -1703,6 +1703,15 @@ fn vllm_states_its_plan_and_its_refusals() {
             .unwrap_or_else(|| panic!("{id}: {devices}"))
     };
     assert_eq!(on("rtx-4090")["kv_cache_tokens"], 42_064);
+    // Its budget is a share of what CUDA reports, 24,207 MiB, and the rows
+    // go by it.
+    assert_eq!(on("rtx-4090")["usable_bytes"], 25_382_879_232_u64);
+    let usable: Vec<u64> = rows
+        .iter()
+        .filter_map(|r| r["usable_bytes"].as_u64())
+        .collect();
+    assert_eq!(usable.len(), rows.len());
+    assert!(usable.is_sorted(), "{usable:?}");
     assert_eq!(on("t4")["starts"], false);
     assert!(rows.iter().all(|r| r["id"] != "apple-64gb"));
     // Without the profile, no plan.
