@@ -876,7 +876,7 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f(
             "Device",
             "",
-            "Fits are checked against what CUDA can allocate, a little under nvidia-smi's total.",
+            "Checked against what a process can allocate: on an NVIDIA card, a little under nvidia-smi's total.",
         ),
     ),
     (Param::GpuGb, f("Custom capacity", "GB", "GB = 10⁹ bytes.")),

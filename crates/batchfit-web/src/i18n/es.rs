@@ -932,7 +932,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "Dispositivo",
             "",
-            "Se comprueba contra lo que CUDA puede asignar, algo menos que el total de nvidia-smi.",
+            "Se compara con lo que un proceso puede asignar: en una tarjeta NVIDIA, algo menos que el total de nvidia-smi.",
         ),
     ),
     (
