@@ -35,8 +35,12 @@ struct Side {
     query: String,
     /// Each quantity of [`QUANTITIES`], in bytes.
     bytes: Bytes,
+    /// The device's memory as its driver reports it.
     #[serde(skip_serializing_if = "Option::is_none")]
     device_bytes: Option<u128>,
+    /// What a process can allocate on it, which `fits` is checked against.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usable_bytes: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fits: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,7 +135,8 @@ fn side(config: &Config, e: &Estimate) -> Side {
             nvidia_smi: e.nvidia_smi,
             required: e.required,
         },
-        device_bytes: e.device_bytes,
+        device_bytes: config.device.map(|d| d.bytes()),
+        usable_bytes: e.device_bytes,
         fits: e.fits,
         max_batch: e.max_batch,
     }

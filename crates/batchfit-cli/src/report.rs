@@ -57,8 +57,13 @@ struct Report {
     /// on the GPU in full, it may spill to CPU under pressure.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     optimizer_may_spill: bool,
+    /// The device's memory as its driver reports it (nvidia-smi's total).
     #[serde(skip_serializing_if = "Option::is_none")]
     device_bytes: Option<u128>,
+    /// What a process can allocate on it, which `required` is checked
+    /// against (docs/model.md §4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usable_bytes: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fits: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -696,7 +701,8 @@ pub fn json(config: &Config) -> String {
         margin_bytes: e.margin_bytes(),
         cpu_memory: (e.cpu_memory > 0).then_some(e.cpu_memory),
         optimizer_may_spill: e.optimizer_may_spill,
-        device_bytes: e.device_bytes,
+        device_bytes: config.device.map(|d| d.bytes()),
+        usable_bytes: e.device_bytes,
         fits: e.fits,
         max_batch: e.max_batch,
         max_seq: memory::max_seq(config),

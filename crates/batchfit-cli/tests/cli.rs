@@ -556,6 +556,10 @@ fn check_exits_0_when_it_fits_with_one_line() {
     let report = json(&["--json", SHARDED]);
     assert_eq!(report["required"], 53_178_610_484_u64);
     assert_eq!(report["max_batch"], 7);
+    // The H100's 81,559 MiB as nvidia-smi reports it, and the 81,090 MiB a
+    // process can allocate, which the fit is checked against.
+    assert_eq!(report["device_bytes"], 85_520_809_984_u64);
+    assert_eq!(report["usable_bytes"], 85_029_027_840_u64);
 }
 
 #[test]
@@ -832,14 +836,15 @@ fn devices_answers_as_the_estimate_does_on_every_preset() {
             report.get("gpus_needed").cloned().unwrap_or_default(),
             "{id}"
         );
-        let spare = i128::from(report["device_bytes"].as_u64().expect("bytes"))
+        let spare = i128::from(report["usable_bytes"].as_u64().expect("bytes"))
             - i128::from(report["required"].as_u64().expect("bytes"));
         assert_eq!(
             row["spare_bytes"].as_i64().map(i128::from),
             Some(spare),
             "{id}"
         );
-        assert_eq!(row["usable_bytes"], report["device_bytes"], "{id}");
+        assert_eq!(row["usable_bytes"], report["usable_bytes"], "{id}");
+        assert_eq!(row["bytes"], report["device_bytes"], "{id}");
         assert!(
             row["bytes"].as_u64() >= row["usable_bytes"].as_u64(),
             "{id}"
