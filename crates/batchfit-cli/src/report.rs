@@ -1360,7 +1360,7 @@ pub fn presets(json: bool) -> String {
             id: d.id,
             name: d.name,
             bytes: d.bytes,
-            usable_bytes: Device::Preset(d).usable_bytes(),
+            usable_bytes: d.usable_bytes(),
             source: d.source,
         })
         .collect();

@@ -876,18 +876,18 @@ pub const MODELS: &[ModelPreset] = &[
     ),
 ];
 
-/// An NVIDIA card of compute capability `capability`.
+/// An NVIDIA card of compute capability `capability`, with its total as
+/// nvidia-smi reports it and as CUDA does, both in MiB.
 const fn nvidia(
     id: &'static str,
     name: &'static str,
-    bytes: u128,
+    (smi_mib, cuda_mib): (u32, u32),
     capability: (u8, u8),
-    cuda_mib: u32,
 ) -> DevicePreset {
     DevicePreset {
         capability: Some(capability),
         cuda_mib,
-        ..preset(DeviceKind::Gpu, id, name, bytes, SMI)
+        ..preset(DeviceKind::Gpu, id, name, smi_mib as u128 * MIB, SMI)
     }
 }
 
@@ -938,47 +938,22 @@ const fn preset(
 const SMI: &str = "nvidia-smi memory.total as the driver reports it";
 
 /// Each NVIDIA card's second figure is the total CUDA reports on a current
-/// driver (R535 and later keep 300–900 MiB more than older ones), as public
-/// device queries, PyTorch's device properties and its out-of-memory messages
-/// print it for that card; docs/model.md §3.12 gives each figure's sources.
+/// driver (R535 and later), 8 to 925 MiB under nvidia-smi's, as public device
+/// queries, PyTorch's device properties and its out-of-memory messages print
+/// it for that card; docs/model.md §3.12 gives each figure's sources.
 pub const DEVICES: &[DevicePreset] = &[
-    nvidia("t4", "NVIDIA T4 16GB", 15_360 * MIB, (7, 5), 15_104),
-    nvidia(
-        "v100-16gb",
-        "NVIDIA V100 16GB",
-        16_160 * MIB,
-        (7, 0),
-        16_144,
-    ),
-    nvidia(
-        "v100-32gb",
-        "NVIDIA V100 32GB",
-        32_510 * MIB,
-        (7, 0),
-        32_502,
-    ),
-    nvidia(
-        "rtx-3090",
-        "NVIDIA RTX 3090 24GB",
-        24_576 * MIB,
-        (8, 6),
-        24_238,
-    ),
-    nvidia(
-        "rtx-4090",
-        "NVIDIA RTX 4090 24GB",
-        24_564 * MIB,
-        (8, 9),
-        24_207,
-    ),
+    nvidia("t4", "NVIDIA T4 16GB", (15_360, 15_104), (7, 5)),
+    nvidia("v100-16gb", "NVIDIA V100 16GB", (16_160, 16_144), (7, 0)),
+    nvidia("v100-32gb", "NVIDIA V100 32GB", (32_510, 32_502), (7, 0)),
+    nvidia("rtx-3090", "NVIDIA RTX 3090 24GB", (24_576, 24_238), (8, 6)),
+    nvidia("rtx-4090", "NVIDIA RTX 4090 24GB", (24_564, 24_207), (8, 9)),
     // nvidia-smi's total on a GeForce RTX 5090 (github.com/noonghunna/club-3090
     // issue #1229); Blackwell consumer cards are compute capability 12.0.
     nvidia(
         "rtx-5090",
         "NVIDIA RTX 5090 32GB",
-        32_607 * MIB,
+        (32_607, 32_109),
         (12, 0),
-        32_109,
     ),
     // nvidia-smi's total on an RTX PRO 6000 Blackwell (github.com/vllm-project/
     // vllm issue #27542; the Workstation Edition's in lxc902/realtime-video-demo
@@ -986,59 +961,38 @@ pub const DEVICES: &[DevicePreset] = &[
     nvidia(
         "rtx-pro-6000",
         "NVIDIA RTX PRO 6000 Blackwell 96GB",
-        97_887 * MIB,
+        (97_887, 97_250),
         (12, 0),
-        97_250,
     ),
-    nvidia("a10g", "NVIDIA A10G 24GB", 23_028 * MIB, (8, 6), 22_587),
-    nvidia("l4", "NVIDIA L4 24GB", 23_034 * MIB, (8, 9), 22_518),
-    nvidia("l40s", "NVIDIA L40S 48GB", 46_068 * MIB, (8, 9), 45_589),
-    nvidia(
-        "a100-40gb",
-        "NVIDIA A100 40GB",
-        40_960 * MIB,
-        (8, 0),
-        40_339,
-    ),
-    nvidia(
-        "a100-80gb",
-        "NVIDIA A100 80GB",
-        81_920 * MIB,
-        (8, 0),
-        81_152,
-    ),
+    nvidia("a10g", "NVIDIA A10G 24GB", (23_028, 22_587), (8, 6)),
+    nvidia("l4", "NVIDIA L4 24GB", (23_034, 22_518), (8, 9)),
+    nvidia("l40s", "NVIDIA L40S 48GB", (46_068, 45_589), (8, 9)),
+    nvidia("a100-40gb", "NVIDIA A100 40GB", (40_960, 40_339), (8, 0)),
+    nvidia("a100-80gb", "NVIDIA A100 80GB", (81_920, 81_152), (8, 0)),
     nvidia(
         "h100-80gb",
         "NVIDIA H100 80GB SXM",
-        81_559 * MIB,
+        (81_559, 81_090),
         (9, 0),
-        81_090,
     ),
     // nvidia-smi's totals: an H100 NVL (github.com/NVIDIA/gpu-admin-tools
     // issue #4) and an H20 (github.com/deepseek-ai/DeepGEMM issue #268), both
     // Hopper, compute capability 9.0.
-    nvidia(
-        "h100-nvl",
-        "NVIDIA H100 NVL 94GB",
-        95_830 * MIB,
-        (9, 0),
-        95_232,
-    ),
-    nvidia("h20", "NVIDIA H20 96GB", 97_871 * MIB, (9, 0), 97_285),
-    nvidia("h200", "NVIDIA H200 141GB", 143_771 * MIB, (9, 0), 143_155),
+    nvidia("h100-nvl", "NVIDIA H100 NVL 94GB", (95_830, 95_232), (9, 0)),
+    nvidia("h20", "NVIDIA H20 96GB", (97_871, 97_285), (9, 0)),
+    nvidia("h200", "NVIDIA H200 141GB", (143_771, 143_155), (9, 0)),
     // nvidia-smi's total on each of eight B200s (github.com/modal-labs/
     // gpu-glossary gpu-glossary/host-software/nvidia-smi.md at e05d085c);
     // compute capability 10.0 (the device query in pytorch/ao pull request
     // #4002).
-    nvidia("b200", "NVIDIA B200 180GB", 183_359 * MIB, (10, 0), 182_630),
+    nvidia("b200", "NVIDIA B200 180GB", (183_359, 182_630), (10, 0)),
     // nvidia-smi's total on a GB200's Blackwell GPU (github.com/vllm-project/
     // vllm issue #24272), compute capability 10.0 as the B200's.
     nvidia(
         "gb200",
         "NVIDIA GB200 (one GPU) 186GB",
-        189_471 * MIB,
+        (189_471, 188_733),
         (10, 0),
-        188_733,
     ),
     // nvidia-smi's total on a B300 SXM6 AC, the same on drivers 580 and
     // 590 in several public captures (the search index's files 63125688786
@@ -1047,7 +1001,7 @@ pub const DEVICES: &[DevicePreset] = &[
     // capability 10.3 (sm_103: github.com/datacrunch-research/blogs
     // blackwell-vms/blackwell_vms.md at 1bb44355, and the `compute_cap`
     // field of the same captures).
-    nvidia("b300", "NVIDIA B300 288GB", 275_040 * MIB, (10, 3), 274_115),
+    nvidia("b300", "NVIDIA B300 288GB", (275_040, 274_115), (10, 3)),
     gpu(
         "gaudi3",
         "Intel Gaudi 3 128GB",

@@ -244,6 +244,13 @@ fn required(reserved: u128, config: &Config) -> u128 {
     with_margin(reserved + config.overhead_bytes(), config)
 }
 
+/// [`Estimate::required`] of `config` at its own batch, without the search
+/// for the largest batch that fits.
+fn required_at(config: &Config) -> u128 {
+    let batch = config.batch();
+    required(Model::of(config).at(batch).1.reserved(batch), config)
+}
+
 /// `nvidia_smi × (1 + margin)`, rounded up to a byte: what is compared with
 /// the device for a process that nvidia-smi would show at `nvidia_smi` bytes
 /// (saturating, for the validation range's ends: [`crate::confidence`]).

@@ -1,7 +1,7 @@
 //! The searches over an estimate: the largest batch and sequence that fit,
 //! the batch sweep, the GPUs needed, and the fit on every device preset.
 
-use super::{Model, Parts, estimate, required};
+use super::{Model, Parts, estimate, required, required_at};
 use crate::activations::{BATCH, SEQ};
 use crate::presets::{DEVICES_BY_CAPACITY, Device, DevicePreset};
 use crate::query::{Config, Form};
@@ -168,8 +168,7 @@ pub fn gpus_needed(config: &Config) -> Option<u64> {
     let fits = |groups: u64| {
         let mut trial = *config;
         trial.transformer.gpus = groups * ep;
-        let batch = trial.batch();
-        required(Model::of(&trial).at(batch).1.reserved(batch), &trial) <= device
+        required_at(&trial) <= device
     };
     smallest(1, GPUS.max / ep, fits).map(|groups| groups * ep)
 }

@@ -1,6 +1,6 @@
 //! What would make a configuration fit: one change at a time, with its estimate.
 
-use super::{Model, estimate, gpus_needed, required};
+use super::{estimate, gpus_needed, required_at};
 use crate::Precision;
 use crate::query::{Config, Form, rules};
 use crate::transformer::{self, BaseQuant, KvDtype, Mode, Recipe};
@@ -172,13 +172,6 @@ pub fn what_ifs(config: &Config) -> Vec<WhatIf> {
         })
         .filter(|option| option.required != now)
         .collect()
-}
-
-/// [`super::Estimate::required`] of `config` at its own batch, without the search
-/// for the largest batch that fits.
-fn required_at(config: &Config) -> u128 {
-    let batch = config.batch();
-    required(Model::of(config).at(batch).1.reserved(batch), config)
 }
 
 /// Fine-tuning with adapters (`TransformerInput::add_adapters`), the base
