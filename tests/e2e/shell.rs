@@ -287,6 +287,87 @@ async fn the_phone_s_top_bar_says_it_is_loading() {
     browser.close().await;
 }
 
+/// Installed before navigation: at the first mutation that shows an answer
+/// in the shell, what it reads (headline, badge, the phone's bar) and whether
+/// any of the app was in the DOM then.
+const ANSWER_WATCH: &str = "
+  window.__firstAnswer = null;
+  new MutationObserver(() => {
+    if (window.__firstAnswer) return;
+    const shell = document.querySelector('.shell:not([hidden])');
+    const headline = shell && shell.querySelector('.shell-answer.summary .headline');
+    if (!headline) return;
+    const badge = shell.querySelector('.shell-answer .badge');
+    window.__firstAnswer = [headline.textContent, badge ? badge.textContent : null,
+      shell.querySelector('.mini-summary').textContent,
+      document.querySelectorAll('[data-testid]').length,
+      performance.getEntriesByName('batchfit:interface').length];
+  }).observe(document, { subtree: true, childList: true });
+";
+
+/// Issue 31: the address's answer (headline, verdict, the phone's bar) is
+/// written into the shell before the app exists (no element of the app in
+/// the DOM, the interface not marked), and once the app has replaced the
+/// shell it reads the same words, once, with the core's bytes.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_answer_stands_before_the_interface() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    for (width, query, badge) in [
+        (
+            1280,
+            "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&lang=en".to_owned(),
+            "✗ Does not fit",
+        ),
+        (
+            375,
+            "form=transformer&lang=es&model=qwen2.5-7b&batch=2&seq=1024&gpu=h200".to_owned(),
+            "✓ Cabe",
+        ),
+    ] {
+        let browser = Browser::start(width, 900).await;
+        browser
+            .cdp(
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({ "source": ANSWER_WATCH }),
+            )
+            .await;
+        browser.open(&server.url(&format!("/?{query}"))).await;
+        browser.testid("required").await;
+        let first = browser.js("return window.__firstAnswer").await;
+        assert_eq!(
+            first[3],
+            json!(0),
+            "{query}: no element of the app yet: {first}"
+        );
+        assert_eq!(
+            first[4],
+            json!(0),
+            "{query}: the interface not built yet: {first}"
+        );
+        assert!(
+            first[1].as_str().is_some_and(|b| b.starts_with(badge)),
+            "{query}: {first}"
+        );
+        let app = browser
+            .js(
+                "return [document.querySelector('[data-testid=headline]').textContent, \
+                   document.querySelector('[data-testid=summary] .badge').textContent, \
+                   document.querySelector('[data-testid=mini-summary]').textContent, \
+                   document.querySelectorAll('.summary, .headline, .badge, .mini-summary, .shell-answer').length]",
+            )
+            .await;
+        assert_eq!(
+            [&first[0], &first[1], &first[2]],
+            [&app[0], &app[1], &app[2]],
+            "{query}: the first answer is the app's, word for word"
+        );
+        assert_eq!(app[3], json!(4), "{query}: one of each, no shell's left");
+        let expected = batchfit_core::memory::estimate(&query::parse(&query).config);
+        assert_eq!(browser.bytes("required").await, expected.required);
+        browser.close().await;
+    }
+}
+
 /// Once the app has mounted: no shell is left, each field is there once, and
 /// it holds the address's value.
 #[tokio::test(flavor = "multi_thread")]
@@ -365,7 +446,7 @@ async fn what_is_typed_before_the_app_arrives_is_kept() {
         })
         .await;
     let before = browser
-        .js("return performance.getEntriesByName('batchfit:first-estimate').length")
+        .js("return performance.getEntriesByName('batchfit:interface').length")
         .await;
     assert_eq!(before, 0, "typed before the app mounted");
     browser

@@ -45,6 +45,8 @@ use state::State;
 
 /// The name of the `performance.mark` set once the first estimate is in the DOM.
 pub const FIRST_ESTIMATE_MARK: &str = "batchfit:first-estimate";
+/// The name of the `performance.mark` set once the app has replaced the shell.
+pub const INTERFACE_MARK: &str = "batchfit:interface";
 
 /// The language the page opens in (the address's, else the browser's), and
 /// its texts fetched if they are a chunk (`i18n::load`); `main` builds the
@@ -181,70 +183,53 @@ pub fn app(parent: &web_sys::Element) {
     finish(parent, open());
 }
 
-/// Mounts the app in place of index.html's stand-in and marks the moment the
-/// first estimate is in the DOM.
+/// Mounts the app in place of index.html's stand-in, and marks the moments
+/// the first estimate is in the DOM ([`FIRST_ESTIMATE_MARK`]) and the app is
+/// ([`INTERFACE_MARK`]).
 ///
-/// With the pre-rendered shell shown, the answer comes first: this task builds
-/// the state, the results and the one-line summary (what a phone shows above
-/// the form) and puts them where the shell's empty ones stood (its form stays,
-/// and stays usable), so that the browser can paint the first estimate before
-/// the form is built; a task of its own then builds the
-/// rest, takes over what was typed into the shell and replaces it (the first
-/// estimate is for the address's values until then). Without a shell (`trunk
-/// serve`'s loading line) one task does all, as [`app`].
+/// With the pre-rendered shell shown, the answer comes before the interface
+/// (issue 31): this task writes the address's headline and verdict into the
+/// shell with plain DOM writes ([`results::first_answer`]), so that the
+/// browser paints them before any of the app is built; the next task builds
+/// the app, takes over what was typed into the shell and replaces it. Where
+/// no answer can stand in the shell, and without a shell (`trunk serve`'s
+/// loading line), the app is built at once.
 pub fn start() {
-    let document = dom::document();
-    let Some(body) = document.body() else {
+    let Some(body) = dom::document().body() else {
         return;
     };
-    let slot = document
-        .query_selector(".shell:not([hidden]) section.results")
+    let answered = dom::document()
+        .query_selector(".shell:not([hidden])")
         .ok()
-        .flatten();
-    let Some(slot) = slot else {
+        .flatten()
+        .is_some_and(|shell| {
+            results::first_answer(&shell, &location::current_query(), browser_lang())
+        });
+    let build = move || {
         let edits = take_stand_in();
         // The page's bindings live as long as the page: its owner is never dropped.
         std::mem::forget(mount(|| app(&body)));
         replay_edits(edits);
-        mark_first_estimate();
-        return;
+        mark(INTERFACE_MARK);
     };
-    let summary_slot = document
-        .query_selector(".shell:not([hidden]) .mini-summary")
-        .ok()
-        .flatten();
-    let mut opening = None;
-    let owner = mount(|| {
-        let answer = open();
-        let _ = slot.replace_with_with_node_1(answer.results.node());
-        if let Some(summary_slot) = summary_slot {
-            let _ = summary_slot.replace_with_with_node_1(answer.summary.node());
-        }
-        opening = Some(answer);
-    });
-    mark_first_estimate();
-    set_timeout(
-        move || {
-            let edits = take_stand_in();
-            if let Some(opening) = opening {
-                owner.with(|| finish(&body, opening));
-            }
-            replay_edits(edits);
-            std::mem::forget(owner);
-        },
-        std::time::Duration::ZERO,
-    );
-}
-
-fn mark_first_estimate() {
-    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
-        let _ = performance.mark(FIRST_ESTIMATE_MARK);
+    if answered {
+        mark(FIRST_ESTIMATE_MARK);
+        set_timeout(build, std::time::Duration::ZERO);
+    } else {
+        build();
+        mark(FIRST_ESTIMATE_MARK);
     }
 }
 
-/// What [`start`] builds before the form: what the address said, the page's
-/// state, the results section with the first estimate and its one-line
-/// summary.
+fn mark(name: &str) {
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = performance.mark(name);
+    }
+}
+
+/// What [`app`] builds first: what the address said, the page's state, the
+/// results section and its one-line summary; [`finish`] puts the rest of the
+/// page around them.
 struct Opening {
     opened: query::Pair,
     /// Whether a bad value of the address stands in its field.

@@ -1,13 +1,13 @@
 // Served only while `cargo xtask dist` takes its snapshots of the built page
-// (crates/xtask/src/prerender.rs); never part of dist/. Once the app has put
-// its first estimate in the DOM, it writes what every field shows into the
+// (crates/xtask/src/prerender.rs); never part of dist/. Once the app has
+// replaced the page's stand-in, it writes what every field shows into the
 // markup (the app sets values as properties, which markup does not carry),
 // keeps the part of the page above the fold that needs no answer (the top
 // bar, the form switch, the inputs, the results' title), and posts it back.
 // The server answers with the next page to snapshot, or nothing.
 (function () {
   function snapshot() {
-    if (performance.getEntriesByName("batchfit:first-estimate").length === 0) {
+    if (performance.getEntriesByName("batchfit:interface").length === 0) {
       setTimeout(snapshot, 20);
       return;
     }

@@ -17,8 +17,8 @@ use crate::serving;
 use crate::state::State;
 
 use breakdown::{breakdown, breakdown_table};
-pub use summary::mini_summary;
 use summary::summary;
+pub use summary::{first_answer, mini_summary};
 use what_ifs::what_ifs;
 
 /// The answer alone, for a compact embed (`embed=compact`): the headline,

@@ -156,17 +156,7 @@ pub fn mini_summary(state: State) -> El {
             if crate::serving::serves(state) {
                 return i18n::words(lang).serving_plan.to_owned();
             }
-            let units = config.units;
-            let needs = needs(lang, &config, &e);
-            match config.form {
-                // The rule's number, then what a GPU needs.
-                Form::Activations => format!(
-                    "{} {} · {needs}",
-                    i18n::words(lang).activations,
-                    short(lang, e.activations, units),
-                ),
-                Form::Parameters | Form::Transformer => needs,
-            }
+            mini_headline(lang, &config, &e)
         })))
         .child(el("span").class("mini-verdict").bind_text(rx(move || {
             let w = i18n::words(lang.get());
@@ -174,13 +164,102 @@ pub fn mini_summary(state: State) -> El {
             if crate::serving::serves(state) && !state.stale() {
                 return String::new();
             }
-            match (state.stale(), estimate.with(|e| e.fits)) {
-                (true, _) => w.not_current.to_owned(),
-                (false, Some(true)) => format!("✓ {}", w.fits),
-                (false, Some(false)) => format!("✗ {}", w.does_not_fit),
-                (false, None) => String::new(),
+            match state.stale() {
+                true => w.not_current.to_owned(),
+                false => mini_verdict(lang.get(), estimate.with(|e| e.fits)),
             }
         })))
+}
+
+/// The phone bar's headline: "Needs 18.5 GB", after the rule's number on
+/// the activations form.
+fn mini_headline(lang: Lang, config: &Config, e: &Estimate) -> String {
+    let needs = needs(lang, config, e);
+    match config.form {
+        Form::Activations => format!(
+            "{} {} · {needs}",
+            i18n::words(lang).activations,
+            short(lang, e.activations, config.units),
+        ),
+        Form::Parameters | Form::Transformer => needs,
+    }
+}
+
+/// "✓ Fits" or "✗ Does not fit"; nothing without a device.
+fn mini_verdict(lang: Lang, fits: Option<bool>) -> String {
+    let w = i18n::words(lang);
+    match fits {
+        Some(true) => format!("✓ {}", w.fits),
+        Some(false) => format!("✗ {}", w.does_not_fit),
+        None => String::new(),
+    }
+}
+
+/// The answer before the interface: the headline, its additions and the
+/// fits badge for the address `query`, and the phone bar's headline and
+/// verdict, written into the pre-rendered `shell` in place of its loading
+/// lines with plain DOM writes and the core's estimate (no state, no
+/// bindings), as the markup the first screen's answer has there
+/// (`shell-answer`, crates/xtask/src/prerender.js). The app replaces the
+/// shell, with the same words, once it is built. Whether an answer stands in
+/// the shell: the first screen's is built with the site; an address with a
+/// bad value, two setups or a serving engine's plan (whose views say it
+/// otherwise) waits for the app.
+pub fn first_answer(shell: &web_sys::Element, query: &str, browser: Lang) -> bool {
+    let find = |selector: &str| shell.query_selector(selector).ok().flatten();
+    if find(".shell-answer").is_some() {
+        return true;
+    }
+    let opened = batchfit_core::query::parse_pair(query);
+    let config = opened.a.config;
+    if opened.b.is_some()
+        || opened
+            .a
+            .problems
+            .iter()
+            .any(|p| p.problem.is_in_the_value())
+        || batchfit_core::serving::serves(&config)
+    {
+        return false;
+    }
+    let (Some(results), Some(mini)) = (find("section.results"), find(".mini-summary")) else {
+        return false;
+    };
+    let lang = config.lang.unwrap_or(browser);
+    let e = memory::estimate(&config);
+    let gpus = memory::gpus_needed(&config);
+    let additions = additions(lang, &config, &e, gpus);
+    let answer = el("div")
+        .class("summary shell-answer")
+        .child(
+            el("p")
+                .class("headline")
+                .text(&headline(lang, &config, &e, gpus, false)),
+        )
+        .children((!additions.is_empty()).then(|| el("p").class("additions").text(&additions)));
+    let answer = match e.fits.filter(|_| e.device_bytes.is_some()) {
+        Some(fits) => answer.child(
+            badge_frame(fits)
+                .child(el("strong").text(fits_word(lang, fits)))
+                .text(&badge_detail(lang, &e, config.units, fits)),
+        ),
+        None => answer,
+    };
+    let _ = results.append_child(answer.node());
+    for (class, text) in [
+        (
+            "mini-headline shell-answer",
+            mini_headline(lang, &config, &e),
+        ),
+        ("mini-verdict shell-answer", mini_verdict(lang, e.fits)),
+    ] {
+        let _ = mini.append_child(el("span").class(class).text(&text).node());
+    }
+    // As on the first screen: the answer, not a loading line, in both places.
+    while let Some(loading) = find(".boot-loading") {
+        loading.remove();
+    }
+    true
 }
 
 /// The answer: the not-current note, the headline, its labelled additions and
@@ -335,30 +414,43 @@ fn confidence_text(lang: Lang, fit: &Fit, verdict: Option<Verdict>, units: Units
 /// Fits or not, in words and a symbol (not colour alone), with the margin.
 fn fits_badge(state: State, fits: bool) -> El {
     let lang = state.lang;
+    badge_frame(fits)
+        .attr("data-testid", "fits")
+        .child(el("strong").bind_text(rx(move || fits_word(lang.get(), fits).to_owned())))
+        .bind_text(rx(move || {
+            let units = state.config.with(|c| c.units);
+            state
+                .estimate
+                .with(|e| badge_detail(lang.get(), e, units, fits))
+        }))
+}
+
+/// The badge without its words: its class, its value and its symbol.
+fn badge_frame(fits: bool) -> El {
     el("p")
         .class(if fits { "badge fits" } else { "badge nofit" })
-        .attr("data-testid", "fits")
         .attr("data-value", if fits { "true" } else { "false" })
         .child(
             el("span")
                 .attr("aria-hidden", "true")
                 .text(if fits { "✓ " } else { "✗ " }),
         )
-        .child(el("strong").bind_text(rx(move || {
-            let w = i18n::words(lang.get());
-            if fits { w.fits } else { w.does_not_fit }.to_owned()
-        })))
-        .bind_text(rx(move || {
-            let e = state.estimate.get();
-            let device = e.device_bytes.unwrap_or(0);
-            let units = state.config.with(|c| c.units);
-            let language = i18n::language(lang.get());
-            let detail = if fits {
-                (language.spare)(&short(lang.get(), device.saturating_sub(e.required), units))
-            } else {
-                let short_by = short(lang.get(), e.required.saturating_sub(device), units);
-                format!("{} {short_by}", language.words.devices_short_by)
-            };
-            format!(" — {detail}")
-        }))
+}
+
+fn fits_word(lang: Lang, fits: bool) -> &'static str {
+    let w = i18n::words(lang);
+    if fits { w.fits } else { w.does_not_fit }
+}
+
+/// " — 6.88 GB to spare", or " — short by 117 MB".
+fn badge_detail(lang: Lang, e: &Estimate, units: Units, fits: bool) -> String {
+    let device = e.device_bytes.unwrap_or(0);
+    let language = i18n::language(lang);
+    let detail = if fits {
+        (language.spare)(&short(lang, device.saturating_sub(e.required), units))
+    } else {
+        let short_by = short(lang, e.required.saturating_sub(device), units);
+        format!("{} {short_by}", language.words.devices_short_by)
+    };
+    format!(" — {detail}")
 }

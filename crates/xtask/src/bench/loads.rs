@@ -265,7 +265,8 @@ pub(super) fn loads_section(loads: &Result<LoadFigures, String>) -> String {
          MutationObserver: **first paint** is the first frame (`requestAnimationFrame`) after a \
          form input is visible (batchfit: the pre-rendered shell boot.js shows; gpu_poor: \
          its form, once React has rendered it); **first answer** is batchfit's first estimate \
-         in the DOM, and gpu_poor's form in the DOM (its form is empty: it has no answer \
+         in the DOM (the results' headline, \"Needs … GB\", which the module writes into the \
+         shell before it builds the interface), and gpu_poor's form in the DOM (its form is empty: it has no answer \
          before the visitor picks a model). Chromium's own first contentful paint is shown \
          beside them. gpu_poor's request to Google's analytics (another origin) is blocked. \
          Medians, in ms from navigation start. **KB before the answer** is the bodies, as sent \
