@@ -262,7 +262,9 @@ const PROFILES: [Profile; 3] = [
 /// batchfit's first answer: the results' headline with the required memory,
 /// which the module writes into the shell before it builds the interface
 /// (issue 31; the app's own headline where no answer can stand in the shell).
-const BATCHFIT_ANSWER: &str = ".results .headline";
+/// Outside a hidden subtree: index.html holds the first screen's answer in
+/// a shell that stays hidden, and is removed, on any other address.
+const BATCHFIT_ANSWER: &str = ".results .headline:not([hidden] *)";
 
 /// Installed before navigation (`Page.addScriptToEvaluateOnNewDocument`), so it
 /// sees the document from its first node: `input` is when a form input first
