@@ -41,6 +41,7 @@ mod sweep;
 
 pub use dom::mount;
 use dom::{El, Ev, el, rx};
+pub use results::first_answer;
 use state::State;
 
 /// The name of the `performance.mark` set once the first estimate is in the DOM.
@@ -189,7 +190,7 @@ pub fn app(parent: &web_sys::Element) {
 ///
 /// With the pre-rendered shell shown, the answer comes before the interface
 /// (issue 31): this task writes the address's headline and verdict into the
-/// shell with plain DOM writes ([`results::first_answer`]), so that the
+/// shell with plain DOM writes ([`first_answer`]), so that the
 /// browser paints them before any of the app is built; the next task builds
 /// the app, takes over what was typed into the shell and replaces it. Where
 /// no answer can stand in the shell, and without a shell (`trunk serve`'s
@@ -202,9 +203,7 @@ pub fn start() {
         .query_selector(".shell:not([hidden])")
         .ok()
         .flatten()
-        .is_some_and(|shell| {
-            results::first_answer(&shell, &location::current_query(), browser_lang())
-        });
+        .is_some_and(|shell| first_answer(&shell, &location::current_query(), browser_lang()));
     let build = move || {
         let edits = take_stand_in();
         // The page's bindings live as long as the page: its owner is never dropped.

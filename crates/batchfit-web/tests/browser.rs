@@ -1933,3 +1933,87 @@ async fn the_fix_list_is_the_clis_in_five_configurations() {
         host.remove();
     }
 }
+
+/// The answer written before the interface (issue 31,
+/// `batchfit_web::first_answer`) reads as the app's results, word for word:
+/// the headline, its additions, the badge and the phone's bar, over the
+/// forms, both languages, both units, several GPUs, no device and a
+/// mixture of experts; an address whose answer the results word otherwise
+/// (a bad value, two setups, a serving engine's plan) writes nothing.
+#[wasm_bindgen_test]
+async fn the_first_answer_is_the_results_word_for_word() {
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .expect("a document");
+    let shell = || {
+        let shell = document.create_element("div").expect("a div");
+        shell.set_inner_html(
+            "<section class=\"results\"><h2>Memory needed</h2>\
+             <p class=\"boot-loading\">Loading</p></section>\
+             <div class=\"mini-summary\"><span class=\"boot-loading\">Loading</span></div>",
+        );
+        shell
+    };
+    let text = |root: &Element, selector: &str| {
+        root.query_selector(selector)
+            .ok()
+            .flatten()
+            .map(|e| e.text_content().unwrap_or_default())
+    };
+    for query in [
+        "form=activations&batch=64&gpu=rtx-4090",
+        "form=activations&batch=2&gpu=h100-80gb&lang=es",
+        "form=parameters&lang=es&gpu=a100-80gb&units=gib",
+        "form=transformer&model=llama-3.1-70b&gpu=a100-80gb",
+        "form=transformer&model=llama-3.1-70b&gpu=h100-80gb&gpus=8&zero=3&tp=2",
+        "form=transformer&model=qwen2.5-7b&mode=inference&gpu=t4",
+        "form=transformer&model=mixtral-8x7b&gpu=h200&lang=es",
+        "form=transformer&model=llama-3.1-8b",
+    ] {
+        let written = shell();
+        assert!(
+            batchfit_web::first_answer(&written, query, batchfit_core::query::Lang::En),
+            "{query}"
+        );
+        assert!(text(&written, ".boot-loading").is_none(), "{query}");
+        let (host, _app) = mount_with(query);
+        settle().await;
+        for (in_shell, in_app) in [
+            (".headline", "[data-testid=\"headline\"]"),
+            (".additions", "[data-testid=\"headline-additions\"]"),
+            (".badge", "[data-testid=\"fits\"]"),
+            (
+                ".mini-headline",
+                "[data-testid=\"mini-summary\"] .mini-headline",
+            ),
+            (
+                ".mini-verdict",
+                "[data-testid=\"mini-summary\"] .mini-verdict",
+            ),
+        ] {
+            let said = |root: &Element, selector| text(root, selector).filter(|t| !t.is_empty());
+            assert_eq!(
+                said(&written, in_shell),
+                said(&host, in_app),
+                "{query}: {in_shell}"
+            );
+        }
+    }
+    for query in [
+        "form=transformer&model=llama-3.1-8b&batch=-3&gpu=h100-80gb",
+        "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&b.batch=4",
+        "form=transformer&model=llama-3.1-8b&framework=vllm&mode=inference&gpu=h100-80gb",
+    ] {
+        let untouched = shell();
+        assert!(
+            !batchfit_web::first_answer(&untouched, query, batchfit_core::query::Lang::En),
+            "{query}"
+        );
+        assert_eq!(
+            text(&untouched, ".boot-loading").as_deref(),
+            Some("Loading"),
+            "{query}"
+        );
+        assert!(text(&untouched, ".headline").is_none(), "{query}");
+    }
+}
