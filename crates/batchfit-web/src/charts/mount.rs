@@ -1,5 +1,5 @@
 //! The charts on `<canvas>` elements: redrawn when their data or their size
-//! changes (a `ResizeObserver`). Their drawing code (plotters, the three
+//! changes (a `ResizeObserver`) while they are near the screen. Their drawing code (plotters, the three
 //! charts) is a chunk of the split build (`split_charts`, dom::Chunk),
 //! fetched when a chart first comes near the viewport (an
 //! `IntersectionObserver`): a phone's first screen, which shows the answer
@@ -88,8 +88,9 @@ enum Shown {
 }
 
 /// A `<canvas>` sized by its CSS box times the device pixel ratio (so it stays
-/// crisp), redrawn when the chart's data or the box's size changes, and only
-/// then; drawn once it has come near the viewport and the chunk is here. If
+/// crisp), redrawn when the chart's data or the box's size changes while it
+/// is near the viewport, and only then; drawn once it has come near and the
+/// chunk is here. If
 /// the chunk cannot be fetched the canvas says so (`failed`, marked
 /// `data-chart-failed`); its label still gives the chart's numbers.
 fn chart_canvas(
@@ -154,9 +155,11 @@ fn say(element: &HtmlCanvasElement, (width, height): (f64, f64), words: &str) {
     }
 }
 
-/// Whether `element` has come within a viewport's height of the viewport
-/// (tracked; it stays true). In a build without the split the drawing code
-/// is in the module: every chart is near from the start.
+/// Whether `element` is within a viewport's height of the viewport
+/// (tracked): a chart far from the screen is not redrawn as the setup
+/// changes, and is drawn again with the current data when it comes near.
+/// In a build without the split the drawing code is in the module: every
+/// chart is near from the start.
 fn near_viewport(element: &HtmlCanvasElement) -> RwSignal<bool> {
     let near = RwSignal::new(!cfg!(batchfit_split));
     if near.get_untracked() {
@@ -168,8 +171,8 @@ fn near_viewport(element: &HtmlCanvasElement) -> RwSignal<bool> {
                 .unchecked_into::<web_sys::IntersectionObserverEntry>()
                 .is_intersecting()
         });
-        if seen && !near.get_untracked() {
-            near.set(true);
+        if seen != near.get_untracked() {
+            near.set(seen);
         }
     });
     let options = web_sys::IntersectionObserverInit::new();
