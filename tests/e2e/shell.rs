@@ -227,13 +227,7 @@ async fn the_bare_address_shows_the_first_screen_before_the_app() {
     let browser = Browser::start(1280, 900).await;
     browser.open(&server.url("/?lang=en")).await;
     browser.testid("required").await;
-    let app = browser
-        .js(
-            "return [document.querySelector('[data-testid=headline]').textContent, \
-               document.querySelector('[data-testid=summary] .badge').textContent, \
-               document.querySelector('[data-testid=mini-summary]').textContent]",
-        )
-        .await;
+    let app = app_answer(&browser).await;
     assert_eq!(
         [&shown[0], &shown[1], &shown[2]],
         [&app[0], &app[1], &app[2]],
@@ -348,20 +342,16 @@ async fn the_answer_stands_before_the_interface() {
             first[1].as_str().is_some_and(|b| b.starts_with(badge)),
             "{query}: {first}"
         );
-        let app = browser
-            .js(
-                "return [document.querySelector('[data-testid=headline]').textContent, \
-                   document.querySelector('[data-testid=summary] .badge').textContent, \
-                   document.querySelector('[data-testid=mini-summary]').textContent, \
-                   document.querySelectorAll('.summary, .headline, .badge, .mini-summary, .shell-answer').length]",
-            )
-            .await;
+        let app = app_answer(&browser).await;
         assert_eq!(
             [&first[0], &first[1], &first[2]],
             [&app[0], &app[1], &app[2]],
             "{query}: the first answer is the app's, word for word"
         );
-        assert_eq!(app[3], json!(4), "{query}: one of each, no shell's left");
+        let answers = browser
+            .js("return document.querySelectorAll('.summary, .headline, .badge, .mini-summary, .shell-answer').length")
+            .await;
+        assert_eq!(answers, json!(4), "{query}: one of each, no shell's left");
         let expected = batchfit_core::memory::estimate(&query::parse(&query).config);
         assert_eq!(browser.bytes("required").await, expected.required);
         browser.close().await;
@@ -474,6 +464,17 @@ async fn what_is_typed_before_the_app_arrives_is_kept() {
     );
     browser.url_with(&["batch=24"]).await;
     browser.close().await;
+}
+
+/// The app's answer as it reads: its headline, its badge and the phone's bar.
+async fn app_answer(browser: &Browser) -> serde_json::Value {
+    browser
+        .js(
+            "return [document.querySelector('[data-testid=headline]').textContent, \
+               document.querySelector('[data-testid=summary] .badge').textContent, \
+               document.querySelector('[data-testid=mini-summary]').textContent]",
+        )
+        .await
 }
 
 /// Every named field's value (a switch as `1`/`0`), by name, in page order.

@@ -1,9 +1,9 @@
 //! The charts on `<canvas>` elements: redrawn when their data or their size
-//! changes (a `ResizeObserver`) while they are near the screen. Their drawing code (plotters, the three
-//! charts) is a chunk of the split build (`split_charts`, dom::Chunk),
-//! fetched when a chart first comes near the viewport (an
-//! `IntersectionObserver`): a phone's first screen, which shows the answer
-//! and no chart, loads none of it (docs/performance-log.md).
+//! changes (a `ResizeObserver`) while they are near the screen. Their
+//! drawing code (plotters, the three charts) is a chunk of the split build
+//! (`split_charts`, dom::Chunk), fetched when a chart first comes near the
+//! viewport (an `IntersectionObserver`): a phone's first screen, which shows
+//! the answer and no chart, loads none of it (docs/performance-log.md).
 
 use crate::canvas::{self, Canvas};
 use crate::dom::{self, El, Rx, el, rx};
@@ -90,9 +90,9 @@ enum Shown {
 /// A `<canvas>` sized by its CSS box times the device pixel ratio (so it stays
 /// crisp), redrawn when the chart's data or the box's size changes while it
 /// is near the viewport, and only then; drawn once it has come near and the
-/// chunk is here. If
-/// the chunk cannot be fetched the canvas says so (`failed`, marked
-/// `data-chart-failed`); its label still gives the chart's numbers.
+/// chunk is here. If the chunk cannot be fetched the canvas says so
+/// (`failed`, marked `data-chart-failed`); its label still gives the chart's
+/// numbers.
 fn chart_canvas(
     test_id: &'static str,
     class: &'static str,
