@@ -138,8 +138,9 @@ fn readme_matches(readme: &str, docs: &str) -> Result<(), String> {
     } else {
         Err(format!(
             "README.md's accuracy paragraph gives {} that docs/accuracy.md's headline does not: \
-             write the headline's figures there",
-            stale.join(", ")
+             write the headline's figures there. The headline:\n{}",
+            stale.join(", "),
+            headline.trim()
         ))
     }
 }

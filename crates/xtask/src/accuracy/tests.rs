@@ -635,7 +635,7 @@ fn engine_log_rows_are_compared_with_the_serving_plan() {
     let report = evaluate(&csv, &at_round).expect("a report").text;
     assert!(
         report.contains(&format!(
-            "- Sources registered in this round (`50dc47ca`, `a6e935f8`, `65feeac7`, `f22311c5`), predictions \
+            "- Sources registered in this round (`50dc47ca`, `a6e935f8`, `65feeac7`, `f22311c5`, `c2e726ec`), predictions \
              at registration: median over 1 source {:.1} %; 1 rows,",
             p3.abs()
         )),
