@@ -260,7 +260,7 @@ fn largest_layer_gradient(input: &TransformerInput) -> u128 {
 pub fn head_backward(input: &TransformerInput, saved: &Saved) -> u128 {
     let arch = &input.arch;
     match (arch.kind, input.loss) {
-        (Kind::Decoder, Loss::Full | Loss::VocabParallel) => {
+        (Kind::Decoder, Loss::Full | Loss::VocabParallel | Loss::VocabParallelFused) => {
             let logits =
                 input.activation_bytes() * u128::from(input.tokens()) * u128::from(arch.vocab);
             output_layer_inputs(input) + div_ceil(logits, u128::from(input.tp))

@@ -631,6 +631,12 @@ choice! {
         /// each chunk's gradient computed at once; only the hidden states'
         /// gradient is kept for the backward pass.
         Fused = "fused",
+        /// Megatron-Core's fused variant (`--cross-entropy-loss-fusion`,
+        /// megatron/core/fusions/fused_cross_entropy.py), whose steps
+        /// `torch.compile` compiles from PyTorch 2.2 on: the backward's
+        /// scatter into the softmax is compiled out of place, a second FP32
+        /// logit-sized buffer beside the softmax and the BF16 gradient.
+        VocabParallelFused = "vocab_parallel_fused",
     }
     default Full
 }

@@ -638,6 +638,19 @@ fn loss_logits(input: &TransformerInput, l: u128, backward_start: u128) -> (u128
         // logits and their FP32 copy. Its own autograd function:
         // the same compiled or not.
         (Loss::VocabParallel, _) => ((4 + vocab_cast(e)) * s * v, 4 * s * v),
+        // megatron/core/fusions/fused_cross_entropy.py (core_r0.11.0 to
+        // d98e8a64): the same steps, each under megatron.core.jit's
+        // `jit_fuser`, which is `torch.compile` from PyTorch 2.2.
+        // `calculate_gradients` scatters into the saved softmax
+        // (`grad_2d[arange_1d, masked_target_1d] -= softmax_update`),
+        // multiplies in place and returns `.to(torch.bfloat16)`; compiled,
+        // the functional `index_put` writes a fresh FP32 copy of the
+        // softmax, which the graph copies back into the input, beside the
+        // BF16 result: 4 + 4 + 2 bytes per logit, whatever the model's
+        // dtype (the cast is to BF16 unconditionally; an FP32 head's
+        // cast back replaces the freed copy). Inductor's output for the
+        // function, PyTorch 2.6 and 2.10, is in docs/frameworks.md.
+        (Loss::VocabParallelFused, _) => (10 * s * v, 4 * s * v),
     }
 }
 

@@ -1096,6 +1096,11 @@ pub(super) static OPTIONS: &[(Param, &str, &str)] = &[
     (Param::Loss, "chunked", "Chunked"),
     (Param::Loss, "vocab_parallel", "Vocab-parallel (Megatron)"),
     (Param::Loss, "fused", "Fused (Unsloth)"),
+    (
+        Param::Loss,
+        "vocab_parallel_fused",
+        "Vocab-parallel, fused (Megatron)",
+    ),
     (Param::NormKernel, "eager", "As in the model code"),
     (
         Param::NormKernel,

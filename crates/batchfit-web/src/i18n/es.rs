@@ -1178,6 +1178,11 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
         "Paralela en vocabulario (Megatron)",
     ),
     (Param::Loss, "fused", "Fusionada (Unsloth)"),
+    (
+        Param::Loss,
+        "vocab_parallel_fused",
+        "Paralela en vocabulario, fusionada (Megatron)",
+    ),
     (Param::NormKernel, "eager", "Como en el modelo"),
     (
         Param::NormKernel,

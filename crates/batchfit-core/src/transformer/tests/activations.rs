@@ -442,6 +442,39 @@ fn vocab_parallel_cross_entropy_keeps_one_fp32_softmax() {
     assert_eq!(outside(&fp32), 4096 * (4 + 4 + 4) * 4096 + 4 * 131_072_000);
 }
 
+/// Megatron-Core's fused cross-entropy, compiled: its backward's scatter
+/// writes a fresh FP32 copy of the softmax beside it and the BF16
+/// gradient (docs/frameworks.md, `vocab_parallel_fused`).
+#[test]
+fn fused_vocab_parallel_cross_entropy_adds_a_compiled_copy() {
+    // The example above: (4 + 4 + 2) × s·v = 1,310,720,000 bytes, the
+    // unfused function's 786,432,000 and one more FP32 softmax,
+    // 524,288,000; over 4 tensor-parallel ranks 327,680,000.
+    let unfused = TransformerInput {
+        arch: arch("llama-2-7b"),
+        seq: 4096,
+        recipe: Recipe::MainFp32,
+        loss: Loss::VocabParallel,
+        ..TransformerInput::default()
+    };
+    let fused = TransformerInput {
+        loss: Loss::VocabParallelFused,
+        ..unfused
+    };
+    assert_eq!(outside(&fused) - outside(&unfused), 524_288_000);
+    let inputs = 4096 * (4 + 2 + 2) * 4096;
+    assert_eq!(outside(&fused), inputs + 1_310_720_000);
+    let tp4 = TransformerInput { tp: 4, ..fused };
+    assert_eq!(outside(&tp4), inputs + 327_680_000);
+    // An FP32 model: the function still returns a BF16 gradient, so the
+    // same 10 bytes a logit where the unfused one holds 4.
+    let fp32 = TransformerInput {
+        recipe: Recipe::Fp32,
+        ..fused
+    };
+    assert_eq!(outside(&fp32), 4096 * (4 + 4 + 4) * 4096 + 10 * 131_072_000);
+}
+
 /// RMSNorm as Hugging Face and torchtune write it saves an FP32 copy of
 /// its input and the normalized tensor, where nn.LayerNorm saves its input.
 #[test]
