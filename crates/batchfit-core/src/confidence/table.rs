@@ -18,10 +18,10 @@ pub const MIN_SOURCES: u32 = 3;
 /// Per reading: every profile pooled, then each profile with a row.
 #[rustfmt::skip]
 pub const CELLS: &[Cell] = &[
-    Cell { reading: Reading::Allocated, profile: None, rows: 240, sources: 23, range: Some(Bounds { low: -778, high: 3312 }) },
+    Cell { reading: Reading::Allocated, profile: None, rows: 240, sources: 23, range: Some(Bounds { low: -778, high: 2553 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Custom), rows: 143, sources: 7, range: Some(Bounds { low: -215, high: 2161 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::HfTrainer), rows: 7, sources: 3, range: None },
-    Cell { reading: Reading::Allocated, profile: Some(Framework::Megatron), rows: 18, sources: 5, range: Some(Bounds { low: -221, high: 4479 }) },
+    Cell { reading: Reading::Allocated, profile: Some(Framework::Megatron), rows: 18, sources: 5, range: Some(Bounds { low: -221, high: 3312 }) },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Deepspeed), rows: 7, sources: 3, range: None },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Torchtune), rows: 5, sources: 2, range: None },
     Cell { reading: Reading::Allocated, profile: Some(Framework::Lightning16Mixed), rows: 1, sources: 1, range: None },
