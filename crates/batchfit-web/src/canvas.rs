@@ -37,7 +37,7 @@ impl Error for CanvasError {}
 type Drawn = Result<(), DrawingErrorKind<CanvasError>>;
 
 /// Draws on `context` in an area of `size` CSS pixels (the caller scales the
-/// context to device pixels).
+/// context to device pixels and sets its font to [`FONT`]).
 pub struct Canvas {
     pub context: CanvasRenderingContext2d,
     pub size: (u32, u32),
@@ -237,7 +237,6 @@ impl DrawingBackend for Canvas {
             VPos::Center => "middle",
             VPos::Bottom => "bottom",
         });
-        self.context.set_font(FONT);
         let angle = match style.transform() {
             FontTransform::None => 0.0,
             FontTransform::Rotate90 => std::f64::consts::FRAC_PI_2,
