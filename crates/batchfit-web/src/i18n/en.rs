@@ -1099,7 +1099,7 @@ pub(super) static OPTIONS: &[(Param, &str, &str)] = &[
     (
         Param::Loss,
         "vocab_parallel_fused",
-        "Vocab-parallel, fused (Megatron)",
+        "Fused vocab-parallel (Megatron)",
     ),
     (Param::NormKernel, "eager", "As in the model code"),
     (

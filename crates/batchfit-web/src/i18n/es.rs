@@ -1181,7 +1181,7 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
     (
         Param::Loss,
         "vocab_parallel_fused",
-        "Paralela en vocabulario, fusionada (Megatron)",
+        "Paralela fusionada (Megatron)",
     ),
     (Param::NormKernel, "eager", "Como en el modelo"),
     (
