@@ -1214,7 +1214,7 @@ pub(super) static EN: Words = Words {
         "the end of the forward pass",
         "the backward pass",
         "the optimizer step",
-        "the loss (log-softmax and the logits' gradients)",
+        "the loss (its logit-sized tensors and their gradients)",
         "the end of generation (the whole KV cache)",
         "the prefill (the prompt's working set)",
     ],

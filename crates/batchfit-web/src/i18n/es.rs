@@ -1312,7 +1312,7 @@ pub(super) static ES: Words = Words {
         "el final del paso hacia delante",
         "el paso hacia atrás",
         "el paso del optimizador",
-        "la pérdida (log-softmax y gradientes de los logits)",
+        "la pérdida (tensores del tamaño de los logits y sus gradientes)",
         "el final de la generación (toda la caché KV)",
         "el prefill (el conjunto de trabajo del prompt)",
     ],
