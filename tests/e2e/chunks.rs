@@ -33,8 +33,8 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
     let q = "form=transformer&model=llama-3.2-1b&batch=1&seq=512&gpu=h100-80gb";
     browser.open(&server.url(&format!("/?{q}"))).await;
     browser.testid("required").await;
-    // No panel's chunk; the charts', whose breakdown is on this first screen,
-    // may come (the next test).
+    // No panel's chunk; the charts', whose timeline may be within a screen
+    // of this short page, may come (the charts' test below).
     let panels = |fetched: &[String]| {
         fetched
             .iter()
@@ -88,6 +88,11 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
     browser.open(&server.url(&format!("/?{q}"))).await;
     let expected = advice::fixes(&query::parse(q).config);
     assert!(!expected.is_empty());
+    // Its list is fetched once it comes near the screen (the next test).
+    browser.testid("fixes").await;
+    browser
+        .js("document.querySelector('[data-testid=fixes]').scrollIntoView()")
+        .await;
     browser
         .wait_until("the smallest changes that fit", || async {
             browser
@@ -162,8 +167,50 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
     browser.close().await;
 }
 
+/// Issue 31's budget page at 1280 × 900, a setup that does not fit: its
+/// first screen fetches no chunk. The breakdown bar is markup; the charts
+/// and the smallest changes that fit are more than a screen down, and their
+/// chunks come when they are scrolled near, the list then the core's.
+#[tokio::test]
+async fn a_first_screen_that_does_not_fit_fetches_no_chunk() {
+    let server = StaticServer::start_with_probe(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    let q = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb";
+    browser.open(&server.url(&format!("/?{q}"))).await;
+    browser.testid("required").await;
+    let expected = advice::fixes(&query::parse(q).config);
+    assert!(!expected.is_empty());
+    let top = browser
+        .js("return document.querySelector('[data-testid=fixes]').getBoundingClientRect().top")
+        .await
+        .as_f64()
+        .expect("a position");
+    assert!(top > 2.0 * 900.0, "the list at {top} px");
+    // What an idle first load would have fetched by now.
+    tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
+    let fetched = fetched_modules(&browser).await;
+    assert_eq!(fetched, ["batchfit-web"], "{fetched:?}");
+    browser
+        .js("document.querySelector('[data-testid=fixes]').scrollIntoView()")
+        .await;
+    browser
+        .wait_until("the smallest changes that fit", || async {
+            browser
+                .js("return document.querySelectorAll('[data-testid=fixes] li').length")
+                .await
+                .as_u64()
+                == Some(expected.len() as u64)
+        })
+        .await;
+    let fetched = fetched_modules(&browser).await;
+    assert!(fetched.iter().any(|n| n == "split_fixes"), "{fetched:?}");
+    let errors = browser.js("return window.__probe.errors").await;
+    assert_eq!(errors, serde_json::json!([]), "console errors");
+    browser.close().await;
+}
+
 /// The charts' drawing code is a chunk fetched when a chart comes near the
-/// viewport: a phone's first screen (the answer; the first chart is two
+/// viewport: a phone's first screen (the answer; the first chart is
 /// screens down) fetches none of it, and scrolling to a chart fetches it
 /// and draws it.
 #[tokio::test]
@@ -173,7 +220,7 @@ async fn the_charts_chunk_comes_when_a_chart_is_near() {
     browser.open(&server.url("/")).await;
     browser.testid("required").await;
     let top = browser
-        .js("return document.querySelector('[data-testid=breakdown-chart]').getBoundingClientRect().top")
+        .js("return document.querySelector('[data-testid=timeline-chart]').getBoundingClientRect().top")
         .await
         .as_f64()
         .expect("a position");
@@ -185,12 +232,12 @@ async fn the_charts_chunk_comes_when_a_chart_is_near() {
             .any(|n| n == "split_charts")
     );
     browser
-        .js("document.querySelector('[data-testid=breakdown-chart]').scrollIntoView()")
+        .js("document.querySelector('[data-testid=timeline-chart]').scrollIntoView()")
         .await;
     browser
-        .wait_until("the breakdown drawn", || async {
+        .wait_until("the timeline drawn", || async {
             browser
-                .js("const c = document.querySelector('[data-testid=breakdown-chart]'); \
+                .js("const c = document.querySelector('[data-testid=timeline-chart]'); \
                      return c.width === Math.round(c.getBoundingClientRect().width * devicePixelRatio)")
                 .await
                 == serde_json::json!(true)
@@ -274,11 +321,15 @@ async fn a_missing_chunk_is_reported_and_the_page_keeps_answering() {
     let q = "form=transformer&model=llama-3.2-1b&batch=1&seq=512&gpu=h100-80gb";
     browser.open(&server.url(&format!("/?{q}"))).await;
     browser.testid("required").await;
-    // The charts' code missing: the chart in view says so, the answer stands.
+    // The charts' code missing: the chart scrolled to says so, the answer
+    // (the bar is markup) stands.
     browser
-        .wait_until("the breakdown chart's failure said", || async {
+        .js("document.querySelector('[data-testid=timeline-chart]').scrollIntoView()")
+        .await;
+    browser
+        .wait_until("the timeline's failure said", || async {
             browser
-                .js("return document.querySelector('[data-testid=breakdown-chart]').dataset.chartFailed")
+                .js("return document.querySelector('[data-testid=timeline-chart]').dataset.chartFailed")
                 .await
                 == serde_json::json!("true")
         })

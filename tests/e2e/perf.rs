@@ -65,7 +65,7 @@ async fn first_estimate_and_edit_cost() {
     // Every chart drawn before the edits, as after a reader's scroll: a chart
     // is first drawn near the viewport (its code is a chunk), and redrawn by
     // every edit from then on.
-    for chart in ["breakdown-chart", "timeline-chart", "sweep-chart"] {
+    for chart in ["timeline-chart", "sweep-chart"] {
         browser
             .js(&format!(
                 "document.querySelector('[data-testid={chart}]').scrollIntoView()"

@@ -282,8 +282,9 @@ async fn the_phone_s_top_bar_says_it_is_loading() {
 }
 
 /// Installed before navigation: at the first mutation that shows an answer
-/// in the shell, what it reads (headline, badge, the phone's bar) and whether
-/// any of the app was in the DOM then.
+/// in the shell, what it reads (headline, badge, the phone's bar, the
+/// breakdown bar's words and segments) and whether any of the app was in
+/// the DOM then.
 const ANSWER_WATCH: &str = "
   window.__firstAnswer = null;
   new MutationObserver(() => {
@@ -292,17 +293,22 @@ const ANSWER_WATCH: &str = "
     const headline = shell && shell.querySelector('.shell-answer.summary .headline');
     if (!headline) return;
     const badge = shell.querySelector('.shell-answer .badge');
+    const bar = shell.querySelector('.shell-answer .bar-track');
     window.__firstAnswer = [headline.textContent, badge ? badge.textContent : null,
       shell.querySelector('.mini-summary').textContent,
       document.querySelectorAll('[data-testid]').length,
-      performance.getEntriesByName('batchfit:interface').length];
+      performance.getEntriesByName('batchfit:interface').length,
+      bar && [bar.getAttribute('aria-label'),
+        [...bar.querySelectorAll('.bar-segments > span')].map(s => s.dataset.bytes)],
+      (shell.querySelector('.shell-answer .confidence') || {}).textContent];
   }).observe(document, { subtree: true, childList: true });
 ";
 
-/// Issue 31: the address's answer (headline, verdict, the phone's bar) is
-/// written into the shell before the app exists (no element of the app in
-/// the DOM, the interface not marked), and once the app has replaced the
-/// shell it reads the same words, once, with the core's bytes.
+/// Issue 31: the address's answer (headline, verdict, the phone's bar, the
+/// breakdown bar) is written into the shell before the app exists (no
+/// element of the app in the DOM, the interface not marked), and once the
+/// app has replaced the shell it reads the same words, once, with the
+/// core's bytes: the bar's segments are the core's terms.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_answer_stands_before_the_interface() {
     let server = StaticServer::start(dist_dir(), &["/"]);
@@ -349,11 +355,38 @@ async fn the_answer_stands_before_the_interface() {
             "{query}: the first answer is the app's, word for word"
         );
         let answers = browser
-            .js("return document.querySelectorAll('.summary, .headline, .badge, .mini-summary, .shell-answer').length")
+            .js("return document.querySelectorAll('.summary, .headline, .badge, .mini-summary, .bar-track, .shell-answer').length")
             .await;
-        assert_eq!(answers, json!(4), "{query}: one of each, no shell's left");
+        assert_eq!(answers, json!(5), "{query}: one of each, no shell's left");
         let expected = batchfit_core::memory::estimate(&query::parse(&query).config);
         assert_eq!(browser.bytes("required").await, expected.required);
+        let segments: Vec<String> = expected
+            .bar()
+            .into_iter()
+            .filter(|&(_, bytes)| bytes > 0)
+            .map(|(_, bytes)| bytes.to_string())
+            .collect();
+        assert_eq!(
+            first[5][1],
+            json!(segments),
+            "{query}: the first bar's segments"
+        );
+        let bar = browser
+            .js(
+                "const bar = document.querySelector('[data-testid=breakdown-chart]'); \
+                 return [bar.getAttribute('aria-label'), \
+                   [...bar.querySelectorAll('.bar-segments > span')].map(s => s.dataset.bytes)]",
+            )
+            .await;
+        assert_eq!(first[5], bar, "{query}: the first bar is the app's");
+        let sure = browser
+            .js("return document.querySelector('[data-testid=confidence]').textContent")
+            .await;
+        assert!(
+            sure.as_str().is_some_and(|s| !s.is_empty()),
+            "{query}: {sure}"
+        );
+        assert_eq!(first[6], sure, "{query}: how sure, as the app says it");
         browser.close().await;
     }
 }

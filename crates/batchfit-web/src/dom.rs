@@ -22,6 +22,7 @@
 //! | `attr:title=move \|\| …` | `.bind_attr("title", rx(move \|\| Some(…)))` |
 //! | `class:stale=move \|\| …` | `.bind_class("stale", rx(move \|\| …))` |
 //! | `prop:value=move \|\| …` | `.bind_prop("value", rx(move \|\| ….into()))` |
+//! | `style:width="40%"` | `.style("width", "40%")` |
 //! | `on:input=move \|ev\| …` | `.on(Ev::Input, Box::new(move \|ev\| …))` |
 //! | `<Show when=…>` | `.show(rx(move \|\| …), Box::new(move \|\| vec![…]))` |
 //! | a keyed section (`move \|\| match … { … }`) | `.rebuild(rx(move \|\| key), Box::new(move \|key\| …))` |
@@ -310,6 +311,54 @@ pub async fn later<T>(value: Result<T, ChunkMissing>) -> Result<T, ChunkMissing>
     value
 }
 
+/// Whether `element` is within a viewport's height of the viewport
+/// (tracked): a chart far from the screen is not redrawn as the setup
+/// changes, and is drawn again with the current data when it comes near.
+/// In a build without the split every chunk's code is in the module:
+/// every element is near from the start.
+pub fn near_viewport(element: &web_sys::Element) -> RwSignal<bool> {
+    watch_nearness(element, false)
+}
+
+/// Whether `element` has come within a viewport's height of the viewport
+/// (tracked; it stays true): content whose code is a [`Chunk`] asks for it
+/// then, and what it built stays when it is scrolled past.
+pub fn came_near(element: &web_sys::Element) -> RwSignal<bool> {
+    watch_nearness(element, true)
+}
+
+fn watch_nearness(element: &web_sys::Element, stays: bool) -> RwSignal<bool> {
+    let near = RwSignal::new(!cfg!(batchfit_split));
+    if near.get_untracked() {
+        return near;
+    }
+    let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        let seen = entries.iter().any(|entry| {
+            entry
+                .unchecked_into::<web_sys::IntersectionObserverEntry>()
+                .is_intersecting()
+        });
+        let was = near.get_untracked();
+        if seen != was && !(stays && was) {
+            near.set(seen);
+        }
+    });
+    let options = web_sys::IntersectionObserverInit::new();
+    options.set_root_margin("100% 0px");
+    if let Ok(observer) =
+        web_sys::IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &options)
+    {
+        observer.observe(element);
+        on_cleanup_local(move || {
+            observer.disconnect();
+            drop(callback);
+        });
+    } else {
+        near.set(true);
+    }
+    near
+}
+
 /// The line that stands for a [`Chunk`]'s content until it is here: a status
 /// while it is on its way, an alert if it could not be fetched.
 pub fn chunk_status(failed: bool, text: Rx<String>) -> El {
@@ -441,6 +490,17 @@ impl El {
     /// A fixed class list: `el("p").class("note")`.
     pub fn class(self, value: &str) -> El {
         self.attr("class", value)
+    }
+
+    /// A fixed style property, set through the CSSOM (the page's
+    /// Content-Security-Policy refuses style attributes, docs/security.md):
+    /// `el("span").style("width", "40%")`.
+    pub fn style(self, property: &str, value: &str) -> El {
+        let _ = self
+            .as_::<web_sys::HtmlElement>()
+            .style()
+            .set_property(property, value);
+        self
     }
 
     /// A fixed text child: `el("span").text("✓ ")`.

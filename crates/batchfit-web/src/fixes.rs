@@ -18,44 +18,45 @@ use crate::state::State;
 
 pub fn fixes(state: State) -> El {
     let chunk = dom::chunk!(preload_fixes);
-    el("section")
-        .class("fixes")
-        .attr("data-testid", "fixes")
-        .rebuild(
-            rx(move || {
-                // Searched whenever the setup does not fit, as the CLI
-                // lists it (issue 28), whatever single what-if fits. The
-                // search and its words are a chunk of the split build
-                // (dom::Chunk), fetched the first time a setup needs it.
-                match state.estimate.with(|e| e.fits) {
-                    Some(false) if !state.stale() && chunk.ready() => dom::now(search(
-                        state.config.get(),
-                        state.estimate.get(),
-                        state.lang.get(),
-                    )),
-                    _ => Found::default(),
-                }
-            }),
-            Box::new(move |found: &Found| {
-                let mut shown = Vec::new();
-                if !found.rows.is_empty() {
-                    let w = i18n::words(state.lang.get_untracked());
-                    shown.push(el("h3").text(w.fixes_title));
-                    shown.push(el("ol").children(found.rows.iter().map(|row| item(state, row))));
-                }
-                if let Some((handed, text)) = &found.hand_off {
-                    shown.push(
-                        el("p").class("legend").child(
-                            state
-                                .link_to(*handed)
-                                .attr("data-testid", "hand-off")
-                                .text(text),
-                        ),
-                    );
-                }
-                shown
-            }),
-        )
+    let section = el("section").class("fixes").attr("data-testid", "fixes");
+    let seen = dom::came_near(section.node());
+    section.rebuild(
+        rx(move || {
+            // Searched whenever the setup does not fit, as the CLI
+            // lists it (issue 28), whatever single what-if fits. The
+            // search and its words are a chunk of the split build
+            // (dom::Chunk), fetched the first time a setup needs it
+            // and the section has come near the screen: a first load
+            // whose list is far below fetches none of it (issue 31).
+            match state.estimate.with(|e| e.fits) {
+                Some(false) if !state.stale() && seen.get() && chunk.ready() => dom::now(search(
+                    state.config.get(),
+                    state.estimate.get(),
+                    state.lang.get(),
+                )),
+                _ => Found::default(),
+            }
+        }),
+        Box::new(move |found: &Found| {
+            let mut shown = Vec::new();
+            if !found.rows.is_empty() {
+                let w = i18n::words(state.lang.get_untracked());
+                shown.push(el("h3").text(w.fixes_title));
+                shown.push(el("ol").children(found.rows.iter().map(|row| item(state, row))));
+            }
+            if let Some((handed, text)) = &found.hand_off {
+                shown.push(
+                    el("p").class("legend").child(
+                        state
+                            .link_to(*handed)
+                            .attr("data-testid", "hand-off")
+                            .text(text),
+                    ),
+                );
+            }
+            shown
+        }),
+    )
 }
 
 /// What the fix search found: the fixes, worded, and where the parameters

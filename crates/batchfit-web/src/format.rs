@@ -188,6 +188,15 @@ pub fn bar_segments(e: &Estimate) -> Vec<(Component, u128)> {
         .collect()
 }
 
+/// `part`'s share of `whole` as CSS reads it, to a hundredth of a percent
+/// and rounded down ("42.17%"); a whole of 0 counts as 1.
+pub fn percent(part: u128, whole: u128) -> String {
+    // In floating point: a hundredth of a percent is far above its rounding,
+    // and the `as` saturates where a share is past any width.
+    let basis = (part as f64 / whole.max(1) as f64 * 10_000.0) as u32;
+    format!("{}.{:02}%", basis / 100, basis % 100)
+}
+
 pub fn component_label(w: &Words, component: Component) -> &'static str {
     match component {
         Component::Weights => w.weights,

@@ -179,29 +179,13 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
 fn bar(plan: &serving::Plan, size: impl Fn(u128) -> String) -> El {
     let taken = plan.weights + plan.activation_peak + plan.non_torch + plan.cuda_graphs;
     let whole = (taken + plan.kv_cache_pool).max(plan.budget).max(1);
-    // A share of the whole in hundredths of a percent, as CSS reads it.
-    let percent = |bytes: u128| {
-        let basis = bytes * 10_000 / whole;
-        format!("{}.{:02}%", basis / 100, basis % 100)
-    };
-    // Through the CSSOM: the page's Content-Security-Policy refuses style
-    // attributes (docs/security.md).
-    let styled = |el: El, property: &str, value: String| {
-        let _ = el
-            .as_::<web_sys::HtmlElement>()
-            .style()
-            .set_property(property, &value);
-        el
-    };
+    let percent = |bytes: u128| crate::format::percent(bytes, whole);
     let segment = |class: &str, bytes: u128| {
-        styled(
-            el("span")
-                .class(class)
-                .attr("data-bytes", &bytes.to_string())
-                .attr("title", &size(bytes)),
-            "width",
-            percent(bytes),
-        )
+        el("span")
+            .class(class)
+            .attr("data-bytes", &bytes.to_string())
+            .attr("title", &size(bytes))
+            .style("width", &percent(bytes))
     };
     let mut bar = el("div")
         .class("plan-bar")
@@ -212,11 +196,11 @@ fn bar(plan: &serving::Plan, size: impl Fn(u128) -> String) -> El {
             segment("c-kv-cache", plan.kv_cache_pool),
         ]);
     if whole > plan.budget {
-        bar = bar.child(styled(
-            el("span").class("plan-budget-mark"),
-            "left",
-            percent(plan.budget),
-        ));
+        bar = bar.child(
+            el("span")
+                .class("plan-budget-mark")
+                .style("left", &percent(plan.budget)),
+        );
     }
     bar
 }

@@ -7,7 +7,7 @@ use crate::prelude::*;
 use batchfit_core::memory::{self, AtPeak, Moment, TimelinePoint};
 
 use crate::charts::{self, Component, TimelineChart};
-use crate::dom::{El, Ev, el, rx};
+use crate::dom::{self, El, Ev, el, rx};
 use crate::fields::event_value;
 use crate::format::{device_name, short};
 use crate::i18n::{self, Lang, Words};
@@ -138,7 +138,9 @@ pub fn step(state: State) -> El {
                 return;
             };
             let x = f64::from(pointer.offset_x());
-            if let Some(at) = untrack(|| charts::timeline_point_at(&element, &make_chart(), x)) {
+            if let Some(at) =
+                untrack(|| dom::now(charts::timeline_point_at(element.clone(), make_chart(), x)))
+            {
                 picked.set(Some(at));
             }
         }),

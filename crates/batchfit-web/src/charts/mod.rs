@@ -1,6 +1,6 @@
-//! The three charts: the stacked breakdown bar with the device's capacity,
-//! memory against batch size, and the step as a timeline. The drawing functions are generic over plotters'
-//! `DrawingBackend`, so the browser draws them on a `<canvas>` and the native
+//! The two charts: memory against batch size, and the step as a timeline
+//! (the breakdown bar is markup, `results::bar`, in their colours). The
+//! drawing functions are generic over plotters' `DrawingBackend`, so the browser draws them on a `<canvas>` and the native
 //! tests into an SVG string; every number drawn arrives already computed.
 //!
 //! Shapes are plotters elements placed at pixel coordinates computed here (the
@@ -9,7 +9,6 @@
 //! canvas's `measureText` in the browser): plotters' own text layout measures
 //! each string with a styled `<span>` on the web, a forced layout per label.
 
-mod breakdown;
 mod mount;
 mod scale;
 mod sweep;
@@ -24,8 +23,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_backend::BackendCoord;
 
-use breakdown::breakdown;
-pub use mount::{breakdown_canvas, sweep_canvas, timeline_canvas, timeline_point_at};
+pub use mount::{sweep_canvas, timeline_canvas, timeline_point_at};
 use sweep::sweep;
 use timeline::timeline;
 
@@ -53,21 +51,6 @@ pub fn color_hex(component: Component) -> &'static str {
 
 fn color(component: Component) -> RGBColor {
     hex(color_hex(component))
-}
-
-/// The stacked bar: one segment per component, and the device's capacity. Its
-/// legend is the page's (results.rs), where each item is text with its bytes.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BreakdownChart {
-    /// (component, bytes); zero-byte segments are not drawn.
-    pub segments: Vec<(Component, u128)>,
-    /// (device name such as "H100 80GB", bytes).
-    pub capacity: Option<(String, u128)>,
-    pub units: Units,
-    /// The page's language: the decimal separator of the numbers drawn.
-    pub lang: Lang,
-    /// Light text and axes, for a dark background.
-    pub dark: bool,
 }
 
 /// Required memory against batch size.
@@ -107,15 +90,6 @@ pub struct TimelineChart {
 
 /// The width in pixels a text takes in the charts' font ([`FONT`]).
 pub type TextWidth<'a> = &'a dyn Fn(&str) -> i32;
-
-/// Draws the breakdown bar and its capacity marker into `area`.
-pub fn draw_breakdown<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    chart: &BreakdownChart,
-    width: TextWidth<'_>,
-) -> Result<(), String> {
-    breakdown(area, chart, width).map_err(|e| e.to_string())
-}
 
 /// Draws memory against batch size (log2 axis) with the capacity line into `area`.
 pub fn draw_sweep<DB: DrawingBackend>(

@@ -1,9 +1,9 @@
 //! The charts on `<canvas>` elements: redrawn when their data or their size
 //! changes (a `ResizeObserver`) while they are near the screen. Their
-//! drawing code (plotters, the three charts) is a chunk of the split build
+//! drawing code (plotters, the two charts) is a chunk of the split build
 //! (`split_charts`, dom::Chunk), fetched when a chart first comes near the
-//! viewport (an `IntersectionObserver`): a phone's first screen, which shows
-//! the answer and no chart, loads none of it (docs/performance-log.md).
+//! viewport (an `IntersectionObserver`): a first screen that shows the
+//! answer and no chart loads none of it (docs/performance-log.md).
 
 use crate::canvas::{self, Canvas};
 use crate::dom::{self, El, Rx, el, rx};
@@ -15,14 +15,11 @@ use wasm_bindgen::closure::Closure;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver, ResizeObserverEntry};
 
 use super::timeline::TimelineLayout;
-use super::{
-    BreakdownChart, SweepChart, TextWidth, TimelineChart, draw_breakdown, draw_sweep, draw_timeline,
-};
+use super::{SweepChart, TextWidth, TimelineChart, draw_sweep, draw_timeline};
 
 /// One chart's data, whichever chart: what the chunk's [`draw`] paints.
 #[derive(Clone, Debug, PartialEq)]
 enum Chart {
-    Breakdown(BreakdownChart),
     Sweep(SweepChart),
     Timeline(TimelineChart),
 }
@@ -39,14 +36,27 @@ pub fn timeline_canvas(chart: Rx<TimelineChart>, label: Rx<String>, failed: Rx<S
 }
 
 /// The timeline's point under the horizontal position `x` (CSS pixels from
-/// the canvas's left edge), by the layout the drawing used.
+/// the canvas's left edge), by the layout the drawing used. The chunk's
+/// code, as the drawing is: a pointer is over a drawn timeline, so the
+/// chunk is here (call it through `dom::now`).
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(charts, fallible, preload(#[allow(unsafe_code)] preload_point_at))
+)]
 pub fn timeline_point_at(
-    element: &HtmlCanvasElement,
-    chart: &TimelineChart,
+    element: HtmlCanvasElement,
+    chart: TimelineChart,
     x: f64,
-) -> Option<usize> {
-    let context = element.get_context("2d").ok().flatten()?;
-    let context = context.dyn_into::<CanvasRenderingContext2d>().ok()?;
+) -> Result<Option<usize>, dom::ChunkMissing> {
+    let Some(context) = element
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    else {
+        return Ok(None);
+    };
     context.set_font(canvas::FONT);
     let text_width = |text: &str| {
         context
@@ -54,18 +64,7 @@ pub fn timeline_point_at(
             .map_or(0, |metrics| metrics.width().ceil() as i32)
     };
     let size = (element.client_width(), element.client_height());
-    TimelineLayout::new(chart, size, &text_width).point_at(x, chart.points.len())
-}
-
-/// The breakdown bar on a canvas; see [`BreakdownChart`].
-pub fn breakdown_canvas(chart: Rx<BreakdownChart>, label: Rx<String>, failed: Rx<String>) -> El {
-    chart_canvas(
-        "breakdown-chart",
-        "chart-breakdown",
-        Box::new(move || Chart::Breakdown(chart())),
-        label,
-        failed,
-    )
+    Ok(TimelineLayout::new(&chart, size, &text_width).point_at(x, chart.points.len()))
 }
 
 /// Memory against batch size on a canvas; see [`SweepChart`].
@@ -101,7 +100,7 @@ fn chart_canvas(
     failed: Rx<String>,
 ) -> El {
     let (canvas, element, size) = observed_canvas(test_id, class, label);
-    let near = near_viewport(&element);
+    let near = dom::near_viewport(&element);
     let chunk = dom::chunk!(preload_charts);
     dom::bind(
         rx(move || {
@@ -155,43 +154,7 @@ fn say(element: &HtmlCanvasElement, (width, height): (f64, f64), words: &str) {
     }
 }
 
-/// Whether `element` is within a viewport's height of the viewport
-/// (tracked): a chart far from the screen is not redrawn as the setup
-/// changes, and is drawn again with the current data when it comes near.
-/// In a build without the split the drawing code is in the module: every
-/// chart is near from the start.
-fn near_viewport(element: &HtmlCanvasElement) -> RwSignal<bool> {
-    let near = RwSignal::new(!cfg!(batchfit_split));
-    if near.get_untracked() {
-        return near;
-    }
-    let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-        let seen = entries.iter().any(|entry| {
-            entry
-                .unchecked_into::<web_sys::IntersectionObserverEntry>()
-                .is_intersecting()
-        });
-        if seen != near.get_untracked() {
-            near.set(seen);
-        }
-    });
-    let options = web_sys::IntersectionObserverInit::new();
-    options.set_root_margin("100% 0px");
-    if let Ok(observer) =
-        web_sys::IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &options)
-    {
-        observer.observe(element);
-        dom::on_cleanup_local(move || {
-            observer.disconnect();
-            drop(callback);
-        });
-    } else {
-        near.set(true);
-    }
-    near
-}
-
-/// Paints `chart` on `element` (the chunk's code: plotters and the three
+/// Paints `chart` on `element` (the chunk's code: plotters and the two
 /// charts).
 #[cfg_attr(batchfit_split, allow(unsafe_code))]
 #[cfg_attr(
@@ -204,7 +167,6 @@ fn draw(
     chart: Chart,
 ) -> Result<(), dom::ChunkMissing> {
     paint(&element, size, &|area, text_width| match &chart {
-        Chart::Breakdown(c) => draw_breakdown(area, c, text_width),
         Chart::Sweep(c) => draw_sweep(area, c, text_width),
         Chart::Timeline(c) => draw_timeline(area, c, text_width),
     });

@@ -71,25 +71,6 @@ fn lines(svg: &str, color: &str) -> Vec<(f64, f64, f64, f64)> {
         .collect()
 }
 
-fn breakdown_chart(capacity: Option<u128>) -> BreakdownChart {
-    BreakdownChart {
-        // Out of order on purpose, with two empty components.
-        segments: vec![
-            (Component::Activations, 20 * GB),
-            (Component::Weights, 14 * GB),
-            (Component::KvCache, 0),
-            (Component::Overhead, 2 * GB),
-            (Component::Gradients, 14 * GB),
-            (Component::OptimizerStep, 0),
-            (Component::OptimizerStates, 56 * GB),
-        ],
-        capacity: capacity.map(|bytes| ("H100 80GB".into(), bytes)),
-        units: Units::Decimal,
-        lang: Lang::En,
-        dark: false,
-    }
-}
-
 fn sweep_chart(capacity: Option<u128>) -> SweepChart {
     let memory = |batch: u64| 5 * GIB + u128::from(batch) * 3 * GIB / 2;
     let mut points: Vec<_> = (0..11).map(|i| (1 << i, memory(1 << i))).collect();
@@ -104,91 +85,6 @@ fn sweep_chart(capacity: Option<u128>) -> SweepChart {
         units: Units::Binary,
         lang: Lang::En,
         dark: false,
-    }
-}
-
-#[test]
-fn the_bar_has_one_segment_per_nonzero_component_in_its_colour_and_order() {
-    let chart = breakdown_chart(None);
-    let (drawn, svg) = render((600, 120), |area| draw_breakdown(area, &chart, &width));
-    drawn.unwrap();
-    let rects = tags(&svg, "rect");
-    let bar: Vec<_> = rects.iter().collect();
-    let drawn_colours: Vec<_> = bar.iter().map(|r| attr(r, "fill")).collect();
-    let nonzero = [
-        (Component::Weights, 14),
-        (Component::Gradients, 14),
-        (Component::OptimizerStates, 56),
-        (Component::Activations, 20),
-        (Component::Overhead, 2),
-    ];
-    let want: Vec<_> = nonzero.iter().map(|(c, _)| color_hex(*c)).collect();
-    assert_eq!(drawn_colours, want, "bar segments, left to right");
-    assert!(
-        !svg.contains(color_hex(Component::KvCache)),
-        "an empty component is drawn"
-    );
-    assert!(!svg.contains(color_hex(Component::OptimizerStep)));
-    // Segments touch and their widths follow the bytes (to the pixel).
-    for (pair, gb) in bar.windows(2).zip(nonzero) {
-        let end = number(pair[0], "x") + number(pair[0], "width");
-        assert!(
-            (end - number(pair[1], "x")).abs() <= 1.0,
-            "gap after {:?}",
-            gb.0
-        );
-    }
-    let span = bar
-        .last()
-        .map(|r| number(r, "x") + number(r, "width"))
-        .unwrap();
-    let per_gb = (span - number(bar[0], "x")) / 106.0;
-    for (rect, (component, gb)) in bar.iter().zip(nonzero) {
-        let expected = per_gb * f64::from(gb);
-        assert!(
-            (number(rect, "width") - expected).abs() <= 1.5,
-            "{component:?}"
-        );
-    }
-    let drawn_texts = texts(&svg);
-    assert!(drawn_texts.contains(&"100 GB"), "ticks: {drawn_texts:?}");
-}
-
-#[test]
-fn the_capacity_marker_and_its_name_appear_only_when_given() {
-    let (drawn, without) = render((600, 120), |a| {
-        draw_breakdown(a, &breakdown_chart(None), &width)
-    });
-    drawn.unwrap();
-    assert!(lines(&without, "#000000").is_empty());
-    assert!(!texts(&without).contains(&"H100 80GB"));
-
-    // Above the total: the axis reaches past it, so the marker is inside the chart.
-    for capacity in [80 * GB, 200 * GB, 0] {
-        let chart = breakdown_chart(Some(capacity));
-        let (drawn, svg) = render((600, 120), |a| draw_breakdown(a, &chart, &width));
-        drawn.unwrap();
-        let marker = lines(&svg, "#000000");
-        assert_eq!(marker.len(), 1, "{capacity}: {marker:?}");
-        let (x1, y1, x2, y2) = marker[0];
-        assert!(x1 == x2 && y1 != y2, "vertical");
-        assert!((0.0..590.0).contains(&x1), "{capacity}: marker at {x1}");
-        assert!(texts(&svg).contains(&"H100 80GB"));
-        let bar: Vec<_> = tags(&svg, "rect")
-            .into_iter()
-            .filter(|r| number(r, "height") > 12.0)
-            .collect();
-        let start = number(bar[0], "x");
-        let end = bar
-            .last()
-            .map(|r| number(r, "x") + number(r, "width"))
-            .unwrap();
-        // The marker sits where the capacity falls on the same scale as the bar.
-        let expected = start + (end - start) * capacity as f64 / (106 * GB) as f64;
-        assert!(
-            (x1 - expected).abs() <= 2.0,
-            "{capacity}: {x1} vs {expected}"
-        );
     }
 }
 
@@ -400,11 +296,11 @@ fn crowded_ticks_are_thinned() {
 
 #[test]
 fn dark_charts_draw_light_text() {
-    let mut breakdown = breakdown_chart(Some(80 * GB));
-    breakdown.dark = true;
+    let mut timeline = timeline_chart(Some(80 * GB));
+    timeline.dark = true;
     let mut sweep = sweep_chart(Some(80 * GIB));
     sweep.dark = true;
-    let (a, one) = render((600, 120), |area| draw_breakdown(area, &breakdown, &width));
+    let (a, one) = render((600, 260), |area| draw_timeline(area, &timeline, &width));
     let (b, two) = render((700, 280), |area| draw_sweep(area, &sweep, &width));
     a.and(b).unwrap();
     for svg in [one, two] {
@@ -417,20 +313,6 @@ fn dark_charts_draw_light_text() {
 #[test]
 fn extreme_inputs_draw_or_not_but_never_panic() {
     let huge = [10u128.pow(30), u128::MAX];
-    let mut breakdowns = vec![
-        (vec![], None),
-        (vec![], Some(80 * GB)),
-        (vec![(Component::Weights, 0)], Some(0)),
-        (vec![(Component::Weights, 1)], None),
-        (vec![(Component::Weights, 14 * GB)], Some(0)),
-    ];
-    for bytes in huge {
-        breakdowns.push((
-            Component::ALL.iter().map(|c| (*c, bytes)).collect(),
-            Some(bytes),
-        ));
-        breakdowns.push((vec![(Component::Overhead, 1)], Some(bytes)));
-    }
     let mut sweeps = vec![
         (vec![], None),
         (vec![], Some(80 * GB)),
@@ -455,20 +337,6 @@ fn extreme_inputs_draw_or_not_but_never_panic() {
         (320, 120),
         (2000, 1500),
     ] {
-        for (segments, capacity) in &breakdowns {
-            for units in [Units::Decimal, Units::Binary] {
-                let chart = BreakdownChart {
-                    segments: segments.clone(),
-                    capacity: capacity.map(|c| ("GPU".into(), c)),
-                    units,
-                    lang: Lang::En,
-                    dark: true,
-                };
-                let (drawn, svg) = render(size, |a| draw_breakdown(a, &chart, &width));
-                assert_eq!(drawn, Ok(()), "{chart:?} at {size:?}");
-                assert!(!svg.contains("NaN") && !svg.contains("inf"), "{chart:?}");
-            }
-        }
         for (points, capacity) in &sweeps {
             let chart = SweepChart {
                 points: points.clone(),
@@ -568,19 +436,19 @@ impl DrawingBackend for Unmeasuring<'_> {
 
 #[test]
 fn no_text_is_measured_or_laid_out_by_plotters() {
-    let breakdown = breakdown_chart(Some(80 * GB));
+    let timeline = timeline_chart(Some(80 * GB));
     let sweep = sweep_chart(Some(80 * GIB));
-    for (size, dark) in [((600, 120), false), ((375, 300), true)] {
+    for (size, dark) in [((600, 520), false), ((375, 600), true)] {
         let mut out = String::new();
         {
             let svg = SVGBackend::with_string(&mut out, size);
             let area = Unmeasuring(svg).into_drawing_area();
             let (top, bottom) = area.split_vertically(size.1 / 2);
-            let chart = BreakdownChart {
+            let chart = TimelineChart {
                 dark,
-                ..breakdown.clone()
+                ..timeline.clone()
             };
-            draw_breakdown(&top, &chart, &width).unwrap();
+            draw_timeline(&top, &chart, &width).unwrap();
             let chart = SweepChart {
                 dark,
                 ..sweep.clone()

@@ -72,3 +72,16 @@ fn a_need_that_fits_is_never_printed_above_the_capacity() {
         "25,7 GB"
     );
 }
+
+/// A share as CSS reads it: hundredths of a percent, rounded down; a whole
+/// of nothing and parts past any width never panic.
+#[test]
+fn a_share_reads_as_a_css_percentage() {
+    assert_eq!(percent(1, 3), "33.33%");
+    assert_eq!(percent(2, 3), "66.66%");
+    assert_eq!(percent(80, 80), "100.00%");
+    assert_eq!(percent(0, 0), "0.00%");
+    assert_eq!(percent(5, 0), "500.00%");
+    assert_eq!(percent(79_645_851_648, 473_551_659_008), "16.81%");
+    assert!(percent(u128::MAX, 1).ends_with('%'));
+}

@@ -8,13 +8,13 @@ use crate::prelude::*;
 use batchfit_core::memory::{self, Estimate, Phase};
 use batchfit_core::query::Form;
 
-use crate::charts::{self, BreakdownChart, Component};
+use crate::charts::Component;
 use crate::dom::{self, El, el, rx};
-use crate::format::{
-    bar_segments, component_label, component_testid, device_name, short, size, swatch_class,
-};
+use crate::format::{bar_segments, component_label, component_testid, short, size, swatch_class};
 use crate::i18n::{self, Lang, Words};
 use crate::state::State;
+
+use super::bar;
 
 /// The component rows of the table: the four terms every form names, and the
 /// others only when present.
@@ -112,48 +112,20 @@ fn bar_legend(state: State) -> El {
 /// The bar, its legend and a caption saying that the segments add up.
 pub(super) fn breakdown(state: State) -> El {
     let lang = state.lang;
-    let w = move || i18n::words(lang.get());
     let (estimate, config) = (state.estimate, state.config);
-    let chart = rx(move || {
-        let c = config.get();
-        BreakdownChart {
-            segments: estimate.with(bar_segments),
-            capacity: c
-                .device
-                .map(|d| (device_name(lang.get(), d), d.usable_bytes())),
-            units: c.units,
-            lang: lang.get(),
-            dark: state.dark.get(),
-        }
-    });
-    let chart_label = rx(move || {
-        let e = estimate.get();
-        let units = config.get().units;
-        let w = w();
-        let parts: Vec<String> = bar_segments(&e)
-            .into_iter()
-            .map(|(c, bytes)| {
-                format!(
-                    "{} {}",
-                    component_label(w, c),
-                    short(lang.get(), bytes, units)
-                )
-            })
-            .collect();
-        format!(
-            "{} {}: {}.",
-            w.required,
-            short(lang.get(), e.required, units),
-            parts.join(" + ")
-        )
-    });
     el("figure")
         .class("bar")
-        .child(charts::breakdown_canvas(
-            chart,
-            chart_label,
-            i18n::tr(lang, |w| w.chart_failed),
-        ))
+        // Keyed by what it is drawn from (a key type other sections use:
+        // its binding's code is compiled once for them all).
+        .rebuild(
+            rx(move || Some((config.get(), estimate.get(), lang.get()))),
+            Box::new(|drawn| {
+                drawn
+                    .iter()
+                    .map(|(config, e, lang)| bar::track(&bar::geometry(*lang, e, config)))
+                    .collect()
+            }),
+        )
         .child(bar_legend(state))
         .child(
             el("figcaption")

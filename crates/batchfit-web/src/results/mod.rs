@@ -2,6 +2,7 @@
 //! table, and what would make it fit. Every size carries its exact integer bytes
 //! in `data-bytes` (and on hover) so that tests and embedders never parse prose.
 
+mod bar;
 mod breakdown;
 mod summary;
 mod what_ifs;

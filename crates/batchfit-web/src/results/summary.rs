@@ -13,6 +13,8 @@ use crate::format::{device_name, short, short_count};
 use crate::i18n::{self, Lang};
 use crate::state::State;
 
+use super::bar;
+
 /// "4 data-parallel × tensor-parallel 4 × pipeline 2": the degrees above 1
 /// beside the data-parallel ranks, or `None` when there are none.
 fn split(lang: Lang, config: &Config, ranks: u64) -> Option<String> {
@@ -195,21 +197,19 @@ fn mini_verdict(lang: Lang, fits: Option<bool>) -> String {
     }
 }
 
-/// The answer before the interface: the headline, its additions and the
-/// fits badge for the address `query`, and the phone bar's headline and
-/// verdict, written into the pre-rendered `shell` in place of its loading
-/// lines with plain DOM writes and the core's estimate (no state, no
-/// bindings), as the markup the first screen's answer has there
-/// (`shell-answer`, crates/xtask/src/prerender.js). The app replaces the
-/// shell, with the same words, once it is built. Whether an answer stands in
-/// the shell: the first screen's is built with the site; an address with a
-/// bad value, two setups or a serving engine's plan (whose views say it
-/// otherwise) waits for the app.
+/// The answer before the interface: the headline, its additions, the fits
+/// badge, how sure it is and the breakdown bar for the address `query`, and
+/// the phone bar's headline and verdict, written into the pre-rendered
+/// `shell` in place of its loading lines with plain DOM writes and the
+/// core's estimate (no state, no bindings), as the markup the app builds
+/// (`shell-answer`; the first screen's headline and verdict are in the
+/// built page, crates/xtask/src/prerender.js, and the rest is written here).
+/// The app replaces the shell, with the same words, once it is built.
+/// Whether an answer stands in the shell: an address with a bad value, two
+/// setups or a serving engine's plan (whose views say it otherwise) waits
+/// for the app.
 pub fn first_answer(shell: &web_sys::Element, query: &str, browser: Lang) -> bool {
     let find = |selector: &str| shell.query_selector(selector).ok().flatten();
-    if find(".shell-answer").is_some() {
-        return true;
-    }
     let opened = batchfit_core::query::parse_pair(query);
     let config = opened.a.config;
     if opened.b.is_some()
@@ -220,46 +220,73 @@ pub fn first_answer(shell: &web_sys::Element, query: &str, browser: Lang) -> boo
             .any(|p| p.problem.is_in_the_value())
         || batchfit_core::serving::serves(&config)
     {
-        return false;
+        return find(".shell-answer").is_some();
     }
     let (Some(results), Some(mini)) = (find("section.results"), find(".mini-summary")) else {
         return false;
     };
     let lang = config.lang.unwrap_or(browser);
     let e = memory::estimate(&config);
-    let gpus = memory::gpus_needed(&config);
-    let additions = additions(lang, &config, &e, gpus);
+    let summary = answer(lang, &config, &e, memory::gpus_needed(&config));
+    // The first screen's headline and verdict are in the built page: the
+    // whole summary takes their place, the same words and more.
+    if let Some(built) = find(".shell-answer.summary") {
+        let _ = built.replace_with_with_node_1(summary.node());
+    } else {
+        let _ = results.append_child(summary.node());
+        for (class, text) in [
+            (
+                "mini-headline shell-answer",
+                mini_headline(lang, &config, &e),
+            ),
+            ("mini-verdict shell-answer", mini_verdict(lang, e.fits)),
+        ] {
+            let _ = mini.append_child(el("span").class(class).text(&text).node());
+        }
+    }
+    let bar = el("figure")
+        .class("bar shell-answer")
+        .child(bar::track(&bar::geometry(lang, &e, &config)));
+    let _ = results.append_child(bar.node());
+    // As on the first screen: the answer, not a loading line, in both places.
+    while let Some(loading) = find(".boot-loading") {
+        loading.remove();
+    }
+    true
+}
+
+/// The summary the app's first task writes: the headline, its additions,
+/// the fits badge and how sure it is, as [`summary`] shows them.
+fn answer(lang: Lang, config: &Config, e: &Estimate, gpus: Option<u64>) -> El {
+    let additions = additions(lang, config, e, gpus);
     let answer = el("div")
         .class("summary shell-answer")
         .child(
             el("p")
                 .class("headline")
-                .text(&headline(lang, &config, &e, gpus, false)),
+                .text(&headline(lang, config, e, gpus, false)),
         )
         .children((!additions.is_empty()).then(|| el("p").class("additions").text(&additions)));
     let answer = match e.fits.filter(|_| e.device_bytes.is_some()) {
         Some(fits) => answer.child(
             badge_frame(fits)
                 .child(el("strong").text(fits_word(lang, fits)))
-                .text(&badge_detail(lang, &e, config.units, fits)),
+                .text(&badge_detail(lang, e, config.units, fits)),
         ),
         None => answer,
     };
-    let _ = results.append_child(answer.node());
-    for (class, text) in [
-        (
-            "mini-headline shell-answer",
-            mini_headline(lang, &config, &e),
-        ),
-        ("mini-verdict shell-answer", mini_verdict(lang, e.fits)),
-    ] {
-        let _ = mini.append_child(el("span").class(class).text(&text).node());
+    match confidence::fit(config, e) {
+        Some(fit) => {
+            let verdict = e.device_bytes.map(|c| fit.verdict(c));
+            answer.child(el("p").class("confidence").text(&confidence_text(
+                lang,
+                &fit,
+                verdict,
+                config.units,
+            )))
+        }
+        None => answer,
     }
-    // As on the first screen: the answer, not a loading line, in both places.
-    while let Some(loading) = find(".boot-loading") {
-        loading.remove();
-    }
-    true
 }
 
 /// The answer: the not-current note, the headline, its labelled additions and
