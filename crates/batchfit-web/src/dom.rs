@@ -317,21 +317,55 @@ pub async fn later<T>(value: Result<T, ChunkMissing>) -> Result<T, ChunkMissing>
 /// In a build without the split every chunk's code is in the module:
 /// every element is near from the start.
 pub fn near_viewport(element: &web_sys::Element) -> RwSignal<bool> {
-    watch_nearness(element, false)
+    if cfg!(batchfit_split) {
+        watch_nearness(element, false)
+    } else {
+        RwSignal::new(true)
+    }
 }
 
-/// Whether `element` has come within a viewport's height of the viewport
-/// (tracked; it stays true): content whose code is a [`Chunk`] asks for it
-/// then, and what it built stays when it is scrolled past.
-pub fn came_near(element: &web_sys::Element) -> RwSignal<bool> {
-    watch_nearness(element, true)
+/// Whether `element` is wanted (tracked; it stays true): on the screen, or
+/// within a viewport's height of it once the visitor has scrolled. Content
+/// whose code is a [`Chunk`] asks for it then: a visitor who reads the
+/// first screen fetches nothing more, one who scrolls has it before it
+/// shows; what it built stays when it is scrolled past.
+pub fn wanted(element: &web_sys::Element) -> RwSignal<bool> {
+    let wanted = RwSignal::new(!cfg!(batchfit_split));
+    if wanted.get_untracked() {
+        return wanted;
+    }
+    let near = watch_nearness(element, true);
+    let element = element.clone();
+    let scrolled = RwSignal::new(false);
+    let on_scroll = Closure::<dyn FnMut()>::new(move || scrolled.set(true));
+    let window = window();
+    let options = web_sys::AddEventListenerOptions::new();
+    options.set_once(true);
+    options.set_passive(true);
+    let _ = window.add_event_listener_with_callback_and_add_event_listener_options(
+        "scroll",
+        on_scroll.as_ref().unchecked_ref(),
+        &options,
+    );
+    on_cleanup_local(move || drop(on_scroll));
+    effect(Box::new(move || {
+        if near.get()
+            && !wanted.get_untracked()
+            && (scrolled.get()
+                || window
+                    .inner_height()
+                    .ok()
+                    .and_then(|h| h.as_f64())
+                    .is_some_and(|h| element.get_bounding_client_rect().top() < h))
+        {
+            wanted.set(true);
+        }
+    }));
+    wanted
 }
 
 fn watch_nearness(element: &web_sys::Element, stays: bool) -> RwSignal<bool> {
-    let near = RwSignal::new(!cfg!(batchfit_split));
-    if near.get_untracked() {
-        return near;
-    }
+    let near = RwSignal::new(false);
     let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
         let seen = entries.iter().any(|entry| {
             entry

@@ -19,17 +19,17 @@ use crate::state::State;
 pub fn fixes(state: State) -> El {
     let chunk = dom::chunk!(preload_fixes);
     let section = el("section").class("fixes").attr("data-testid", "fixes");
-    let seen = dom::came_near(section.node());
+    let wanted = dom::wanted(section.node());
     section.rebuild(
         rx(move || {
             // Searched whenever the setup does not fit, as the CLI
             // lists it (issue 28), whatever single what-if fits. The
             // search and its words are a chunk of the split build
             // (dom::Chunk), fetched the first time a setup needs it
-            // and the section has come near the screen: a first load
-            // whose list is far below fetches none of it (issue 31).
+            // and the section is wanted (dom::wanted): a visitor who
+            // reads the first screen only fetches none of it (issue 31).
             match state.estimate.with(|e| e.fits) {
-                Some(false) if !state.stale() && seen.get() && chunk.ready() => dom::now(search(
+                Some(false) if !state.stale() && wanted.get() && chunk.ready() => dom::now(search(
                     state.config.get(),
                     state.estimate.get(),
                     state.lang.get(),

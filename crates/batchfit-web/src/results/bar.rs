@@ -1,9 +1,10 @@
 //! The breakdown bar: one segment per term alive at the peak or added to it,
 //! each as wide as its share of the axis, and the device's capacity marked
 //! with its name; the legend under it gives each segment's size. It is
-//! markup sized by CSS (no canvas, no chunk), so that the answer written before the interface has its bar
-//! (issue 31): `results::first_answer` writes it into the shell, and the app
-//! builds the same markup from the same [`Geometry`].
+//! markup sized by CSS (no canvas, no chunk), so that the answer written
+//! before the interface has its bar (issue 31): `results::first_answer`
+//! writes it into the shell, and the app builds the same markup from the
+//! same [`Geometry`].
 
 use batchfit_core::memory::Estimate;
 use batchfit_core::query::Config;
@@ -15,7 +16,7 @@ use crate::i18n::{self, Lang};
 
 /// Where everything sits on the bar, in shares of its axis as CSS reads
 /// them ("42.17%"), and its words.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug)]
 pub(super) struct Geometry {
     /// (term, bytes, width).
     segments: Vec<(Component, u128, String)>,
@@ -97,7 +98,7 @@ mod tests {
     use batchfit_core::query;
 
     /// The worked example of the bench's page: Llama 3.1 8B fully
-    /// fine-tuned on an H100, 451 GB against 79.6 GB usable.
+    /// fine-tuned on an H100, 451 GB against the card's usable bytes.
     #[test]
     fn segments_and_capacity_share_one_axis() {
         let config = query::parse("form=transformer&model=llama-3.1-8b&gpu=h100-80gb").config;
