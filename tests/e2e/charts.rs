@@ -153,7 +153,11 @@ async fn a_redraw_leaves_nothing_of_the_drawing_before() {
         })
         .await;
     let before = image(&browser, "sweep-chart").await;
+    // Typing scrolls to the field, and a chart far from the screen waits:
+    // back to it, as a reader would.
+    let back = "document.querySelector('[data-testid=sweep-chart]').scrollIntoView()";
     browser.type_into("batch", "16").await;
+    browser.js(back).await;
     browser
         .wait_until("the sweep redrawn for batch 16", || async {
             image(&browser, "sweep-chart").await != before
@@ -162,6 +166,7 @@ async fn a_redraw_leaves_nothing_of_the_drawing_before() {
     // The canvas keeps its size, so the bitmap is not reset: the same data
     // must give the same pixels, with no trace of the batch-16 drawing.
     browser.type_into("batch", "8").await;
+    browser.js(back).await;
     browser
         .wait_until("the sweep drawn as before", || async {
             image(&browser, "sweep-chart").await == before

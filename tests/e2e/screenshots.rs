@@ -133,7 +133,9 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                     };
                     // What a screenshot scrolls to must be there to see (a
                     // serving setup's measurement panel was hidden by a rule
-                    // meant for generate()'s estimate).
+                    // meant for generate()'s estimate). Scrolled towards
+                    // while it is empty: a section whose code is a chunk is
+                    // built once a reader scrolls near it (dom::wanted).
                     if let Some(selector) = scroll_to {
                         let seen = browser
                             .js(&format!(
@@ -141,7 +143,8 @@ async fn every_form_at_phone_and_desktop_width_in_both_languages_and_themes() {
                                    const poll = () => {{ const f = document.querySelector('{selector}'); \
                                      for (let d = f && f.closest('details:not([open])'); d; d = d.parentElement.closest('details:not([open])')) d.open = true; \
                                      if (f && f.getBoundingClientRect().height > 0) {{ f.scrollIntoView({{ block: 'center' }}); r(true); }} \
-                                     else if (performance.now() - t0 > 5000) r(false); else setTimeout(poll, 20); }}; poll(); }})"
+                                     else if (performance.now() - t0 > 5000) r(false); \
+                                     else {{ if (f) f.scrollIntoView({{ block: 'center' }}); setTimeout(poll, 20); }} }}; poll(); }})"
                             ))
                             .await;
                         assert_eq!(

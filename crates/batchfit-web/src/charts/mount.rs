@@ -1,9 +1,9 @@
 //! The charts on `<canvas>` elements: redrawn when their data or their size
 //! changes (a `ResizeObserver`) while they are near the screen. Their
 //! drawing code (plotters, the two charts) is a chunk of the split build
-//! (`split_charts`, dom::Chunk), fetched when a chart first comes near the
-//! viewport (an `IntersectionObserver`): a first screen that shows the
-//! answer and no chart loads none of it (docs/performance-log.md).
+//! (`split_charts`, dom::Chunk), fetched when a chart is first wanted (on
+//! the screen, or near it once the visitor has scrolled, `dom::wanted`): a
+//! first screen that shows the answer and no chart loads none of it (docs/performance-log.md).
 
 use crate::canvas::{self, Canvas};
 use crate::dom::{self, El, Rx, el, rx};
@@ -101,11 +101,14 @@ fn chart_canvas(
 ) -> El {
     let (canvas, element, size) = observed_canvas(test_id, class, label);
     let near = dom::near_viewport(&element);
+    let wanted = dom::wanted(&element);
     let chunk = dom::chunk!(preload_charts);
     dom::bind(
         rx(move || {
-            // The chunk is asked for only once the chart is near.
-            if !near.get() {
+            // Drawn while near; the chunk is asked for only once the chart
+            // is wanted (on the screen, or near it once the visitor has
+            // scrolled).
+            if !(near.get() && wanted.get()) {
                 return None;
             }
             let shown = if chunk.ready() {

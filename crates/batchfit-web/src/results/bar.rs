@@ -62,29 +62,29 @@ pub(super) fn geometry(lang: Lang, e: &Estimate, config: &Config) -> Geometry {
 }
 
 /// The bar's markup: the segments and the capacity's line (the legend
-/// under it names each segment, with its size).
-pub(super) fn track(g: &Geometry) -> El {
+/// under it names each segment, with its size). The app's carries test ids;
+/// the shell's markup has none (`app` false: the first answer).
+pub(super) fn track(g: &Geometry, app: bool) -> El {
+    let testid = |el: El, id: &str| if app { el.attr("data-testid", id) } else { el };
     let segments = g.segments.iter().map(|(c, bytes, width)| {
         el("span")
             .class(&swatch_class(*c))
             .attr("data-bytes", &bytes.to_string())
             .style("width", width)
     });
-    let track = el("div")
+    let track = testid(el("div"), "breakdown-chart")
         .class("bar-track")
-        .attr("data-testid", "breakdown-chart")
         .attr("role", "img")
         .attr("aria-label", &g.label)
         .child(el("div").class("bar-segments").children(segments));
     match &g.capacity {
         Some((name, at, on_left)) => track.child(
-            el("span")
+            testid(el("span"), "bar-capacity")
                 .class(if *on_left {
                     "bar-capacity left"
                 } else {
                     "bar-capacity"
                 })
-                .attr("data-testid", "bar-capacity")
                 .style("left", at)
                 .child(el("span").text(name)),
         ),

@@ -122,7 +122,7 @@ pub(super) fn breakdown(state: State) -> El {
             Box::new(|drawn| {
                 drawn
                     .iter()
-                    .map(|(config, e, lang)| bar::track(&bar::geometry(*lang, e, config)))
+                    .map(|(config, e, lang)| bar::track(&bar::geometry(*lang, e, config), true))
                     .collect()
             }),
         )

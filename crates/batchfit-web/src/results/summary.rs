@@ -246,7 +246,7 @@ pub fn first_answer(shell: &web_sys::Element, query: &str, browser: Lang) -> boo
     }
     let bar = el("figure")
         .class("bar shell-answer")
-        .child(bar::track(&bar::geometry(lang, &e, &config)));
+        .child(bar::track(&bar::geometry(lang, &e, &config), false));
     let _ = results.append_child(bar.node());
     // As on the first screen: the answer, not a loading line, in both places.
     while let Some(loading) = find(".boot-loading") {

@@ -1,7 +1,8 @@
 //! For a configuration that does not fit: the same estimate with one change
 //! each, each a link that applies it. The what-ifs are computed and worded
 //! in the fix search's chunk (`split_fixes`), fetched the first time a setup
-//! does not fit: a setup that fits loads none of their code.
+//! does not fit and the section is wanted (on the screen, or near it once
+//! the visitor has scrolled): a setup that fits loads none of their code.
 
 use crate::prelude::*;
 use batchfit_core::memory::{self, Change, WhatIf};
@@ -69,27 +70,29 @@ fn rows(config: Config, lang: Lang) -> Result<Vec<Row>, dom::ChunkMissing> {
 /// each, a link that applies it in place.
 pub(super) fn what_ifs(state: State) -> El {
     let chunk = dom::chunk!(preload_what_ifs);
-    el("section")
+    let section = el("section")
         .class("what-ifs")
-        .attr("data-testid", "what-ifs")
-        .rebuild(
-            rx(move || match state.estimate.with(|e| e.fits) {
-                Some(false) if chunk.ready() => {
-                    dom::now(rows(state.config.get(), state.lang.get()))
-                }
-                _ => Vec::new(),
-            }),
-            Box::new(move |rows: &Vec<Row>| {
-                if rows.is_empty() {
-                    return Vec::new();
-                }
-                let lang = state.lang.get_untracked();
-                vec![
-                    el("h3").text(i18n::words(lang).what_if_title),
-                    el("ul").children(rows.iter().map(|row| item(state, row))),
-                ]
-            }),
-        )
+        .attr("data-testid", "what-ifs");
+    // Asked for once the section is wanted (dom::wanted), as the fix list.
+    let wanted = dom::wanted(section.node());
+    section.rebuild(
+        rx(move || match state.estimate.with(|e| e.fits) {
+            Some(false) if wanted.get() && chunk.ready() => {
+                dom::now(rows(state.config.get(), state.lang.get()))
+            }
+            _ => Vec::new(),
+        }),
+        Box::new(move |rows: &Vec<Row>| {
+            if rows.is_empty() {
+                return Vec::new();
+            }
+            let lang = state.lang.get_untracked();
+            vec![
+                el("h3").text(i18n::words(lang).what_if_title),
+                el("ul").children(rows.iter().map(|row| item(state, row))),
+            ]
+        }),
+    )
 }
 
 fn item(state: State, row: &Row) -> El {
