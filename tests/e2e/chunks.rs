@@ -208,6 +208,24 @@ async fn a_first_screen_that_does_not_fit_fetches_no_chunk() {
     let errors = browser.js("return window.__probe.errors").await;
     assert_eq!(errors, serde_json::json!([]), "console errors");
     browser.close().await;
+
+    // A screen tall enough to show the what-ifs: they come without a scroll.
+    let browser = Browser::start(1280, 1700).await;
+    browser.open(&server.url(&format!("/?{q}"))).await;
+    browser.testid("required").await;
+    let expected = memory::what_ifs(&query::parse(q).config).len() as u64;
+    browser
+        .wait_until("the what-ifs on the first screen", || async {
+            browser
+                .js("return document.querySelectorAll('[data-testid=what-ifs] li').length")
+                .await
+                .as_u64()
+                == Some(expected)
+        })
+        .await;
+    let scrolled = browser.js("return scrollY").await;
+    assert_eq!(scrolled, serde_json::json!(0), "no scroll");
+    browser.close().await;
 }
 
 /// The charts' drawing code is a chunk fetched when a chart comes near the
