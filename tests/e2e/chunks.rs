@@ -25,6 +25,23 @@ async fn fetched_modules(browser: &Browser) -> Vec<String> {
     names
 }
 
+/// Scrolls to the smallest changes that fit, as a reader would, and waits
+/// for `count` of them: their code is a chunk asked for then.
+async fn scroll_to_the_fixes(browser: &Browser, count: usize) {
+    browser
+        .js("document.querySelector('[data-testid=fixes]').scrollIntoView()")
+        .await;
+    browser
+        .wait_until("the smallest changes that fit", || async {
+            browser
+                .js("return document.querySelectorAll('[data-testid=fixes] li').length")
+                .await
+                .as_u64()
+                == Some(count as u64)
+        })
+        .await;
+}
+
 #[tokio::test]
 async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
     let server = StaticServer::start_with_probe(dist_dir(), &["/"]);
@@ -90,18 +107,7 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
     assert!(!expected.is_empty());
     // Its list is fetched once it comes near the screen (the next test).
     browser.testid("fixes").await;
-    browser
-        .js("document.querySelector('[data-testid=fixes]').scrollIntoView()")
-        .await;
-    browser
-        .wait_until("the smallest changes that fit", || async {
-            browser
-                .js("return document.querySelectorAll('[data-testid=fixes] li').length")
-                .await
-                .as_u64()
-                == Some(expected.len() as u64)
-        })
-        .await;
+    scroll_to_the_fixes(&browser, expected.len()).await;
     let first = browser
         .js("return document.querySelector('[data-testid=fixes] li').dataset.required")
         .await;
@@ -191,18 +197,7 @@ async fn a_first_screen_that_does_not_fit_fetches_no_chunk() {
     tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
     let fetched = fetched_modules(&browser).await;
     assert_eq!(fetched, ["batchfit-web"], "{fetched:?}");
-    browser
-        .js("document.querySelector('[data-testid=fixes]').scrollIntoView()")
-        .await;
-    browser
-        .wait_until("the smallest changes that fit", || async {
-            browser
-                .js("return document.querySelectorAll('[data-testid=fixes] li').length")
-                .await
-                .as_u64()
-                == Some(expected.len() as u64)
-        })
-        .await;
+    scroll_to_the_fixes(&browser, expected.len()).await;
     let fetched = fetched_modules(&browser).await;
     assert!(fetched.iter().any(|n| n == "split_fixes"), "{fetched:?}");
     let errors = browser.js("return window.__probe.errors").await;
