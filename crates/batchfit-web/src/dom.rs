@@ -317,24 +317,47 @@ pub async fn later<T>(value: Result<T, ChunkMissing>) -> Result<T, ChunkMissing>
 /// In a build without the split every chunk's code is in the module:
 /// every element is near from the start.
 pub fn near_viewport(element: &web_sys::Element) -> RwSignal<bool> {
-    if cfg!(batchfit_split) {
-        watch_nearness(element, false)
-    } else {
-        RwSignal::new(true)
+    let near = RwSignal::new(!cfg!(batchfit_split));
+    if near.get_untracked() {
+        return near;
     }
+    let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        let seen = entries.iter().any(|entry| {
+            entry
+                .unchecked_into::<web_sys::IntersectionObserverEntry>()
+                .is_intersecting()
+        });
+        if seen != near.get_untracked() {
+            near.set(seen);
+        }
+    });
+    let options = web_sys::IntersectionObserverInit::new();
+    options.set_root_margin("100% 0px");
+    if let Ok(observer) =
+        web_sys::IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &options)
+    {
+        observer.observe(element);
+        on_cleanup_local(move || {
+            observer.disconnect();
+            drop(callback);
+        });
+    } else {
+        near.set(true);
+    }
+    near
 }
 
-/// Whether `element` is wanted (tracked; it stays true): on the screen, or
-/// within a viewport's height of it once the visitor has scrolled. Content
-/// whose code is a [`Chunk`] asks for it then: a visitor who reads the
-/// first screen fetches nothing more, one who scrolls has it before it
-/// shows; what it built stays when it is scrolled past.
-pub fn wanted(element: &web_sys::Element) -> RwSignal<bool> {
+/// Whether `element`, whose nearness [`near_viewport`] gave as `near`, is
+/// wanted (tracked; it stays true): on the screen, or near it once the
+/// visitor has scrolled. Content whose code is a [`Chunk`] asks for it then:
+/// a visitor who reads the first screen fetches nothing more, one who
+/// scrolls asks for it a viewport's height before it shows; what it built
+/// stays when it is scrolled past.
+pub fn wanted(element: &web_sys::Element, near: RwSignal<bool>) -> RwSignal<bool> {
     let wanted = RwSignal::new(!cfg!(batchfit_split));
     if wanted.get_untracked() {
         return wanted;
     }
-    let near = watch_nearness(element, true);
     let element = element.clone();
     let scrolled = RwSignal::new(false);
     let on_scroll = Closure::<dyn FnMut()>::new(move || scrolled.set(true));
@@ -362,35 +385,6 @@ pub fn wanted(element: &web_sys::Element) -> RwSignal<bool> {
         }
     }));
     wanted
-}
-
-fn watch_nearness(element: &web_sys::Element, stays: bool) -> RwSignal<bool> {
-    let near = RwSignal::new(false);
-    let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-        let seen = entries.iter().any(|entry| {
-            entry
-                .unchecked_into::<web_sys::IntersectionObserverEntry>()
-                .is_intersecting()
-        });
-        let was = near.get_untracked();
-        if seen != was && !(stays && was) {
-            near.set(seen);
-        }
-    });
-    let options = web_sys::IntersectionObserverInit::new();
-    options.set_root_margin("100% 0px");
-    if let Ok(observer) =
-        web_sys::IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &options)
-    {
-        observer.observe(element);
-        on_cleanup_local(move || {
-            observer.disconnect();
-            drop(callback);
-        });
-    } else {
-        near.set(true);
-    }
-    near
 }
 
 /// The line that stands for a [`Chunk`]'s content until it is here: a status

@@ -19,7 +19,7 @@ use crate::state::State;
 pub fn fixes(state: State) -> El {
     let chunk = dom::chunk!(preload_fixes);
     let section = el("section").class("fixes").attr("data-testid", "fixes");
-    let wanted = dom::wanted(section.node());
+    let wanted = dom::wanted(section.node(), dom::near_viewport(section.node()));
     section.rebuild(
         rx(move || {
             // Searched whenever the setup does not fit, as the CLI

@@ -3,7 +3,8 @@
 //! drawing code (plotters, the two charts) is a chunk of the split build
 //! (`split_charts`, dom::Chunk), fetched when a chart is first wanted (on
 //! the screen, or near it once the visitor has scrolled, `dom::wanted`): a
-//! first screen that shows the answer and no chart loads none of it (docs/performance-log.md).
+//! first screen that shows the answer and no chart loads none of it
+//! (docs/performance-log.md).
 
 use crate::canvas::{self, Canvas};
 use crate::dom::{self, El, Rx, el, rx};
@@ -101,7 +102,7 @@ fn chart_canvas(
 ) -> El {
     let (canvas, element, size) = observed_canvas(test_id, class, label);
     let near = dom::near_viewport(&element);
-    let wanted = dom::wanted(&element);
+    let wanted = dom::wanted(&element, near);
     let chunk = dom::chunk!(preload_charts);
     dom::bind(
         rx(move || {

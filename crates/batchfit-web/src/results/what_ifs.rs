@@ -74,7 +74,7 @@ pub(super) fn what_ifs(state: State) -> El {
         .class("what-ifs")
         .attr("data-testid", "what-ifs");
     // Asked for once the section is wanted (dom::wanted), as the fix list.
-    let wanted = dom::wanted(section.node());
+    let wanted = dom::wanted(section.node(), dom::near_viewport(section.node()));
     section.rebuild(
         rx(move || match state.estimate.with(|e| e.fits) {
             Some(false) if wanted.get() && chunk.ready() => {
