@@ -103,3 +103,20 @@
   addEventListener("error", failed, true);
   addEventListener("unhandledrejection", failed);
 })();
+
+// The visitor's first action: a pointer, a key, a wheel, a touch, a scroll
+// or a focus. The module writes the address's answer into the shell at once
+// and fetches the interface (the forms, every section) only then (lib.rs
+// `start`), so a visitor who reads the answer loads nothing more. Recorded
+// from here, before the module, so that an action it did not see still
+// counts: <html data-acted>, and the event `batchfit:acted` on window.
+(function () {
+  var kinds = ["pointerdown", "pointermove", "keydown", "wheel", "touchstart", "scroll", "focusin"];
+  var options = { capture: true, passive: true };
+  function acted() {
+    kinds.forEach(function (kind) { removeEventListener(kind, acted, options); });
+    document.documentElement.setAttribute("data-acted", "");
+    dispatchEvent(new Event("batchfit:acted"));
+  }
+  kinds.forEach(function (kind) { addEventListener(kind, acted, options); });
+})();

@@ -7,22 +7,14 @@
 use batchfit_core::{advice, measured, memory, query};
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
 
-/// The `.wasm` files the page has fetched so far, by name without the hash
-/// (Trunk writes its hash without leading zeros: up to 16 hex digits).
-async fn fetched_modules(browser: &Browser) -> Vec<String> {
-    let names = browser
-        .js("return performance.getEntriesByType('resource').map(e => e.name.split('/').pop()) \
-             .filter(n => n.endsWith('.wasm')).map(n => n.replace(/-[0-9a-f]{1,16}(_bg)?\\.wasm$/, ''))")
-        .await;
-    let mut names: Vec<String> = names
-        .as_array()
-        .expect("a list")
+/// The fetched chunks that are a section's code: the named splits but the
+/// interface, which the visitor's first action brings.
+fn sections(fetched: &[String]) -> Vec<String> {
+    fetched
         .iter()
-        .filter_map(|n| n.as_str().map(str::to_owned))
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+        .filter(|n| n.starts_with("split_") && *n != "split_interface")
+        .cloned()
+        .collect()
 }
 
 /// Scrolls to the smallest changes that fit, as a reader would, and waits
@@ -52,17 +44,11 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
     browser.testid("required").await;
     // No panel's chunk; the charts', whose timeline may be within a screen
     // of this short page, may come (the charts' test below).
-    let panels = |fetched: &[String]| {
-        fetched
-            .iter()
-            .filter(|n| n.starts_with("split_") && *n != "split_charts")
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(
-        panels(&fetched_modules(&browser).await),
-        Vec::<String>::new()
-    );
+    let panels: Vec<String> = sections(&browser.fetched_modules().await)
+        .into_iter()
+        .filter(|n| n != "split_charts")
+        .collect();
+    assert_eq!(panels, Vec::<String>::new());
 
     // "Compare with a measurement": its chunk, then the comparison the core makes.
     browser
@@ -95,7 +81,7 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
                 .as_str()
         )
     );
-    let fetched = fetched_modules(&browser).await;
+    let fetched = browser.fetched_modules().await;
     assert!(fetched.iter().any(|n| n == "split_measure"), "{fetched:?}");
     assert!(!fetched.iter().any(|n| n == "split_fixes"), "{fetched:?}");
 
@@ -115,7 +101,7 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
         first.as_str(),
         Some(expected[0].fix.estimate.required.to_string().as_str())
     );
-    let fetched = fetched_modules(&browser).await;
+    let fetched = browser.fetched_modules().await;
     assert!(fetched.iter().any(|n| n == "split_fixes"), "{fetched:?}");
     assert!(!fetched.iter().any(|n| n == "split_import"), "{fetched:?}");
 
@@ -124,7 +110,7 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
         .js("document.querySelector('[data-testid=paste-box]').open = true")
         .await;
     browser.input("config_json").await;
-    let fetched = fetched_modules(&browser).await;
+    let fetched = browser.fetched_modules().await;
     assert!(fetched.iter().any(|n| n == "split_import"), "{fetched:?}");
 
     // "Compare with another setup", "Which GPUs fit" and the formula of
@@ -163,7 +149,7 @@ async fn each_chunk_is_fetched_when_its_panel_is_first_used_and_works() {
                     > Some(0)
         })
         .await;
-    let fetched = fetched_modules(&browser).await;
+    let fetched = browser.fetched_modules().await;
     for chunk in ["split_compare", "split_devices", "split_formula"] {
         assert!(fetched.iter().any(|n| n == chunk), "{chunk}: {fetched:?}");
     }
@@ -193,12 +179,17 @@ async fn a_first_screen_that_does_not_fit_fetches_no_chunk() {
         .as_f64()
         .expect("a position");
     assert!(top > 900.0, "the list at {top} px");
-    // What an idle first load would have fetched by now.
+    // What an idle first load would have fetched by now: the interface
+    // (the visitor acted), no section's code.
     tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
-    let fetched = fetched_modules(&browser).await;
-    assert_eq!(fetched, ["batchfit-web"], "{fetched:?}");
+    let fetched = browser.fetched_modules().await;
+    assert!(
+        fetched.iter().any(|n| n == "split_interface"),
+        "{fetched:?}"
+    );
+    assert_eq!(sections(&fetched), Vec::<String>::new(), "{fetched:?}");
     scroll_to_the_fixes(&browser, expected.len()).await;
-    let fetched = fetched_modules(&browser).await;
+    let fetched = browser.fetched_modules().await;
     assert!(fetched.iter().any(|n| n == "split_fixes"), "{fetched:?}");
     let errors = browser.js("return window.__probe.errors").await;
     assert_eq!(errors, serde_json::json!([]), "console errors");
@@ -240,7 +231,8 @@ async fn the_charts_chunk_comes_when_a_chart_is_near() {
         .expect("a position");
     assert!(top > 2.0 * 812.0, "the first chart at {top} px");
     assert!(
-        !fetched_modules(&browser)
+        !browser
+            .fetched_modules()
             .await
             .iter()
             .any(|n| n == "split_charts")
@@ -258,7 +250,8 @@ async fn the_charts_chunk_comes_when_a_chart_is_near() {
         })
         .await;
     assert!(
-        fetched_modules(&browser)
+        browser
+            .fetched_modules()
             .await
             .iter()
             .any(|n| n == "split_charts")
@@ -296,7 +289,7 @@ async fn the_stages_chunk_comes_with_a_pipeline() {
         .map(|s| s.estimate.required.to_string())
         .collect();
     assert_eq!(required, serde_json::json!(expected));
-    let fetched = fetched_modules(&browser).await;
+    let fetched = browser.fetched_modules().await;
     assert!(fetched.iter().any(|n| n == "split_stages"), "{fetched:?}");
     let errors = browser.js("return window.__probe.errors").await;
     assert_eq!(errors, serde_json::json!([]), "console errors");
@@ -307,7 +300,12 @@ async fn the_stages_chunk_comes_with_a_pipeline() {
 /// that lost them or a connection that drops them would leave it.
 fn site_without(prefixes: &[&str]) -> std::path::PathBuf {
     let from = dist_dir();
-    let to = std::env::temp_dir().join(format!("batchfit-missing-chunks-{}", std::process::id()));
+    // One folder per set of missing chunks: the tests run at once.
+    let to = std::env::temp_dir().join(format!(
+        "batchfit-missing-{}-{}",
+        prefixes.join("-"),
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&to);
     std::fs::create_dir_all(&to).expect("a temporary folder");
     for entry in std::fs::read_dir(&from).expect("dist/") {
@@ -408,5 +406,57 @@ async fn a_missing_chunk_is_reported_and_the_page_keeps_answering() {
         .await;
     assert_eq!(label.as_str(), Some("Compare with a measurement"));
     browser.close().await;
+    let _ = std::fs::remove_dir_all(site);
+}
+
+/// Issue 31: the interface's chunk that cannot be fetched leaves the
+/// address's answer standing in the shell and says, in the page's
+/// language, that the controls did not load; nothing panics.
+#[tokio::test]
+async fn a_missing_interface_leaves_the_answer_and_says_so() {
+    let site = site_without(&["split_interface"]);
+    let server = StaticServer::start(site.clone(), &["/"]);
+    let q = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb";
+    let expected = memory::estimate(&query::parse(q).config);
+    for (lang, said) in [
+        (
+            "en",
+            "The calculator's controls did not load: the estimate above stands, \
+             but it cannot be changed here. Check the connection, then reload the page.",
+        ),
+        (
+            "es",
+            "Los controles de la calculadora no se cargaron: la estimación de arriba \
+             sigue en pie, pero aquí no se puede cambiar. Compruebe la conexión y \
+             vuelva a cargar la página.",
+        ),
+    ] {
+        let browser = Browser::start(1280, 900).await;
+        browser
+            .open(&server.url(&format!("/?{q}&lang={lang}")))
+            .await;
+        let alert = browser.testid("interface-failed").await;
+        assert_eq!(alert.text().await.expect("read the alert"), said, "{lang}");
+        let shown = browser
+            .js("const s = document.querySelector('.shell:not([hidden])'); \
+                 return [s.querySelector('[data-testid=interface-failed]').getAttribute('role'), \
+                   s.querySelectorAll('.boot-loading').length, \
+                   [...s.querySelectorAll('.shell-answer .bar-segments > span')].map(e => e.dataset.bytes), \
+                   document.querySelector('[data-testid=results]') === null, \
+                   document.querySelector('[data-testid=crash]') === null]")
+            .await;
+        let segments: Vec<String> = expected
+            .bar()
+            .into_iter()
+            .filter(|&(_, bytes)| bytes > 0)
+            .map(|(_, bytes)| bytes.to_string())
+            .collect();
+        assert_eq!(
+            shown,
+            serde_json::json!(["alert", 0, segments, true, true]),
+            "{lang}: the answer stands, no app, no crash"
+        );
+        browser.close().await;
+    }
     let _ = std::fs::remove_dir_all(site);
 }

@@ -391,6 +391,123 @@ async fn the_answer_stands_before_the_interface() {
     }
 }
 
+/// What the shell's answer reads: the headline, the badge, the breakdown
+/// bar's words and segments, and how many elements of the app (those with
+/// a test id) and interface marks the page has.
+const SHELL_ANSWER: &str = "const s = document.querySelector('.shell:not([hidden])'); \
+  const bar = s && s.querySelector('.shell-answer .bar-track'); \
+  return s && [s.querySelector('.shell-answer.summary .headline')?.textContent ?? null, \
+    s.querySelector('.shell-answer .badge')?.textContent ?? null, \
+    bar && bar.getAttribute('aria-label'), \
+    bar && [...bar.querySelectorAll('.bar-segments > span')].map(e => e.dataset.bytes), \
+    document.querySelectorAll('[data-testid]').length, \
+    performance.getEntriesByName('batchfit:interface').length]";
+
+/// Issue 31: the interface is fetched at the visitor's first action. A
+/// visitor who only reads gets the address's answer (headline, verdict,
+/// bar: the core's bytes) from the module's first part and nothing more;
+/// at the first action the interface is asked for, and while it is on its
+/// way (the server holds it 1.5 s) the answer stands; once mounted, the
+/// app says the same, once, with the core's numbers.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_interface_comes_at_the_first_action() {
+    let server = StaticServer::start_delaying(
+        dist_dir(),
+        &["/"],
+        "split_interface",
+        std::time::Duration::from_millis(1_500),
+    );
+    let q = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&lang=en";
+    let expected = batchfit_core::memory::estimate(&query::parse(q).config);
+    let segments: Vec<String> = expected
+        .bar()
+        .into_iter()
+        .filter(|&(_, bytes)| bytes > 0)
+        .map(|(_, bytes)| bytes.to_string())
+        .collect();
+    for (width, height) in [(1280, 900), (375, 812)] {
+        let browser = Browser::start(width, height).await;
+        browser.open_to_read(&server.url(&format!("/?{q}"))).await;
+        browser
+            .wait_until("the first answer", || async {
+                browser
+                    .js("return performance.getEntriesByName('batchfit:first-estimate').length")
+                    .await
+                    == json!(1)
+            })
+            .await;
+        // What a reader's load has fetched a second later: the first part.
+        tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
+        let read = browser.js(SHELL_ANSWER).await;
+        assert!(
+            read[0].as_str().is_some_and(|h| !h.is_empty()),
+            "{width}: a headline: {read}"
+        );
+        assert!(
+            read[1]
+                .as_str()
+                .is_some_and(|b| b.starts_with("✗ Does not fit")),
+            "{width}: {read}"
+        );
+        assert_eq!(read[3], json!(segments), "{width}: the bar's segments");
+        assert_eq!(
+            [&read[4], &read[5]],
+            [&json!(0), &json!(0)],
+            "{width}: no app"
+        );
+        assert_eq!(
+            browser.fetched_modules().await,
+            ["batchfit-web"],
+            "{width}: a reader fetches the first part alone"
+        );
+
+        browser.act().await;
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        assert_eq!(
+            browser.js(SHELL_ANSWER).await,
+            read,
+            "{width}: the answer stands while the interface is on its way"
+        );
+
+        browser.testid("required").await;
+        assert_eq!(browser.bytes("required").await, expected.required);
+        let app = browser
+            .js(
+                "const bar = document.querySelector('[data-testid=breakdown-chart]'); \
+                 return [document.querySelector('[data-testid=headline]').textContent, \
+                   document.querySelector('[data-testid=summary] .badge').textContent, \
+                   bar.getAttribute('aria-label'), \
+                   [...bar.querySelectorAll('.bar-segments > span')].map(s => s.dataset.bytes)]",
+            )
+            .await;
+        assert_eq!(
+            app,
+            json!([read[0], read[1], read[2], read[3]]),
+            "{width}: the app's answer is the shell's"
+        );
+        let answers = browser
+            .js("return [document.querySelectorAll('.summary, .headline, .badge, .mini-summary, .bar-track').length, \
+                 document.querySelectorAll('.shell, .shell-answer').length]")
+            .await;
+        assert_eq!(
+            answers,
+            json!([5, 0]),
+            "{width}: one of each, no shell's left"
+        );
+        let fetched = browser.fetched_modules().await;
+        assert!(
+            fetched.iter().any(|n| n == "split_interface"),
+            "{width}: {fetched:?}"
+        );
+        assert_eq!(
+            browser.js("return window.__probe.errors").await,
+            json!([]),
+            "{width}: console errors"
+        );
+        browser.close().await;
+    }
+}
+
 /// Once the app has mounted: no shell is left, each field is there once, and
 /// it holds the address's value.
 #[tokio::test(flavor = "multi_thread")]

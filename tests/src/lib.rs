@@ -57,29 +57,46 @@ pub const PROBE_FILE: &str = "__probe.js";
 
 impl StaticServer {
     pub fn start(root: PathBuf, mounts: &[&str]) -> Self {
-        Self::serve(root, mounts, false, false)
+        Self::serve(root, mounts, false, false, None)
     }
 
     /// Like [`StaticServer::start`], with [`PROBE`] added to every `index.html`.
     pub fn start_with_probe(root: PathBuf, mounts: &[&str]) -> Self {
-        Self::serve(root, mounts, true, false)
+        Self::serve(root, mounts, true, false, None)
+    }
+
+    /// Like [`StaticServer::start_with_probe`], sending each file whose name
+    /// starts with `prefix` only after `delay`: a chunk on a slow network.
+    pub fn start_delaying(
+        root: PathBuf,
+        mounts: &[&str],
+        prefix: &'static str,
+        delay: Duration,
+    ) -> Self {
+        Self::serve(root, mounts, true, false, Some((prefix, delay)))
     }
 
     /// Like [`StaticServer::start`], sending every file but images gzipped
     /// (`gzip -9`, as the page weight is measured) to a browser that accepts
     /// it, as static hosts do: for timing loads the way visitors get them.
     pub fn start_gzip(root: PathBuf, mounts: &[&str]) -> Self {
-        Self::serve(root, mounts, false, true)
+        Self::serve(root, mounts, false, true, None)
     }
 
-    fn serve(root: PathBuf, mounts: &[&str], probe: bool, gzip: bool) -> Self {
+    fn serve(
+        root: PathBuf,
+        mounts: &[&str],
+        probe: bool,
+        gzip: bool,
+        delay: Option<(&'static str, Duration)>,
+    ) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let port = listener.local_addr().expect("local address").port();
         let mounts: Vec<String> = mounts.iter().map(|m| (*m).to_owned()).collect();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let (root, mounts) = (root.clone(), mounts.clone());
-                std::thread::spawn(move || serve_one(stream, &root, &mounts, probe, gzip));
+                std::thread::spawn(move || serve_one(stream, &root, &mounts, probe, gzip, delay));
             }
         });
         Self { port }
@@ -90,7 +107,14 @@ impl StaticServer {
     }
 }
 
-fn serve_one(mut stream: TcpStream, root: &Path, mounts: &[String], probe: bool, gzip: bool) {
+fn serve_one(
+    mut stream: TcpStream,
+    root: &Path,
+    mounts: &[String],
+    probe: bool,
+    gzip: bool,
+    delay: Option<(&'static str, Duration)>,
+) {
     let mut request_line = String::new();
     let mut reader = BufReader::new(&stream);
     if reader.read_line(&mut request_line).is_err() {
@@ -144,6 +168,13 @@ fn serve_one(mut stream: TcpStream, root: &Path, mounts: &[String], probe: bool,
     };
     let response = match file.and_then(|f| read(&f).map(|body| (f, body))) {
         Some((file, body)) => {
+            if let Some((prefix, delay)) = delay
+                && file
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+            {
+                std::thread::sleep(delay);
+            }
             let compress = gzip && accepts_gzip && !content_type(&file).starts_with("image/");
             let (body, encoding) = match compress.then(|| gzipped(&file, &body)) {
                 Some(zipped) => (
@@ -282,12 +313,56 @@ impl Browser {
         let _ = self.driver.wait();
     }
 
-    /// Navigates to `url`.
+    /// Navigates to `url` and acts there as a visitor does first
+    /// ([`Browser::act`]): the page fetches its interface on the visitor's
+    /// first action (issue 31, boot.js), and most tests read the interface.
     pub async fn open(&self, url: &str) {
+        self.open_to_read(url).await;
+        self.act().await;
+    }
+
+    /// Navigates to `url` and does nothing there, as a visitor who only
+    /// reads: the page shows the address's answer and fetches no more.
+    pub async fn open_to_read(&self, url: &str) {
         self.client
             .goto(url)
             .await
             .unwrap_or_else(|e| panic!("open {url}: {e}"));
+    }
+
+    /// The `.wasm` files the page has fetched so far, by name without the
+    /// hash (Trunk writes its hash without leading zeros: up to 16 hex
+    /// digits), sorted, once each.
+    pub async fn fetched_modules(&self) -> Vec<String> {
+        let names = self
+            .js("return performance.getEntriesByType('resource').map(e => e.name.split('/').pop()) \
+                 .filter(n => n.endsWith('.wasm')).map(n => n.replace(/-[0-9a-f]{1,16}(_bg)?\\.wasm$/, ''))")
+            .await;
+        let mut names: Vec<String> = names
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter_map(|n| n.as_str().map(str::to_owned))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// A visitor's first action on the open page: a press of the Shift key,
+    /// which changes nothing on the page (boot.js counts it, as it counts a
+    /// pointer, a wheel, a touch, a scroll or a focus).
+    pub async fn act(&self) {
+        for kind in ["rawKeyDown", "keyUp"] {
+            self.cdp(
+                "Input.dispatchKeyEvent",
+                serde_json::json!({
+                    "type": kind, "key": "Shift", "code": "ShiftLeft",
+                    "windowsVirtualKeyCode": 16, "nativeVirtualKeyCode": 16,
+                }),
+            )
+            .await;
+        }
     }
 
     /// Waits for the element with this `data-testid`.

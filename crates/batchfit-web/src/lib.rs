@@ -184,40 +184,123 @@ pub fn app(parent: &web_sys::Element) {
     finish(parent, open());
 }
 
-/// Mounts the app in place of index.html's stand-in, and marks the moments
-/// the first estimate is in the DOM ([`FIRST_ESTIMATE_MARK`]) and the app is
-/// ([`INTERFACE_MARK`]).
+/// Writes the address's answer into index.html's stand-in, then mounts the
+/// app in its place, and marks the moments the first estimate is in the DOM
+/// ([`FIRST_ESTIMATE_MARK`]) and the app is ([`INTERFACE_MARK`]).
 ///
-/// With the pre-rendered shell shown, the answer comes before the interface
-/// (issue 31): this task writes the address's headline and verdict into the
-/// shell with plain DOM writes ([`first_answer`]), so that the
-/// browser paints them before any of the app is built; the next task builds
-/// the app, takes over what was typed into the shell and replaces it. Where
-/// no answer can stand in the shell, and without a shell (`trunk serve`'s
-/// loading line), the app is built at once.
+/// The answer comes before the interface (issue 31): with the pre-rendered
+/// shell shown, [`first_answer`] writes the address's headline, verdict and
+/// bar into it with plain DOM writes and the core's estimate. The
+/// interface (the forms, the reactive graph, every section) is [`interface`],
+/// in the split build a chunk of its own, fetched on the visitor's first
+/// action (a pointer, a key, a wheel, a touch, a scroll or a focus, which
+/// boot.js records from the start): a visitor who only reads the answer
+/// loads nothing more. What is typed into the shell meanwhile carries over.
+/// Where no answer can stand in the shell, and without a shell (`trunk
+/// serve`'s loading line), the interface is fetched and built at once; in
+/// an embed too, after the answer: the frame's height, which the host page
+/// sizes the frame by, is the interface's message.
 pub fn start() {
-    let Some(body) = dom::document().body() else {
-        return;
-    };
+    let query = location::current_query();
     let answered = dom::document()
         .query_selector(".shell:not([hidden])")
         .ok()
         .flatten()
-        .is_some_and(|shell| first_answer(&shell, &location::current_query(), browser_lang()));
-    let build = move || {
-        let edits = take_stand_in();
-        // The page's bindings live as long as the page: its owner is never dropped.
-        std::mem::forget(mount(|| app(&body)));
-        replay_edits(edits);
-        mark(INTERFACE_MARK);
-    };
+        .is_some_and(|shell| first_answer(&shell, &query, browser_lang()));
     if answered {
         mark(FIRST_ESTIMATE_MARK);
-        set_timeout(build, std::time::Duration::ZERO);
+        if query::parse(&query).config.embed == Embed::Off {
+            after_first_action(|| wasm_bindgen_futures::spawn_local(open_interface(false)));
+        } else {
+            wasm_bindgen_futures::spawn_local(open_interface(false));
+        }
     } else {
-        build();
-        mark(FIRST_ESTIMATE_MARK);
+        wasm_bindgen_futures::spawn_local(open_interface(true));
     }
+}
+
+/// The name of the event boot.js dispatches on `window` at the visitor's
+/// first action, and of the attribute it then sets on `<html>`.
+const ACTED: &str = "batchfit:acted";
+const ACTED_ATTRIBUTE: &str = "data-acted";
+
+/// Runs `then` at the visitor's first action: now if boot.js has seen one
+/// already, else when it does.
+fn after_first_action(then: impl FnOnce() + 'static) {
+    let html = dom::document().document_element();
+    if html.is_none_or(|html| html.has_attribute(ACTED_ATTRIBUTE)) {
+        then();
+        return;
+    }
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let once = web_sys::AddEventListenerOptions::new();
+    once.set_once(true);
+    let _ = window.add_event_listener_with_callback_and_add_event_listener_options(
+        ACTED,
+        Closure::once_into_js(then).unchecked_ref(),
+        &once,
+    );
+}
+
+/// Fetches the interface (in the split build) and builds it in place of the
+/// stand-in; if it cannot be fetched, the answer stands and says so.
+/// `first_estimate`: whether the app's own is the first estimate.
+async fn open_interface(first_estimate: bool) {
+    match dom::later(interface()).await {
+        Ok(()) => {
+            if first_estimate {
+                mark(FIRST_ESTIMATE_MARK);
+            }
+            mark(INTERFACE_MARK);
+        }
+        Err(dom::ChunkMissing) => interface_failed(),
+    }
+}
+
+/// The interface: takes what was typed into the stand-in, builds the app
+/// (the page's bindings live as long as the page: its owner is never
+/// dropped) and replays those edits into it, in one task, so the browser
+/// shows the stand-in or the app, never neither.
+#[cfg_attr(batchfit_split, allow(unsafe_code))]
+#[cfg_attr(
+    batchfit_split,
+    wasm_split_helpers::wasm_split(interface, fallible, preload(#[allow(unsafe_code)] preload_interface))
+)]
+fn interface() -> Result<(), dom::ChunkMissing> {
+    if let Some(body) = dom::document().body() {
+        let edits = take_stand_in();
+        std::mem::forget(mount(|| app(&body)));
+        replay_edits(edits);
+    }
+    Ok(())
+}
+
+/// The interface's chunk could not be fetched: the answer in the shell
+/// stands, and an alert under it says so in the page's language.
+fn interface_failed() {
+    let document = dom::document();
+    let Some(results) = document
+        .query_selector(".shell:not([hidden]) section.results, #boot")
+        .ok()
+        .flatten()
+    else {
+        return;
+    };
+    while let Some(loading) = document.query_selector(".boot-loading").ok().flatten() {
+        loading.remove();
+    }
+    let lang = query::parse(&location::current_query())
+        .config
+        .lang
+        .unwrap_or_else(browser_lang);
+    let alert = el("p")
+        .class("boot-failed")
+        .attr("role", "alert")
+        .attr("data-testid", "interface-failed")
+        .text(i18n::words(lang).interface_failed);
+    let _ = results.append_child(alert.node());
 }
 
 fn mark(name: &str) {

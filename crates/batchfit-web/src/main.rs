@@ -1,8 +1,9 @@
 //! The browser entry point: install the panic hook (a crash shows a banner with a
-//! way back, see `crash.rs`), then [`batchfit_web::start`]: the first estimate
-//! in place of the pre-rendered shell's results, then the app in place of the
-//! shell, carrying over what the visitor typed into it, so no frame shows
-//! neither.
+//! way back, see `crash.rs`), then [`batchfit_web::start`]: the address's
+//! answer in place of the pre-rendered shell's loading lines, then, at the
+//! visitor's first action, the interface (a chunk of the split build) in
+//! place of the shell, carrying over what the visitor typed into it, so no
+//! frame shows neither.
 
 /// Talc instead of the standard library's dlmalloc: the same `GlobalAlloc`
 /// in fewer bytes of WebAssembly (docs/performance-log.md). The page runs on

@@ -1268,6 +1268,7 @@ pub(super) static EN: Words = Words {
     measure_title: "Compare with a measurement",
     loading: "Loading…",
     chunk_failed: "This section could not be loaded. Check the connection, then close and reopen it.",
+    interface_failed: "The calculator's controls did not load: the estimate above stands, but it cannot be changed here. Check the connection, then reload the page.",
     chart_failed: "The chart could not be loaded: its numbers are beside it.",
     measure_hint: "Paste what your run printed: torch.cuda.max_memory_allocated() or max_memory_reserved() (bytes, or with GB, GiB, MiB), a torch.cuda.memory_summary() table, or nvidia-smi's memory line.",
     measure_unlabelled: "A number without a label is",

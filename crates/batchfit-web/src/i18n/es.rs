@@ -1366,6 +1366,7 @@ pub(super) static ES: Words = Words {
     measure_title: "Comparar con una medición",
     loading: "Cargando…",
     chunk_failed: "No se pudo cargar esta sección. Compruebe la conexión y luego ciérrela y vuelva a abrirla.",
+    interface_failed: "Los controles de la calculadora no se cargaron: la estimación de arriba sigue en pie, pero aquí no se puede cambiar. Compruebe la conexión y vuelva a cargar la página.",
     chart_failed: "No se pudo cargar el gráfico: sus números están a su lado.",
     measure_hint: "Pegue lo que imprimió su ejecución: torch.cuda.max_memory_allocated() o max_memory_reserved() (bytes, o con GB, GiB, MiB), una tabla de torch.cuda.memory_summary() o la línea de memoria de nvidia-smi.",
     measure_unlabelled: "Un número sin etiqueta es",

@@ -428,6 +428,9 @@ pub struct Words {
     pub loading: &'static str,
     /// When it could not be.
     pub chunk_failed: &'static str,
+    /// When the interface (the forms, the sections) could not be fetched
+    /// after the first answer: that answer stands.
+    pub interface_failed: &'static str,
     /// Drawn on a chart's canvas when the charts' code could not be fetched.
     pub chart_failed: &'static str,
     pub measure_hint: &'static str,
