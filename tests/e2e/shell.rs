@@ -403,6 +403,13 @@ const SHELL_ANSWER: &str = "const s = document.querySelector('.shell:not([hidden
     document.querySelectorAll('[data-testid]').length, \
     performance.getEntriesByName('batchfit:interface').length]";
 
+/// Each named field under `ROOT` (a selector), by name: its value (a
+/// switch as `1`/`0`) and, for a select, its chosen option's words.
+const FIELDS_SHOWN: &str = "return Object.fromEntries([...document.querySelector('ROOT') \
+  .querySelectorAll('input[name], select[name]')].map(f => [f.name, \
+    f.type === 'checkbox' ? (f.checked ? '1' : '0') \
+    : f.tagName === 'SELECT' ? [f.value, f.selectedOptions[0]?.textContent ?? ''] : f.value]))";
+
 /// Issue 31: the interface is fetched at the visitor's first action. A
 /// visitor who only reads gets the address's answer (headline, verdict,
 /// bar: the core's bytes) from the module's first part and nothing more;
@@ -460,6 +467,9 @@ async fn the_interface_comes_at_the_first_action() {
             ["batchfit-web"],
             "{width}: a reader fetches the first part alone"
         );
+        let fields = browser
+            .js(&FIELDS_SHOWN.replace("ROOT", ".shell:not([hidden])"))
+            .await;
 
         browser.act().await;
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
@@ -494,6 +504,20 @@ async fn the_interface_comes_at_the_first_action() {
             json!([5, 0]),
             "{width}: one of each, no shell's left"
         );
+        // Every field the reader saw says what the app's says: the setup
+        // the answer is for, not the pre-rendered first screen's.
+        let app_fields = browser.js(&FIELDS_SHOWN.replace("ROOT", "body")).await;
+        let shown = fields.as_object().expect("the shell's fields");
+        // The first screen's questions: the device, the model, the task, the
+        // GPUs, the batch, the sequence, the units.
+        assert_eq!(shown.len(), 7, "{width}: {fields}");
+        for (name, seen) in shown {
+            assert_eq!(
+                Some(seen),
+                app_fields.get(name),
+                "{width}: the reader's {name} is the app's"
+            );
+        }
         let fetched = browser.fetched_modules().await;
         assert!(
             fetched.iter().any(|n| n == "split_interface"),

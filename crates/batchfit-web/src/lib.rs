@@ -9,7 +9,7 @@
 
 use crate::prelude::*;
 use batchfit_core::fields::{Name, ParamError};
-use batchfit_core::query::{self, Embed, Lang, Param};
+use batchfit_core::query::{self, Config, Embed, Form, Lang, Param};
 use batchfit_core::units::Units;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
@@ -109,9 +109,6 @@ fn take_stand_in() -> StandInEdits {
     let fields = stand_in
         .query_selector_all("input[name], select[name], textarea[name]")
         .ok();
-    let get = |node: &wasm_bindgen::JsValue, key: &str| {
-        js_sys::Reflect::get(node, &key.into()).unwrap_or_default()
-    };
     for i in 0..fields.as_ref().map_or(0, web_sys::NodeList::length) {
         let Some(field) = fields
             .as_ref()
@@ -122,18 +119,20 @@ fn take_stand_in() -> StandInEdits {
         };
         let name = field.get_attribute("name").unwrap_or_default();
         let node: &wasm_bindgen::JsValue = field.as_ref();
-        let edited = if get(node, "type").as_string().as_deref() == Some("checkbox") {
-            Some(("checked", get(node, "checked")))
-                .filter(|(_, now)| *now != get(node, "defaultChecked"))
+        let edited = if property(node, "type").as_string().as_deref() == Some("checkbox") {
+            Some(("checked", property(node, "checked")))
+                .filter(|(_, now)| *now != property(node, "defaultChecked"))
         } else if field.tag_name() == "SELECT" {
             let chosen = field
                 .query_selector("option[selected]")
                 .ok()
                 .flatten()
-                .map(|o| get(o.as_ref(), "value"));
-            Some(("value", get(node, "value"))).filter(|(_, now)| chosen.is_some_and(|c| *now != c))
+                .map(|o| property(o.as_ref(), "value"));
+            Some(("value", property(node, "value")))
+                .filter(|(_, now)| chosen.is_some_and(|c| *now != c))
         } else {
-            Some(("value", get(node, "value"))).filter(|(_, now)| *now != get(node, "defaultValue"))
+            Some(("value", property(node, "value")))
+                .filter(|(_, now)| *now != property(node, "defaultValue"))
         };
         if let Some((key, now)) = edited {
             taken.edits.push((name.clone(), key, now));
@@ -144,6 +143,117 @@ fn take_stand_in() -> StandInEdits {
     }
     stand_in.remove();
     taken
+}
+
+/// The shell's fields as the app will show them for `config`, the setup the
+/// first answer is for. boot.js gave them the address's own values; the
+/// others are the pre-rendered page's (the transformer shell's are the first
+/// screen's, `query::FIRST_SCREEN`), which on another address are not that
+/// setup's: a visitor who only reads would see a batch the answer is not
+/// for. Each field the visitor has not changed (its value still its
+/// default) takes the setup's value, as its default too, so that
+/// [`take_stand_in`] still finds only the visitor's own edits. A select
+/// without that value gets it as an option, worded as the app words it.
+fn fill_stand_in(shell: &web_sys::Element, config: &Config, lang: Lang) {
+    let field = |name: &str| {
+        shell
+            .query_selector(&format!("[name=\"{name}\"]"))
+            .ok()
+            .flatten()
+    };
+    for (param, value) in query::values(config) {
+        let Some(field) = field(param.name()) else {
+            continue;
+        };
+        let node: &wasm_bindgen::JsValue = field.as_ref();
+        if field.tag_name() == "SELECT" {
+            fill_select(&field, &value, || option_label(lang, param, &value));
+        } else if property(node, "type").as_string().as_deref() == Some("checkbox") {
+            if property(node, "checked") == property(node, "defaultChecked") {
+                let on = wasm_bindgen::JsValue::from_bool(value == "1");
+                set_property(node, "defaultChecked", &on);
+                set_property(node, "checked", &on);
+            }
+        } else if property(node, "value") == property(node, "defaultValue") {
+            let text = wasm_bindgen::JsValue::from_str(&state::localized(lang, param, value));
+            set_property(node, "defaultValue", &text);
+            set_property(node, "value", &text);
+        }
+    }
+    // The task is no parameter: the app reads it from those that state it.
+    if config.form == Form::Transformer
+        && let Some(select) = field("method")
+    {
+        let method = batchfit_core::transformer::Method::of(&config.transformer);
+        let names = batchfit_core::transformer::Method::NAMES;
+        let words = i18n::words(lang).methods;
+        fill_select(&select, method.name(), || {
+            names
+                .iter()
+                .position(|&n| n == method.name())
+                .map_or(method.name(), |i| words[i])
+                .to_owned()
+        });
+    }
+}
+
+/// The stand-in's `select` showing `value`, unless the visitor changed it
+/// (its value not its default option's): as its default option, added and
+/// worded by `label` if it has none, or named by its value alone (boot.js
+/// names the options it adds so, until the app names them).
+fn fill_select(select: &web_sys::Element, value: &str, label: impl FnOnce() -> String) {
+    let node: &wasm_bindgen::JsValue = select.as_ref();
+    let chosen = select.query_selector("option[selected]").ok().flatten();
+    if chosen
+        .as_ref()
+        .is_some_and(|c| property(c.as_ref(), "value") != property(node, "value"))
+    {
+        return;
+    }
+    let option = select
+        .query_selector(&format!("option[value=\"{value}\"]"))
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| {
+            let option = el("option").attr("value", value).node().clone();
+            let _ = select.append_child(&option);
+            option
+        });
+    if option
+        .text_content()
+        .is_none_or(|t| t.is_empty() || t == value)
+    {
+        option.set_text_content(Some(&label()));
+    }
+    if let Some(chosen) = chosen {
+        let _ = chosen.remove_attribute("selected");
+    }
+    let _ = option.set_attribute("selected", "");
+    set_property(node, "value", &value.into());
+}
+
+fn property(node: &wasm_bindgen::JsValue, key: &str) -> wasm_bindgen::JsValue {
+    js_sys::Reflect::get(node, &key.into()).unwrap_or_default()
+}
+
+fn set_property(node: &wasm_bindgen::JsValue, key: &str, value: &wasm_bindgen::JsValue) {
+    let _ = js_sys::Reflect::set(node, &key.into(), value);
+}
+
+/// How the app's select `param` names its option `value`.
+fn option_label(lang: Lang, param: Param, value: &str) -> String {
+    use batchfit_core::presets;
+    match param {
+        Param::Gpu => presets::DEVICES
+            .iter()
+            .find(|d| d.id == value)
+            .map_or_else(|| value.to_owned(), |d| format::preset_name(lang, d)),
+        Param::Model => presets::MODELS.iter().find(|m| m.id == value).map_or_else(
+            || value.to_owned(),
+            |m| format!("{} ({})", m.name, m.published),
+        ),
+        _ => i18n::option(lang, param, value),
+    }
 }
 
 /// Replays the stand-in's edits into the app's fields of the same names, as
@@ -202,11 +312,18 @@ pub fn app(parent: &web_sys::Element) {
 /// sizes the frame by, is the interface's message.
 pub fn start() {
     let query = location::current_query();
-    let answered = dom::document()
+    let shell = dom::document()
         .query_selector(".shell:not([hidden])")
         .ok()
-        .flatten()
-        .is_some_and(|shell| first_answer(&shell, &query, browser_lang()));
+        .flatten();
+    let answered = shell.as_ref().is_some_and(|shell| {
+        let answered = first_answer(shell, &query, browser_lang());
+        if answered {
+            let config = query::parse(&query).config;
+            fill_stand_in(shell, &config, config.lang.unwrap_or_else(browser_lang));
+        }
+        answered
+    });
     if answered {
         mark(FIRST_ESTIMATE_MARK);
         if query::parse(&query).config.embed == Embed::Off {

@@ -338,7 +338,7 @@ fn numeric(param: Param) -> bool {
 }
 
 /// A field's text in `lang`'s notation, from the URL's.
-fn localized(lang: Lang, param: Param, value: String) -> String {
+pub(crate) fn localized(lang: Lang, param: Param, value: String) -> String {
     if numeric(param) {
         i18n::decimal(lang, &value)
     } else {
