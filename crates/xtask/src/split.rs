@@ -157,7 +157,31 @@ pub fn split_dist(env: &Env, root: &Path, dist: &Path) -> Result<(), String> {
     let fresh = crate::minify::sha384(env, &dist.join(&wasm))?;
     let html = crate::minify::set_integrity(&html, &wasm, &fresh)
         .ok_or_else(|| format!("index.html gives {wasm} no integrity hash"))?;
+    let html = preload_loader(
+        &html,
+        &glue,
+        &loader_name,
+        &crate::minify::sha384(env, &dist.join(&loader_name))?,
+    )?;
     write(&index, html.as_bytes())
+}
+
+/// `html` with the loader preloaded beside the glue: the glue imports it at
+/// once, and its request then need not wait for the glue to be parsed (the
+/// module's first part, which writes the answer, starts one round trip
+/// sooner; docs/performance-log.md, issue 31's split). Its integrity hash
+/// follows it through minification (`minify.rs`).
+fn preload_loader(html: &str, glue: &str, loader: &str, integrity: &str) -> Result<String, String> {
+    let tag = format!("<link rel=\"modulepreload\" href=\"./{glue}\"");
+    let at = html
+        .find(&tag)
+        .and_then(|start| Some(start + html[start..].find('>')? + 1))
+        .ok_or_else(|| format!("index.html does not preload {glue}"))?;
+    Ok(format!(
+        "{}<link rel=\"modulepreload\" href=\"./{loader}\" crossorigin=\"anonymous\" integrity=\"{integrity}\">{}",
+        &html[..at],
+        &html[at..]
+    ))
 }
 
 /// The name of Trunk's glue in `dist` (`batchfit-web-<hash>.js`).
