@@ -428,11 +428,39 @@ async fn first_paint_and_answer_beside_gpu_poor() {
             profiles.push(json!({ "name": profile.name, "fresh": fresh.name(), "sites": by_site }));
         }
     }
+    // The cost of fetching the interface at the first action: how long a
+    // visitor who acts waits for the controls, in each profile.
+    let mut after_action = serde_json::Map::new();
+    for profile in &PROFILES {
+        let mut times = Vec::new();
+        let mut bytes = Vec::new();
+        for _ in 0..AFTER_ACTION_LOADS {
+            let (ms, fetched) = tokio::task::block_in_place(|| {
+                interface_after_action(&mut devtools, &sites[0], profile)
+            });
+            times.push(ms);
+            bytes.push(fetched);
+        }
+        let figures = json!({
+            "interface_ms": times,
+            "interface_median_ms": percentile(&times, 50.0),
+            "bytes_median": percentile(&bytes, 50.0),
+        });
+        println!(
+            "{}: the interface {:.1} ms after the first action, {} bytes (medians of {})",
+            profile.name,
+            figures["interface_median_ms"],
+            figures["bytes_median"],
+            times.len()
+        );
+        after_action.insert(profile.name.to_owned(), figures);
+    }
     let figures = json!({
         "page": PAGE,
         "loads": SIDE_BY_SIDE_LOADS,
         "profiles": profiles,
         "fetched_without_action": fetched,
+        "after_action": after_action,
     });
     if let Some(out) = std::env::var_os("BATCHFIT_LOADS_OUT") {
         std::fs::write(&out, figures.to_string())
@@ -566,6 +594,65 @@ fn settled_bytes(devtools: &mut DevTools, site: &Site) -> f64 {
     panic!("{}: still fetching after 20 s", site.name);
 }
 
+/// Loads per profile of the first action's measure.
+const AFTER_ACTION_LOADS: usize = 5;
+
+/// The visitor's first action on batchfit's `site`, in a new browser
+/// context under `profile`: a key press once the answer is in the DOM and
+/// the page has fetched nothing for half a second. Returns the ms from the
+/// key's event to the interface's mark (`batchfit:interface`, the app built
+/// in place of the shell), and the bytes, as sent, whose responses ended in
+/// between.
+fn interface_after_action(devtools: &mut DevTools, site: &Site, profile: &Profile) -> (f64, f64) {
+    let tab = navigate_in_context(devtools, site, profile);
+    let quiet = "(() => { const l = window.__load; const r = performance.getEntriesByType('resource'); \
+           return l && l.answer !== null && r.length > 0 \
+             && performance.now() - Math.max(...r.map(e => e.responseEnd)) > 500; })()";
+    let mut ready = false;
+    for _ in 0..400 {
+        if devtools.evaluate(&tab, quiet) == Some(json!(true)) {
+            ready = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        ready,
+        "{}: no answer, or still fetching, after 20 s",
+        site.name
+    );
+    devtools.evaluate(
+        &tab,
+        "addEventListener('keydown', () => { window.__acted ??= performance.now(); }, true)",
+    );
+    for kind in ["rawKeyDown", "keyUp"] {
+        devtools.call(
+            Some(&tab),
+            "Input.dispatchKeyEvent",
+            json!({ "type": kind, "key": "Shift", "code": "ShiftLeft", "windowsVirtualKeyCode": 16 }),
+        );
+    }
+    let read = format!(
+        "(() => {{ {BODIES} const m = performance.getEntriesByName('batchfit:interface')[0]; \
+           const a = window.__acted; \
+           return m && a ? [m.startTime - a, bodies(m.startTime) - bodies(a)] : null; }})()"
+    );
+    for _ in 0..600 {
+        if let Some([ms, bytes]) = devtools.evaluate(&tab, &read).and_then(|value| {
+            let v = value.as_array()?;
+            Some([v.first()?.as_f64()?, v.get(1)?.as_f64()?])
+        }) {
+            devtools.close_tab(tab);
+            return (ms, bytes);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!(
+        "{}: no interface within 30 s of the first action",
+        site.name
+    );
+}
+
 /// Loads `site` in a new browser context of the running browser, under
 /// `profile`.
 fn one_load_in_context(devtools: &mut DevTools, site: &Site, profile: &Profile) -> Load {
@@ -596,7 +683,7 @@ async fn one_load_in_browser(site: &Site, profile: &Profile) -> Load {
     for (method, params) in before_navigation(site, profile) {
         browser.cdp(method, params).await;
     }
-    browser.open(&site.url).await;
+    browser.open_to_read(&site.url).await;
     let read = format!("return ({})(arguments[0]);", read_load_script());
     for _ in 0..400 {
         let value = browser

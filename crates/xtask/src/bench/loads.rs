@@ -55,6 +55,19 @@ pub(super) struct LoadFigures {
     profiles: Vec<ProfileLoads>,
     /// Per site: everything it fetched without a user action, as sent.
     fetched_without_action: Vec<(String, f64)>,
+    /// Per profile: batchfit's interface after the visitor's first action.
+    after_action: Vec<AfterAction>,
+}
+
+/// The visitor's first action on batchfit's page in one profile: medians of
+/// the ms from the key's event to the interface built, and of the bytes,
+/// as sent, fetched in between.
+#[derive(Debug)]
+struct AfterAction {
+    profile: String,
+    interface_ms: f64,
+    bytes: f64,
+    loads: usize,
 }
 
 /// Runs the ignored side-by-side test of the end-to-end suite, with gpu_poor
@@ -122,10 +135,32 @@ pub(super) fn loads_bench(
         .get("fetched_without_action")
         .map(numbers_by_name)
         .ok_or_else(|| format!("{}: no fetched_without_action", out.display()))?;
+    let mut after_action = Vec::new();
+    if let Some(Json::Object(by_profile)) = figures.get("after_action") {
+        for (profile, f) in by_profile {
+            let number = |key: &str| match f.get(key) {
+                Some(Json::Number(x)) => Ok(*x),
+                _ => Err(format!(
+                    "{}: after_action, {profile}: no {key}",
+                    out.display()
+                )),
+            };
+            after_action.push(AfterAction {
+                profile: profile.clone(),
+                interface_ms: number("interface_median_ms")?,
+                bytes: number("bytes_median")?,
+                loads: match f.get("interface_ms") {
+                    Some(Json::Array(items)) => items.len(),
+                    _ => 0,
+                },
+            });
+        }
+    }
     Ok(LoadFigures {
         page,
         profiles: parsed,
         fetched_without_action,
+        after_action,
     })
 }
 
@@ -329,6 +364,27 @@ pub(super) fn loads_section(loads: &Result<LoadFigures, String>) -> String {
         .collect();
     out.push_str(&fetched.join(", "));
     out.push_str(".\n\n");
+    if !figures.after_action.is_empty() {
+        out.push_str(
+            "batchfit's interface is fetched at the visitor's first action (issue 31). What a \
+             visitor who acts waits for: a key press once the answer is in the DOM and nothing \
+             has been fetched for half a second, in a fresh context; the ms from the key's event \
+             to the interface built in place of the shell (`batchfit:interface`), and the KB, \
+             as sent, fetched in between (medians).\n\n\
+             | profile | loads | the interface after the first action | KB fetched |\n\
+             |---|---:|---:|---:|\n",
+        );
+        for a in &figures.after_action {
+            out.push_str(&format!(
+                "| {} | {} | {:.1} ms | {} |\n",
+                a.profile,
+                a.loads,
+                a.interface_ms,
+                kb(a.bytes as u64)
+            ));
+        }
+        out.push('\n');
+    }
     out
 }
 
@@ -384,6 +440,7 @@ mod tests {
                 },
             ],
             fetched_without_action: vec![("batchfit".to_owned(), 198_500.0)],
+            after_action: Vec::new(),
         });
         let verdicts: Vec<(String, Option<bool>)> = load_budgets(&loads)
             .into_iter()
@@ -411,6 +468,7 @@ mod tests {
             &Site {
                 files: Vec::new(),
                 on_demand: Vec::new(),
+                interface: Vec::new(),
                 elsewhere: Vec::new(),
             },
             &loads,

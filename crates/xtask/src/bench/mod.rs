@@ -37,30 +37,21 @@ const EDIT_P95_BUDGET_MS: f64 = 16.0;
 /// The first estimate in the phone profile (4× CPU slowdown, 1.6 Mbit/s,
 /// 150 ms), median of the loads in fresh browser contexts.
 const PHONE_ANSWER_BUDGET_MS: f64 = 1_500.0;
-/// What `cargo xtask test` and `cargo xtask size` hold the page to: not the
-/// budget above, which this tree misses (195.2 KB measured on 2026-12-01
-/// once the rarely opened panels and the Spanish texts became chunks
-/// fetched on demand and the page depended on Leptos's reactive crates
-/// rather than the `leptos` umbrella and its import and export names were
-/// made short, and partial checkpointing, Megatron-Core's recompute modules
-/// and the backward pass's working tensors were added, from 249.8 KB, then
-/// `zero_grad=after_forward`, `reentrant` and the backward pass's remaining
-/// moments, 198.5 KB, then Megatron-LM's gradient-accumulation fusion both
-/// ways (`grad_accum_fusion`), 201.5 KB, then without `SendWrapper`'s
-/// thread checks, with wasm-opt's `--low-memory-unused` and the charts'
-/// canvas compiled once, 198.5 KB; docs/performance-log.md
-/// says what each feature added and what was cut), but a ceiling a little
-/// above that measurement, so that no change makes the page heavier
-/// unnoticed while the weight is brought back under the budget. The chunks
-/// are not part of it (`Site::on_demand`). The bench reports the budget
-/// itself. Raised from 199,000 B to 205,000 B by issue 27's restructure
-/// (204.6 KB measured), lowered to 201,000 B once the bytes were found
-/// (200.4 KB), raised again to 205,000 B for issue 28's inference moments,
-/// advice, fields and the reader's notation (204.9 KB), and back at
-/// 199,000 B once the what-ifs moved to the fix search's chunk (198.7 KB;
-/// docs/performance-log.md, "The restructure's weight" and "Issue 28's
-/// weight").
-const BUNDLE_GZIP_CEILING: u64 = 199_000;
+/// What `cargo xtask test` and `cargo xtask size` hold the page's first load
+/// to: a ceiling a little above the last measurement, so that no change makes
+/// the page heavier unnoticed. Since issue 31's split (session of 2026-12-07)
+/// the first load is the module's first part, which writes the answer, with
+/// the page, the glue and the loaders: 123.3 KB, above the 90 KB budget the
+/// bench reports (docs/performance-log.md says what is in it). Before, it was
+/// the whole module, held at 199,000 B (docs/performance-log.md has each
+/// step). The chunks are not part of it (`Site::on_demand`).
+const BUNDLE_GZIP_CEILING: u64 = 124_000;
+/// What the page has loaded once the visitor acts: the first load and the
+/// interface's chunks (`Site::acted_gzip`), 220.7 KB. The split costs about 21 KB over
+/// the same code as one part (calls through the table, code wasm-opt cannot
+/// inline or merge across the cut, each chunk gzipped alone); this ceiling
+/// keeps it from growing unnoticed.
+const ACTED_GZIP_CEILING: u64 = 221_200;
 const CORE_BUDGET_NS: f64 = 20_000.0;
 const COLD_LOAD_MEDIAN_BUDGET_MS: f64 = 200.0;
 /// Issue 17: batchfit's first paint (a form input visible) at least this many
@@ -110,7 +101,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
         _ => return Err(USAGE.to_owned()),
     };
     let work = root.join("target/xtask-bench");
-    let bundle = measure_site(&root.join("dist"))?;
+    let bundle = measure_bundle(root)?;
     let core = core_benches(root, &work)?;
     let browser = browser_bench(root, &work);
     let peers: Vec<(&Peer, Result<PeerSite, String>)> = PEERS
@@ -147,25 +138,86 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
 /// Measures `dist/`, prints its files, and fails when the page is heavier than
 /// the ceiling (`cargo xtask size`, and a step of `cargo xtask test`).
 pub fn check_bundle(root: &Path) -> Result<(), String> {
-    let site = measure_site(&root.join("dist"))?;
+    let site = measure_bundle(root)?;
     for line in bundle_table(&site).lines() {
         println!("{line}");
     }
     let gzip = site.gzip();
+    let acted = site.acted_gzip();
     let weight = format!(
-        "the page loads {} bytes gzipped (ceiling {}; the chunks a page fetches \
-         without a user action are counted by `cargo xtask bench`, within {})",
+        "the page loads {} bytes gzipped (ceiling {}), and {} once the visitor acts \
+         and the interface comes (ceiling {}); the chunks a page fetches without a \
+         user action are counted by `cargo xtask bench`, within {}",
         group(gzip),
         group(BUNDLE_GZIP_CEILING),
+        group(acted),
+        group(ACTED_GZIP_CEILING),
         group(FETCHED_WITHOUT_ACTION_BUDGET as u64),
     );
-    if gzip > BUNDLE_GZIP_CEILING {
+    if gzip > BUNDLE_GZIP_CEILING || acted > ACTED_GZIP_CEILING {
         return Err(format!(
             "{weight}: where the bytes go, docs/performance-log.md"
         ));
     }
     println!("xtask: {weight}");
     Ok(())
+}
+
+/// `dist/` as [`measure_site`] reads it, with the interface's chunks.
+fn measure_bundle(root: &Path) -> Result<Site, String> {
+    let dist = root.join("dist");
+    let mut site = measure_site(&dist)?;
+    site.interface = interface_chunks(root, &dist)?;
+    Ok(site)
+}
+
+/// The interface's chunk (`split_interface`, fetched at the visitor's first
+/// action) and the shared chunks it needs, as the loader `wasm-split-cli`
+/// wrote before minification lists them (`__wasm_split_load_interface`'s
+/// `makeLoad(…, [__chunk_13, …])`), found in `dist` by their names.
+fn interface_chunks(root: &Path, dist: &Path) -> Result<Vec<FileSize>, String> {
+    let loader = read_text(&root.join("target/wasm-split/parts/__wasm_split.js"))?;
+    let unread = || "the split loader does not load the interface: build with `cargo xtask dist`";
+    let at = loader
+        .find("__wasm_split_load_interface")
+        .ok_or_else(unread)?;
+    let rest = &loader[at..];
+    let deps = rest
+        .find(", [")
+        .and_then(|open| Some((open, open + rest[open..].find(']')?)))
+        .map(|(open, close)| &rest[open + 3..close])
+        .ok_or_else(unread)?;
+    let mut stems = vec!["split_interface-".to_owned()];
+    stems.extend(
+        deps.split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(|d| format!("{}-", d.trim_start_matches("__"))),
+    );
+    let names: Vec<String> = std::fs::read_dir(dist)
+        .map_err(|e| format!("{}: {e}", dist.display()))?
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".wasm"))
+        .collect();
+    let mut files = Vec::new();
+    for stem in &stems {
+        let found: Vec<&String> = names
+            .iter()
+            .filter(|n| n.starts_with(stem.as_str()))
+            .collect();
+        match found.as_slice() {
+            [one] => files.push(dist.join(one)),
+            _ => {
+                return Err(format!(
+                    "{}: {} files named {stem}*.wasm, not one",
+                    dist.display(),
+                    found.len()
+                ));
+            }
+        }
+    }
+    sizes(dist, files)
 }
 
 /// One file the page loads.
@@ -184,6 +236,9 @@ struct Site {
     /// The module's chunks (`split.rs`), fetched the first time a panel
     /// that needs one is used: not part of what the page loads.
     on_demand: Vec<FileSize>,
+    /// Of those, what the visitor's first action fetches: the interface's
+    /// chunk and the shared chunks it needs ([`interface_chunks`]).
+    interface: Vec<FileSize>,
     /// References to other origins: not counted (and, for batchfit, a bug).
     elsewhere: Vec<String>,
 }
@@ -195,6 +250,12 @@ impl Site {
 
     fn gzip(&self) -> u64 {
         self.files.iter().map(|f| f.gzip).sum()
+    }
+
+    /// What the page has loaded once the visitor acts: its first load and
+    /// the interface.
+    fn acted_gzip(&self) -> u64 {
+        self.gzip() + self.interface.iter().map(|f| f.gzip).sum::<u64>()
     }
 }
 
@@ -256,6 +317,7 @@ fn measure_site(dir: &Path) -> Result<Site, String> {
     Ok(Site {
         files: sizes(dir, found)?,
         on_demand: sizes(dir, chunks)?,
+        interface: Vec::new(),
         elsewhere: {
             elsewhere.sort();
             elsewhere.dedup();
@@ -809,9 +871,17 @@ fn budget_table(budgets: &[Budget]) -> String {
 
 fn bundle_table(site: &Site) -> String {
     let mut out = files_table(&site.files, "total");
+    if !site.interface.is_empty() {
+        out.push_str(&format!(
+            "\nFetched at the visitor's first action (a pointer, a key, a wheel, a touch, a scroll or a focus; boot.js): the interface's chunk and the {} shared chunks it needs, {} bytes gzipped; the page then has {} in all.\n",
+            site.interface.len() - 1,
+            group(site.interface.iter().map(|f| f.gzip).sum()),
+            group(site.acted_gzip()),
+        ));
+    }
     if !site.on_demand.is_empty() {
         out.push_str(
-            "\nFetched the first time a panel needs them (the module's chunks, `split.rs`; the what-ifs' and the fix search's, `split_fixes`, as soon as a setup does not fit, as on the page the timings below load):\n\n",
+            "\nFetched when first needed (the module's chunks, `split.rs`): the interface's at the visitor's first action, a panel's when it is opened, a section's (the what-ifs' and the fix search's, `split_fixes`; the charts', `split_charts`) when it comes within a screen of the viewport:\n\n",
         );
         out.push_str(&files_table(&site.on_demand, "all chunks"));
     }
