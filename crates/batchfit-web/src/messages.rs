@@ -1,7 +1,7 @@
 //! Every sentence about bad input: a field's problem (from the core's
 //! [`Problem`], which carries numbers and names, never words), a rejected
 //! pasted file ([`import::Error`]), and an unreadable
-//! measurement, each in the page's language (`i18n::Language`). The CLI words
+//! measurement, each in the page's language (`i18n::Forms`, `i18n::Panels`). The CLI words
 //! the same data in English with the core's `Display`; the page never shows
 //! those.
 
@@ -9,12 +9,12 @@ use batchfit_core::fields::Problem;
 use batchfit_core::import;
 use batchfit_core::measured;
 
-use crate::i18n::{Lang, language, panels};
+use crate::i18n::{Lang, forms, panels};
 
 /// The message under a field (or in the URL notice), naming the field with
 /// `label` and, for a numeric field, the range it accepts.
 pub fn problem(lang: Lang, label: &str, problem: &Problem) -> String {
-    (language(lang).problem)(label, problem)
+    (forms(lang).problem)(label, problem)
 }
 
 /// What could not be read in a pasted measurement, naming the line and the

@@ -12,7 +12,7 @@ use batchfit_core::query::Param;
 mod panels;
 pub(super) use panels::ENGLISH_PANELS;
 
-use super::{FieldText, Lang, Language, Words, bound, by_param, f};
+use super::{FieldText, Forms, Lang, Language, Words, bound, by_param, f};
 
 pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
     (
@@ -1349,11 +1349,14 @@ pub(super) static EN: Words = Words {
 };
 
 /// English: the tables above and the sentences below.
+pub(super) static ENGLISH_FORMS: Forms = Forms {
+    fields: &FIELDS_EN,
+    problem,
+};
+
 pub(super) static ENGLISH: Language = Language {
     words: &EN,
-    fields: &FIELDS_EN,
     options: OPTIONS,
-    problem,
     needs: |needs| format!("Needs {needs}"),
     needs_per_gpu: |needs| format!("Needs {needs} per GPU"),
     sum_needs: |needs| format!("= needs {needs}"),

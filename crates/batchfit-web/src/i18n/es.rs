@@ -18,7 +18,7 @@ use batchfit_core::query::Param;
 mod panels;
 pub(super) use panels::SPANISH_PANELS;
 
-use super::{FieldText, Lang, Language, Words, bound, by_param, f};
+use super::{FieldText, Forms, Lang, Language, Words, bound, by_param, f};
 
 pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
     (
@@ -1194,9 +1194,8 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
 #[cfg(batchfit_split)]
 #[allow(unsafe_code)]
 #[wasm_split_helpers::wasm_split(es, fallible, preload(#[allow(unsafe_code)] preload_es))]
-pub(super) fn spanish_tables()
--> Result<(&'static Language, &'static super::Panels), crate::dom::ChunkMissing> {
-    Ok((&SPANISH, &SPANISH_PANELS))
+pub(super) fn spanish_tables() -> Result<super::Tables, crate::dom::ChunkMissing> {
+    Ok((&SPANISH, &SPANISH_PANELS, &SPANISH_FORMS))
 }
 
 pub(super) static ES: Words = Words {
@@ -1447,11 +1446,14 @@ pub(super) static ES: Words = Words {
 };
 
 /// Spanish: the tables above and the sentences below.
+pub(super) static SPANISH_FORMS: Forms = Forms {
+    fields: &FIELDS_ES,
+    problem,
+};
+
 pub(super) static SPANISH: Language = Language {
     words: &ES,
-    fields: &FIELDS_ES,
     options: OPTIONS_ES,
-    problem,
     needs: |needs| format!("Necesita {needs}"),
     needs_per_gpu: |needs| format!("Necesita {needs} por GPU"),
     sum_needs: |needs| format!("= necesita {needs}"),

@@ -56,12 +56,8 @@ const fn by_param<const N: usize>(list: [(Param, FieldText); N]) -> [FieldText; 
 /// carries the core's numbers and names.
 pub struct Language {
     pub words: &'static Words,
-    /// By [`Param::index`].
-    pub fields: &'static [FieldText; COUNT],
     /// The label of each select field's option, by its URL spelling.
     pub options: &'static [(Param, &'static str, &'static str)],
-    /// The message under a field, naming it with the label given.
-    pub problem: fn(&str, &Problem) -> String,
     /// "Needs 98.4 GB", the headline.
     pub needs: fn(&str) -> String,
     /// "Needs 16.1 GB per GPU", the headline of a job on several GPUs.
@@ -95,6 +91,18 @@ pub struct Language {
     /// "With checkpointing, √32 ≈ 5.66 layers are kept instead of 32.",
     /// from the layers and their square root written out.
     pub kept_layers: fn(u64, &str) -> String,
+}
+
+/// The form's own texts, one value per language as [`Language`] is: apart
+/// from it, because the answer the module's first part writes before the
+/// interface (`results::first_answer`) needs the language's words and
+/// sentences but not these, which then travel with the interface's chunk
+/// (docs/performance-log.md, issue 31's split).
+pub struct Forms {
+    /// By [`Param::index`].
+    pub fields: &'static [FieldText; COUNT],
+    /// The message under a field, naming it with the label given.
+    pub problem: fn(&str, &Problem) -> String,
 }
 
 /// Why vLLM would not start (`serving::Refusal`), its numbers written in the
@@ -202,7 +210,7 @@ pub struct Panels {
 pub fn panels(lang: Lang) -> &'static Panels {
     match lang {
         Lang::En => &en::ENGLISH_PANELS,
-        Lang::Es => spanish().map_or(&en::ENGLISH_PANELS, |(_, panels)| panels),
+        Lang::Es => spanish().map_or(&en::ENGLISH_PANELS, |(_, panels, _)| panels),
     }
 }
 
@@ -220,13 +228,21 @@ fn bad_value(range: Range, whole: bool) -> Problem {
 pub fn language(lang: Lang) -> &'static Language {
     match lang {
         Lang::En => &en::ENGLISH,
-        Lang::Es => spanish().map_or(&en::ENGLISH, |(language, _)| language),
+        Lang::Es => spanish().map_or(&en::ENGLISH, |(language, _, _)| language),
+    }
+}
+
+/// `lang`'s form texts.
+pub fn forms(lang: Lang) -> &'static Forms {
+    match lang {
+        Lang::En => &en::ENGLISH_FORMS,
+        Lang::Es => spanish().map_or(&en::ENGLISH_FORMS, |(_, _, forms)| forms),
     }
 }
 
 /// Words for the field whose URL parameter is `name`.
 pub fn field(lang: Lang, name: Param) -> FieldText {
-    language(lang).fields[name.index()]
+    forms(lang).fields[name.index()]
 }
 
 /// The label of option `value` of the select field `name`.
@@ -552,9 +568,12 @@ pub fn words(lang: Lang) -> &'static Words {
     language(lang).words
 }
 
+/// Spanish's three tables.
+pub(super) type Tables = (&'static Language, &'static Panels, &'static Forms);
+
 #[cfg(not(batchfit_split))]
-fn spanish() -> Option<(&'static Language, &'static Panels)> {
-    Some((&es::SPANISH, &es::SPANISH_PANELS))
+fn spanish() -> Option<Tables> {
+    Some((&es::SPANISH, &es::SPANISH_PANELS, &es::SPANISH_FORMS))
 }
 
 /// The Spanish language: in the split build a chunk (`dom::Chunk`), fetched
@@ -562,11 +581,10 @@ fn spanish() -> Option<(&'static Language, &'static Panels)> {
 /// load it. Set once the chunk is here; until then (never seen: the page
 /// switches to Spanish only after `load`) the English one.
 #[cfg(batchfit_split)]
-static SPANISH: std::sync::OnceLock<(&'static Language, &'static Panels)> =
-    std::sync::OnceLock::new();
+static SPANISH: std::sync::OnceLock<Tables> = std::sync::OnceLock::new();
 
 #[cfg(batchfit_split)]
-fn spanish() -> Option<(&'static Language, &'static Panels)> {
+fn spanish() -> Option<Tables> {
     SPANISH.get().copied()
 }
 

@@ -516,7 +516,7 @@ fn every_text_is_in_one_language() {
                 wrong.push(format!("{lang:?}: no word of the language in {sentence:?}"));
             }
         }
-        let fields = language
+        let fields = i18n::forms(lang)
             .fields
             .iter()
             .flat_map(|f| [f.label, f.unit, f.hint]);
