@@ -445,12 +445,7 @@ async fn a_missing_interface_leaves_the_answer_and_says_so() {
                    document.querySelector('[data-testid=results]') === null, \
                    document.querySelector('[data-testid=crash]') === null]")
             .await;
-        let segments: Vec<String> = expected
-            .bar()
-            .into_iter()
-            .filter(|&(_, bytes)| bytes > 0)
-            .map(|(_, bytes)| bytes.to_string())
-            .collect();
+        let segments = crate::shell::bar_segments(&expected);
         assert_eq!(
             shown,
             serde_json::json!(["alert", 0, segments, true, true]),

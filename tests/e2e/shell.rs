@@ -360,12 +360,7 @@ async fn the_answer_stands_before_the_interface() {
         assert_eq!(answers, json!(5), "{query}: one of each, no shell's left");
         let expected = batchfit_core::memory::estimate(&query::parse(&query).config);
         assert_eq!(browser.bytes("required").await, expected.required);
-        let segments: Vec<String> = expected
-            .bar()
-            .into_iter()
-            .filter(|&(_, bytes)| bytes > 0)
-            .map(|(_, bytes)| bytes.to_string())
-            .collect();
+        let segments = bar_segments(&expected);
         assert_eq!(
             first[5][1],
             json!(segments),
@@ -426,12 +421,7 @@ async fn the_interface_comes_at_the_first_action() {
     );
     let q = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&lang=en";
     let expected = batchfit_core::memory::estimate(&query::parse(q).config);
-    let segments: Vec<String> = expected
-        .bar()
-        .into_iter()
-        .filter(|&(_, bytes)| bytes > 0)
-        .map(|(_, bytes)| bytes.to_string())
-        .collect();
+    let segments = bar_segments(&expected);
     for (width, height) in [(1280, 900), (375, 812)] {
         let browser = Browser::start(width, height).await;
         browser.open_to_read(&server.url(&format!("/?{q}"))).await;
@@ -530,6 +520,17 @@ async fn the_interface_comes_at_the_first_action() {
         );
         browser.close().await;
     }
+}
+
+/// The breakdown bar's segments for `estimate`, as the page's carry them
+/// (`data-bytes`): the core's terms that are not zero, in its order.
+pub(crate) fn bar_segments(estimate: &batchfit_core::memory::Estimate) -> Vec<String> {
+    estimate
+        .bar()
+        .into_iter()
+        .filter(|&(_, bytes)| bytes > 0)
+        .map(|(_, bytes)| bytes.to_string())
+        .collect()
 }
 
 /// Once the app has mounted: no shell is left, each field is there once, and
