@@ -396,7 +396,8 @@ const SHELL_ANSWER: &str = "const s = document.querySelector('.shell:not([hidden
     bar && bar.getAttribute('aria-label'), \
     bar && [...bar.querySelectorAll('.bar-segments > span')].map(e => e.dataset.bytes), \
     document.querySelectorAll('[data-testid]').length, \
-    performance.getEntriesByName('batchfit:interface').length]";
+    performance.getEntriesByName('batchfit:interface').length, \
+    [...s.querySelectorAll('.shell-answer .bar-legend li')].map(li => li.textContent)]";
 
 /// Each named field under `ROOT` (a selector), by name: its value (a
 /// switch as `1`/`0`) and, for a select, its chosen option's words.
@@ -484,6 +485,18 @@ async fn the_interface_comes_at_the_first_action() {
             app,
             json!([read[0], read[1], read[2], read[3]]),
             "{width}: the app's answer is the shell's"
+        );
+        let legend = browser
+            .js("return [...document.querySelectorAll('[data-testid=bar-legend] li')].map(li => li.textContent)")
+            .await;
+        assert_eq!(
+            legend, read[6],
+            "{width}: the first bar's legend, item for item, is the app's"
+        );
+        assert_eq!(
+            read[6].as_array().map(Vec::len),
+            Some(segments.len()),
+            "{width}: one legend item per segment"
         );
         let answers = browser
             .js("return [document.querySelectorAll('.summary, .headline, .badge, .mini-summary, .bar-track').length, \

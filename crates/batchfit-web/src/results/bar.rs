@@ -8,6 +8,7 @@
 
 use batchfit_core::memory::Estimate;
 use batchfit_core::query::Config;
+use batchfit_core::units::{self, Units};
 
 use crate::charts::Component;
 use crate::dom::{El, el};
@@ -90,6 +91,38 @@ pub(super) fn track(g: &Geometry, app: bool) -> El {
         ),
         None => track,
     }
+}
+
+/// One item of the bar's legend: its swatch, then `label` and `size` (the
+/// app's bind them; [`legend`]'s are written once).
+pub(super) fn legend_item(component: Component, label: El, size: El) -> El {
+    el("li")
+        .child(el("span").class(&format!("swatch {}", swatch_class(component))))
+        .child(label.class("legend-label"))
+        .child(size)
+}
+
+/// The bar's legend for `e`, written once: what the first answer puts under
+/// its bar before the interface, as the app's reads (each segment's name,
+/// its size in `units` and its bytes in `data-bytes`), and the caption.
+pub(super) fn legend(lang: Lang, e: &Estimate, units: Units) -> [El; 2] {
+    let w = i18n::words(lang);
+    [
+        el("ul")
+            .class("bar-legend")
+            .children(bar_segments(e).into_iter().map(|(component, bytes)| {
+                legend_item(
+                    component,
+                    el("span").text(component_label(w, component)),
+                    el("span")
+                        .class("value")
+                        .attr("data-bytes", &bytes.to_string())
+                        .attr("title", &i18n::exact_bytes(lang, bytes))
+                        .text(&i18n::decimal(lang, &units::format_bytes(bytes, units))),
+                )
+            })),
+        el("figcaption").class("note").text(w.bar_sums),
+    ]
 }
 
 #[cfg(test)]

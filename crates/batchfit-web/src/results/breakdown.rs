@@ -93,16 +93,17 @@ fn bar_legend(state: State) -> El {
                                     .map_or(0, |(_, b)| b)
                             })
                         });
-                        el("li")
-                            .child(el("span").class(&format!("swatch {}", swatch_class(component))))
-                            .child(el("span").class("legend-label").bind_text(rx(move || {
+                        bar::legend_item(
+                            component,
+                            el("span").bind_text(rx(move || {
                                 component_label(i18n::words(lang.get()), component).to_owned()
-                            })))
-                            .child(size(
+                            })),
+                            size(
                                 state,
                                 &format!("bar-{}", component_testid(component)),
                                 bytes,
-                            ))
+                            ),
+                        )
                     })
                     .collect()
             }),

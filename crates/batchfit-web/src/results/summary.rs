@@ -198,10 +198,11 @@ fn mini_verdict(lang: Lang, fits: Option<bool>) -> String {
 }
 
 /// The answer before the interface: the headline, its additions, the fits
-/// badge, how sure it is and the breakdown bar for the address `query`, and
-/// the phone bar's headline and verdict, written into the pre-rendered
-/// `shell` in place of its loading lines with plain DOM writes and the
-/// core's estimate (no state, no bindings), as the markup the app builds
+/// badge, how sure it is and the breakdown bar with its legend for the
+/// address `query`, and the phone bar's headline and verdict, written into
+/// the pre-rendered `shell` in place of its loading lines with plain DOM
+/// writes and the core's estimate (no state, no bindings), as the markup
+/// the app builds
 /// (`shell-answer`; the first screen's headline and verdict are in the
 /// built page, crates/xtask/src/prerender.js, and the rest is written here).
 /// The app replaces the shell, with the same words, once it is built.
@@ -246,7 +247,8 @@ pub fn first_answer(shell: &web_sys::Element, query: &str, browser: Lang) -> boo
     }
     let bar = el("figure")
         .class("bar shell-answer")
-        .child(bar::track(&bar::geometry(lang, &e, &config), false));
+        .child(bar::track(&bar::geometry(lang, &e, &config), false))
+        .children(bar::legend(lang, &e, config.units));
     let _ = results.append_child(bar.node());
     // As on the first screen: the answer, not a loading line, in both places.
     while let Some(loading) = find(".boot-loading") {
