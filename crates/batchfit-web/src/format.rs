@@ -108,6 +108,11 @@ fn toggle_exact(event: web_sys::Event) {
     }
 }
 
+/// A model preset's name as the model select words it: "Llama 3.1 8B (8.03B)".
+pub fn model_name(model: &batchfit_core::presets::ModelPreset) -> String {
+    format!("{} ({})", model.name, model.published)
+}
+
 /// A preset device's name in the page's language: product names stay as they
 /// are; the unified-memory and CPU presets, which are descriptions, are
 /// worded per language ("CPU, 16 GB RAM" / "CPU, 16 GB de RAM").

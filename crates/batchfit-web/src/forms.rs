@@ -360,13 +360,7 @@ fn method_picker(state: State) -> El {
     let lang = state.lang;
     let select = fields::select(
         tf::Method::NAMES,
-        Box::new(move |value| {
-            rx(move || {
-                let names = i18n::words(lang.get()).methods;
-                let i = tf::Method::NAMES.iter().position(|&n| n == value);
-                i.map_or(value, |i| names[i]).to_owned()
-            })
-        }),
+        Box::new(move |value| rx(move || i18n::method(lang.get(), value).to_owned())),
     )
     .attr("id", "method")
     .attr("name", "method")
@@ -536,7 +530,7 @@ fn model_picker(state: State) -> El {
         .children(presets::MODELS.iter().map(|m| {
             el("option")
                 .attr("value", m.id)
-                .text(&format!("{} ({})", m.name, m.published))
+                .text(&format::model_name(m))
         }))
         .bind_prop("value", rx(move || text.get().into()));
     picker(

@@ -184,16 +184,8 @@ fn fill_stand_in(shell: &web_sys::Element, config: &Config, lang: Lang) {
     if config.form == Form::Transformer
         && let Some(select) = field("method")
     {
-        let method = batchfit_core::transformer::Method::of(&config.transformer);
-        let names = batchfit_core::transformer::Method::NAMES;
-        let words = i18n::words(lang).methods;
-        fill_select(&select, method.name(), || {
-            names
-                .iter()
-                .position(|&n| n == method.name())
-                .map_or(method.name(), |i| words[i])
-                .to_owned()
-        });
+        let method = batchfit_core::transformer::Method::of(&config.transformer).name();
+        fill_select(&select, method, || i18n::method(lang, method).to_owned());
     }
 }
 
@@ -248,10 +240,10 @@ fn option_label(lang: Lang, param: Param, value: &str) -> String {
             .iter()
             .find(|d| d.id == value)
             .map_or_else(|| value.to_owned(), |d| format::preset_name(lang, d)),
-        Param::Model => presets::MODELS.iter().find(|m| m.id == value).map_or_else(
-            || value.to_owned(),
-            |m| format!("{} ({})", m.name, m.published),
-        ),
+        Param::Model => presets::MODELS
+            .iter()
+            .find(|m| m.id == value)
+            .map_or_else(|| value.to_owned(), format::model_name),
         _ => i18n::option(lang, param, value),
     }
 }
@@ -316,17 +308,17 @@ pub fn start() {
         .query_selector(".shell:not([hidden])")
         .ok()
         .flatten();
+    let config = query::parse(&query).config;
     let answered = shell.as_ref().is_some_and(|shell| {
         let answered = first_answer(shell, &query, browser_lang());
         if answered {
-            let config = query::parse(&query).config;
             fill_stand_in(shell, &config, config.lang.unwrap_or_else(browser_lang));
         }
         answered
     });
     if answered {
         mark(FIRST_ESTIMATE_MARK);
-        if query::parse(&query).config.embed == Embed::Off {
+        if config.embed == Embed::Off {
             after_first_action(|| wasm_bindgen_futures::spawn_local(open_interface(false)));
         } else {
             wasm_bindgen_futures::spawn_local(open_interface(false));
@@ -408,15 +400,11 @@ fn interface_failed() {
     while let Some(loading) = document.query_selector(".boot-loading").ok().flatten() {
         loading.remove();
     }
-    let lang = query::parse(&location::current_query())
-        .config
-        .lang
-        .unwrap_or_else(browser_lang);
     let alert = el("p")
         .class("boot-failed")
         .attr("role", "alert")
         .attr("data-testid", "interface-failed")
-        .text(i18n::words(lang).interface_failed);
+        .text(i18n::words(opening_lang()).interface_failed);
     let _ = results.append_child(alert.node());
 }
 

@@ -240,6 +240,15 @@ pub fn forms(lang: Lang) -> &'static Forms {
     }
 }
 
+/// The name of the task (`transformer::Method`) spelt `value` in the URL
+/// format, in `lang`: what the task select shows.
+pub fn method(lang: Lang, value: &str) -> &str {
+    batchfit_core::transformer::Method::NAMES
+        .iter()
+        .position(|&n| n == value)
+        .map_or(value, |i| words(lang).methods[i])
+}
+
 /// Words for the field whose URL parameter is `name`.
 pub fn field(lang: Lang, name: Param) -> FieldText {
     forms(lang).fields[name.index()]
