@@ -409,37 +409,54 @@ async fn a_missing_chunk_is_reported_and_the_page_keeps_answering() {
     let _ = std::fs::remove_dir_all(site);
 }
 
-/// Issue 31: the interface's chunk that cannot be fetched leaves the
-/// address's answer standing in the shell and says, in the page's
-/// language, that the controls did not load; nothing panics.
+/// Issue 31: an interface chunk that cannot be fetched leaves the address's
+/// answer standing and says so under it in the page's language; once the
+/// chunk can be fetched again, the alert's button asks for it and the app
+/// is built in the shell's place, with the core's numbers, without a reload.
 #[tokio::test]
 async fn a_missing_interface_leaves_the_answer_and_says_so() {
     let site = site_without(&["split_interface"]);
     let server = StaticServer::start(site.clone(), &["/"]);
     let q = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb";
     let expected = memory::estimate(&query::parse(q).config);
-    for (lang, said) in [
+    let interface: Vec<std::path::PathBuf> = std::fs::read_dir(dist_dir())
+        .expect("dist/")
+        .map(|entry| entry.expect("an entry").path())
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("split_interface"))
+        })
+        .collect();
+    assert!(!interface.is_empty(), "dist/ has the interface's chunk");
+    for (lang, said, retry) in [
         (
             "en",
             "The calculator's controls did not load: the estimate above stands, \
-             but it cannot be changed here. Check the connection, then reload the page.",
+             but it cannot be changed here. Check the connection, then try again.",
+            "Try again",
         ),
         (
             "es",
             "Los controles de la calculadora no se cargaron: la estimación de arriba \
              sigue en pie, pero aquí no se puede cambiar. Compruebe la conexión y \
-             vuelva a cargar la página.",
+             vuelva a intentarlo.",
+            "Reintentar",
         ),
     ] {
+        for path in &interface {
+            let _ = std::fs::remove_file(site.join(path.file_name().expect("a name")));
+        }
         let browser = Browser::start(1280, 900).await;
         browser
             .open(&server.url(&format!("/?{q}&lang={lang}")))
             .await;
-        let alert = browser.testid("interface-failed").await;
-        assert_eq!(alert.text().await.expect("read the alert"), said, "{lang}");
+        browser.testid("interface-failed").await;
         let shown = browser
             .js("const s = document.querySelector('.shell:not([hidden])'); \
-                 return [s.querySelector('[data-testid=interface-failed]').getAttribute('role'), \
+                 const alert = s.querySelector('[data-testid=interface-failed]'); \
+                 alert.dataset.first = ''; \
+                 return [alert.firstChild.data, alert.getAttribute('role'), \
+                   s.querySelector('[data-testid=interface-retry]').textContent, \
                    s.querySelectorAll('.boot-loading').length, \
                    [...s.querySelectorAll('.shell-answer .bar-segments > span')].map(e => e.dataset.bytes), \
                    document.querySelector('[data-testid=results]') === null, \
@@ -448,8 +465,37 @@ async fn a_missing_interface_leaves_the_answer_and_says_so() {
         let segments = crate::shell::bar_segments(&expected);
         assert_eq!(
             shown,
-            serde_json::json!(["alert", 0, segments, true, true]),
+            serde_json::json!([said, "alert", retry, 0, segments, true, true]),
             "{lang}: the answer stands, no app, no crash"
+        );
+        // The button asks again; the chunk still missing, a new alert says
+        // so, once.
+        browser.click("interface-retry").await;
+        browser
+            .wait_until("the second failure", || async {
+                browser
+                    .js("const alerts = document.querySelectorAll('[data-testid=interface-failed]'); \
+                         return alerts.length === 1 && !('first' in alerts[0].dataset) \
+                           && document.querySelectorAll('.boot-loading').length === 0")
+                    .await
+                    == serde_json::json!(true)
+            })
+            .await;
+        // The chunk is back: the button builds the app, with the core's bytes.
+        for path in &interface {
+            std::fs::copy(path, site.join(path.file_name().expect("a name"))).expect("copy");
+        }
+        browser.click("interface-retry").await;
+        browser.testid("required").await;
+        assert_eq!(browser.bytes("required").await, expected.required, "{lang}");
+        assert_eq!(
+            browser
+                .js("return [document.querySelectorAll('.shell, [data-testid=interface-failed], .boot-loading').length, \
+                       document.querySelectorAll('[data-testid=headline]').length, \
+                       document.querySelector('[data-testid=crash]') === null]")
+                .await,
+            serde_json::json!([0, 1, true]),
+            "{lang}: the app alone, once, no alert left"
         );
         browser.close().await;
     }

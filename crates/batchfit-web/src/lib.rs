@@ -354,8 +354,9 @@ fn after_first_action(then: impl FnOnce() + 'static) {
 }
 
 /// Fetches the interface (in the split build) and builds it in place of the
-/// stand-in; if it cannot be fetched, the answer stands and says so.
-/// `first_estimate`: whether the app's own is the first estimate.
+/// stand-in; if it cannot be fetched, the answer stands and says so, with a
+/// way to ask again. `first_estimate`: whether the app's own is the first
+/// estimate.
 async fn open_interface(first_estimate: bool) {
     match dom::later(interface()).await {
         Ok(()) => {
@@ -364,7 +365,7 @@ async fn open_interface(first_estimate: bool) {
             }
             mark(INTERFACE_MARK);
         }
-        Err(dom::ChunkMissing) => interface_failed(),
+        Err(dom::ChunkMissing) => interface_failed(first_estimate),
     }
 }
 
@@ -387,8 +388,11 @@ fn interface() -> Result<(), dom::ChunkMissing> {
 }
 
 /// The interface's chunk could not be fetched: the answer in the shell
-/// stands, and an alert under it says so in the page's language.
-fn interface_failed() {
+/// stands, and an alert under it says so in the page's language, with a
+/// button that asks for the chunk again (the loader keeps only a load that
+/// succeeded). The browser's coming back online asks again too. While it
+/// is on its way the alert is the loading line.
+fn interface_failed(first_estimate: bool) {
     let document = dom::document();
     let Some(results) = document
         .query_selector(".shell:not([hidden]) section.results, #boot")
@@ -400,12 +404,46 @@ fn interface_failed() {
     while let Some(loading) = document.query_selector(".boot-loading").ok().flatten() {
         loading.remove();
     }
+    let words = i18n::words(opening_lang());
+    let retry = el("button")
+        .class("secondary")
+        .attr("type", "button")
+        .attr("data-testid", "interface-retry")
+        .text(words.retry);
     let alert = el("p")
         .class("boot-failed")
         .attr("role", "alert")
         .attr("data-testid", "interface-failed")
-        .text(i18n::words(opening_lang()).interface_failed);
+        .text(words.interface_failed)
+        .child(retry.clone());
     let _ = results.append_child(alert.node());
+    let alert = alert.node().clone();
+    let again = move || {
+        // A click and the network's return both ask; the first that comes
+        // while the alert stands does.
+        if !alert.is_connected() {
+            return;
+        }
+        alert.set_class_name("boot-loading");
+        alert.set_text_content(Some(words.loading));
+        let _ = alert.set_attribute("role", "status");
+        let _ = alert.remove_attribute("data-testid");
+        wasm_bindgen_futures::spawn_local(open_interface(first_estimate));
+    };
+    let once = web_sys::AddEventListenerOptions::new();
+    once.set_once(true);
+    let listen = |target: &web_sys::EventTarget, event: &str| {
+        let again = again.clone();
+        let _ = target.add_event_listener_with_callback_and_add_event_listener_options(
+            event,
+            Closure::once_into_js(again).unchecked_ref(),
+            &once,
+        );
+    };
+    listen(retry.node(), "click");
+    if let Some(window) = web_sys::window() {
+        listen(&window, "online");
+    }
 }
 
 fn mark(name: &str) {

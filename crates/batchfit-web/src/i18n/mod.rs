@@ -456,6 +456,8 @@ pub struct Words {
     /// When the interface (the forms, the sections) could not be fetched
     /// after the first answer: that answer stands.
     pub interface_failed: &'static str,
+    /// The button under it that asks for the interface again.
+    pub retry: &'static str,
     /// Drawn on a chart's canvas when the charts' code could not be fetched.
     pub chart_failed: &'static str,
     pub measure_hint: &'static str,
