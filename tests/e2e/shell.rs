@@ -806,3 +806,86 @@ async fn boxes(browser: &Browser) -> BTreeMap<String, Vec<f64>> {
         })
         .collect()
 }
+
+/// The module's first part fills a shell's fields with the answer's setup
+/// from `query::shown_values` alone (issue 31's split): every field a
+/// pre-rendered shell has is one of those, or the transformer form's task
+/// (no parameter; the first part reads it from the setup) or the
+/// parameter count's scale (part of the `params` field's value). A field
+/// the app adds to a form's first screen must be added there, or a reader
+/// would see the first screen's value beside an answer for another.
+#[test]
+fn every_shell_field_is_filled_by_the_first_part() {
+    let page = std::fs::read_to_string(dist_dir().join("index.html")).expect("dist/index.html");
+    let shells = page
+        .find("<div class=\"shell\"")
+        .map(|start| &page[start..])
+        .expect("the page pre-renders its shells");
+    let filled: Vec<&str> = query::shown_values(&query::Config::default())
+        .iter()
+        .map(|(param, _)| param.name())
+        .collect();
+    let names: std::collections::BTreeSet<&str> = shells
+        .split(" name=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(
+        names.contains("batch") && names.contains("model") && names.contains("act_mb"),
+        "the three forms' shells are read: {names:?}"
+    );
+    let unfilled: Vec<&str> = names
+        .into_iter()
+        .filter(|name| !filled.contains(name) && !["method", "params_scale"].contains(name))
+        .collect();
+    assert!(
+        unfilled.is_empty(),
+        "shell fields query::shown_values does not write: {unfilled:?}"
+    );
+}
+
+/// A reader's shell says the setup its answer is for, on every form and in
+/// both languages: each field the shell shows holds what the app's holds
+/// once it is built, the parameter count split into its number and scale
+/// as the app splits it ("13B": 13 and B, not "13B" beside B).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_readers_fields_are_the_apps_on_every_form() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    for q in [
+        "form=parameters&params=13B&gpu=a100-80gb&batch=4",
+        "form=parameters&params=1.3e9&optimizer=sgd_momentum&act_mb=12.5&lang=es",
+        "form=parameters&params=7000M&units=gib",
+        "form=activations&batch=3&seq=1024&hidden=2048&layers=24&ckpt=1&gpu=rtx-4090&lang=es",
+        "form=transformer&model=qwen2.5-7b&gpus=4&batch=2&seq=4096&gpu=h200",
+    ] {
+        browser.open_to_read(&server.url(&format!("/?{q}"))).await;
+        browser
+            .wait_until("the first answer", || async {
+                browser
+                    .js("return performance.getEntriesByName('batchfit:first-estimate').length")
+                    .await
+                    == json!(1)
+            })
+            .await;
+        assert_eq!(
+            browser
+                .js("return document.querySelector('.shell:not([hidden]) .shell-answer') !== null")
+                .await,
+            json!(true),
+            "{q}: the answer stands in the shell"
+        );
+        let shell = browser
+            .js(&FIELDS_SHOWN.replace("ROOT", ".shell:not([hidden])"))
+            .await;
+        browser.act().await;
+        browser.testid("required").await;
+        let app = browser.js(&FIELDS_SHOWN.replace("ROOT", "body")).await;
+        let shown = shell.as_object().expect("the shell's fields");
+        assert!(shown.len() >= 7, "{q}: {shell}");
+        for (name, seen) in shown {
+            assert_eq!(Some(seen), app.get(name), "{q}: the reader's {name}");
+        }
+    }
+    browser.close().await;
+}

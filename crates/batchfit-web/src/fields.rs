@@ -11,6 +11,26 @@ use crate::i18n::{self, Lang};
 use crate::messages;
 use crate::state::State;
 
+/// Scales the parameter-count field offers, with their powers of ten; ""
+/// is an exact count.
+pub(crate) const SCALES: [(&str, u32); 5] = [("M", 6), ("B", 9), ("k", 3), ("T", 12), ("", 0)];
+
+/// Splits "7000M" (or "7 B", "7b") into ("7000", "M"); an exact count, or one
+/// written with an exponent ("1.3e9"), has no scale.
+pub(crate) fn split_count(text: &str) -> (String, &'static str) {
+    let trimmed = text.trim();
+    SCALES
+        .iter()
+        .filter(|(s, _)| !s.is_empty())
+        .find_map(|&(scale, _)| {
+            trimmed
+                .strip_suffix(scale)
+                .or_else(|| trimmed.strip_suffix(&scale.to_ascii_lowercase()))
+                .map(|number| (number.trim_end().to_owned(), scale))
+        })
+        .unwrap_or_else(|| (trimmed.to_owned(), ""))
+}
+
 /// The value of the form control that fired `event`.
 pub fn event_value(event: &web_sys::Event) -> String {
     event

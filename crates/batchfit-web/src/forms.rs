@@ -32,28 +32,8 @@ fn parameters_form(state: State) -> Vec<El> {
     ]
 }
 
-/// Scales the parameter-count field offers, with their powers of ten; ""
-/// is an exact count.
-const SCALES: [(&str, u32); 5] = [("M", 6), ("B", 9), ("k", 3), ("T", 12), ("", 0)];
-
 /// The scale names, for the select.
 const SCALE_NAMES: [&str; 5] = ["M", "B", "k", "T", ""];
-
-/// Splits "7000M" (or "7 B", "7b") into ("7000", "M"); an exact count, or one
-/// written with an exponent ("1.3e9"), has no scale.
-fn split_count(text: &str) -> (String, &'static str) {
-    let trimmed = text.trim();
-    SCALES
-        .iter()
-        .filter(|(s, _)| !s.is_empty())
-        .find_map(|&(scale, _)| {
-            trimmed
-                .strip_suffix(scale)
-                .or_else(|| trimmed.strip_suffix(&scale.to_ascii_lowercase()))
-                .map(|number| (number.trim_end().to_owned(), scale))
-        })
-        .unwrap_or_else(|| (trimmed.to_owned(), ""))
-}
 
 /// What the number box sends as the `params` text: a number typed with its
 /// own scale ("7B") or with an exponent ("1.3e9") is a whole count as
@@ -74,7 +54,7 @@ fn typed_count(typed: &str, scale: &'static str) -> String {
 
 /// `count` written in `scale`: 7e9 in M is "7000", 125e6 in B is "0.125".
 fn count_in(count: u64, scale: &'static str) -> String {
-    let power = SCALES
+    let power = fields::SCALES
         .iter()
         .find(|(s, _)| *s == scale)
         .map_or(0, |&(_, p)| p);
@@ -93,8 +73,8 @@ fn count_in(count: u64, scale: &'static str) -> String {
 fn params_field(state: State) -> El {
     let text = state.text(Param::Params);
     let lang = state.lang;
-    let parts = move || text.with(|t| split_count(t));
-    let untracked_parts = move || text.with_untracked(|t| split_count(t));
+    let parts = move || text.with(|t| fields::split_count(t));
+    let untracked_parts = move || text.with_untracked(|t| fields::split_count(t));
     // Powers of ten rather than words: short enough for a phone, and free of
     // the English/Spanish "billion" ambiguity (10⁹ vs 10¹²).
     let scale_label = move |scale: &'static str| -> Rx<String> {
@@ -141,7 +121,7 @@ fn params_field(state: State) -> El {
         .on(
             Ev::Change,
             Box::new(move |ev| {
-                let scale = SCALES
+                let scale = fields::SCALES
                     .iter()
                     .map(|&(s, _)| s)
                     .find(|s| *s == event_value(&ev))
@@ -847,7 +827,11 @@ mod tests {
             ("1.3e9", "1.3e9", ""),
             ("7 B", "7", "B"),
         ] {
-            assert_eq!(split_count(text), (number.to_owned(), scale), "{text}");
+            assert_eq!(
+                fields::split_count(text),
+                (number.to_owned(), scale),
+                "{text}"
+            );
         }
     }
 

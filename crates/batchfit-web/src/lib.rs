@@ -154,15 +154,18 @@ fn take_stand_in() -> StandInEdits {
 /// default) takes the setup's value, as its default too, so that
 /// [`take_stand_in`] still finds only the visitor's own edits. A select
 /// without that value gets it as an option, worded as the app words it.
+/// The values are `query::shown_values`, the shells' fields' part of what
+/// the app fills its fields from: the writer of every parameter stays in
+/// the interface.
 fn fill_stand_in(shell: &web_sys::Element, config: &Config, lang: Lang) {
-    let field = |name: &str| {
+    let named = |name: &str| {
         shell
             .query_selector(&format!("[name=\"{name}\"]"))
             .ok()
             .flatten()
     };
-    for (param, value) in query::values(config) {
-        let Some(field) = field(param.name()) else {
+    for (param, value) in query::shown_values(config) {
+        let Some(field) = named(param.name()) else {
             continue;
         };
         let node: &wasm_bindgen::JsValue = field.as_ref();
@@ -175,14 +178,24 @@ fn fill_stand_in(shell: &web_sys::Element, config: &Config, lang: Lang) {
                 set_property(node, "checked", &on);
             }
         } else if property(node, "value") == property(node, "defaultValue") {
-            let text = wasm_bindgen::JsValue::from_str(&state::localized(lang, param, value));
+            let mut text = state::localized(lang, param, value);
+            // The parameter count is a number and a scale select, the
+            // count split as the app splits it ("13B": 13, B).
+            if param == Param::Params {
+                let (number, scale) = fields::split_count(&text);
+                if let Some(select) = named("params_scale") {
+                    fill_select(&select, scale, || scale.to_owned());
+                }
+                text = number;
+            }
+            let text = wasm_bindgen::JsValue::from_str(&text);
             set_property(node, "defaultValue", &text);
             set_property(node, "value", &text);
         }
     }
     // The task is no parameter: the app reads it from those that state it.
     if config.form == Form::Transformer
-        && let Some(select) = field("method")
+        && let Some(select) = named("method")
     {
         let method = batchfit_core::transformer::Method::of(&config.transformer).name();
         fill_select(&select, method, || i18n::method(lang, method).to_owned());

@@ -1099,7 +1099,7 @@ pub fn decode(text: &str) -> String {
 
 pub mod rules;
 mod write;
-pub use write::{arch_values, encode, to_query, values};
+pub use write::{arch_values, encode, shown_values, to_query, values};
 
 mod pair;
 pub use pair::{B_PREFIX, Pair, differing, parse_pair, to_query_pair, toggles};

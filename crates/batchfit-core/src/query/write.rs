@@ -184,28 +184,10 @@ pub fn arch_values(arch: &Architecture) -> [(Param, String); 49] {
 /// Optional choices that are absent (no model preset, no device, the browser's
 /// language) are empty strings; `gpu_gb` then holds its default.
 pub fn values(config: &Config) -> Vec<(Param, String)> {
-    let act = &config.activations;
-    let par = &config.parameters;
     let t = &config.transformer;
-    let mut out: Vec<(Param, String)> = Vec::from(written([
+    let mut out: Vec<(Param, String)> = Vec::from(shown_values(config));
+    out.extend(written([
         (Param::Form, Value::Name(config.form.name())),
-        (Param::Batch, Value::Whole(config.batch())),
-        (Param::Seq, Value::Whole(act.seq)),
-        (Param::Hidden, Value::Whole(act.hidden)),
-        (Param::Layers, Value::Whole(act.layers)),
-        (Param::Precision, Value::Name(act.precision.name())),
-        (Param::K, Value::Hundredths(act.k.hundredths())),
-        (Param::Ckpt, Value::Bit(act.checkpointing)),
-        (Param::Params, Value::Text(fields::format_count(par.params))),
-        (Param::ActMb, Value::Hundredths(par.act_mb)),
-        (
-            Param::Optimizer,
-            Value::Name(match config.form {
-                Form::Parameters => par.optimizer.name(),
-                Form::Activations | Form::Transformer => t.optimizer.name(),
-            }),
-        ),
-        (Param::Model, Value::Name(config.model.map_or("", |m| m.id))),
         (Param::Framework, Value::Name(t.framework.name())),
     ]));
     out.extend(
@@ -229,7 +211,6 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         (Param::Mode, Value::Name(t.mode.name())),
         (Param::Gen, Value::Whole(t.generated)),
         (Param::Quant, Value::Name(t.quant.name())),
-        (Param::Gpus, Value::Whole(t.gpus)),
         (Param::Zero, Value::Whole(u64::from(t.zero))),
         (Param::Tp, Value::Whole(t.tp)),
         (Param::Ep, Value::Whole(t.ep)),
@@ -295,23 +276,52 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         ),
         (Param::MaxGpus, Value::Whole(config.max_gpus)),
         (Param::HostGb, Value::Hundredths(config.host_gb)),
+        (Param::OverheadGb, Value::Hundredths(config.overhead)),
+        (Param::Margin, Value::Hundredths(config.margin)),
+        (Param::GlobalBatch, Value::Whole(config.global_batch)),
+        (Param::Lang, Value::Name(config.lang.map_or("", Lang::name))),
+        (Param::Embed, Value::Name(config.embed.name())),
     ]));
+    out
+}
+
+/// The parameters of the fields the forms show before a section is opened
+/// (the shells `cargo xtask dist` pre-renders), part of [`values`] and
+/// written by it: the page's first part fills a shell from these alone,
+/// without the writer of every parameter (issue 31's split, whose first
+/// part carries what the first answer needs).
+pub fn shown_values(config: &Config) -> [(Param, String); 15] {
+    let act = &config.activations;
+    let par = &config.parameters;
+    let t = &config.transformer;
     let (gpu, gpu_gb) = match config.device {
         Some(Device::Preset(preset)) => (preset.id, GPU_GB.default),
         Some(Device::Custom { hundredths_gb }) => ("", hundredths_gb),
         None => ("", GPU_GB.default),
     };
-    out.extend(written([
+    written([
+        (Param::Units, Value::Name(config.units.name())),
         (Param::Gpu, Value::Name(gpu)),
         (Param::GpuGb, Value::Hundredths(gpu_gb)),
-        (Param::OverheadGb, Value::Hundredths(config.overhead)),
-        (Param::Margin, Value::Hundredths(config.margin)),
-        (Param::GlobalBatch, Value::Whole(config.global_batch)),
-        (Param::Units, Value::Name(config.units.name())),
-        (Param::Lang, Value::Name(config.lang.map_or("", Lang::name))),
-        (Param::Embed, Value::Name(config.embed.name())),
-    ]));
-    out
+        (Param::Batch, Value::Whole(config.batch())),
+        (Param::Seq, Value::Whole(act.seq)),
+        (Param::Hidden, Value::Whole(act.hidden)),
+        (Param::Layers, Value::Whole(act.layers)),
+        (Param::Precision, Value::Name(act.precision.name())),
+        (Param::K, Value::Hundredths(act.k.hundredths())),
+        (Param::Ckpt, Value::Bit(act.checkpointing)),
+        (Param::Params, Value::Text(fields::format_count(par.params))),
+        (Param::ActMb, Value::Hundredths(par.act_mb)),
+        (
+            Param::Optimizer,
+            Value::Name(match config.form {
+                Form::Parameters => par.optimizer.name(),
+                Form::Activations | Form::Transformer => t.optimizer.name(),
+            }),
+        ),
+        (Param::Model, Value::Name(config.model.map_or("", |m| m.id))),
+        (Param::Gpus, Value::Whole(t.gpus)),
+    ])
 }
 
 /// Percent-encodes everything but unreserved characters (RFC 3986 §2.3).
