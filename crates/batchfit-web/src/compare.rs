@@ -138,17 +138,19 @@ fn rows(w: &Words, (a, ea): (&Config, &Estimate), (b, eb): (&Config, &Estimate))
     let gpus =
         |c: &Config| u128::from(memory::gpus_needed(c).map_or(0, |n| memory::total_gpus(c, n)));
     vec![
-        bytes(w.required, "required", |e| e.required),
-        bytes(w.peak_allocated, "peak_allocated", |e| e.peak_allocated),
-        bytes(w.peak_reserved, "peak_reserved", |e| e.peak_reserved),
-        bytes(w.nvidia_smi, "nvidia_smi", |e| e.nvidia_smi),
-        bytes(w.weights, "weights", |e| e.weights),
-        bytes(w.gradients, "gradients", |e| e.gradients),
-        bytes(w.optimizer_states, "optimizer_states", |e| {
+        bytes(w.answer.required, "required", |e| e.required),
+        bytes(w.answer.peak_allocated, "peak_allocated", |e| {
+            e.peak_allocated
+        }),
+        bytes(w.answer.peak_reserved, "peak_reserved", |e| e.peak_reserved),
+        bytes(w.answer.nvidia_smi, "nvidia_smi", |e| e.nvidia_smi),
+        bytes(w.answer.weights, "weights", |e| e.weights),
+        bytes(w.answer.gradients, "gradients", |e| e.gradients),
+        bytes(w.answer.optimizer_states, "optimizer_states", |e| {
             e.optimizer_states
         }),
-        bytes(w.activations, "activations", |e| e.activations),
-        bytes(w.kv_cache, "kv_cache", |e| e.kv_cache),
+        bytes(w.answer.activations, "activations", |e| e.activations),
+        bytes(w.answer.kv_cache, "kv_cache", |e| e.kv_cache),
         Row {
             label: w.max_batch,
             key: "max_batch",
@@ -178,8 +180,8 @@ fn table(a: &Config, b: &Config, lang: Lang) -> El {
     let (ea, eb) = (memory::estimate(a), memory::estimate(b));
     let units = a.units;
     let fits = |e: &Estimate| match e.fits {
-        Some(true) => format!("✓ {}", w.fits),
-        Some(false) => format!("✗ {}", w.does_not_fit),
+        Some(true) => format!("✓ {}", w.answer.fits),
+        Some(false) => format!("✗ {}", w.answer.does_not_fit),
         None => "–".to_owned(),
     };
     let head = ["", "A", "B", "B − A"].map(|text| el("th").attr("scope", "col").text(text));
@@ -190,7 +192,7 @@ fn table(a: &Config, b: &Config, lang: Lang) -> El {
         } else {
             "differs"
         })
-        .child(el("th").attr("scope", "row").text(w.fits))
+        .child(el("th").attr("scope", "row").text(w.answer.fits))
         .child(el("td").text(&fits(&ea)))
         .child(el("td").text(&fits(&eb)))
         .child(el("td"));

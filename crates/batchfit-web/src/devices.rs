@@ -79,7 +79,7 @@ fn table(
     let head = [
         w.devices_device,
         w.devices_memory,
-        w.fits,
+        w.answer.fits,
         w.max_batch,
         w.gpus_needed,
         w.devices_spare,
@@ -92,7 +92,7 @@ fn table(
             Ok(bytes) => short(lang, bytes, units),
             Err(_) => format!(
                 "{} {}",
-                w.devices_short_by,
+                w.answer.devices_short_by,
                 short(lang, spare.unsigned_abs(), units)
             ),
         };

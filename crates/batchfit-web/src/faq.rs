@@ -16,7 +16,7 @@ use crate::state::State;
 fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
     let units: Units = config.units;
     let language = i18n::language(lang);
-    let w = language.words;
+    let w = i18n::words(lang);
     // A word of the formula: the table's heading, in lower case.
     let term = |heading: &str| heading.to_lowercase();
     let s = |bytes| short(lang, bytes, units);
@@ -32,7 +32,7 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
             };
             let mut lines = vec![format!(
                 "{} = {} × {} × {} × {} × {} × {} = {}",
-                term(w.activations),
+                term(w.answer.activations),
                 a.batch,
                 a.seq,
                 a.hidden,
@@ -53,14 +53,14 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
             let n = batchfit_core::fields::format_count(p.params);
             let mut lines = vec![format!(
                 "{} = {n} × {} B = {}",
-                term(w.weights),
+                term(w.answer.weights),
                 p.precision.bytes(),
                 s(e.weights)
             )];
             if e.gradients > 0 {
                 lines.push(format!(
                     "{} = {n} × 4 B (FP32) = {}",
-                    term(w.gradients),
+                    term(w.answer.gradients),
                     s(e.gradients)
                 ));
             }
@@ -68,13 +68,13 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
                 let per = e.optimizer_states / u128::from(p.params.max(1));
                 lines.push(format!(
                     "{} = {n} × {per} B = {}",
-                    term(w.optimizer_states),
+                    term(w.answer.optimizer_states),
                     s(e.optimizer_states)
                 ));
             }
             lines.push(format!(
                 "{} = {} × {} MB = {}",
-                term(w.activations),
+                term(w.answer.activations),
                 p.batch,
                 i18n::decimal(lang, &format_hundredths(p.act_mb)),
                 s(e.activations)
@@ -88,7 +88,7 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
             vec![
                 format!(
                     "{}: {} ({} × {}, {} {}, FFN {}, {} {})",
-                    term(w.parameters),
+                    term(w.answer.parameters),
                     i18n::group(lang, e.parameters),
                     t.arch.layers,
                     t.arch.hidden,
@@ -109,7 +109,7 @@ fn formula(lang: Lang, config: &Config, e: &Estimate) -> Vec<String> {
                 ),
                 format!(
                     "{} = {} × {} = {}",
-                    term(w.activations),
+                    term(w.answer.activations),
                     s(e.activations_per_sample),
                     t.batch,
                     s(e.activations)
@@ -132,14 +132,14 @@ fn peak_line(lang: Lang, e: &Estimate, units: Units) -> String {
         .map(|(c, bytes)| {
             format!(
                 "{} {}",
-                crate::format::component_label(w, c).to_ascii_lowercase(),
+                crate::format::component_label(w.answer, c).to_ascii_lowercase(),
                 short(lang, bytes, units)
             )
         })
         .collect();
     format!(
         "{} = {} = {}",
-        w.peak_allocated.to_ascii_lowercase(),
+        w.answer.peak_allocated.to_ascii_lowercase(),
         parts.join(" + "),
         short(lang, e.peak_allocated, units)
     )

@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 
 use crate::charts::Component;
 use crate::dom::{self, El, Ev, el, rx};
-use crate::i18n::{self, Lang, Words};
+use crate::i18n::{self, AnswerWords, Lang};
 use crate::state::State;
 
 /// Three significant figures, for prose, in the reader's notation: "98.4
@@ -202,7 +202,7 @@ pub fn percent(part: u128, whole: u128) -> String {
     format!("{}.{:02}%", basis / 100, basis % 100)
 }
 
-pub fn component_label(w: &Words, component: Component) -> &'static str {
+pub fn component_label(w: &AnswerWords, component: Component) -> &'static str {
     match component {
         Component::Weights => w.weights,
         Component::Gradients => w.gradients,

@@ -417,7 +417,7 @@ fn interface_failed(first_estimate: bool) {
     while let Some(loading) = document.query_selector(".boot-loading").ok().flatten() {
         loading.remove();
     }
-    let words = i18n::words(opening_lang());
+    let words = i18n::answer_words(opening_lang());
     let retry = el("button")
         .class("secondary")
         .attr("type", "button")

@@ -62,9 +62,9 @@ fn panel(state: State) -> Result<Vec<El>, dom::ChunkMissing> {
             rx(move || {
                 let w = i18n::words(lang.get());
                 match value {
-                    "allocated" => w.peak_allocated,
-                    "reserved" => w.peak_reserved,
-                    "nvidia_smi" => w.nvidia_smi,
+                    "allocated" => w.answer.peak_allocated,
+                    "reserved" => w.answer.peak_reserved,
+                    "nvidia_smi" => w.answer.nvidia_smi,
                     _ => w.measure_unlabelled_none,
                 }
                 .to_owned()
@@ -317,9 +317,9 @@ fn signed(lang: Lang, bytes: i128, units: Units) -> String {
 fn result(c: &Comparison, lang: Lang, units: Units) -> El {
     let w = i18n::words(lang);
     let reading = match c.measured.reading {
-        Reading::Allocated => w.peak_allocated,
-        Reading::Reserved => w.peak_reserved,
-        Reading::NvidiaSmi => w.nvidia_smi,
+        Reading::Allocated => w.answer.peak_allocated,
+        Reading::Reserved => w.answer.peak_reserved,
+        Reading::NvidiaSmi => w.answer.nvidia_smi,
     };
     let (sign, size) = if c.error >= 0 {
         ('+', c.error.unsigned_abs())

@@ -353,7 +353,7 @@ pub fn serving(state: State) -> El {
                 (Some(config), true) => dom::now(view(state, *config, *lang)),
                 (Some(_), false) => vec![dom::chunk_status(
                     chunk.failed(),
-                    i18n::tr(state.lang, |w| w.loading),
+                    i18n::tr(state.lang, |w| w.answer.loading),
                 )],
                 (None, _) => Vec::new(),
             }),

@@ -47,8 +47,13 @@ fn table(config: Config, answer: Estimate, lang: Lang) -> Result<Vec<El>, dom::C
     }
     let units = config.units;
     let w = i18n::words(lang);
-    let head = [w.stage, w.stages_layers, w.peak_allocated, w.required]
-        .map(|text| el("th").attr("scope", "col").text(text));
+    let head = [
+        w.answer.stage,
+        w.stages_layers,
+        w.answer.peak_allocated,
+        w.answer.required,
+    ]
+    .map(|text| el("th").attr("scope", "col").text(text));
     let row = |stage: &Stage| {
         let mut what = i18n::group(lang, u128::from(stage.layers));
         if stage.embedding {

@@ -168,7 +168,7 @@ pub fn step(state: State) -> El {
                         .map(|(c, bytes)| {
                             format!(
                                 "{} {}",
-                                crate::format::component_label(w, c),
+                                crate::format::component_label(w.answer, c),
                                 short(lang.get(), bytes, units)
                             )
                         })

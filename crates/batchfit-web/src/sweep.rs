@@ -19,9 +19,9 @@ fn headers(lang: Lang) -> [&'static str; 5] {
     [
         w.sweep_batch,
         w.sweep_states,
-        w.activations,
+        w.answer.activations,
         w.sweep_total,
-        w.required,
+        w.answer.required,
     ]
 }
 
@@ -127,9 +127,9 @@ pub fn sweep(state: State) -> El {
                                 .child(el("thead").child(el("tr").children([
                                     heading(|w| w.sweep_batch, "batch"),
                                     heading(|w| w.sweep_states, "part"),
-                                    heading(|w| w.activations, "part"),
+                                    heading(|w| w.answer.activations, "part"),
                                     heading(|w| w.sweep_total, "peak"),
-                                    heading(|w| w.required, "required"),
+                                    heading(|w| w.answer.required, "required"),
                                 ])))
                                 // Row i reads its numbers from the sweep, so an edit
                                 // updates text in place; rows are built again only

@@ -18,7 +18,7 @@ use batchfit_core::query::Param;
 mod panels;
 pub(super) use panels::SPANISH_PANELS;
 
-use super::{FieldText, Forms, Lang, Language, Words, bound, by_param, f};
+use super::{AnswerWords, FieldText, Forms, Lang, Language, Words, bound, by_param, f};
 
 pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
     (
@@ -1195,10 +1195,11 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
 #[allow(unsafe_code)]
 #[wasm_split_helpers::wasm_split(es, fallible, preload(#[allow(unsafe_code)] preload_es))]
 pub(super) fn spanish_tables() -> Result<super::Tables, crate::dom::ChunkMissing> {
-    Ok((&SPANISH, &SPANISH_PANELS, &SPANISH_FORMS))
+    Ok((&SPANISH, &SPANISH_PANELS, &SPANISH_FORMS, &ES))
 }
 
 pub(super) static ES: Words = Words {
+    answer: &ES_ANSWER,
     promise: "¿Cabe este lote? La memoria del entrenamiento, antes de alquilar la GPU.",
     language: "Idioma",
     units: "Unidades",
@@ -1225,15 +1226,8 @@ pub(super) static ES: Words = Words {
     architecture_title: "Arquitectura",
     method: "Tarea",
     method_hint: "LoRA entrena adaptadores sobre una base congelada, QLoRA sobre una de 4 bits.",
-    methods: [
-        "Ajuste completo",
-        "LoRA",
-        "QLoRA (base de 4 bits)",
-        "Inferencia",
-    ],
     more_architecture: "Más detalles de la arquitectura",
     moe_title: "Mezcla de expertos y atención latente",
-    active: "activos",
     paste_config: "Pegue un config.json, una configuración de DeepSpeed o TrainingArguments",
     paste_hint: "El config.json de un modelo fija la arquitectura; una configuración de DeepSpeed o unos TrainingArguments (to_json_string()), el entrenamiento. No se envía nada.",
     config_loaded: "Arquitectura cargada desde config.json.",
@@ -1250,31 +1244,16 @@ pub(super) static ES: Words = Words {
     stale: "Desactualizado: se muestra el último resultado válido. Corrija el campo marcado para actualizarlo.",
     not_current: "Desactualizado",
     url_notice: "Algunos parámetros del enlace no se pudieron usar; los resultados mantienen los valores por defecto hasta que se corrijan los campos marcados:",
-    weights: "Pesos",
-    gradients: "Gradientes",
-    optimizer_states: "Estados del optimizador",
-    optimizer_step: "Búferes del paso del optimizador",
-    kv_cache: "Caché KV",
-    activations: "Activaciones",
     activations_per_sample: "Activaciones por muestra",
-    overhead: "Sobrecarga",
-    required: "Necesaria",
-    parameters: "Parámetros",
     capacity: "Capacidad utilizable",
     capacity_note: "Lo que un proceso puede asignar: en una tarjeta NVIDIA, el total de nvidia-smi menos lo que reserva el driver.",
     cpu_memory: "Memoria de CPU (offload)",
     cpu_memory_note: "RAM del host para el proceso de esta GPU; no cuenta en ninguna lectura de la GPU.",
-    peak_allocated: "Pico asignado",
     peak_allocated_note: "Lo que informa torch.cuda.max_memory_allocated(): los tensores vivos en el pico.",
-    peak_reserved: "Pico reservado",
     peak_reserved_note: "Lo que informa torch.cuda.max_memory_reserved(): más los bloques que el asignador guarda sin poder usarlos.",
-    nvidia_smi: "nvidia-smi",
     nvidia_smi_note: "Lo que muestra nvidia-smi: lo reservado más el contexto CUDA y los búferes de las bibliotecas (la sobrecarga).",
     required_note: "La lectura de nvidia-smi más el margen de seguridad: lo que debe caber en el dispositivo.",
     peak_phase: "Pico marcado por",
-    buffers: "Búferes del framework",
-    allocator_cache: "Caché del asignador",
-    margin: "Margen de seguridad",
     at_peak: "En el pico",
     own_size: "Tamaño propio",
     not_at_peak_gradients: "Fuera del pico: se crean en el paso hacia atrás, después de liberar las activaciones.",
@@ -1284,7 +1263,6 @@ pub(super) static ES: Words = Words {
     partly_at_peak: "En parte en el pico: son máximas en otro momento del paso, con menos tensores vivos.",
     prompt_cache_at_peak: "Solo la parte del prompt está en el pico, el del prefill; los tokens generados se guardan después.",
     not_at_peak_casts: "En parte fuera del pico: las copias de 16 bits de autocast se liberan con las activaciones.",
-    bar_sums: "Lo vivo en el pico y lo añadido: los segmentos suman la memoria necesaria.",
     gpus_none: "No cabe con ninguna cantidad",
     no_batch_fits: "Ninguno (ni siquiera 1)",
     max_seq: "Contexto más largo que cabe con este lote (tokens)",
@@ -1315,8 +1293,6 @@ pub(super) static ES: Words = Words {
         "el final de la generación (toda la caché KV)",
         "el prefill (el conjunto de trabajo del prompt)",
     ],
-    fits: "Cabe",
-    does_not_fit: "No cabe",
     max_batch: "Lote más grande que cabe",
     accumulation: "Pasos de acumulación de gradientes",
     gpus_needed: "GPUs necesarias",
@@ -1333,7 +1309,6 @@ pub(super) static ES: Words = Words {
     optimizer_may_spill: "El estado del optimizador paginado se cuenta arriba en la GPU; si falta memoria, bitsandbytes lo pagina a la memoria de la CPU (memoria unificada), lo que evita quedarse sin memoria a costa de velocidad.",
     stages_title: "Etapas del pipeline",
     stages_note: "Las GPUs de cada etapa guardan sus capas y los microlotes que su calendario mantiene en curso; la respuesta de arriba es la de la etapa marcada (pp_stage, o la que más necesita).",
-    stage: "Etapa",
     stages_layers: "Capas",
     stages_embedding: "embedding",
     stages_head: "cabeza y pérdida",
@@ -1363,10 +1338,7 @@ pub(super) static ES: Words = Words {
     serving_plan: "Plan de memoria, por GPU",
     inference_stack: "Como lo ejecuta generate() de transformers: el prompt en un solo prefill y luego un token cada vez en una caché KV que crece. vLLM y SGLang reservan un pool de KV: elija uno.",
     measure_title: "Comparar con una medición",
-    loading: "Cargando…",
     chunk_failed: "No se pudo cargar esta sección. Compruebe la conexión y luego ciérrela y vuelva a abrirla.",
-    interface_failed: "Los controles de la calculadora no se cargaron: la estimación de arriba sigue en pie, pero aquí no se puede cambiar. Compruebe la conexión y vuelva a intentarlo.",
-    retry: "Reintentar",
     chart_failed: "No se pudo cargar el gráfico: sus números están a su lado.",
     measure_hint: "Pegue lo que imprimió su ejecución: torch.cuda.max_memory_allocated() o max_memory_reserved() (bytes, o con GB, GiB, MiB), una tabla de torch.cuda.memory_summary() o la línea de memoria de nvidia-smi.",
     measure_unlabelled: "Un número sin etiqueta es",
@@ -1382,15 +1354,6 @@ pub(super) static ES: Words = Words {
     measure_modelled: "modelado",
     measure_not_modelled: "no modelado",
     measure_report: "Para informar de este caso, copie esto en un issue:",
-    confidence_range: "En la validación, ejecuciones como esta midieron",
-    confidence_against: "respecto de la estimación",
-    confidence_rows: "filas",
-    confidence_sources: "fuentes",
-    confidence_pooled: "todos los perfiles juntos: muy pocas filas para",
-    confidence_needs: "Memoria necesaria en ese rango:",
-    confidence_fits: "Cabe incluso en el extremo pesimista",
-    confidence_optimistic: "Cabe solo en el extremo optimista",
-    confidence_no: "No cabe ni en el extremo optimista",
     compare_start: "Comparar con otra configuración…",
     compare_title: "Configuraciones A y B",
     compare_form_shows: "El formulario de arriba muestra la configuración",
@@ -1404,7 +1367,6 @@ pub(super) static ES: Words = Words {
     devices_device: "GPU",
     devices_memory: "Memoria utilizable",
     devices_spare: "Sobra",
-    devices_short_by: "faltan",
     devices_pick: "Usar esta GPU",
     sweep_title: "Memoria según el tamaño de lote",
     sweep_batch: "Tamaño de lote",
@@ -1434,8 +1396,6 @@ pub(super) static ES: Words = Words {
     disclaimer: "Son estimaciones, no mediciones: los picos reales dependen del framework, los kernels y el asignador de memoria. batchfit funciona entero en su navegador y no envía nada a ningún sitio.",
     how_title: "Cómo funciona",
     faq_title: "Preguntas",
-    split_names: ["de datos", "tensorial", "de tubería", "de contexto"],
-    yes: "sí",
     still_does_not_fit: "sigue sin caber",
     exact: "exacto",
     formula_rule: "lote × secuencia × oculto × capas × bytes × k",
@@ -1446,6 +1406,50 @@ pub(super) static ES: Words = Words {
     formula_source: "Activaciones por capa según Korthikanti et al. 2022 (ec. 1), generalizadas a GQA, SwiGLU y FlashAttention; ver docs/model.md.",
 };
 
+pub(super) static ES_ANSWER: AnswerWords = AnswerWords {
+    methods: [
+        "Ajuste completo",
+        "LoRA",
+        "QLoRA (base de 4 bits)",
+        "Inferencia",
+    ],
+    active: "activos",
+    weights: "Pesos",
+    gradients: "Gradientes",
+    optimizer_states: "Estados del optimizador",
+    optimizer_step: "Búferes del paso del optimizador",
+    kv_cache: "Caché KV",
+    activations: "Activaciones",
+    overhead: "Sobrecarga",
+    required: "Necesaria",
+    parameters: "Parámetros",
+    peak_allocated: "Pico asignado",
+    peak_reserved: "Pico reservado",
+    nvidia_smi: "nvidia-smi",
+    buffers: "Búferes del framework",
+    allocator_cache: "Caché del asignador",
+    margin: "Margen de seguridad",
+    bar_sums: "Lo vivo en el pico y lo añadido: los segmentos suman la memoria necesaria.",
+    fits: "Cabe",
+    does_not_fit: "No cabe",
+    stage: "Etapa",
+    loading: "Cargando…",
+    interface_failed: "Los controles de la calculadora no se cargaron: la estimación de arriba sigue en pie, pero aquí no se puede cambiar. Compruebe la conexión y vuelva a intentarlo.",
+    retry: "Reintentar",
+    confidence_range: "En la validación, ejecuciones como esta midieron",
+    confidence_against: "respecto de la estimación",
+    confidence_rows: "filas",
+    confidence_sources: "fuentes",
+    confidence_pooled: "todos los perfiles juntos: muy pocas filas para",
+    confidence_needs: "Memoria necesaria en ese rango:",
+    confidence_fits: "Cabe incluso en el extremo pesimista",
+    confidence_optimistic: "Cabe solo en el extremo optimista",
+    confidence_no: "No cabe ni en el extremo optimista",
+    devices_short_by: "faltan",
+    split_names: ["de datos", "tensorial", "de tubería", "de contexto"],
+    yes: "sí",
+};
+
 /// Spanish: the tables above and the sentences below.
 pub(super) static SPANISH_FORMS: Forms = Forms {
     fields: &FIELDS_ES,
@@ -1453,7 +1457,7 @@ pub(super) static SPANISH_FORMS: Forms = Forms {
 };
 
 pub(super) static SPANISH: Language = Language {
-    words: &ES,
+    answer: &ES_ANSWER,
     options: OPTIONS_ES,
     needs: |needs| format!("Necesita {needs}"),
     needs_per_gpu: |needs| format!("Necesita {needs} por GPU"),

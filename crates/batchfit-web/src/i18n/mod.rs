@@ -1,9 +1,12 @@
 //! Every word the page shows, one language per file: each language is one
-//! [`Language`], its tables and the functions that word the core's data
-//! (`en.rs`, `es.rs`), and one [`Panels`], its panels' words (`en/panels.rs`,
-//! `es/panels.rs`). The functions are exhaustive matches over the core's
-//! enums, so that a missing translation does not compile, as a missing field
-//! of [`Words`] does not.
+//! [`Language`], the answer's words ([`AnswerWords`]) and the functions that
+//! word the core's data, one [`Words`], the rest of the page's words, one
+//! [`Forms`], its fields' texts (`en.rs`, `es.rs`), and one [`Panels`], its
+//! panels' words (`en/panels.rs`, `es/panels.rs`). Apart so that each
+//! travels with the code that shows it: the module's first part, which
+//! writes the answer, carries a [`Language`] alone. The functions are
+//! exhaustive matches over the core's enums, so that a missing translation
+//! does not compile, as a missing field of [`Words`] does not.
 
 mod en;
 mod es;
@@ -55,7 +58,7 @@ const fn by_param<const N: usize>(list: [(Param, FieldText); N]) -> [FieldText; 
 /// One language: its tables, and a function for each kind of sentence that
 /// carries the core's numbers and names.
 pub struct Language {
-    pub words: &'static Words,
+    pub answer: &'static AnswerWords,
     /// The label of each select field's option, by its URL spelling.
     pub options: &'static [(Param, &'static str, &'static str)],
     /// "Needs 98.4 GB", the headline.
@@ -210,7 +213,7 @@ pub struct Panels {
 pub fn panels(lang: Lang) -> &'static Panels {
     match lang {
         Lang::En => &en::ENGLISH_PANELS,
-        Lang::Es => spanish().map_or(&en::ENGLISH_PANELS, |(_, panels, _)| panels),
+        Lang::Es => spanish().map_or(&en::ENGLISH_PANELS, |(_, panels, _, _)| panels),
     }
 }
 
@@ -228,7 +231,7 @@ fn bad_value(range: Range, whole: bool) -> Problem {
 pub fn language(lang: Lang) -> &'static Language {
     match lang {
         Lang::En => &en::ENGLISH,
-        Lang::Es => spanish().map_or(&en::ENGLISH, |(language, _, _)| language),
+        Lang::Es => spanish().map_or(&en::ENGLISH, |(language, _, _, _)| language),
     }
 }
 
@@ -236,7 +239,7 @@ pub fn language(lang: Lang) -> &'static Language {
 pub fn forms(lang: Lang) -> &'static Forms {
     match lang {
         Lang::En => &en::ENGLISH_FORMS,
-        Lang::Es => spanish().map_or(&en::ENGLISH_FORMS, |(_, _, forms)| forms),
+        Lang::Es => spanish().map_or(&en::ENGLISH_FORMS, |(_, _, forms, _)| forms),
     }
 }
 
@@ -246,7 +249,7 @@ pub fn method(lang: Lang, value: &str) -> &str {
     batchfit_core::transformer::Method::NAMES
         .iter()
         .position(|&n| n == value)
-        .map_or(value, |i| words(lang).methods[i])
+        .map_or(value, |i| answer_words(lang).methods[i])
 }
 
 /// Words for the field whose URL parameter is `name`.
@@ -258,7 +261,7 @@ pub fn field(lang: Lang, name: Param) -> FieldText {
 pub fn option(lang: Lang, name: Param, value: &str) -> String {
     let language = language(lang);
     if name == Param::Zero {
-        return format!("{} {value}", language.words.stage);
+        return format!("{} {value}", language.answer.stage);
     }
     // A table rather than a `match`: it compiles to data, not comparisons.
     language
@@ -284,6 +287,8 @@ pub fn term_note(lang: Lang, info: &measured::TermInfo) -> &'static str {
 /// translation is a compile error.
 #[derive(Debug)]
 pub struct Words {
+    /// The answer's words, which the module's first part carries.
+    pub answer: &'static AnswerWords,
     pub promise: &'static str,
     pub language: &'static str,
     pub units: &'static str,
@@ -301,12 +306,9 @@ pub struct Words {
     /// `transformer::Method::NAMES`, in that order.
     pub method: &'static str,
     pub method_hint: &'static str,
-    pub methods: [&'static str; 4],
     pub more_architecture: &'static str,
     /// The collapsed group of the mixture-of-experts and MLA fields.
     pub moe_title: &'static str,
-    /// After a MoE model's parameter count: "(12.9B active)".
-    pub active: &'static str,
     pub paste_config: &'static str,
     pub paste_hint: &'static str,
     pub config_loaded: &'static str,
@@ -326,31 +328,16 @@ pub struct Words {
     /// The compact summary's word for a result that is not current.
     pub not_current: &'static str,
     pub url_notice: &'static str,
-    pub weights: &'static str,
-    pub gradients: &'static str,
-    pub optimizer_states: &'static str,
-    pub optimizer_step: &'static str,
-    pub kv_cache: &'static str,
-    pub activations: &'static str,
     pub activations_per_sample: &'static str,
-    pub overhead: &'static str,
-    pub required: &'static str,
-    pub parameters: &'static str,
     pub capacity: &'static str,
     pub capacity_note: &'static str,
     pub cpu_memory: &'static str,
     pub cpu_memory_note: &'static str,
-    pub peak_allocated: &'static str,
     pub peak_allocated_note: &'static str,
-    pub peak_reserved: &'static str,
     pub peak_reserved_note: &'static str,
-    pub nvidia_smi: &'static str,
     pub nvidia_smi_note: &'static str,
     pub required_note: &'static str,
     pub peak_phase: &'static str,
-    pub buffers: &'static str,
-    pub allocator_cache: &'static str,
-    pub margin: &'static str,
     /// The component table's columns: alive at the peak, and each term's own size.
     pub at_peak: &'static str,
     pub own_size: &'static str,
@@ -363,8 +350,6 @@ pub struct Words {
     /// The KV cache at a prefill's peak: the prompt's share only.
     pub prompt_cache_at_peak: &'static str,
     pub not_at_peak_casts: &'static str,
-    /// The bar's caption: its segments add up to the required memory.
-    pub bar_sums: &'static str,
     /// The largest batch when not even one sample fits.
     pub no_batch_fits: &'static str,
     /// GPUs needed when no number of them fits.
@@ -386,8 +371,6 @@ pub struct Words {
     pub step_layer: &'static str,
     pub step_peak: &'static str,
     pub step_is_peak: &'static str,
-    pub fits: &'static str,
-    pub does_not_fit: &'static str,
     pub max_batch: &'static str,
     pub accumulation: &'static str,
     pub gpus_needed: &'static str,
@@ -407,7 +390,6 @@ pub struct Words {
     /// Pipeline stages: each stage's memory.
     pub stages_title: &'static str,
     pub stages_note: &'static str,
-    pub stage: &'static str,
     pub stages_layers: &'static str,
     pub stages_embedding: &'static str,
     pub stages_head: &'static str,
@@ -449,15 +431,8 @@ pub struct Words {
     pub cost_sequences: &'static str,
     /// "Compare with a measurement": a pasted reading beside the estimate.
     pub measure_title: &'static str,
-    /// While a section's code is being fetched (dom::Chunk).
-    pub loading: &'static str,
     /// When it could not be.
     pub chunk_failed: &'static str,
-    /// When the interface (the forms, the sections) could not be fetched
-    /// after the first answer: that answer stands.
-    pub interface_failed: &'static str,
-    /// The button under it that asks for the interface again.
-    pub retry: &'static str,
     /// Drawn on a chart's canvas when the charts' code could not be fetched.
     pub chart_failed: &'static str,
     pub measure_hint: &'static str,
@@ -476,16 +451,6 @@ pub struct Words {
     pub measure_modelled: &'static str,
     pub measure_not_modelled: &'static str,
     pub measure_report: &'static str,
-    /// How sure "fits" is: the validation range.
-    pub confidence_range: &'static str,
-    pub confidence_against: &'static str,
-    pub confidence_rows: &'static str,
-    pub confidence_sources: &'static str,
-    pub confidence_pooled: &'static str,
-    pub confidence_needs: &'static str,
-    pub confidence_fits: &'static str,
-    pub confidence_optimistic: &'static str,
-    pub confidence_no: &'static str,
     /// "Compare with…": two setups side by side.
     pub compare_start: &'static str,
     pub compare_title: &'static str,
@@ -503,8 +468,6 @@ pub struct Words {
     pub devices_device: &'static str,
     pub devices_memory: &'static str,
     pub devices_spare: &'static str,
-    /// The spare column where the device is short of memory: "short by 3.2 GB".
-    pub devices_short_by: &'static str,
     /// The title of a device's button: one click picks it.
     pub devices_pick: &'static str,
     pub sweep_title: &'static str,
@@ -540,11 +503,6 @@ pub struct Words {
     pub disclaimer: &'static str,
     pub how_title: &'static str,
     pub faq_title: &'static str,
-    /// The names of the parallel degrees in the verdict's split: data,
-    /// tensor, pipeline, context.
-    pub split_names: [&'static str; 4],
-    /// The verdict's answer when it fits.
-    pub yes: &'static str,
     /// A what-if's verdict when it does not fit.
     pub still_does_not_fit: &'static str,
     /// The parameter count's scale that is none: the number as typed.
@@ -559,6 +517,63 @@ pub struct Words {
     pub formula_source: &'static str,
 }
 
+/// The words of the answer: the headline's, the verdict's, how sure it is,
+/// the bar's and its legend's, the task's and the stage's names, and the
+/// interface's loading and failure lines. Apart from [`Words`], so that the
+/// module's first part, which writes the answer before the interface
+/// (`results::first_answer`), carries these and not every word of the page,
+/// which travel with the interface (docs/performance-log.md, issue 31).
+#[derive(Debug)]
+pub struct AnswerWords {
+    pub methods: [&'static str; 4],
+    /// After a MoE model's parameter count: "(12.9B active)".
+    pub active: &'static str,
+    pub weights: &'static str,
+    pub gradients: &'static str,
+    pub optimizer_states: &'static str,
+    pub optimizer_step: &'static str,
+    pub kv_cache: &'static str,
+    pub activations: &'static str,
+    pub overhead: &'static str,
+    pub required: &'static str,
+    pub parameters: &'static str,
+    pub peak_allocated: &'static str,
+    pub peak_reserved: &'static str,
+    pub nvidia_smi: &'static str,
+    pub buffers: &'static str,
+    pub allocator_cache: &'static str,
+    pub margin: &'static str,
+    /// The bar's caption: its segments add up to the required memory.
+    pub bar_sums: &'static str,
+    pub fits: &'static str,
+    pub does_not_fit: &'static str,
+    pub stage: &'static str,
+    /// While a section's code is being fetched (dom::Chunk).
+    pub loading: &'static str,
+    /// When the interface (the forms, the sections) could not be fetched
+    /// after the first answer: that answer stands.
+    pub interface_failed: &'static str,
+    /// The button under it that asks for the interface again.
+    pub retry: &'static str,
+    /// How sure "fits" is: the validation range.
+    pub confidence_range: &'static str,
+    pub confidence_against: &'static str,
+    pub confidence_rows: &'static str,
+    pub confidence_sources: &'static str,
+    pub confidence_pooled: &'static str,
+    pub confidence_needs: &'static str,
+    pub confidence_fits: &'static str,
+    pub confidence_optimistic: &'static str,
+    pub confidence_no: &'static str,
+    /// The spare column where the device is short of memory: "short by 3.2 GB".
+    pub devices_short_by: &'static str,
+    /// The names of the parallel degrees in the verdict's split: data,
+    /// tensor, pipeline, context.
+    pub split_names: [&'static str; 4],
+    /// The verdict's answer when it fits.
+    pub yes: &'static str,
+}
+
 /// A translated text that follows the page's language: `tr(lang, |w| w.copy_link)`.
 /// Every label on the page is this one closure type, a field picked by a
 /// function pointer, so its binding is compiled once.
@@ -571,20 +586,44 @@ pub fn tr(lang: RwSignal<Lang>, pick: fn(&Words) -> &'static str) -> crate::dom:
 pub fn chunk_status(lang: RwSignal<Lang>) -> std::rc::Rc<dyn Fn(bool) -> String> {
     std::rc::Rc::new(move |failed| {
         let w = words(lang.get());
-        if failed { w.chunk_failed } else { w.loading }.to_owned()
+        if failed {
+            w.chunk_failed
+        } else {
+            w.answer.loading
+        }
+        .to_owned()
     })
 }
 
+/// `lang`'s words, but the answer's ([`answer_words`]).
 pub fn words(lang: Lang) -> &'static Words {
-    language(lang).words
+    match lang {
+        Lang::En => &en::EN,
+        Lang::Es => spanish().map_or(&en::EN, |(_, _, _, words)| words),
+    }
 }
 
-/// Spanish's three tables.
-pub(super) type Tables = (&'static Language, &'static Panels, &'static Forms);
+/// `lang`'s words of the answer.
+pub fn answer_words(lang: Lang) -> &'static AnswerWords {
+    language(lang).answer
+}
+
+/// Spanish's four tables.
+pub(super) type Tables = (
+    &'static Language,
+    &'static Panels,
+    &'static Forms,
+    &'static Words,
+);
 
 #[cfg(not(batchfit_split))]
 fn spanish() -> Option<Tables> {
-    Some((&es::SPANISH, &es::SPANISH_PANELS, &es::SPANISH_FORMS))
+    Some((
+        &es::SPANISH,
+        &es::SPANISH_PANELS,
+        &es::SPANISH_FORMS,
+        &es::ES,
+    ))
 }
 
 /// The Spanish language: in the split build a chunk (`dom::Chunk`), fetched

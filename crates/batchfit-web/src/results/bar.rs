@@ -32,7 +32,7 @@ pub(super) struct Geometry {
 /// larger of the total and the capacity, so that the line shows.
 pub(super) fn geometry(lang: Lang, e: &Estimate, config: &Config) -> Geometry {
     let units = config.units;
-    let w = i18n::words(lang);
+    let w = i18n::answer_words(lang);
     let parts = bar_segments(e);
     let total = parts
         .iter()
@@ -106,7 +106,7 @@ pub(super) fn legend_item(component: Component, label: El, size: El) -> El {
 /// its bar before the interface, as the app's reads (each segment's name,
 /// its size in `units` and its bytes in `data-bytes`), and the caption.
 pub(super) fn legend(lang: Lang, e: &Estimate, units: Units) -> [El; 2] {
-    let w = i18n::words(lang);
+    let w = i18n::answer_words(lang);
     [
         el("ul")
             .class("bar-legend")

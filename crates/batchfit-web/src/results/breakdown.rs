@@ -96,7 +96,8 @@ fn bar_legend(state: State) -> El {
                         bar::legend_item(
                             component,
                             el("span").bind_text(rx(move || {
-                                component_label(i18n::words(lang.get()), component).to_owned()
+                                component_label(i18n::answer_words(lang.get()), component)
+                                    .to_owned()
                             })),
                             size(
                                 state,
@@ -131,7 +132,7 @@ pub(super) fn breakdown(state: State) -> El {
         .child(
             el("figcaption")
                 .class("note")
-                .bind_text(i18n::tr(lang, |w| w.bar_sums)),
+                .bind_text(i18n::tr(lang, |w| w.answer.bar_sums)),
         )
 }
 
@@ -170,7 +171,9 @@ pub(super) fn breakdown_table(state: State) -> El {
                     .attr("scope", "row")
                     .child(swatch(component))
                     .text("+ ")
-                    .bind_text(rx(move || component_label(w(), component).to_owned())),
+                    .bind_text(rx(move || {
+                        component_label(w().answer, component).to_owned()
+                    })),
             )
             .child(el("td").child(size(state, component_testid(component), bytes(pick))))
             .child(el("td"))
@@ -213,7 +216,7 @@ pub(super) fn breakdown_table(state: State) -> El {
                                     .attr("scope", "row")
                                     .child(swatch(component))
                                     .bind_text(rx(move || {
-                                        component_label(w(), component).to_owned()
+                                        component_label(w().answer, component).to_owned()
                                     })),
                             )
                             .child(el("td").child(size(
@@ -261,7 +264,7 @@ pub(super) fn breakdown_table(state: State) -> El {
         .child(
             reading(
                 "total",
-                |w| w.peak_allocated,
+                |w| w.answer.peak_allocated,
                 Some(|w| w.peak_allocated_note),
                 |e| e.peak_allocated,
             )
@@ -274,7 +277,7 @@ pub(super) fn breakdown_table(state: State) -> El {
         .child(
             reading(
                 "peak-reserved",
-                |w| w.peak_reserved,
+                |w| w.answer.peak_reserved,
                 Some(|w| w.peak_reserved_note),
                 |e| e.peak_reserved,
             )
@@ -284,7 +287,7 @@ pub(super) fn breakdown_table(state: State) -> El {
         .child(
             reading(
                 "nvidia-smi",
-                |w| w.nvidia_smi,
+                |w| w.answer.nvidia_smi,
                 Some(|w| w.nvidia_smi_note),
                 |e| e.nvidia_smi,
             )
@@ -297,7 +300,7 @@ pub(super) fn breakdown_table(state: State) -> El {
         .child(
             reading(
                 "required",
-                |w| w.required,
+                |w| w.answer.required,
                 Some(|w| w.required_note),
                 |e| e.required,
             )
@@ -360,7 +363,7 @@ pub(super) fn breakdown_table(state: State) -> El {
         state,
         body,
         "parameters",
-        |w| w.parameters,
+        |w| w.answer.parameters,
         Rc::new(move || estimate.with(|e| (e.parameters > 0).then_some(e.parameters))),
     );
     let body = count_row(

@@ -20,7 +20,7 @@ use super::bar;
 fn split(lang: Lang, config: &Config, ranks: u64) -> Option<String> {
     let t = &config.transformer;
     let language = i18n::language(lang);
-    let names = language.words.split_names;
+    let names = language.answer.split_names;
     let degrees: Vec<String> = [(names[1], t.tp), (names[2], t.pp), (names[3], t.cp)]
         .into_iter()
         .filter(|&(_, degree)| degree > 1)
@@ -42,7 +42,7 @@ pub(super) fn headline(
 ) -> String {
     let units = config.units;
     if config.form == Form::Activations {
-        let w = i18n::words(lang);
+        let w = i18n::answer_words(lang);
         return format!(
             "{} {}",
             w.activations,
@@ -78,7 +78,7 @@ fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) 
     let name = device_name(lang, config.device?);
     let language = i18n::language(lang);
     let answer = if estimate.fits == Some(true) {
-        language.words.yes.to_owned()
+        language.answer.yes.to_owned()
     } else {
         let total = gpus
             .filter(|&n| n > 1 && config.form == Form::Transformer)
@@ -102,7 +102,7 @@ fn verdict(lang: Lang, config: &Config, estimate: &Estimate, gpus: Option<u64>) 
 /// itself.
 pub(super) fn additions(lang: Lang, config: &Config, e: &Estimate, gpus: Option<u64>) -> String {
     if config.form == Form::Transformer && e.active_parameters < e.parameters {
-        let w = i18n::words(lang);
+        let w = i18n::answer_words(lang);
         return format!(
             "{} {} ({} {})",
             i18n::decimal(lang, &short_count(e.parameters)),
@@ -115,7 +115,7 @@ pub(super) fn additions(lang: Lang, config: &Config, e: &Estimate, gpus: Option<
         return String::new();
     }
     let units = config.units;
-    let w = i18n::words(lang);
+    let w = i18n::answer_words(lang);
     let mut parts = vec![format!(
         "+ {} {}",
         short(lang, e.allocator_cache(), units),
@@ -180,7 +180,7 @@ fn mini_headline(lang: Lang, config: &Config, e: &Estimate) -> String {
     match config.form {
         Form::Activations => format!(
             "{} {} · {needs}",
-            i18n::words(lang).activations,
+            i18n::answer_words(lang).activations,
             short(lang, e.activations, config.units),
         ),
         Form::Parameters | Form::Transformer => needs,
@@ -189,7 +189,7 @@ fn mini_headline(lang: Lang, config: &Config, e: &Estimate) -> String {
 
 /// "✓ Fits" or "✗ Does not fit"; nothing without a device.
 fn mini_verdict(lang: Lang, fits: Option<bool>) -> String {
-    let w = i18n::words(lang);
+    let w = i18n::answer_words(lang);
     match fits {
         Some(true) => format!("✓ {}", w.fits),
         Some(false) => format!("✗ {}", w.does_not_fit),
@@ -402,7 +402,7 @@ pub(super) fn percent(basis_points: i32, up: bool) -> String {
 }
 
 fn confidence_text(lang: Lang, fit: &Fit, verdict: Option<Verdict>, units: Units) -> String {
-    let w = i18n::words(lang);
+    let w = i18n::answer_words(lang);
     let range = &fit.range;
     let reading = match range.reading {
         Reading::Allocated => w.peak_allocated,
@@ -467,7 +467,7 @@ fn badge_frame(fits: bool) -> El {
 }
 
 fn fits_word(lang: Lang, fits: bool) -> &'static str {
-    let w = i18n::words(lang);
+    let w = i18n::answer_words(lang);
     if fits { w.fits } else { w.does_not_fit }
 }
 
@@ -479,7 +479,7 @@ fn badge_detail(lang: Lang, e: &Estimate, units: Units, fits: bool) -> String {
         (language.spare)(&short(lang, device.saturating_sub(e.required), units))
     } else {
         let short_by = short(lang, e.required.saturating_sub(device), units);
-        format!("{} {short_by}", language.words.devices_short_by)
+        format!("{} {short_by}", language.answer.devices_short_by)
     };
     format!(" — {detail}")
 }

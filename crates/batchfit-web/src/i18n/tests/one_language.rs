@@ -450,7 +450,7 @@ fn every_file_note() -> Vec<import::Note> {
 
 /// The headline's and the badge's sentences, with every variant.
 fn every_headline(language: &Language) -> Vec<String> {
-    let w = language.words;
+    let w = language.answer;
     let parts = format!(
         "4 {} × {}",
         w.split_names[0],
@@ -529,7 +529,7 @@ fn every_text_is_in_one_language() {
             .flat_map(|&t| [(panels.term)(t), (panels.term_note)(t)]);
         let texts = sentences
             .into_iter()
-            .chain(every_word(language.words))
+            .chain(every_word(i18n::words(lang)))
             .chain(presets)
             .chain(
                 fields
