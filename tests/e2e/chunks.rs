@@ -501,3 +501,74 @@ async fn a_missing_interface_leaves_the_answer_and_says_so() {
     }
     let _ = std::fs::remove_dir_all(site);
 }
+
+/// A Spanish reader's first answer waits for the Spanish sentences and the
+/// answer's words alone (the chunk `es`), not the rest of the page's
+/// Spanish (`es_page`), which comes with the interface at the first action:
+/// the app is then in Spanish throughout.
+#[tokio::test]
+async fn a_spanish_reader_fetches_the_answers_words_alone() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    let q = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&lang=es";
+    browser.open_to_read(&server.url(&format!("/?{q}"))).await;
+    browser
+        .wait_until("the first answer", || async {
+            browser
+                .js("return performance.getEntriesByName('batchfit:first-estimate').length")
+                .await
+                == serde_json::json!(1)
+        })
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
+    let fetched = browser.fetched_modules().await;
+    assert_eq!(
+        sections(&fetched),
+        ["split_es"],
+        "a reader's Spanish: the answer's words alone: {fetched:?}"
+    );
+    let headline = browser
+        .js("return document.querySelector('.shell:not([hidden]) .shell-answer .headline').textContent")
+        .await;
+    assert!(
+        headline.as_str().is_some_and(|h| h.starts_with("Necesita ")),
+        "{headline}"
+    );
+    browser.act().await;
+    browser.testid("required").await;
+    let fetched = browser.fetched_modules().await;
+    assert_eq!(
+        sections(&fetched),
+        ["split_es", "split_es_page"],
+        "{fetched:?}"
+    );
+    let said = browser
+        .js("return [document.querySelector('[data-testid=headline]').textContent.startsWith('Necesita '), \
+             document.querySelector('[data-testid=measure] summary').textContent]")
+        .await;
+    assert_eq!(said, serde_json::json!([true, "Comparar con una medición"]));
+    browser.close().await;
+}
+
+/// The rest of the Spanish texts missing while the answer's are here: the
+/// answer stands in Spanish, and the interface, which would mix the two
+/// languages, is not built: the alert says so, in Spanish.
+#[tokio::test]
+async fn a_missing_spanish_page_leaves_the_spanish_answer_and_says_so() {
+    let site = site_without(&["split_es_page"]);
+    let server = StaticServer::start(site.clone(), &["/"]);
+    let browser = Browser::start(375, 812).await;
+    let q = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&lang=es";
+    browser.open(&server.url(&format!("/?{q}"))).await;
+    browser.testid("interface-failed").await;
+    let shown = browser
+        .js("const s = document.querySelector('.shell:not([hidden])'); \
+             return [s.querySelector('.shell-answer .headline').textContent.startsWith('Necesita '), \
+               s.querySelector('[data-testid=interface-failed]').firstChild.data.startsWith('Los controles'), \
+               document.querySelector('[data-testid=results]') === null, \
+               document.querySelector('[data-testid=crash]') === null]")
+        .await;
+    assert_eq!(shown, serde_json::json!([true, true, true, true]));
+    browser.close().await;
+    let _ = std::fs::remove_dir_all(site);
+}

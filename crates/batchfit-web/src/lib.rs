@@ -50,16 +50,16 @@ pub const FIRST_ESTIMATE_MARK: &str = "batchfit:first-estimate";
 pub const INTERFACE_MARK: &str = "batchfit:interface";
 
 /// The language the page opens in (the address's, else the browser's), and
-/// its texts fetched if they are a chunk (`i18n::load`); `main` builds the
-/// app once this is done.
+/// the texts its answer is written with fetched if they are a chunk
+/// (`i18n::load_answer`); `main` starts once this is done.
 pub async fn load_opening_language() {
-    i18n::load(opening_lang()).await;
+    i18n::load_answer(opening_lang()).await;
 }
 
-/// Whether the opening language's texts are in the module already, so that
-/// the app can be built at once, in this task.
+/// Whether the opening language's answer can be written now, from the
+/// module, in this task.
 pub fn opening_language_ready() -> bool {
-    i18n::ready(opening_lang())
+    i18n::answer_ready(opening_lang())
 }
 
 /// The address's language, else the browser's (what [`app`] opens in).
@@ -371,7 +371,17 @@ fn after_first_action(then: impl FnOnce() + 'static) {
 /// way to ask again. `first_estimate`: whether the app's own is the first
 /// estimate.
 async fn open_interface(first_estimate: bool) {
-    match dom::later(interface()).await {
+    // The interface's chunk is asked for at once, beside the page's texts in
+    // its language (a Spanish page's); the app is built once both are here.
+    #[cfg(batchfit_split)]
+    wasm_bindgen_futures::spawn_local(async {
+        let _ = preload_interface().await;
+    });
+    let built = match i18n::load(opening_lang()).await {
+        Ok(()) => dom::later(interface()).await,
+        Err(missing) => Err(missing),
+    };
+    match built {
         Ok(()) => {
             if first_estimate {
                 mark(FIRST_ESTIMATE_MARK);
@@ -683,8 +693,10 @@ fn top_bar(state: State) -> El {
             switch();
         } else {
             any_spawner::Executor::spawn_local(async move {
-                i18n::load(to).await;
-                switch();
+                // Without the language's texts the page stays as it is.
+                if i18n::load(to).await.is_ok() {
+                    switch();
+                }
             });
         }
     };

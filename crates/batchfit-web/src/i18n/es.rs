@@ -1,8 +1,9 @@
 //! Spanish: the field texts, the option labels, the page's other words and
 //! the sentences that word the core's data; the panels' words (the
 //! questions of "How it works", the measured terms' names and notes…) are in
-//! `panels.rs`. The split build fetches it all as the chunk `es`
-//! (`spanish_tables`).
+//! `panels.rs`. The split build fetches it as two chunks: `es`, the
+//! `Language` a first answer is written with (`spanish_language`), and
+//! `es_page`, the rest, with the interface (`spanish_page`).
 //!
 //! The page addresses the reader as *usted* ("Pegue…", "elija", "su
 //! navegador"): it was the majority when the two were unified, 18 forms in
@@ -1191,11 +1192,22 @@ pub(super) static OPTIONS_ES: &[(Param, &str, &str)] = &[
     ),
 ];
 
+/// The Spanish [`Language`]: the chunk a Spanish page's first answer waits
+/// for (`super::load_answer`).
 #[cfg(batchfit_split)]
 #[allow(unsafe_code)]
 #[wasm_split_helpers::wasm_split(es, fallible, preload(#[allow(unsafe_code)] preload_es))]
-pub(super) fn spanish_tables() -> Result<super::Tables, crate::dom::ChunkMissing> {
-    Ok((&SPANISH, &SPANISH_PANELS, &SPANISH_FORMS, &ES))
+pub(super) fn spanish_language() -> Result<&'static Language, crate::dom::ChunkMissing> {
+    Ok(&SPANISH)
+}
+
+/// The rest of the Spanish tables: the chunk the interface waits for
+/// (`super::load`).
+#[cfg(batchfit_split)]
+#[allow(unsafe_code)]
+#[wasm_split_helpers::wasm_split(es_page, fallible, preload(#[allow(unsafe_code)] preload_es_page))]
+pub(super) fn spanish_page() -> Result<super::PageTables, crate::dom::ChunkMissing> {
+    Ok((&SPANISH_PANELS, &SPANISH_FORMS, &ES))
 }
 
 pub(super) static ES: Words = Words {

@@ -213,7 +213,7 @@ pub struct Panels {
 pub fn panels(lang: Lang) -> &'static Panels {
     match lang {
         Lang::En => &en::ENGLISH_PANELS,
-        Lang::Es => spanish().map_or(&en::ENGLISH_PANELS, |(_, panels, _, _)| panels),
+        Lang::Es => spanish_page().map_or(&en::ENGLISH_PANELS, |(panels, _, _)| panels),
     }
 }
 
@@ -231,7 +231,7 @@ fn bad_value(range: Range, whole: bool) -> Problem {
 pub fn language(lang: Lang) -> &'static Language {
     match lang {
         Lang::En => &en::ENGLISH,
-        Lang::Es => spanish().map_or(&en::ENGLISH, |(language, _, _, _)| language),
+        Lang::Es => spanish().unwrap_or(&en::ENGLISH),
     }
 }
 
@@ -239,7 +239,7 @@ pub fn language(lang: Lang) -> &'static Language {
 pub fn forms(lang: Lang) -> &'static Forms {
     match lang {
         Lang::En => &en::ENGLISH_FORMS,
-        Lang::Es => spanish().map_or(&en::ENGLISH_FORMS, |(_, _, forms, _)| forms),
+        Lang::Es => spanish_page().map_or(&en::ENGLISH_FORMS, |(_, forms, _)| forms),
     }
 }
 
@@ -599,7 +599,7 @@ pub fn chunk_status(lang: RwSignal<Lang>) -> std::rc::Rc<dyn Fn(bool) -> String>
 pub fn words(lang: Lang) -> &'static Words {
     match lang {
         Lang::En => &en::EN,
-        Lang::Es => spanish().map_or(&en::EN, |(_, _, _, words)| words),
+        Lang::Es => spanish_page().map_or(&en::EN, |(_, _, words)| words),
     }
 }
 
@@ -608,55 +608,73 @@ pub fn answer_words(lang: Lang) -> &'static AnswerWords {
     language(lang).answer
 }
 
-/// Spanish's four tables.
-pub(super) type Tables = (
-    &'static Language,
-    &'static Panels,
-    &'static Forms,
-    &'static Words,
-);
+/// Spanish's tables but its [`Language`]: what the interface reads.
+pub(super) type PageTables = (&'static Panels, &'static Forms, &'static Words);
 
 #[cfg(not(batchfit_split))]
-fn spanish() -> Option<Tables> {
-    Some((
-        &es::SPANISH,
-        &es::SPANISH_PANELS,
-        &es::SPANISH_FORMS,
-        &es::ES,
-    ))
+fn spanish() -> Option<&'static Language> {
+    Some(&es::SPANISH)
 }
 
-/// The Spanish language: in the split build a chunk (`dom::Chunk`), fetched
-/// before a Spanish page is shown (`load`), so that an English visit does not
-/// load it. Set once the chunk is here; until then (never seen: the page
-/// switches to Spanish only after `load`) the English one.
+#[cfg(not(batchfit_split))]
+fn spanish_page() -> Option<PageTables> {
+    Some((&es::SPANISH_PANELS, &es::SPANISH_FORMS, &es::ES))
+}
+
+/// The Spanish language, in the split build two chunks (`dom::Chunk`), so
+/// that an English visit loads neither: its [`Language`] (the sentences and
+/// the answer's words), fetched before a Spanish page's first answer
+/// ([`load_answer`]), and the rest, fetched with the interface ([`load`]).
+/// Each is set once its chunk is here; until then the English one.
 #[cfg(batchfit_split)]
-static SPANISH: std::sync::OnceLock<Tables> = std::sync::OnceLock::new();
+static SPANISH: std::sync::OnceLock<&'static Language> = std::sync::OnceLock::new();
 
 #[cfg(batchfit_split)]
-fn spanish() -> Option<Tables> {
+static SPANISH_PAGE: std::sync::OnceLock<PageTables> = std::sync::OnceLock::new();
+
+#[cfg(batchfit_split)]
+fn spanish() -> Option<&'static Language> {
     SPANISH.get().copied()
+}
+
+#[cfg(batchfit_split)]
+fn spanish_page() -> Option<PageTables> {
+    SPANISH_PAGE.get().copied()
+}
+
+/// Whether the answer can be written in `lang` now, without
+/// [`load_answer`].
+pub fn answer_ready(lang: Lang) -> bool {
+    lang == Lang::En || spanish().is_some()
 }
 
 /// Whether the page can be shown in `lang` now, without [`load`].
 pub fn ready(lang: Lang) -> bool {
-    #[cfg(batchfit_split)]
-    if lang == Lang::Es {
-        return SPANISH.get().is_some();
-    }
-    let _ = lang;
-    true
+    lang == Lang::En || (spanish().is_some() && spanish_page().is_some())
 }
 
-/// Makes `lang`'s tables available (fetches the Spanish chunk once).
-pub async fn load(lang: Lang) {
+/// Makes `lang`'s [`Language`] available: what the first answer is written
+/// with. Not fetched (the network): the answer is in English.
+pub async fn load_answer(lang: Lang) {
     #[cfg(batchfit_split)]
-    // Not fetched (the network): the page stays in English.
     if lang == Lang::Es
         && SPANISH.get().is_none()
-        && let Ok(spanish) = es::spanish_tables().await
+        && let Ok(spanish) = es::spanish_language().await
     {
         let _ = SPANISH.set(spanish);
     }
     let _ = lang;
+}
+
+/// Makes all of `lang`'s tables available (fetches the Spanish chunks once).
+/// Without its [`Language`] the page is in English throughout. With it but
+/// without the rest, a page would mix the two languages: that is
+/// [`ChunkMissing`](crate::dom::ChunkMissing), which the caller says.
+pub async fn load(lang: Lang) -> Result<(), crate::dom::ChunkMissing> {
+    load_answer(lang).await;
+    #[cfg(batchfit_split)]
+    if lang == Lang::Es && SPANISH.get().is_some() && SPANISH_PAGE.get().is_none() {
+        let _ = SPANISH_PAGE.set(es::spanish_page().await?);
+    }
+    Ok(())
 }

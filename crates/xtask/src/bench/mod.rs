@@ -41,11 +41,11 @@ const PHONE_ANSWER_BUDGET_MS: f64 = 1_500.0;
 /// to: a ceiling a little above the last measurement, so that no change makes
 /// the page heavier unnoticed. Since issue 31's split (session of 2026-12-07)
 /// the first load is the module's first part, which writes the answer, with
-/// the page, the glue and the loaders: 112.3 KB, above the 90 KB budget the
+/// the page, the glue and the loaders: 112.9 KB, above the 90 KB budget the
 /// bench reports (docs/performance-log.md says what is in it). Before, it was
 /// the whole module, held at 199,000 B (docs/performance-log.md has each
 /// step). The chunks are not part of it (`Site::on_demand`).
-const BUNDLE_GZIP_CEILING: u64 = 112_800;
+const BUNDLE_GZIP_CEILING: u64 = 113_300;
 /// What the page has loaded once the visitor acts: the first load and the
 /// interface's chunks (`Site::acted_gzip`), 224.4 KB. The split costs about 24 KB over
 /// the same code as one part (calls through the table, code wasm-opt cannot
