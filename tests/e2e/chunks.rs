@@ -512,14 +512,7 @@ async fn a_spanish_reader_fetches_the_answers_words_alone() {
     let browser = Browser::start(1280, 900).await;
     let q = "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&lang=es";
     browser.open_to_read(&server.url(&format!("/?{q}"))).await;
-    browser
-        .wait_until("the first answer", || async {
-            browser
-                .js("return performance.getEntriesByName('batchfit:first-estimate').length")
-                .await
-                == serde_json::json!(1)
-        })
-        .await;
+    browser.first_answer().await;
     tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
     let fetched = browser.fetched_modules().await;
     assert_eq!(
@@ -531,7 +524,9 @@ async fn a_spanish_reader_fetches_the_answers_words_alone() {
         .js("return document.querySelector('.shell:not([hidden]) .shell-answer .headline').textContent")
         .await;
     assert!(
-        headline.as_str().is_some_and(|h| h.starts_with("Necesita ")),
+        headline
+            .as_str()
+            .is_some_and(|h| h.starts_with("Necesita ")),
         "{headline}"
     );
     browser.act().await;

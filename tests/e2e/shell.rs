@@ -426,14 +426,7 @@ async fn the_interface_comes_at_the_first_action() {
     for (width, height) in [(1280, 900), (375, 812)] {
         let browser = Browser::start(width, height).await;
         browser.open_to_read(&server.url(&format!("/?{q}"))).await;
-        browser
-            .wait_until("the first answer", || async {
-                browser
-                    .js("return performance.getEntriesByName('batchfit:first-estimate').length")
-                    .await
-                    == json!(1)
-            })
-            .await;
+        browser.first_answer().await;
         // What a reader's load has fetched a second later: the first part.
         tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
         let read = browser.js(SHELL_ANSWER).await;
@@ -860,14 +853,7 @@ async fn a_readers_fields_are_the_apps_on_every_form() {
         "form=transformer&model=qwen2.5-7b&gpus=4&batch=2&seq=4096&gpu=h200",
     ] {
         browser.open_to_read(&server.url(&format!("/?{q}"))).await;
-        browser
-            .wait_until("the first answer", || async {
-                browser
-                    .js("return performance.getEntriesByName('batchfit:first-estimate').length")
-                    .await
-                    == json!(1)
-            })
-            .await;
+        browser.first_answer().await;
         assert_eq!(
             browser
                 .js("return document.querySelector('.shell:not([hidden]) .shell-answer') !== null")

@@ -330,6 +330,18 @@ impl Browser {
             .unwrap_or_else(|e| panic!("open {url}: {e}"));
     }
 
+    /// Waits for the page's first estimate in the DOM: the mark the module
+    /// sets (`batchfit:first-estimate`), whether its first part wrote it
+    /// into the shell or the app did.
+    pub async fn first_answer(&self) {
+        self.wait_until("the first answer", || async {
+            self.js("return performance.getEntriesByName('batchfit:first-estimate').length")
+                .await
+                == serde_json::json!(1)
+        })
+        .await;
+    }
+
     /// The `.wasm` files the page has fetched so far, by name without the
     /// hash (Trunk writes its hash without leading zeros: up to 16 hex
     /// digits), sorted, once each.
