@@ -548,7 +548,8 @@ pub struct AnswerWords {
     pub fits: &'static str,
     pub does_not_fit: &'static str,
     pub stage: &'static str,
-    /// While a section's code is being fetched (dom::Chunk).
+    /// While a section's code (dom::Chunk), or the interface asked for
+    /// again, is being fetched.
     pub loading: &'static str,
     /// When the interface (the forms, the sections) could not be fetched
     /// after the first answer: that answer stands.

@@ -202,9 +202,9 @@ fn mini_verdict(lang: Lang, fits: Option<bool>) -> String {
 /// address `query`, and the phone bar's headline and verdict, written into
 /// the pre-rendered `shell` in place of its loading lines with plain DOM
 /// writes and the core's estimate (no state, no bindings), as the markup
-/// the app builds
-/// (`shell-answer`; the first screen's headline and verdict are in the
-/// built page, crates/xtask/src/prerender.js, and the rest is written here).
+/// the app builds (`shell-answer`; the first screen's headline and verdict
+/// are in the built page, crates/xtask/src/prerender.js, and the rest is
+/// written here).
 /// The app replaces the shell, with the same words, once it is built.
 /// Whether an answer stands in the shell: an address with a bad value, two
 /// setups or a serving engine's plan (whose views say it otherwise) waits
