@@ -97,11 +97,23 @@ async fn the_served_page_holds_every_forms_inputs() {
                 !shell.contains("<!---->"),
                 "the app's section markers mean nothing in the shell"
             );
-            assert!(
-                !shell.contains("hidden=\"\""),
-                "the {} shell in {lang} carries a group its setup hides",
-                form.name()
-            );
+            // Hidden, only a field of the form's first screen that another
+            // setup shows (the generated tokens, a typed capacity): the
+            // module's first part shows it where the app does. Never a group.
+            let filled = query::shown_values(&query::Config::default()).map(|(p, _)| p.name());
+            for (at, _) in shell.match_indices(" hidden=\"\"") {
+                let tag = &shell[shell[..at].rfind('<').expect("a tag")..at];
+                let name = shell[at..]
+                    .split(" name=\"")
+                    .nth(1)
+                    .and_then(|rest| rest.split('"').next())
+                    .unwrap_or_default();
+                assert!(
+                    tag == "<div class=\"field\"" && filled.contains(&name),
+                    "the {} shell in {lang} carries {tag} ({name}), which its setup hides",
+                    form.name()
+                );
+            }
         }
     }
 }
@@ -401,8 +413,15 @@ const SHELL_ANSWER: &str = "const s = document.querySelector('.shell:not([hidden
 
 /// Each named field under `ROOT` (a selector), by name: its value (a
 /// switch as `1`/`0`) and, for a select, its chosen option's words.
+/// Each closed group's title and line of values under ROOT.
+const GROUP_LINES: &str = "return [...document.querySelector('ROOT') \
+  .querySelectorAll('details.advanced > summary')].map(s => \
+    [s.children[0].textContent, s.querySelector('.values')?.textContent ?? ''])";
+
+/// The fields under ROOT shown outside the groups (a shell has none in
+/// them), by name: a select's value and the words of its option.
 const FIELDS_SHOWN: &str = "return Object.fromEntries([...document.querySelector('ROOT') \
-  .querySelectorAll('input[name], select[name]')].map(f => [f.name, \
+  .querySelectorAll('input[name], select[name]')].filter(f => f.checkVisibility() && !f.closest('details')).map(f => [f.name, \
     f.type === 'checkbox' ? (f.checked ? '1' : '0') \
     : f.tagName === 'SELECT' ? [f.value, f.selectedOptions[0]?.textContent ?? ''] : f.value]))";
 
@@ -838,19 +857,29 @@ fn every_shell_field_is_filled_by_the_first_part() {
 }
 
 /// A reader's shell says the setup its answer is for, on every form and in
-/// both languages: each field the shell shows holds what the app's holds
-/// once it is built, the parameter count split into its number and scale
-/// as the app splits it ("13B": 13 and B, not "13B" beside B).
+/// both languages: the shell shows the fields the app shows, each holding
+/// what the app's holds once it is built (the parameter count split into
+/// its number and scale as the app splits it, "13B": 13 and B; the
+/// generated tokens in inference; the device select's "no device" and
+/// typed capacity, with its field). A closed group's line says the app's
+/// values or nothing (the pre-rendered first screen's values stay only on
+/// that setup), under the app's title (the settings' follows the task).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_readers_fields_are_the_apps_on_every_form() {
     let server = StaticServer::start(dist_dir(), &["/"]);
     let browser = Browser::start(1280, 900).await;
+    let first_screen = format!("{}&lang=es", query::FIRST_SCREEN);
     for q in [
         "form=parameters&params=13B&gpu=a100-80gb&batch=4",
         "form=parameters&params=1.3e9&optimizer=sgd_momentum&act_mb=12.5&lang=es",
         "form=parameters&params=7000M&units=gib",
         "form=activations&batch=3&seq=1024&hidden=2048&layers=24&ckpt=1&gpu=rtx-4090&lang=es",
         "form=transformer&model=qwen2.5-7b&gpus=4&batch=2&seq=4096&gpu=h200",
+        "form=transformer&model=llama-3.1-8b&mode=inference&gpu=l4&batch=8&seq=8192&gen=1024",
+        "form=transformer&model=qwen2.5-7b&gpu_gb=30&mode=inference&lang=es",
+        "form=transformer&model=qwen2.5-7b&batch=4&seq=1024",
+        query::FIRST_SCREEN,
+        first_screen.as_str(),
     ] {
         browser.open_to_read(&server.url(&format!("/?{q}"))).await;
         browser.first_answer().await;
@@ -864,13 +893,35 @@ async fn a_readers_fields_are_the_apps_on_every_form() {
         let shell = browser
             .js(&FIELDS_SHOWN.replace("ROOT", ".shell:not([hidden])"))
             .await;
+        let shell_groups = browser
+            .js(&GROUP_LINES.replace("ROOT", ".shell:not([hidden])"))
+            .await;
         browser.act().await;
         browser.testid("required").await;
         let app = browser.js(&FIELDS_SHOWN.replace("ROOT", "body")).await;
-        let shown = shell.as_object().expect("the shell's fields");
-        assert!(shown.len() >= 7, "{q}: {shell}");
-        for (name, seen) in shown {
-            assert_eq!(Some(seen), app.get(name), "{q}: the reader's {name}");
+        assert_eq!(shell, app, "{q}: the reader's fields are the app's");
+        assert!(
+            shell.as_object().is_some_and(|f| f.len() >= 7),
+            "{q}: {shell}"
+        );
+        let app_groups = browser.js(&GROUP_LINES.replace("ROOT", "body")).await;
+        let (shell_groups, app_groups) = (
+            shell_groups.as_array().expect("the shell's groups"),
+            app_groups.as_array().expect("the app's groups"),
+        );
+        assert_eq!(shell_groups.len(), app_groups.len(), "{q}: the groups");
+        let on_first_screen = q.starts_with(query::FIRST_SCREEN);
+        for (seen, built) in shell_groups.iter().zip(app_groups) {
+            assert_eq!(seen[0], built[0], "{q}: a group's title is the app's");
+            let line = seen[1].as_str().expect("a line");
+            assert!(
+                line == built[1] || (line.is_empty() && !on_first_screen),
+                "{q}: the reader's line {line:?} against the app's {}",
+                built[1]
+            );
+            if on_first_screen {
+                assert!(!line.is_empty(), "{q}: the first screen keeps its lines");
+            }
         }
     }
     browser.close().await;

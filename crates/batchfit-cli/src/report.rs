@@ -932,13 +932,14 @@ fn describe(config: &Config, e: &Estimate) -> String {
                     )
                 }
                 Mode::Inference => format!(
-                    "inference as transformers' generate() runs it (cache_implementation={}, kv_layout={}): {} × ({} prompt + {} generated) tokens per GPU, recipe {}, weights {}, attention {}\n",
+                    "inference as transformers' generate() runs it (cache_implementation={}, kv_layout={}): {} × ({} prompt + {} generated) tokens per GPU, recipe {} (the model loaded in {} bits), quant {}, attention {}\n",
                     t.cache.name(),
                     t.kv_layout.name(),
                     t.batch,
                     t.tokens(),
                     t.generated,
                     t.recipe.name(),
+                    t.activation_bytes() * 8,
                     t.quant.name(),
                     t.attention.name(),
                 ),

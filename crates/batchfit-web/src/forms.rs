@@ -153,7 +153,8 @@ fn transformer_form(state: State) -> Vec<El> {
         config_import(state),
         advanced(
             state,
-            |w| w.architecture_title,
+            "architecture",
+            i18n::tr(state.lang, |w| w.architecture_title),
             &[Kind, Layers, Hidden, Heads, KvHeads, Experts],
             vec![
                 group(&[Kind, Layers, Hidden, Heads, KvHeads, Ffn, Mlp]),
@@ -220,7 +221,8 @@ fn transformer_form(state: State) -> Vec<El> {
         ),
         advanced(
             state,
-            |w| w.training_title,
+            "settings",
+            settings_title(state),
             &[
                 Framework, Recipe, Optimizer, Recompute, LoraRank, BaseQuant, Quant, KvDtype,
             ],
@@ -273,35 +275,50 @@ fn transformer_form(state: State) -> Vec<El> {
 /// line of the current values of `line` ([`values_line`]).
 fn advanced(
     state: State,
-    title: fn(&i18n::Words) -> &'static str,
+    class: &str,
+    title: Rx<String>,
     line: &'static [Param],
     body: Vec<El>,
 ) -> El {
     el("details")
-        .class("more advanced")
+        .class(&format!("more advanced {class}"))
         .child(summary_with_values(state, title, line))
         .children(body)
 }
 
 /// A group's `<summary>`: its title and the line of its values.
-fn summary_with_values(
-    state: State,
-    title: fn(&i18n::Words) -> &'static str,
-    line: &'static [Param],
-) -> El {
-    el("summary")
-        .child(el("span").bind_text(i18n::tr(state.lang, title)))
-        .child(
-            el("span")
-                .class("values")
-                .attr("data-testid", "group-values")
-                .bind_text(values_line(state, line)),
-        )
+fn summary_with_values(state: State, title: Rx<String>, line: &'static [Param]) -> El {
+    el("summary").child(el("span").bind_text(title)).child(
+        el("span")
+            .class("values")
+            .attr("data-testid", "group-values")
+            .bind_text(values_line(state, line)),
+    )
+}
+
+/// The title of the transformer form's group of settings: the training's,
+/// or in inference the inference's (`AnswerWords`: the first part words
+/// the shell's title so too).
+fn settings_title(state: State) -> Rx<String> {
+    rx(move || {
+        let words = &i18n::words(state.lang.get()).answer;
+        let inference = state
+            .config
+            .with(|c| c.transformer.mode == tf::Mode::Inference);
+        if inference {
+            words.inference_title
+        } else {
+            words.training_title
+        }
+        .to_owned()
+    })
 }
 
 /// The values of `params` that apply, as the fields show them, in one line
 /// ("Decoder-only · Layers 32 · …"): a choice by its option's words, a
-/// switch by its label when on, a number after its label. A count of 0 (none,
+/// switch by its label when on, a number after its label; in inference the
+/// precision recipe by the precision it loads the model in, the KV cache's
+/// after its label. A count of 0 (none,
 /// unknown), a choice of `none` or `custom` (no framework profile) and a
 /// parallel degree of 1 say nothing and are left out.
 fn values_line(state: State, params: &'static [Param]) -> Rx<String> {
@@ -310,6 +327,7 @@ fn values_line(state: State, params: &'static [Param]) -> Rx<String> {
         let lang = state.lang.get();
         // Read in place: a Config is large, and every group's line reads it.
         state.config.with(|config| {
+            let inference = config.transformer.mode == tf::Mode::Inference;
             params
                 .iter()
                 .filter(|&&p| rules::applies(p, config))
@@ -321,6 +339,24 @@ fn values_line(state: State, params: &'static [Param]) -> Rx<String> {
                     }
                     let words = i18n::field(lang, p);
                     match p.input() {
+                        // Inference loads the model in the recipe's compute
+                        // precision: no master copy, gradients or states.
+                        Input::Choice if p == Param::Recipe && inference => {
+                            let w = i18n::words(lang);
+                            Some(
+                                match config.transformer.activation_bytes() {
+                                    4 => w.loaded_fp32,
+                                    _ => w.loaded_16,
+                                }
+                                .to_owned(),
+                            )
+                        }
+                        // The cache's precision named as such beside the
+                        // model's ("Loaded in 16 bits · KV-cache precision
+                        // 16-bit, unquantized").
+                        Input::Choice if p == Param::KvDtype => {
+                            Some(format!("{} {}", words.label, i18n::option(lang, p, &text)))
+                        }
                         Input::Choice => Some(i18n::option(lang, p, &text)),
                         Input::Switch => (text == "1").then(|| words.label.to_owned()),
                         _ => Some(format!("{} {text} {}", words.label, words.unit)),
@@ -391,7 +427,7 @@ fn multi_gpu(state: State) -> El {
         .attr("data-testid", "multi-gpu")
         .child(summary_with_values(
             state,
-            |w| w.parallelism_title,
+            i18n::tr(lang, |w| w.parallelism_title),
             &[Zero, Tp, Pp, Cp, Ep],
         ))
         .child(group(&[Zero, Tp, Sp]))
@@ -718,7 +754,7 @@ fn device_picker(state: State) -> Vec<El> {
         .child(
             el("option")
                 .attr("value", "")
-                .bind_text(i18n::tr(lang, |w| w.no_device)),
+                .bind_text(i18n::tr(lang, |w| w.answer.no_device)),
         )
         .children(presets::DEVICES.iter().map(|d| {
             el("option")
@@ -728,7 +764,7 @@ fn device_picker(state: State) -> Vec<El> {
         .child(
             el("option")
                 .attr("value", CUSTOM_DEVICE)
-                .bind_text(i18n::tr(lang, |w| w.custom_device)),
+                .bind_text(i18n::tr(lang, |w| w.answer.custom_device)),
         )
         .bind_prop("value", rx(move || device.get().into()));
     vec![
@@ -751,7 +787,8 @@ fn limits_panel(state: State) -> El {
     use Param::*;
     advanced(
         state,
-        |w| w.device_title,
+        "limits",
+        i18n::tr(state.lang, |w| w.device_title),
         &[MaxGpus, HostGb, OverheadGb, Margin, GlobalBatch],
         [MaxGpus, HostGb, OverheadGb, Margin, GlobalBatch]
             .into_iter()

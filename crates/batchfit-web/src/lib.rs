@@ -157,19 +157,42 @@ fn take_stand_in() -> StandInEdits {
 /// The values are `query::shown_values`, the shells' fields' part of what
 /// the app fills its fields from: the writer of every parameter stays in
 /// the interface.
-fn fill_stand_in(shell: &web_sys::Element, config: &Config, lang: Lang) {
+fn fill_stand_in(shell: &web_sys::Element, address: &str, config: &Config, lang: Lang) {
     let named = |name: &str| {
         shell
             .query_selector(&format!("[name=\"{name}\"]"))
             .ok()
             .flatten()
     };
+    let words = i18n::answer_words(lang);
     for (param, value) in query::shown_values(config) {
         let Some(field) = named(param.name()) else {
             continue;
         };
+        // Shown where the app shows it: the shell keeps the fields the
+        // pre-rendered setup hid (the generated tokens, a typed capacity).
+        if let Ok(Some(frame)) = field.closest(".field") {
+            let _ = frame.toggle_attribute_with_force("hidden", !field_shown(param, config));
+        }
         let node: &wasm_bindgen::JsValue = field.as_ref();
-        if field.tag_name() == "SELECT" {
+        if param == Param::Gpu {
+            // The select's value for a typed capacity is the app's, not the
+            // address's (which names no preset then).
+            let custom = matches!(
+                config.device,
+                Some(batchfit_core::presets::Device::Custom { .. })
+            );
+            let value = if custom {
+                state::CUSTOM_DEVICE
+            } else {
+                value.as_str()
+            };
+            fill_select(&field, value, || match value {
+                "" => words.no_device.to_owned(),
+                state::CUSTOM_DEVICE => words.custom_device.to_owned(),
+                _ => option_label(lang, param, value),
+            });
+        } else if field.tag_name() == "SELECT" {
             fill_select(&field, &value, || option_label(lang, param, &value));
         } else if property(node, "type").as_string().as_deref() == Some("checkbox") {
             if property(node, "checked") == property(node, "defaultChecked") {
@@ -200,6 +223,35 @@ fn fill_stand_in(shell: &web_sys::Element, config: &Config, lang: Lang) {
         let method = batchfit_core::transformer::Method::of(&config.transformer).name();
         fill_select(&select, method, || i18n::method(lang, method).to_owned());
     }
+    // The closed groups' lines (`forms::values_line`) say the pre-rendered
+    // setup's values (the transformer shell's, the first screen's): they
+    // stay only on an address that states that setup, and the app writes
+    // them elsewhere.
+    if !(config.form == Form::Transformer && query::states_first_screen(address))
+        && let Ok(lines) = shell.query_selector_all("summary > .values")
+    {
+        for line in (0..lines.length()).filter_map(|i| lines.item(i)) {
+            line.set_text_content(None);
+        }
+    }
+    // The settings group's title follows the task, as the app's.
+    if config.transformer.mode == batchfit_core::transformer::Mode::Inference
+        && let Ok(Some(title)) = shell.query_selector(".settings > summary > span:first-child")
+    {
+        title.set_text_content(Some(words.inference_title));
+    }
+}
+
+/// Whether the app shows `param`'s field for `config`: where the parameter
+/// applies (`query::rules`, as `fields::frame` hides the others), and a
+/// typed capacity only with the custom device (`forms::device_picker`).
+fn field_shown(param: Param, config: &Config) -> bool {
+    query::rules::applies(param, config)
+        && (param != Param::GpuGb
+            || matches!(
+                config.device,
+                Some(batchfit_core::presets::Device::Custom { .. })
+            ))
 }
 
 /// The stand-in's `select` showing `value`, unless the visitor changed it
@@ -325,7 +377,12 @@ pub fn start() {
     let answered = shell.as_ref().is_some_and(|shell| {
         let answered = first_answer(shell, &query, browser_lang());
         if answered {
-            fill_stand_in(shell, &config, config.lang.unwrap_or_else(browser_lang));
+            fill_stand_in(
+                shell,
+                &query,
+                &config,
+                config.lang.unwrap_or_else(browser_lang),
+            );
         }
         answered
     });

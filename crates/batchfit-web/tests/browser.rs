@@ -1834,6 +1834,39 @@ async fn the_bare_address_opens_the_first_screen() {
     assert!(!training.contains("defaults"), "{training}");
 }
 
+/// The transformer form's settings group speaks of the task: in inference
+/// it is the inference's, and says the precision the model is loaded in
+/// (the recipe's compute precision: inference keeps no master copy,
+/// gradients or states) and the KV cache's, named as such; in training, the
+/// recipe by its own words.
+#[wasm_bindgen_test]
+async fn the_settings_group_speaks_of_the_task() {
+    for (query, title, line) in [
+        (
+            "form=transformer&model=llama-3.1-8b&mode=inference",
+            "Inference setup",
+            "Loaded in 16 bits · KV-cache precision 16-bit, unquantized",
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&mode=inference&recipe=fp32&kv_dtype=fp8",
+            "Inference setup",
+            "Loaded in FP32 · KV-cache precision FP8 (vLLM)",
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&recipe=amp",
+            "Training setup",
+            "Mixed BF16, FP32 master (AMP) · AdamW",
+        ),
+    ] {
+        let (host, _app) = mount_with(query);
+        settle().await;
+        let summary = find(&host, "details.settings > summary");
+        let spans = all(&summary, "span");
+        let texts: Vec<String> = spans.iter().filter_map(|s| s.text_content()).collect();
+        assert_eq!(texts, [title, line], "{query}");
+    }
+}
+
 /// Each task picked gives the memory of the setup `Method::apply` makes
 /// from the first screen, and the select reads it back.
 #[wasm_bindgen_test]

@@ -62,7 +62,12 @@
     });
     // Groups the setup hides (another mode's, LoRA's without a rank): the
     // shell never shows them (boot.js keeps what the app rendered visible).
-    main.querySelectorAll("[hidden]").forEach(function (e) { e.remove(); });
+    // A field of the form's first screen that another setup shows (the
+    // generated tokens in inference, a typed capacity) stays, hidden: the
+    // module's first part shows it where the app does.
+    main.querySelectorAll("[hidden]").forEach(function (e) {
+      if (!e.matches(".field") || e.closest("details")) e.remove();
+    });
     shell.querySelectorAll("details:not([open])").forEach(function (details) {
       Array.from(details.children).forEach(function (c) { if (c.tagName !== "SUMMARY") c.remove(); });
     });

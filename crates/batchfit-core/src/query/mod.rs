@@ -429,6 +429,28 @@ pub(super) fn opens_first_screen(query: &str) -> bool {
     })
 }
 
+/// Whether the address `text` states the first screen's setup: it opens
+/// it ([`opens_first_screen`]), or names [`FIRST_SCREEN`]'s parameters as
+/// the page writes them, in that order, beside any `lang`, `units` and
+/// `embed`. (What the page's pre-rendered transformer shell says without
+/// its module.)
+pub fn states_first_screen(text: &str) -> bool {
+    let query = query_part(text);
+    let page_only = |pair: &&str| {
+        let name = pair.split('=').next().unwrap_or_default();
+        pair.is_empty()
+            || matches!(
+                Param::from_name(name),
+                Some(Param::Lang | Param::Units | Param::Embed)
+            )
+    };
+    opens_first_screen(query)
+        || query
+            .split('&')
+            .filter(|pair| !page_only(pair))
+            .eq(FIRST_SCREEN.split('&'))
+}
+
 /// Reads a query string (with or without its leading `?`, or a whole URL).
 pub fn parse(text: &str) -> Parsed {
     let query = query_part(text);

@@ -1475,6 +1475,49 @@ fn the_bare_address_opens_the_first_screen() {
     assert!(to_query(&Config::default()).starts_with("form=activations"));
 }
 
+/// The addresses that state the first screen's setup, whose pre-rendered
+/// shell the page's first part keeps as it is: the bare ones, and the first
+/// screen as the page writes it, beside the page's own parameters; any
+/// other setup, order or extra parameter does not.
+#[test]
+fn the_addresses_that_state_the_first_screen() {
+    let stated = [
+        String::new(),
+        "lang=es&units=gib".to_owned(),
+        "https://x.example/batchfit/?embed=1".to_owned(),
+        FIRST_SCREEN.to_owned(),
+        format!("?{FIRST_SCREEN}&lang=es"),
+        format!("lang=en&{FIRST_SCREEN}&units=gib&embed=compact"),
+    ];
+    for address in &stated {
+        assert!(states_first_screen(address), "{address}");
+        // What it states is the first screen's setup.
+        let config = parse(address).config;
+        assert_eq!(
+            Config {
+                lang: None,
+                units: Units::default(),
+                embed: Embed::Off,
+                ..config
+            },
+            parse(FIRST_SCREEN).config,
+            "{address}"
+        );
+    }
+    let (first, rest) = FIRST_SCREEN
+        .split_once('&')
+        .expect("two parameters or more");
+    for address in [
+        FIRST_SCREEN.replace("batch=2", "batch=4"),
+        format!("{FIRST_SCREEN}&gen=64"),
+        format!("{rest}&{first}"),
+        "form=transformer".to_owned(),
+        "batch=2".to_owned(),
+    ] {
+        assert!(!states_first_screen(&address), "{address}");
+    }
+}
+
 /// The first screen is what its task select states: QLoRA as the select
 /// (and the QLoRA what-if) sets it, on the preset's defaults.
 #[test]

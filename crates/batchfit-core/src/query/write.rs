@@ -209,7 +209,6 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
         ),
         (Param::Attn, Value::Name(t.attention.name())),
         (Param::Mode, Value::Name(t.mode.name())),
-        (Param::Gen, Value::Whole(t.generated)),
         (Param::Quant, Value::Name(t.quant.name())),
         (Param::Zero, Value::Whole(u64::from(t.zero))),
         (Param::Tp, Value::Whole(t.tp)),
@@ -290,7 +289,7 @@ pub fn values(config: &Config) -> Vec<(Param, String)> {
 /// written by it: the page's first part fills a shell from these alone,
 /// without the writer of every parameter (issue 31's split, whose first
 /// part carries what the first answer needs).
-pub fn shown_values(config: &Config) -> [(Param, String); 15] {
+pub fn shown_values(config: &Config) -> [(Param, String); 16] {
     let act = &config.activations;
     let par = &config.parameters;
     let t = &config.transformer;
@@ -321,6 +320,7 @@ pub fn shown_values(config: &Config) -> [(Param, String); 15] {
         ),
         (Param::Model, Value::Name(config.model.map_or("", |m| m.id))),
         (Param::Gpus, Value::Whole(t.gpus)),
+        (Param::Gen, Value::Whole(t.generated)),
     ])
 }
 

@@ -480,7 +480,7 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f(
             "Precision recipe",
             "",
-            "Which copies of weights, gradients and states exist.",
+            "Which copies of weights, gradients and states exist. Inference loads the model in FP32 under FP32 throughout, in 16 bits under every other.",
         ),
     ),
     (
@@ -1143,11 +1143,10 @@ pub(super) static EN: Words = Words {
     training_args_loaded: "Training settings read from the TrainingArguments.",
     custom_model: "Custom architecture",
     device_title: "What else you have: GPUs, host RAM, margin",
-    no_device: "No device (numbers only)",
-    custom_device: "Custom capacity…",
     pipeline_more: "Pipeline and context-parallel details",
+    loaded_16: "Loaded in 16 bits",
+    loaded_fp32: "Loaded in FP32",
     parallelism_title: "Multi-GPU: data, tensor, pipeline and context parallelism",
-    training_title: "Training setup",
     results_title: "Memory needed",
     stale: "Not current: showing the last valid result. Fix the marked field to update it.",
     not_current: "Not current",
@@ -1351,6 +1350,10 @@ pub(super) static EN_ANSWER: AnswerWords = AnswerWords {
     devices_short_by: "short by",
     split_names: ["data-parallel", "tensor-parallel", "pipeline", "context"],
     yes: "yes",
+    no_device: "No device (numbers only)",
+    custom_device: "Custom capacity…",
+    training_title: "Training setup",
+    inference_title: "Inference setup",
 };
 
 /// English: the tables above and the sentences below.

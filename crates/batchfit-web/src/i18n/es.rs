@@ -521,7 +521,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "Receta de precisión",
             "",
-            "Qué copias de pesos, gradientes y estados existen.",
+            "Qué copias de pesos, gradientes y estados existen. La inferencia carga el modelo en FP32 con FP32 en todo, en 16 bits con cualquier otra.",
         ),
     ),
     (
@@ -1247,11 +1247,10 @@ pub(super) static ES: Words = Words {
     training_args_loaded: "Entrenamiento leído de los TrainingArguments.",
     custom_model: "Arquitectura propia",
     device_title: "Lo que además tiene: GPUs, RAM del host, margen",
-    no_device: "Sin dispositivo (solo números)",
-    custom_device: "Capacidad personalizada…",
     pipeline_more: "Detalles de pipeline y de contexto",
+    loaded_16: "Cargado en 16 bits",
+    loaded_fp32: "Cargado en FP32",
     parallelism_title: "Varias GPUs: paralelismo de datos, tensores, pipeline y contexto",
-    training_title: "Entrenamiento",
     results_title: "Memoria necesaria",
     stale: "Desactualizado: se muestra el último resultado válido. Corrija el campo marcado para actualizarlo.",
     not_current: "Desactualizado",
@@ -1460,6 +1459,10 @@ pub(super) static ES_ANSWER: AnswerWords = AnswerWords {
     devices_short_by: "faltan",
     split_names: ["de datos", "tensorial", "de tubería", "de contexto"],
     yes: "sí",
+    no_device: "Sin dispositivo (solo números)",
+    custom_device: "Capacidad personalizada…",
+    training_title: "Entrenamiento",
+    inference_title: "Inferencia",
 };
 
 /// Spanish: the tables above and the sentences below.

@@ -318,11 +318,12 @@ pub struct Words {
     /// The group after the form's inputs: the GPUs and host memory the
     /// advice may use, the overhead, the margin, the global batch.
     pub device_title: &'static str,
-    pub no_device: &'static str,
-    pub custom_device: &'static str,
+    /// A closed group's line for the precision recipe in inference, which
+    /// loads the model in the recipe's compute precision.
+    pub loaded_16: &'static str,
+    pub loaded_fp32: &'static str,
     pub parallelism_title: &'static str,
     pub pipeline_more: &'static str,
-    pub training_title: &'static str,
     pub results_title: &'static str,
     pub stale: &'static str,
     /// The compact summary's word for a result that is not current.
@@ -573,6 +574,14 @@ pub struct AnswerWords {
     pub split_names: [&'static str; 4],
     /// The verdict's answer when it fits.
     pub yes: &'static str,
+    /// The device select's first and last options: no device, and a
+    /// capacity typed in (the shell's select shows them as the app does).
+    pub no_device: &'static str,
+    pub custom_device: &'static str,
+    /// The title of the transformer form's group of settings, in training
+    /// and in inference (the shell's title follows the task as the app's).
+    pub training_title: &'static str,
+    pub inference_title: &'static str,
 }
 
 /// A translated text that follows the page's language: `tr(lang, |w| w.copy_link)`.
