@@ -413,6 +413,49 @@ const SHELL_ANSWER: &str = "const s = document.querySelector('.shell:not([hidden
 
 /// Each named field under `ROOT` (a selector), by name: its value (a
 /// switch as `1`/`0`) and, for a select, its chosen option's words.
+/// An address naming only parameters no shell has, and no `form`
+/// (`lora_rank=8`): boot.js shows the first screen's shell, by the fields
+/// the address names, though the address opens the rule of thumb. Neither
+/// the first screen's built answer nor the rule of thumb's stands in that
+/// shell: the interface comes without an action, on the rule of thumb's
+/// form, with the core's answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_answer_stands_in_another_forms_shell() {
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(1280, 900).await;
+    for q in ["lora_rank=8", "mode=inference&lang=es"] {
+        let config = query::parse(q).config;
+        assert_eq!(config.form, Form::Activations, "{q}");
+        browser.open_to_read(&server.url(&format!("/?{q}"))).await;
+        browser.testid("required").await;
+        assert_eq!(
+            browser.bytes("required").await,
+            batchfit_core::memory::estimate(&config).required,
+            "{q}"
+        );
+        assert_eq!(
+            browser
+                .js(
+                    "return [document.documentElement.hasAttribute('data-acted'), \
+                     document.querySelectorAll('.shell').length, \
+                     document.querySelector('.tab[aria-pressed=true] .tab-title').textContent]"
+                )
+                .await,
+            json!([
+                false,
+                0,
+                if q.contains("lang=es") {
+                    "Activaciones"
+                } else {
+                    "Activations"
+                }
+            ]),
+            "{q}: built without an action, on the rule of thumb's form"
+        );
+    }
+    browser.close().await;
+}
+
 /// Each closed group's title and line of values under ROOT.
 const GROUP_LINES: &str = "return [...document.querySelector('ROOT') \
   .querySelectorAll('details.advanced > summary')].map(s => \

@@ -1972,14 +1972,21 @@ async fn the_fix_list_is_the_clis_in_five_configurations() {
 /// the headline, its additions, the badge and the phone's bar, over the
 /// forms, both languages, both units, several GPUs, no device and a
 /// mixture of experts; an address whose answer the results word otherwise
-/// (a bad value, two setups, a serving engine's plan) writes nothing.
+/// (a bad value, two setups, a serving engine's plan), or shown another
+/// form's shell, writes nothing.
 #[wasm_bindgen_test]
 async fn the_first_answer_is_the_results_word_for_word() {
     let document = web_sys::window()
         .and_then(|w| w.document())
         .expect("a document");
-    let shell = || {
+    // The shell boot.js shows for `query`: its form's.
+    let shell = |query: &str| {
         let shell = document.create_element("div").expect("a div");
+        let form = batchfit_core::query::parse(query).config.form;
+        shell.set_class_name("shell");
+        shell
+            .set_attribute("data-form", form.name())
+            .expect("a form");
         shell.set_inner_html(
             "<section class=\"results\"><h2>Memory needed</h2>\
              <p class=\"boot-loading\">Loading</p></section>\
@@ -2003,7 +2010,7 @@ async fn the_first_answer_is_the_results_word_for_word() {
         "form=transformer&model=mixtral-8x7b&gpu=h200&lang=es",
         "form=transformer&model=llama-3.1-8b",
     ] {
-        let written = shell();
+        let written = shell(query);
         assert!(
             batchfit_web::first_answer(&written, query, batchfit_core::query::Lang::En),
             "{query}"
@@ -2037,7 +2044,7 @@ async fn the_first_answer_is_the_results_word_for_word() {
         "form=transformer&model=llama-3.1-8b&gpu=h100-80gb&b.batch=4",
         "form=transformer&model=llama-3.1-8b&framework=vllm&mode=inference&gpu=h100-80gb",
     ] {
-        let untouched = shell();
+        let untouched = shell(query);
         assert!(
             !batchfit_web::first_answer(&untouched, query, batchfit_core::query::Lang::En),
             "{query}"
@@ -2049,4 +2056,13 @@ async fn the_first_answer_is_the_results_word_for_word() {
         );
         assert!(text(&untouched, ".headline").is_none(), "{query}");
     }
+    // Another form's shell (an address naming only parameters no shell
+    // has: boot.js shows the first screen's) gets no answer.
+    let other = shell(batchfit_core::query::FIRST_SCREEN);
+    assert!(!batchfit_web::first_answer(
+        &other,
+        "lora_rank=8",
+        batchfit_core::query::Lang::En
+    ));
+    assert!(text(&other, ".headline").is_none());
 }

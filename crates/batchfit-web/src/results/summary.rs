@@ -207,12 +207,22 @@ fn mini_verdict(lang: Lang, fits: Option<bool>) -> String {
 /// written here).
 /// The app replaces the shell, with the same words, once it is built.
 /// Whether an answer stands in the shell: an address with a bad value, two
-/// setups or a serving engine's plan (whose views say it otherwise) waits
-/// for the app.
+/// setups or a serving engine's plan (whose views say it otherwise), or
+/// shown another form's shell, waits for the app.
 pub fn first_answer(shell: &web_sys::Element, query: &str, browser: Lang) -> bool {
     let find = |selector: &str| shell.query_selector(selector).ok().flatten();
     let opened = batchfit_core::query::parse_pair(query);
     let config = opened.a.config;
+    // boot.js shows the shell of the form the address's fields name; an
+    // address naming only parameters no shell has (`lora_rank=8`, no
+    // `form`) gets the first screen's, though it opens the rule of thumb.
+    // No answer stands in another form's shell, not even its built one.
+    if shell.get_attribute("data-form").as_deref() != Some(config.form.name()) {
+        while let Some(built) = find(".shell-answer") {
+            built.remove();
+        }
+        return false;
+    }
     if opened.b.is_some()
         || opened
             .a
