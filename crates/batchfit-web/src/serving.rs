@@ -31,6 +31,7 @@ pub fn serves(state: State) -> bool {
 )]
 fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkMissing> {
     let Some(plan) = serving::plan(&config) else {
+        state.served.set(String::new());
         return Ok(Vec::new());
     };
     let p = i18n::panels(lang);
@@ -77,6 +78,8 @@ fn view(state: State, config: Config, lang: Lang) -> Result<Vec<El>, dom::ChunkM
             .children(swatch.map(|class| el("span").class(class)))
             .child(el("span").text(&format!("{label}: {}", size(bytes))))
     };
+    // The phone's bar says it too.
+    state.served.set(answer.clone());
     let mut shown = vec![
         el("h3").text(&(p.serving_title)(engine)),
         el("p")

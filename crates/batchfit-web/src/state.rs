@@ -59,6 +59,10 @@ pub struct State {
     pub other: RwSignal<Option<Config>>,
     /// Whether the form shows setup B (then `other` is A).
     pub editing_b: RwSignal<bool>,
+    /// A serving engine's answer ("Serves 183 requests of 2,304 tokens at
+    /// once"), as its plan's chunk words it (`serving`), for the phone's
+    /// bar; empty until the chunk has shown it.
+    pub served: RwSignal<String>,
 }
 
 impl State {
@@ -102,6 +106,7 @@ impl State {
             max_seq,
             other: RwSignal::new(None),
             editing_b: RwSignal::new(false),
+            served: RwSignal::new(String::new()),
         };
         state.load(opened);
         state.commit();

@@ -154,9 +154,14 @@ pub fn mini_summary(state: State) -> El {
         .bind_class("stale", rx(move || state.stale()))
         .child(el("span").class("mini-headline").bind_text(rx(move || {
             let (lang, config, e) = (lang.get(), config.get(), estimate.get());
-            // A serving engine's plan, which the results show in its own words.
+            // A serving engine's answer, as its plan's chunk words it (its
+            // plan's title until the chunk has shown it).
             if crate::serving::serves(state) {
-                return i18n::words(lang).serving_plan.to_owned();
+                let served = state.served.get();
+                if served.is_empty() {
+                    return i18n::words(lang).serving_plan.to_owned();
+                }
+                return served;
             }
             mini_headline(lang, &config, &e)
         })))
