@@ -358,6 +358,11 @@ async fn vllm_answers_with_its_plan_in_both_languages() {
     );
     let text = answer.text_content().unwrap_or_default();
     assert_eq!(text, "Serves 5 requests of 8,192 tokens at once");
+    // The phone's bar says the plan's answer, not its title.
+    assert_eq!(
+        find(&host, "[data-testid=\"mini-summary\"] .mini-headline").text_content(),
+        Some(text.clone())
+    );
     let term = |id: &str| -> u128 { bytes(&host, id).parse().expect("bytes") };
     assert_eq!(
         term("plan-weights")
@@ -1832,6 +1837,45 @@ async fn the_bare_address_opens_the_first_screen() {
         .find(|g| g.starts_with("Pure BF16"))
         .expect("the training group");
     assert!(!training.contains("defaults"), "{training}");
+}
+
+/// A serving engine schedules the requests it holds: its plan reads no
+/// batch, and the form shows no batch field (`query::rules`), where
+/// generate()'s inference and training keep theirs. A link's batch there
+/// changes nothing and is not reported.
+#[wasm_bindgen_test]
+async fn a_serving_engine_has_no_batch_field() {
+    for (query, shown) in [
+        (
+            "form=transformer&model=llama-3.1-8b&framework=vllm&mode=inference&gpu=h100-80gb&batch=64",
+            false,
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&framework=sglang&mode=inference&gpu=h100-80gb",
+            false,
+        ),
+        (
+            "form=transformer&model=llama-3.1-8b&mode=inference&gpu=h100-80gb",
+            true,
+        ),
+        ("form=transformer&model=llama-3.1-8b&gpu=h100-80gb", true),
+    ] {
+        let (host, _app) = mount_with(query);
+        settle().await;
+        let field = find(&host, "[name=\"batch\"]")
+            .closest(".field")
+            .ok()
+            .flatten()
+            .expect("the batch field's frame");
+        assert_eq!(!field.has_attribute("hidden"), shown, "{query}");
+        assert!(
+            host.query_selector("[data-testid=\"url-notice\"]")
+                .ok()
+                .flatten()
+                .is_none(),
+            "{query}: nothing reported"
+        );
+    }
 }
 
 /// The transformer form's settings group speaks of the task: in inference

@@ -155,6 +155,11 @@ pub const RULES: &[Rule] = &[
     rule(Param::MaxNumBatchedTokens, Param::Framework, Either("vllm", "sglang"), served, Default),
     rule(Param::BlockSize, Param::Framework, Either("vllm", "sglang"), served, Default),
     rule(Param::EnforceEager, Param::Framework, Either("vllm", "sglang"), served, Default),
+    // A batch is generate()'s: an engine schedules the requests it holds,
+    // and its plan says how many fit (`serving::plan`, which reads no
+    // batch). Quiet: links written before carry one, and it changed nothing.
+    quiet(Param::Batch, Param::Framework, Not("vllm"), |t| !(served(t) && t.framework == tf::Framework::Vllm), Default),
+    quiet(Param::Batch, Param::Framework, Not("sglang"), |t| !(served(t) && t.framework == tf::Framework::Sglang), Default),
     // vLLM's sampler (SGLang samples apart from its profiling).
     rule(Param::FlashinferSampler, Param::Framework, Is("vllm"), |t| served(t) && t.framework == tf::Framework::Vllm, Default),
     // Training's: the optimizer step, the backward pass and what they hold.
@@ -374,6 +379,7 @@ fn copy(param: Param, from: &TransformerInput, to: &mut TransformerInput) -> boo
     let (a, b) = (&from.arch, &mut to.arch);
     match param {
         Param::Gen => set(&mut to.generated, from.generated),
+        Param::Batch => set(&mut to.batch, from.batch),
         Param::Quant => set(&mut to.quant, from.quant),
         Param::KvDtype => set(&mut to.kv_dtype, from.kv_dtype),
         Param::KvLayout => set(&mut to.kv_layout, from.kv_layout),

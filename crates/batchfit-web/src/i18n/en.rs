@@ -568,7 +568,7 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f(
             "GPUs (data parallel)",
             "",
-            "ZeRO shards model states across these.",
+            "Each runs a copy of the job; in training, ZeRO can shard the model states across them.",
         ),
     ),
     (

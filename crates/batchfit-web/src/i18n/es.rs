@@ -609,7 +609,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "GPUs (paralelismo de datos)",
             "",
-            "ZeRO reparte los estados del modelo entre ellas.",
+            "Cada una ejecuta una copia del trabajo; al entrenar, ZeRO puede repartir entre ellas los estados del modelo.",
         ),
     ),
     (
