@@ -41,12 +41,12 @@ const PHONE_ANSWER_BUDGET_MS: f64 = 1_500.0;
 /// to: a ceiling a little above the last measurement, so that no change makes
 /// the page heavier unnoticed. Since issue 31's split (session of 2026-12-07)
 /// the first load is the module's first part, which writes the answer, with
-/// the page, the glue and the loaders: 114.4 KB, above the 90 KB budget the
-/// bench reports (docs/performance-log.md says what is in it; its last 1.5 KB
+/// the page, the glue and the loaders: 114.5 KB, above the 90 KB budget the
+/// bench reports (docs/performance-log.md says what is in it; its last 1.6 KB
 /// makes a reader's shell say the setup its answer is for). Before, it was
 /// the whole module, held at 199,000 B (docs/performance-log.md has each
 /// step). The chunks are not part of it (`Site::on_demand`).
-const BUNDLE_GZIP_CEILING: u64 = 114_500;
+const BUNDLE_GZIP_CEILING: u64 = 114_600;
 /// What the page has loaded once the visitor acts: the first load and the
 /// interface's chunks (`Site::acted_gzip`), 224.4 KB. The split costs about 24 KB over
 /// the same code as one part (calls through the table, code wasm-opt cannot
@@ -54,8 +54,8 @@ const BUNDLE_GZIP_CEILING: u64 = 114_500;
 /// keeps it from growing unnoticed. It rose by 1.7 KB when the writer of
 /// every parameter and the page's words but the answer's left the first part
 /// (6.6 KB less for every reader), the trade docs/performance-log.md
-/// records, and by 1.9 KB when the shell came to say the answer's setup.
-const ACTED_GZIP_CEILING: u64 = 226_700;
+/// records, and by 2.0 KB when the shell came to say the answer's setup.
+const ACTED_GZIP_CEILING: u64 = 226_800;
 const CORE_BUDGET_NS: f64 = 20_000.0;
 const COLD_LOAD_MEDIAN_BUDGET_MS: f64 = 200.0;
 /// Issue 17: batchfit's first paint (a form input visible) at least this many
