@@ -187,11 +187,7 @@ fn fill_stand_in(shell: &web_sys::Element, address: &str, config: &Config, lang:
             } else {
                 value.as_str()
             };
-            fill_select(&field, value, || match value {
-                "" => words.no_device.to_owned(),
-                state::CUSTOM_DEVICE => words.custom_device.to_owned(),
-                _ => option_label(lang, param, value),
-            });
+            fill_select(&field, value, || option_label(lang, param, value));
         } else if field.tag_name() == "SELECT" {
             fill_select(&field, &value, || option_label(lang, param, &value));
         } else if property(node, "type").as_string().as_deref() == Some("checkbox") {
@@ -297,10 +293,14 @@ fn set_property(node: &wasm_bindgen::JsValue, key: &str, value: &wasm_bindgen::J
     let _ = js_sys::Reflect::set(node, &key.into(), value);
 }
 
-/// How the app's select `param` names its option `value`.
+/// How the app's select `param` names its option `value` (the device
+/// select's first and last: no device, a typed capacity).
 fn option_label(lang: Lang, param: Param, value: &str) -> String {
     use batchfit_core::presets;
+    let words = i18n::answer_words(lang);
     match param {
+        Param::Gpu if value.is_empty() => words.no_device.to_owned(),
+        Param::Gpu if value == state::CUSTOM_DEVICE => words.custom_device.to_owned(),
         Param::Gpu => presets::DEVICES
             .iter()
             .find(|d| d.id == value)
