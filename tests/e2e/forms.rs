@@ -4,6 +4,7 @@
 use batchfit_core::memory;
 use batchfit_core::query;
 use batchfit_e2e::{Browser, StaticServer, dist_dir};
+use serde_json::json;
 
 /// Every result hook with its expected bytes, as the core computes them.
 fn expected(q: &str) -> (memory::Estimate, Vec<memory::SweepRow>) {
@@ -569,5 +570,36 @@ async fn an_open_group_hides_its_values_line() {
         .js("document.querySelectorAll('details.more').forEach(d => d.open = !d.open)")
         .await;
     check(shown().await);
+    browser.close().await;
+}
+
+/// On a phone a field's number gives way to its unit: every visible
+/// input and unit stays inside its field, on the Spanish page whose units
+/// are the longest ("muestras"), in the shell a reader sees and in the app.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fields_unit_stays_inside_it_on_a_phone() {
+    const OUTSIDE: &str = "return [...document.querySelectorAll('.input-row')] \
+        .filter(r => r.checkVisibility()) \
+        .flatMap(r => [...r.children].filter(c => c.checkVisibility() && \
+            c.getBoundingClientRect().right > r.closest('.field').getBoundingClientRect().right + 0.5) \
+          .map(c => r.closest('.field').querySelector('label').textContent + ': ' + c.textContent))";
+    let server = StaticServer::start(dist_dir(), &["/"]);
+    let browser = Browser::start(375, 812).await;
+    for q in [
+        "form=transformer&model=llama-3.1-8b&mode=inference&lang=es",
+        "form=parameters&params=7B&lang=es",
+        "form=activations&lang=es",
+    ] {
+        browser.open_to_read(&server.url(&format!("/?{q}"))).await;
+        browser.first_answer().await;
+        assert_eq!(
+            browser.js(OUTSIDE).await,
+            json!([]),
+            "{q}: the reader's shell"
+        );
+        browser.act().await;
+        browser.testid("required").await;
+        assert_eq!(browser.js(OUTSIDE).await, json!([]), "{q}: the app");
+    }
     browser.close().await;
 }

@@ -1876,3 +1876,27 @@ fn a_static_cache_is_read_and_bounded_by_its_rules() {
         assert!(stderr.contains("cache_implementation"), "{bad}: {stderr}");
     }
 }
+
+/// Inference keeps no master copy: its line says the precision the recipe
+/// loads the model in, FP32 under `fp32` and 16 bits under any other
+/// (the weights 4 and 2 bytes a parameter).
+#[test]
+fn the_inference_line_says_the_precision_the_model_is_loaded_in() {
+    let base = "form=transformer&model=llama-3.1-8b&mode=inference&gpu=l4";
+    for (recipe, bits, weights) in [
+        ("fp32", 32, 32_121_044_992_u64),
+        ("amp", 16, 16_060_522_496),
+        ("main_fp32", 16, 16_060_522_496),
+    ] {
+        let query = format!("{base}&recipe={recipe}");
+        let out = batchfit(&[&query]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!(
+                "recipe {recipe} (the model loaded in {bits} bits), quant none"
+            )),
+            "{text}"
+        );
+        assert_eq!(json(&["--json", &query])["weights"], weights, "{recipe}");
+    }
+}

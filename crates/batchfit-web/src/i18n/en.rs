@@ -480,7 +480,7 @@ pub(super) static FIELDS_EN: [FieldText; COUNT] = by_param([
         f(
             "Precision recipe",
             "",
-            "Which copies of weights, gradients and states exist. Inference loads the model in FP32 under FP32 throughout, in 16 bits under every other.",
+            "Which copies of weights, gradients and states exist. Inference loads the model in FP32 with “FP32 throughout”, in 16 bits with any other.",
         ),
     ),
     (

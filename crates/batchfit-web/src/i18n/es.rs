@@ -521,7 +521,7 @@ pub(super) static FIELDS_ES: [FieldText; COUNT] = by_param([
         f(
             "Receta de precisión",
             "",
-            "Qué copias de pesos, gradientes y estados existen. La inferencia carga el modelo en FP32 con FP32 en todo, en 16 bits con cualquier otra.",
+            "Qué copias de pesos, gradientes y estados existen. La inferencia carga el modelo en FP32 con «FP32 en todo», en 16 bits con cualquier otra.",
         ),
     ),
     (
