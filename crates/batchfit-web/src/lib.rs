@@ -613,6 +613,11 @@ fn keep_bad_values(state: State, problems: &[ParamError]) -> bool {
         if let Some(text) = query::given(&query, param) {
             state.text(param).set(text);
             kept = true;
+            // A typed capacity is the custom device's: its field shows, to
+            // be fixed, only with that device picked.
+            if param == Param::GpuGb && query::given(&query, Param::Gpu).is_none() {
+                state.text(Param::Gpu).set(state::CUSTOM_DEVICE.to_owned());
+            }
         }
     }
     kept

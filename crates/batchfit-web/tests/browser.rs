@@ -1839,6 +1839,29 @@ async fn the_bare_address_opens_the_first_screen() {
     assert!(!training.contains("defaults"), "{training}");
 }
 
+/// A bad typed capacity in a link is kept and marked in its field, which
+/// shows with the custom device picked: the visitor can fix it there.
+#[wasm_bindgen_test]
+async fn a_bad_capacity_in_a_link_is_marked_in_its_field() {
+    for (text, lang) in [("abc", "en"), ("-5", "es"), ("", "en")] {
+        let query = format!("form=transformer&model=llama-3.1-8b&gpu_gb={text}&lang={lang}");
+        let (host, _app) = mount_with(&query);
+        settle().await;
+        let device: web_sys::HtmlSelectElement =
+            find(&host, "select[name=\"gpu\"]").unchecked_into();
+        assert_eq!(device.value(), "custom", "{query}");
+        let input: HtmlInputElement = find(&host, "input[name=\"gpu_gb\"]").unchecked_into();
+        assert_eq!(input.value(), text, "{query}");
+        let frame = input
+            .closest(".field")
+            .ok()
+            .flatten()
+            .expect("the capacity's frame");
+        assert!(!frame.has_attribute("hidden"), "{query}");
+        assert!(frame.class_list().contains("invalid"), "{query}");
+    }
+}
+
 /// A serving engine schedules the requests it holds: its plan reads no
 /// batch, and the form shows no batch field (`query::rules`), where
 /// generate()'s inference and training keep theirs. A link's batch there
