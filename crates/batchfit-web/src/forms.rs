@@ -317,10 +317,10 @@ fn settings_title(state: State) -> Rx<String> {
 /// The values of `params` that apply, as the fields show them, in one line
 /// ("Decoder-only · Layers 32 · …"): a choice by its option's words, a
 /// switch by its label when on, a number after its label; in inference the
-/// precision recipe by the precision it loads the model in, the KV cache's
-/// after its label. A count of 0 (none,
-/// unknown), a choice of `none` or `custom` (no framework profile) and a
-/// parallel degree of 1 say nothing and are left out.
+/// precision recipe by the precision it loads the model in, and the KV
+/// cache's precision after its label. A count of 0 (none, unknown), a
+/// choice of `none` or `custom` (no framework profile) and a parallel
+/// degree of 1 say nothing and are left out.
 fn values_line(state: State, params: &'static [Param]) -> Rx<String> {
     use batchfit_core::param::Input;
     rx(move || {

@@ -165,23 +165,27 @@ fn fill_stand_in(shell: &web_sys::Element, address: &str, config: &Config, lang:
             .flatten()
     };
     let words = i18n::answer_words(lang);
+    let custom = matches!(
+        config.device,
+        Some(batchfit_core::presets::Device::Custom { .. })
+    );
+    // Where the app shows a field: where its parameter applies
+    // (`query::rules`, as `fields::frame` hides the others), and a typed
+    // capacity only with the custom device (`forms::device_picker`).
+    let shown = |param| query::rules::applies(param, config) && (param != Param::GpuGb || custom);
     for (param, value) in query::shown_values(config) {
         let Some(field) = named(param.name()) else {
             continue;
         };
-        // Shown where the app shows it: the shell keeps the fields the
-        // pre-rendered setup hid (the generated tokens, a typed capacity).
+        // The shell keeps, hidden, the fields the pre-rendered setup hid
+        // (the generated tokens, a typed capacity).
         if let Ok(Some(frame)) = field.closest(".field") {
-            let _ = frame.toggle_attribute_with_force("hidden", !field_shown(param, config));
+            let _ = frame.toggle_attribute_with_force("hidden", !shown(param));
         }
         let node: &wasm_bindgen::JsValue = field.as_ref();
         if param == Param::Gpu {
             // The select's value for a typed capacity is the app's, not the
             // address's (which names no preset then).
-            let custom = matches!(
-                config.device,
-                Some(batchfit_core::presets::Device::Custom { .. })
-            );
             let value = if custom {
                 state::CUSTOM_DEVICE
             } else {
@@ -236,18 +240,6 @@ fn fill_stand_in(shell: &web_sys::Element, address: &str, config: &Config, lang:
     {
         title.set_text_content(Some(words.inference_title));
     }
-}
-
-/// Whether the app shows `param`'s field for `config`: where the parameter
-/// applies (`query::rules`, as `fields::frame` hides the others), and a
-/// typed capacity only with the custom device (`forms::device_picker`).
-fn field_shown(param: Param, config: &Config) -> bool {
-    query::rules::applies(param, config)
-        && (param != Param::GpuGb
-            || matches!(
-                config.device,
-                Some(batchfit_core::presets::Device::Custom { .. })
-            ))
 }
 
 /// The stand-in's `select` showing `value`, unless the visitor changed it
